@@ -1,0 +1,34 @@
+// Trajectories as every analysis, report and export sees them. They are reduced from the store's
+// append-only events; nothing downstream reads anything else.
+import type { ConstraintCase, VerifierState } from '../verify/types.ts';
+
+export interface RoundRecord {
+  revision: number;
+  /** The stripped text, exactly as verified and as appended to the history. */
+  text: string;
+  state: VerifierState;
+  /** Left-to-right float sum of state.violation_vector. */
+  energy: number;
+  joint: boolean;
+}
+
+export type TrajectoryStatus = 'complete' | 'incomplete' | 'pending';
+
+export interface TrajectoryRecord {
+  runId: string;
+  /** Position of the case in the run's case set (input order). */
+  caseIndex: number;
+  caseId: string;
+  /** Controller name: the run's model label, or an imported trajectory's `controller`. */
+  controller: string;
+  simulated: boolean;
+  family: string;
+  source: string;
+  case: ConstraintCase;
+  rounds: RoundRecord[];
+  /** complete = stop rule reached (success or budget); incomplete = protocol-incomplete. */
+  status: TrajectoryStatus;
+  incompleteReason?: string;
+  /** Budget T of the run (revisions after the first draft). */
+  budget: number;
+}

@@ -1,0 +1,28 @@
+// Streaming JSON Lines reading with 1-based line numbers; tolerates CRLF (the paper's lexical
+// case file uses CRLF) and skips blank lines.
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+
+export interface JsonlLine {
+  line: number;
+  raw: string;
+  value?: unknown;
+  error?: string;
+}
+
+export async function* readJsonlLines(input: string | Readable): AsyncGenerator<JsonlLine> {
+  const stream = typeof input === 'string' ? createReadStream(input, { encoding: 'utf8' }) : input;
+  const rl = createInterface({ input: stream, crlfDelay: Infinity });
+  let line = 0;
+  for await (const rawLine of rl) {
+    line++;
+    const raw = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+    if (raw.trim() === '') continue;
+    try {
+      yield { line, raw, value: JSON.parse(raw) };
+    } catch (e) {
+      yield { line, raw, error: `invalid JSON (${(e as Error).message})` };
+    }
+  }
+}

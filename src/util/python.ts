@@ -1,0 +1,124 @@
+// Python value formatting, reproduced exactly: the reference writes feedback with `repr()` and
+// records with `json.dumps(..., ensure_ascii=False)`, and both appear byte for byte in our outputs.
+
+/** Characters Python's str.isprintable() rejects: Cc, Cf, Cs, Co, Cn, Zl, Zp and Zs other than ' '. */
+const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]|(?! )\p{Zs}/u;
+
+function hex(n: number, width: number): string {
+  return n.toString(16).padStart(width, '0');
+}
+
+/** Python 3 `repr(str)`. */
+export function pyRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === quote || ch === '\\') out += '\\' + ch;
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (cp < 0x20 || cp === 0x7f) out += '\\x' + hex(cp, 2);
+    else if (cp < 0x7f) out += ch;
+    else if (NON_PRINTABLE.test(ch)) {
+      if (cp <= 0xff) out += '\\x' + hex(cp, 2);
+      else if (cp <= 0xffff) out += '\\u' + hex(cp, 4);
+      else out += '\\U' + hex(cp, 8);
+    } else out += ch;
+  }
+  return out + quote;
+}
+
+/** Python 3 `repr(float)` (shortest round-trip digits, Python's switch to exponent notation). */
+export function pyFloatRepr(x: number): string {
+  if (Number.isNaN(x)) return 'nan';
+  if (x === Infinity) return 'inf';
+  if (x === -Infinity) return '-inf';
+  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  const neg = x < 0;
+  const [mant, expStr] = Math.abs(x).toExponential().split('e');
+  const digits = mant.replace('.', '');
+  const decpt = Number(expStr) + 1; // value = 0.digits × 10^decpt
+  let body: string;
+  if (decpt > -4 && decpt <= 16) {
+    if (decpt <= 0) body = '0.' + '0'.repeat(-decpt) + digits;
+    else if (decpt >= digits.length) body = digits + '0'.repeat(decpt - digits.length) + '.0';
+    else body = digits.slice(0, decpt) + '.' + digits.slice(decpt);
+  } else {
+    const e = decpt - 1;
+    const m = digits.length > 1 ? digits[0] + '.' + digits.slice(1) : digits;
+    body = m + 'e' + (e < 0 ? '-' : '+') + String(Math.abs(e)).padStart(2, '0');
+  }
+  return (neg ? '-' : '') + body;
+}
+
+/** A number that Python holds as a float (so it prints as `1.0`, not `1`). */
+export class PyFloat {
+  constructor(readonly value: number) {}
+  toJSON(): number {
+    return this.value;
+  }
+}
+
+export interface PyJsonOptions {
+  /** Keys whose numeric values (or arrays of numbers) Python holds as floats. */
+  floatKeys?: ReadonlySet<string>;
+  /** Sort object keys (Python's sort_keys=True). */
+  sortKeys?: boolean;
+}
+
+/** Keys that are floats in every reference record (verifier vectors and energies). */
+export const REFERENCE_FLOAT_KEYS: ReadonlySet<string> = new Set(['violation_vector', 'violation_energy']);
+
+function dumpNumber(n: number, asFloat: boolean): string {
+  if (Number.isNaN(n)) return 'NaN';
+  if (n === Infinity) return 'Infinity';
+  if (n === -Infinity) return '-Infinity';
+  if (asFloat || !Number.isInteger(n)) return pyFloatRepr(n);
+  return String(n);
+}
+
+/**
+ * Python `json.dumps(value, ensure_ascii=False)`: ", " and ": " separators, insertion order,
+ * Python float repr. Integral numbers print as ints unless their key is in `floatKeys` or they are
+ * wrapped in `PyFloat`.
+ */
+export function pyJsonDumps(value: unknown, options: PyJsonOptions = {}): string {
+  const floatKeys = options.floatKeys ?? REFERENCE_FLOAT_KEYS;
+  const walk = (v: unknown, asFloat: boolean): string => {
+    if (v === null || v === undefined) return 'null';
+    if (v instanceof PyFloat) return dumpNumber(v.value, true);
+    switch (typeof v) {
+      case 'boolean':
+        return v ? 'true' : 'false';
+      case 'number':
+        return dumpNumber(v, asFloat);
+      case 'string':
+        return JSON.stringify(v);
+      case 'bigint':
+        return v.toString();
+      case 'object': {
+        if (Array.isArray(v)) return '[' + v.map((x) => walk(x, asFloat)).join(', ') + ']';
+        let keys = Object.keys(v as object).filter((k) => (v as Record<string, unknown>)[k] !== undefined);
+        if (options.sortKeys) keys = keys.sort();
+        return (
+          '{' +
+          keys.map((k) => JSON.stringify(k) + ': ' + walk((v as Record<string, unknown>)[k], floatKeys.has(k))).join(', ') +
+          '}'
+        );
+      }
+      default:
+        throw new TypeError(`cannot serialise ${typeof v}`);
+    }
+  };
+  return walk(value, false);
+}
+
+/** Python `str.strip()` with no argument: strips Unicode whitespace (str.isspace). */
+export function pyStrip(s: string): string {
+  return s.replace(PY_SPACE_EDGES, '');
+}
+
+/** Python's `\s` / str.isspace() set for str patterns. */
+export const PY_SPACE_CLASS = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const PY_SPACE_EDGES = new RegExp(`^${PY_SPACE_CLASS}+|${PY_SPACE_CLASS}+$`, 'gu');
