@@ -1,7 +1,22 @@
-// Every CLI command, in help order. Each module exports `register(program)`.
+// Every CLI command, in help order. Each module exports `register(program)` and imports its heavy
+// dependencies (model backends, the store, the report renderer) inside its action.
 import type { Command } from 'commander';
+import { register as demo } from './demo.ts';
 import { register as verify } from './verify.ts';
-import { register as data } from './data.ts';
 import { register as cases } from './cases.ts';
+import { register as run } from './run.ts';
+import { register as runs } from './runs.ts';
+import { register as audit } from './audit.ts';
+import { register as exportRun } from './export.ts';
+import { register as importTrajectories } from './import-trajectories.ts';
+import { register as analyze } from './analyze.ts';
+import { register as report } from './report.ts';
+import { register as probe } from './probe.ts';
+import { register as agent } from './agent.ts';
+import { register as model } from './model.ts';
+import { register as serveSim } from './serve-sim.ts';
+import { register as data } from './data.ts';
 
-export const COMMANDS: Array<(program: Command) => void> = [verify, cases, data];
+export const COMMANDS: Array<(program: Command) => void> = [
+  demo, verify, cases, run, runs, audit, exportRun, importTrajectories, analyze, report, probe, agent, model, serveSim, data,
+];

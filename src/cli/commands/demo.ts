@@ -1,0 +1,5 @@
+import type { Command } from 'commander';
+
+export function register(_program: Command): void {
+  // TODO(demo): not yet implemented
+}
