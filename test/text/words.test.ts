@@ -1,0 +1,166 @@
+// The word counter and anchor matcher against Python's own answers (values generated with
+// /usr/bin/python3 3.11 during development and committed; no Python at test time).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { countWords, wordMatches, WORD_PATTERN_LITERAL } from '../../src/text/words.ts';
+import { anchorPresent, missingAnchors } from '../../src/text/anchors.ts';
+import { PY_CASE_CLASSES } from '../../src/text/py-case-classes.ts';
+
+interface Fixture {
+  python: string;
+  words: Array<{ text: string; matches: string[]; count: number }>;
+  anchors: Array<{ anchor: string; text: string; present: boolean }>;
+}
+const fixture = JSON.parse(readFileSync(new URL('./fixtures/python-words.json', import.meta.url), 'utf8')) as Fixture;
+
+// Hand-picked cases; expected values printed by Python 3.11 `WORD_RE.findall`.
+const WORD_CASES: Array<[string, string[]]> = [
+  ['don\u2019t', ['don', 't']],
+  ["don't", ["don't"]],
+  ['45-day', ['45-day']],
+  ['e\u2013mail', ['e', 'mail']],
+  ['snake_case', ['snake_case']],
+  ['\u00bd and \u00b2', ['\u00bd', 'and', '\u00b2']],
+  ['cafe\u0301 na\u00efve', ['cafe', 'na\u00efve']],
+  ['1. 2. # **bold**', ['1', '2', 'bold']],
+  ['x--y', ['x', 'y']],
+  ["a-'b", ['a', 'b']],
+  ["'quoted'", ['quoted']],
+  ["rock'n'roll well-to-do", ["rock'n'roll", 'well-to-do']],
+];
+
+test('word counter: hand-picked Unicode rules match Python', () => {
+  for (const [text, expected] of WORD_CASES) {
+    assert.deepEqual(wordMatches(text), expected, JSON.stringify(text));
+    assert.equal(countWords(text), expected.length, JSON.stringify(text));
+  }
+});
+
+test(`word counter: ${fixture.words.length} random edge-case strings match Python ${fixture.python}`, () => {
+  for (const c of fixture.words) {
+    assert.deepEqual(wordMatches(c.text), c.matches, JSON.stringify(c.text));
+    assert.equal(countWords(c.text), c.count);
+  }
+});
+
+const literalRe = new RegExp(WORD_PATTERN_LITERAL, 'gu');
+const edgeChar = fc.constantFrom(
+  'a', 'Z', '9', '_', ' ', '-', "'", '\u2019', '\u2013', '\u00e9', '\u0301', '\u00bd', '\u00b2', '\u00df', '\u00a0',
+  '\u{1F600}', '\u{10400}', '\u0663', '.', '\n',
+);
+const edgeText = fc.array(edgeChar, { maxLength: 40 }).map((a) => a.join(''));
+
+test('property: the compiled counter equals the literal translation with Python \\b lookarounds', () => {
+  fc.assert(
+    fc.property(edgeText, (t) => {
+      assert.deepEqual(wordMatches(t), t.match(literalRe) ?? []);
+    }),
+    { numRuns: 2000, seed: 7 },
+  );
+});
+
+test('property: a combining mark, curly apostrophe or en dash between two words splits them', () => {
+  const word = fc.stringMatching(/^[a-z]{1,6}$/);
+  fc.assert(
+    fc.property(word, word, fc.constantFrom('\u0301', '\u2019', '\u2013', ' '), (a, b, sep) => {
+      assert.equal(countWords(a + sep + b), 2);
+    }),
+    { numRuns: 300, seed: 11 },
+  );
+});
+
+test('property: ASCII hyphen, ASCII apostrophe and underscore join words; digits and ½ ² count', () => {
+  const word = fc.stringMatching(/^[a-z0-9½²]{1,6}$/);
+  fc.assert(
+    fc.property(word, word, fc.constantFrom('-', "'", '_'), (a, b, sep) => {
+      assert.deepEqual(wordMatches(a + sep + b), [a + sep + b]);
+    }),
+    { numRuns: 300, seed: 13 },
+  );
+});
+
+test('property: the count never depends on surrounding whitespace (the reference counts the stripped text)', () => {
+  fc.assert(
+    fc.property(edgeText, fc.constantFrom(' ', '\n', '\u00a0', '\u3000'), (t, ws) => {
+      assert.equal(countWords(ws + t + ws), countWords(t));
+    }),
+    { numRuns: 500, seed: 17 },
+  );
+});
+
+// Hand-picked anchor cases; expected values printed by Python 3.11 `contains_literal`.
+const ANCHOR_CASES: Array<[string, string, boolean]> = [
+  ['IPO', 'the ipo filed', true],
+  ['quiet period', 'a quiet\u00a0period.', true],
+  ['stra\u00dfe', 'STRASSE', false],
+  ['STRA\u1e9eE', 'stra\u00dfe', true],
+  ['C++', 'C is old', true],
+  ['++', '++', false],
+  ['Kelvin', '\u212aelvin', true],
+  ['sun', '\u017fun', true],
+  ['\u0130stanbul', 'istanbul', true],
+  ['\u0131', 'I', true],
+  ['\u03a3\u0391\u03a3', '\u03c3\u03b1\u03c2', true],
+  ['quiet period', 'quietperiod', false],
+  ['ipo', 'IPOs', false],
+  ['well-known', 'well known', false],
+  ['e-mail', 'E-MAIL', true],
+  ['x', 'x_y', false],
+];
+
+test('anchors: hand-picked cases (NBSP is whitespace, ß ≠ SS, ſ/K/ẞ/İ/ı quirks) match Python', () => {
+  for (const [anchor, text, present] of ANCHOR_CASES) {
+    assert.equal(anchorPresent(anchor, text), present, `${JSON.stringify(anchor)} in ${JSON.stringify(text)}`);
+  }
+});
+
+test(`anchors: ${fixture.anchors.length} random edge-case pairs match Python ${fixture.python}`, () => {
+  const wrong = fixture.anchors.filter((c) => anchorPresent(c.anchor, c.text) !== c.present);
+  assert.deepEqual(wrong, []);
+});
+
+test('anchors: missingAnchors keeps the anchor order; an anchor with no tokens is always missing', () => {
+  const text = 'The IPO entered its quiet period.';
+  assert.deepEqual(missingAnchors(['zeta', 'quiet period', '', '--', 'alpha', 'ipo'], text), ['zeta', '', '--', 'alpha']);
+  assert.deepEqual(missingAnchors([], text), []);
+});
+
+test('the Python case table is a partition (every character belongs to one class)', () => {
+  const seen = new Set<string>();
+  for (const group of PY_CASE_CLASSES.split('|')) {
+    for (const ch of group) {
+      assert.ok(!seen.has(ch), `U+${ch.codePointAt(0)!.toString(16)} is in two classes`);
+      seen.add(ch);
+    }
+  }
+  assert.ok(seen.size > 2800);
+});
+
+const PY_SPACES = [' ', '\t', '\n', '\u00a0', '\u0085', '\u001c', '\u2009', '\u3000'];
+
+test('property: anchor words joined by any Python whitespace run (NBSP, U+0085, U+001C, …) are found', () => {
+  const word = fc.stringMatching(/^[a-zA-Z0-9éß]{1,6}$/);
+  fc.assert(
+    fc.property(fc.array(word, { minLength: 1, maxLength: 4 }), fc.array(fc.constantFrom(...PY_SPACES), { minLength: 1, maxLength: 3 }), (words, ws) => {
+      assert.ok(anchorPresent(words.join(' '), `x ${words.join(ws.join(''))}.`));
+      // ... and never when glued to a neighbouring word character.
+      assert.ok(!anchorPresent(words.join(' '), `x_${words.join(' ')}`));
+    }),
+    { numRuns: 300, seed: 19 },
+  );
+});
+
+test('property: case changes that keep one character per character still match; ß never matches SS', () => {
+  const word = fc.stringMatching(/^[a-zA-Zéèßσς]{1,8}$/);
+  fc.assert(
+    fc.property(word, (w) => {
+      const perChar = (f: (c: string) => string) => [...w].map((c) => (f(c).length === 1 ? f(c) : c)).join('');
+      assert.ok(anchorPresent(w, perChar((c) => c.toUpperCase())));
+      assert.ok(anchorPresent(w, perChar((c) => c.toLowerCase())));
+      if (w.includes('ß')) assert.ok(!anchorPresent(w, w.replace(/ß/g, 'SS')));
+    }),
+    { numRuns: 300, seed: 23 },
+  );
+});
