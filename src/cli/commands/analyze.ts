@@ -1,5 +1,128 @@
+// `revloop analyze`: the paper's analyses over stored trajectories, as terminal tables or one strict
+// JSON document. A thin shell over src/analysis; the store is opened read-only.
 import type { Command } from 'commander';
+import { UserError } from '../../util/errors.ts';
 
-export function register(_program: Command): void {
-  // TODO(analyze): not yet implemented
+interface AnalyzeFlags {
+  store?: string;
+  run?: string[];
+  json?: boolean;
+  budget?: string;
+  bootstrap?: string;
+  seed?: string;
+  landmark?: string;
+  panel?: string[];
+  progress?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('analyze')
+    .description('endpoint tables with bootstrap CIs, cumulative success, budget replay, failure taxonomy, hazards, McNemar/Holm and the rescue regression')
+    .argument('[runs...]', 'run ids to analyse (same as --run; default: every run in the store)')
+    .option('--store <db>', 'the run store (SQLite file)')
+    .option('--run <id...>', 'analyse only these runs (repeatable)')
+    .option('--json', 'print one JSON document (schema revloop.analysis/1) instead of tables')
+    .option('--budget <T>', 'largest revision cap for curves and budget replay (default: the runs\' budget)')
+    .option('--bootstrap <B>', 'bootstrap resamples; 0 switches intervals off', '20000')
+    .option('--seed <S>', 'bootstrap seed', '20260808')
+    .option('--landmark <L>', 'landmark revision of the rescue regression', '4')
+    .option('--panel <controller=panel...>', 'put a controller in a named panel (pairs, reversals and panel means are within panels)')
+    .option('--no-progress', 'do not report bootstrap progress on stderr')
+    .addHelpText(
+      'after',
+      '\nRates are fractions in the JSON and percentages in the tables. Protocol-incomplete trajectories are\n' +
+        'excluded from every n and listed separately. Simulated (sim:) controllers are marked SIMULATED.\n' +
+        'See docs/analysis.md for every definition and the JSON schema.',
+    )
+    .action(async (runs: string[], flags: AnalyzeFlags) => {
+      await analyzeAction(runs, flags);
+    });
+}
+
+async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise<void> {
+  if (!flags.store) throw new UserError('analyze: --store <db> is required (the SQLite run store written by `revloop run`)');
+  const options = {
+    budget: flags.budget === undefined ? undefined : intFlag('--budget', flags.budget, 0),
+    bootstrap: intFlag('--bootstrap', flags.bootstrap ?? '20000', 0),
+    seed: intFlag('--seed', flags.seed ?? '20260808', 0),
+    landmark: intFlag('--landmark', flags.landmark ?? '4', 1),
+    panels: parsePanels(flags.panel ?? []),
+  };
+  const runIds = [...positional, ...(flags.run ?? [])];
+  const { openStore } = await import('../../store/store.ts');
+  const store = openStore(flags.store, { readonly: true });
+  let trajectories;
+  try {
+    if (!runIds.length && !store.runIds().length) {
+      throw new UserError(`${flags.store}: the store holds no runs yet (start one with \`revloop run --store ${flags.store} …\`)`);
+    }
+    trajectories = store.loadTrajectories(runIds.length ? [...new Set(runIds)] : undefined);
+  } finally {
+    store.close();
+  }
+  const { analyzeTrajectories } = await import('../../analysis/analyze.ts');
+  const progress = flags.progress === false ? undefined : progressReporter();
+  const result = analyzeTrajectories(trajectories, { ...options, onProgress: progress?.update });
+  progress?.done();
+  if (flags.json) {
+    const { analysisJson } = await import('../../analysis/json.ts');
+    process.stdout.write(analysisJson(result));
+  } else {
+    const { renderAnalysis } = await import('../../analysis/render.ts');
+    process.stdout.write(renderAnalysis(result));
+  }
+}
+
+function intFlag(name: string, value: string, min: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) {
+    throw new UserError(`analyze: ${name} must be a whole number ≥ ${min} (got "${value}")`);
+  }
+  return n;
+}
+
+function parsePanels(specs: string[]): Record<string, string> {
+  const panels: Record<string, string> = {};
+  for (const spec of specs) {
+    const at = spec.lastIndexOf('=');
+    if (at <= 0 || at === spec.length - 1) {
+      throw new UserError(`analyze: --panel expects controller=panel (got "${spec}"), e.g. --panel "sim:fast=simulated"`);
+    }
+    panels[spec.slice(0, at)] = spec.slice(at + 1);
+  }
+  return panels;
+}
+
+/** Bootstrap progress on stderr: a rewritten line on a terminal, a line per quarter otherwise. */
+function progressReporter(): { update: (p: { stage: string; done: number; total: number }) => void; done: () => void } {
+  const tty = process.stderr.isTTY;
+  const start = performance.now();
+  let lastPrint = 0;
+  let lastQuarter = -1;
+  let printed = false;
+  return {
+    update({ done, total }) {
+      if (!total) return;
+      const now = performance.now();
+      const elapsed = (now - start) / 1000;
+      const fraction = done / total;
+      const eta = fraction > 0 ? elapsed * (1 / fraction - 1) : 0;
+      const line = `bootstrap: ${done.toLocaleString('en')}/${total.toLocaleString('en')} resamples (${(100 * fraction).toFixed(0)}%), ${elapsed.toFixed(1)} s elapsed, ETA ${eta.toFixed(0)} s`;
+      if (tty) {
+        if (now - lastPrint < 200 && done < total) return;
+        lastPrint = now;
+        process.stderr.write(`\r${line}\x1b[K`);
+        printed = true;
+      } else {
+        const quarter = Math.floor(fraction * 4);
+        if (quarter === lastQuarter || elapsed < 2) return;
+        lastQuarter = quarter;
+        process.stderr.write(`${line}\n`);
+      }
+    },
+    done() {
+      if (tty && printed) process.stderr.write('\n');
+    },
+  };
 }
