@@ -1,5 +1,136 @@
+// `revloop report`: one self-contained HTML file (no network) with the endpoint tables, curves,
+// failure composition, budget replay and a per-trajectory drill-down. A thin shell over
+// src/report and src/analysis; the store is opened read-only.
 import type { Command } from 'commander';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { UserError } from '../../util/errors.ts';
 
-export function register(_program: Command): void {
-  // TODO(report): not yet implemented
+interface ReportFlags {
+  store?: string;
+  run?: string[];
+  out?: string;
+  title?: string;
+  budget?: string;
+  bootstrap?: string;
+  seed?: string;
+  panel?: string[];
+  timestamp?: boolean;
+  progress?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('report')
+    .description('write one self-contained HTML report (tables, curves, failure bars, budget replay, trajectory drill-down)')
+    .argument('[runs...]', 'run ids to include (same as --run; default: every run in the store)')
+    .option('--store <db>', 'the run store (SQLite file)')
+    .option('--run <id...>', 'include only these runs (repeatable)')
+    .option('-o, --out <file>', 'the HTML file to write')
+    .option('--title <text>', 'report title', 'revloop report')
+    .option('--budget <T>', 'largest revision cap for curves and budget replay (default: the runs\' budget)')
+    .option('--bootstrap <B>', 'bootstrap resamples for the 95% intervals; 0 switches them off', '20000')
+    .option('--seed <S>', 'bootstrap seed', '20260808')
+    .option('--panel <controller=panel...>', 'put a controller in a named panel (reversals and panel means are within panels)')
+    .option('--no-timestamp', 'leave the generation time out (byte-reproducible output)')
+    .option('--no-progress', 'do not report progress on stderr')
+    .addHelpText(
+      'after',
+      '\nThe file needs no network: open it directly in a browser. Simulated (sim:) controllers are marked\n' +
+        'SIMULATED wherever their numbers appear. See docs/report.md.',
+    )
+    .action(async (runs: string[], flags: ReportFlags) => {
+      await reportAction(runs, flags);
+    });
+}
+
+async function reportAction(positional: string[], flags: ReportFlags): Promise<void> {
+  if (!flags.store) throw new UserError('report: --store <db> is required (the SQLite run store written by `revloop run`)');
+  if (!flags.out) throw new UserError('report: -o/--out <file> is required (where to write the HTML report)');
+  const out = resolve(flags.out);
+  if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()) throw new UserError(`report: cannot write ${flags.out}: folder ${dirname(out)} does not exist`);
+  if (existsSync(out) && statSync(out).isDirectory()) throw new UserError(`report: ${flags.out} is a folder; give a file name such as ${flags.out}/report.html`);
+  const analysisOptions = {
+    budget: flags.budget === undefined ? undefined : intFlag('--budget', flags.budget, 0),
+    bootstrap: intFlag('--bootstrap', flags.bootstrap ?? '20000', 0),
+    seed: intFlag('--seed', flags.seed ?? '20260808', 0),
+    panels: parsePanels(flags.panel ?? []),
+  };
+  const say = (line: string) => {
+    if (flags.progress !== false) process.stderr.write(`${line}\n`);
+  };
+
+  const { loadFromStore } = await import('../../report/from-store.ts');
+  const { trajectories, variants, runDetails } = await loadFromStore(flags.store, [...positional, ...(flags.run ?? [])]);
+  say(`report: ${trajectories.length.toLocaleString('en')} trajectories from ${runDetails.size} run(s); analysing${analysisOptions.bootstrap ? ` (${analysisOptions.bootstrap.toLocaleString('en')} bootstrap resamples)` : ''}…`);
+  const { analyzeTrajectories } = await import('../../analysis/index.ts');
+  const progress = flags.progress === false ? undefined : progressLine('bootstrap resamples');
+  const analysis = analyzeTrajectories(trajectories, { ...analysisOptions, onProgress: progress?.update });
+  progress?.done();
+
+  say('report: rendering drafts, diffs and verifier reports…');
+  const { getFamily } = await import('../../verify/index.ts');
+  const { renderReport, writeReportFile } = await import('../../report/index.ts');
+  const rendering = flags.progress === false ? undefined : progressLine('trajectories');
+  const html = renderReport(trajectories, analysis, {
+    onProgress: rendering ? (done, total) => rendering.update({ stage: 'render', done, total }) : undefined,
+    title: flags.title,
+    generatedAt: flags.timestamp === false ? undefined : new Date().toISOString(),
+    runDetails,
+    getFamily,
+    variantOf: (t) => variants.get(t.runId) ?? 'baseline',
+  });
+  rendering?.done();
+  writeReportFile(out, html);
+  const simulated = analysis.simulated_controllers.length ? ` — includes SIMULATED controllers: ${analysis.simulated_controllers.join(', ')}` : '';
+  process.stdout.write(`wrote ${flags.out} (${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB, ${trajectories.length.toLocaleString('en')} trajectories)${simulated}\n`);
+}
+
+function intFlag(name: string, value: string, min: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw new UserError(`report: ${name} must be a whole number ≥ ${min} (got "${value}")`);
+  return n;
+}
+
+function parsePanels(specs: string[]): Record<string, string> {
+  const panels: Record<string, string> = {};
+  for (const spec of specs) {
+    const at = spec.lastIndexOf('=');
+    if (at <= 0 || at === spec.length - 1) throw new UserError(`report: --panel expects controller=panel (got "${spec}"), e.g. --panel "sim:fast=simulated"`);
+    panels[spec.slice(0, at)] = spec.slice(at + 1);
+  }
+  return panels;
+}
+
+/** Progress on stderr: a rewritten line on a terminal, a line per quarter otherwise (after 2 s). */
+function progressLine(unit: string): { update: (p: { stage: string; done: number; total: number }) => void; done: () => void } {
+  const tty = process.stderr.isTTY;
+  const start = performance.now();
+  let last = 0;
+  let lastQuarter = -1;
+  let printed = false;
+  return {
+    update({ done, total }) {
+      if (!total) return;
+      const now = performance.now();
+      const elapsed = (now - start) / 1000;
+      const fraction = done / total;
+      const eta = fraction > 0 ? elapsed * (1 / fraction - 1) : 0;
+      const line = `report: ${(100 * fraction).toFixed(0)}% (${done.toLocaleString('en')}/${total.toLocaleString('en')} ${unit}), ${elapsed.toFixed(1)} s elapsed, ETA ${eta.toFixed(0)} s`;
+      if (tty) {
+        if (now - last < 200 && done < total) return;
+        last = now;
+        process.stderr.write(`\r${line}\x1b[K`);
+        printed = true;
+      } else {
+        const quarter = Math.floor(fraction * 4);
+        if (quarter === lastQuarter || elapsed < 2) return;
+        lastQuarter = quarter;
+        process.stderr.write(`${line}\n`);
+      }
+    },
+    done() {
+      if (tty && printed) process.stderr.write('\n');
+    },
+  };
 }

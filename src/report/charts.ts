@@ -1,0 +1,138 @@
+// Hand-written SVG charts: cumulative-success curves (small multiples, one line per controller)
+// and failure-composition bars. Colours come from CSS variables (colour-blind-safe palettes with
+// light and dark values), and each controller also gets its own dash pattern and marker shape, so
+// lines stay distinguishable in greyscale print and beyond the palette's seven colours.
+import type { CompositionChart, CurvePanel } from './model.ts';
+import { escapeHtml } from './escape.ts';
+import { coord, pct } from './format.ts';
+
+export const PALETTE_SIZE = 7;
+const DASHES = ['', '6 3', '2 3', '8 3 2 3'];
+const MARKERS = ['circle', 'square', 'triangle', 'diamond'] as const;
+
+/** Visual identity of the i-th controller: colour class, dash pattern, marker. */
+export function seriesStyle(i: number): { colour: string; dash: string; marker: (typeof MARKERS)[number] } {
+  const cycle = Math.floor(i / PALETTE_SIZE);
+  return { colour: `c${i % PALETTE_SIZE}`, dash: DASHES[cycle % DASHES.length], marker: MARKERS[(i + cycle) % MARKERS.length] };
+}
+
+function markerPath(kind: (typeof MARKERS)[number], x: number, y: number, r: number): string {
+  switch (kind) {
+    case 'circle':
+      return `M${coord(x - r)} ${coord(y)}a${r} ${r} 0 1 0 ${2 * r} 0a${r} ${r} 0 1 0 ${-2 * r} 0Z`;
+    case 'square':
+      return `M${coord(x - r)} ${coord(y - r)}h${2 * r}v${2 * r}h${-2 * r}Z`;
+    case 'triangle':
+      return `M${coord(x)} ${coord(y - r * 1.2)}L${coord(x + r * 1.1)} ${coord(y + r * 0.8)}L${coord(x - r * 1.1)} ${coord(y + r * 0.8)}Z`;
+    case 'diamond':
+      return `M${coord(x)} ${coord(y - r * 1.3)}L${coord(x + r * 1.1)} ${coord(y)}L${coord(x)} ${coord(y + r * 1.3)}L${coord(x - r * 1.1)} ${coord(y)}Z`;
+  }
+}
+
+/** A legend swatch (line + marker) for controller style i. */
+export function legendSwatch(i: number): string {
+  const s = seriesStyle(i);
+  const dash = s.dash ? ` stroke-dasharray="${s.dash}"` : '';
+  return `<svg class="swatch" width="30" height="12" viewBox="0 0 30 12" aria-hidden="true"><g class="series ${s.colour}"><path class="line" d="M1 6H29"${dash}/><path class="mark" d="${markerPath(s.marker, 15, 6, 3.2)}"/></g></svg>`;
+}
+
+export interface CurveChartOptions {
+  width?: number;
+  height?: number;
+  /** Index of each controller name into the report's controller list (for consistent styles). */
+  styleIndex: Map<string, number>;
+  simulatedLabel?: string;
+  /** Unique element-id prefix for this chart. */
+  idPrefix: string;
+}
+
+/** One family's cumulative-success chart: x = revision cap 0…T, y = 0–100%. */
+export function curveChartSvg(panel: CurvePanel, options: CurveChartOptions): string {
+  const W = options.width ?? 420;
+  const H = options.height ?? 270;
+  const m = { l: 46, r: 14, t: 30, b: 40 };
+  const pw = W - m.l - m.r;
+  const ph = H - m.t - m.b;
+  const caps = panel.caps;
+  const maxCap = caps.length ? Math.max(...caps) : 0;
+  const minCap = caps.length ? Math.min(...caps) : 0;
+  const span = maxCap - minCap || 1;
+  const x = (c: number) => m.l + ((c - minCap) / span) * pw;
+  const y = (v: number) => m.t + (1 - v) * ph;
+  const titleId = `${options.idPrefix}-title`;
+  const parts: string[] = [];
+  parts.push(`<svg class="chart curve" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-labelledby="${titleId}">`);
+  parts.push(`<title id="${titleId}">Cumulative joint success by revision cap: ${escapeHtml(panel.family)}</title>`);
+  parts.push(`<text class="chart-title" x="${m.l}" y="18">${escapeHtml(panel.family)}</text>`);
+  // Grid and y axis.
+  for (const v of [0, 0.25, 0.5, 0.75, 1]) {
+    parts.push(`<line class="grid" x1="${m.l}" x2="${W - m.r}" y1="${coord(y(v))}" y2="${coord(y(v))}"/>`);
+    parts.push(`<text class="tick" x="${m.l - 6}" y="${coord(y(v) + 4)}" text-anchor="end">${Math.round(v * 100)}%</text>`);
+  }
+  // x ticks: every cap up to 16 caps, otherwise a readable step.
+  const step = caps.length > 17 ? Math.ceil(caps.length / 9) : 1;
+  caps.forEach((c, i) => {
+    if (i % step && i !== caps.length - 1) return;
+    parts.push(`<line class="axis" x1="${coord(x(c))}" x2="${coord(x(c))}" y1="${m.t + ph}" y2="${m.t + ph + 4}"/>`);
+    parts.push(`<text class="tick" x="${coord(x(c))}" y="${m.t + ph + 16}" text-anchor="middle">${c}</text>`);
+  });
+  parts.push(`<line class="axis" x1="${m.l}" x2="${W - m.r}" y1="${m.t + ph}" y2="${m.t + ph}"/>`);
+  parts.push(`<text class="axis-label" x="${coord(m.l + pw / 2)}" y="${H - 6}" text-anchor="middle">revision cap</text>`);
+  for (const s of panel.series) {
+    const si = options.styleIndex.get(s.controller) ?? 0;
+    const st = seriesStyle(si);
+    const label = s.simulated ? `${s.controller} (${options.simulatedLabel ?? 'SIMULATED'})` : s.controller;
+    let d = '';
+    let pen = false;
+    const marks: string[] = [];
+    caps.forEach((c, i) => {
+      const v = s.rates[i];
+      if (v == null || !Number.isFinite(v)) {
+        pen = false;
+        return;
+      }
+      d += `${pen ? 'L' : 'M'}${coord(x(c))} ${coord(y(v))}`;
+      pen = true;
+      marks.push(`<path class="mark" d="${markerPath(st.marker, x(c), y(v), 3)}"><title>${escapeHtml(label)} · cap ${c}: ${pct(v)}% (n = ${s.n})</title></path>`);
+    });
+    const dash = st.dash ? ` stroke-dasharray="${st.dash}"` : '';
+    parts.push(`<g class="series ${st.colour}${s.simulated ? ' simulated' : ''}" data-controller="${escapeHtml(s.controller)}"><path class="line" d="${d}"${dash}/>${marks.join('')}</g>`);
+  }
+  parts.push('</svg>');
+  return parts.join('');
+}
+
+/** Failure-composition bars: one stacked 100% bar per controller row, grouped by family. */
+export function compositionHtml(chart: CompositionChart, options: { simulatedLabel?: string; id?: string } = {}): string {
+  const simulated = options.simulatedLabel ?? 'SIMULATED';
+  const legend = chart.categories
+    .map((c, i) => `<li title="${escapeHtml(c.description)}"><span class="key k${i}" aria-hidden="true"></span>${escapeHtml(c.label)}</li>`)
+    .join('');
+  const families = [...new Set(chart.rows.map((r) => r.family))];
+  const groups = families.map((family) => {
+    const rows = chart.rows
+      .filter((r) => r.family === family)
+      .map((r) => {
+        const name = `<span class="ctl" title="${escapeHtml(r.controller)}">${escapeHtml(r.controller)}</span>${r.simulated ? `<span class="badge sim">${simulated}</span>` : ''}`;
+        if (r.failures === 0) {
+          return `<div class="bar-row" data-controller="${escapeHtml(r.controller)}"><div class="bar-label">${name}</div><div class="bar-empty">no failures</div><div class="bar-n">0</div></div>`;
+        }
+        let offset = 0;
+        const rects = r.counts
+          .map((count, i) => {
+            if (!count) return '';
+            const w = (100 * count) / r.failures;
+            const cat = chart.categories[i];
+            const rect = `<rect class="k${i}" x="${coord(offset)}" y="0" width="${coord(w)}" height="10"><title>${escapeHtml(`${r.controller}${r.simulated ? ` (${simulated})` : ''} · ${family} · ${cat.label}: ${count} of ${r.failures} failures (${pct(count / r.failures)}%)`)}</title></rect>`;
+            offset += w;
+            return rect;
+          })
+          .join('');
+        const aria = chart.categories.map((c, i) => `${c.label} ${r.counts[i]}`).join(', ');
+        return `<div class="bar-row" data-controller="${escapeHtml(r.controller)}"><div class="bar-label">${name}</div><svg class="bar" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" aria-label="${escapeHtml(`${r.controller}: ${aria}`)}">${rects}</svg><div class="bar-n">${r.failures}</div></div>`;
+      })
+      .join('');
+    return `<div class="bar-group"><h4>${escapeHtml(family)}</h4><div class="bar-head"><span></span><span class="scale"><span>0%</span><span>50%</span><span>100%</span></span><span>failures</span></div>${rows}</div>`;
+  });
+  return `<figure class="composition ${chart.kind}"${options.id ? ` id="${options.id}"` : ''}><figcaption><strong>${escapeHtml(chart.title)}</strong> ${escapeHtml(chart.note)}</figcaption><ul class="legend cats">${legend}</ul><div class="bar-groups">${groups.join('')}</div></figure>`;
+}

@@ -1,0 +1,14 @@
+// Number formatting shared by tables and charts: percentages with one decimal, as in the paper.
+
+export function pct(x: number | null | undefined, digits = 1): string {
+  return x == null || !Number.isFinite(x) ? '–' : (100 * x).toFixed(digits);
+}
+
+export function pctInterval(lo: number | null | undefined, hi: number | null | undefined): string {
+  return lo == null || hi == null || !Number.isFinite(lo) || !Number.isFinite(hi) ? '' : `${pct(lo)}–${pct(hi)}`;
+}
+
+/** Compact SVG coordinate: at most two decimals, no trailing zeros. */
+export function coord(x: number): string {
+  return String(Math.round(x * 100) / 100);
+}
