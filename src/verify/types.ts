@@ -30,9 +30,13 @@ export interface ConstraintCase {
   instruction?: string;
   target?: number;
   anchors?: string[];
-  /** Structured (COLLIE) families: the task text, the COLLIE targets and the witness. */
+  /** Structured (COLLIE) families: the task text and the COLLIE targets. */
   task?: string;
   targets?: unknown;
+  /**
+   * A human-written text known to satisfy the case: the COLLIE witness, or for exact-length the
+   * reference response. When present, case validation checks that it passes its own verifier.
+   */
   witness?: string;
   /** The original row, kept verbatim for exports in the paper's schema. */
   row?: Record<string, unknown>;
@@ -50,4 +54,67 @@ export interface Family<S extends VerifierState = VerifierState> {
   maxNewTokens(c: ConstraintCase): number;
   /** Problems with a case's fields, as [field, problem] pairs; empty when valid. */
   validateCase(c: ConstraintCase): Array<[string, string]>;
+  /** One line saying what the family checks (for listings and documentation). */
+  description?: string;
+  /**
+   * The reference's corruption checks for a witness (every value must be true): each perturbs the
+   * witness in a way the verifier must detect. Only families with a published check define it.
+   */
+  corruptionChecks?(c: ConstraintCase): Record<string, boolean>;
+}
+
+/** Exact-length state (PROTOCOL §1.6; paper Eq. 7 for the vector), fields in this order. */
+export interface ExactLengthState extends VerifierState {
+  word_count: number;
+  /** word_count − target (signed). */
+  error: number;
+  exact_length: boolean;
+  /** Anchors not found, in the frozen anchor order. */
+  missing: string[];
+  joint_success: boolean;
+  /** [|error| / max(target, 1), then 1.0/0.0 per anchor: missing or not]. */
+  violation_vector: number[];
+}
+
+export interface C05State extends VerifierState {
+  observed_word_count: number;
+  target_word_count: number;
+  count_residual: number;
+  target_positions_zero_based: number[];
+  target_words: unknown[];
+  observed_words: Array<string | null>;
+  position_matches: boolean[];
+  position_mismatch_count: number;
+}
+
+export interface C07State extends VerifierState {
+  target_words: unknown[];
+  target_present: boolean[];
+  missing_count: number;
+}
+
+export interface SentenceCountFields {
+  observed_sentence_count: number;
+  target_sentence_count: number;
+  sentence_count_residual: number;
+}
+
+export interface C09State extends VerifierState, SentenceCountFields {
+  forbidden_words: unknown[];
+  forbidden_word_counts: number[];
+}
+
+export interface C10State extends VerifierState, SentenceCountFields {
+  sentence_word_counts: number[];
+  lower_bound: number;
+  upper_bound: number;
+  lower_deficits: number[];
+  upper_excesses: number[];
+}
+
+export interface C12State extends VerifierState, SentenceCountFields {
+  target_last_words: unknown[];
+  observed_last_words: Array<string | null>;
+  last_word_matches: boolean[];
+  last_word_mismatch_count: number;
 }

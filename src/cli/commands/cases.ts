@@ -1,5 +1,119 @@
+// `revloop cases validate|manifest`: check case files and show the manifest a run plan embeds.
 import type { Command } from 'commander';
+import { UserError } from '../../util/errors.ts';
 
-export function register(_program: Command): void {
-  // TODO(cases): not yet implemented
+interface CommonOptions {
+  plugin?: string[];
+  format?: string;
+  strict?: boolean;
+  maxErrors?: string;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+async function loadPlugins(paths: string[] | undefined): Promise<void> {
+  const { loadFamilyPlugins } = await import('../../verify/index.ts');
+  await loadFamilyPlugins(paths);
+}
+
+function maxShown(raw: string | undefined): number {
+  if (raw === undefined) return 20;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UserError(`--max-errors must be a positive whole number, got '${raw}'`);
+  return Number(raw);
+}
+
+function formatCounts(counts: Record<string, number>): string {
+  const entries = Object.entries(counts);
+  return entries.length ? entries.map(([k, n]) => `${k} ${n}`).join(', ') : 'none';
+}
+
+export function register(program: Command): void {
+  const cases = program.command('cases').summary('validate case files and show their manifests').description(
+    'Case files: the paper\'s exact-length and lexical/compositional sets, COLLIE rows, or revloop\'s ' +
+      'native JSON Lines format (docs/cases.md). The format is detected from the first row unless --format is given.',
+  );
+
+  cases
+    .command('validate')
+    .description('check every row of each file (fields, types, witnesses against their own verifier); exit 1 if any file has problems')
+    .argument('<files...>', 'case files (JSON Lines)')
+    .option('--format <name>', 'paper-exact, paper-structured, collie or native (default: detect)')
+    .option('--strict', 'treat COLLIE rows whose structure has no family as errors instead of skipping them')
+    .option('--max-errors <n>', 'problems shown per file before a count of the rest', '20')
+    .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
+    .action(async (files: string[], opts: CommonOptions) => {
+      await loadPlugins(opts.plugin);
+      const { validateCaseFile, parseFormat, renderProblems } = await import('../../cases/index.ts');
+      const format = opts.format ? parseFormat(opts.format) : undefined;
+      const shown = maxShown(opts.maxErrors);
+      let bad = 0;
+      for (const file of files) {
+        let report;
+        try {
+          report = await validateCaseFile(file, { format, strict: opts.strict });
+        } catch (e) {
+          // A file-level problem (missing file, undetectable format) fails this file, not the others.
+          if (!(e instanceof UserError)) throw e;
+          bad++;
+          process.stderr.write(`FAIL ${e.message.startsWith(file) ? e.message : `${file}: ${e.message}`}\n`);
+          continue;
+        }
+        if (report.problems.length || !report.manifest) {
+          bad++;
+          const n = report.problems.length;
+          process.stderr.write(`FAIL ${file}: ${n} problem${n === 1 ? '' : 's'}${report.format ? ` (format ${report.format})` : ''}\n`);
+          process.stderr.write(renderProblems(file, report.problems, shown) + '\n');
+          continue;
+        }
+        const m = report.manifest;
+        process.stdout.write(
+          `ok   ${file}: ${m.case_count} cases (format ${m.format}); families: ${formatCounts(m.counts.by_family)}; ` +
+            `sha256 ${m.file_sha256.slice(0, 16)}…\n`,
+        );
+        if (m.unsupported.count) {
+          process.stdout.write(
+            `     ${m.unsupported.count} rows skipped: no family runs structure ${formatCounts(m.unsupported.by_structure)} (use --strict to make this an error)\n`,
+          );
+        }
+      }
+      if (bad) {
+        process.stderr.write(`revloop: ${bad} of ${files.length} file${files.length === 1 ? '' : 's'} failed validation\n`);
+        process.exitCode = 1;
+      }
+    });
+
+  cases
+    .command('manifest')
+    .description('print the case-set manifest (counts, file SHA-256, per-row SHA-256, manifest hash) that run plans embed')
+    .argument('<file>', 'case file (JSON Lines)')
+    .option('--json', 'print the whole manifest as JSON')
+    .option('--format <name>', 'paper-exact, paper-structured, collie or native (default: detect)')
+    .option('--strict', 'treat COLLIE rows whose structure has no family as errors')
+    .option('--max-errors <n>', 'problems shown before a count of the rest', '20')
+    .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
+    .action(async (file: string, opts: CommonOptions & { json?: boolean }) => {
+      await loadPlugins(opts.plugin);
+      const { loadCaseSet, parseFormat } = await import('../../cases/index.ts');
+      const format = opts.format ? parseFormat(opts.format) : undefined;
+      const { manifest: m } = await loadCaseSet(file, { format, strict: opts.strict, maxShown: maxShown(opts.maxErrors) });
+      if (opts.json) {
+        process.stdout.write(JSON.stringify(m, null, 2) + '\n');
+        return;
+      }
+      const lines = [
+        `case set        ${file}`,
+        `format          ${m.format}`,
+        `cases           ${m.case_count}`,
+        `by family       ${formatCounts(m.counts.by_family)}`,
+        `by structure    ${formatCounts(m.counts.by_structure)}`,
+        `by source       ${formatCounts(m.counts.by_source)}`,
+        `unsupported     ${m.unsupported.count ? `${m.unsupported.count} rows skipped (${formatCounts(m.unsupported.by_structure)})` : 'none'}`,
+        `file sha256     ${m.file_sha256} (${m.file_bytes} bytes)`,
+        `manifest sha256 ${m.manifest_sha256}`,
+        `(per-row SHA-256 of ${m.rows.length} rows: --json)`,
+      ];
+      process.stdout.write(lines.join('\n') + '\n');
+    });
 }

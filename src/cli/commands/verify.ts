@@ -1,5 +1,165 @@
+// `revloop verify`: one text (from --text-file or stdin) or a JSON Lines batch (--jsonl), through the
+// verifier of a constraint family. A thin shell over src/verify.
 import type { Command } from 'commander';
+import { UserError } from '../../util/errors.ts';
 
-export function register(_program: Command): void {
-  // TODO(verify): not yet implemented
+interface VerifyOptions {
+  family?: string;
+  target?: string;
+  anchors?: string;
+  targets?: string;
+  textFile?: string;
+  json?: boolean;
+  feedback?: boolean;
+  variant?: string;
+  jsonl?: string;
+  output?: string;
+  plugin?: string[];
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+const SINGLE_ONLY = ['family', 'target', 'anchors', 'targets', 'textFile', 'feedback', 'variant', 'json'] as const;
+const FLAG_NAMES: Record<string, string> = {
+  family: '--family', target: '--target', anchors: '--anchors', targets: '--targets', textFile: '--text-file',
+  feedback: '--feedback', variant: '--variant', json: '--json', output: '--output',
+};
+
+export function register(program: Command): void {
+  program
+    .command('verify')
+    .summary('verify a text (or a JSON Lines batch) against a constraint family')
+    .description(
+      'Verify one text against a constraint family and print its verifier state (field names and values ' +
+        'exactly as the reference protocol records them), or verify a JSON Lines batch with --jsonl. ' +
+        'The text is stripped (Python str.strip()) first, as the protocol does with every draft.',
+    )
+    .option('--family <name>', 'constraint family: exact-length, c05, c07, c09, c10, c12 or a registered one')
+    .option('--target <n>', 'exact-length: the target word count')
+    .option('--anchors <list>', "exact-length: required anchors separated by ';' (e.g. \"IPO;quiet period\")")
+    .option('--targets <json>', "c05/c07/c09/c10/c12: the COLLIE targets as JSON (e.g. '[3, 5, 20]' for c10)")
+    .option('--text-file <file>', 'read the text from this file (default: standard input)')
+    .option('--json', 'print the state as one JSON object (Python json.dumps bytes)')
+    .option('--feedback', 'also print the exact feedback message the model would receive')
+    .option('--variant <name>', 'feedback wording: baseline, structured or concise', 'baseline')
+    .option('--jsonl <file>', "batch: one JSON object per line ('-' = standard input), see docs/verify.md")
+    .option('-o, --output <file>', 'batch: write the results to this file (atomically) instead of standard output')
+    .option('--plugin <module>', 'load a module that registers more families (repeatable; see docs/verify.md)', collect, [])
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  revloop verify --family exact-length --target 120 --anchors "IPO;quiet period" < draft.txt\n' +
+        "  revloop verify --family c10 --targets '[3, 5, 20]' --text-file draft.txt --feedback\n" +
+        '  revloop verify --jsonl texts.jsonl -o states.jsonl\n',
+    )
+    .action(async (opts: VerifyOptions, cmd: Command) => {
+      const { loadFamilyPlugins } = await import('../../verify/index.ts');
+      await loadFamilyPlugins(opts.plugin);
+      if (opts.jsonl !== undefined) await runBatch(opts, cmd);
+      else await runSingle(opts);
+    });
+}
+
+function explicitlySet(cmd: Command, key: string): boolean {
+  return cmd.getOptionValueSource(key) === 'cli';
+}
+
+async function runBatch(opts: VerifyOptions, cmd: Command): Promise<void> {
+  const clash = SINGLE_ONLY.filter((k) => explicitlySet(cmd, k));
+  if (clash.length) {
+    throw new UserError(`--jsonl takes the family and targets from each line; drop ${clash.map((k) => FLAG_NAMES[k]).join(', ')}`);
+  }
+  const { verifyBatch, verifyBatchToFile } = await import('../../verify/index.ts');
+  const { existsSync } = await import('node:fs');
+  const input = opts.jsonl === '-' ? process.stdin : opts.jsonl!;
+  if (typeof input === 'string' && !existsSync(input)) throw new UserError(`--jsonl: no such file: ${input}`);
+  const tty = process.stderr.isTTY;
+  const started = Date.now();
+  const onProgress = tty
+    ? (done: number, failed: number) => {
+        const rate = done / Math.max((Date.now() - started) / 1000, 1e-3);
+        process.stderr.write(`\rverified ${done} lines (${failed} failed), ${Math.round(rate)} lines/s`);
+      }
+    : undefined;
+  const summary = opts.output
+    ? await verifyBatchToFile(input, opts.output, { onProgress })
+    : await verifyBatch(input, process.stdout, { onProgress });
+  if (tty && summary.lines >= 1000) process.stderr.write('\n');
+  if (summary.failed > 0) {
+    process.stderr.write(
+      `revloop: ${summary.failed} of ${summary.lines} lines failed (their output lines carry "error"); ${summary.verified} verified\n`,
+    );
+    process.exitCode = 1;
+  } else if (opts.output) {
+    process.stderr.write(`verified ${summary.lines} lines → ${opts.output}\n`);
+  }
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new UserError('no text to verify: pass --text-file FILE or pipe the text on standard input');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseTarget(raw: string): number {
+  if (!/^\s*\d+\s*$/.test(raw)) throw new UserError(`--target must be a whole number of words, got '${raw}'`);
+  return Number(raw);
+}
+
+function parseTargets(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch (e) {
+    throw new UserError(`--targets must be JSON (e.g. '[3, 5, 20]'): ${(e as Error).message}`);
+  }
+}
+
+async function runSingle(opts: VerifyOptions): Promise<void> {
+  if (opts.output) throw new UserError('--output is for batches (--jsonl); a single result goes to standard output');
+  if (!opts.family) throw new UserError('--family is required (exact-length, c05, c07, c09, c10, c12 or a registered family), or use --jsonl for a batch');
+  const { caseFromRequest, getFamily, PROMPT_VARIANTS, stateEnergy } = await import('../../verify/index.ts');
+  const { pyJsonDumps, pyFloatRepr, pyStrip } = await import('../../util/python.ts');
+  const variant = opts.variant ?? 'baseline';
+  if (!(PROMPT_VARIANTS as readonly string[]).includes(variant)) {
+    throw new UserError(`--variant must be one of ${PROMPT_VARIANTS.join(', ')}, got '${variant}'`);
+  }
+  const family = getFamily(opts.family);
+  const req: Record<string, unknown> = { id: 'cli', family: family.name };
+  if (opts.target !== undefined) req.target = parseTarget(opts.target);
+  if (opts.anchors !== undefined) req.anchors = opts.anchors.split(';').map((a) => a.trim()).filter((a) => a !== '');
+  if (opts.targets !== undefined) req.targets = parseTargets(opts.targets);
+  if (family.name === 'exact-length' && req.anchors === undefined) req.anchors = [];
+  const built = caseFromRequest(req as any);
+  if (!built.ok) {
+    const flag = (f: string) => (f === 'target' ? '--target' : f === 'anchors' ? '--anchors' : f === 'targets' ? '--targets' : f);
+    throw new UserError(built.problems.map(([f, p]) => `${flag(f)} ${p}`).join('\n') + `\n(family ${family.name}; see revloop verify --help)`);
+  }
+  let raw: string;
+  if (opts.textFile) {
+    const { readFile } = await import('node:fs/promises');
+    try {
+      raw = await readFile(opts.textFile, 'utf8');
+    } catch (e) {
+      throw new UserError(`--text-file: cannot read ${opts.textFile} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+  } else raw = await readStdin();
+  const text = pyStrip(raw);
+  const state = built.family.verify(text, built.case);
+  const feedback = opts.feedback ? built.family.feedback(state, built.case, variant as any) : undefined;
+  if (opts.json) {
+    const out: Record<string, unknown> = { ...state };
+    if (feedback !== undefined) out.feedback = feedback;
+    process.stdout.write(pyJsonDumps(out) + '\n');
+    return;
+  }
+  const lines = [`${family.name}: ${state.joint_success ? 'PASS' : 'FAIL'} (violation energy ${pyFloatRepr(stateEnergy(state))})`];
+  for (const [k, v] of Object.entries(state)) {
+    const shown = k === 'violation_vector' ? `[${(v as number[]).map(pyFloatRepr).join(', ')}]` : pyJsonDumps(v);
+    lines.push(`  ${k}: ${shown}`);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+  if (feedback !== undefined) process.stdout.write(`\nfeedback (${variant}):\n${feedback}\n`);
 }

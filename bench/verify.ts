@@ -1,0 +1,106 @@
+// Verification throughput over every COLLIE witness (../shared/data/collie/collie_all.jsonl):
+// each c05/c07/c09/c10/c12 witness under its own family, and every witness (all 2,080) under
+// exact-length with target = its own word count and up to 4 anchors taken from its words.
+// Single-threaded (one core). Run: npx tsx bench/verify.ts [--seconds S]
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { sharedDataFile } from '../src/util/shared-data.ts';
+import { countWords, getDefaultPunkt, wordMatches } from '../src/text/index.ts';
+import { getFamily, type ConstraintCase, type Family } from '../src/verify/index.ts';
+
+interface Job {
+  family: Family;
+  case: ConstraintCase;
+  text: string;
+  bytes: number;
+}
+
+const path = sharedDataFile('collie', 'collie_all.jsonl');
+if (!path) {
+  console.error('bench/verify: ../shared/data/collie/collie_all.jsonl not found (set REVLOOP_SHARED); nothing measured');
+  process.exit(1);
+}
+const secondsArg = process.argv.indexOf('--seconds');
+const minSeconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 3;
+
+getDefaultPunkt(); // load the parameters outside the timed region
+const rows = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+const jobs: Job[] = [];
+for (const row of rows) {
+  const bytes = Buffer.byteLength(row.witness, 'utf8');
+  if (['c05', 'c07', 'c09', 'c10', 'c12'].includes(row.structure)) {
+    jobs.push({ family: getFamily(row.structure), case: { id: row.id, family: row.structure, source: row.source, targets: row.targets, witness: row.witness }, text: row.witness, bytes });
+  }
+  const words = wordMatches(row.witness);
+  const step = Math.max(1, Math.floor(words.length / 4));
+  const anchors = [...new Set(words.filter((_, i) => i % step === 0))].slice(0, 4);
+  jobs.push({
+    family: getFamily('exact-length'),
+    case: { id: row.id, family: 'exact-length', source: row.source, target: countWords(row.witness), anchors },
+    text: row.witness,
+    bytes,
+  });
+}
+
+function pass(selected: Job[]): number {
+  let joint = 0;
+  for (const j of selected) if (j.family.verify(j.text, j.case).joint_success) joint++;
+  return joint;
+}
+
+interface Rate {
+  perSec: number;
+  mbPerSec: number;
+  perCpuSec: number;
+  mbPerCpuSec: number;
+  joint: number;
+  coldPerSec: number;
+}
+
+/** Seconds of CPU this process has used (user + system): the machine may be shared. */
+function cpuSeconds(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
+function measure(selected: Job[]): Rate {
+  const bytes = selected.reduce((n, j) => n + j.bytes, 0);
+  // Cold pass: first verification of every case (anchor patterns built, JIT not yet warm). A second
+  // warm-up pass follows because V8 compiles a regexp to native code on its second execution, and
+  // every exact-length case has its own anchor patterns (in a run each case is verified every round).
+  const c0 = performance.now();
+  pass(selected);
+  const coldPerSec = selected.length / ((performance.now() - c0) / 1000);
+  pass(selected);
+  let passes = 0;
+  let joint = 0;
+  const t0 = performance.now();
+  const cpu0 = cpuSeconds();
+  let elapsed = 0;
+  while (elapsed < minSeconds * 1000 || passes < 2) {
+    joint = pass(selected);
+    passes++;
+    elapsed = performance.now() - t0;
+  }
+  const wall = elapsed / 1000;
+  const cpu = cpuSeconds() - cpu0;
+  const n = selected.length * passes;
+  return { perSec: n / wall, mbPerSec: (bytes * passes) / wall / 1e6, perCpuSec: n / cpu, mbPerCpuSec: (bytes * passes) / cpu / 1e6, joint, coldPerSec };
+}
+
+const fmt = (x: number) => Math.round(x).toLocaleString('en-US').padStart(8);
+const line = (label: string, count: number, r: Rate, extra = '') =>
+  `  ${label.padEnd(13)} ${String(count).padStart(5)}  ${fmt(r.perCpuSec)}/s  ${r.mbPerCpuSec.toFixed(2).padStart(5)} MB/s  | wall ${fmt(r.perSec)}/s ${r.mbPerSec.toFixed(2).padStart(5)} MB/s | cold ${fmt(r.coldPerSec)}/s${extra}`;
+
+console.log(`revloop verify benchmark: ${rows.length} COLLIE witnesses, ${jobs.length} verifications per pass, Node ${process.version}, one thread`);
+console.log('  steady-state rates per CPU-second of this process (after two warm-up passes), then wall-clock rates, then the');
+console.log('  first ("cold") pass, which includes building every anchor pattern and JIT warm-up');
+console.log('  family         texts  verifications/s  text MB/s');
+for (const g of ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12']) {
+  const sel = jobs.filter((j) => j.family.name === g);
+  const r = measure(sel);
+  console.log(line(g, sel.length, r, `  (joint ${r.joint}/${sel.length})`));
+}
+const structuredJobs = jobs.filter((j) => j.family.name !== 'exact-length');
+console.log(line('structured', structuredJobs.length, measure(structuredJobs)));
+console.log(line('all', jobs.length, measure(jobs), '  (target >= 20,000/s)'));

@@ -1,0 +1,52 @@
+// Writing a case set in revloop's native format, atomically (temporary file + rename): either the
+// complete file appears or nothing does.
+import { randomBytes } from 'node:crypto';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, basename, join } from 'node:path';
+import { getFamily, hasFamily } from '../verify/registry.ts';
+import type { ConstraintCase } from '../verify/types.ts';
+import { CaseSetError } from './errors.ts';
+import { nativeRow } from './formats/native.ts';
+import type { CaseProblem } from './types.ts';
+
+/** Writes `path` atomically: a temporary file next to it, then rename. */
+export async function writeFileAtomic(path: string, data: string): Promise<void> {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await writeFile(tmp, data, { encoding: 'utf8', flag: 'wx' });
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** Field problems of cases about to be written ("line" = the 1-based line each case will occupy). */
+export function caseProblems(cases: ConstraintCase[]): CaseProblem[] {
+  const problems: CaseProblem[] = [];
+  const seen = new Map<string, number>();
+  cases.forEach((c, i) => {
+    const line = i + 1;
+    if (typeof c.id !== 'string' || c.id === '') problems.push({ line, field: 'id', problem: 'must be a non-empty string' });
+    else if (seen.has(c.id)) problems.push({ line, field: 'id', problem: `duplicate id ${JSON.stringify(c.id)} (first on line ${seen.get(c.id)})` });
+    else seen.set(c.id, line);
+    if (!hasFamily(c.family)) {
+      problems.push({ line, field: 'family', problem: `unknown family '${c.family}'` });
+      return;
+    }
+    for (const [field, problem] of getFamily(c.family).validateCase(c)) problems.push({ line, field, problem });
+  });
+  return problems;
+}
+
+/**
+ * Writes cases as native JSON Lines (docs/cases.md), one object per line in the given order.
+ * Field problems (unknown family, missing targets, duplicate ids) refuse the write with a
+ * CaseSetError and leave no file behind. Witnesses are not re-verified here.
+ */
+export async function writeCaseSet(path: string, cases: ConstraintCase[]): Promise<void> {
+  const problems = caseProblems(cases);
+  if (problems.length) throw new CaseSetError(path, problems);
+  const body = cases.map((c) => JSON.stringify(nativeRow(c)) + '\n').join('');
+  await writeFileAtomic(path, body);
+}
