@@ -1,6 +1,6 @@
 // The exact-length family (common/exact_protocol.py and prompt_robustness60_v1/templates.json):
 // an exact word count under the deterministic word counter plus retained content anchors.
-import { anchorRegExp, countWords } from '../text/index.ts';
+import { anchorPresent, countWords } from '../text/index.ts';
 import { intProblem, problems, stringListProblem, textProblem } from './checks.ts';
 import { stateEnergy } from './energy.ts';
 import type { ConstraintCase, ExactLengthState, Family, PromptVariant } from './types.ts';
@@ -14,25 +14,12 @@ function caseAnchors(c: ConstraintCase): string[] {
   return c.anchors ?? [];
 }
 
-// Compiled anchor matchers per anchor list: a case is verified once per round with the same anchors,
-// and compiling a Python-IGNORECASE anchor pattern costs far more than running it.
-const matcherCache = new WeakMap<readonly string[], { anchors: string[]; matchers: Array<RegExp | null> }>();
-
-function anchorMatchers(anchors: readonly string[]): Array<RegExp | null> {
-  const hit = matcherCache.get(anchors);
-  // Compare the contents too, so an anchor list edited in place never uses stale patterns.
-  if (hit && hit.anchors.length === anchors.length && hit.anchors.every((a, i) => a === anchors[i])) return hit.matchers;
-  const entry = { anchors: [...anchors], matchers: anchors.map((a) => anchorRegExp(a)) };
-  matcherCache.set(anchors, entry);
-  return entry.matchers;
-}
-
 export function verifyExactLength(text: string, c: ConstraintCase): ExactLengthState {
   const target = caseTarget(c);
   const anchors = caseAnchors(c);
   const count = countWords(text);
-  // anchorPresent(anchor, text) is `anchorRegExp(anchor)?.test(text)`; the patterns are not global.
-  const present = anchorMatchers(anchors).map((re) => re !== null && re.test(text));
+  // anchorPresent caches each anchor's compiled pattern, so repeated rounds of a case stay cheap.
+  const present = anchors.map((a) => anchorPresent(a, text));
   const missing = anchors.filter((_, i) => !present[i]);
   const exact = count === target;
   const error = count - target;
