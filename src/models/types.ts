@@ -41,7 +41,8 @@ export interface AttemptRecord {
   usage?: { promptTokens?: number; completionTokens?: number; totalTokens?: number };
   /** Short summary of the request (model, max_tokens, message count, …), never secrets. */
   request?: Record<string, unknown>;
-  error?: { kind: string; message: string; raw?: unknown };
+  /** `retryable` says whether the backend's policy retried (or would have retried) this failure. */
+  error?: { kind: string; message: string; raw?: unknown; retryable?: boolean };
   /** Backend-specific extras (response id, system fingerprint, provider, …). */
   meta?: Record<string, unknown>;
 }
@@ -57,6 +58,12 @@ export interface ScoreResult {
   logprob: number;
   tokenLogprobs: number[];
   tokens: number;
+  /** Positions where the continuation token is the argmax (HARNESS `n_argmax_match`), where known. */
+  argmaxMatches?: number;
+  /** Greedy decoding would emit the continuation (every position is the argmax), where known. */
+  isGreedy?: boolean;
+  /** Tokens of the rendered context (HARNESS `ctx_tokens`), where known. */
+  contextTokens?: number;
 }
 
 export interface Model {

@@ -1,0 +1,255 @@
+// The OpenAI-compatible chat backend (OpenAI, vLLM, SGLang, Ollama, llama.cpp server, LM Studio,
+// OpenRouter, …) with our own retry loop: every attempt is timed, classified, recorded as an
+// AttemptRecord and reported through `onAttempt`, and a failed attempt never becomes text.
+import type OpenAI from 'openai';
+import { canonicalJson, sha256Hex } from '../../util/hash.ts';
+import { CapabilityError } from '../../util/errors.ts';
+import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, Model, ModelCapabilities, ScoreResult } from '../types.ts';
+import type { Clock, RetryPolicy } from '../options.ts';
+import { ConcurrencyLimiter, RateLimiter } from './limiter.ts';
+import { extractChatText, type Extracted } from './extract.ts';
+import { isRetryable, parseRetryAfter, retryDelayMs, type FailureKind } from './retry.ts';
+import { postOnce, type RawOutcome } from './transport.ts';
+
+export interface HttpModelConfig {
+  spec: string;
+  label: string;
+  /** Model name sent as `model`. */
+  model: string;
+  baseUrl: string;
+  apiKey: string | null;
+  timeoutMs: number;
+  maxRetries: number;
+  concurrency: number;
+  rpm?: number;
+  rpmWindowMs: number;
+  extraBody: Record<string, unknown>;
+  temperature: number | null;
+  seed?: number;
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  retry: RetryPolicy;
+  clock: Clock;
+  /** vLLM extensions: `score` through prompt_logprobs and `ban` through bad_words. */
+  vllm: boolean;
+}
+
+/** Names that hold credentials (api_key, token, secret, …) but not e.g. max_tokens. */
+const SECRET_NAME = /(^|[-_])(api[-_]?key|key|secret|password|passwd|authorization|credentials?|token|access[-_]?token|auth[-_]?token)$/i;
+
+/** Removes credentials from a URL for records and messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    for (const k of [...u.searchParams.keys()]) if (SECRET_NAME.test(k)) u.searchParams.set(k, 'REDACTED');
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return '<unparseable url>';
+  }
+}
+
+function redactValue(key: string, value: unknown): unknown {
+  return SECRET_NAME.test(key) ? 'REDACTED' : value;
+}
+
+/** What one attempt looked like, for the loop to decide on a retry. */
+interface AttemptOutcome {
+  record: AttemptRecord;
+  kind?: FailureKind;
+  retryAfterMs: number | null;
+  parsed?: unknown;
+}
+
+export class OpenAICompatibleModel implements Model {
+  readonly spec: string;
+  readonly label: string;
+  readonly capabilities: ModelCapabilities;
+  readonly config: HttpModelConfig;
+  score?: (context: ChatMessage[], continuation: string) => Promise<ScoreResult>;
+  private readonly concurrency: ConcurrencyLimiter;
+  private readonly rate?: RateLimiter;
+
+  constructor(
+    config: HttpModelConfig,
+    private readonly client: OpenAI,
+    private readonly sdk: typeof import('openai'),
+  ) {
+    this.config = config;
+    this.spec = config.spec;
+    this.label = config.label;
+    // A `sim:` model name means serve-sim (or another simulator) answers: labelled as a simulation.
+    this.capabilities = { score: config.vllm, ban: config.vllm, simulated: config.model.startsWith('sim:') };
+    this.concurrency = new ConcurrencyLimiter(config.concurrency);
+    if (config.rpm != null) this.rate = new RateLimiter(config.rpm, config.rpmWindowMs, config.clock);
+  }
+
+  /** The request body for a chat completion (extra body keys last, so they win). */
+  buildChatBody(messages: ChatMessage[], options: GenerateOptions): Record<string, unknown> {
+    const c = this.config;
+    const body: Record<string, unknown> = { model: c.model };
+    body[c.maxTokensField] = options.maxTokens;
+    const temperature = options.temperature !== undefined ? options.temperature : c.temperature;
+    if (temperature !== null && temperature !== undefined) body.temperature = temperature;
+    const seed = options.seed ?? c.seed;
+    if (seed !== undefined) body.seed = seed;
+    if (c.vllm) {
+      // vLLM applies the model's generation_config.json unless every sampling parameter is sent;
+      // pin neutral values so no server-side repetition penalty or top-k leaks in (HARNESS §13).
+      Object.assign(body, { top_p: 1, top_k: -1, min_p: 0, repetition_penalty: 1, presence_penalty: 0, frequency_penalty: 0 });
+    }
+    const banned = options.bannedSequences?.filter((s) => s.length > 0) ?? [];
+    if (banned.length) {
+      if (!c.vllm) {
+        throw new CapabilityError(
+          `${this.label}: this backend cannot ban token sequences during decoding (plain OpenAI-compatible APIs have no per-step ban). ` +
+            'Use a vllm: spec (vLLM bad_words), a gguf: model, or a harness without a ban.',
+        );
+      }
+      body.bad_words = banned;
+    }
+    Object.assign(body, c.extraBody, options.extraBody ?? {});
+    body.stream = false;
+    body.messages = messages.map((m) => ({ role: m.role, content: m.content }));
+    return body;
+  }
+
+  /** A record-safe summary of a request body: counts and hashes instead of texts, no secrets. */
+  summarize(path: string, body: Record<string, unknown>, attempt: number): Record<string, unknown> {
+    const url = /^https?:\/\//.test(path) ? redactUrl(path) : redactUrl(this.config.baseUrl) + path;
+    const summary: Record<string, unknown> = { url, attempt };
+    for (const [k, v] of Object.entries(body)) {
+      if (k === 'messages' && Array.isArray(v)) {
+        summary.message_count = v.length;
+        summary.messages_sha256 = sha256Hex(canonicalJson(v));
+      } else if (k === 'prompt') {
+        summary.prompt_sha256 = sha256Hex(canonicalJson(v));
+        summary.prompt_length = Array.isArray(v) || typeof v === 'string' ? v.length : undefined;
+      } else if (k === 'bad_words' && Array.isArray(v)) {
+        summary.bad_words_count = v.length;
+      } else {
+        summary[k] = redactValue(k, v);
+      }
+    }
+    return summary;
+  }
+
+  async generate(messages: ChatMessage[], options: GenerateOptions): Promise<GenerateResult> {
+    const body = this.buildChatBody(messages, options);
+    const result = await this.withRetries('/chat/completions', body, options.signal, options.onAttempt, (raw) => extractChatText(raw.body, raw.headers));
+    return { text: result.ok ? (result.record.text ?? null) : null, attempts: result.attempts };
+  }
+
+  /**
+   * Runs attempts until one succeeds, a failure is not retryable, or the retries are spent.
+   * `interpret` classifies a 2xx body. The caller's abort is rethrown after it is recorded.
+   */
+  async withRetries(
+    path: string,
+    body: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    onAttempt: ((a: AttemptRecord) => void) | undefined,
+    interpret: (raw: { body: string; headers: Headers }) => Extracted | { ok: true; parsed: unknown; meta?: Record<string, unknown>; usage?: AttemptRecord['usage'] },
+  ): Promise<{ ok: boolean; record: AttemptRecord; attempts: AttemptRecord[]; parsed?: unknown }> {
+    const attempts: AttemptRecord[] = [];
+    const c = this.config;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.attemptOnce(path, body, attempt, signal, interpret);
+      const retryable = outcome.kind !== undefined && outcome.kind !== 'aborted' && isRetryable(outcome.kind, c.retry);
+      const last = attempt > c.maxRetries;
+      let delay: { delayMs: number; source: string } | null = null;
+      if (outcome.kind !== undefined && retryable && !last) {
+        delay = retryDelayMs(attempt, c.retry, outcome.retryAfterMs);
+        outcome.record.meta = { ...outcome.record.meta, retryInMs: delay.delayMs, retryDelaySource: delay.source };
+      } else if (outcome.kind !== undefined) {
+        outcome.record.meta = { ...outcome.record.meta, final: true, retryable };
+      }
+      if (outcome.record.error) outcome.record.error.retryable = retryable;
+      attempts.push(outcome.record);
+      onAttempt?.(outcome.record);
+      if (outcome.kind === undefined) return { ok: true, record: outcome.record, attempts, parsed: outcome.parsed };
+      if (outcome.kind === 'aborted') throw signal?.reason ?? new Error('aborted');
+      if (!delay) return { ok: false, record: outcome.record, attempts };
+      try {
+        await c.clock.sleep(delay.delayMs, signal);
+      } catch (e) {
+        if (signal?.aborted) throw signal.reason ?? e;
+        throw e;
+      }
+    }
+  }
+
+  private async attemptOnce(
+    path: string,
+    body: Record<string, unknown>,
+    attempt: number,
+    signal: AbortSignal | undefined,
+    interpret: (raw: { body: string; headers: Headers }) => Extracted | { ok: true; parsed: unknown; meta?: Record<string, unknown>; usage?: AttemptRecord['usage'] },
+  ): Promise<AttemptOutcome> {
+    const c = this.config;
+    const request = this.summarize(path, body, attempt);
+    await this.concurrency.acquire(signal);
+    let raw: RawOutcome, startedAt: string, t0: number;
+    try {
+      if (this.rate) await this.rate.acquire(signal);
+      startedAt = new Date(c.clock.now()).toISOString();
+      t0 = performance.now();
+      raw = await postOnce(this.client, this.sdk, path, body, c.timeoutMs, signal);
+    } finally {
+      this.concurrency.release();
+    }
+    const latencyMs = Math.round((performance.now() - t0) * 1000) / 1000;
+    if (raw.kind === 'failure') {
+      return {
+        record: {
+          ok: false,
+          startedAt,
+          latencyMs,
+          status: raw.status,
+          request,
+          error: { kind: raw.failure, message: raw.message, raw: raw.raw },
+          meta: raw.headers ? headerMeta(raw.headers) : {},
+        },
+        kind: raw.failure,
+        retryAfterMs: parseRetryAfter(raw.headers, c.clock.now()),
+      };
+    }
+    const got = interpret({ body: raw.body, headers: raw.headers });
+    const meta = { ...headerMeta(raw.headers), ...(got.meta ?? {}) };
+    // A server that says it simulates makes this model a simulation, whatever its name.
+    if (meta.simulated === true) this.capabilities.simulated = true;
+    if (got.ok && 'parsed' in got) {
+      return { record: { ok: true, startedAt, latencyMs, status: raw.status, usage: got.usage, request, meta }, retryAfterMs: null, parsed: got.parsed };
+    }
+    if (got.ok) {
+      return {
+        record: { ok: true, text: got.text, startedAt, latencyMs, status: raw.status, finishReason: got.finishReason, usage: got.usage, request, meta },
+        retryAfterMs: null,
+      };
+    }
+    return {
+      record: {
+        ok: false,
+        startedAt,
+        latencyMs,
+        status: raw.status,
+        finishReason: got.finishReason,
+        usage: got.usage,
+        request,
+        error: { kind: got.kind, message: got.message, raw: got.raw },
+        meta,
+      },
+      kind: got.kind,
+      retryAfterMs: parseRetryAfter(raw.headers, c.clock.now()),
+    };
+  }
+}
+
+function headerMeta(headers: Headers): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  const rid = headers.get('x-request-id');
+  if (rid) meta.requestId = rid;
+  const ra = headers.get('retry-after');
+  if (ra) meta.retryAfter = ra;
+  return meta;
+}

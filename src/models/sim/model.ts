@@ -1,0 +1,109 @@
+// `sim:<profile>` as an in-process Model. The reply, the toy scores and the ban are pure functions
+// of (profile, parameters, messages), and serve-sim answers HTTP requests with the same functions,
+// so a sim behaves identically in process and behind the server.
+import type { ChatMessage, GenerateOptions, GenerateResult, Model, ModelCapabilities, ScoreResult } from '../types.ts';
+import { realClock, type Clock } from '../options.ts';
+import { simulate, SIM_VERSION, type SimOutput } from './controller.ts';
+import { resolveSim, type ResolvedSim, type SimParams } from './profiles.ts';
+import { applyBan, banSequences, toyDetokenize, toyPromptLogprobs, toyRenderChat, toyTokenize } from './toy-lm.ts';
+
+export interface SimReply {
+  /** The raw reply (after the ban and the token limit). */
+  text: string;
+  finishReason: 'stop' | 'length';
+  promptTokens: number;
+  completionTokens: number;
+  bannedMasked: number;
+  decision: SimOutput['decision'];
+}
+
+/** The reply of a simulated controller to `messages` under a token limit and an optional ban list. */
+export function simReply(messages: ChatMessage[], params: SimParams, maxTokens: number, bannedWords: string[] = []): SimReply {
+  const out = simulate(messages, params);
+  let ids = toyTokenize(out.text);
+  let bannedMasked = 0;
+  if (bannedWords.length) {
+    const banned = applyBan(ids, banSequences(bannedWords));
+    ids = banned.ids;
+    bannedMasked = banned.masked;
+  }
+  let finishReason: SimReply['finishReason'] = 'stop';
+  if (maxTokens >= 0 && ids.length > maxTokens) {
+    ids = ids.slice(0, maxTokens);
+    finishReason = 'length';
+  }
+  const text = bannedMasked || finishReason === 'length' ? toyDetokenize(ids) : out.text;
+  const promptTokens = toyTokenize(toyRenderChat(messages, { addGenerationPrompt: true }), { special: true }).length;
+  return { text, finishReason, promptTokens, completionTokens: ids.length, bannedMasked, decision: out.decision };
+}
+
+/** Teacher-forced toy scoring of `continuation` after the rendered context (HARNESS §3.4 layout). */
+export function simScore(context: ChatMessage[], continuation: string): ScoreResult & { argmaxMatches: number; isGreedy: boolean; contextTokens: number } {
+  const ctx = toyTokenize(toyRenderChat(context, { addGenerationPrompt: true }), { special: true });
+  const cont = toyTokenize(continuation);
+  const positions = toyPromptLogprobs([...ctx, ...cont], ctx.length);
+  const tokenLogprobs = positions.map((p) => p.logprob);
+  const argmaxMatches = positions.filter((p) => p.rank === 1).length;
+  return {
+    logprob: tokenLogprobs.reduce((s, x) => s + x, 0),
+    tokenLogprobs,
+    tokens: cont.length,
+    argmaxMatches,
+    isGreedy: argmaxMatches === cont.length,
+    contextTokens: ctx.length,
+  };
+}
+
+/** "sim:steady [simulated]", or "sim:steady?gain=0.7 [simulated]" with the spec's overrides. */
+export function simLabel(resolved: ResolvedSim, given?: string): string {
+  if (given) return /\[simulated\]/.test(given) ? given : `${given} [simulated]`;
+  const q = Object.entries(resolved.overrides).map(([k, v]) => `${k}=${v}`).join('&');
+  return `sim:${resolved.profile.name}${q ? '?' + q : ''} [simulated]`;
+}
+
+export class SimModel implements Model {
+  readonly capabilities: ModelCapabilities = { score: true, ban: true, simulated: true };
+  readonly label: string;
+
+  constructor(
+    readonly spec: string,
+    readonly resolved: ResolvedSim,
+    label: string | undefined,
+    private readonly clock: Clock = realClock,
+  ) {
+    this.label = simLabel(resolved, label);
+  }
+
+  get params(): SimParams {
+    return this.resolved.params;
+  }
+
+  async generate(messages: ChatMessage[], options: GenerateOptions): Promise<GenerateResult> {
+    const startedAt = new Date(this.clock.now()).toISOString();
+    const t0 = performance.now();
+    if (this.params.latency_ms > 0) await this.clock.sleep(this.params.latency_ms, options.signal);
+    else if (options.signal?.aborted) throw options.signal.reason;
+    const reply = simReply(messages, this.params, options.maxTokens, options.bannedSequences ?? []);
+    const attempt = {
+      ok: true,
+      text: reply.text,
+      startedAt,
+      latencyMs: Math.round((performance.now() - t0) * 1000) / 1000,
+      finishReason: reply.finishReason,
+      usage: { promptTokens: reply.promptTokens, completionTokens: reply.completionTokens, totalTokens: reply.promptTokens + reply.completionTokens },
+      request: { model: this.spec, max_tokens: options.maxTokens, message_count: messages.length, banned: options.bannedSequences?.length ?? 0 },
+      meta: { simulated: true, simVersion: SIM_VERSION, profile: this.resolved.profile.name, params: this.params, decision: reply.decision, bannedMasked: reply.bannedMasked },
+    };
+    options.onAttempt?.(attempt);
+    return { text: reply.text, attempts: [attempt] };
+  }
+
+  async score(context: ChatMessage[], continuation: string): Promise<ScoreResult> {
+    return simScore(context, continuation);
+  }
+}
+
+export function createSimModel(spec: string, profile: string, query: Record<string, string>, options: { seed?: number; label?: string; clock?: Clock } = {}): SimModel {
+  const resolved = resolveSim(spec, profile, query, options.seed !== undefined ? { seed: options.seed } : {});
+  return new SimModel(spec, resolved, options.label, options.clock);
+}

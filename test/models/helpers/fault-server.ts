@@ -1,0 +1,107 @@
+// A scripted, fault-injecting OpenAI-compatible server for tests (node:http on 127.0.0.1:0).
+// Each request takes the next step of the script (then the fallback step): a status with headers and
+// a body, a delay, a hang (never answers), headers-then-hang, or a connection reset. It records
+// every request and the largest number of requests in flight at once.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export type Step =
+  | { status?: number; headers?: Record<string, string>; json?: unknown; body?: string; delayMs?: number }
+  | { hang: true }
+  | { headersThenHang: true }
+  | { reset: true };
+
+export interface SeenRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+  at: number;
+}
+
+export interface FaultServer {
+  url: string;
+  requests: SeenRequest[];
+  maxInFlight: number;
+  close(): Promise<void>;
+}
+
+export function chatOk(content: unknown, extra: Record<string, unknown> = {}, message: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    created: 1,
+    model: 'test-model',
+    system_fingerprint: 'fp_test',
+    choices: [{ index: 0, message: { role: 'assistant', content, ...message }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
+    ...extra,
+  };
+}
+
+export async function startFaultServer(script: Step[], fallback: Step = { json: chatOk('fallback text') }): Promise<FaultServer> {
+  const requests: SeenRequest[] = [];
+  const sockets = new Set<Socket>();
+  let inFlight = 0;
+  const state = { maxInFlight: 0 };
+  let next = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: unknown = raw;
+      try {
+        body = raw ? JSON.parse(raw) : undefined;
+      } catch {
+        /* keep the raw text */
+      }
+      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, at: Date.now() });
+      const step = next < script.length ? script[next] : fallback;
+      next++;
+      inFlight++;
+      state.maxInFlight = Math.max(state.maxInFlight, inFlight);
+      const done = () => {
+        inFlight--;
+      };
+      if ('hang' in step) {
+        res.on('close', done);
+        return;
+      }
+      if ('reset' in step) {
+        req.socket.destroy();
+        done();
+        return;
+      }
+      if ('headersThenHang' in step) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"id": "partial"');
+        res.on('close', done);
+        return;
+      }
+      if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
+      const text = step.body ?? JSON.stringify(step.json ?? {});
+      res.writeHead(step.status ?? 200, { 'content-type': 'application/json', ...(step.headers ?? {}) });
+      res.end(text);
+      done();
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    get maxInFlight() {
+      return state.maxInFlight;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
