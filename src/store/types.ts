@@ -10,6 +10,8 @@ export interface RoundRecord {
   /** Left-to-right float sum of state.violation_vector. */
   energy: number;
   joint: boolean;
+  /** The verifier report sent to the model after this round; null when the loop stopped here. */
+  feedback?: string | null;
 }
 
 export type TrajectoryStatus = 'complete' | 'incomplete' | 'pending';

@@ -1,0 +1,142 @@
+// Engine and store overhead: the closed loop over the paper's 960 structured cases (and, with
+// --all, the 480 exact-length ones) against the instant in-process simulator (sim:instant, SIMULATED),
+// once without a store and once recording everything in a SQLite store. Prints trajectories/s,
+// rounds/s and ms per round, split into the verifier, the simulator and the rest (engine and, in
+// the second pass, store). Target: engine + store < 1 ms per round.
+//
+//   npx tsx bench/engine.ts [--all] [--limit N] [--concurrency 1]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadCaseSet } from '../src/cases/index.ts';
+import { runTrajectory, type TrajectorySink } from '../src/loop/engine.ts';
+import { PAPER_PROTOCOL } from '../src/loop/protocol.ts';
+import { executeRun } from '../src/loop/run.ts';
+import { createModel } from '../src/models/index.ts';
+import type { Model } from '../src/models/types.ts';
+import { openStore } from '../src/store/store.ts';
+import { sharedDataFile } from '../src/util/shared-data.ts';
+import { getFamily } from '../src/verify/index.ts';
+import type { ConstraintCase, Family } from '../src/verify/types.ts';
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const files = ['lexical_constraints_combined480.jsonl', 'compositional_constraints_combined480.jsonl', ...(process.argv.includes('--all') ? ['generation_combined480.jsonl'] : [])];
+const cases: ConstraintCase[] = [];
+for (const f of files) {
+  const path = sharedDataFile('paper-cases', f);
+  if (!path) {
+    console.log(`bench/engine: ../shared/data/paper-cases/${f} not found (set REVLOOP_SHARED); nothing measured`);
+    process.exit(0);
+  }
+  cases.push(...(await loadCaseSet(path, { skipWitnessChecks: true })).cases);
+}
+const limit = arg('limit') ? Number(arg('limit')) : cases.length;
+const selected = cases.slice(0, limit);
+const concurrency = Number(arg('concurrency') ?? '1');
+
+/** Time spent inside the verifier (verify, energy, feedback, prompts) and the model. */
+const timers = { verifier: 0, model: 0 };
+function timedFamily(f: Family): Family {
+  const t = <A extends unknown[], R>(fn: (...a: A) => R) => (...a: A): R => {
+    const s = performance.now();
+    try {
+      return fn(...a);
+    } finally {
+      timers.verifier += performance.now() - s;
+    }
+  };
+  return { ...f, verify: t(f.verify), energy: t(f.energy), feedback: t(f.feedback), initialPrompt: t(f.initialPrompt), maxNewTokens: t(f.maxNewTokens) };
+}
+const families = new Map<string, Family>();
+const resolveFamily = (name: string): Family => {
+  if (!families.has(name)) families.set(name, timedFamily(getFamily(name)));
+  return families.get(name)!;
+};
+function timedModel(m: Model): Model {
+  return {
+    ...m,
+    spec: m.spec,
+    label: m.label,
+    capabilities: m.capabilities,
+    generate: async (msgs, o) => {
+      const s = performance.now();
+      try {
+        return await m.generate(msgs, o);
+      } finally {
+        timers.model += performance.now() - s;
+      }
+    },
+  };
+}
+
+const model = timedModel(await createModel('sim:instant'));
+const nullSink: TrajectorySink = { attemptStarted() {}, attemptFinished() {}, draftAccepted() {}, incomplete() {} };
+
+// Warm-up (JIT, Punkt parameters, regexes) on a few cases, not measured.
+for (const c of selected.slice(0, 20)) await runTrajectory({ caseIndex: 0, case: c, family: resolveFamily(c.family), prior: [] }, model, nullSink, { protocol: PAPER_PROTOCOL });
+
+interface Pass {
+  label: string;
+  wallMs: number;
+  rounds: number;
+  verifierMs: number;
+  modelMs: number;
+}
+
+function report(p: Pass, base?: Pass): void {
+  const perRound = (ms: number) => (ms / p.rounds).toFixed(3);
+  const rest = p.wallMs - p.verifierMs - p.modelMs;
+  console.log(
+    `${p.label.padEnd(22)} ${selected.length} trajectories, ${p.rounds} rounds in ${(p.wallMs / 1000).toFixed(2)} s: ` +
+      `${((selected.length / p.wallMs) * 1000).toFixed(1)} traj/s, ${((p.rounds / p.wallMs) * 1000).toFixed(0)} rounds/s, ${perRound(p.wallMs)} ms/round ` +
+      `(verifier ${perRound(p.verifierMs)}, simulator ${perRound(p.modelMs)}, engine${base ? ' + store' : ''} ${perRound(rest)})`,
+  );
+  if (base) {
+    const storeMs = p.wallMs - p.verifierMs - p.modelMs - (base.wallMs - base.verifierMs - base.modelMs);
+    console.log(`${''.padEnd(22)} store overhead ${perRound(storeMs)} ms/round; engine + store ${perRound(rest)} ms/round (target < 1 ms)`);
+  }
+}
+
+// Pass 1: the engine alone.
+timers.verifier = timers.model = 0;
+let rounds = 0;
+const counting: TrajectorySink = { ...nullSink, draftAccepted: () => void rounds++ };
+let t0 = performance.now();
+for (const [i, c] of selected.entries()) await runTrajectory({ caseIndex: i, case: c, family: resolveFamily(c.family), prior: [] }, model, counting, { protocol: PAPER_PROTOCOL });
+const noStore: Pass = { label: 'engine, no store', wallMs: performance.now() - t0, rounds, verifierMs: timers.verifier, modelMs: timers.model };
+
+// Pass 2: the full run path (plan, events, derived tables) into a fresh SQLite store.
+const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-'));
+const store = openStore(join(dir, 'bench.db'));
+const planStart = performance.now();
+timers.verifier = timers.model = 0;
+let planMs = 0;
+t0 = performance.now();
+const result = await executeRun({
+  store,
+  runId: 'bench',
+  cases: selected,
+  caseSet: { format: 'paper-structured', total: selected.length, limit: null, fileSha256: null, manifest: null, path: null },
+  model,
+  protocol: PAPER_PROTOCOL,
+  resolveFamily,
+  concurrency,
+  onProgress: (p) => {
+    if (p.done === 0 && planMs === 0) planMs = performance.now() - planStart;
+  },
+});
+const wallStore = performance.now() - t0;
+const events = store.db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number };
+const withStore: Pass = { label: 'engine + SQLite store', wallMs: wallStore, rounds: result.progress.rounds, verifierMs: timers.verifier, modelMs: timers.model };
+store.close();
+rmSync(dir, { recursive: true, force: true });
+
+console.log(`bench/engine — SIMULATED controller sim:instant (no latency), ${files.join(' + ')}, budget 8, concurrency ${concurrency}`);
+report(noStore);
+report(withStore, noStore);
+console.log(`${''.padEnd(22)} ${events.n} events written; planning (fingerprints, plan hash, plan event) ${planMs.toFixed(0)} ms of the run`);
+if (withStore.rounds !== noStore.rounds) console.log(`note: the two passes produced different round counts (${noStore.rounds} vs ${withStore.rounds})`);

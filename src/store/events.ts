@@ -1,0 +1,113 @@
+// The store's event vocabulary. Events are the only source of truth: every table other than
+// `events` is derived from them and can be rebuilt (see materialize.ts). Payload keys are
+// snake_case because payloads are stored and hashed as JSON.
+import type { AttemptRecord } from '../models/types.ts';
+import type { ConstraintCase, VerifierState } from '../verify/types.ts';
+import type { RunPlan } from './plan.ts';
+
+/** Per-trajectory settings of imported runs (each line has its own controller and budget). */
+export interface PerCase {
+  controller: string;
+  budget: number;
+}
+
+export interface RunPlannedPayload {
+  plan: RunPlan;
+  /** The frozen cases, in input order; trajectories are keyed by their index here. */
+  cases: ConstraintCase[];
+  per_case: PerCase[] | null;
+  /** SHA-256 of the canonical JSON of {plan, cases, per_case}. */
+  plan_sha256: string;
+}
+
+/** One process working on a run: operational settings that are not part of the plan. */
+export interface SessionStartedPayload {
+  kind: 'run' | 'resume' | 'import';
+  revloop_version: string;
+  pid: number;
+  host: string;
+  /** Where the cases were read from this time (the plan keeps only their hashes). */
+  cases_path: string | null;
+  /** Timeouts, retries, rate limits, concurrency: they change how, not what, is run. */
+  options: Record<string, unknown>;
+  pending: number;
+}
+
+export interface AttemptStartedPayload {
+  messages_sha256: string;
+  message_count: number;
+  max_tokens: number;
+  banned_sequences?: string[];
+}
+
+export interface AttemptFinishedPayload {
+  /** 1-based within its generation (retries of the same request). */
+  attempt: number;
+  record: AttemptRecord;
+}
+
+export interface DraftAcceptedPayload {
+  text: string;
+  state: VerifierState;
+  energy: number;
+  joint: boolean;
+  /** The verifier report sent back to the model; null when the stop rule ended the loop here. */
+  feedback: string | null;
+}
+
+export interface TrajectoryCompletedPayload {
+  stop: 'success' | 'budget';
+  rounds: number;
+  final_joint: boolean;
+}
+
+export interface TrajectoryIncompletePayload {
+  reason: string;
+}
+
+export interface TrajectoryReopenedPayload {
+  previous_reason: string | null;
+}
+
+export interface ImportTruncatedPayload {
+  /** Drafts supplied after the first success (dropped by the stop rule) or beyond the budget. */
+  dropped_after_success: number;
+  dropped_beyond_budget: number;
+}
+
+export interface EventPayloads {
+  run_planned: RunPlannedPayload;
+  session_started: SessionStartedPayload;
+  attempt_started: AttemptStartedPayload;
+  attempt_finished: AttemptFinishedPayload;
+  draft_accepted: DraftAcceptedPayload;
+  trajectory_completed: TrajectoryCompletedPayload;
+  trajectory_incomplete: TrajectoryIncompletePayload;
+  trajectory_reopened: TrajectoryReopenedPayload;
+  import_truncated: ImportTruncatedPayload;
+}
+
+export type EventType = keyof EventPayloads;
+export const EVENT_TYPES: readonly EventType[] = [
+  'run_planned', 'session_started', 'attempt_started', 'attempt_finished', 'draft_accepted',
+  'trajectory_completed', 'trajectory_incomplete', 'trajectory_reopened', 'import_truncated',
+];
+
+/** An event about to be appended. Trajectory events carry the case index; round events the revision. */
+export type NewEvent = {
+  [T in EventType]: { type: T; caseIndex?: number | null; revision?: number | null; payload: EventPayloads[T] };
+}[EventType];
+
+/** An event as stored: its place in the run's log, time and hash chain. */
+export type StoredEvent = NewEvent & {
+  /** Global row id (order across runs). */
+  id: number;
+  runId: string;
+  /** Position in the run's log, 1, 2, 3, … without gaps. */
+  seq: number;
+  at: string;
+  caseIndex: number | null;
+  revision: number | null;
+  prevHash: string;
+  hash: string;
+};

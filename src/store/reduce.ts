@@ -1,0 +1,102 @@
+// The reducer: a run's events, in log order, to its trajectories. Pure and total (it never
+// throws on odd logs; the audit judges them), so a fresh reduction can always be compared with the
+// materialised tables.
+import type { ConstraintCase } from '../verify/types.ts';
+import type { PerCase, RunPlannedPayload, StoredEvent } from './events.ts';
+import type { RunPlan } from './plan.ts';
+import type { TrajectoryRecord } from './types.ts';
+
+export interface AttemptCounts {
+  started: number;
+  finished: number;
+  failed: number;
+}
+
+export interface ReducedRun {
+  runId: string;
+  plan: RunPlan;
+  planSha256: string;
+  cases: ConstraintCase[];
+  perCase: PerCase[] | null;
+  trajectories: TrajectoryRecord[];
+  attempts: AttemptCounts[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A fresh trajectory for case `i` of a planned run. */
+export function initialTrajectory(runId: string, planned: RunPlannedPayload, i: number): TrajectoryRecord {
+  const c = planned.cases[i];
+  const per = planned.per_case?.[i];
+  return {
+    runId,
+    caseIndex: i,
+    caseId: c.id,
+    controller: per?.controller ?? planned.plan.controller.label,
+    simulated: planned.plan.controller.simulated,
+    family: c.family,
+    source: c.source,
+    case: c,
+    rounds: [],
+    status: 'pending',
+    budget: per?.budget ?? planned.plan.protocol.budget,
+  };
+}
+
+/** Applies one trajectory event to its record (mutates; shared by the reducer and the materialiser). */
+export function applyTrajectoryEvent(t: TrajectoryRecord, a: AttemptCounts, e: StoredEvent): void {
+  switch (e.type) {
+    case 'attempt_started':
+      a.started++;
+      break;
+    case 'attempt_finished':
+      a.finished++;
+      if (!e.payload.record.ok) a.failed++;
+      break;
+    case 'draft_accepted': {
+      const p = e.payload;
+      t.rounds.push({ revision: e.revision ?? -1, text: p.text, state: p.state, energy: p.energy, joint: p.joint, feedback: p.feedback });
+      break;
+    }
+    case 'trajectory_completed':
+      t.status = 'complete';
+      delete t.incompleteReason;
+      break;
+    case 'trajectory_incomplete':
+      t.status = 'incomplete';
+      t.incompleteReason = e.payload.reason;
+      break;
+    case 'trajectory_reopened':
+      t.status = 'pending';
+      delete t.incompleteReason;
+      break;
+    default:
+      break;
+  }
+}
+
+/** Reduces one run's events (log order). Returns null when the log has no plan. */
+export function reduceRun(events: readonly StoredEvent[]): ReducedRun | null {
+  const first = events.find((e) => e.type === 'run_planned');
+  if (!first || first.type !== 'run_planned') return null;
+  const planned = first.payload;
+  const runId = first.runId;
+  const trajectories = planned.cases.map((_, i) => initialTrajectory(runId, planned, i));
+  const attempts = planned.cases.map(() => ({ started: 0, finished: 0, failed: 0 }));
+  for (const e of events) {
+    if (e.caseIndex === null || e.caseIndex === undefined) continue;
+    const t = trajectories[e.caseIndex];
+    if (t) applyTrajectoryEvent(t, attempts[e.caseIndex], e);
+  }
+  return {
+    runId,
+    plan: planned.plan,
+    planSha256: planned.plan_sha256,
+    cases: planned.cases,
+    perCase: planned.per_case,
+    trajectories,
+    attempts,
+    createdAt: first.at,
+    updatedAt: events.length ? events[events.length - 1].at : first.at,
+  };
+}
