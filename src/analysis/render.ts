@@ -13,7 +13,8 @@ function table(head: string[]): Table.Table {
 
 export function renderAnalysis(result: AnalysisResult): string {
   const sim = new Set(result.simulated_controllers);
-  const name = (c: string) => (sim.has(c) ? `${c} [SIMULATED]` : c);
+  // Sim labels already end in "[simulated]"; say it once, in capitals.
+  const name = (c: string) => (sim.has(c) ? `${c.replace(/\s*\[simulated\]$/i, '')} [SIMULATED]` : c);
   const out: string[] = [];
   const section = (title: string, body: string) => out.push(`\n== ${title} ==\n${body}`);
   const { options: o, trajectories: t } = result;
