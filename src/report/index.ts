@@ -8,11 +8,11 @@ import type { Family, PromptVariant } from '../verify/types.ts';
 import { buildReportModel, drilldownLabels, labelTrajectory, type ReportModelOptions } from './from-analysis.ts';
 import type { ReportModel } from './model.ts';
 import { buildDrilldownPayload, type DrilldownPayload } from './payload.ts';
-import { renderReportHtml } from './render.ts';
+import { renderReportHtml, type ExtraSection } from './render.ts';
 
 export type { ReportModel } from './model.ts';
 export type { DrilldownPayload } from './payload.ts';
-export { renderReportHtml } from './render.ts';
+export { renderReportHtml, type ExtraSection } from './render.ts';
 export { buildReportModel, labelTrajectory } from './from-analysis.ts';
 export { buildDrilldownPayload } from './payload.ts';
 export { encodeWordDiff, decodeWordDiff } from './word-diff.ts';
@@ -25,6 +25,8 @@ export interface ReportOptions extends ReportModelOptions {
   variantOf?: (t: TrajectoryRecord) => PromptVariant;
   /** Per-pair diff limit in edited tokens (default 4,000); beyond it the drafts are shown whole. */
   maxDiffEditLength?: number;
+  /** Sections appended after the built-in ones (the probe and agent studies: src/probe/study-sections.ts). */
+  extraSections?: ExtraSection[];
   /** Progress of the drill-down data (trajectories done of total). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -83,7 +85,7 @@ export function buildReport(trajectories: readonly TrajectoryRecord[], analysis:
 /** The whole report page as a string. */
 export function renderReport(trajectories: readonly TrajectoryRecord[], analysis: AnalysisResult, options: ReportOptions = {}): string {
   const { model, payload } = buildReport(trajectories, analysis, options);
-  return renderReportHtml(model, payload);
+  return renderReportHtml(model, payload, options.extraSections);
 }
 
 /** Writes the file atomically (temporary file in the same folder, fsync, rename): never a partial report. */

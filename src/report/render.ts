@@ -56,8 +56,16 @@ function drilldownShell(payload: DrilldownPayload): string {
 <noscript><p class="noscript">The trajectory browser needs JavaScript; every table and chart above works without it.</p></noscript>`;
 }
 
+/** A section contributed from outside the report module (`lead` and `html` are trusted, already-escaped HTML). */
+export interface ExtraSection {
+  id: string;
+  title: string;
+  lead: string;
+  html: string;
+}
+
 /** Renders the whole page. Pure: the same model and payload give the same bytes. */
-export function renderReportHtml(model: ReportModel, payload: DrilldownPayload): string {
+export function renderReportHtml(model: ReportModel, payload: DrilldownPayload, extraSections: readonly ExtraSection[] = []): string {
   const { css, js } = loadAssets();
   const anySimulated = model.controllers.some((c) => c.simulated);
   const allSimulated = model.controllers.length > 0 && model.controllers.every((c) => c.simulated);
@@ -89,11 +97,12 @@ export function renderReportHtml(model: ReportModel, payload: DrilldownPayload):
     section('failures', 'Failure composition', 'Among failed trajectories only: how the final drafts relate to earlier ones (state = exact text), and for exact length the seven failure categories. Bars are normalised by each controller\'s failures in that family.', composition),
     section('budget', 'Budget replay', 'Success at every revision cap and how often controller rankings reverse across constraint families at that cap.', budgetTable(model.budget)),
     section('drilldown', 'Trajectories', 'Every trajectory with its drafts, word-level diffs between consecutive drafts and the exact verifier report the model received. Filter, search, then click a row.', drilldownShell(payload)),
+    ...extraSections.map((x) => section(x.id, x.title, x.lead, x.html)),
   ].join('\n');
 
   const footer = `<footer><p>revloop report · self-contained (no network access; open the file directly in any browser) · print-friendly.</p>${model.notes.length ? `<ul>${model.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : ''}</footer>`;
   const csp = `default-src 'none'; style-src ${cspHash(css)}; script-src ${cspHash(js)}; img-src data:; base-uri 'none'; form-action 'none'`;
-  const toc = [['runs', 'Runs'], ['endpoint', 'Endpoint'], ['curves', 'Curves'], ['failures', 'Failures'], ['budget', 'Budget replay'], ['drilldown', 'Trajectories']]
+  const toc = [['runs', 'Runs'], ['endpoint', 'Endpoint'], ['curves', 'Curves'], ['failures', 'Failures'], ['budget', 'Budget replay'], ['drilldown', 'Trajectories'], ...extraSections.map((x) => [x.id, x.title])]
     .map(([id, label]) => `<a href="#${id}">${label}</a>`)
     .join('');
 

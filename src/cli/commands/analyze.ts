@@ -49,15 +49,19 @@ async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise
     landmark: intFlag('--landmark', flags.landmark ?? '4', 1),
     panels: parsePanels(flags.panel ?? []),
   };
-  const runIds = [...positional, ...(flags.run ?? [])];
+  const requested = [...positional, ...(flags.run ?? [])];
+  // Probe and agent runs (src/probe/study-sections.ts) live in the same store; split them off.
+  const study = await import('../../probe/study-sections.ts');
+  const parts = study.partitionRunIds(flags.store, requested);
+  const runIds = requested.length ? parts.revision : [];
   const { openStore } = await import('../../store/store.ts');
   const store = openStore(flags.store, { readonly: true });
   let trajectories;
+  let revisionRuns: number;
   try {
-    if (!runIds.length && !store.runIds().length) {
-      throw new UserError(`${flags.store}: the store holds no runs yet (start one with \`revloop run --store ${flags.store} …\`)`);
-    }
-    trajectories = store.loadTrajectories(runIds.length ? [...new Set(runIds)] : undefined);
+    revisionRuns = store.runIds().length;
+    if (!requested.length) study.assertStoreHasRuns(flags.store, revisionRuns);
+    trajectories = requested.length && !runIds.length ? [] : store.loadTrajectories(runIds.length ? [...new Set(runIds)] : undefined);
   } finally {
     store.close();
   }
@@ -65,12 +69,14 @@ async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise
   const progress = flags.progress === false ? undefined : progressReporter();
   const result = analyzeTrajectories(trajectories, { ...options, onProgress: progress?.update });
   progress?.done();
+  const sections = study.loadStudySections(flags.store, { resamples: options.bootstrap, seed: options.seed, runIds: parts.study });
+  const revisionShown = trajectories.length > 0 || !study.hasStudySections(sections);
   if (flags.json) {
     const { analysisJson } = await import('../../analysis/json.ts');
-    process.stdout.write(analysisJson(result));
+    process.stdout.write(analysisJson({ ...result, ...study.studySectionsJson(sections) }));
   } else {
     const { renderAnalysis } = await import('../../analysis/render.ts');
-    process.stdout.write(renderAnalysis(result));
+    process.stdout.write((revisionShown ? renderAnalysis(result) : '') + study.renderStudySections(sections));
   }
 }
 

@@ -60,8 +60,13 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
     if (flags.progress !== false) process.stderr.write(`${line}\n`);
   };
 
+  // Probe and agent runs (src/probe/study-sections.ts) live in the same store; split them off.
+  const study = await import('../../probe/study-sections.ts');
+  const requested = [...positional, ...(flags.run ?? [])];
+  const parts = study.partitionRunIds(flags.store, requested);
+  const onlyStudy = requested.length ? parts.revision.length === 0 : parts.all.probe.length + parts.all.agent.length > 0 && !(await revisionRunCount(flags.store));
   const { loadFromStore } = await import('../../report/from-store.ts');
-  const { trajectories, variants, runDetails } = await loadFromStore(flags.store, [...positional, ...(flags.run ?? [])]);
+  const { trajectories, variants, runDetails } = onlyStudy ? { trajectories: [], variants: new Map<string, never>(), runDetails: new Map<string, Record<string, string>>() } : await loadFromStore(flags.store, requested.length ? parts.revision : []);
   say(`report: ${trajectories.length.toLocaleString('en')} trajectories from ${runDetails.size} run(s); analysing${analysisOptions.bootstrap ? ` (${analysisOptions.bootstrap.toLocaleString('en')} bootstrap resamples)` : ''}…`);
   const { analyzeTrajectories } = await import('../../analysis/index.ts');
   const progress = flags.progress === false ? undefined : progressLine('bootstrap resamples');
@@ -72,7 +77,9 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
   const { getFamily } = await import('../../verify/index.ts');
   const { renderReport, writeReportFile } = await import('../../report/index.ts');
   const rendering = flags.progress === false ? undefined : progressLine('trajectories');
+  const extraSections = study.studyHtmlSections(study.loadStudySections(flags.store, { resamples: analysisOptions.bootstrap, seed: analysisOptions.seed, runIds: parts.study }));
   const html = renderReport(trajectories, analysis, {
+    extraSections,
     onProgress: rendering ? (done, total) => rendering.update({ stage: 'render', done, total }) : undefined,
     title: flags.title,
     generatedAt: flags.timestamp === false ? undefined : new Date().toISOString(),
@@ -84,6 +91,17 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
   writeReportFile(out, html);
   const simulated = analysis.simulated_controllers.length ? ` — includes SIMULATED controllers: ${analysis.simulated_controllers.join(', ')}` : '';
   process.stdout.write(`wrote ${flags.out} (${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB, ${trajectories.length.toLocaleString('en')} trajectories)${simulated}\n`);
+}
+
+/** Revision runs in the store (0 when it has none). */
+async function revisionRunCount(storePath: string): Promise<number> {
+  const { openStore } = await import('../../store/index.ts');
+  const store = openStore(storePath, { readonly: true });
+  try {
+    return store.runIds().length;
+  } finally {
+    store.close();
+  }
 }
 
 function intFlag(name: string, value: string, min: number): number {

@@ -1,0 +1,152 @@
+// FailureLedger: the remedy as one object for an agent loop of your own. Record every executed
+// step; ask it for the next turn's messages (failed steps abstracted, dropped or kept verbatim),
+// for the ban list of failed actions (strings, or token sequences for a decoder of your own), or
+// let it call any revloop Model with the ban applied where the backend can enforce it.
+import type { ChatMessage, GenerateOptions, GenerateResult, Model } from '../models/types.ts';
+import { CapabilityError } from '../util/errors.ts';
+import { pyStrip } from '../util/python.ts';
+import { actionToolName } from '../agent/parse.ts';
+import { abstractFailureNote, defaultGloss, type AgentStep, type GlossLookup } from './failure-record.ts';
+import { buildAgentMessages, type FailurePolicy } from './messages.ts';
+import { banStrings, banTokenSequences, failedActions, type TokenSeq } from './ban.ts';
+
+export interface LedgerOptions {
+  /** How failed steps appear in the next turn's context (default `abstract`). */
+  policy?: FailurePolicy;
+  /** Ban previously failed actions at decoding time where the backend can (default true). */
+  ban?: boolean;
+  /** Append the do-not-repeat instruction to the system prompt (default false). */
+  negativeInstruction?: boolean;
+  /** Gloss of an error family (default: the ToolShed/CodeRepair table). */
+  gloss?: GlossLookup;
+  /** Observation prefix (default "Observation: "). */
+  observationPrefix?: string;
+  /** Tool name of an action when a step does not say (default: parse `name(...)`; null if it does not parse). */
+  toolOf?: (action: string) => string | null;
+}
+
+/** A failed step as the model will see it under the abstract policy. */
+export interface FailureRecord {
+  /** 1-based count among failed steps. */
+  index: number;
+  /** 0-based position of the step in the transcript. */
+  step: number;
+  action: string;
+  tool: string | null;
+  errorType: string | null;
+  /** The abstracted note, e.g. `[attempt 1 failed: read_file — no such file; that call is not repeatable]`. */
+  note: string;
+}
+
+export interface LedgerGenerateOptions extends Omit<GenerateOptions, 'bannedSequences'> {
+  /** Refuse (CapabilityError) instead of generating without the ban on a backend that cannot ban. */
+  requireBan?: boolean;
+}
+
+export interface LedgerGenerateResult {
+  result: GenerateResult;
+  /** The raw text (null when every attempt failed). */
+  text: string | null;
+  messages: ChatMessage[];
+  /** Strings that were banned (empty when banning is off or unsupported). */
+  banned: string[];
+  /** Whether the backend enforced the ban (false: banning is off, or the backend cannot ban). */
+  banEnforced: boolean;
+  /** The stripped text equals an earlier failed action (possible only when the ban was not enforced). */
+  repeat: boolean;
+}
+
+/** Abstracted failure records of a transcript (stateless form of `FailureLedger.failures`). */
+export function abstractFailures(steps: readonly AgentStep[], options: Pick<LedgerOptions, 'gloss' | 'toolOf'> = {}): FailureRecord[] {
+  const gloss = options.gloss ?? defaultGloss;
+  const toolOf = options.toolOf ?? actionToolName;
+  const out: FailureRecord[] = [];
+  steps.forEach((s, i) => {
+    if (s.ok) return;
+    const tool = s.tool !== undefined ? s.tool : toolOf(s.action);
+    const errorType = s.errorType ?? null;
+    const index = out.length + 1;
+    out.push({ index, step: i, action: s.action, tool, errorType, note: abstractFailureNote({ tool, errorType }, index, gloss) });
+  });
+  return out;
+}
+
+export class FailureLedger {
+  private readonly steps: AgentStep[] = [];
+  readonly policy: FailurePolicy;
+  readonly ban: boolean;
+
+  constructor(private readonly options: LedgerOptions = {}) {
+    this.policy = options.policy ?? 'abstract';
+    this.ban = options.ban ?? true;
+  }
+
+  /** Records one executed step; returns its failure record when it failed. */
+  record(step: AgentStep): FailureRecord | null {
+    const tool = step.tool !== undefined ? step.tool : (this.options.toolOf ?? actionToolName)(step.action);
+    this.steps.push({ ...step, tool });
+    if (step.ok) return null;
+    const records = this.failures();
+    return records[records.length - 1];
+  }
+
+  /** The steps recorded so far, in order. */
+  get transcript(): readonly AgentStep[] {
+    return this.steps;
+  }
+
+  failures(): FailureRecord[] {
+    return abstractFailures(this.steps, this.options);
+  }
+
+  /** Messages for the next turn under the ledger's policy. */
+  messages(system: string, goal: string): ChatMessage[] {
+    return buildAgentMessages(system, goal, this.steps, {
+      failurePolicy: this.policy,
+      negativeInstruction: this.options.negativeInstruction,
+      observationPrefix: this.options.observationPrefix,
+      gloss: this.options.gloss,
+    });
+  }
+
+  /** Stripped, de-duplicated failed actions (what a string-based ban such as vLLM `bad_words` takes). */
+  banList(): string[] {
+    return banStrings(failedActions(this.steps));
+  }
+
+  /** Token sequences to ban for your own decoder: both whitespace variants, de-duplicated. */
+  banTokenSequences(tokenize: (text: string) => readonly number[]): TokenSeq[] {
+    return banTokenSequences(failedActions(this.steps), tokenize);
+  }
+
+  /** Whether `action` (stripped) equals an earlier failed action (stripped). */
+  isRepeat(action: string): boolean {
+    const s = pyStrip(action);
+    return s !== '' && this.steps.some((st) => !st.ok && pyStrip(st.action) === s);
+  }
+
+  /**
+   * Generates the next turn with any revloop Model: the ban goes to backends that declare the `ban`
+   * capability (GGUF in process, vLLM); elsewhere the call runs without it (or refuses, with
+   * `requireBan`) and `repeat` tells you whether the model re-emitted a failed action.
+   */
+  async generate(model: Model, system: string, goal: string, options: LedgerGenerateOptions): Promise<LedgerGenerateResult> {
+    const { requireBan, ...rest } = options;
+    const messages = this.messages(system, goal);
+    const wanted = this.ban ? this.banList() : [];
+    const canBan = model.capabilities.ban;
+    if (wanted.length && !canBan && requireBan) {
+      throw new CapabilityError(`${model.label}: this backend cannot ban token sequences during decoding; use a gguf: or vllm: model, or call without requireBan`);
+    }
+    const banned = canBan ? wanted : [];
+    const result = await model.generate(messages, { ...rest, ...(banned.length ? { bannedSequences: banned } : {}) });
+    return {
+      result,
+      text: result.text,
+      messages,
+      banned,
+      banEnforced: this.ban && canBan,
+      repeat: result.text !== null && this.isRepeat(result.text),
+    };
+  }
+}

@@ -1,0 +1,55 @@
+// Turning an agent's steps into chat messages under a history policy (HARNESS §5.1). Successful
+// steps are always an assistant turn (the action) followed by a user turn with the observation.
+// Failed steps depend on the policy: `verbatim` keeps them like successful ones, `drop` deletes
+// them, `abstract` replaces each with one user message carrying the abstracted failure note.
+import type { ChatMessage } from '../models/types.ts';
+import { abstractFailureNote, defaultGloss, NEGATIVE_INSTRUCTION, OBSERVATION_PREFIX, type AgentStep, type GlossLookup } from './failure-record.ts';
+
+export type FailurePolicy = 'verbatim' | 'abstract' | 'drop';
+
+export const FAILURE_POLICIES: readonly FailurePolicy[] = ['verbatim', 'abstract', 'drop'];
+
+export interface HistoryPolicy {
+  failurePolicy: FailurePolicy;
+  /** Append the do-not-repeat instruction to the system prompt (system + "\n" + instruction). */
+  negativeInstruction?: boolean;
+  /** Prefix of observation messages (default "Observation: "). */
+  observationPrefix?: string;
+  /** Keep only the last N steps (default: all; unused in the reference study). */
+  maxHistorySteps?: number | null;
+  /** Gloss lookup for abstracted notes (default: the ToolShed/CodeRepair table). */
+  gloss?: GlossLookup;
+  /** Instruction text (default: the reference's do-not-repeat instruction). */
+  instruction?: string;
+}
+
+/**
+ * Messages for the next model turn: system, user(goal), then the steps under the policy. The
+ * failure counter of abstracted notes counts every kept failed step (1-based), as the reference's
+ * does, so dropped or verbatim failures also advance it.
+ */
+export function buildAgentMessages(system: string, goal: string, steps: readonly AgentStep[], policy: HistoryPolicy): ChatMessage[] {
+  const prefix = policy.observationPrefix ?? OBSERVATION_PREFIX;
+  const gloss = policy.gloss ?? defaultGloss;
+  const sys = policy.negativeInstruction ? `${system}\n${policy.instruction ?? NEGATIVE_INSTRUCTION}` : system;
+  const messages: ChatMessage[] = [
+    { role: 'system', content: sys },
+    { role: 'user', content: goal },
+  ];
+  const max = policy.maxHistorySteps;
+  const kept = max != null ? (max > 0 ? steps.slice(-max) : []) : steps;
+  let failedSeen = 0;
+  for (const step of kept) {
+    if (!step.ok) {
+      failedSeen++;
+      if (policy.failurePolicy === 'drop') continue;
+      if (policy.failurePolicy === 'abstract') {
+        messages.push({ role: 'user', content: abstractFailureNote(step, failedSeen, gloss) });
+        continue;
+      }
+    }
+    messages.push({ role: 'assistant', content: step.action });
+    messages.push({ role: 'user', content: `${prefix}${step.observation}` });
+  }
+  return messages;
+}
