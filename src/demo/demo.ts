@@ -31,6 +31,8 @@ export interface DemoOptions {
 export interface DemoResult {
   casesFile: string;
   store: string;
+  /** The self-contained HTML report of the demo runs. */
+  report: string;
   runIds: string[];
   structured: boolean;
 }
@@ -111,14 +113,22 @@ export async function runDemo(o: DemoOptions, io: CommandIO): Promise<DemoResult
   }
 
   io.out.write(`\njoint successes within the budget of 8 revisions (SIMULATED controllers):\n${demoTable(results)}\n`);
+
+  // The report of the demo runs: the same renderer `revloop report` uses (tables, curves, drill-down).
+  const reportPath = join(out, 'demo-report.html');
+  const { buildStoreReport } = await import('../report/from-store-report.ts');
+  const { writeReportFile } = await import('../report/index.ts');
+  const report = await buildStoreReport(storePath, { runIds, bootstrap: 2000, seed: 20260808, title: 'revloop demo (SIMULATED controllers)' });
+  writeReportFile(reportPath, report.html);
+  io.out.write(`\nreport: ${reportPath} (open it in a browser; it needs no network)\n`);
   io.out.write(
     '\nnext:\n' +
       `  revloop runs --store ${storePath}\n` +
       `  revloop audit --store ${storePath} --run ${runIds[0]}\n` +
       `  revloop analyze --store ${storePath}\n` +
-      `  revloop report --store ${storePath} -o demo-report.html\n` +
+      `  revloop report --store ${storePath} -o my-report.html\n` +
       `  revloop export --store ${storePath} --run ${runIds[0]} --format paper -o ${runIds[0]}.jsonl\n` +
       `  revloop run --cases ${casesFile} --model <your model spec> --store ${storePath}   (a real model: see docs/running.md)\n`,
   );
-  return { casesFile, store: storePath, runIds, structured: !punkt };
+  return { casesFile, store: storePath, report: reportPath, runIds, structured: !punkt };
 }

@@ -56,52 +56,33 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
     seed: intFlag('--seed', flags.seed ?? '20260808', 0),
     panels: parsePanels(flags.panel ?? []),
   };
-  const say = (line: string) => {
-    if (flags.progress !== false) process.stderr.write(`${line}\n`);
-  };
-
-  // Probe and agent runs (src/probe/study-sections.ts) live in the same store; split them off.
-  const study = await import('../../probe/study-sections.ts');
-  const requested = [...positional, ...(flags.run ?? [])];
-  const parts = study.partitionRunIds(flags.store, requested);
-  const onlyStudy = requested.length ? parts.revision.length === 0 : parts.all.probe.length + parts.all.agent.length > 0 && !(await revisionRunCount(flags.store));
-  const { loadFromStore } = await import('../../report/from-store.ts');
-  const { trajectories, variants, runDetails } = onlyStudy ? { trajectories: [], variants: new Map<string, never>(), runDetails: new Map<string, Record<string, string>>() } : await loadFromStore(flags.store, requested.length ? parts.revision : []);
-  say(`report: ${trajectories.length.toLocaleString('en')} trajectories from ${runDetails.size} run(s); analysing${analysisOptions.bootstrap ? ` (${analysisOptions.bootstrap.toLocaleString('en')} bootstrap resamples)` : ''}…`);
-  const { analyzeTrajectories } = await import('../../analysis/index.ts');
+  const { buildStoreReport } = await import('../../report/from-store-report.ts');
+  const { writeReportFile } = await import('../../report/index.ts');
   const progress = flags.progress === false ? undefined : progressLine('bootstrap resamples');
-  const analysis = analyzeTrajectories(trajectories, { ...analysisOptions, onProgress: progress?.update });
-  progress?.done();
-
-  say('report: rendering drafts, diffs and verifier reports…');
-  const { getFamily } = await import('../../verify/index.ts');
-  const { renderReport, writeReportFile } = await import('../../report/index.ts');
-  const rendering = flags.progress === false ? undefined : progressLine('trajectories');
-  const extraSections = study.studyHtmlSections(study.loadStudySections(flags.store, { resamples: analysisOptions.bootstrap, seed: analysisOptions.seed, runIds: parts.study }));
-  const html = renderReport(trajectories, analysis, {
-    extraSections,
-    onProgress: rendering ? (done, total) => rendering.update({ stage: 'render', done, total }) : undefined,
+  const say = (line: string) => {
+    if (flags.progress === false) return;
+    progress?.done(); // end a pending progress line before a status line
+    process.stderr.write(`${line}\n`);
+  };
+  let rendering: ReturnType<typeof progressLine> | undefined;
+  const { html, trajectories, analysis } = await buildStoreReport(flags.store, {
+    ...analysisOptions,
+    runIds: [...positional, ...(flags.run ?? [])],
     title: flags.title,
     generatedAt: flags.timestamp === false ? undefined : new Date().toISOString(),
-    runDetails,
-    getFamily,
-    variantOf: (t) => variants.get(t.runId) ?? 'baseline',
+    say,
+    onAnalysisProgress: progress?.update,
+    onRenderProgress: (done, total) => {
+      if (flags.progress === false) return;
+      rendering ??= progressLine('trajectories');
+      rendering.update({ stage: 'render', done, total });
+    },
   });
+  progress?.done();
   rendering?.done();
   writeReportFile(out, html);
   const simulated = analysis.simulated_controllers.length ? ` — includes SIMULATED controllers: ${analysis.simulated_controllers.join(', ')}` : '';
-  process.stdout.write(`wrote ${flags.out} (${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB, ${trajectories.length.toLocaleString('en')} trajectories)${simulated}\n`);
-}
-
-/** Revision runs in the store (0 when it has none). */
-async function revisionRunCount(storePath: string): Promise<number> {
-  const { openStore } = await import('../../store/index.ts');
-  const store = openStore(storePath, { readonly: true });
-  try {
-    return store.runIds().length;
-  } finally {
-    store.close();
-  }
+  process.stdout.write(`wrote ${flags.out} (${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB, ${trajectories.toLocaleString('en')} trajectories)${simulated}\n`);
 }
 
 function intFlag(name: string, value: string, min: number): number {
@@ -149,6 +130,7 @@ function progressLine(unit: string): { update: (p: { stage: string; done: number
     },
     done() {
       if (tty && printed) process.stderr.write('\n');
+      printed = false;
     },
   };
 }
