@@ -1,8 +1,11 @@
 // Engine and store overhead: the closed loop over the paper's 960 structured cases (and, with
 // --all, the 480 exact-length ones) against the instant in-process simulator (sim:instant, SIMULATED),
-// once without a store and once recording everything in a SQLite store. Prints trajectories/s,
-// rounds/s and ms per round, split into the verifier, the simulator and the rest (engine and, in
-// the second pass, store). Target: engine + store < 1 ms per round.
+// once without a store and once recording everything in a SQLite store (the full run path: plan,
+// events, derived tables, group commits), both with the same concurrency. Prints trajectories/s,
+// rounds/s, ms per round and the store's overhead per round; at concurrency 1 also the
+// split into the verifier, the simulator and the rest (engine and, in the second pass, store). With
+// more than one trajectory in flight the calls overlap and that split is not shown.
+// Target: engine + store < 1 ms per round.
 //
 //   npx tsx bench/engine.ts [--all] [--limit N] [--concurrency 1]
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -87,18 +90,35 @@ interface Pass {
   modelMs: number;
 }
 
+const split = concurrency === 1;
 function report(p: Pass, base?: Pass): void {
   const perRound = (ms: number) => (ms / p.rounds).toFixed(3);
   const rest = p.wallMs - p.verifierMs - p.modelMs;
   console.log(
     `${p.label.padEnd(22)} ${selected.length} trajectories, ${p.rounds} rounds in ${(p.wallMs / 1000).toFixed(2)} s: ` +
-      `${((selected.length / p.wallMs) * 1000).toFixed(1)} traj/s, ${((p.rounds / p.wallMs) * 1000).toFixed(0)} rounds/s, ${perRound(p.wallMs)} ms/round ` +
-      `(verifier ${perRound(p.verifierMs)}, simulator ${perRound(p.modelMs)}, engine${base ? ' + store' : ''} ${perRound(rest)})`,
+      `${((selected.length / p.wallMs) * 1000).toFixed(1)} traj/s, ${((p.rounds / p.wallMs) * 1000).toFixed(0)} rounds/s, ${perRound(p.wallMs)} ms/round` +
+      (split ? ` (verifier ${perRound(p.verifierMs)}, simulator ${perRound(p.modelMs)}, engine${base ? ' + store' : ''} ${perRound(rest)})` : ''),
   );
   if (base) {
-    const storeMs = p.wallMs - p.verifierMs - p.modelMs - (base.wallMs - base.verifierMs - base.modelMs);
-    console.log(`${''.padEnd(22)} store overhead ${perRound(storeMs)} ms/round; engine + store ${perRound(rest)} ms/round (target < 1 ms)`);
+    console.log(
+      `${''.padEnd(22)} store overhead ${perRound(p.wallMs - base.wallMs)} ms/round` +
+        (split ? `; engine + store ${perRound(rest)} ms/round (target < 1 ms)` : ' (target: engine + store < 1 ms/round)'),
+    );
   }
+}
+
+/** Every selected case through runTrajectory with `concurrency` in flight, in case order. */
+async function runAll(sink: TrajectorySink): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < selected.length) {
+        const i = next++;
+        const c = selected[i];
+        await runTrajectory({ caseIndex: i, case: c, family: resolveFamily(c.family), prior: [] }, model, sink, { protocol: PAPER_PROTOCOL });
+      }
+    }),
+  );
 }
 
 // Pass 1: the engine alone.
@@ -106,7 +126,7 @@ timers.verifier = timers.model = 0;
 let rounds = 0;
 const counting: TrajectorySink = { ...nullSink, draftAccepted: () => void rounds++ };
 let t0 = performance.now();
-for (const [i, c] of selected.entries()) await runTrajectory({ caseIndex: i, case: c, family: resolveFamily(c.family), prior: [] }, model, counting, { protocol: PAPER_PROTOCOL });
+await runAll(counting);
 const noStore: Pass = { label: 'engine, no store', wallMs: performance.now() - t0, rounds, verifierMs: timers.verifier, modelMs: timers.model };
 
 // Pass 2: the full run path (plan, events, derived tables) into a fresh SQLite store.

@@ -1,15 +1,17 @@
-// HTTP throughput through serve-sim: the OpenAI-compatible backend (openai SDK, our retry loop and
-// limiter) against SIMULATED controllers with a fixed artificial latency. Prints requests/s, the
-// ideal (concurrency ÷ latency), their ratio and latency percentiles. Target: ratio ≥ 90%.
+// HTTP throughput of the model layer through serve-sim: the OpenAI-compatible backend (openai SDK
+// with revloop's keep-alive fetch, our retry loop and limiter) against SIMULATED controllers with a
+// fixed artificial latency. Issue 3's target: steady-state throughput ≥ 90% of concurrency ÷ latency.
 //
 //   npx tsx bench/http.ts [--latency-ms 50] [--concurrency 32] [--requests 3000] [--profile steady] [--spawn] [--no-ceiling]
 //
-// --spawn runs `revloop serve-sim` as a child process (client and server on separate event loops);
-// by default the server runs in this process. It also measures the machine's own ceiling for the same
-// load (a trivial server and plain fetch), so a busy or throttled machine can be told apart from
-// overhead in revloop's path.
+// Prints (a) steady-state throughput (completions per second while all slots are busy) against the
+// ideal, (b) the whole batch's wall time against its ideal (ramp-up and drain included), (c) the
+// machine's ceiling measured in the same run: a trivial server with a trivial node:http keep-alive
+// client (and with Node's fetch, for reference) under the same load, with the server where serve-sim
+// is (this process, or a child with --spawn). Then CPU per request and the machine load.
+import { loadavg } from 'node:os';
 import { createModel } from '../src/models/index.ts';
-import { benchServer, environmentCeiling, measureThroughput, percentile, requestPool } from './http-lib.ts';
+import { benchServer, machineCeiling, machineLine, measureModel, pct, percentile, requestPool, type ClosedLoopResult } from './http-lib.ts';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -21,24 +23,40 @@ const concurrency = Number(arg('concurrency', '32'));
 const requests = Number(arg('requests', '3000'));
 const profile = arg('profile', 'steady');
 const spawnCli = process.argv.includes('--spawn');
+const load0 = loadavg()[0];
+const ideal = (concurrency / latencyMs) * 1000;
+const fmt = (x: number) => x.toFixed(1);
+const steadyOf = (r: ClosedLoopResult) => r.steady?.perSecond ?? NaN;
 
 const server = await benchServer({ latencyMs, spawnCli });
+let r: ClosedLoopResult;
 try {
   const model = await createModel(`openai-compatible:${server.url}#sim:${profile}`, { concurrency, maxRetries: 0, timeout: 30_000 });
   // Warm up connections and the JIT, then measure.
-  await measureThroughput(model, requestPool(concurrency * 4), concurrency);
-  const r = await measureThroughput(model, requestPool(requests), concurrency);
-  const ideal = (concurrency / latencyMs) * 1000;
-  const ratio = r.requestsPerSecond / ideal;
-  const fmt = (x: number) => x.toFixed(1);
-  console.log(`SIMULATED controllers (sim:${profile}) via serve-sim ${spawnCli ? '(child process)' : '(same process)'} at ${server.url}`);
-  console.log(`latency ${latencyMs} ms, concurrency ${concurrency}, ${r.requests} requests, ${r.failed} failed, wall ${fmt(r.wallMs / 1000)} s`);
-  console.log(`throughput ${fmt(r.requestsPerSecond)} req/s; ideal ${fmt(ideal)} req/s; ratio ${(ratio * 100).toFixed(1)}% (target ≥ 90%)`);
-  console.log(`latency p50 ${fmt(percentile(r.latenciesMs, 50))} ms, p99 ${fmt(percentile(r.latenciesMs, 99))} ms, max ${fmt(Math.max(...r.latenciesMs))} ms`);
-  if (!process.argv.includes('--no-ceiling')) {
-    const ceiling = await environmentCeiling(latencyMs, concurrency, requests);
-    console.log(`machine ceiling (trivial node:http server + plain fetch, same load): ${fmt(ceiling)} req/s = ${((ceiling / ideal) * 100).toFixed(1)}% of ideal; serve-sim path reaches ${((r.requestsPerSecond / ceiling) * 100).toFixed(1)}% of it`);
-  }
+  await measureModel(model, requestPool(concurrency * 4), concurrency);
+  r = await measureModel(model, requestPool(requests), concurrency);
 } finally {
   await server.close();
 }
+
+const where = spawnCli ? 'child process' : 'same process';
+console.log(`bench/http — SIMULATED controllers (sim:${profile}) via serve-sim (${where}); latency ${latencyMs} ms, concurrency ${concurrency}, ${r.requests} requests, ${r.failed} failed`);
+console.log(`ideal ${fmt(ideal)} req/s (concurrency ÷ latency); target: steady state ≥ 90% of it`);
+console.log(
+  `(a) steady state: ${fmt(steadyOf(r))} req/s = ${pct(steadyOf(r) / ideal)} of ideal ` +
+    `(${r.steady?.completions ?? 0} completions in ${fmt((r.steady?.windowMs ?? NaN) / 1000)} s with all ${concurrency} slots busy)`,
+);
+const idealWallMs = Math.ceil(r.requests / concurrency) * latencyMs;
+console.log(`(b) whole batch: ${fmt(r.wallMs / 1000)} s against ${fmt(idealWallMs / 1000)} s ideal = ${pct(idealWallMs / r.wallMs)} (${fmt(r.overallPerSecond)} req/s, ramp-up and drain included)`);
+if (!process.argv.includes('--no-ceiling')) {
+  const pool = requestPool(Math.min(requests, 1000));
+  const http = await machineCeiling({ latencyMs, concurrency, requests, inChild: spawnCli, client: 'node:http', pool });
+  const fetch = await machineCeiling({ latencyMs, concurrency, requests, inChild: spawnCli, client: 'fetch', pool });
+  console.log(
+    `(c) machine ceiling, trivial server (${where}) + node:http keep-alive client: ${fmt(steadyOf(http))} req/s = ${pct(steadyOf(http) / ideal)} of ideal, ` +
+      `client CPU ${(http.cpuMs / http.requests).toFixed(2)} ms/req${spawnCli ? '' : ' (server included)'}; revloop reaches ${pct(steadyOf(r) / steadyOf(http))} of it`,
+  );
+  console.log(`    same with Node's fetch as the client: ${fmt(steadyOf(fetch))} req/s = ${pct(steadyOf(fetch) / ideal)} of ideal, client CPU ${(fetch.cpuMs / fetch.requests).toFixed(2)} ms/req`);
+}
+console.log(`latency p50 ${fmt(percentile(r.latenciesMs, 50))} ms, p99 ${fmt(percentile(r.latenciesMs, 99))} ms, max ${fmt(Math.max(...r.latenciesMs))} ms`);
+console.log(`CPU ${(r.cpuMs / r.requests).toFixed(2)} ms per request (${spawnCli ? 'client only' : 'client and serve-sim together'}); ${machineLine(load0)}`);

@@ -1,22 +1,29 @@
 // A full `revloop run` (case loading, plan, engine, store, progress) through serve-sim over HTTP:
 // SIMULATED controllers with a fixed latency per generation, the OpenAI-compatible backend, and N
-// trajectories in flight. Prints the wall time against the ideal for the same work — every
-// trajectory is a chain of generations, so the ideal is max(Σ rounds / N, max rounds) × latency —
-// for the loop alone and for the whole command. Target: ≥ 90% of ideal.
+// trajectories in flight. Issue 3's target: steady-state throughput ≥ 90% of concurrency ÷ latency.
 //
-//   npx tsx bench/run-http.ts [--latency-ms 50] [--concurrency 32] [--limit 480] [--profile steady] [--same-process] [--in-process]
+//   npx tsx bench/run-http.ts [--latency-ms 50] [--concurrency 32] [--limit 480] [--profile steady] [--same-process] [--in-process] [--no-ceiling]
 //
+// Prints, from the events the run stored:
+//   (a) steady state: generations finished per second while all N trajectory slots were busy (from
+//       the first generation that finished after the N-th trajectory started, to the first
+//       trajectory that ended after the last one started), against N ÷ latency;
+//   (b) makespan: the loop's wall time against the ideal for the same work, max(Σ rounds / N,
+//       max rounds) × latency, and against a zero-overhead client that schedules trajectories as
+//       revloop does (in case order, each on the first free slot), so the scheduling tail and
+//       per-call overhead are told apart;
+//   (c) the machine's ceiling, measured in the same run: a trivial server in a child process (where
+//       serve-sim runs) and a trivial node:http keep-alive client under the same load;
+// then the client's CPU per generation, how busy its event loop was, and the machine load.
 // --in-process skips HTTP (the sim model runs in this process with the same latency), which
-// separates the engine and store from the HTTP client and server. Besides the fluid ideal the
-// script prints the makespan of a zero-overhead client that schedules trajectories as revloop does
-// (in case order, each on the first free slot), so scheduling tail and per-call overhead are told apart.
+// separates the engine and store from the HTTP client and server.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCommand } from '../src/loop/run-command.ts';
 import { openStore } from '../src/store/store.ts';
 import { sharedDataFile } from '../src/util/shared-data.ts';
-import { benchServer } from './http-lib.ts';
+import { benchServer, machineCeiling, machineLine, pct, requestPool, steadyState, type Span } from './http-lib.ts';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -32,10 +39,11 @@ if (!casesPath) {
   console.log('bench/run-http: ../shared/data/paper-cases/generation_combined480.jsonl not found (set REVLOOP_SHARED); nothing measured');
   process.exit(0);
 }
-
+const load0 = loadavg()[0];
 const inProcess = process.argv.includes('--in-process');
-const server = inProcess ? { url: '', close: async () => undefined } : await benchServer({ latencyMs, spawnCli: !process.argv.includes('--same-process') });
-const modelSpec = inProcess ? `sim:${profile}?latency_ms=${latencyMs}` : `openai-compatible:${server.url}#sim:${profile}`;
+const sameProcess = process.argv.includes('--same-process');
+const idealRate = (concurrency / latencyMs) * 1000;
+const fmt = (x: number, d = 1) => x.toFixed(d);
 
 /** Makespan of list scheduling in case order on `slots` slots (each trajectory a chain of rounds). */
 function listSchedule(rounds: number[], slots: number, latency: number): number {
@@ -47,6 +55,14 @@ function listSchedule(rounds: number[], slots: number, latency: number): number 
   }
   return Math.max(...free);
 }
+
+// (c) first, so the revloop run below does not share the machine with it.
+const ceiling = inProcess || process.argv.includes('--no-ceiling')
+  ? null
+  : await machineCeiling({ latencyMs, concurrency, requests: 2000, inChild: !sameProcess, client: 'node:http', pool: requestPool(500) });
+
+const server = inProcess ? { url: '', close: async () => undefined } : await benchServer({ latencyMs, spawnCli: !sameProcess });
+const modelSpec = inProcess ? `sim:${profile}?latency_ms=${latencyMs}` : `openai-compatible:${server.url}#sim:${profile}`;
 const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-http-'));
 const storePath = join(dir, 'runs.db');
 try {
@@ -60,36 +76,66 @@ try {
   };
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
+  const elu0 = performance.eventLoopUtilization();
   const code = await runCommand(
     { cases: casesPath, model: modelSpec, store: storePath, runId: 'bench', concurrency: String(concurrency), limit, retries: '0', timeout: '30' },
     { out: { write: () => true }, err },
   );
   const end = performance.now();
   const cpu = process.cpuUsage(cpu0);
+  const elu = performance.eventLoopUtilization(elu0).utilization;
   if (code !== 0) throw new Error(`run exited with ${code}`);
 
   const store = openStore(storePath, { readonly: true });
   const ts = store.loadTrajectories(['bench']);
   const summary = store.listRuns()[0];
+  const events = store.readEvents('bench');
   store.close();
+
+  // Slots are trajectories: from their first attempt_started to their end marker. Generations
+  // finish at their attempt_finished events. Event times are the commit times (ms resolution).
+  const spans = new Map<number, Span>();
+  const finished: number[] = [];
+  for (const e of events) {
+    if (e.caseIndex === null) continue;
+    const t = Date.parse(e.at);
+    if (e.type === 'attempt_started' && !spans.has(e.caseIndex)) spans.set(e.caseIndex, { start: t, end: Infinity });
+    if (e.type === 'attempt_finished') finished.push(t);
+    if (e.type === 'trajectory_completed' || e.type === 'trajectory_incomplete') spans.get(e.caseIndex)!.end = t;
+  }
+  const steady = steadyState([...spans.values()], finished, concurrency);
+
   const rounds = ts.map((t) => t.rounds.length);
   const total = rounds.reduce((a, b) => a + b, 0);
   const ideal = Math.max(total / concurrency, Math.max(...rounds)) * latencyMs;
   const loop = end - loopStart;
   const whole = end - t0;
   const scheduled = listSchedule(rounds, concurrency, latencyMs);
-  const how = inProcess ? 'in-process sim model, no HTTP' : `via serve-sim (${process.argv.includes('--same-process') ? 'same process' : 'child process'})`;
+  const how = inProcess ? 'in-process sim model, no HTTP' : `via serve-sim (${sameProcess ? 'same process' : 'child process'})`;
   console.log(`bench/run-http — SIMULATED controller sim:${profile} ${how}, latency ${latencyMs} ms, concurrency ${concurrency}`);
   console.log(`${ts.length} trajectories, ${total} generations (${summary.failedAttempts} failed attempts), ${summary.successes} joint successes`);
-  console.log(`ideal ${(ideal / 1000).toFixed(2)} s = max(${total} / ${concurrency}, ${Math.max(...rounds)}) × ${latencyMs} ms`);
-  console.log(`loop (plan done → last event) ${(loop / 1000).toFixed(2)} s: ${((100 * ideal) / loop).toFixed(1)}% of ideal (target ≥ 90%)`);
-  console.log(`zero-overhead client with revloop's scheduling: ${(scheduled / 1000).toFixed(2)} s (${((100 * ideal) / scheduled).toFixed(1)}% of ideal); the loop reaches ${((100 * scheduled) / loop).toFixed(1)}% of it`);
-  console.log(`whole command (load cases, plan, loop, summary) ${(whole / 1000).toFixed(2)} s: ${((100 * ideal) / whole).toFixed(1)}% of ideal`);
-  console.log(`throughput ${((total / loop) * 1000).toFixed(1)} generations/s; ideal ${((concurrency / latencyMs) * 1000).toFixed(1)} /s while ${concurrency} trajectories remain`);
+  console.log(`ideal rate ${fmt(idealRate)} generations/s (concurrency ÷ latency); target: steady state ≥ 90% of it`);
+  if (steady) {
+    console.log(
+      `(a) steady state: ${fmt(steady.perSecond)} generations/s = ${pct(steady.perSecond / idealRate)} of ideal ` +
+        `(${steady.completions} generations in ${fmt(steady.windowMs / 1000, 2)} s with all ${concurrency} trajectory slots busy)`,
+    );
+  } else console.log(`(a) steady state: not reached (fewer than ${concurrency} trajectories)`);
+  console.log(
+    `(b) makespan: loop (plan done → last event) ${fmt(loop / 1000, 2)} s against ideal ${fmt(ideal / 1000, 2)} s = max(${total} / ${concurrency}, ${Math.max(...rounds)}) × ${latencyMs} ms: ${pct(ideal / loop)}; ` +
+      `a zero-overhead client with revloop's scheduling needs ${fmt(scheduled / 1000, 2)} s (${pct(ideal / scheduled)} of ideal; the loop reaches ${pct(scheduled / loop)} of it); ` +
+      `whole command (load cases, plan, loop, summary) ${fmt(whole / 1000, 2)} s: ${pct(ideal / whole)}`,
+  );
+  if (ceiling?.steady) {
+    console.log(
+      `(c) machine ceiling, trivial server (${sameProcess ? 'same process' : 'child process'}) + node:http keep-alive client, same load: ${fmt(ceiling.steady.perSecond)} req/s = ${pct(ceiling.steady.perSecond / idealRate)} of ideal; ` +
+        (steady ? `revloop's steady state reaches ${pct(steady.perSecond / ceiling.steady.perSecond)} of it` : ''),
+    );
+  }
   const cpuMs = (cpu.user + cpu.system) / 1000;
   console.log(
-    `client CPU ${(cpuMs / 1000).toFixed(2)} s = ${(cpuMs / total).toFixed(2)} ms per generation (the loop keeps up only below ${(latencyMs / concurrency).toFixed(2)} ms); ` +
-      `machine: ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)}`,
+    `client CPU ${fmt(cpuMs / 1000, 2)} s for the whole command = ${fmt(cpuMs / total, 2)} ms per generation (one event loop keeps up only below ${fmt(latencyMs / concurrency, 2)} ms); ` +
+      `event loop busy ${pct(elu)} of the command; ${machineLine(load0)}`,
   );
 } finally {
   await server.close();

@@ -2,10 +2,10 @@
 // after revision T. Everything it does is reported to a sink (the store's recorder) in order; the
 // engine itself keeps no state beyond one trajectory, so a resumed trajectory is just a call with
 // the accepted rounds restored.
+import { createHash } from 'node:crypto';
 import type { AttemptRecord, ChatMessage, Model } from '../models/types.ts';
 import type { RoundRecord } from '../store/types.ts';
 import { UserError } from '../util/errors.ts';
-import { sha256Hex } from '../util/hash.ts';
 import { pyStrip } from '../util/python.ts';
 import type { ConstraintCase, Family } from '../verify/types.ts';
 import { verbatimPolicy, type BanProvider, type ExchangeRecord, type MessagePolicy, type RoundContext } from './hooks.ts';
@@ -37,17 +37,20 @@ export interface NumberedAttempt {
  * Receives every step of a trajectory, in order; each call is one durable write. A round is one
  * write: the successful attempt, the verified draft, and either the end of the trajectory or the
  * start of the next generation, so a process that dies loses at most the attempts in flight.
+ * `attemptStarted` and `draftAccepted` may return a promise (a store's group commit): the engine
+ * awaits what they return before it starts the generation they announce. (Typed `unknown` so that
+ * sinks returning anything else, e.g. `(r) => list.push(r)`, stay valid, as with `void`.)
  */
 export interface TrajectorySink {
   /** The first generation of this session starts (later ones arrive with draftAccepted). */
-  attemptStarted(start: AttemptStart): void;
+  attemptStarted(start: AttemptStart): unknown;
   /** A failed provider attempt (written at once; it is never scored). */
   attemptFinished(revision: number, attempt: number, record: AttemptRecord): void;
   /**
    * A verified draft with the attempt that produced it; `stop` is set when the stop rule ends the
    * trajectory with it, otherwise `next` is the generation that starts now.
    */
-  draftAccepted(round: AcceptedRound, stop: StopReason | null, attempt: NumberedAttempt, next: AttemptStart | null): void;
+  draftAccepted(round: AcceptedRound, stop: StopReason | null, attempt: NumberedAttempt, next: AttemptStart | null): unknown;
   /** The generation's attempts were exhausted: the trajectory is protocol-incomplete. */
   incomplete(revision: number, reason: string): void;
 }
@@ -73,9 +76,14 @@ export type TrajectoryOutcome =
   | { status: 'incomplete'; rounds: AcceptedRound[]; reason: string }
   | { status: 'aborted'; rounds: AcceptedRound[] };
 
-/** SHA-256 identifying a message list (role and content of each message, in order). */
+/**
+ * SHA-256 identifying a message list (role and content of each message, in order): the hash of
+ * JSON.stringify(messages.map((m) => [m.role, m.content])), fed message by message.
+ */
 export function messagesSha256(messages: ChatMessage[]): string {
-  return sha256Hex(JSON.stringify(messages.map((m) => [m.role, m.content])));
+  const h = createHash('sha256').update('[');
+  for (let i = 0; i < messages.length; i++) h.update((i ? ',' : '') + JSON.stringify([messages[i].role, messages[i].content]));
+  return h.update(']').digest('hex');
 }
 
 /** The stop rule: stop at the first joint success, or after revision `budget`. */
@@ -139,7 +147,7 @@ export async function runTrajectory(job: TrajectoryJob, model: Model, sink: Traj
     if (signal?.aborted) return { status: 'aborted', rounds };
     // The next generation's start was recorded with the previous draft; only the first is alone.
     const { messages, start } = prepared ?? prepare(revision);
-    if (!prepared) sink.attemptStarted(start);
+    if (!prepared) await sink.attemptStarted(start);
 
     let attempt = 0;
     let lastError: string | null = null;
@@ -185,7 +193,7 @@ export async function runTrajectory(job: TrajectoryJob, model: Model, sink: Traj
     const { round, stop } = acceptDraft(job, revision, text, protocol);
     rounds.push(round);
     const next = stop ? null : prepare(revision + 1);
-    sink.draftAccepted(round, stop, used, next?.start ?? null);
+    await sink.draftAccepted(round, stop, used, next?.start ?? null);
     if (stop) return { status: 'complete', rounds, stop };
     prepared = next;
   }

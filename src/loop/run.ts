@@ -227,8 +227,8 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
           {
             attemptStarted: (s) => recorder.attemptStarted(s),
             attemptFinished: (r, a, rec) => recorder.attemptFinished(r, a, rec),
-            draftAccepted: (round, stop, attempt, next) => {
-              recorder.draftAccepted(round, stop, attempt, next);
+            draftAccepted: async (round, stop, attempt, next) => {
+              await recorder.draftAccepted(round, stop, attempt, next);
               if (!recorder.closed) progress.rounds++;
             },
             incomplete: (r, reason) => recorder.incomplete(r, reason),
@@ -284,6 +284,8 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
     if (fatal) throw (fatal as { error: unknown }).error;
     return { runId, resumed: stored !== null, progress: { ...progress }, stopped };
   } finally {
+    // Rounds of abandoned calls may still wait for their group commit: they are complete, keep them.
+    store.flush();
     store.releaseLock(runId);
   }
 }

@@ -1,13 +1,14 @@
 // The run store: one SQLite file (WAL) holding an append-only, hash-chained event log per run, and
 // tables derived from it that are updated in the same transaction as each append. Writes are
-// synchronous and transactional, so a process killed at any moment leaves every committed event
-// and its derived rows, and nothing half-written.
+// transactional — at once (`append`) or grouped with the others of the same event-loop turn
+// (`appendSoon`, resolved after the commit) — so a process killed at any moment leaves every
+// committed event and its derived rows, and nothing half-written.
 import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { UserError } from '../util/errors.ts';
-import { sha256Hex } from '../util/hash.ts';
 import type { NewEvent, RunPlannedPayload, StoredEvent } from './events.ts';
 import { initialTrajectory, reduceRun, type AttemptCounts, type ReducedRun } from './reduce.ts';
 import { DERIVED_TABLES, SCHEMA_SQL, SCHEMA_VERSION } from './schema.ts';
@@ -64,8 +65,24 @@ export class SimulatedCrash extends Error {
   }
 }
 
+/** SHA-256 of the event's fields and payload joined by newlines (the payload hashed in place, not copied). */
 export function eventHash(prevHash: string, runId: string, seq: number, type: string, caseIndex: number | null, revision: number | null, at: string, payload: string): string {
-  return sha256Hex([prevHash, runId, seq, type, caseIndex ?? '', revision ?? '', at, payload].join('\n'));
+  return createHash('sha256').update(`${prevHash}\n${runId}\n${seq}\n${type}\n${caseIndex ?? ''}\n${revision ?? ''}\n${at}\n`).update(payload).digest('hex');
+}
+
+interface ChainHead {
+  seq: number;
+  hash: string;
+}
+
+interface AppendGroup {
+  runId: string;
+  events: readonly NewEvent[];
+}
+
+interface QueuedGroup extends AppendGroup {
+  resolve: () => void;
+  reject: (e: unknown) => void;
 }
 
 export interface EventRow {
@@ -128,6 +145,17 @@ export class RunStore {
   private dead = false;
   private readonly plannedCache = new Map<string, RunPlannedPayload>();
   private readonly stmt: Record<string, Database.Statement>;
+  /**
+   * The last committed (seq, hash) of each run this store appended to, so an append need not read
+   * it back. Another writer that appended meanwhile makes our next seq collide with UNIQUE(run_id,
+   * seq); the commit then reads the heads from the table and tries once more.
+   */
+  private readonly heads = new Map<string, ChainHead>();
+  /** The commit transaction, built once (better-sqlite3 builds four wrappers per `transaction()`). */
+  private readonly commitTx?: (groups: readonly AppendGroup[], heads: Map<string, ChainHead>) => StoredEvent[][];
+  /** Groups waiting for the next group commit (appendSoon), in call order. */
+  private queue: QueuedGroup[] = [];
+  private flushScheduled = false;
 
   constructor(readonly db: Database.Database, readonly path: string, private readonly options: StoreOptions) {
     this.clock = options.clock ?? (() => new Date().toISOString());
@@ -151,20 +179,98 @@ export class RunStore {
             setStatus: p('UPDATE trajectories SET status = ?, reason = ? WHERE run_id = ? AND case_index = ?'),
           }),
     };
+    if (!ro) this.commitTx = db.transaction(this.commitInTransaction.bind(this)).immediate;
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.flush();
+    this.db.close();
   }
 
   // ---- writing -------------------------------------------------------------------------------
 
-  /** Appends events to a run's log in one transaction, updating the derived tables with them. */
+  /**
+   * Appends events to a run's log in one transaction, updating the derived tables with them.
+   * Groups queued by `appendSoon` are committed first, so the log keeps the order of the calls.
+   */
   append(runId: string, events: readonly NewEvent[]): StoredEvent[] {
+    this.flush();
+    return this.commitGroups([{ runId, events }])[0];
+  }
+
+  /**
+   * Group commit: queues events to be appended, in one transaction with every other group queued in
+   * this turn of the event loop, and resolves once they are committed (rejects if the commit fails).
+   * Callers must not act on the events (e.g. start the next generation) before it resolves; a
+   * process killed meanwhile loses the queued groups whole, never part of one.
+   */
+  appendSoon(runId: string, events: readonly NewEvent[]): Promise<void> {
+    if (this.dead) return Promise.reject(new SimulatedCrash());
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ runId, events, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => {
+          this.flushScheduled = false;
+          this.flush();
+        });
+      }
+    });
+  }
+
+  /** Commits the queued groups now: when it returns, everything queued so far is committed (or failed). */
+  flush(): void {
+    if (!this.queue.length) return;
+    let batch = this.queue;
+    this.queue = [];
+    // Fault injection keeps its meaning: the store dies right after its n-th committed group.
+    const crashAt = this.options.crashAfterAppends;
+    let beyond: QueuedGroup[] = [];
+    if (crashAt !== undefined && this.appends + batch.length > crashAt) {
+      beyond = batch.slice(Math.max(0, crashAt - this.appends));
+      batch = batch.slice(0, Math.max(0, crashAt - this.appends));
+    }
+    try {
+      if (batch.length) this.commitGroups(batch);
+      for (const g of batch) g.resolve();
+    } catch (e) {
+      for (const g of batch) g.reject(e);
+    }
+    for (const g of beyond) g.reject(new SimulatedCrash());
+  }
+
+  /** Commits groups in one transaction, in order; returns each group's stored events. */
+  private commitGroups(groups: readonly AppendGroup[]): StoredEvent[][] {
     if (this.dead) throw new SimulatedCrash();
-    if (this.options.readonly) throw new Error('store opened read-only');
-    const stored = this.db.transaction(() => {
-      const last = this.stmt.lastEvent.get(runId) as { seq: number; hash: string } | undefined;
+    if (this.options.readonly || !this.commitTx) throw new Error('store opened read-only');
+    const cached = groups.some((g) => this.heads.has(g.runId));
+    let stored: StoredEvent[][];
+    try {
+      stored = this.commitTx(groups, new Map(this.heads));
+    } catch (e) {
+      for (const g of groups) this.heads.delete(g.runId);
+      // Someone else appended to one of these runs since our last write: read the heads and retry.
+      if (!cached || (e as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw e;
+      stored = this.commitTx(groups, new Map());
+    }
+    for (const events of stored) {
+      const last = events[events.length - 1];
+      if (last) this.heads.set(last.runId, { seq: last.seq, hash: last.hash });
+    }
+    this.appends += groups.length;
+    if (this.options.crashAfterAppends !== undefined && this.appends >= this.options.crashAfterAppends) {
+      this.dead = true;
+      throw new SimulatedCrash();
+    }
+    return stored;
+  }
+
+  /** The body of a commit (runs inside BEGIN IMMEDIATE … COMMIT); `heads` is updated as it goes. */
+  private commitInTransaction(groups: readonly AppendGroup[], heads: Map<string, ChainHead>): StoredEvent[][] {
+    const touched = new Map<string, string>();
+    const all = groups.map(({ runId, events }) => {
+      const last = heads.get(runId) ?? (this.stmt.lastEvent.get(runId) as ChainHead | undefined);
       let seq = last?.seq ?? 0;
       let prev = last?.hash ?? GENESIS_HASH;
       const out: StoredEvent[] = [];
@@ -182,15 +288,12 @@ export class RunStore {
         out.push(ev);
         prev = hash;
       }
-      if (out.length) this.stmt.touchRun.run(out[out.length - 1].at, runId);
+      heads.set(runId, { seq, hash: prev });
+      if (out.length) touched.set(runId, out[out.length - 1].at);
       return out;
-    }).immediate();
-    this.appends++;
-    if (this.options.crashAfterAppends !== undefined && this.appends >= this.options.crashAfterAppends) {
-      this.dead = true;
-      throw new SimulatedCrash();
-    }
-    return stored;
+    });
+    for (const [runId, at] of touched) this.stmt.touchRun.run(at, runId);
+    return all;
   }
 
   /** Updates the derived tables for one event (inside the append transaction). */

@@ -1,0 +1,168 @@
+// The store's group commit (appendSoon) and the write-path shortcuts behind it: groups queued in one
+// turn of the event loop commit together, atomically and in call order; synchronous appends keep
+// that order; fault injection still dies at its n-th group; a stale cached chain head recovers; and
+// a run never starts a generation before the round that announces it is committed. The hashes that
+// were rewritten for speed are byte-for-byte the old definitions.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { messagesSha256 } from '../../src/loop/engine.ts';
+import { auditRun, formatDiscrepancy } from '../../src/store/audit.ts';
+import type { NewEvent, RunPlannedPayload } from '../../src/store/events.ts';
+import { eventHash, openStore, SimulatedCrash, type RunStore } from '../../src/store/store.ts';
+import type { ChatMessage, GenerateResult } from '../../src/models/types.ts';
+import { fakeModel, resolveToy, toyCases } from '../loop/fakes.ts';
+import { runToyIn, tempDir } from './toy-run.ts';
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** A planned toy run with `n` cases, through a real (tiny) run so the plan is genuine. */
+async function plannedStore(n = 3): Promise<{ store: RunStore; path: string; planned: RunPlannedPayload }> {
+  const path = join(tempDir('revloop-gc-'), 'runs.db');
+  const store = openStore(path);
+  await runToyIn(store, { runId: 'seed', cases: toyCases(n, 'gc') });
+  const planned = store.getPlanned('seed')!;
+  store.createRun('r', planned);
+  return { store, path, planned };
+}
+
+const started = (caseIndex: number, revision: number): NewEvent => ({
+  type: 'attempt_started',
+  caseIndex,
+  revision,
+  payload: { messages_sha256: sha(`${caseIndex}:${revision}`), message_count: 1 + 2 * revision, max_tokens: 16 },
+});
+
+test('groups queued in one turn commit together, in call order, and only then resolve', async () => {
+  const { store, path } = await plannedStore();
+  const reader = openStore(path, { readonly: true });
+  const before = reader.readEvents('r').length;
+  const a = store.appendSoon('r', [started(0, 0)]);
+  const b = store.appendSoon('r', [started(1, 0), started(1, 1)]);
+  const c = store.appendSoon('r', [started(2, 0)]);
+  assert.equal(reader.readEvents('r').length, before, 'nothing is visible before the commit');
+  await Promise.all([a, b, c]);
+  const events = reader.readEvents('r').slice(before);
+  assert.deepEqual(events.map((e) => [e.caseIndex, e.revision]), [[0, 0], [1, 0], [1, 1], [2, 0]]);
+  assert.deepEqual(events.map((e) => e.seq), [before + 1, before + 2, before + 3, before + 4], 'the chain has no gaps');
+  reader.close();
+  store.close();
+});
+
+test('a failing group fails its whole batch: the batch is one transaction', async () => {
+  const { store, path } = await plannedStore();
+  const before = store.readEvents('r').length;
+  // The second group belongs to a run that has no plan: appending it throws inside the transaction.
+  const ok = store.appendSoon('r', [started(0, 0)]);
+  const bad = store.appendSoon('no-such-run', [started(0, 0)]);
+  await assert.rejects(ok, /first event must be run_planned/);
+  await assert.rejects(bad, /first event must be run_planned/);
+  assert.equal(store.readEvents('r').length, before, 'the valid group was rolled back with the batch');
+  // The store carries on.
+  await store.appendSoon('r', [started(0, 0)]);
+  assert.equal(store.readEvents('r').length, before + 1);
+  store.close();
+  const s = openStore(path, { readonly: true });
+  assert.equal(s.readEvents('r').length, before + 1);
+  s.close();
+});
+
+test('a synchronous append commits the queued groups first; close commits what is still queued', async () => {
+  const { store, path } = await plannedStore();
+  const before = store.readEvents('r').length;
+  const queued = store.appendSoon('r', [started(0, 0)]);
+  store.append('r', [started(1, 0)]);
+  await queued;
+  assert.deepEqual(store.readEvents('r').slice(before).map((e) => e.caseIndex), [0, 1]);
+  const last = store.appendSoon('r', [started(2, 0)]);
+  store.close();
+  await last;
+  const s = openStore(path, { readonly: true });
+  assert.deepEqual(s.readEvents('r').slice(before).map((e) => e.caseIndex), [0, 1, 2]);
+  s.close();
+});
+
+test('fault injection: the store dies right after its n-th committed group, whatever the batching', async () => {
+  const { store: setup, path } = await plannedStore();
+  const base = setup.readEvents('r').length;
+  setup.close();
+  const crashing = openStore(path, { crashAfterAppends: 2 });
+  const groups = [0, 1, 2, 3].map((i) => crashing.appendSoon('r', [started(i, 0)]));
+  const outcomes = await Promise.allSettled(groups);
+  assert.ok(outcomes.every((o) => o.status === 'rejected' && o.reason instanceof SimulatedCrash));
+  assert.throws(() => crashing.append('r', [started(0, 1)]), SimulatedCrash);
+  crashing.close();
+  const s = openStore(path, { readonly: true });
+  assert.deepEqual(s.readEvents('r').slice(base).map((e) => e.caseIndex), [0, 1], 'exactly two groups were committed');
+  s.close();
+});
+
+test('a cached chain head made stale by another writer is re-read; the chain stays valid', async () => {
+  const { store: a, path } = await plannedStore();
+  const b = openStore(path);
+  a.append('r', [started(0, 0)]);
+  b.append('r', [started(1, 0)]); // a's cached head is now stale
+  a.append('r', [started(2, 0)]);
+  await a.appendSoon('r', [started(0, 1)]);
+  b.append('r', [started(1, 1)]);
+  a.close();
+  b.close();
+  const s = openStore(path, { readonly: true });
+  const rows = s.rawEventRows('r');
+  rows.forEach((r, i) => {
+    assert.equal(r.seq, i + 1);
+    assert.equal(r.prev_hash, i ? rows[i - 1].hash : '0'.repeat(64));
+    assert.equal(eventHash(r.prev_hash, r.run_id, r.seq, r.type, r.case_index, r.revision, r.at, r.payload), r.hash);
+  });
+  assert.deepEqual(rows.slice(-5).map((r) => [r.case_index, r.revision]), [[0, 0], [1, 0], [2, 0], [0, 1], [1, 1]]);
+  s.close();
+});
+
+test('a run starts no generation before the round announcing it is committed', async () => {
+  const path = join(tempDir('revloop-gc-'), 'runs.db');
+  const store = openStore(path);
+  const reader = openStore(path, { readonly: true });
+  const inner = fakeModel({ delayMs: 2 });
+  const violations: string[] = [];
+  let checked = 0;
+  const model = {
+    ...inner,
+    async generate(messages: ChatMessage[], options: Parameters<typeof inner.generate>[1]): Promise<GenerateResult> {
+      // Every generation's attempt_started (the hash of exactly these messages) is already durable.
+      const want = messagesSha256(messages);
+      const found = reader.readEvents('toy').some((e) => e.type === 'attempt_started' && e.payload.messages_sha256 === want);
+      if (!found) violations.push(`generation with ${messages.length} messages started before its attempt_started was committed`);
+      checked++;
+      return inner.generate(messages, options);
+    },
+  };
+  const result = await runToyIn(store, { cases: toyCases(12, 'durable'), concurrency: 6, extra: { model } });
+  assert.equal(result.progress.done, 12);
+  assert.ok(checked > 12, `generations checked: ${checked}`);
+  assert.deepEqual(violations, []);
+  assert.deepEqual(auditRun(reader, 'toy', resolveToy).discrepancies.map(formatDiscrepancy), []);
+  reader.close();
+  store.close();
+});
+
+test('the rewritten hashes are the old definitions byte for byte', () => {
+  const message = fc.record({ role: fc.constantFrom<ChatMessage['role']>('user', 'assistant', 'system'), content: fc.string({ unit: 'binary' }) });
+  fc.assert(
+    fc.property(fc.array(message, { maxLength: 10 }), (messages) => {
+      assert.equal(messagesSha256(messages), sha(JSON.stringify(messages.map((m) => [m.role, m.content]))));
+    }),
+    { numRuns: 300 },
+  );
+  fc.assert(
+    fc.property(
+      fc.tuple(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }), fc.string(), fc.nat(), fc.string(), fc.option(fc.nat()), fc.option(fc.nat()), fc.string(), fc.string({ unit: 'binary' })),
+      ([prev, runId, seq, type, caseIndex, revision, at, payload]) => {
+        const old = sha([prev, runId, seq, type, caseIndex ?? '', revision ?? '', at, payload].join('\n'));
+        assert.equal(eventHash(prev, runId, seq, type, caseIndex, revision, at, payload), old);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
