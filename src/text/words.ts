@@ -21,10 +21,56 @@ export function wordMatches(text: string): string[] {
   return text.match(WORD_RE) ?? [];
 }
 
+// countWords scans code units instead of running WORD_RE, so counting allocates nothing (it runs on
+// every draft of every round). BMP characters are classified through a table built on first use from
+// the same `\p` class; astral ones (surrogate pairs) through the class itself.
+const WORD_CHAR_RE = new RegExp(`^${PY_WORD_CHAR}$`, 'u');
+let bmpWordTable: Uint8Array | null = null;
+
+function bmpTable(): Uint8Array {
+  if (bmpWordTable) return bmpWordTable;
+  const t = new Uint8Array(0x10000);
+  for (let c = 0; c < 0x10000; c++) if ((c < 0xd800 || c > 0xdfff) && WORD_CHAR_RE.test(String.fromCharCode(c))) t[c] = 1;
+  return (bmpWordTable = t);
+}
+
+/** Length in code units of the `\w` character at `i` (1 or 2), or 0 when it is not `\w`. */
+function wordCharLength(text: string, i: number, table: Uint8Array): number {
+  const c = text.charCodeAt(i);
+  if (c < 0xd800 || c > 0xdfff) return table[c];
+  if (c <= 0xdbff && i + 1 < text.length) {
+    const d = text.charCodeAt(i + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) return WORD_CHAR_RE.test(text.slice(i, i + 2)) ? 2 : 0;
+  }
+  return 0;
+}
+
 /** The number of words under the reference counter (`len(WORD_RE.findall(text))`). */
 export function countWords(text: string): number {
-  WORD_RE.lastIndex = 0;
-  let n = 0;
-  while (WORD_RE.exec(text) !== null) n++;
-  return n;
+  const table = bmpTable();
+  const n = text.length;
+  let count = 0;
+  let i = 0;
+  while (i < n) {
+    let k = wordCharLength(text, i, table);
+    if (!k) {
+      i++;
+      continue;
+    }
+    // \w+ …
+    do i += k;
+    while (i < n && (k = wordCharLength(text, i, table)));
+    // … (?:[-']\w+)*
+    while (i + 1 < n) {
+      const sep = text.charCodeAt(i);
+      if (sep !== 0x2d && sep !== 0x27) break;
+      k = wordCharLength(text, i + 1, table);
+      if (!k) break;
+      i += 1;
+      do i += k;
+      while (i < n && (k = wordCharLength(text, i, table)));
+    }
+    count++;
+  }
+  return count;
 }

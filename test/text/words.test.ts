@@ -61,6 +61,16 @@ test('property: the compiled counter equals the literal translation with Python 
   );
 });
 
+test('property: the allocation-free countWords scanner counts exactly the regex matches (any code points, lone surrogates)', () => {
+  const anyText = fc.oneof(edgeText, fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 40 }));
+  fc.assert(
+    fc.property(anyText, (t) => {
+      assert.equal(countWords(t), (t.match(literalRe) ?? []).length);
+    }),
+    { numRuns: 3000, seed: 11 },
+  );
+});
+
 test('property: a combining mark, curly apostrophe or en dash between two words splits them', () => {
   const word = fc.stringMatching(/^[a-z]{1,6}$/);
   fc.assert(
