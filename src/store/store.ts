@@ -113,6 +113,23 @@ export function rowToEvent(r: EventRow): StoredEvent {
   } as StoredEvent;
 }
 
+/**
+ * A read-only open of a brand-new, still empty database file: another process has just created it
+ * and is about to write the schema (one transaction). Wait up to two seconds for it, then tell the
+ * user plainly that the file is not (yet) a revloop store.
+ */
+function waitWhileBeingCreated(db: Database.Database, path: string): void {
+  const tables = db.prepare('SELECT count(*) AS n FROM sqlite_master');
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; (tables.get() as { n: number }).n === 0; waited += 50) {
+    if (waited >= 2000) {
+      db.close();
+      throw new UserError(`${path}: the file is an empty database, not a revloop store yet (start a run with \`revloop run --store ${path} …\`)`);
+    }
+    Atomics.wait(sleeper, 0, 0, 50);
+  }
+}
+
 export function openStore(path: string, options: StoreOptions = {}): RunStore {
   if (options.readonly && !existsSync(path)) throw new UserError(`${path}: no such store (run \`revloop run --store ${path} …\` first)`);
   if (!options.readonly) mkdirSync(dirname(path), { recursive: true });
@@ -123,9 +140,14 @@ export function openStore(path: string, options: StoreOptions = {}): RunStore {
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
-      db.exec(SCHEMA_SQL);
-      const v = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
-      if (!v) db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+      // One transaction, so a reader opening a store that is being created sees all of it or none.
+      db.transaction(() => {
+        db.exec(SCHEMA_SQL);
+        const v = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+        if (!v) db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
+      }).immediate();
+    } else {
+      waitWhileBeingCreated(db, path);
     }
     const v = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
     if (v && Number(v.value) > SCHEMA_VERSION) {
