@@ -2,16 +2,16 @@
 // every step record each perturbation that really fails, rendered four ways (standard, terse,
 // verbose, standard+echo), with its counterfactual observations and distractors. Items are
 // balanced per operator and written as JSONL exactly as the reference's json.dumps writes them.
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { pyJsonDumps, pyStrip } from '../util/python.ts';
-import { InputError } from '../util/errors.ts';
 import { pyCompare } from '../util/py/strings.ts';
 import { PyRandom } from '../util/py/random.ts';
 import { successObservation, neutralObservation } from './counterfactual.ts';
 import type { RenderOptions } from './errors.ts';
 import { actionToolName } from './parse.ts';
 import { perturbations } from './perturb.ts';
+import { readItemsFile } from './item-file.ts';
 import { systemPrompt } from './prompt.ts';
 import { DEFAULT_SEED } from './seeding.ts';
 import { step } from './step.ts';
@@ -194,30 +194,9 @@ export function writeItemsJsonl(path: string, items: readonly ProbeItem[]): void
   renameSync(tmp, path);
 }
 
-const REQUIRED_FIELDS = ['item_id', 'task_id', 'operator', 'error_type', 'system_prompt', 'goal', 'failed_action', 'gold_action', 'obs_fail'] as const;
-
-/** Read a probe item file (blank lines skipped); a bad line is reported as file:line: field: problem. */
+/** Read a probe item file (every field checked; a bad line is reported as file:line: field: problem). */
 export function readItemsJsonl(path: string): ProbeItem[] {
-  const out: ProbeItem[] = [];
-  readFileSync(path, 'utf8')
-    .split('\n')
-    .forEach((line, i) => {
-      if (!line.trim()) return;
-      let row: unknown;
-      let problem: string | null = null;
-      try {
-        row = JSON.parse(line);
-      } catch (e) {
-        problem = (e as Error).message;
-      }
-      if (problem !== null) throw new InputError(path, i + 1, null, `not valid JSON (${problem}); each line must be one probe item`);
-      if (row === null || typeof row !== 'object' || Array.isArray(row)) throw new InputError(path, i + 1, null, 'expected a JSON object (one probe item per line)');
-      for (const f of REQUIRED_FIELDS) {
-        if (typeof (row as Record<string, unknown>)[f] !== 'string') throw new InputError(path, i + 1, f, 'missing or not a string');
-      }
-      out.push(row as ProbeItem);
-    });
-  return out;
+  return readItemsFile(path).items;
 }
 
 export interface ItemSummary {

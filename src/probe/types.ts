@@ -2,32 +2,8 @@
 // before an attempt, a wrong action that fails there, the observations the runtime gives for it
 // under several renderings and counterfactuals, and the correct action.
 
-/** One probe item, field for field as the reference's JSONL schema (snake_case kept). */
-export interface ProbeItem {
-  item_id: string;
-  env: string;
-  task_id: string;
-  template: string;
-  step_index: number;
-  operator: string;
-  error_type: string;
-  system_prompt: string;
-  goal: string;
-  prefix_actions: string[];
-  prefix_observations: string[];
-  failed_action: string;
-  gold_action: string;
-  obs_fail: string;
-  obs_fail_terse: string;
-  obs_fail_verbose: string;
-  obs_fail_echo: string;
-  obs_success: string;
-  obs_neutral: string;
-  obs_fail_other: string;
-  distractors: string[];
-  tool: string | null;
-  meta: Record<string, unknown>;
-}
+/** One probe item, field for field as the reference's JSONL schema (defined with the item builder). */
+export type { ProbeItem } from '../agent/items.ts';
 
 export const CORE_CONDITIONS = ['pre', 'fail', 'succ', 'neut', 'abstract'] as const;
 export const EXTENDED_CONDITIONS = [

@@ -192,9 +192,11 @@ test('readItemsJsonl reports a bad line as file:line: field: problem', () => {
     writeItemsJsonl(path, items.slice(0, 1));
     const good = readFileSync(path, 'utf8');
     writeFileSync(path, good + '{"item_id": "x"\n');
-    assert.throws(() => readItemsJsonl(path), (e: Error) => e.message === `${path}:2: not valid JSON (${jsonError('{"item_id": "x"')}); each line must be one probe item`);
+    assert.throws(() => readItemsJsonl(path), (e: Error) => e.message === `${path}:2: invalid JSON (${jsonError('{"item_id": "x"')})`);
     writeFileSync(path, good + '{"item_id": "x"}\n');
-    assert.throws(() => readItemsJsonl(path), { message: `${path}:2: task_id: missing or not a string` });
+    assert.throws(() => readItemsJsonl(path), { message: `${path}:2: env: missing (every probe item needs it; see docs/probe.md)` });
+    writeFileSync(path, good + good.replace('"task_id": "', '"task_id": 7, "x": "'));
+    assert.throws(() => readItemsJsonl(path), { message: `${path}:2: task_id: must be a string, got a number` });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -2,6 +2,7 @@
 // JSON document. A thin shell over src/analysis; the store is opened read-only.
 import type { Command } from 'commander';
 import { UserError } from '../../util/errors.ts';
+import { intFlag, parsePanels, progressLine } from '../flags.ts';
 
 interface AnalyzeFlags {
   store?: string;
@@ -43,11 +44,11 @@ export function register(program: Command): void {
 async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise<void> {
   if (!flags.store) throw new UserError('analyze: --store <db> is required (the SQLite run store written by `revloop run`)');
   const options = {
-    budget: flags.budget === undefined ? undefined : intFlag('--budget', flags.budget, 0),
-    bootstrap: intFlag('--bootstrap', flags.bootstrap ?? '20000', 0),
-    seed: intFlag('--seed', flags.seed ?? '20260808', 0),
-    landmark: intFlag('--landmark', flags.landmark ?? '4', 1),
-    panels: parsePanels(flags.panel ?? []),
+    budget: flags.budget === undefined ? undefined : intFlag('analyze', '--budget', flags.budget, 0),
+    bootstrap: intFlag('analyze', '--bootstrap', flags.bootstrap ?? '20000', 0),
+    seed: intFlag('analyze', '--seed', flags.seed ?? '20260808', 0),
+    landmark: intFlag('analyze', '--landmark', flags.landmark ?? '4', 1),
+    panels: parsePanels('analyze', flags.panel ?? []),
   };
   const requested = [...positional, ...(flags.run ?? [])];
   // Probe and agent runs (src/probe/study-sections.ts) live in the same store; split them off.
@@ -66,7 +67,7 @@ async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise
     store.close();
   }
   const { analyzeTrajectories } = await import('../../analysis/analyze.ts');
-  const progress = flags.progress === false ? undefined : progressReporter();
+  const progress = flags.progress === false ? undefined : progressLine('bootstrap', 'resamples');
   const result = analyzeTrajectories(trajectories, { ...options, onProgress: progress?.update });
   progress?.done();
   const sections = study.loadStudySections(flags.store, { resamples: options.bootstrap, seed: options.seed, runIds: parts.study });
@@ -78,57 +79,4 @@ async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise
     const { renderAnalysis } = await import('../../analysis/render.ts');
     process.stdout.write((revisionShown ? renderAnalysis(result) : '') + study.renderStudySections(sections));
   }
-}
-
-function intFlag(name: string, value: string, min: number): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) {
-    throw new UserError(`analyze: ${name} must be a whole number ≥ ${min} (got "${value}")`);
-  }
-  return n;
-}
-
-function parsePanels(specs: string[]): Record<string, string> {
-  const panels: Record<string, string> = {};
-  for (const spec of specs) {
-    const at = spec.lastIndexOf('=');
-    if (at <= 0 || at === spec.length - 1) {
-      throw new UserError(`analyze: --panel expects controller=panel (got "${spec}"), e.g. --panel "sim:fast=simulated"`);
-    }
-    panels[spec.slice(0, at)] = spec.slice(at + 1);
-  }
-  return panels;
-}
-
-/** Bootstrap progress on stderr: a rewritten line on a terminal, a line per quarter otherwise. */
-function progressReporter(): { update: (p: { stage: string; done: number; total: number }) => void; done: () => void } {
-  const tty = process.stderr.isTTY;
-  const start = performance.now();
-  let lastPrint = 0;
-  let lastQuarter = -1;
-  let printed = false;
-  return {
-    update({ done, total }) {
-      if (!total) return;
-      const now = performance.now();
-      const elapsed = (now - start) / 1000;
-      const fraction = done / total;
-      const eta = fraction > 0 ? elapsed * (1 / fraction - 1) : 0;
-      const line = `bootstrap: ${done.toLocaleString('en')}/${total.toLocaleString('en')} resamples (${(100 * fraction).toFixed(0)}%), ${elapsed.toFixed(1)} s elapsed, ETA ${eta.toFixed(0)} s`;
-      if (tty) {
-        if (now - lastPrint < 200 && done < total) return;
-        lastPrint = now;
-        process.stderr.write(`\r${line}\x1b[K`);
-        printed = true;
-      } else {
-        const quarter = Math.floor(fraction * 4);
-        if (quarter === lastQuarter || elapsed < 2) return;
-        lastQuarter = quarter;
-        process.stderr.write(`${line}\n`);
-      }
-    },
-    done() {
-      if (tty && printed) process.stderr.write('\n');
-    },
-  };
 }

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UserError } from '../../util/errors.ts';
+import { intFlag, parsePanels, progressLine } from '../flags.ts';
 
 interface ReportFlags {
   store?: string;
@@ -51,14 +52,14 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
   if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()) throw new UserError(`report: cannot write ${flags.out}: folder ${dirname(out)} does not exist`);
   if (existsSync(out) && statSync(out).isDirectory()) throw new UserError(`report: ${flags.out} is a folder; give a file name such as ${flags.out}/report.html`);
   const analysisOptions = {
-    budget: flags.budget === undefined ? undefined : intFlag('--budget', flags.budget, 0),
-    bootstrap: intFlag('--bootstrap', flags.bootstrap ?? '20000', 0),
-    seed: intFlag('--seed', flags.seed ?? '20260808', 0),
-    panels: parsePanels(flags.panel ?? []),
+    budget: flags.budget === undefined ? undefined : intFlag('report', '--budget', flags.budget, 0),
+    bootstrap: intFlag('report', '--bootstrap', flags.bootstrap ?? '20000', 0),
+    seed: intFlag('report', '--seed', flags.seed ?? '20260808', 0),
+    panels: parsePanels('report', flags.panel ?? []),
   };
   const { buildStoreReport } = await import('../../report/from-store-report.ts');
   const { writeReportFile } = await import('../../report/index.ts');
-  const progress = flags.progress === false ? undefined : progressLine('bootstrap resamples');
+  const progress = flags.progress === false ? undefined : progressLine('report', 'bootstrap resamples');
   const say = (line: string) => {
     if (flags.progress === false) return;
     progress?.done(); // end a pending progress line before a status line
@@ -74,8 +75,8 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
     onAnalysisProgress: progress?.update,
     onRenderProgress: (done, total) => {
       if (flags.progress === false) return;
-      rendering ??= progressLine('trajectories');
-      rendering.update({ stage: 'render', done, total });
+      rendering ??= progressLine('report', 'trajectories');
+      rendering.update({ done, total });
     },
   });
   progress?.done();
@@ -83,54 +84,4 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
   writeReportFile(out, html);
   const simulated = analysis.simulated_controllers.length ? ` — includes SIMULATED controllers: ${analysis.simulated_controllers.join(', ')}` : '';
   process.stdout.write(`wrote ${flags.out} (${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB, ${trajectories.toLocaleString('en')} trajectories)${simulated}\n`);
-}
-
-function intFlag(name: string, value: string, min: number): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw new UserError(`report: ${name} must be a whole number ≥ ${min} (got "${value}")`);
-  return n;
-}
-
-function parsePanels(specs: string[]): Record<string, string> {
-  const panels: Record<string, string> = {};
-  for (const spec of specs) {
-    const at = spec.lastIndexOf('=');
-    if (at <= 0 || at === spec.length - 1) throw new UserError(`report: --panel expects controller=panel (got "${spec}"), e.g. --panel "sim:fast=simulated"`);
-    panels[spec.slice(0, at)] = spec.slice(at + 1);
-  }
-  return panels;
-}
-
-/** Progress on stderr: a rewritten line on a terminal, a line per quarter otherwise (after 2 s). */
-function progressLine(unit: string): { update: (p: { stage: string; done: number; total: number }) => void; done: () => void } {
-  const tty = process.stderr.isTTY;
-  const start = performance.now();
-  let last = 0;
-  let lastQuarter = -1;
-  let printed = false;
-  return {
-    update({ done, total }) {
-      if (!total) return;
-      const now = performance.now();
-      const elapsed = (now - start) / 1000;
-      const fraction = done / total;
-      const eta = fraction > 0 ? elapsed * (1 / fraction - 1) : 0;
-      const line = `report: ${(100 * fraction).toFixed(0)}% (${done.toLocaleString('en')}/${total.toLocaleString('en')} ${unit}), ${elapsed.toFixed(1)} s elapsed, ETA ${eta.toFixed(0)} s`;
-      if (tty) {
-        if (now - last < 200 && done < total) return;
-        last = now;
-        process.stderr.write(`\r${line}\x1b[K`);
-        printed = true;
-      } else {
-        const quarter = Math.floor(fraction * 4);
-        if (quarter === lastQuarter || elapsed < 2) return;
-        lastQuarter = quarter;
-        process.stderr.write(`${line}\n`);
-      }
-    },
-    done() {
-      if (tty && printed) process.stderr.write('\n');
-      printed = false;
-    },
-  };
 }
