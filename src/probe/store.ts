@@ -7,6 +7,7 @@ import { openStore, type RunStore } from '../store/store.ts';
 import { UserError } from '../util/errors.ts';
 import { itemJsonLine, itemSha256 } from './items.ts';
 import type { CandidateName, Condition, ProbeItem, ScoreRecord } from './types.ts';
+import { ensureExtensionSchema, hasTable } from '../store/extensions.ts';
 
 export const PROBE_SCHEMA_VERSION = 1;
 
@@ -82,14 +83,11 @@ CREATE TABLE IF NOT EXISTS probe_sessions (
 
 /** Creates the probe tables if missing and records their version in the store's meta table. */
 export function ensureProbeSchema(db: Database.Database): void {
-  db.exec(PROBE_SCHEMA_SQL);
-  const row = db.prepare("SELECT value FROM meta WHERE key = 'probe_schema_version'").get() as { value: string } | undefined;
-  if (!row) db.prepare("INSERT INTO meta (key, value) VALUES ('probe_schema_version', ?)").run(String(PROBE_SCHEMA_VERSION));
-  else if (Number(row.value) > PROBE_SCHEMA_VERSION) throw new UserError(`store probe schema version ${row.value} is newer than this revloop understands (${PROBE_SCHEMA_VERSION}); upgrade revloop`);
+  ensureExtensionSchema(db, 'probe', PROBE_SCHEMA_SQL, PROBE_SCHEMA_VERSION);
 }
 
 export function hasProbeTables(db: Database.Database): boolean {
-  return !!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'probe_scores'").get();
+  return hasTable(db, 'probe_scores');
 }
 
 export interface ProbeRunRow {

@@ -6,6 +6,7 @@ import { openStore, type RunStore } from '../../store/store.ts';
 import { UserError } from '../../util/errors.ts';
 import type { HarnessName } from './harness.ts';
 import type { RolloutRecord } from './engine.ts';
+import { ensureExtensionSchema, hasTable } from '../../store/extensions.ts';
 
 export const AGENT_SCHEMA_VERSION = 1;
 
@@ -62,14 +63,11 @@ CREATE TABLE IF NOT EXISTS agent_sessions (
 `;
 
 export function ensureAgentSchema(db: Database.Database): void {
-  db.exec(AGENT_SCHEMA_SQL);
-  const row = db.prepare("SELECT value FROM meta WHERE key = 'agent_schema_version'").get() as { value: string } | undefined;
-  if (!row) db.prepare("INSERT INTO meta (key, value) VALUES ('agent_schema_version', ?)").run(String(AGENT_SCHEMA_VERSION));
-  else if (Number(row.value) > AGENT_SCHEMA_VERSION) throw new UserError(`store agent schema version ${row.value} is newer than this revloop understands (${AGENT_SCHEMA_VERSION}); upgrade revloop`);
+  ensureExtensionSchema(db, 'agent', AGENT_SCHEMA_SQL, AGENT_SCHEMA_VERSION);
 }
 
 export function hasAgentTables(db: Database.Database): boolean {
-  return !!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agent_rollouts'").get();
+  return hasTable(db, 'agent_rollouts');
 }
 
 export interface AgentRunSettings {
