@@ -79,7 +79,7 @@ function jsonType(x: unknown): string {
 export function parseItems(text: string, file: string): ProbeItem[] {
   const items: ProbeItem[] = [];
   const seen = new Map<string, number>();
-  const lines = text.split('\n');
+  const lines = text.replace(/^\uFEFF/, '').split('\n');
   lines.forEach((raw0, i) => {
     const raw = raw0.endsWith('\r') ? raw0.slice(0, -1) : raw0;
     if (raw.trim() === '') return;

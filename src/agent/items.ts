@@ -2,16 +2,15 @@
 // every step record each perturbation that really fails, rendered four ways (standard, terse,
 // verbose, standard+echo), with its counterfactual observations and distractors. Items are
 // balanced per operator and written as JSONL exactly as the reference's json.dumps writes them.
-import { renameSync, writeFileSync } from 'node:fs';
-import { dirname, join, basename } from 'node:path';
-import { pyJsonDumps, pyStrip } from '../util/python.ts';
+import { writeFileAtomicSync } from '../util/atomic-file.ts';
+import { pyStrip } from '../util/python.ts';
 import { pyCompare } from '../util/py/strings.ts';
 import { PyRandom } from '../util/py/random.ts';
 import { successObservation, neutralObservation } from './counterfactual.ts';
 import type { RenderOptions } from './errors.ts';
 import { actionToolName } from './parse.ts';
 import { perturbations } from './perturb.ts';
-import { readItemsFile } from './item-file.ts';
+import { itemJsonLine, itemsJsonl, readItemsFile } from './item-file.ts';
 import { systemPrompt } from './prompt.ts';
 import { DEFAULT_SEED } from './seeding.ts';
 import { step } from './step.ts';
@@ -177,21 +176,15 @@ export function buildToolshedItems(options: BuildToolshedOptions = {}): ProbeIte
   return items.sort((a, b) => pyCompare(a.item_id, b.item_id));
 }
 
-/** One JSONL line, as `json.dumps(asdict(item), ensure_ascii=False)` writes it (no newline). */
-export function itemToJson(item: ProbeItem): string {
-  return pyJsonDumps(item);
-}
+/** One JSONL line, as `json.dumps(asdict(item), ensure_ascii=False)` writes it (no newline); item-file.ts writes it. */
+export const itemToJson: (item: ProbeItem) => string = itemJsonLine;
 
 /** The whole file: one line per item, each ending in "\n". */
-export function itemsToJsonl(items: readonly ProbeItem[]): string {
-  return items.map((it) => itemToJson(it) + '\n').join('');
-}
+export const itemsToJsonl: (items: readonly ProbeItem[]) => string = itemsJsonl;
 
 /** Write items atomically (a temporary file renamed into place, so no partial file is left). */
 export function writeItemsJsonl(path: string, items: readonly ProbeItem[]): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  writeFileSync(tmp, itemsToJsonl(items), 'utf8');
-  renameSync(tmp, path);
+  writeFileAtomicSync(path, itemsToJsonl(items));
 }
 
 /** Read a probe item file (every field checked; a bad line is reported as file:line: field: problem). */

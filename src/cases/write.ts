@@ -1,25 +1,13 @@
 // Writing a case set in revloop's native format, atomically (temporary file + rename): either the
 // complete file appears or nothing does.
-import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, basename, join } from 'node:path';
+import { writeFileAtomic } from '../util/atomic-file.ts';
 import { getFamily, hasFamily } from '../verify/registry.ts';
 import type { ConstraintCase } from '../verify/types.ts';
 import { CaseSetError } from './errors.ts';
 import { nativeRow } from './formats/native.ts';
 import type { CaseProblem } from './types.ts';
 
-/** Writes `path` atomically: a temporary file next to it, then rename. */
-export async function writeFileAtomic(path: string, data: string): Promise<void> {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await writeFile(tmp, data, { encoding: 'utf8', flag: 'wx' });
-    await rename(tmp, path);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
-}
+export { writeFileAtomic };
 
 /** Field problems of cases about to be written ("line" = the 1-based line each case will occupy). */
 export function caseProblems(cases: ConstraintCase[]): CaseProblem[] {

@@ -1,7 +1,22 @@
-// Flag parsing and progress lines shared by the analysis commands (analyze, report): whole-number
-// flags, `controller=panel` assignments, and a stderr progress line that rewrites itself on a
+// Flag parsing and progress lines shared by the commands: repeatable flags, whole-number flags
+// (analyze, report), `controller=panel` assignments, and a stderr progress line that rewrites itself on a
 // terminal and prints a line per quarter otherwise.
 import { UserError } from '../util/errors.ts';
+
+/** Commander's collector for a repeatable flag (`--plugin a.ts --plugin b.ts`). */
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** The run a command names as its argument or with --run; two different names are a mistake. */
+export function oneRun(command: string, positional: string | undefined, flag: string | undefined, usage: string): string {
+  if (positional !== undefined && flag !== undefined && positional !== flag) {
+    throw new UserError(`${command}: two runs named ('${positional}' and --run '${flag}'); name one (${usage})`);
+  }
+  const run = flag ?? positional;
+  if (!run) throw new UserError(`${command}: name the run (${usage})`);
+  return run;
+}
 
 /** A whole-number flag ≥ min; `command` prefixes the error (e.g. "analyze"). */
 export function intFlag(command: string, name: string, value: string, min: number): number {

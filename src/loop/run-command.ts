@@ -3,6 +3,7 @@
 import { basename } from 'node:path';
 import { loadCaseSet, parseFormat } from '../cases/index.ts';
 import { createModel, parseSpec, type ModelOptions } from '../models/index.ts';
+import { modelOptionsFromFlags } from '../models/cli-options.ts';
 import type { Model } from '../models/types.ts';
 import { openStore } from '../store/store.ts';
 import { UserError } from '../util/errors.ts';
@@ -32,6 +33,7 @@ export interface RunCommandOptions {
   seed?: string;
   label?: string;
   maxConsecutiveFailures?: string;
+  plugin?: string[];
 }
 
 export interface CommandIO {
@@ -50,22 +52,43 @@ export function intOption(name: string, value: string | undefined, min: number, 
   return n;
 }
 
-function numberOption(name: string, value: string, min: number, max = Infinity): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new UserError(`--${name}: expected a number from ${min}${max < Infinity ? ` to ${max}` : ''}, got '${value}'`);
-  return n;
+/** A word as a POSIX shell reads it back: quoted unless it holds only characters that need none. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-export function parseExtraBody(value: string | undefined): Record<string, unknown> | null {
-  if (value === undefined) return null;
-  let v: unknown;
-  try {
-    v = JSON.parse(value);
-  } catch (e) {
-    throw new UserError(`--extra-body: not valid JSON (${(e as Error).message}); pass an object such as '{"chat_template_kwargs": {"enable_thinking": false}}'`);
+/** Flags a resumed session must repeat, in help order, with the defaults they are left out at. */
+const RESUME_FLAGS: ReadonlyArray<[keyof RunCommandOptions, string, string | undefined]> = [
+  ['format', '--format', undefined],
+  ['limit', '--limit', undefined],
+  ['budget', '--budget', '8'],
+  ['history', '--history', 'full'],
+  ['variant', '--variant', 'baseline'],
+  ['extraBody', '--extra-body', undefined],
+  ['temperature', '--temperature', undefined],
+  ['seed', '--seed', undefined],
+  ['label', '--label', undefined],
+  ['apiKeyEnv', '--api-key-env', undefined],
+  ['timeout', '--timeout', undefined],
+  ['retries', '--retries', undefined],
+  ['rpm', '--rpm', undefined],
+  ['concurrency', '--concurrency', '4'],
+  ['maxConsecutiveFailures', '--max-consecutive-failures', '3'],
+];
+
+/**
+ * The command that resumes a run: every option given that shapes the plan (limit, budget, history,
+ * variant, decoding, label, plugins) or reaches the provider (key variable, timeouts), shell-quoted,
+ * so that pasting it resumes instead of being refused as a different plan.
+ */
+export function resumeCommand(o: RunCommandOptions, runId: string): string {
+  const words = ['revloop', 'run', '--cases', o.cases, '--model', o.model, '--store', o.store, '--run-id', runId];
+  for (const [key, flag, fallback] of RESUME_FLAGS) {
+    const value = o[key];
+    if (typeof value === 'string' && value !== fallback) words.push(flag, value);
   }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new UserError('--extra-body: expected a JSON object');
-  return v as Record<string, unknown>;
+  for (const plugin of o.plugin ?? []) words.push('--plugin', plugin);
+  return words.map(shellQuote).join(' ');
 }
 
 function slug(s: string): string {
@@ -89,22 +112,15 @@ export async function runCommand(o: RunCommandOptions, io: CommandIO): Promise<n
   const concurrency = intOption('concurrency', o.concurrency, 1, 4);
   const limit = intOption('limit', o.limit, 1);
   const maxConsecutiveFailures = intOption('max-consecutive-failures', o.maxConsecutiveFailures, 0, 3);
-  const extraBody = parseExtraBody(o.extraBody);
   const specParams = parseSpec(o.model).params;
 
+  // The model flags parse as for every command with --model; the run's concurrency is the model's.
+  const modelOptions: ModelOptions = { ...modelOptionsFromFlags(o), concurrency };
+  const extraBody = modelOptions.extraBody ?? null;
   // Decoding: greedy unless told otherwise; a setting in the spec itself is left to the spec.
-  let temperature: number | null = 0;
-  if (o.temperature !== undefined) temperature = o.temperature === 'omit' ? null : numberOption('temperature', o.temperature, 0, 2);
-  const seed = o.seed === undefined ? null : intOption('seed', o.seed, 0)!;
-  const modelOptions: ModelOptions = { concurrency };
-  if (o.timeout !== undefined) modelOptions.timeout = numberOption('timeout', o.timeout, 0.001) * 1000;
-  if (o.retries !== undefined) modelOptions.maxRetries = intOption('retries', o.retries, 0);
-  if (o.rpm !== undefined) modelOptions.rpm = numberOption('rpm', o.rpm, 1);
-  if (o.apiKeyEnv !== undefined) modelOptions.apiKeyEnv = o.apiKeyEnv;
-  if (extraBody) modelOptions.extraBody = extraBody;
-  if (o.label !== undefined) modelOptions.label = o.label;
+  const temperature: number | null = modelOptions.temperature === undefined ? 0 : modelOptions.temperature;
   modelOptions.temperature = temperature;
-  if (seed !== null) modelOptions.seed = seed;
+  const seed = modelOptions.seed ?? null;
 
   const protocol: ProtocolConfig = {
     budget,
@@ -141,12 +157,18 @@ export async function runCommand(o: RunCommandOptions, io: CommandIO): Promise<n
 
   const reporter = createProgressReporter(io.err, { tty: io.err.isTTY === true, simulated });
   const prior = store.getRun(runId);
-  io.out.write(
-    `run '${runId}' in ${o.store}: ${prior ? `resuming (${prior.summary.complete} of ${prior.summary.cases} trajectories already complete)` : 'new'}\n` +
-      `  cases: ${o.cases} (${cases.length}${limit !== undefined ? ` of ${loaded.cases.length}` : ''}, ${loaded.format}) · model: ${model.label}` +
-      ` · protocol: ${protocolName(protocol)}, budget ${budget} · concurrency ${concurrency}\n` +
-      (simulated ? '  SIMULATED controller: every number from this run describes a simulation, not a language model.\n' : ''),
-  );
+  // Said once the plan is accepted (the first progress report), so a refused plan is never announced as a resume.
+  let announced = false;
+  const announce = () => {
+    if (announced) return;
+    announced = true;
+    io.out.write(
+      `run '${runId}' in ${o.store}: ${prior ? `resuming (${prior.summary.complete} of ${prior.summary.cases} trajectories already complete)` : 'new'}\n` +
+        `  cases: ${o.cases} (${cases.length}${limit !== undefined ? ` of ${loaded.cases.length}` : ''}, ${loaded.format}) · model: ${model.label}` +
+        ` · protocol: ${protocolName(protocol)}, budget ${budget} · concurrency ${concurrency}\n` +
+        (simulated ? '  SIMULATED controller: every number from this run describes a simulation, not a language model.\n' : ''),
+    );
+  };
 
   let result: RunResult;
   try {
@@ -163,7 +185,10 @@ export async function runCommand(o: RunCommandOptions, io: CommandIO): Promise<n
       signal: ac.signal,
       maxConsecutiveFailures,
       sessionOptions: { timeout_s: o.timeout ?? null, retries: o.retries ?? null, rpm: o.rpm ?? null, api_key_env: o.apiKeyEnv ?? null, max_consecutive_failures: maxConsecutiveFailures },
-      onProgress: (p) => reporter.update(p),
+      onProgress: (p) => {
+        announce();
+        reporter.update(p);
+      },
     });
   } finally {
     reporter.finish();
@@ -175,7 +200,7 @@ export async function runCommand(o: RunCommandOptions, io: CommandIO): Promise<n
   const p = result.progress;
   const finished = p.skipped + p.done;
   const tag = simulated ? ' [SIMULATED]' : '';
-  const again = `revloop run --cases ${o.cases} --model ${o.model} --store ${o.store} --run-id ${runId}`;
+  const again = resumeCommand(o, runId);
   if (result.stopped) {
     io.out.write(`${result.stopped.reason === 'interrupted' ? 'interrupted' : 'stopped'}: ${result.stopped.message}; ${finished} of ${p.total} trajectories finished${tag}\n`);
     io.out.write(`the store is consistent; resume with the same command:\n  ${again}\n`);
@@ -189,6 +214,7 @@ export async function runCommand(o: RunCommandOptions, io: CommandIO): Promise<n
       ` · ${summary.incomplete} protocol-incomplete · ${summary.rounds} rounds · ${summary.failedAttempts} failed provider attempts\n`,
   );
   if (summary.incomplete) io.out.write(`${summary.incomplete} trajectories are protocol-incomplete (provider failures); run the same command again to retry them:\n  ${again}\n`);
-  io.out.write(`next: revloop audit --store ${o.store} --run ${runId} · revloop export --store ${o.store} --run ${runId} --format paper -o ${runId}.jsonl · revloop analyze --store ${o.store} ${runId}\n`);
+  const [db, id] = [shellQuote(o.store), shellQuote(runId)];
+  io.out.write(`next: revloop audit --store ${db} --run ${id} · revloop export --store ${db} --run ${id} --format paper -o ${shellQuote(`${runId}.jsonl`)} · revloop analyze --store ${db} ${id}\n`);
   return 0;
 }

@@ -46,7 +46,7 @@ export interface ProbeRunAnalysis {
   /** G has at least MIN_PUBLISHED_ITEMS items (the reference's inclusion rule). */
   published: boolean;
   measures: MeasureSummary[];
-  /** Holm-adjusted p of G across every run in this analysis (null: no p for this run). */
+  /** Holm-adjusted p of G across the runs of this analysis that are simulated as this one is or is not (null: no p for this run). */
   p_holm_G: number | null;
   by_error_type: GroupSummary[];
   cost: {
@@ -152,8 +152,12 @@ export function analyzeProbeStore(store: ProbeStore, options: ProbeAnalysisOptio
     });
   }
   // Holm over the G p-values of every run (computed before the inclusion filter, as the reference).
-  const pG = analyses.map((a) => a.measures.find((m) => m.measure === 'G')?.p ?? NaN);
-  holm(pG).forEach((p, i) => (analyses[i].p_holm_G = finite(p)));
+  // Simulated runs form a family of their own, so a toy run in the same store never moves a real
+  // model's adjusted p.
+  for (const simulated of [false, true]) {
+    const family = analyses.filter((a) => a.simulated === simulated);
+    holm(family.map((a) => a.measures.find((m) => m.measure === 'G')?.p ?? NaN)).forEach((p, i) => (family[i].p_holm_G = finite(p)));
+  }
   for (const a of analyses) {
     a.measures = a.measures.map(strictSummary);
     for (const b of a.by_error_type) b.measures = b.measures.map(strictSummary);

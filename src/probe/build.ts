@@ -2,7 +2,7 @@
 // per operator, 2 distractors; 275 items over 58 tasks), thinned to N items by the reference's
 // stratified subsample (round-robin over operators, at most 3 items per task, seed 20260808) —
 // the selection of the reference's phase A for N = 100.
-import { buildToolshedItems, itemsToJsonl, stratifiedSubsample, PAPER_TOOLSHED_OPTIONS } from '../agent/index.ts';
+import { buildToolshedItems, stratifiedSubsample, PAPER_TOOLSHED_OPTIONS } from '../agent/index.ts';
 import { sha256Hex } from '../util/hash.ts';
 import { itemsJsonl } from './items.ts';
 import type { ProbeItem } from './types.ts';
@@ -12,7 +12,7 @@ export const BUILD_MAX_PER_TASK = 3;
 export function buildToolShedProbeItems(n: number, options: { maxPerTask?: number; seed?: number } = {}): { items: ProbeItem[]; source: string; sha256: string } {
   const pool = buildToolshedItems(PAPER_TOOLSHED_OPTIONS);
   const items = stratifiedSubsample(pool, n, options.seed ?? PAPER_TOOLSHED_OPTIONS.seed, options.maxPerTask ?? BUILD_MAX_PER_TASK);
-  return { items, source: `toolshed:build(n=${n}, pool=${pool.length}, max_per_task=${options.maxPerTask ?? BUILD_MAX_PER_TASK})`, sha256: sha256Hex(itemsToJsonl(items)) };
+  return { items, source: `toolshed:build(n=${n}, pool=${pool.length}, max_per_task=${options.maxPerTask ?? BUILD_MAX_PER_TASK})`, sha256: sha256Hex(itemsJsonl(items)) };
 }
 
 /**

@@ -78,6 +78,9 @@ export async function loadProbeItems(flags: ItemFlags, progress?: ProgressWriter
     const { buildCodeRepairProbeItems } = await import('./build.ts');
     loaded = await buildCodeRepairProbeItems(n, { mbpp: flags.mbpp, python: flags.python, progress });
   }
+  if (flags.build !== undefined && loaded.items.length < Number(flags.build)) {
+    progress?.write(`note: --build ${flags.build}: the ${env} pool yields ${loaded.items.length} items under the per-task cap; using all of them\n`);
+  }
   const limit = positiveInt('--limit', flags.limit);
   if (limit !== undefined) loaded.items = loaded.items.slice(0, limit);
   return loaded;
@@ -206,8 +209,8 @@ export async function probeItemsCommand(flags: ItemsFlags, io: CommandIO): Promi
   if (!flags.out) throw new UserError('-o/--out <file> is required (where to write the items)');
   const { items, source } = await loadProbeItems(flags, flags.progress === false ? null : io.err);
   const { itemsJsonl } = await import('./items.ts');
-  const { writeFileAtomic } = await import('./write.ts');
-  writeFileAtomic(flags.out, itemsJsonl(items));
+  const { writeFileAtomicSync } = await import('../util/atomic-file.ts');
+  writeFileAtomicSync(flags.out, itemsJsonl(items));
   const tasks = new Set(items.map((i) => i.task_id)).size;
   const ops = new Set(items.map((i) => i.operator)).size;
   io.err.write(`wrote ${items.length} items (${tasks} tasks, ${ops} operators) from ${source} to ${flags.out}\n`);

@@ -42,7 +42,8 @@ export function renderProbeAnalysis(a: ProbeAnalysis): string {
     if (rep.length) out.push('', table([['repetition', 'mean [95% CI]', 'n'], ...rep.map((k) => [k, cell(by.get(k), 3), String(by.get(k)?.n ?? '')])]));
     const man = MANIPULATION_MEASURES.filter((k) => by.get(k)?.mean !== undefined);
     if (man.length) out.push('', table([['paired delta vs fail', 'mean [95% CI]', 'n'], ...man.map((k) => [k, cell(by.get(k), 2), String(by.get(k)?.n ?? '')])]));
-    if (r.p_holm_G !== null) out.push(`G: Holm-adjusted p across the ${a.runs.length} run(s) = ${pText(r.p_holm_G)}`);
+    const family = a.runs.filter((x) => x.simulated === r.simulated).length;
+    if (r.p_holm_G !== null) out.push(`G: Holm-adjusted p across the ${family} ${r.simulated ? 'simulated ' : ''}run(s) = ${pText(r.p_holm_G)}`);
     if (r.cost.cache_saving !== null) out.push(`cost: ${r.cost.forward_tokens?.toLocaleString('en')} tokens pushed vs ${r.cost.naive_tokens?.toLocaleString('en')} naive (prefix reuse saved ${(100 * r.cost.cache_saving).toFixed(1)}%) over ${r.cost.sessions} session(s)`);
   }
   return out.join('\n') + '\n';

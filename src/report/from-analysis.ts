@@ -214,10 +214,8 @@ export function buildReportModel(trajectories: readonly TrajectoryRecord[], anal
         return r ? { reversing: r.reversing_pairs, pairs: r.pairs } : { reversing: 0, pairs: 0 };
       }),
     })),
-    note: [
-      `Cells are controller × family (${et.assays.join(', ')}) on each panel's common case set. A pair of controllers reverses at a cap when their success difference (sign threshold ${br.sign_threshold}) is positive in one family and negative in another (paper Table 4).`,
-      ...br.notes,
-    ].join(' '),
+    // The analysis notes define the common case set and a reversal; this only names the cells.
+    note: [`Cells are controller × assay (${et.assays.join(', ')}); paper Table 4.`, ...br.notes].join(' '),
   };
 
   const notes = [...analysis.notes];

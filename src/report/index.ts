@@ -1,7 +1,6 @@
 // Public API of the self-contained HTML report: trajectories + their analysis → one HTML file
 // that needs no network. `revloop report` is a thin shell over `renderReport` and `writeReportFile`.
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { writeFileAtomicSync } from '../util/atomic-file.ts';
 import type { AnalysisResult } from '../analysis/types.ts';
 import type { RoundRecord, TrajectoryRecord } from '../store/types.ts';
 import type { Family, PromptVariant } from '../verify/types.ts';
@@ -90,21 +89,5 @@ export function renderReport(trajectories: readonly TrajectoryRecord[], analysis
 
 /** Writes the file atomically (temporary file in the same folder, fsync, rename): never a partial report. */
 export function writeReportFile(path: string, html: string): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  let fd: number | null = openSync(tmp, 'w');
-  try {
-    writeSync(fd, html, null, 'utf8');
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = null;
-    renameSync(tmp, path);
-  } catch (e) {
-    if (fd !== null) closeSync(fd);
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // already gone
-    }
-    throw e;
-  }
+  writeFileAtomicSync(path, html, { fsync: true });
 }

@@ -96,8 +96,9 @@ function simTag(share: 'none' | 'some' | 'all'): string {
 }
 
 export function budgetTable(b: BudgetReplay): string {
-  if (!b.rows.length) return '<p class="empty">No budget replay (no complete trajectories).</p>';
-  const overall: 'none' | 'some' | 'all' = b.panelSimulated.every((s) => s === 'all') ? 'all' : b.panelSimulated.some((s) => s !== 'none') ? 'some' : 'none';
+  if (!b.rows.length || !b.cells.length) return '<p class="empty">No budget replay (no complete exact-length, lexical or compositional trajectories).</p>';
+  // No panel, no simulated numbers: `every` over an empty list would say 'all'.
+  const overall: 'none' | 'some' | 'all' = !b.panelSimulated.length ? 'none' : b.panelSimulated.every((s) => s === 'all') ? 'all' : b.panelSimulated.some((s) => s !== 'none') ? 'some' : 'none';
   const panelHead = b.panels.map((p, i) => `<th scope="col" class="num">reversing pairs: ${escapeHtml(p)}${simTag(b.panelSimulated[i] ?? 'none')}</th>`).join('');
   const rows = b.rows
     .map((r) => {

@@ -189,7 +189,8 @@ export function importTrajectories(store: RunStore, parsed: ParsedImport, option
       capabilities: { score: false, ban: false, simulated },
       generation: { temperature: 0, seed: null, extra_body: null },
     },
-    protocol: { ...protocolSpec({ ...PAPER_PROTOCOL, budget: options.budget ?? Math.max(...perCase.map((p) => p.budget)) }), name: 'imported' },
+    // The largest budget (a reduce: spreading 125,000+ values into Math.max overflows the stack).
+    protocol: { ...protocolSpec({ ...PAPER_PROTOCOL, budget: options.budget ?? perCase.reduce((m, p) => Math.max(m, p.budget), 0) }), name: 'imported' },
     families,
   };
   const planned: RunPlannedPayload = { plan, cases, per_case: perCase, plan_sha256: planSha256(plan, cases, perCase) };

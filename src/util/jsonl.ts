@@ -1,5 +1,6 @@
 // Streaming JSON Lines reading with 1-based line numbers; tolerates CRLF (the paper's lexical
-// case file uses CRLF) and skips blank lines.
+// case file uses CRLF) and a UTF-8 byte-order mark before the first line (Windows editors write
+// one), and skips blank lines.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -17,7 +18,8 @@ export async function* readJsonlLines(input: string | Readable): AsyncGenerator<
   let line = 0;
   for await (const rawLine of rl) {
     line++;
-    const raw = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+    const unmarked = line === 1 && rawLine.startsWith('\uFEFF') ? rawLine.slice(1) : rawLine;
+    const raw = unmarked.endsWith('\r') ? unmarked.slice(0, -1) : unmarked;
     if (raw.trim() === '') continue;
     try {
       yield { line, raw, value: JSON.parse(raw) };

@@ -1,12 +1,11 @@
 // Batch verification: a JSON Lines stream in, one JSON line out per input line, in input order,
 // streaming (the input is never held in memory). A bad line yields `{"id", "line", "error"}` and the
 // batch goes on; the caller decides the exit status from the summary.
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { requireOutputFolder, tempPathFor } from '../util/atomic-file.ts';
 import { UserError } from '../util/errors.ts';
 import { readJsonlLines } from '../util/jsonl.ts';
 import { pyJsonDumps, pyStrip } from '../util/python.ts';
@@ -68,7 +67,8 @@ export async function verifyBatch(input: string | Readable, output: Writable, op
  * file is removed and nothing appears at `outPath`.
  */
 export async function verifyBatchToFile(input: string | Readable, outPath: string, options: BatchOptions = {}): Promise<BatchSummary> {
-  const tmp = join(dirname(outPath), `.${basename(outPath)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  requireOutputFolder(outPath);
+  const tmp = tempPathFor(outPath);
   const out = createWriteStream(tmp, { flags: 'wx' });
   // Write errors surface through the awaited 'open' / 'drain' / 'finish'; this keeps a late error
   // from a destroyed stream (a write still in flight) from crashing the process.

@@ -106,3 +106,26 @@ test('report: the probe and agent sections are in the HTML, with the SIMULATED b
   assert.match(html, /<a href="#probe">Corrective-gain probes<\/a><a href="#agent">Agent rollouts by harness<\/a>/);
   assert.match(html, /sim:steady \[simulated\] <span class="badge sim">SIMULATED<\/span>/);
 });
+
+test('a probe or agent run resumed under another model spec says so', () => {
+  const other = join(dir, 'respec.db');
+  const probe = (spec: string) => revloop('probe', '--model', spec, '--build', '1', '--run', 'p', '--store', other, '--no-progress');
+  const agent = (spec: string) => revloop('agent', '--model', spec, '--harness', 'drop', '--tasks', '1', '--max-steps', '1', '--run', 'a', '--store', other, '--no-progress');
+  for (const [tool, go] of [['probe', probe], ['agent', agent]] as const) {
+    const first = go('sim:steady');
+    assert.equal(first.code, 0, first.err);
+    assert.doesNotMatch(first.err, /was started with/);
+    const second = go('sim:overshoot');
+    assert.equal(second.code, 0, second.err);
+    assert.match(second.err, new RegExp(`revloop ${tool}: note: run '${tool === 'probe' ? 'p' : 'a'}' was started with sim:steady; this session uses sim:overshoot`));
+  }
+});
+
+test('probe items --build more than the pool holds says how many it uses', () => {
+  const out = join(dir, 'all-items.jsonl');
+  const r = revloop('probe', 'items', '--build', '1000', '-o', out);
+  assert.equal(r.code, 0, r.err);
+  const n = readFileSync(out, 'utf8').trim().split('\n').length;
+  assert.match(r.err, new RegExp(`note: --build 1000: the toolshed pool yields ${n} items under the per-task cap; using all of them`));
+  assert.ok(n < 1000);
+});

@@ -14,8 +14,10 @@ function exampleProgram(): string {
   const doc = readFileSync(join(root, 'docs/remedy.md'), 'utf8');
   const m = /## Example \(runnable\)[\s\S]*?```ts\n([\s\S]*?)```/.exec(doc);
   assert.ok(m, 'docs/remedy.md has a ```ts block under "Example (runnable)"');
-  // './src/…' imports as written in the doc, resolved to this checkout.
-  return m[1].replace(/from '\.\/src\/([^']+)'/g, (_, p: string) => `from '${pathToFileURL(join(root, 'src', p)).href}'`);
+  // The doc's 'revloop/<module>' imports (or './src/…' paths), resolved to this checkout's src/<module>/index.ts.
+  return m[1]
+    .replace(/from 'revloop\/([^']+)'/g, (_, p: string) => `from '${pathToFileURL(join(root, 'src', p, 'index.ts')).href}'`)
+    .replace(/from '\.\/src\/([^']+)'/g, (_, p: string) => `from '${pathToFileURL(join(root, 'src', p)).href}'`);
 }
 
 function run(spec: string): { code: number | null; out: string; err: string } {

@@ -161,3 +161,11 @@ test('renderReportHtml: an empty report still renders every section', () => {
   assert.ok(!page.includes('class="banner"'));
   assert.equal(typeof renderReportHtml, 'function');
 });
+
+test('an empty report labels nothing SIMULATED and says there is no budget replay', () => {
+  const page = renderReport([], analyzeTrajectories([], { bootstrap: 0 }), {});
+  const budget = /<section id="budget"[\s\S]*?<\/section>/.exec(page)?.[0] ?? '';
+  assert.match(budget, /No budget replay/);
+  assert.doesNotMatch(budget, /SIMULATED/);
+  assert.doesNotMatch(budget, /\(\)/);
+});

@@ -131,7 +131,7 @@ export async function agentCommand(flags: AgentFlags, io: CommandIO): Promise<nu
       for (const harness of harnesses) {
         if (controller.signal.aborted) break;
         const runId = flags.run ?? defaultAgentRunId('toolshed', model.label, harness.name, settings.temperature, settings.seed);
-        store.ensureRun({
+        const run = store.ensureRun({
           run_id: runId,
           env: 'toolshed',
           harness: harness.name,
@@ -140,6 +140,8 @@ export async function agentCommand(flags: AgentFlags, io: CommandIO): Promise<nu
           simulated: model.capabilities.simulated,
           settings: { max_steps: settings.maxSteps, max_new_tokens: settings.maxNewTokens, temperature: settings.temperature, seed: settings.seed, task_seed: 20260808 },
         });
+        // As for probes: the run id comes from the label, so another spec (or file) with the same label lands here.
+        if (run.model_spec !== model.spec) io.err.write(`revloop agent: note: run '${runId}' was started with ${run.model_spec}; this session uses ${model.spec}\n`);
         store.runStore.acquireLock(runId);
         try {
           const progress = lineProgress(flags.progress === false ? null : io.err, `${sim}agent ${harness.name}`);

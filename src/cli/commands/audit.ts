@@ -1,9 +1,6 @@
 // `revloop audit`: replay a run from its events and report every discrepancy. Logic: src/store/audit.ts.
 import type { Command } from 'commander';
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
+import { collect, oneRun } from '../flags.ts';
 
 export function register(program: Command): void {
   program
@@ -21,9 +18,7 @@ export function register(program: Command): void {
     .option('--json', 'print the report as JSON')
     .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
     .action(async (runArg: string | undefined, opts: { run?: string; store: string; json?: boolean; plugin: string[] }) => {
-      const { UserError } = await import('../../util/errors.ts');
-      const run = opts.run ?? runArg;
-      if (!run) throw new UserError('audit: name the run (revloop audit --store DB --run ID); `revloop runs --store DB` lists them');
+      const run = oneRun('audit', runArg, opts.run, 'revloop audit --store DB --run ID; `revloop runs --store DB` lists them');
       const { loadFamilyPlugins } = await import('../../verify/index.ts');
       await loadFamilyPlugins(opts.plugin);
       const { auditCommand } = await import('../../store/commands.ts');

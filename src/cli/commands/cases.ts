@@ -1,5 +1,6 @@
 // `revloop cases validate|manifest`: check case files and show the manifest a run plan embeds.
 import type { Command } from 'commander';
+import { collect } from '../flags.ts';
 import { UserError } from '../../util/errors.ts';
 
 interface CommonOptions {
@@ -7,10 +8,6 @@ interface CommonOptions {
   format?: string;
   strict?: boolean;
   maxErrors?: string;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
 
 async function loadPlugins(paths: string[] | undefined): Promise<void> {

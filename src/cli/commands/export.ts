@@ -1,5 +1,6 @@
 // `revloop export`: a run in the paper's per-case schema. Logic: src/store/export-paper.ts.
 import type { Command } from 'commander';
+import { oneRun } from '../flags.ts';
 
 export function register(program: Command): void {
   program
@@ -12,9 +13,7 @@ export function register(program: Command): void {
     .requiredOption('-o, --output <file>', 'output file (written atomically)')
     .option('--partial', 'export the finished trajectories of an unfinished run')
     .action(async (runArg: string | undefined, opts: { run?: string; store: string; format: string; output: string; partial?: boolean }) => {
-      const { UserError } = await import('../../util/errors.ts');
-      const run = opts.run ?? runArg;
-      if (!run) throw new UserError('export: name the run (revloop export --store DB --run ID -o FILE)');
+      const run = oneRun('export', runArg, opts.run, 'revloop export --store DB --run ID -o FILE');
       const { exportCommand } = await import('../../store/commands.ts');
       await exportCommand({ ...opts, run }, process.stdout);
     });

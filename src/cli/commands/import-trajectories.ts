@@ -1,9 +1,6 @@
 // `revloop import-trajectories`: store trajectories produced elsewhere as a run. Logic: src/store/import.ts.
 import type { Command } from 'commander';
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
+import { collect } from '../flags.ts';
 
 export function register(program: Command): void {
   program

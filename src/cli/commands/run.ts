@@ -1,9 +1,6 @@
 // `revloop run`: plan and run (or resume) the closed loop over a case set. Logic: src/loop/run-command.ts.
 import type { Command } from 'commander';
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
+import { collect } from '../flags.ts';
 
 export function register(program: Command): void {
   program

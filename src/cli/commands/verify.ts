@@ -1,6 +1,7 @@
 // `revloop verify`: one text (from --text-file or stdin) or a JSON Lines batch (--jsonl), through the
 // verifier of a constraint family. A thin shell over src/verify.
 import type { Command } from 'commander';
+import { collect } from '../flags.ts';
 import { UserError } from '../../util/errors.ts';
 
 interface VerifyOptions {
@@ -15,10 +16,6 @@ interface VerifyOptions {
   jsonl?: string;
   output?: string;
   plugin?: string[];
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
 
 const SINGLE_ONLY = ['family', 'target', 'anchors', 'targets', 'textFile', 'feedback', 'variant', 'json'] as const;

@@ -1,0 +1,12 @@
+// revloop's root entry point (`import … from 'revloop'`): the main entry of each module. Each
+// module's full API is its own subpath — 'revloop/verify', 'revloop/models', 'revloop/remedy', …
+// (package.json `exports`; docs/library.md).
+export { getFamily, listFamilies, registerFamily, loadFamilyPlugins, type Family, type VerifierState, type ConstraintCase, type PromptVariant } from './verify/index.ts';
+export { loadCaseSet, validateCaseFile, writeCaseSet } from './cases/index.ts';
+export { countWords, sentTokenize, wordTokenize } from './text/index.ts';
+export { createModel, type Model, type ModelOptions, type ChatMessage, type GenerateOptions, type GenerateResult } from './models/index.ts';
+export { executeRun, runTrajectory, PAPER_PROTOCOL, type RunRequest, type RunResult, type ProtocolConfig } from './loop/index.ts';
+export { openStore, type RunStore, type TrajectoryRecord, type RoundRecord } from './store/index.ts';
+export { analyzeTrajectories, renderAnalysis, type AnalysisResult } from './analysis/index.ts';
+export { renderReport, writeReportFile } from './report/index.ts';
+export { FailureLedger, type FailureRecord, type LedgerOptions } from './remedy/index.ts';

@@ -1,0 +1,68 @@
+// The command `revloop run` prints for resuming must resume: pasted into a shell it carries every
+// option that shapes the plan, so it is never refused as a different plan.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeCaseSet } from '../../src/cases/index.ts';
+import { exactLengthDemoCases } from '../../src/demo/cases.ts';
+import { resumeCommand, shellQuote } from '../../src/loop/run-command.ts';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
+
+/** The words bash reads back from a command line. */
+function shellWords(line: string): string[] {
+  const r = spawnSync('bash', ['-c', `printf '%s\\0' ${line}`], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.split('\0').slice(0, -1);
+}
+
+test('shellQuote: bash reads every word back unchanged', () => {
+  const words = ["openai-compatible:http://h:8/v1#m?rpm=6&seed=1", '{"a": [1, 2]}', "it's", 'plain.db', 'sp ace', '*', '$HOME', ''];
+  assert.deepEqual(shellWords(words.map(shellQuote).join(' ')), words);
+  assert.equal(shellQuote('runs.db'), 'runs.db');
+});
+
+test('resumeCommand keeps the plan options and leaves defaults out', () => {
+  const line = resumeCommand(
+    { cases: 'my cases.jsonl', model: 'sim:steady?gain=0.7&seed=3', store: 'runs.db', budget: '4', history: 'last:1', variant: 'baseline', limit: '5', extraBody: '{"seed": 1}', concurrency: '4', maxConsecutiveFailures: '3', plugin: ['./fam.ts'] },
+    'r1',
+  );
+  assert.deepEqual(shellWords(line), [
+    'revloop', 'run', '--cases', 'my cases.jsonl', '--model', 'sim:steady?gain=0.7&seed=3', '--store', 'runs.db', '--run-id', 'r1',
+    '--limit', '5', '--budget', '4', '--history', 'last:1', '--extra-body', '{"seed": 1}', '--plugin', './fam.ts',
+  ]);
+});
+
+test('a run stopped with --limit, --budget and --history prints a resume command that resumes it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'revloop-resume-'));
+  const cases = join(dir, 'own cases.jsonl');
+  await writeCaseSet(cases, exactLengthDemoCases());
+  const db = join(dir, 'runs.db');
+  // A dead endpoint: every trajectory ends protocol-incomplete and the run stops after 3 in a row.
+  const args = ['run', '--cases', cases, '--model', 'openai-compatible:http://127.0.0.1:1/v1#m', '--store', db, '--retries', '0', '--limit', '4', '--budget', '2', '--history', 'last:1', '--concurrency', '1'];
+  const first = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(first.status, 3, first.stdout + first.stderr);
+  const line = /resume with the same command:\n {2}(revloop run .*)$/m.exec(first.stdout)?.[1];
+  assert.ok(line, first.stdout);
+  const words = shellWords(line);
+  assert.deepEqual(words.slice(0, 2), ['revloop', 'run']);
+  const again = spawnSync(process.execPath, [BIN, ...words.slice(1)], { encoding: 'utf8', timeout: 60_000 });
+  assert.doesNotMatch(again.stderr, /different plan/);
+  assert.match(again.stdout, /^run '.*' in .*: resuming \(0 of 4 trajectories already complete\)$/m);
+  assert.equal(again.status, 3, again.stdout + again.stderr);
+});
+
+test('a refused plan is not announced as a resume', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'revloop-resume-'));
+  const cases = join(dir, 'own.jsonl');
+  await writeCaseSet(cases, exactLengthDemoCases());
+  const base = ['run', '--cases', cases, '--model', 'sim:instant', '--store', join(dir, 'runs.db'), '--limit', '2', '--run-id', 'r'];
+  assert.equal(spawnSync(process.execPath, [BIN, ...base], { encoding: 'utf8' }).status, 0);
+  const refused = spawnSync(process.execPath, [BIN, ...base, '--budget', '3'], { encoding: 'utf8' });
+  assert.equal(refused.status, 2);
+  assert.match(refused.stderr, /exists with a different plan/);
+  assert.doesNotMatch(refused.stdout, /resuming/);
+});

@@ -1,0 +1,242 @@
+// revloop as an installed library: build dist/ (only when it is missing or stale), `npm pack` the
+// project, unpack the tarball into a temporary consumer project's node_modules/revloop (as npm
+// install does) and give it its production dependencies only — links to this checkout's
+// node_modules, since the tests run offline. Then a plain .mjs consumer imports the subpaths and
+// its results are compared with the same calls on src/, a .ts consumer is type-checked against the
+// emitted .d.ts, and the installed CLI (which runs dist/, there is no src/ in the package) is run.
+import test, { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getFamily } from '../../src/verify/index.ts';
+import { createModel } from '../../src/models/index.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; exports: Record<string, unknown> };
+const dir = mkdtempSync(join(tmpdir(), 'revloop-package-'));
+const consumer = join(dir, 'consumer');
+const installed = join(consumer, 'node_modules', 'revloop');
+let packedFiles: string[] = [];
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, input = ''): SpawnSyncReturns<string> {
+  const r = spawnSync(cmd, args, { cwd, input, encoding: 'utf8', timeout: 180_000, env: { ...process.env, ...env } });
+  if (r.error) throw r.error;
+  return r;
+}
+
+function ok(r: SpawnSyncReturns<string>, what: string): string {
+  assert.equal(r.status, 0, `${what} failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** Top-level packages of the production dependency tree (package-lock.json without dev-only ones). */
+function productionPackages(): string[] {
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+  return Object.entries(lock.packages)
+    .filter(([k, v]) => k.startsWith('node_modules/') && !k.slice('node_modules/'.length).includes('/node_modules/') && !v.dev)
+    .map(([k]) => k.slice('node_modules/'.length))
+    .filter((name) => existsSync(join(ROOT, 'node_modules', name))); // optional ones for other platforms are absent
+}
+
+function link(name: string): void {
+  const to = join(consumer, 'node_modules', name);
+  if (existsSync(to)) return;
+  mkdirSync(dirname(to), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules', name), to, 'dir');
+}
+
+before(() => {
+  // dist/ is built by `npm ci` (prepare); rebuilt here only when the sources changed since.
+  ok(run(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--if-stale'], ROOT), 'build');
+  const packed = JSON.parse(ok(run('npm', ['pack', '--ignore-scripts', '--offline', '--json', '--pack-destination', dir], ROOT, { npm_config_update_notifier: 'false' }), 'npm pack')) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  packedFiles = packed[0].files.map((f) => f.path);
+  mkdirSync(installed, { recursive: true });
+  ok(run('tar', ['-xzf', join(dir, packed[0].filename), '-C', installed, '--strip-components=1'], dir), 'unpack');
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  for (const name of productionPackages()) link(name);
+  // The consumer's own dev tools for the .ts check.
+  for (const name of ['typescript', '@types/node']) link(name);
+});
+
+test('the tarball holds dist/, bin/, docs and README, and no sources, tests or build stamp', () => {
+  for (const f of ['package.json', 'README.md', 'bin/revloop.mjs', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/report/assets/report.css', 'dist/report/assets/report.js', 'docs/remedy.md']) {
+    assert.ok(packedFiles.includes(f), `${f} is packed`);
+  }
+  assert.deepEqual(packedFiles.filter((f) => /^(src|test|scripts|bench|\.ci)\//.test(f) || f.endsWith('.build-info.json') || f.startsWith('tsconfig')), []);
+  // Every export target is in the package.
+  for (const [sub, target] of Object.entries(PKG.exports)) {
+    const files = typeof target === 'string' ? [target] : Object.values(target as Record<string, string>);
+    for (const f of files) assert.ok(existsSync(join(installed, f)), `${sub} → ${f}`);
+  }
+  assert.ok(!existsSync(join(installed, 'src')), 'no src/ in the package, so its bin runs dist/');
+});
+
+test('files the compiled code reads next to itself (new URL(…, import.meta.url)) are in the package', () => {
+  const refs: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name.endsWith('.js')) {
+        for (const m of readFileSync(p, 'utf8').matchAll(/new URL\((['"])(\.{1,2}\/[^'"]+)\1,\s*import\.meta\.url\)/g)) {
+          refs.push(relative(installed, fileURLToPath(new URL(m[2], `file://${p}`))));
+        }
+      }
+    }
+  };
+  walk(join(installed, 'dist'));
+  assert.ok(refs.includes(join('dist', 'report', 'assets', 'report.css')), `the report's assets are among the references: ${refs.join(', ')}`);
+  for (const r of refs) assert.ok(existsSync(join(installed, r)), `${r} exists in the installed package`);
+});
+
+const CASE = { id: 'x', family: 'exact-length', source: 'mine', instruction: 'Describe an IPO.', target: 12, anchors: ['IPO'] };
+const TEXT = 'An IPO is when a private company first sells shares publicly.';
+
+test('a plain .mjs consumer imports revloop/verify, revloop/remedy, revloop/models and the root from dist/', async () => {
+  writeFileSync(
+    join(consumer, 'consumer.mjs'),
+    `import { getFamily, listFamilies } from 'revloop/verify';
+import * as root from 'revloop';
+import { abstractFailureNote, FailureLedger } from 'revloop/remedy';
+import { createModel } from 'revloop/models';
+import { countWords } from 'revloop/text';
+const c = ${JSON.stringify(CASE)};
+const family = getFamily('exact-length');
+const out = { resolved: import.meta.resolve('revloop/verify'), families: listFamilies().map((f) => f.name) };
+out.state = family.verify(${JSON.stringify(TEXT)}, c);
+out.feedback = family.feedback(out.state, c);
+out.words = countWords(${JSON.stringify(TEXT)});
+out.sameModule = root.getFamily === getFamily && root.FailureLedger === FailureLedger;
+out.note = abstractFailureNote({ tool: 'read_file', errorType: 'file_not_found' }, 1);
+const ledger = new FailureLedger({ policy: 'abstract', ban: true });
+ledger.record({ action: "read_file(path='notes/todo.txt')", ok: false, observation: "LookupError: no file matching 'notes/todo.txt'.", errorType: 'file_not_found' });
+out.context = ledger.messages('Reply with one call.', 'Read the to-do list.');
+out.banList = ledger.banList();
+const model = await createModel('sim:steady');
+out.model = { label: model.label, simulated: model.capabilities.simulated };
+const r = await model.generate([{ role: 'user', content: family.initialPrompt(c) }], { maxTokens: 64 });
+out.text = r.text;
+const turn = await ledger.generate(model, 'Reply with one call.', 'Read the to-do list.', { maxTokens: 24 });
+out.turn = { text: turn.text, banEnforced: turn.banEnforced };
+try { await import('revloop/dist/verify/registry.js'); out.deepImport = 'allowed'; } catch (e) { out.deepImport = e.code; }
+process.stdout.write(JSON.stringify(out));
+`,
+  );
+  const out = JSON.parse(ok(run(process.execPath, ['consumer.mjs'], consumer), 'consumer.mjs'));
+  assert.equal(out.resolved, `file://${join(installed, 'dist', 'verify', 'index.js')}`);
+  assert.deepEqual(out.families.slice(0, 6), ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12']);
+  assert.equal(out.deepImport, 'ERR_PACKAGE_PATH_NOT_EXPORTED', 'only the exported subpaths are importable');
+  assert.equal(out.sameModule, true, "'revloop' re-exports the subpath modules, not copies");
+  // revloop/verify: the state by hand (11 words, target 12, the anchor present) and as src/ computes it.
+  assert.deepEqual({ word_count: out.state.word_count, error: out.state.error, missing: out.state.missing, joint_success: out.state.joint_success }, { word_count: 11, error: -1, missing: [], joint_success: false });
+  assert.equal(out.words, 11);
+  const family = getFamily('exact-length');
+  const state = family.verify(TEXT, CASE);
+  assert.deepEqual(out.state, state);
+  assert.equal(out.feedback, family.feedback(state, CASE));
+  // revloop/remedy: the abstracted note replaces the failed call in the context.
+  assert.equal(out.note, '[attempt 1 failed: read_file \u2014 no such file; that call is not repeatable]');
+  const context = JSON.stringify(out.context);
+  assert.ok(context.includes(out.note) && !context.includes('notes/todo.txt'), context);
+  assert.deepEqual(out.banList, ["read_file(path='notes/todo.txt')"]);
+  // revloop/models: a simulated model, labelled as one, generating what src/ generates.
+  assert.deepEqual(out.model, { label: 'sim:steady [simulated]', simulated: true });
+  const model = await createModel('sim:steady');
+  const expected = await model.generate([{ role: 'user', content: family.initialPrompt(CASE) }], { maxTokens: 64 });
+  assert.ok(typeof out.text === 'string' && out.text.length > 0);
+  assert.equal(out.text, expected.text);
+  assert.equal(out.turn.banEnforced, true);
+});
+
+/** Every `import … from 'revloop…'` statement in the README's and docs' ```ts blocks, one module per block. */
+function documentedImports(): Array<{ where: string; code: string }> {
+  const out: Array<{ where: string; code: string }> = [];
+  const docs = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  for (const doc of docs) {
+    const text = readFileSync(join(ROOT, doc), 'utf8');
+    for (const [i, block] of [...text.matchAll(/```ts\n([\s\S]*?)```/g)].entries()) {
+      const imports = [...block[1].matchAll(/^import\s[^;]*?\sfrom\s'(revloop(?:\/[^']*)?)';/gm)].map((m) => m[0]);
+      if (imports.length) out.push({ where: `${doc} block ${i + 1}`, code: imports.join('\n') });
+    }
+  }
+  return out;
+}
+
+test('a .ts consumer type-checks against the emitted .d.ts (skipLibCheck off), and a type error is caught', () => {
+  // The documented import lines must name real exports of real subpaths.
+  const documented = documentedImports();
+  assert.ok(documented.length >= 10, `the docs' import lines were found (${documented.length} blocks)`);
+  const docFiles = documented.map((d, i) => {
+    writeFileSync(join(consumer, `doc-${i}.ts`), `// ${d.where}\n${d.code}\nexport {};\n`);
+    return `doc-${i}.ts`;
+  });
+  writeFileSync(
+    join(consumer, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] }, include: ['good.ts', 'bad.ts', ...docFiles] }),
+  );
+  writeFileSync(
+    join(consumer, 'good.ts'),
+    `import { getFamily, registerFamily, type Family, type VerifierState } from 'revloop/verify';
+import { createModel, type Model, type GenerateResult } from 'revloop/models';
+import { FailureLedger, type FailureRecord } from 'revloop/remedy';
+import { openStore, type RunStore } from 'revloop/store';
+import { ProbeStore } from 'revloop/probe';
+import { HARNESSES } from 'revloop/agent/rollout';
+import { analyzeTrajectories, executeRun } from 'revloop';
+export const state: VerifierState = getFamily('exact-length').verify('a b c', { id: 'x', family: 'exact-length', source: 'm', target: 3, anchors: [] });
+export const model: Promise<Model> = createModel('sim:steady');
+export async function text(m: Model): Promise<string | null> { const r: GenerateResult = await m.generate([{ role: 'user', content: 'hi' }], { maxTokens: 8 }); return r.text; }
+export const records: FailureRecord[] = new FailureLedger().failures();
+export const store: (p: string) => RunStore = (p) => openStore(p, { readonly: true });
+export const probeOpen: typeof ProbeStore.open = ProbeStore.open;
+export const names: string[] = Object.keys(HARNESSES);
+export const fns = [analyzeTrajectories, executeRun] as const;
+export const mine: Family = { ...getFamily('exact-length'), name: 'mine' };
+registerFamily(mine);
+`,
+  );
+  writeFileSync(join(consumer, 'bad.ts'), `import { getFamily } from 'revloop/verify';\nexport const wrong: number = getFamily('exact-length').name;\n`);
+  const tsc = join(consumer, 'node_modules', 'typescript', 'bin', 'tsc');
+  const r = run(process.execPath, [tsc, '-p', '.', '--pretty', 'false'], consumer);
+  // Third-party declaration files have problems of their own under skipLibCheck: false (node-llama-cpp's,
+  // reached through revloop/models/gguf); those are not ours. Errors in our files or in revloop's .d.ts are.
+  const errors = r.stdout.split('\n').filter((l) => /error TS\d+/.test(l) && !(/node_modules\//.test(l.split('(')[0]) && !/node_modules\/revloop\//.test(l.split('(')[0])));
+  assert.equal(errors.length, 1, `exactly the one planted error:\n${r.stdout}${r.stderr}`);
+  assert.match(errors[0], /^bad\.ts\(2,14\): error TS2322: Type 'string' is not assignable to type 'number'/);
+});
+
+test('the installed CLI runs from dist/: --version, verify with a plugin that imports revloop/verify, demo with its report, runs', () => {
+  const bin = join(installed, 'bin', 'revloop.mjs');
+  assert.equal(ok(run(process.execPath, [bin, '--version'], consumer), '--version').trim(), PKG.version);
+  // The plugin only calls registerFamily (exports nothing): found only if the CLI and the plugin share dist's registry.
+  writeFileSync(
+    join(consumer, 'shout.mjs'),
+    `import { registerFamily, violationEnergy } from 'revloop/verify';
+registerFamily({
+  name: 'shout', version: '1', description: 'all capitals',
+  verify: (text) => { const lower = [...text].filter((ch) => ch !== ch.toUpperCase()).length; return { lower, joint_success: lower === 0, violation_vector: [lower] }; },
+  energy: (s) => violationEnergy(s.violation_vector),
+  feedback: (s) => 'VERIFIER: ' + s.lower + ' lower-case letters.',
+  initialPrompt: (c) => c.task, maxNewTokens: () => 16, validateCase: () => [],
+});
+`,
+  );
+  const v = run(process.execPath, [bin, 'verify', '--plugin', './shout.mjs', '--family', 'shout', '--json', '--feedback'], consumer, {}, 'HeLLO WORLd');
+  assert.equal(v.status, 0, v.stderr);
+  assert.match(v.stdout, /"lower": 2/);
+  assert.match(v.stdout, /VERIFIER: 2 lower-case letters\./);
+
+  const out = join(dir, 'demo');
+  const demo = run(process.execPath, [bin, 'demo', '--out', out], consumer);
+  assert.equal(demo.status, 0, demo.stderr);
+  const html = readFileSync(join(out, 'demo-report.html'), 'utf8');
+  const css = readFileSync(join(installed, 'dist', 'report', 'assets', 'report.css'), 'utf8');
+  assert.ok(html.includes(css), 'the report inlines the packaged stylesheet');
+  const runs = ok(run(process.execPath, [bin, 'runs', '--store', join(out, 'demo.db')], consumer), 'runs');
+  assert.match(runs, /^revision runs \(3\):$/m);
+  assert.match(runs, /│ demo-steady\S* +│ complete +│ sim:steady \[SIMULATED\]/); // -exact: without Punkt data the demo runs the exact-length part
+});

@@ -1,0 +1,55 @@
+// Probe analysis over a store: Holm's family for G holds the real models only; a simulated run in
+// the same store is adjusted on its own and never moves a model's adjusted p.
+import test, { after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { analyzeProbeStore } from '../../src/probe/analyze.ts';
+import { renderProbeAnalysis } from '../../src/probe/render.ts';
+import { holm } from '../../src/probe/stats.ts';
+import { ProbeStore } from '../../src/probe/store.ts';
+import type { ProbeItem } from '../../src/probe/types.ts';
+import { shortItems } from './fixtures.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'revloop-probe-analyze-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Six items on six tasks, made from our own fixture item. */
+function items(): ProbeItem[] {
+  const base = shortItems()[0];
+  return Array.from({ length: 6 }, (_, i) => ({ ...base, item_id: `mine-${i}`, task_id: `task-${i}` }));
+}
+
+/** A run whose G per item is `gains[i]` (lp(failed | pre) − lp(failed | fail)). */
+function addRun(store: ProbeStore, runId: string, simulated: boolean, gains: number[]): void {
+  const its = items();
+  store.ensureRun({ run_id: runId, env: 'toolshed', model_spec: runId, model_label: runId, simulated });
+  store.addItems(runId, its, 'test');
+  const session = store.startSession(runId, { modelSpec: runId, conditions: ['pre', 'fail'], itemsSource: 'test', itemsSha256: 'x', nItems: its.length, backend: {} });
+  const row = (item_id: string, condition: 'pre' | 'fail', logprob: number) => ({ item_id, condition, candidate: 'failed' as const, logprob, n_tokens: 4, n_argmax_match: null, is_greedy: null, ctx_tokens: null });
+  its.forEach((it, i) => store.insertScores(runId, session, [row(it.item_id, 'pre', -10), row(it.item_id, 'fail', -10 - gains[i])]));
+}
+
+test('Holm for G: real models form one family, simulated runs another', () => {
+  const store = ProbeStore.open(join(dir, 'holm.db'));
+  addRun(store, 'model-a', false, [-1.0, -1.2, -0.8, -1.1, -0.9, -1.3]);
+  addRun(store, 'model-b', false, [0.2, -0.4, 0.5, -0.1, 0.3, -0.2]);
+  const before = analyzeProbeStore(store, { resamples: 400 });
+  addRun(store, 'sim-x', true, [-2.0, -2.2, -1.8, -2.1, -1.9, -2.3]);
+  const after = analyzeProbeStore(store, { resamples: 400 });
+  store.close();
+
+  const p = (a: typeof after, run: string, key: 'p' | 'holm'): number => {
+    const r = a.runs.find((x) => x.run_id === run)!;
+    return key === 'holm' ? r.p_holm_G! : r.measures.find((m) => m.measure === 'G')!.p!;
+  };
+  const real = holm([p(after, 'model-a', 'p'), p(after, 'model-b', 'p')]);
+  assert.equal(p(after, 'model-a', 'holm'), real[0]);
+  assert.equal(p(after, 'model-b', 'holm'), real[1]);
+  assert.equal(p(after, 'model-a', 'holm'), p(before, 'model-a', 'holm'), 'adding a simulated run leaves a model\'s adjusted p alone');
+  assert.equal(p(after, 'sim-x', 'holm'), p(after, 'sim-x', 'p'), 'a lone simulated run is its own family');
+  const text = renderProbeAnalysis(after);
+  assert.match(text, /G: Holm-adjusted p across the 2 run\(s\)/);
+  assert.match(text, /G: Holm-adjusted p across the 1 simulated run\(s\)/);
+});
