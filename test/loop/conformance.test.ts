@@ -14,6 +14,9 @@ import { getFamily } from '../../src/verify/index.ts';
 import type { ConstraintCase, PromptVariant } from '../../src/verify/types.ts';
 import { tempDir } from '../store/toy-run.ts';
 import { scriptedModel } from './fakes.ts';
+import { requirePunkt } from '../helpers.ts';
+
+const punkt = requirePunkt();
 
 const STRUCTURED_PREAMBLE = 'The constraints are checked by a deterministic verifier. Return only the requested text, with no preface, analysis, count, or commentary.';
 const STRUCTURED_SUFFIX = 'Revise the complete previous response so every reported constraint is satisfied. Return only the revised text, with no analysis, count, or commentary.';
@@ -130,7 +133,7 @@ const structured: StructuredCase[] = [
 ];
 
 for (const s of structured) {
-  test(`${s.c.family}: every round's messages are the reference's, byte for byte`, async () => {
+  test(`${s.c.family}: every round's messages are the reference's, byte for byte`, { skip: punkt.skip }, async () => {
     const { seen, options, out } = await conversation(s.c, [...s.drafts.map((d) => `\n${d}  `), 'never requested']);
     const initial = `${s.c.task}\n\n${STRUCTURED_PREAMBLE}`;
     assert.deepEqual(seen, expectedFull(initial, s.drafts, s.reports.map((r) => `${r}\n${STRUCTURED_SUFFIX}`)));
@@ -139,7 +142,7 @@ for (const s of structured) {
   });
 }
 
-test('structured prompt variants change only the preamble and the suffix', async () => {
+test('structured prompt variants change only the preamble and the suffix', { skip: punkt.skip }, async () => {
   const s = structured[1];
   const variants: Record<Exclude<PromptVariant, 'baseline'>, [string, string]> = {
     structured: [

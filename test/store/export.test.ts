@@ -10,9 +10,11 @@ import { paperRow } from '../../src/store/export-paper.ts';
 import { openStore } from '../../src/store/store.ts';
 import { getFamily } from '../../src/verify/index.ts';
 import type { ConstraintCase } from '../../src/verify/types.ts';
-import { requireShared } from '../helpers.ts';
+import { requireShared, requirePunkt } from '../helpers.ts';
 import { scriptedModel } from '../loop/fakes.ts';
 import { tempDir } from './toy-run.ts';
+
+const punkt = requirePunkt();
 
 const cases: ConstraintCase[] = [
   { id: 'own-lake', family: 'exact-length', source: 'own', instruction: 'Describe a quiet morning by the lake.', target: 12, anchors: ['lake', 'morning mist'], row: { meta: { source_id: 'own-1', length_band: '1-50' } } },
@@ -39,7 +41,7 @@ const EXPECTED = [
     '"protocol_complete": false, "incomplete_reason": "revision 1: provider attempts exhausted (1 attempt); last error: http: 500"}',
 ];
 
-test('export --format paper writes the reference per-case schema, byte for byte, in input order', async () => {
+test('export --format paper writes the reference per-case schema, byte for byte, in input order', { skip: punkt.skip }, async () => {
   const dir = tempDir();
   const storePath = join(dir, 'runs.db');
   const store = openStore(storePath);
@@ -52,7 +54,7 @@ test('export --format paper writes the reference per-case schema, byte for byte,
   assert.equal(text, EXPECTED.map((l) => l + '\n').join(''));
 });
 
-test('export refuses an unfinished run unless --partial, and unknown formats', async () => {
+test('export refuses an unfinished run unless --partial, and unknown formats', { skip: punkt.skip }, async () => {
   const dir = tempDir();
   const storePath = join(dir, 'runs.db');
   const store = openStore(storePath);

@@ -7,8 +7,10 @@ import { convertCollieLog } from '../../src/store/collie-log.ts';
 import { importCommand } from '../../src/store/commands.ts';
 import { openStore } from '../../src/store/store.ts';
 import { getFamily } from '../../src/verify/index.ts';
-import { requireShared } from '../helpers.ts';
+import { requireShared, requirePunkt } from '../helpers.ts';
 import { tempDir } from './toy-run.ts';
+
+const punkt = requirePunkt();
 
 const quiet = { write: () => undefined };
 
@@ -32,7 +34,7 @@ function writeLines(dir: string, lines: unknown[], name = 'in.jsonl'): string {
   return p;
 }
 
-test('import verifies every draft, applies the stop rule and counts what it drops', async () => {
+test('import verifies every draft, applies the stop rule and counts what it drops', { skip: punkt.skip }, async () => {
   const dir = tempDir();
   const file = writeLines(dir, LINES);
   const storePath = join(dir, 'runs.db');
@@ -66,7 +68,7 @@ test('import verifies every draft, applies the stop rule and counts what it drop
   await assert.rejects(importCommand(file, { store: storePath, runId: 'imp' }, quiet), /run 'imp' already exists/);
 });
 
-test('import with a common budget drops drafts beyond it and marks short unresolved trajectories incomplete', async () => {
+test('import with a common budget drops drafts beyond it and marks short unresolved trajectories incomplete', { skip: punkt.skip }, async () => {
   const dir = tempDir();
   const file = writeLines(dir, LINES);
   const s = await importCommand(file, { store: join(dir, 'runs.db'), runId: 'imp', budget: '1' }, quiet);

@@ -5,6 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getFamily, type ConstraintCase, type PromptVariant, type VerifierState } from '../../src/verify/index.ts';
+import { requirePunkt } from '../helpers.ts';
+
+const punkt = requirePunkt();
 
 const SUFFIX: Record<PromptVariant, string> = {
   baseline: 'Revise the complete previous response so every reported constraint is satisfied. Return only the revised text, with no analysis, count, or commentary.',
@@ -174,7 +177,7 @@ test('structured initial prompts strip the task and use each variant\'s wording'
   }
 });
 
-test('max new tokens per family (PROTOCOL §1.4)', () => {
+test('max new tokens per family (PROTOCOL §1.4)', { skip: punkt.skip }, () => {
   const base = { id: 'x', source: 's', task: 't' };
   assert.equal(getFamily('c05').maxNewTokens({ ...base, family: 'c05', targets: [17, ['a', 'b', 'c']] }), 128);
   assert.equal(getFamily('c05').maxNewTokens({ ...base, family: 'c05', targets: [50, ['a', 'b', 'c']] }), 150);
