@@ -7,7 +7,6 @@ import { CaseSetError } from './errors.ts';
 import { nativeRow } from './formats/native.ts';
 import type { CaseProblem } from './types.ts';
 
-export { writeFileAtomic };
 
 /** Field problems of cases about to be written ("line" = the 1-based line each case will occupy). */
 export function caseProblems(cases: ConstraintCase[]): CaseProblem[] {

@@ -3,7 +3,7 @@
 import { basename } from 'node:path';
 import { loadCaseSet, parseFormat } from '../cases/index.ts';
 import { createModel, parseSpec, type ModelOptions } from '../models/index.ts';
-import { modelOptionsFromFlags } from '../models/cli-options.ts';
+import { modelOptionsFromFlags, type ModelFlags } from '../models/cli-options.ts';
 import type { Model } from '../models/types.ts';
 import { openStore } from '../store/store.ts';
 import { UserError } from '../util/errors.ts';
@@ -12,8 +12,10 @@ import { parseHistoryPolicy } from './history.ts';
 import { createProgressReporter } from './progress.ts';
 import { parseBudget, parseVariant, protocolName, type ProtocolConfig } from './protocol.ts';
 import { executeRun, type RunResult } from './run.ts';
+import { slug } from '../util/slug.ts';
 
-export interface RunCommandOptions {
+/** The flags of `revloop run`: the run's own, plus the shared model flags (src/models/cli-options.ts). */
+export interface RunCommandOptions extends ModelFlags {
   cases: string;
   model: string;
   store: string;
@@ -24,14 +26,6 @@ export interface RunCommandOptions {
   concurrency?: string;
   limit?: string;
   format?: string;
-  timeout?: string;
-  retries?: string;
-  rpm?: string;
-  apiKeyEnv?: string;
-  extraBody?: string;
-  temperature?: string;
-  seed?: string;
-  label?: string;
   maxConsecutiveFailures?: string;
   plugin?: string[];
 }
@@ -91,9 +85,6 @@ export function resumeCommand(o: RunCommandOptions, runId: string): string {
   return words.map(shellQuote).join(' ');
 }
 
-function slug(s: string): string {
-  return s.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
-}
 
 /** The run id a command gets when none is given: the same command always resumes the same run. */
 export function defaultRunId(casesPath: string, model: Model, protocol: ProtocolConfig, limit: number | undefined): string {

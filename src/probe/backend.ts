@@ -21,28 +21,13 @@ export interface ScoringCounters {
   nScored: number;
 }
 
-export interface VerifyInput {
-  context: ChatMessage[];
-  continuation: string;
-}
+/** A context + continuation to score twice, and one compared pair (the GGUF backend's own types). */
+export type { VerifySample as VerifyInput, VerifyRow as VerifyResultRow } from '../models/gguf/model.ts';
+import type { VerifySample as VerifyInput, VerifyRow as VerifyResultRow, VerifyReport } from '../models/gguf/model.ts';
 
-export interface VerifyResultRow {
-  index: number;
-  cached: number;
-  fresh: number;
-  diff: number;
-  ok: boolean;
-  problem?: string;
-}
-
-export interface VerifyResult {
+export interface VerifyResult extends VerifyReport {
   /** What was compared, in words (the check differs by backend). */
   method: string;
-  ok: boolean;
-  n: number;
-  tolerance: number;
-  maxAbsDiff: number;
-  rows: VerifyResultRow[];
 }
 
 export interface ProbeScorer {
@@ -69,7 +54,7 @@ interface GgufLike extends Model {
   scoreMany(context: readonly ChatMessage[], continuations: readonly string[]): Promise<Array<{ logprob: number; tokens: number; argmaxMatches: number; isGreedy: boolean; contextTokens: number }>>;
   tokenize(text: string, special?: boolean): Promise<number[]>;
   stats(): { forwardTokens: number; forwardCalls: number; naiveTokens: number; nScored: number };
-  verifyScoring(sample: readonly VerifyInput[], options: { tolerance?: number }): Promise<{ ok: boolean; n: number; tolerance: number; maxAbsDiff: number; rows: VerifyResultRow[] }>;
+  verifyScoring(sample: readonly VerifyInput[], options: { tolerance?: number }): Promise<VerifyReport>;
   backendInfo(): Promise<Record<string, unknown>>;
 }
 

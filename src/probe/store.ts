@@ -8,6 +8,7 @@ import { UserError } from '../util/errors.ts';
 import { itemJsonLine, itemSha256 } from './items.ts';
 import type { CandidateName, Condition, ProbeItem, ScoreRecord } from './types.ts';
 import { ensureExtensionSchema, hasTable } from '../store/extensions.ts';
+import { modelLabelSlug } from '../util/slug.ts';
 
 export const PROBE_SCHEMA_VERSION = 1;
 
@@ -269,6 +270,6 @@ export function scoreKey(itemId: string, condition: string, candidate: string): 
 
 /** Default run id of a (model, environment): readable, stable across sessions. */
 export function defaultProbeRunId(env: string, modelLabel: string): string {
-  const slug = modelLabel.replace(/\[simulated\]/g, 'sim').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'model';
+  const slug = modelLabelSlug(modelLabel);
   return `probe-${env}-${slug}`;
 }

@@ -4,7 +4,7 @@
 // lines stay distinguishable in greyscale print and beyond the palette's seven colours.
 import type { CompositionChart, CurvePanel } from './model.ts';
 import { escapeHtml } from './escape.ts';
-import { coord, pct } from './format.ts';
+import { coord, pct, shownName } from './format.ts';
 
 export const PALETTE_SIZE = 7;
 const DASHES = ['', '6 3', '2 3', '8 3 2 3'];
@@ -81,7 +81,7 @@ export function curveChartSvg(panel: CurvePanel, options: CurveChartOptions): st
   for (const s of panel.series) {
     const si = options.styleIndex.get(s.controller) ?? 0;
     const st = seriesStyle(si);
-    const label = s.simulated ? `${s.controller} (${options.simulatedLabel ?? 'SIMULATED'})` : s.controller;
+    const label = s.simulated ? `${shownName(s.controller, true)} (${options.simulatedLabel ?? 'SIMULATED'})` : s.controller;
     let d = '';
     let pen = false;
     const marks: string[] = [];
@@ -113,7 +113,7 @@ export function compositionHtml(chart: CompositionChart, options: { simulatedLab
     const rows = chart.rows
       .filter((r) => r.family === family)
       .map((r) => {
-        const name = `<span class="ctl" title="${escapeHtml(r.controller)}">${escapeHtml(r.controller)}</span>${r.simulated ? `<span class="badge sim">${simulated}</span>` : ''}`;
+        const name = `<span class="ctl" title="${escapeHtml(r.controller)}">${escapeHtml(shownName(r.controller, r.simulated))}</span>${r.simulated ? `<span class="badge sim">${simulated}</span>` : ''}`;
         if (r.failures === 0) {
           return `<div class="bar-row" data-controller="${escapeHtml(r.controller)}"><div class="bar-label">${name}</div><div class="bar-empty">no failures</div><div class="bar-n">0</div></div>`;
         }
@@ -123,7 +123,7 @@ export function compositionHtml(chart: CompositionChart, options: { simulatedLab
             if (!count) return '';
             const w = (100 * count) / r.failures;
             const cat = chart.categories[i];
-            const rect = `<rect class="k${i}" x="${coord(offset)}" y="0" width="${coord(w)}" height="10"><title>${escapeHtml(`${r.controller}${r.simulated ? ` (${simulated})` : ''} · ${family} · ${cat.label}: ${count} of ${r.failures} failures (${pct(count / r.failures)}%)`)}</title></rect>`;
+            const rect = `<rect class="k${i}" x="${coord(offset)}" y="0" width="${coord(w)}" height="10"><title>${escapeHtml(`${shownName(r.controller, r.simulated)}${r.simulated ? ` (${simulated})` : ''} · ${family} · ${cat.label}: ${count} of ${r.failures} failures (${pct(count / r.failures)}%)`)}</title></rect>`;
             offset += w;
             return rect;
           })

@@ -12,3 +12,11 @@ export function pctInterval(lo: number | null | undefined, hi: number | null | u
 export function coord(x: number): string {
   return String(Math.round(x * 100) / 100);
 }
+
+/**
+ * A controller's visible name next to a SIMULATED mark: sim labels already end in "[simulated]"
+ * (src/models), which the badge says once, so it is dropped there. Data attributes keep the full name.
+ */
+export function shownName(name: string, simulated: boolean): string {
+  return simulated ? name.replace(/\s*\[simulated\]$/i, '') : name;
+}

@@ -8,6 +8,7 @@ import type { ReportModel } from './model.ts';
 import type { DrilldownPayload } from './payload.ts';
 import { escapeHtml, jsonForScript } from './escape.ts';
 import { compositionHtml, curveChartSvg, legendSwatch } from './charts.ts';
+import { shownName } from './format.ts';
 import { assaySummaryTable, budgetTable, cumulativeTable, endpointTable, runsTable, SIMULATED } from './tables.ts';
 
 let assets: { css: string; js: string } | null = null;
@@ -32,7 +33,7 @@ function section(id: string, title: string, lead: string, body: string): string 
 
 function controllerLegend(model: ReportModel): string {
   const items = model.controllers
-    .map((c, i) => `<li><button type="button" data-focus-controller="${escapeHtml(c.name)}" aria-pressed="false" title="Highlight ${escapeHtml(c.name)} in every chart">${legendSwatch(i)}<span>${escapeHtml(c.name)}</span>${c.simulated ? ` <span class="badge sim">${SIMULATED}</span>` : ''}</button></li>`)
+    .map((c, i) => `<li><button type="button" data-focus-controller="${escapeHtml(c.name)}" aria-pressed="false" title="Highlight ${escapeHtml(c.name)} in every chart">${legendSwatch(i)}<span>${escapeHtml(shownName(c.name, c.simulated))}</span>${c.simulated ? ` <span class="badge sim">${SIMULATED}</span>` : ''}</button></li>`)
     .join('');
   return `<ul class="legend controllers" aria-label="Controllers (click to highlight)">${items}<li><button type="button" id="clear-focus" class="no-print">clear highlight</button></li></ul>`;
 }

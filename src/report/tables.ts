@@ -2,13 +2,13 @@
 // Simulated controllers carry a SIMULATED badge in every row that shows their numbers.
 import type { AssaySummary, BudgetReplay, CurvePanel, EndpointTable, Proportion, RunInfo } from './model.ts';
 import { escapeHtml } from './escape.ts';
-import { pct, pctInterval } from './format.ts';
+import { pct, pctInterval, shownName } from './format.ts';
 
 export const SIMULATED = 'SIMULATED';
 const simBadge = `<span class="badge sim" title="Simulated controller: these numbers are not a model's behaviour">${SIMULATED}</span>`;
 
 function controllerCell(name: string, simulated: boolean): string {
-  return `<th scope="row" class="ctl-cell"><span class="ctl">${escapeHtml(name)}</span>${simulated ? ' ' + simBadge : ''}</th>`;
+  return `<th scope="row" class="ctl-cell"><span class="ctl">${escapeHtml(shownName(name, simulated))}</span>${simulated ? ' ' + simBadge : ''}</th>`;
 }
 
 function rateCell(p: Proportion): string {

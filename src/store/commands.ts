@@ -1,8 +1,8 @@
-// The store's commands for people: `runs`, `audit`, `export`, `import-trajectories`. The CLI
+// The store's commands for people: the `runs` table of revision runs, `audit`, `export`, `import-trajectories`. The CLI
 // modules only parse options and call these.
 import { basename } from 'node:path';
 import Table from 'cli-table3';
-import { writeFileAtomic } from '../cases/index.ts';
+import { writeFileAtomic } from '../util/atomic-file.ts';
 import { UserError } from '../util/errors.ts';
 import { sha256File } from '../util/hash.ts';
 import { readJsonlLines } from '../util/jsonl.ts';
@@ -47,22 +47,6 @@ export function runsTable(runs: RunSummary[]): string {
     ]);
   }
   return table.toString();
-}
-
-export function runsCommand(o: { store: string; json?: boolean }, out: Out): number {
-  const store = openStore(o.store, { readonly: true });
-  try {
-    const runs = store.listRuns();
-    if (o.json) out.write(JSON.stringify(runs, null, 2) + '\n');
-    else if (!runs.length) out.write(`no runs in ${o.store}\n`);
-    else {
-      out.write(runsTable(runs) + '\n');
-      if (runs.some((r) => r.simulated)) out.write('SIMULATED rows come from simulated controllers: they describe simulations, not language models.\n');
-    }
-    return 0;
-  } finally {
-    store.close();
-  }
 }
 
 export function auditCommand(o: { store: string; run: string; json?: boolean }, out: Out): { code: number; report: AuditReport } {

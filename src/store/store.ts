@@ -9,6 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { UserError } from '../util/errors.ts';
+import { processAlive } from '../util/process-alive.ts';
 import type { NewEvent, RunPlannedPayload, StoredEvent } from './events.ts';
 import { initialTrajectory, reduceRun, type AttemptCounts, type ReducedRun } from './reduce.ts';
 import { DERIVED_TABLES, SCHEMA_SQL, SCHEMA_VERSION } from './schema.ts';
@@ -516,13 +517,3 @@ export class RunStore {
   }
 }
 
-/** Whether a lock holder is still alive (only knowable on this host; elsewhere assume it is). */
-function processAlive(pid: number, host: string): boolean {
-  if (host !== hostname()) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

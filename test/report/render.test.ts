@@ -8,7 +8,8 @@ import { buildReport, renderReport, renderReportHtml } from '../../src/report/in
 import type { DrilldownPayload } from '../../src/report/payload.ts';
 import { decodeWordDiff } from '../../src/report/word-diff.ts';
 import { getFamily } from '../../src/verify/index.ts';
-import { CASES, HOSTILE, LINE_SEP, smallSet } from './build.ts';
+import { CASES, HOSTILE, LINE_SEP, minCharsFamily, smallSet, trajectory } from './build.ts';
+import type { ConstraintCase } from '../../src/verify/types.ts';
 import { requirePunkt } from '../helpers.ts';
 
 const punkt = requirePunkt();
@@ -172,4 +173,19 @@ test('an empty report labels nothing SIMULATED and says there is no budget repla
   assert.match(budget, /No budget replay/);
   assert.doesNotMatch(budget, /SIMULATED/);
   assert.doesNotMatch(budget, /\(\)/);
+});
+
+test('a sim label that already says "[simulated]" shows one SIMULATED mark, not two', () => {
+  const label = 'sim:steady [simulated]';
+  const c: ConstraintCase = { id: 'm-1', family: 'min-chars', source: 's', target: 60 };
+  const trajs = [trajectory('run-sim', label, true, 0, c, ['too short', 'still too short'], { family: minCharsFamily })];
+  const page = renderReport(trajs, analyzeTrajectories(trajs, { bootstrap: 0 }), { getFamily: () => minCharsFamily });
+  // Tables, charts and legend (the footer notes name controllers by their full label, as data).
+  const visible = page
+    .replace(/<script[\s\S]*?<\/script>/g, '')
+    .replace(/<footer>[\s\S]*?<\/footer>/g, '')
+    .replace(/ (?:title|data-controller|data-focus-controller|aria-label)="[^"]*"/g, '');
+  assert.ok(visible.includes('sim:steady'), 'the controller is shown');
+  assert.doesNotMatch(visible, /\[simulated\]/i, 'the lower-case tag is replaced by the SIMULATED mark');
+  assert.match(visible, /sim:steady<\/span> <span class="badge sim"/);
 });

@@ -7,6 +7,7 @@ import { UserError } from '../../util/errors.ts';
 import type { HarnessName } from './harness.ts';
 import type { RolloutRecord } from './engine.ts';
 import { ensureExtensionSchema, hasTable } from '../../store/extensions.ts';
+import { modelLabelSlug } from '../../util/slug.ts';
 
 export const AGENT_SCHEMA_VERSION = 1;
 
@@ -193,6 +194,6 @@ function toRunRow(r: Record<string, unknown>): AgentRunRow {
 
 /** `agent-<env>-<label>-<harness with + as ->-t<temp>-s<seed>` (the reference's file tag). */
 export function defaultAgentRunId(env: string, modelLabel: string, harness: string, temperature: number, seed: number): string {
-  const slug = modelLabel.replace(/\[simulated\]/g, 'sim').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'model';
+  const slug = modelLabelSlug(modelLabel);
   return `agent-${env}-${slug}-${harness.replace(/\+/g, '-')}-t${temperature}-s${seed}`;
 }

@@ -2,10 +2,10 @@
 // runs (src/probe/store.ts) and agent rollout runs (src/agent/rollout/store.ts), which share the
 // store file. The probe and agent summaries are read here with a few counting queries (their
 // stores offer only whole-record reads); the revision table is src/store/commands.ts's.
-import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import type Database from 'better-sqlite3';
 import { hasTable } from '../../store/extensions.ts';
+import { processAlive } from '../../util/process-alive.ts';
 import type { RunSummary } from '../../store/store.ts';
 
 export function register(program: Command): void {
@@ -128,15 +128,6 @@ function liveLocks(db: Database.Database): Set<string> {
   return new Set(rows.filter((r) => processAlive(r.pid, r.host)).map((r) => r.run_id));
 }
 
-function processAlive(pid: number, host: string): boolean {
-  if (host !== hostname()) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * running: a live process holds the run; otherwise the last session decides — a session still
