@@ -33,11 +33,25 @@ const CASE_FILES = ['generation_combined480.jsonl', 'lexical_constraints_combine
 
 /** 19 distinct simulated controllers: five profiles with different seeds and response curves. */
 const SIM_SPECS = [
-  'sim:ideal', 'sim:steady', 'sim:steady?seed=2', 'sim:steady?gain=0.7', 'sim:steady?recur=0.3',
-  'sim:sluggish', 'sim:sluggish?seed=2', 'sim:sluggish?gain=0.4', 'sim:overshoot', 'sim:overshoot?seed=2',
-  'sim:overshoot?gain=1.8', 'sim:stubborn', // 12 in the "local" panel
-  'sim:stubborn?seed=2', 'sim:stubborn?recur=0.8', 'sim:steady?seed=3', 'sim:sluggish?seed=3',
-  'sim:overshoot?seed=3', 'sim:steady?noise=0.3', 'sim:ideal?seed=2', // 7 in the "api" panel
+  'sim:ideal',
+  'sim:steady',
+  'sim:steady?seed=2',
+  'sim:steady?gain=0.7',
+  'sim:steady?recur=0.3',
+  'sim:sluggish',
+  'sim:sluggish?seed=2',
+  'sim:sluggish?gain=0.4',
+  'sim:overshoot',
+  'sim:overshoot?seed=2',
+  'sim:overshoot?gain=1.8',
+  'sim:stubborn', // 12 in the "local" panel
+  'sim:stubborn?seed=2',
+  'sim:stubborn?recur=0.8',
+  'sim:steady?seed=3',
+  'sim:sluggish?seed=3',
+  'sim:overshoot?seed=3',
+  'sim:steady?noise=0.3',
+  'sim:ideal?seed=2', // 7 in the "api" panel
 ];
 
 async function buildStore(path: string): Promise<number> {
@@ -54,7 +68,14 @@ async function buildStore(path: string): Promise<number> {
         store,
         runId: `panel-${String(i).padStart(2, '0')}`,
         cases,
-        caseSet: { format: 'paper', total: cases.length, limit: null, fileSha256: 'bench', manifest: { bench: true } as never, path: 'paper-cases' },
+        caseSet: {
+          format: 'paper',
+          total: cases.length,
+          limit: null,
+          fileSha256: 'bench',
+          manifest: { bench: true } as never,
+          path: 'paper-cases',
+        },
         model,
         protocol: PAPER_PROTOCOL,
         resolveFamily: getFamily,
@@ -71,7 +92,8 @@ async function buildStore(path: string): Promise<number> {
 }
 
 const useStore = !process.argv.includes('--synthetic') && CASE_FILES.every((f) => sharedDataFile('paper-cases', f));
-if (!useStore && !process.argv.includes('--synthetic')) console.log('bench/analyze: ../shared/data/paper-cases not found; using the synthetic generator instead');
+if (!useStore && !process.argv.includes('--synthetic'))
+  console.log('bench/analyze: ../shared/data/paper-cases not found; using the synthetic generator instead');
 
 const t0 = performance.now();
 let trajectories: TrajectoryRecord[];
@@ -120,10 +142,16 @@ if (out) writeFileSync(out, json);
 const groups = new Set(result.cells.map((c) => `${c.panel}/${c.family}`)).size;
 console.log('SIMULATED trajectories: timings of the analysis only, no model numbers.');
 console.log(`source: ${source}`);
-console.log(`trajectories: ${trajectories.length} (${result.trajectories.complete} complete, ${result.trajectories.incomplete} incomplete)`);
-console.log(`cells: ${result.cells.length} (controller × family incl. aggregates); bootstrap groups (panel × family): ${groups}; B = ${bootstrap}`);
+console.log(
+  `trajectories: ${trajectories.length} (${result.trajectories.complete} complete, ${result.trajectories.incomplete} incomplete)`,
+);
+console.log(
+  `cells: ${result.cells.length} (controller × family incl. aggregates); bootstrap groups (panel × family): ${groups}; B = ${bootstrap}`,
+);
 console.log(`pairwise comparisons: ${result.pairwise.length}; rescue fits: ${result.rescue.fits.length}`);
 console.log(`load: ${((t1 - t0 - buildMs) / 1000).toFixed(2)} s`);
 console.log(`analyze (incl. ${groups} × ${bootstrap} paired resamples): ${((t2 - t1) / 1000).toFixed(2)} s`);
-console.log(`JSON + tables: ${((t3 - t2) / 1000).toFixed(2)} s (${(json.length / 1e6).toFixed(1)} MB JSON, ${text.split('\n').length} table lines)`);
+console.log(
+  `JSON + tables: ${((t3 - t2) / 1000).toFixed(2)} s (${(json.length / 1e6).toFixed(1)} MB JSON, ${text.split('\n').length} table lines)`,
+);
 console.log(`total (load + analyze + render; target < 60 s): ${((t3 - t0 - buildMs) / 1000).toFixed(2)} s`);

@@ -27,7 +27,11 @@ function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-const files = ['lexical_constraints_combined480.jsonl', 'compositional_constraints_combined480.jsonl', ...(process.argv.includes('--all') ? ['generation_combined480.jsonl'] : [])];
+const files = [
+  'lexical_constraints_combined480.jsonl',
+  'compositional_constraints_combined480.jsonl',
+  ...(process.argv.includes('--all') ? ['generation_combined480.jsonl'] : []),
+];
 const cases: ConstraintCase[] = [];
 for (const f of files) {
   const path = sharedDataFile('paper-cases', f);
@@ -44,15 +48,24 @@ const concurrency = Number(arg('concurrency') ?? '1');
 /** Time spent inside the verifier (verify, energy, feedback, prompts) and the model. */
 const timers = { verifier: 0, model: 0 };
 function timedFamily(f: Family): Family {
-  const t = <A extends unknown[], R>(fn: (...a: A) => R) => (...a: A): R => {
-    const s = performance.now();
-    try {
-      return fn(...a);
-    } finally {
-      timers.verifier += performance.now() - s;
-    }
+  const t =
+    <A extends unknown[], R>(fn: (...a: A) => R) =>
+    (...a: A): R => {
+      const s = performance.now();
+      try {
+        return fn(...a);
+      } finally {
+        timers.verifier += performance.now() - s;
+      }
+    };
+  return {
+    ...f,
+    verify: t(f.verify),
+    energy: t(f.energy),
+    feedback: t(f.feedback),
+    initialPrompt: t(f.initialPrompt),
+    maxNewTokens: t(f.maxNewTokens),
   };
-  return { ...f, verify: t(f.verify), energy: t(f.energy), feedback: t(f.feedback), initialPrompt: t(f.initialPrompt), maxNewTokens: t(f.maxNewTokens) };
 }
 const families = new Map<string, Family>();
 const resolveFamily = (name: string): Family => {
@@ -80,7 +93,8 @@ const model = timedModel(await createModel('sim:instant'));
 const nullSink: TrajectorySink = { attemptStarted() {}, attemptFinished() {}, draftAccepted() {}, incomplete() {} };
 
 // Warm-up (JIT, Punkt parameters, regexes) on a few cases, not measured.
-for (const c of selected.slice(0, 20)) await runTrajectory({ caseIndex: 0, case: c, family: resolveFamily(c.family), prior: [] }, model, nullSink, { protocol: PAPER_PROTOCOL });
+for (const c of selected.slice(0, 20))
+  await runTrajectory({ caseIndex: 0, case: c, family: resolveFamily(c.family), prior: [] }, model, nullSink, { protocol: PAPER_PROTOCOL });
 
 interface Pass {
   label: string;
@@ -97,7 +111,9 @@ function report(p: Pass, base?: Pass): void {
   console.log(
     `${p.label.padEnd(22)} ${selected.length} trajectories, ${p.rounds} rounds in ${(p.wallMs / 1000).toFixed(2)} s: ` +
       `${((selected.length / p.wallMs) * 1000).toFixed(1)} traj/s, ${((p.rounds / p.wallMs) * 1000).toFixed(0)} rounds/s, ${perRound(p.wallMs)} ms/round` +
-      (split ? ` (verifier ${perRound(p.verifierMs)}, simulator ${perRound(p.modelMs)}, engine${base ? ' + store' : ''} ${perRound(rest)})` : ''),
+      (split
+        ? ` (verifier ${perRound(p.verifierMs)}, simulator ${perRound(p.modelMs)}, engine${base ? ' + store' : ''} ${perRound(rest)})`
+        : ''),
   );
   if (base) {
     console.log(
@@ -115,7 +131,9 @@ async function runAll(sink: TrajectorySink): Promise<void> {
       while (next < selected.length) {
         const i = next++;
         const c = selected[i];
-        await runTrajectory({ caseIndex: i, case: c, family: resolveFamily(c.family), prior: [] }, model, sink, { protocol: PAPER_PROTOCOL });
+        await runTrajectory({ caseIndex: i, case: c, family: resolveFamily(c.family), prior: [] }, model, sink, {
+          protocol: PAPER_PROTOCOL,
+        });
       }
     }),
   );
@@ -127,7 +145,13 @@ let rounds = 0;
 const counting: TrajectorySink = { ...nullSink, draftAccepted: () => void rounds++ };
 let t0 = performance.now();
 await runAll(counting);
-const noStore: Pass = { label: 'engine, no store', wallMs: performance.now() - t0, rounds, verifierMs: timers.verifier, modelMs: timers.model };
+const noStore: Pass = {
+  label: 'engine, no store',
+  wallMs: performance.now() - t0,
+  rounds,
+  verifierMs: timers.verifier,
+  modelMs: timers.model,
+};
 
 // Pass 2: the full run path (plan, events, derived tables) into a fresh SQLite store.
 const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-'));
@@ -151,12 +175,21 @@ const result = await executeRun({
 });
 const wallStore = performance.now() - t0;
 const events = store.db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number };
-const withStore: Pass = { label: 'engine + SQLite store', wallMs: wallStore, rounds: result.progress.rounds, verifierMs: timers.verifier, modelMs: timers.model };
+const withStore: Pass = {
+  label: 'engine + SQLite store',
+  wallMs: wallStore,
+  rounds: result.progress.rounds,
+  verifierMs: timers.verifier,
+  modelMs: timers.model,
+};
 store.close();
 rmSync(dir, { recursive: true, force: true });
 
 console.log(`bench/engine — SIMULATED controller sim:instant (no latency), ${files.join(' + ')}, budget 8, concurrency ${concurrency}`);
 report(noStore);
 report(withStore, noStore);
-console.log(`${''.padEnd(22)} ${events.n} events written; planning (fingerprints, plan hash, plan event) ${planMs.toFixed(0)} ms of the run`);
-if (withStore.rounds !== noStore.rounds) console.log(`note: the two passes produced different round counts (${noStore.rounds} vs ${withStore.rounds})`);
+console.log(
+  `${''.padEnd(22)} ${events.n} events written; planning (fingerprints, plan hash, plan event) ${planMs.toFixed(0)} ms of the run`,
+);
+if (withStore.rounds !== noStore.rounds)
+  console.log(`note: the two passes produced different round counts (${noStore.rounds} vs ${withStore.rounds})`);

@@ -26,12 +26,19 @@ const model = createGgufModel(`gguf:${modelPath}?threads=${threads}${gpu ? `&gpu
 const rt = await model.load();
 const info = await model.backendInfo();
 console.log(`model ${modelPath}${arg('--model') ? '' : ' (tiny random-weight test model)'}`);
-console.log(`backend node-llama-cpp ${info.nodeLlamaCppVersion}, llama.cpp ${info.llamaCppRelease}, gpu=${info.gpu}, threads=${info.threads}, context ${info.contextSize}, batch ${info.batchSize}, flash attention ${info.flashAttention}`);
+console.log(
+  `backend node-llama-cpp ${info.nodeLlamaCppVersion}, llama.cpp ${info.llamaCppRelease}, gpu=${info.gpu}, threads=${info.threads}, context ${info.contextSize}, batch ${info.batchSize}, flash attention ${info.flashAttention}`,
+);
 console.log(`load (first model in process, incl. binding): ${(performance.now() - t0).toFixed(0)} ms\n`);
 
 // ---- 1. decode batch size vs one batched forward --------------------------------------------
-const system = 'You are a tool-using assistant working inside a small office workspace. Reply with exactly one tool call and nothing else. ' + 'Use the form tool_name(arg=value), with keyword arguments. '.repeat(6);
-const goal: ChatMessage[] = [{ role: 'system', content: system }, { role: 'user', content: 'Send the contents of notes/todo.md to the design team.' }];
+const system =
+  'You are a tool-using assistant working inside a small office workspace. Reply with exactly one tool call and nothing else. ' +
+  'Use the form tool_name(arg=value), with keyword arguments. '.repeat(6);
+const goal: ChatMessage[] = [
+  { role: 'system', content: system },
+  { role: 'user', content: 'Send the contents of notes/todo.md to the design team.' },
+];
 const ctx = (await model.renderPrompt(goal)).tokens as Token[];
 const cont = (await model.tokenize('read_file(path="notes/todo.md") then send the note')) as Token[];
 const all = [...ctx, ...cont.slice(0, -1)];
@@ -61,7 +68,9 @@ async function drift(r: Runtime, sizes: number[]): Promise<string> {
       const got: number[] = [];
       for (let pos = start; pos < all.length; pos += k) {
         const part = all.slice(pos, pos + k);
-        const res = await seq.controlledEvaluate(part.map((t, i) => (pos + i >= first ? [t, { generateNext: { probabilities: true } }] : t)));
+        const res = await seq.controlledEvaluate(
+          part.map((t, i) => (pos + i >= first ? [t, { generateNext: { probabilities: true } }] : t)),
+        );
         got.push(...logprobsAfter(res, pos, part.length));
       }
       return got;
@@ -70,22 +79,40 @@ async function drift(r: Runtime, sizes: number[]): Promise<string> {
   }
   return row.join(', ');
 }
-console.log(`1. drift of pushes of k tokens from one batched forward (context ${ctx.length} tokens, ${cont.length} scored positions, raw node-llama-cpp calls), max |Δ logprob| per position in nats:`);
+console.log(
+  `1. drift of pushes of k tokens from one batched forward (context ${ctx.length} tokens, ${cont.length} scored positions, raw node-llama-cpp calls), max |Δ logprob| per position in nats:`,
+);
 console.log('   flash attention off (default): ' + (await drift(rt, [1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16])));
 const flash = createGgufModel(`gguf:${modelPath}?threads=${threads}&flashAttention=true${gpu ? `&gpu=${gpu}` : ''}`);
 console.log('   flash attention on:            ' + (await drift(await flash.load(), [1, 2, 3, 8])));
 await flash.close();
 
 // ---- 2. probe-shaped workload: cached vs fresh, cache saving ---------------------------------
-const obs = ['TypeError: write_file() missing required argument \'content\'.', 'Call recorded.', "{'name': 'Dana Bergmann', 'team': 'design'}"];
-const cands = ['write_file(path="reports/roster.md")', 'write_file(path="reports/roster.md", content="Dana, Milo")', 'list_contacts(team="design")', 'finish()'];
+const obs = [
+  "TypeError: write_file() missing required argument 'content'.",
+  'Call recorded.',
+  "{'name': 'Dana Bergmann', 'team': 'design'}",
+];
+const cands = [
+  'write_file(path="reports/roster.md")',
+  'write_file(path="reports/roster.md", content="Dana, Milo")',
+  'list_contacts(team="design")',
+  'finish()',
+];
 model.resetStats();
 const t1 = performance.now();
 let scored = 0;
 const kept: Array<{ context: ChatMessage[]; cand: string; logprob: number }> = [];
 for (let i = 0; i < items; i++) {
   const itemGoal: ChatMessage[] = [goal[0], { role: 'user', content: `Write the names of everyone on team ${i} to reports/roster.md.` }];
-  const conditions: ChatMessage[][] = [itemGoal, ...obs.map((o) => [...itemGoal, { role: 'assistant' as const, content: cands[0] }, { role: 'user' as const, content: `Observation: ${o}` }])];
+  const conditions: ChatMessage[][] = [
+    itemGoal,
+    ...obs.map((o) => [
+      ...itemGoal,
+      { role: 'assistant' as const, content: cands[0] },
+      { role: 'user' as const, content: `Observation: ${o}` },
+    ]),
+  ];
   for (const c of conditions) {
     const scores = await model.scoreMany(c, cands);
     scored += scores.length;
@@ -94,8 +121,12 @@ for (let i = 0; i < items; i++) {
 }
 const seconds = (performance.now() - t1) / 1000;
 const st = model.stats();
-console.log(`\n2. probe-shaped scoring: ${items} items × ${1 + obs.length} conditions × ${cands.length} candidates = ${scored} scores in ${seconds.toFixed(2)} s (${(scored / seconds).toFixed(1)} scores/s)`);
-console.log(`   tokens pushed ${st.forwardTokens} vs naive ${st.naiveTokens}: cache saving ${(100 * (1 - st.forwardTokens / st.naiveTokens)).toFixed(1)}% in ${st.forwardCalls} decode calls; underflow clamps ${st.underflowClamps}`);
+console.log(
+  `\n2. probe-shaped scoring: ${items} items × ${1 + obs.length} conditions × ${cands.length} candidates = ${scored} scores in ${seconds.toFixed(2)} s (${(scored / seconds).toFixed(1)} scores/s)`,
+);
+console.log(
+  `   tokens pushed ${st.forwardTokens} vs naive ${st.naiveTokens}: cache saving ${(100 * (1 - st.forwardTokens / st.naiveTokens)).toFixed(1)}% in ${st.forwardCalls} decode calls; underflow clamps ${st.underflowClamps}`,
+);
 let maxDiff = 0;
 const step = Math.max(1, Math.floor(kept.length / 24));
 let checked = 0;
@@ -111,7 +142,10 @@ console.log(`   cached vs one fresh forward on ${checked} of them: max |Δ| = ${
 
 // ---- 3. generation -----------------------------------------------------------------------------
 const prompt = (await model.renderPrompt([{ role: 'user', content: 'read the file and write the note' }])).tokens;
-for (const [label, banned] of [['no ban', [] as string[]], ['ban list of 8 strings', ['the note', 'write', 'read_file(path="x")', 'call', 'tool', 'model', 'pe', 'draft']]] as const) {
+for (const [label, banned] of [
+  ['no ban', [] as string[]],
+  ['ban list of 8 strings', ['the note', 'write', 'read_file(path="x")', 'call', 'tool', 'model', 'pe', 'draft']],
+] as const) {
   model.resetStats();
   const t2 = performance.now();
   let n = 0;
@@ -123,7 +157,9 @@ for (const [label, banned] of [['no ban', [] as string[]], ['ban list of 8 strin
     masked += out.nBannedMasked;
   }
   const s = (performance.now() - t2) / 1000;
-  console.log(`${label === 'no ban' ? '\n3. ' : '   '}greedy generation, ${label}: ${n} tokens in ${s.toFixed(2)} s (${(n / s).toFixed(0)} tokens/s incl. ${prompt.length}-token prompts), ${masked} mask applications`);
+  console.log(
+    `${label === 'no ban' ? '\n3. ' : '   '}greedy generation, ${label}: ${n} tokens in ${s.toFixed(2)} s (${(n / s).toFixed(0)} tokens/s incl. ${prompt.length}-token prompts), ${masked} mask applications`,
+  );
 }
 
 await model.close();

@@ -140,7 +140,11 @@ export async function closedLoop(n: number, concurrency: number, send: (i: numbe
     failed,
     wallMs,
     overallPerSecond: (n / wallMs) * 1000,
-    steady: steadyState(spans, spans.map((s) => s.end), concurrency),
+    steady: steadyState(
+      spans,
+      spans.map((s) => s.end),
+      concurrency,
+    ),
     latenciesMs: spans.map((s) => s.end - s.start),
     cpuMs: (cpu.user + cpu.system) / 1000,
   };
@@ -207,17 +211,28 @@ export type CeilingClient = 'node:http' | 'fetch';
  * keep-alive Agent, or Node's global fetch) with the same concurrency and request bodies. What is
  * left is event-loop, timer, loopback and scheduling overhead of this machine at this moment.
  */
-export async function machineCeiling(o: { latencyMs: number; concurrency: number; requests: number; inChild: boolean; client: CeilingClient; pool: ChatMessage[][] }): Promise<ClosedLoopResult> {
+export async function machineCeiling(o: {
+  latencyMs: number;
+  concurrency: number;
+  requests: number;
+  inChild: boolean;
+  client: CeilingClient;
+  pool: ChatMessage[][];
+}): Promise<ClosedLoopResult> {
   const server = await trivialServer(o.latencyMs, o.inChild);
   const agent = new Agent({ keepAlive: true });
   const bodies = o.pool.map((messages) => JSON.stringify({ model: 'ceiling', messages, max_tokens: 1024 }));
   const viaHttp = (body: string) =>
     new Promise<boolean>((resolve) => {
-      const req = request(server.url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve(res.statusCode === 200 && JSON.parse(Buffer.concat(chunks).toString()).choices.length === 1));
-      });
+      const req = request(
+        server.url,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve(res.statusCode === 200 && JSON.parse(Buffer.concat(chunks).toString()).choices.length === 1));
+        },
+      );
       req.on('error', () => resolve(false));
       req.end(body);
     });

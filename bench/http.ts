@@ -40,14 +40,18 @@ try {
 }
 
 const where = spawnCli ? 'child process' : 'same process';
-console.log(`bench/http — SIMULATED controllers (sim:${profile}) via serve-sim (${where}); latency ${latencyMs} ms, concurrency ${concurrency}, ${r.requests} requests, ${r.failed} failed`);
+console.log(
+  `bench/http — SIMULATED controllers (sim:${profile}) via serve-sim (${where}); latency ${latencyMs} ms, concurrency ${concurrency}, ${r.requests} requests, ${r.failed} failed`,
+);
 console.log(`ideal ${fmt(ideal)} req/s (concurrency ÷ latency); target: steady state ≥ 90% of it`);
 console.log(
   `(a) steady state: ${fmt(steadyOf(r))} req/s = ${pct(steadyOf(r) / ideal)} of ideal ` +
     `(${r.steady?.completions ?? 0} completions in ${fmt((r.steady?.windowMs ?? NaN) / 1000)} s with all ${concurrency} slots busy)`,
 );
 const idealWallMs = Math.ceil(r.requests / concurrency) * latencyMs;
-console.log(`(b) whole batch: ${fmt(r.wallMs / 1000)} s against ${fmt(idealWallMs / 1000)} s ideal = ${pct(idealWallMs / r.wallMs)} (${fmt(r.overallPerSecond)} req/s, ramp-up and drain included)`);
+console.log(
+  `(b) whole batch: ${fmt(r.wallMs / 1000)} s against ${fmt(idealWallMs / 1000)} s ideal = ${pct(idealWallMs / r.wallMs)} (${fmt(r.overallPerSecond)} req/s, ramp-up and drain included)`,
+);
 if (!process.argv.includes('--no-ceiling')) {
   const pool = requestPool(Math.min(requests, 1000));
   const http = await machineCeiling({ latencyMs, concurrency, requests, inChild: spawnCli, client: 'node:http', pool });
@@ -56,7 +60,13 @@ if (!process.argv.includes('--no-ceiling')) {
     `(c) machine ceiling, trivial server (${where}) + node:http keep-alive client: ${fmt(steadyOf(http))} req/s = ${pct(steadyOf(http) / ideal)} of ideal, ` +
       `client CPU ${(http.cpuMs / http.requests).toFixed(2)} ms/req${spawnCli ? '' : ' (server included)'}; revloop reaches ${pct(steadyOf(r) / steadyOf(http))} of it`,
   );
-  console.log(`    same with Node's fetch as the client: ${fmt(steadyOf(fetch))} req/s = ${pct(steadyOf(fetch) / ideal)} of ideal, client CPU ${(fetch.cpuMs / fetch.requests).toFixed(2)} ms/req`);
+  console.log(
+    `    same with Node's fetch as the client: ${fmt(steadyOf(fetch))} req/s = ${pct(steadyOf(fetch) / ideal)} of ideal, client CPU ${(fetch.cpuMs / fetch.requests).toFixed(2)} ms/req`,
+  );
 }
-console.log(`latency p50 ${fmt(percentile(r.latenciesMs, 50))} ms, p99 ${fmt(percentile(r.latenciesMs, 99))} ms, max ${fmt(Math.max(...r.latenciesMs))} ms`);
-console.log(`CPU ${(r.cpuMs / r.requests).toFixed(2)} ms per request (${spawnCli ? 'client only' : 'client and serve-sim together'}); ${machineLine(load0)}`);
+console.log(
+  `latency p50 ${fmt(percentile(r.latenciesMs, 50))} ms, p99 ${fmt(percentile(r.latenciesMs, 99))} ms, max ${fmt(Math.max(...r.latenciesMs))} ms`,
+);
+console.log(
+  `CPU ${(r.cpuMs / r.requests).toFixed(2)} ms per request (${spawnCli ? 'client only' : 'client and serve-sim together'}); ${machineLine(load0)}`,
+);

@@ -26,12 +26,25 @@ try {
     model.resetStats();
     const t0 = performance.now();
     const rs: RolloutRecord[] = [];
-    for (const [i, t] of tasks.entries()) rs.push(await runToolShedRollout(t, i, HARNESSES[h], gen, { maxSteps, maxNewTokens: 32, temperature: 0, seed: 20260808 }));
+    for (const [i, t] of tasks.entries())
+      rs.push(await runToolShedRollout(t, i, HARNESSES[h], gen, { maxSteps, maxNewTokens: 32, temperature: 0, seed: 20260808 }));
     const s = (performance.now() - t0) / 1000 / rs.length;
     const mean = (f: (r: RolloutRecord) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
     const st = model.stats();
     console.log(
-      `${h.padEnd(16)} ${s.toFixed(2).padStart(9)}  ${mean((r) => r.gen_tokens!).toFixed(0).padStart(7)}  ${mean((r) => r.prompt_tokens!).toFixed(0).padStart(10)}  ${mean((r) => r.prompt_tokens_per_step!).toFixed(0).padStart(8)}  ${mean((r) => r.n_steps).toFixed(1).padStart(5)}  ${mean((r) => r.n_banned_masked!).toFixed(1).padStart(9)}  ${(st.forwardTokens - st.generatedTokens).toLocaleString('en').padStart(10)} of ${st.promptTokens.toLocaleString('en')}`,
+      `${h.padEnd(16)} ${s.toFixed(2).padStart(9)}  ${mean((r) => r.gen_tokens!)
+        .toFixed(0)
+        .padStart(7)}  ${mean((r) => r.prompt_tokens!)
+        .toFixed(0)
+        .padStart(10)}  ${mean((r) => r.prompt_tokens_per_step!)
+        .toFixed(0)
+        .padStart(8)}  ${mean((r) => r.n_steps)
+        .toFixed(1)
+        .padStart(5)}  ${mean((r) => r.n_banned_masked!)
+        .toFixed(1)
+        .padStart(
+          9,
+        )}  ${(st.forwardTokens - st.generatedTokens).toLocaleString('en').padStart(10)} of ${st.promptTokens.toLocaleString('en')}`,
     );
   }
 } finally {

@@ -39,12 +39,18 @@ try {
   const c = r.counters!;
   const ctx = store.scores('bench').map((x) => x.ctx_tokens ?? 0);
   console.log(`model ${model.label}; ${items.length} items × ${conditions.length} conditions (${conditions.join(', ')})`);
-  console.log(`scored ${r.nScored} triples in ${s.toFixed(2)} s: ${(r.nScored / s).toFixed(1)} scores/s, ${(s / items.length).toFixed(2)} s/item; mean context ${Math.round(ctx.reduce((a, b) => a + b, 0) / ctx.length)} tokens`);
-  console.log(`tokens pushed ${c.forwardTokens.toLocaleString('en')} in ${c.forwardCalls} forward calls vs ${c.naiveTokens.toLocaleString('en')} cache-free: prefix reuse saved ${(100 * r.cacheSaving!).toFixed(1)}%`);
+  console.log(
+    `scored ${r.nScored} triples in ${s.toFixed(2)} s: ${(r.nScored / s).toFixed(1)} scores/s, ${(s / items.length).toFixed(2)} s/item; mean context ${Math.round(ctx.reduce((a, b) => a + b, 0) / ctx.length)} tokens`,
+  );
+  console.log(
+    `tokens pushed ${c.forwardTokens.toLocaleString('en')} in ${c.forwardCalls} forward calls vs ${c.naiveTokens.toLocaleString('en')} cache-free: prefix reuse saved ${(100 * r.cacheSaving!).toFixed(1)}%`,
+  );
   store.close();
   const t1 = performance.now();
   const v = await verifyProbeScoring(scorer, items, { n: Math.min(3, items.length) });
-  console.log(`verify: ${v.n} triples cached vs fresh in ${((performance.now() - t1) / 1000).toFixed(2)} s, max |diff| ${v.maxAbsDiff.toExponential(2)} nats → ${v.ok ? 'OK' : 'FAIL'}`);
+  console.log(
+    `verify: ${v.n} triples cached vs fresh in ${((performance.now() - t1) / 1000).toFixed(2)} s, max |diff| ${v.maxAbsDiff.toExponential(2)} nats → ${v.ok ? 'OK' : 'FAIL'}`,
+  );
 } finally {
   await model.close();
   await disposeAllGgufRuntimes();

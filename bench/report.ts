@@ -27,7 +27,10 @@ const ms = (a: number, b: number) => `${((b - a) / 1000).toFixed(2)} s`;
 
 // Deterministic ~150-word drafts: each case has a base paragraph; each distinct synthetic draft
 // edits a few words of it, so consecutive drafts differ like real revisions (repeats stay identical).
-const VOCAB = 'the a of to and in that it with as for on was by at from this which but be are or an not have had were they their its one all there when so more can what into some only other than then also about after over most time'.split(' ');
+const VOCAB =
+  'the a of to and in that it with as for on was by at from this which but be are or an not have had were they their its one all there when so more can what into some only other than then also about after over most time'.split(
+    ' ',
+  );
 function hash32(s: string): number {
   let h = 2166136261;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
@@ -50,13 +53,18 @@ function realistic(ts: TrajectoryRecord[]): TrajectoryRecord[] {
       ...r,
       text: draftFor(t.caseId, r.text),
       // Structured synthetic states lack the reference fields, so give every sent round a report of realistic size.
-      feedback: r.joint || i + 1 === t.rounds.length ? null : `DETERMINISTIC VERIFIER REPORT\n- total words: observed=${140 + (i % 20)}, target=150, residual(observed-target)=${i % 20 - 10}\n- word 4: target='alpha', observed='beta', correct=false\nRevise the complete previous response so every reported constraint is satisfied. Return only the revised text, with no analysis, count, or commentary.`,
+      feedback:
+        r.joint || i + 1 === t.rounds.length
+          ? null
+          : `DETERMINISTIC VERIFIER REPORT\n- total words: observed=${140 + (i % 20)}, target=150, residual(observed-target)=${(i % 20) - 10}\n- word 4: target='alpha', observed='beta', correct=false\nRevise the complete previous response so every reported constraint is satisfied. Return only the revised text, with no analysis, count, or commentary.`,
     })),
   }));
 }
 
 const t0 = performance.now();
-const trajectories = realistic(syntheticTrajectories({ controllers: paperShapedControllers().slice(0, nControllers), seed: 1, incompleteRate: 0.0005 }));
+const trajectories = realistic(
+  syntheticTrajectories({ controllers: paperShapedControllers().slice(0, nControllers), seed: 1, incompleteRate: 0.0005 }),
+);
 const rounds = trajectories.reduce((a, t) => a + t.rounds.length, 0);
 const t1 = performance.now();
 const analysis = analyzeTrajectories(trajectories, { bootstrap: 0 });
@@ -66,7 +74,9 @@ const t3 = performance.now();
 const html = renderReportHtml(model, payload);
 const t4 = performance.now();
 writeReportFile(out, html);
-console.log(`trajectories: ${trajectories.length.toLocaleString('en')} (${rounds.toLocaleString('en')} rounds, all SIMULATED), controllers: ${nControllers}`);
+console.log(
+  `trajectories: ${trajectories.length.toLocaleString('en')} (${rounds.toLocaleString('en')} rounds, all SIMULATED), controllers: ${nControllers}`,
+);
 console.log(`generate synthetic set:       ${ms(t0, t1)}`);
 console.log(`analysis (bootstrap 0):       ${ms(t1, t2)}`);
 console.log(`drill-down data + diffs:      ${ms(t2, t3)}  (${payload.strings.length.toLocaleString('en')} distinct strings)`);
@@ -79,7 +89,15 @@ if (browser) {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const page = await context.newPage();
   const b0 = performance.now();
@@ -95,7 +113,9 @@ if (browser) {
   await page.locator('#traj-rows tr').first().click();
   await page.waitForSelector('#traj-detail .round');
   const b4 = performance.now();
-  console.log(`chromium: load to ready ${ms(b0, b1)}, outcome filter ${ms(b1, b2)}, draft search (incl. 150 ms debounce + 200 ms wait) ${ms(b2, b3)}, open a trajectory ${ms(b3, b4)}`);
+  console.log(
+    `chromium: load to ready ${ms(b0, b1)}, outcome filter ${ms(b1, b2)}, draft search (incl. 150 ms debounce + 200 ms wait) ${ms(b2, b3)}, open a trajectory ${ms(b3, b4)}`,
+  );
   console.log(`chromium: ${await page.locator('#f-count').innerText()}`);
   await context.close();
   rmSync(profile, { recursive: true, force: true });

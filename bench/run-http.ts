@@ -57,9 +57,10 @@ function listSchedule(rounds: number[], slots: number, latency: number): number 
 }
 
 // (c) first, so the revloop run below does not share the machine with it.
-const ceiling = inProcess || process.argv.includes('--no-ceiling')
-  ? null
-  : await machineCeiling({ latencyMs, concurrency, requests: 2000, inChild: !sameProcess, client: 'node:http', pool: requestPool(500) });
+const ceiling =
+  inProcess || process.argv.includes('--no-ceiling')
+    ? null
+    : await machineCeiling({ latencyMs, concurrency, requests: 2000, inChild: !sameProcess, client: 'node:http', pool: requestPool(500) });
 
 const server = inProcess ? { url: '', close: async () => undefined } : await benchServer({ latencyMs, spawnCli: !sameProcess });
 const modelSpec = inProcess ? `sim:${profile}?latency_ms=${latencyMs}` : `openai-compatible:${server.url}#sim:${profile}`;
@@ -78,7 +79,16 @@ try {
   const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
   const code = await runCommand(
-    { cases: casesPath, model: modelSpec, store: storePath, runId: 'bench', concurrency: String(concurrency), limit, retries: '0', timeout: '30' },
+    {
+      cases: casesPath,
+      model: modelSpec,
+      store: storePath,
+      runId: 'bench',
+      concurrency: String(concurrency),
+      limit,
+      retries: '0',
+      timeout: '30',
+    },
     { out: { write: () => true }, err },
   );
   const end = performance.now();
@@ -113,7 +123,9 @@ try {
   const scheduled = listSchedule(rounds, concurrency, latencyMs);
   const how = inProcess ? 'in-process sim model, no HTTP' : `via serve-sim (${sameProcess ? 'same process' : 'child process'})`;
   console.log(`bench/run-http — SIMULATED controller sim:${profile} ${how}, latency ${latencyMs} ms, concurrency ${concurrency}`);
-  console.log(`${ts.length} trajectories, ${total} generations (${summary.failedAttempts} failed attempts), ${summary.successes} joint successes`);
+  console.log(
+    `${ts.length} trajectories, ${total} generations (${summary.failedAttempts} failed attempts), ${summary.successes} joint successes`,
+  );
   console.log(`ideal rate ${fmt(idealRate)} generations/s (concurrency ÷ latency); target: steady state ≥ 90% of it`);
   if (steady) {
     console.log(

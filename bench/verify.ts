@@ -24,12 +24,20 @@ const secondsArg = process.argv.indexOf('--seconds');
 const minSeconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 3;
 
 getDefaultPunkt(); // load the parameters outside the timed region
-const rows = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+const rows = readFileSync(path, 'utf8')
+  .split('\n')
+  .filter((l) => l.trim())
+  .map((l) => JSON.parse(l));
 const jobs: Job[] = [];
 for (const row of rows) {
   const bytes = Buffer.byteLength(row.witness, 'utf8');
   if (['c05', 'c07', 'c09', 'c10', 'c12'].includes(row.structure)) {
-    jobs.push({ family: getFamily(row.structure), case: { id: row.id, family: row.structure, source: row.source, targets: row.targets, witness: row.witness }, text: row.witness, bytes });
+    jobs.push({
+      family: getFamily(row.structure),
+      case: { id: row.id, family: row.structure, source: row.source, targets: row.targets, witness: row.witness },
+      text: row.witness,
+      bytes,
+    });
   }
   const words = wordMatches(row.witness);
   const step = Math.max(1, Math.floor(words.length / 4));
@@ -85,14 +93,23 @@ function measure(selected: Job[]): Rate {
   const wall = elapsed / 1000;
   const cpu = cpuSeconds() - cpu0;
   const n = selected.length * passes;
-  return { perSec: n / wall, mbPerSec: (bytes * passes) / wall / 1e6, perCpuSec: n / cpu, mbPerCpuSec: (bytes * passes) / cpu / 1e6, joint, coldPerSec };
+  return {
+    perSec: n / wall,
+    mbPerSec: (bytes * passes) / wall / 1e6,
+    perCpuSec: n / cpu,
+    mbPerCpuSec: (bytes * passes) / cpu / 1e6,
+    joint,
+    coldPerSec,
+  };
 }
 
 const fmt = (x: number) => Math.round(x).toLocaleString('en-US').padStart(8);
 const line = (label: string, count: number, r: Rate, extra = '') =>
   `  ${label.padEnd(13)} ${String(count).padStart(5)}  ${fmt(r.perCpuSec)}/s  ${r.mbPerCpuSec.toFixed(2).padStart(5)} MB/s  | wall ${fmt(r.perSec)}/s ${r.mbPerSec.toFixed(2).padStart(5)} MB/s | cold ${fmt(r.coldPerSec)}/s${extra}`;
 
-console.log(`revloop verify benchmark: ${rows.length} COLLIE witnesses, ${jobs.length} verifications per pass, Node ${process.version}, one thread`);
+console.log(
+  `revloop verify benchmark: ${rows.length} COLLIE witnesses, ${jobs.length} verifications per pass, Node ${process.version}, one thread`,
+);
 console.log('  steady-state rates per CPU-second of this process (after two warm-up passes), then wall-clock rates, then the');
 console.log('  first ("cold") pass, which includes building every anchor pattern and JIT warm-up');
 console.log('  family         texts  verifications/s  text MB/s');

@@ -49,7 +49,10 @@ function inputFiles() {
 /** SHA-256 over every input's path and bytes (content, not mtimes: a fresh clone is not "newer"). */
 export function sourceHash(typescriptVersion) {
   const h = createHash('sha256').update(`typescript ${typescriptVersion}\n`);
-  for (const f of inputFiles()) h.update(`${relative(ROOT, f).split(sep).join('/')}\n`).update(readFileSync(f)).update('\n');
+  for (const f of inputFiles())
+    h.update(`${relative(ROOT, f).split(sep).join('/')}\n`)
+      .update(readFileSync(f))
+      .update('\n');
   return h.digest('hex');
 }
 
@@ -88,7 +91,10 @@ function build(ts, hash) {
   const tmp = join(WORK, `dist-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
   try {
-    const r = spawnSync(process.execPath, [ts.tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', tmp], { cwd: ROOT, stdio: 'inherit' });
+    const r = spawnSync(process.execPath, [ts.tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', tmp], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
     if (r.status !== 0) {
       process.stderr.write(`build: tsc failed (exit ${r.status ?? r.signal}); dist/ left as it was\n`);
       return 1;
@@ -117,7 +123,9 @@ function main(args) {
   const ts = typescript();
   if (!ts) {
     if (args.includes('--prepare')) {
-      process.stderr.write('revloop prepare: TypeScript is not installed (dev dependencies omitted), so dist/ was not built; the CLI still runs from src/. Run `npm install` then `npm run build` to use revloop as a library.\n');
+      process.stderr.write(
+        'revloop prepare: TypeScript is not installed (dev dependencies omitted), so dist/ was not built; the CLI still runs from src/. Run `npm install` then `npm run build` to use revloop as a library.\n',
+      );
       return 0;
     }
     process.stderr.write('build: TypeScript is not installed; run `npm install` (with dev dependencies) first\n');

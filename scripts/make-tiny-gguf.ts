@@ -14,5 +14,8 @@ if (seedAt >= 0 && !Number.isInteger(seed)) {
 }
 const positional = args.filter((a, i) => !a.startsWith('--') && !(seedAt >= 0 && i === seedAt + 1));
 const out = positional[0] ?? join(TINY_MODEL_DIR, 'tiny-llama.gguf');
-const written = writeTinyLlamaGguf(out, { ...(seed !== undefined ? { seed } : {}), ...(args.includes('--no-template') ? { chatTemplate: null } : {}) });
+const written = writeTinyLlamaGguf(out, {
+  ...(seed !== undefined ? { seed } : {}),
+  ...(args.includes('--no-template') ? { chatTemplate: null } : {}),
+});
 process.stdout.write(`wrote ${written.path}\n  ${written.bytes} bytes, sha256 ${written.sha256}\n  use it as: gguf:${written.path}\n`);

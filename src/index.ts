@@ -1,7 +1,16 @@
 // revloop's root entry point (`import … from 'revloop'`): the main entry of each module. Each
 // module's full API is its own subpath — 'revloop/verify', 'revloop/models', 'revloop/remedy', …
 // (package.json `exports`; docs/library.md).
-export { getFamily, listFamilies, registerFamily, loadFamilyPlugins, type Family, type VerifierState, type ConstraintCase, type PromptVariant } from './verify/index.ts';
+export {
+  getFamily,
+  listFamilies,
+  registerFamily,
+  loadFamilyPlugins,
+  type Family,
+  type VerifierState,
+  type ConstraintCase,
+  type PromptVariant,
+} from './verify/index.ts';
 export { loadCaseSet, validateCaseFile, writeCaseSet } from './cases/index.ts';
 export { countWords, sentTokenize, wordTokenize } from './text/index.ts';
 export { createModel, type Model, type ModelOptions, type ChatMessage, type GenerateOptions, type GenerateResult } from './models/index.ts';

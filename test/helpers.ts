@@ -19,6 +19,8 @@ export function requirePunkt(): { skip: string | false } {
     getDefaultPunkt();
     return { skip: false };
   } catch {
-    return { skip: 'NLTK Punkt parameters not found (../shared/data/punkt, $REVLOOP_PUNKT or `revloop data fetch punkt`); the structured families need them' };
+    return {
+      skip: 'NLTK Punkt parameters not found (../shared/data/punkt, $REVLOOP_PUNKT or `revloop data fetch punkt`); the structured families need them',
+    };
   }
 }

@@ -26,7 +26,8 @@ const SUCCESS_SHAPES: Readonly<Record<string, string>> = {
   delete_file: 'deleted the file',
   find_contact: "{'name': 'Ingrid Moreau', 'email': 'ingrid.moreau@corp.example', 'team': 'design'}",
   list_contacts: "[{'name': 'Ingrid Moreau', 'email': 'ingrid.moreau@corp.example', 'team': 'design'}]",
-  list_events: "[{'id': 'evt-2', 'title': 'Sprint planning', 'date': '2026-09-14', 'time': '10:00', 'attendees': ['milo.silva@corp.example']}]",
+  list_events:
+    "[{'id': 'evt-2', 'title': 'Sprint planning', 'date': '2026-09-14', 'time': '10:00', 'attendees': ['milo.silva@corp.example']}]",
   create_event: 'created evt-4',
   cancel_event: 'cancelled evt-2',
   send_message: 'sent to the recipient',

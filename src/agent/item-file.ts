@@ -9,14 +9,48 @@ import type { ProbeItem } from './items.ts';
 
 /** Item fields in schema order (the order the JSONL is written in). */
 export const ITEM_FIELDS = [
-  'item_id', 'env', 'task_id', 'template', 'step_index', 'operator', 'error_type', 'system_prompt', 'goal',
-  'prefix_actions', 'prefix_observations', 'failed_action', 'gold_action', 'obs_fail', 'obs_fail_terse',
-  'obs_fail_verbose', 'obs_fail_echo', 'obs_success', 'obs_neutral', 'obs_fail_other', 'distractors', 'tool', 'meta',
+  'item_id',
+  'env',
+  'task_id',
+  'template',
+  'step_index',
+  'operator',
+  'error_type',
+  'system_prompt',
+  'goal',
+  'prefix_actions',
+  'prefix_observations',
+  'failed_action',
+  'gold_action',
+  'obs_fail',
+  'obs_fail_terse',
+  'obs_fail_verbose',
+  'obs_fail_echo',
+  'obs_success',
+  'obs_neutral',
+  'obs_fail_other',
+  'distractors',
+  'tool',
+  'meta',
 ] as const;
 
 const STRING_FIELDS = [
-  'item_id', 'env', 'task_id', 'template', 'operator', 'error_type', 'system_prompt', 'goal', 'failed_action', 'gold_action',
-  'obs_fail', 'obs_fail_terse', 'obs_fail_verbose', 'obs_fail_echo', 'obs_success', 'obs_neutral',
+  'item_id',
+  'env',
+  'task_id',
+  'template',
+  'operator',
+  'error_type',
+  'system_prompt',
+  'goal',
+  'failed_action',
+  'gold_action',
+  'obs_fail',
+  'obs_fail_terse',
+  'obs_fail_verbose',
+  'obs_fail_echo',
+  'obs_success',
+  'obs_neutral',
 ] as const;
 
 /** Validates one parsed line into a ProbeItem with fields in schema order. */
@@ -25,21 +59,32 @@ export function validateItem(value: unknown, file: string, line: number | null):
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw bad(null, 'each line must be a JSON object (one probe item)');
   const v = value as Record<string, unknown>;
   for (const f of STRING_FIELDS) {
-    if (typeof v[f] !== 'string') throw bad(f, v[f] === undefined ? 'missing (every probe item needs it; see docs/probe.md)' : `must be a string, got ${jsonType(v[f])}`);
+    if (typeof v[f] !== 'string')
+      throw bad(
+        f,
+        v[f] === undefined ? 'missing (every probe item needs it; see docs/probe.md)' : `must be a string, got ${jsonType(v[f])}`,
+      );
   }
   if ((v.item_id as string).trim() === '') throw bad('item_id', 'must not be empty');
-  if (!Number.isInteger(v.step_index) || (v.step_index as number) < 0) throw bad('step_index', `must be a non-negative integer, got ${JSON.stringify(v.step_index)}`);
+  if (!Number.isInteger(v.step_index) || (v.step_index as number) < 0)
+    throw bad('step_index', `must be a non-negative integer, got ${JSON.stringify(v.step_index)}`);
   for (const f of ['prefix_actions', 'prefix_observations', 'distractors'] as const) {
     const a = v[f];
     if (a === undefined && f === 'distractors') continue;
     if (!Array.isArray(a) || !a.every((x) => typeof x === 'string')) throw bad(f, `must be a list of strings, got ${jsonType(a)}`);
   }
   if ((v.prefix_actions as string[]).length !== (v.prefix_observations as string[]).length) {
-    throw bad('prefix_observations', `has ${(v.prefix_observations as string[]).length} entries but prefix_actions has ${(v.prefix_actions as string[]).length}; they pair up step by step`);
+    throw bad(
+      'prefix_observations',
+      `has ${(v.prefix_observations as string[]).length} entries but prefix_actions has ${(v.prefix_actions as string[]).length}; they pair up step by step`,
+    );
   }
-  if (v.obs_fail_other !== undefined && typeof v.obs_fail_other !== 'string') throw bad('obs_fail_other', `must be a string (may be ""), got ${jsonType(v.obs_fail_other)}`);
-  if (v.tool !== undefined && v.tool !== null && typeof v.tool !== 'string') throw bad('tool', `must be a string or null, got ${jsonType(v.tool)}`);
-  if (v.meta !== undefined && (v.meta === null || typeof v.meta !== 'object' || Array.isArray(v.meta))) throw bad('meta', `must be an object, got ${jsonType(v.meta)}`);
+  if (v.obs_fail_other !== undefined && typeof v.obs_fail_other !== 'string')
+    throw bad('obs_fail_other', `must be a string (may be ""), got ${jsonType(v.obs_fail_other)}`);
+  if (v.tool !== undefined && v.tool !== null && typeof v.tool !== 'string')
+    throw bad('tool', `must be a string or null, got ${jsonType(v.tool)}`);
+  if (v.meta !== undefined && (v.meta === null || typeof v.meta !== 'object' || Array.isArray(v.meta)))
+    throw bad('meta', `must be an object, got ${jsonType(v.meta)}`);
   const known = new Set<string>(ITEM_FIELDS);
   for (const k of Object.keys(v)) if (!known.has(k)) throw bad(k, `unknown field (probe items have: ${ITEM_FIELDS.join(', ')})`);
   return {
@@ -91,7 +136,8 @@ export function parseItems(text: string, file: string): ProbeItem[] {
     }
     const item = validateItem(value, file, i + 1);
     const first = seen.get(item.item_id);
-    if (first !== undefined) throw new InputError(file, i + 1, 'item_id', `"${item.item_id}" already appears on line ${first}; item ids must be unique`);
+    if (first !== undefined)
+      throw new InputError(file, i + 1, 'item_id', `"${item.item_id}" already appears on line ${first}; item ids must be unique`);
     seen.set(item.item_id, i + 1);
     items.push(item);
   });

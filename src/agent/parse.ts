@@ -6,14 +6,7 @@ import { unparse } from '../util/py/ast/unparse.ts';
 import type { Expr } from '../util/py/ast/nodes.ts';
 import type { PyValue } from '../util/py/values.ts';
 import { PY_SPACE_CLASS, pyStrip } from '../util/python.ts';
-import {
-  parseEmptyError,
-  parseKwargsError,
-  parseNonLiteralError,
-  parseNotCallError,
-  parseSyntaxError,
-  ToolError,
-} from './errors.ts';
+import { parseEmptyError, parseKwargsError, parseNonLiteralError, parseNotCallError, parseSyntaxError, ToolError } from './errors.ts';
 
 export interface ParsedAction {
   name: string;

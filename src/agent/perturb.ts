@@ -50,12 +50,30 @@ export const ARG_TYPOS: Readonly<Record<string, string>> = {
 };
 
 export const MONTHS = [
-  'January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December',
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
 ];
 
 /** The operators that occur in the probe item pool (8). */
 export const PROBE_OPERATORS: readonly string[] = [
-  'arg_typo', 'date_format', 'drop_arg', 'hallucinated_entity', 'name_for_email', 'readonly_target', 'tool_typo', 'type_swap',
+  'arg_typo',
+  'date_format',
+  'drop_arg',
+  'hallucinated_entity',
+  'name_for_email',
+  'readonly_target',
+  'tool_typo',
+  'type_swap',
 ];
 
 const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);

@@ -110,7 +110,11 @@ const DISPATCH: Record<string, ToolImpl> = {
         return contactValue(c);
       }
     }
-    throw notFoundError('contact', name, world.contacts.map((c) => c.name));
+    throw notFoundError(
+      'contact',
+      name,
+      world.contacts.map((c) => c.name),
+    );
   },
   list_contacts(world, kw) {
     const team = str(kw, 'team').toLowerCase();
@@ -142,7 +146,11 @@ const DISPATCH: Record<string, ToolImpl> = {
         return `cancelled ${eid}`;
       }
     }
-    throw notFoundError('event', eid, world.events.map((e) => e.id));
+    throw notFoundError(
+      'event',
+      eid,
+      world.events.map((e) => e.id),
+    );
   },
   send_message(world, kw) {
     const to = str(kw, 'to');

@@ -234,8 +234,18 @@ export const PROBE_TEMPLATES: readonly ProbeTemplate[] = ['email_file', 'cancel_
 const PROBE_TEMPLATE_FNS: readonly TemplateFn[] = [emailFile, cancelEvent, schedule, roster, archive, convert];
 
 export const AGENT_TEMPLATES: readonly TemplateName[] = [
-  'lookup', 'cancel_event', 'simple_write', 'archive', 'simple_reminder', 'schedule',
-  'lookup', 'roster', 'simple_write', 'email_file', 'simple_reminder', 'convert',
+  'lookup',
+  'cancel_event',
+  'simple_write',
+  'archive',
+  'simple_reminder',
+  'schedule',
+  'lookup',
+  'roster',
+  'simple_write',
+  'email_file',
+  'simple_reminder',
+  'convert',
 ];
 const TEMPLATE_FNS: Record<TemplateName, TemplateFn> = {
   email_file: emailFile,

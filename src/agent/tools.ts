@@ -22,8 +22,18 @@ function arg(name: string, type: ArgType, description: string): ArgSpec {
 }
 
 export const TOOLS: readonly ToolSpec[] = [
-  { name: 'list_files', description: 'List the files inside a folder.', args: [arg('folder', 'str', "folder name, e.g. 'notes'")], returns: 'list[str]' },
-  { name: 'read_file', description: 'Return the contents of a file.', args: [arg('path', 'str', "full path, e.g. 'notes/todo.md'")], returns: 'str' },
+  {
+    name: 'list_files',
+    description: 'List the files inside a folder.',
+    args: [arg('folder', 'str', "folder name, e.g. 'notes'")],
+    returns: 'list[str]',
+  },
+  {
+    name: 'read_file',
+    description: 'Return the contents of a file.',
+    args: [arg('path', 'str', "full path, e.g. 'notes/todo.md'")],
+    returns: 'str',
+  },
   {
     name: 'write_file',
     description: 'Create or overwrite a file.',
@@ -31,9 +41,24 @@ export const TOOLS: readonly ToolSpec[] = [
     returns: 'str',
   },
   { name: 'delete_file', description: 'Delete a file.', args: [arg('path', 'str', 'full path')], returns: 'str' },
-  { name: 'find_contact', description: 'Look up one contact by full name.', args: [arg('name', 'str', 'exact full name')], returns: 'dict' },
-  { name: 'list_contacts', description: 'List the members of a team.', args: [arg('team', 'str', "team name, e.g. 'design'")], returns: 'list[dict]' },
-  { name: 'list_events', description: 'List calendar events on a date.', args: [arg('date', 'str', 'date as YYYY-MM-DD')], returns: 'list[dict]' },
+  {
+    name: 'find_contact',
+    description: 'Look up one contact by full name.',
+    args: [arg('name', 'str', 'exact full name')],
+    returns: 'dict',
+  },
+  {
+    name: 'list_contacts',
+    description: 'List the members of a team.',
+    args: [arg('team', 'str', "team name, e.g. 'design'")],
+    returns: 'list[dict]',
+  },
+  {
+    name: 'list_events',
+    description: 'List calendar events on a date.',
+    args: [arg('date', 'str', 'date as YYYY-MM-DD')],
+    returns: 'list[dict]',
+  },
   {
     name: 'create_event',
     description: 'Add a calendar event.',
@@ -45,7 +70,12 @@ export const TOOLS: readonly ToolSpec[] = [
     ],
     returns: 'str',
   },
-  { name: 'cancel_event', description: 'Cancel a calendar event by id.', args: [arg('event_id', 'str', "event id, e.g. 'evt-4'")], returns: 'str' },
+  {
+    name: 'cancel_event',
+    description: 'Cancel a calendar event by id.',
+    args: [arg('event_id', 'str', "event id, e.g. 'evt-4'")],
+    returns: 'str',
+  },
   {
     name: 'send_message',
     description: 'Send a message to one recipient email address.',

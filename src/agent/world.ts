@@ -46,10 +46,36 @@ export interface World {
 }
 
 export const FIRST_NAMES = [
-  'Dana', 'Milo', 'Priya', 'Ravi', 'Elena', 'Tomas', 'Aisha', 'Noor', 'Hugo', 'Ingrid', 'Karim', 'Lena', 'Owen', 'Sofia', 'Yara', 'Bruno',
+  'Dana',
+  'Milo',
+  'Priya',
+  'Ravi',
+  'Elena',
+  'Tomas',
+  'Aisha',
+  'Noor',
+  'Hugo',
+  'Ingrid',
+  'Karim',
+  'Lena',
+  'Owen',
+  'Sofia',
+  'Yara',
+  'Bruno',
 ];
 export const LAST_NAMES = [
-  'Whitfield', 'Arganda', 'Vasquez', 'Lindqvist', 'Okafor', 'Petrova', 'Hassan', 'Bergmann', 'Moreau', 'Kaneko', 'Silva', 'Duarte',
+  'Whitfield',
+  'Arganda',
+  'Vasquez',
+  'Lindqvist',
+  'Okafor',
+  'Petrova',
+  'Hassan',
+  'Bergmann',
+  'Moreau',
+  'Kaneko',
+  'Silva',
+  'Duarte',
 ];
 export const TEAMS = ['design', 'platform', 'research', 'support'];
 export const FOLDERS = ['notes', 'reports', 'drafts'];

@@ -256,7 +256,9 @@ export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], o
   const rescue = analyzeRescue(orderedCells, panels, panelOf, landmark, sensitivity);
   const notes: string[] = [];
   if (simulated.size) {
-    notes.push(`SIMULATED controllers (${[...simulated].sort(compareCodePoints).join(', ')}): their numbers describe simulations, not models.`);
+    notes.push(
+      `SIMULATED controllers (${[...simulated].sort(compareCodePoints).join(', ')}): their numbers describe simulations, not models.`,
+    );
   }
   if (incomplete || pending) {
     notes.push(`${incomplete} protocol-incomplete and ${pending} pending trajectories are excluded from every n (see "excluded").`);
@@ -417,7 +419,7 @@ function replayBudget(
     };
   });
   const notes = [
-    'Cells use each panel\'s common case set per assay (cases complete for every controller of the panel with data in that assay).',
+    "Cells use each panel's common case set per assay (cases complete for every controller of the panel with data in that assay).",
     'A pair reverses at a cap when its strict orderings (|Δ| > 1e-12) disagree across the assays both controllers have.',
   ];
   if (!cells.length) notes.push('No exact-length, lexical or compositional cell: nothing to replay.');
@@ -447,7 +449,12 @@ function buildEndpointTable(
     ) as Record<Assay, number | null>;
     return { panel, controllers: members.length, final, ...meanSd(final) };
   };
-  const panelRows = panels.map((p) => panelRow(p, rows.filter((r) => r.panel === p)));
+  const panelRows = panels.map((p) =>
+    panelRow(
+      p,
+      rows.filter((r) => r.panel === p),
+    ),
+  );
   if (panels.length > 1) panelRows.push(panelRow('overall', rows));
   const range = Object.fromEntries(
     ASSAYS.map((a) => {
@@ -484,7 +491,15 @@ function analyzeRescue(
     } catch (e) {
       throw new UserError((e as Error).message);
     }
-    if (panels.length > 1) for (const p of panels) fits.push(fitRescue(p, l, rows.filter((r) => panelOf(r.controller) === p)));
+    if (panels.length > 1)
+      for (const p of panels)
+        fits.push(
+          fitRescue(
+            p,
+            l,
+            rows.filter((r) => panelOf(r.controller) === p),
+          ),
+        );
     fits.push(fitRescue('combined', l, rows));
   }
   const notes = [

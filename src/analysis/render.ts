@@ -8,7 +8,11 @@ const ci = (i: Interval) => (i.low === null || i.high === null ? '' : ` [${pct(i
 const pval = (p: number) => (p >= 0.001 ? p.toFixed(3) : p.toExponential(2));
 
 function table(head: string[]): Table.Table {
-  return new Table({ head, style: { head: [], border: [], compact: true }, chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' } });
+  return new Table({
+    head,
+    style: { head: [], border: [], compact: true },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
 }
 
 export function renderAnalysis(result: AnalysisResult): string {
@@ -23,7 +27,9 @@ export function renderAnalysis(result: AnalysisResult): string {
       `revision caps 0…${o.budget}; bootstrap B = ${o.bootstrap}, seed ${o.seed}, strata = source family.`,
   );
   if (sim.size) {
-    out.push(`SIMULATED: ${[...sim].join(', ')} ${sim.size === 1 ? 'is a simulated controller' : 'are simulated controllers'}; their numbers describe simulations, not models.`);
+    out.push(
+      `SIMULATED: ${[...sim].join(', ')} ${sim.size === 1 ? 'is a simulated controller' : 'are simulated controllers'}; their numbers describe simulations, not models.`,
+    );
   }
   if (!result.cells.length) {
     out.push('No trajectories to analyse.');
@@ -34,17 +40,40 @@ export function renderAnalysis(result: AnalysisResult): string {
   const et = result.endpoint_table;
   const t1 = table(['controller', 'panel', ...ASSAYS, 'mean ± SD']);
   for (const r of et.rows) t1.push([name(r.controller), r.panel, ...ASSAYS.map((a) => pct(r.final[a])), meanSd(r.mean, r.sd)]);
-  for (const p of et.panels) t1.push([`${p.panel} mean (n=${p.controllers})`, '', ...ASSAYS.map((a) => pct(p.final[a])), meanSd(p.mean, p.sd)]);
-  t1.push(['range across controllers', '', ...ASSAYS.map((a) => (et.range[a] ? `${pct(et.range[a]!.min)}–${pct(et.range[a]!.max)}` : '—')), '']);
-  section('Final joint success (%) by assay, on each panel\'s common case set (Tables 1, 10)', t1.toString());
+  for (const p of et.panels)
+    t1.push([`${p.panel} mean (n=${p.controllers})`, '', ...ASSAYS.map((a) => pct(p.final[a])), meanSd(p.mean, p.sd)]);
+  t1.push([
+    'range across controllers',
+    '',
+    ...ASSAYS.map((a) => (et.range[a] ? `${pct(et.range[a]!.min)}–${pct(et.range[a]!.max)}` : '—')),
+    '',
+  ]);
+  section("Final joint success (%) by assay, on each panel's common case set (Tables 1, 10)", t1.toString());
 
   // Endpoints per cell
-  const t2 = table(['controller', 'family', 'n', 'excluded', 'initial %', 'final %', 'paired n', 'paired initial % [95% CI]', 'paired final % [95% CI]']);
+  const t2 = table([
+    'controller',
+    'family',
+    'n',
+    'excluded',
+    'initial %',
+    'final %',
+    'paired n',
+    'paired initial % [95% CI]',
+    'paired final % [95% CI]',
+  ]);
   for (const c of result.cells) {
     const e = c.endpoint;
     t2.push([
-      name(c.controller), c.family, c.n, c.incomplete + c.pending, pct(c.initial_success), pct(c.final_success),
-      e.n_common, `${pct(e.initial.estimate)}${ci(e.initial.ci95)}`, `${pct(e.final.estimate)}${ci(e.final.ci95)}`,
+      name(c.controller),
+      c.family,
+      c.n,
+      c.incomplete + c.pending,
+      pct(c.initial_success),
+      pct(c.final_success),
+      e.n_common,
+      `${pct(e.initial.estimate)}${ci(e.initial.ci95)}`,
+      `${pct(e.final.estimate)}${ci(e.final.ci95)}`,
     ]);
   }
   section('Endpoints per controller × family (protocol-complete n; paired bootstrap on the common set)', t2.toString());
@@ -61,7 +90,12 @@ export function renderAnalysis(result: AnalysisResult): string {
     const panels = br.by_cap[0]?.reversals.map((r) => r.panel) ?? [];
     const t4 = table(['cap', 'median cell %', 'cell range %', ...panels.map((p) => `${p} reversals`)]);
     for (const c of br.by_cap) {
-      t4.push([c.cap, pct(c.cell_median), `${pct(c.cell_min)}–${pct(c.cell_max)}`, ...c.reversals.map((r) => `${r.reversing_pairs}/${r.pairs}`)]);
+      t4.push([
+        c.cap,
+        pct(c.cell_median),
+        `${pct(c.cell_min)}–${pct(c.cell_max)}`,
+        ...c.reversals.map((r) => `${r.reversing_pairs}/${r.pairs}`),
+      ]);
     }
     section('Revision-budget replay (Table 4)', t4.toString());
   }
@@ -69,21 +103,48 @@ export function renderAnalysis(result: AnalysisResult): string {
   // Failure taxonomy (Appendix G) and exact categories (Appendix A.1)
   const t5 = table(['controller', 'family', 'failures', ...REPEAT_CLASSES, 'cycle p2/p3/p4']);
   for (const c of result.cells) {
-    t5.push([name(c.controller), c.family, c.failures, ...REPEAT_CLASSES.map((k) => share(c.repeat_classes[k], c.failures)), `${c.cycle_periods['2']}/${c.cycle_periods['3']}/${c.cycle_periods['4']}`]);
+    t5.push([
+      name(c.controller),
+      c.family,
+      c.failures,
+      ...REPEAT_CLASSES.map((k) => share(c.repeat_classes[k], c.failures)),
+      `${c.cycle_periods['2']}/${c.cycle_periods['3']}/${c.cycle_periods['4']}`,
+    ]);
   }
   section('Output recurrence among failures: count (% of failures) (Appendix G)', t5.toString());
-  const exact = result.cells.filter((c): c is CellSummary & { exact_categories: NonNullable<CellSummary['exact_categories']> } => !!c.exact_categories);
+  const exact = result.cells.filter(
+    (c): c is CellSummary & { exact_categories: NonNullable<CellSummary['exact_categories']> } => !!c.exact_categories,
+  );
   if (exact.length) {
     const t6 = table(['controller', 'failures', ...EXACT_CATEGORIES]);
-    for (const c of exact) t6.push([name(c.controller), c.failures, ...EXACT_CATEGORIES.map((k) => share(c.exact_categories[k], c.failures))]);
+    for (const c of exact)
+      t6.push([name(c.controller), c.failures, ...EXACT_CATEGORIES.map((k) => share(c.exact_categories[k], c.failures))]);
     section('Exact-length failure categories, first match in this order (Appendix A.1)', t6.toString());
   }
 
   // Hazards (Table 9)
-  const t7 = table(['controller', 'family', 'initial %', 'transitions', 'early capture %', 'early recurrence %', 'capture/recurrence', 'final %']);
+  const t7 = table([
+    'controller',
+    'family',
+    'initial %',
+    'transitions',
+    'early capture %',
+    'early recurrence %',
+    'capture/recurrence',
+    'final %',
+  ]);
   for (const c of result.cells) {
     const h = c.hazards;
-    t7.push([name(c.controller), c.family, pct(c.initial_success), h.active_transitions, pct(h.early_capture_hazard), pct(h.early_recurrence_hazard), h.capture_recurrence_ratio.toFixed(3), pct(c.final_success)]);
+    t7.push([
+      name(c.controller),
+      c.family,
+      pct(c.initial_success),
+      h.active_transitions,
+      pct(h.early_capture_hazard),
+      pct(h.early_recurrence_hazard),
+      h.capture_recurrence_ratio.toFixed(3),
+      pct(c.final_success),
+    ]);
   }
   section('Early capture and recurrence hazards, transitions into revisions 1–4 (Table 9)', t7.toString());
 
@@ -101,7 +162,16 @@ export function renderAnalysis(result: AnalysisResult): string {
       if (rows.length <= 21) {
         const tp = table(['a', 'b', 'n', 'a − b (pp) [95% CI]', 'a only', 'b only', 'McNemar p', 'Holm p']);
         for (const r of rows) {
-          tp.push([name(r.controller_a), name(r.controller_b), r.n_common, `${pct(r.delta)}${ci(r.ci95)}`, r.a_only, r.b_only, pval(r.p_mcnemar), pval(r.p_holm)]);
+          tp.push([
+            name(r.controller_a),
+            name(r.controller_b),
+            r.n_common,
+            `${pct(r.delta)}${ci(r.ci95)}`,
+            r.a_only,
+            r.b_only,
+            pval(r.p_mcnemar),
+            pval(r.p_holm),
+          ]);
         }
         lines.push(tp.toString());
       }
@@ -112,15 +182,29 @@ export function renderAnalysis(result: AnalysisResult): string {
   // Rescue (Table 3)
   const t8 = table(['landmark', 'subset', 'rows', 'clusters', 'late rescue %', 'odds ratio [95% CI]', 'p', 'note']);
   for (const f of result.rescue.fits) {
-    const or = f.odds_ratio === null ? '—' : `${f.odds_ratio.toPrecision(3)} [${f.ci95.low?.toPrecision(3) ?? '—'}, ${f.ci95.high?.toPrecision(3) ?? '—'}]`;
-    const note = !f.estimable ? (f.null_reasons?.coefficient ?? 'not estimable') : [f.converged ? '' : 'not converged', ...f.warnings].filter(Boolean).join('; ');
+    const or =
+      f.odds_ratio === null
+        ? '—'
+        : `${f.odds_ratio.toPrecision(3)} [${f.ci95.low?.toPrecision(3) ?? '—'}, ${f.ci95.high?.toPrecision(3) ?? '—'}]`;
+    const note = !f.estimable
+      ? (f.null_reasons?.coefficient ?? 'not estimable')
+      : [f.converged ? '' : 'not converged', ...f.warnings].filter(Boolean).join('; ');
     t8.push([f.landmark, f.subset, f.rows, f.clusters, pct(f.late_rescue_rate), or, f.p === null ? '—' : pval(f.p), note]);
   }
   section('Conditional rescue after the landmark: repeat fraction 1 vs 0, case-clustered (Table 3)', t8.toString());
 
   if (result.excluded.length) {
     const t9 = table(['controller', 'family', 'status', 'count', 'reasons']);
-    for (const e of result.excluded) t9.push([name(e.controller), e.family, e.status, e.count, Object.entries(e.reasons).map(([r, n]) => `${r} (${n})`).join('; ')]);
+    for (const e of result.excluded)
+      t9.push([
+        name(e.controller),
+        e.family,
+        e.status,
+        e.count,
+        Object.entries(e.reasons)
+          .map(([r, n]) => `${r} (${n})`)
+          .join('; '),
+      ]);
     section('Excluded from every n', t9.toString());
   }
   if (result.notes.length) section('Notes', result.notes.map((n) => `- ${n}`).join('\n'));

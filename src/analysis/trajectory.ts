@@ -67,9 +67,7 @@ interface ExactRound {
 export function exactRound(t: TrajectoryRecord, r: RoundRecord): ExactRound {
   const { error, exact_length: exact, missing } = r.state as Record<string, unknown>;
   if (typeof error !== 'number' || !Number.isFinite(error) || typeof exact !== 'boolean' || !Array.isArray(missing)) {
-    throw new Error(
-      `run ${t.runId}, case ${t.caseId}, revision ${r.revision}: exact-length state lacks error/exact_length/missing`,
-    );
+    throw new Error(`run ${t.runId}, case ${t.caseId}, revision ${r.revision}: exact-length state lacks error/exact_length/missing`);
   }
   return { error, exact, missing };
 }
@@ -106,7 +104,11 @@ export function trajectoryFacts(t: TrajectoryRecord): TrajectoryFacts {
   let category: ExactCategory | null = null;
   if (!finalSuccess) {
     ({ cls, period } = repeatClass(states));
-    if (t.family === 'exact-length') category = exactCategory(rounds.map((r) => exactRound(t, r)), states);
+    if (t.family === 'exact-length')
+      category = exactCategory(
+        rounds.map((r) => exactRound(t, r)),
+        states,
+      );
   }
   let transitions = 0;
   let captureEvents = 0;

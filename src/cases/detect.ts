@@ -16,5 +16,5 @@ export const FORMAT_HINTS: Record<CaseFormat, string> = {
   'paper-exact': 'rows with id, instruction, target, anchors, reference, source (generation_combined480.jsonl)',
   'paper-structured': 'rows with id, structure, task, targets, witness, source (*_constraints_combined480.jsonl)',
   collie: 'rows with id, structure, prompt, targets, witness, source (collie_all.jsonl)',
-  native: 'rows with id, family and the family\'s fields (docs/cases.md)',
+  native: "rows with id, family and the family's fields (docs/cases.md)",
 };

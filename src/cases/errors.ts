@@ -13,7 +13,11 @@ export function renderProblems(file: string, problems: CaseProblem[], maxShown =
 }
 
 export class CaseSetError extends InputError {
-  constructor(file: string, readonly problems: CaseProblem[], maxShown = DEFAULT_MAX_SHOWN) {
+  constructor(
+    file: string,
+    readonly problems: CaseProblem[],
+    maxShown = DEFAULT_MAX_SHOWN,
+  ) {
     const first = problems[0] ?? { line: null, field: null, problem: 'invalid case set' };
     super(file, first.line, first.field, first.problem);
     this.name = 'CaseSetError';

@@ -99,7 +99,12 @@ export async function validateCaseFile(path: string, options: LoadOptions = {}):
     }
     const result = READERS[format](row);
     if (result.kind === 'unsupported') {
-      if (options.strict) problems.push({ line: item.line, field: 'structure', problem: `structure ${result.structure} has no family (runnable: c05, c07, c09, c10, c12)` });
+      if (options.strict)
+        problems.push({
+          line: item.line,
+          field: 'structure',
+          problem: `structure ${result.structure} has no family (runnable: c05, c07, c09, c10, c12)`,
+        });
       else unsupported.push({ line: item.line, id: result.id, structure: result.structure, sha256: rowSha256(row) });
       continue;
     }

@@ -75,16 +75,24 @@ export function checkCase(c: ConstraintCase, format: CaseFormat): Array<[string,
   const row = c.row ?? {};
   if (format === 'paper-structured' && row.initial_verifier_state !== undefined) {
     if (pyJsonDumps(row.initial_verifier_state) !== pyJsonDumps(state)) {
-      problems.push(['initial_verifier_state', `differs from the verifier's state of the witness: ${firstDifference(row.initial_verifier_state, state)}`]);
+      problems.push([
+        'initial_verifier_state',
+        `differs from the verifier's state of the witness: ${firstDifference(row.initial_verifier_state, state)}`,
+      ]);
     }
   }
   if (format === 'paper-structured' && row.corruption_checks !== undefined && family.corruptionChecks) {
     const computed = attempt(() => family.corruptionChecks!(c), problems, 'corruption_checks');
     if (computed) {
       if (pyJsonDumps(row.corruption_checks) !== pyJsonDumps(computed)) {
-        problems.push(['corruption_checks', `differ from the recomputed checks: stored ${pyJsonDumps(row.corruption_checks)}, computed ${pyJsonDumps(computed)}`]);
+        problems.push([
+          'corruption_checks',
+          `differ from the recomputed checks: stored ${pyJsonDumps(row.corruption_checks)}, computed ${pyJsonDumps(computed)}`,
+        ]);
       } else {
-        const failed = Object.entries(computed).filter(([, v]) => !v).map(([k]) => k);
+        const failed = Object.entries(computed)
+          .filter(([, v]) => !v)
+          .map(([k]) => k);
         if (failed.length) problems.push(['corruption_checks', `not detected by the verifier: ${failed.join(', ')}`]);
       }
     }

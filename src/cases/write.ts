@@ -7,7 +7,6 @@ import { CaseSetError } from './errors.ts';
 import { nativeRow } from './formats/native.ts';
 import type { CaseProblem } from './types.ts';
 
-
 /** Field problems of cases about to be written ("line" = the 1-based line each case will occupy). */
 export function caseProblems(cases: ConstraintCase[]): CaseProblem[] {
   const problems: CaseProblem[] = [];
@@ -15,7 +14,8 @@ export function caseProblems(cases: ConstraintCase[]): CaseProblem[] {
   cases.forEach((c, i) => {
     const line = i + 1;
     if (typeof c.id !== 'string' || c.id === '') problems.push({ line, field: 'id', problem: 'must be a non-empty string' });
-    else if (seen.has(c.id)) problems.push({ line, field: 'id', problem: `duplicate id ${JSON.stringify(c.id)} (first on line ${seen.get(c.id)})` });
+    else if (seen.has(c.id))
+      problems.push({ line, field: 'id', problem: `duplicate id ${JSON.stringify(c.id)} (first on line ${seen.get(c.id)})` });
     else seen.set(c.id, line);
     if (!hasFamily(c.family)) {
       problems.push({ line, field: 'family', problem: `unknown family '${c.family}'` });

@@ -43,8 +43,10 @@ export function loadMbpp(path: string): MbppProblem[] {
     const o = p as Record<string, unknown>;
     if (!o || typeof o !== 'object') throw new UserError(`${where}: not an object`);
     if (!Number.isInteger(o.task_id)) throw new UserError(`${where}: task_id: must be an integer`);
-    for (const f of ['prompt', 'code'] as const) if (typeof o[f] !== 'string') throw new UserError(`${where} (task ${o.task_id}): ${f}: must be a string`);
-    if (!Array.isArray(o.test_list) || !o.test_list.every((t) => typeof t === 'string')) throw new UserError(`${where} (task ${o.task_id}): test_list: must be a list of strings`);
+    for (const f of ['prompt', 'code'] as const)
+      if (typeof o[f] !== 'string') throw new UserError(`${where} (task ${o.task_id}): ${f}: must be a string`);
+    if (!Array.isArray(o.test_list) || !o.test_list.every((t) => typeof t === 'string'))
+      throw new UserError(`${where} (task ${o.task_id}): test_list: must be a list of strings`);
     return { task_id: o.task_id as number, prompt: o.prompt as string, code: o.code as string, test_list: [...(o.test_list as string[])] };
   });
 }

@@ -13,12 +13,19 @@ export const CODEREPAIR_SYSTEM_PROMPT =
   '- Do not include the tests, comments, explanations or markdown fences.\n' +
   '- Use exactly the function name that appears in the tests.';
 
-export function renderExecObservation(result: ExecResult, nTests: number, verbosity: CodeVerbosity = 'standard', echo = false, code = ''): string {
+export function renderExecObservation(
+  result: ExecResult,
+  nTests: number,
+  verbosity: CodeVerbosity = 'standard',
+  echo = false,
+  code = '',
+): string {
   let body: string;
   if (result.ok) body = `All ${nTests} tests passed.`;
   else if (result.kind === 'test_failure') {
     if (verbosity === 'terse') body = 'Test failed.';
-    else if (verbosity === 'verbose') body = `${result.passed}/${nTests} tests passed, then this assertion failed:\n${result.firstFailingTest}\nAssertionError`;
+    else if (verbosity === 'verbose')
+      body = `${result.passed}/${nTests} tests passed, then this assertion failed:\n${result.firstFailingTest}\nAssertionError`;
     else body = `${result.firstFailingTest}\nAssertionError`;
   } else if (result.kind === 'timeout') body = 'TimeoutError: execution timed out.';
   else {

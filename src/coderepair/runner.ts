@@ -91,7 +91,9 @@ export interface PythonInfo {
 export function findPython(executable?: string): PythonInfo {
   const candidates = executable ? [executable] : [process.env.REVLOOP_PYTHON, 'python3'].filter((x): x is string => !!x);
   for (const exe of candidates) {
-    const r = spawnSync(exe, ['-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3]); assert sys.version_info[0] == 3'], { encoding: 'utf8' });
+    const r = spawnSync(exe, ['-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3]); assert sys.version_info[0] == 3'], {
+      encoding: 'utf8',
+    });
     if (r.status === 0) return { executable: exe, version: r.stdout.trim() };
   }
   throw new UserError(
@@ -127,7 +129,11 @@ export function parseExecOutput(out: string): ExecResult {
 }
 
 /** Runs `code` and then the tests (joined by "\n" plus a final "\n") in a fresh interpreter. */
-export async function runProgram(code: string, tests: readonly string[], options: { python: string; timeoutS?: number }): Promise<ExecResult> {
+export async function runProgram(
+  code: string,
+  tests: readonly string[],
+  options: { python: string; timeoutS?: number },
+): Promise<ExecResult> {
   const sandbox = mkdtempSync(join(tmpdir(), 'revloop-coderepair-'));
   try {
     const solution = join(sandbox, 'solution.py');

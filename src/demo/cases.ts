@@ -51,7 +51,14 @@ function c07(text: string, i: number): ConstraintCase {
     .slice(0, 3)
     .sort((a, b) => a.order - b.order)
     .map((x) => x.w);
-  return { id: `demo-c07-${i}`, family: 'c07', source: 'demo-sentences', task: `Please generate a sentence containing the word ${quoteList(picks)}.`, targets: picks, witness: text };
+  return {
+    id: `demo-c07-${i}`,
+    family: 'c07',
+    source: 'demo-sentences',
+    task: `Please generate a sentence containing the word ${quoteList(picks)}.`,
+    targets: picks,
+    witness: text,
+  };
 }
 
 const FORBIDDEN_CANDIDATES = ['is', 'this', 'be', 'was', 'it', 'and', 'not', 'have', 'with', 'very', 'they', 'so'];
@@ -61,7 +68,14 @@ function c09(text: string, i: number): ConstraintCase {
   const present = new Set(structuredWords(text).map((w) => w.toLowerCase()));
   const forbidden = FORBIDDEN_CANDIDATES.filter((w) => !present.has(w)).slice(0, 3);
   const clauses = forbidden.map((w, k) => `${k + 2}) not containing the word '${w}'`).join(';\n');
-  return { id: `demo-c09-${i}`, family: 'c09', source: 'demo-paragraphs', task: `Please generate a paragraph:\n1) with exactly ${n} sentences;\n${clauses}.`, targets: [n, ...forbidden], witness: text };
+  return {
+    id: `demo-c09-${i}`,
+    family: 'c09',
+    source: 'demo-paragraphs',
+    task: `Please generate a paragraph:\n1) with exactly ${n} sentences;\n${clauses}.`,
+    targets: [n, ...forbidden],
+    witness: text,
+  };
 }
 
 function c10(text: string, i: number): ConstraintCase {

@@ -57,7 +57,12 @@ export function demoTable(byRun: Array<{ profile: string; trajectories: Trajecto
       return `${ok}/${ts.length}`;
     };
     const rounds = trajectories.reduce((n, t) => n + t.rounds.length, 0) / Math.max(trajectories.length, 1);
-    table.push([`sim:${profile} [SIMULATED]`, ...families.map((f) => cell(trajectories.filter((t) => t.family === f))), cell(trajectories), rounds.toFixed(2)]);
+    table.push([
+      `sim:${profile} [SIMULATED]`,
+      ...families.map((f) => cell(trajectories.filter((t) => t.family === f))),
+      cell(trajectories),
+      rounds.toFixed(2),
+    ]);
   }
   return table.toString();
 }
@@ -79,7 +84,9 @@ export async function runDemo(o: DemoOptions, io: CommandIO): Promise<DemoResult
       'SIMULATED: the controllers below are simulations (sim: profiles), not language models; no number here describes a model.\n',
   );
   if (punkt) {
-    io.out.write(`note: the structured families (c05, c07, c09, c10, c12) were skipped: ${punkt}\n  then run \`revloop demo\` again for all six families.\n`);
+    io.out.write(
+      `note: the structured families (c05, c07, c09, c10, c12) were skipped: ${punkt}\n  then run \`revloop demo\` again for all six families.\n`,
+    );
   }
 
   const store = openStore(storePath);
@@ -95,7 +102,14 @@ export async function runDemo(o: DemoOptions, io: CommandIO): Promise<DemoResult
         store,
         runId,
         cases: loaded.cases,
-        caseSet: { format: loaded.format, total: loaded.cases.length, limit: null, fileSha256: loaded.manifest.file_sha256, manifest: loaded.manifest, path: casesFile },
+        caseSet: {
+          format: loaded.format,
+          total: loaded.cases.length,
+          limit: null,
+          fileSha256: loaded.manifest.file_sha256,
+          manifest: loaded.manifest,
+          path: casesFile,
+        },
         model,
         protocol: PAPER_PROTOCOL,
         resolveFamily: getFamily,
@@ -118,7 +132,12 @@ export async function runDemo(o: DemoOptions, io: CommandIO): Promise<DemoResult
   const reportPath = join(out, 'demo-report.html');
   const { buildStoreReport } = await import('../report/from-store-report.ts');
   const { writeReportFile } = await import('../report/index.ts');
-  const report = await buildStoreReport(storePath, { runIds, bootstrap: 2000, seed: 20260808, title: 'revloop demo (SIMULATED controllers)' });
+  const report = await buildStoreReport(storePath, {
+    runIds,
+    bootstrap: 2000,
+    seed: 20260808,
+    title: 'revloop demo (SIMULATED controllers)',
+  });
   writeReportFile(reportPath, report.html);
   io.out.write(`\nreport: ${reportPath} (open it in a browser; it needs no network)\n`);
   io.out.write(

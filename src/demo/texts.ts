@@ -66,7 +66,7 @@ export const EXACT_SEEDS: ExactSeed[] = [
     instruction: 'Tell a friend how to brew a good pot of loose-leaf black tea.',
     response:
       'Warm the pot with hot water first and pour it away. Use one teaspoon of leaves for each cup, bring fresh water just to the boil, and pour it over the leaves. ' +
-      "Let it steep for four minutes, no longer, or it turns bitter. Strain it into cups and add milk only after tasting it plain.",
+      'Let it steep for four minutes, no longer, or it turns bitter. Strain it into cups and add milk only after tasting it plain.',
     anchors: ['teaspoon', 'four minutes', 'bitter'],
   },
   {

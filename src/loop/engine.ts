@@ -99,7 +99,12 @@ export function toExchange(r: AcceptedRound): ExchangeRecord {
 }
 
 /** Verifies one stripped draft and, if the loop goes on, renders the feedback the model will see. */
-export function acceptDraft(job: TrajectoryJob, revision: number, rawText: string, protocol: ProtocolConfig): { round: AcceptedRound; stop: StopReason | null } {
+export function acceptDraft(
+  job: TrajectoryJob,
+  revision: number,
+  rawText: string,
+  protocol: ProtocolConfig,
+): { round: AcceptedRound; stop: StopReason | null } {
   const text = pyStrip(rawText);
   const state = job.family.verify(text, job.case);
   const energy = job.family.energy(state);
@@ -113,7 +118,12 @@ function isAbort(e: unknown, signal?: AbortSignal): boolean {
   return signal?.aborted === true || (e as Error)?.name === 'AbortError';
 }
 
-export async function runTrajectory(job: TrajectoryJob, model: Model, sink: TrajectorySink, options: EngineOptions): Promise<TrajectoryOutcome> {
+export async function runTrajectory(
+  job: TrajectoryJob,
+  model: Model,
+  sink: TrajectorySink,
+  options: EngineOptions,
+): Promise<TrajectoryOutcome> {
   const { protocol, signal } = options;
   const policy = options.messagePolicy ?? verbatimPolicy;
   const rounds = job.prior.slice();
@@ -139,7 +149,10 @@ export async function runTrajectory(job: TrajectoryJob, model: Model, sink: Traj
     const messages = policy.build(ctx);
     const banned = options.banProvider?.sequences(ctx);
     const bannedSequences = banned && banned.length ? banned : undefined;
-    return { messages, start: { revision, messagesSha256: messagesSha256(messages), messageCount: messages.length, maxTokens, bannedSequences } };
+    return {
+      messages,
+      start: { revision, messagesSha256: messagesSha256(messages), messageCount: messages.length, maxTokens, bannedSequences },
+    };
   };
 
   let prepared: { messages: ChatMessage[]; start: AttemptStart } | null = null;
@@ -189,7 +202,10 @@ export async function runTrajectory(job: TrajectoryJob, model: Model, sink: Traj
       return { status: 'incomplete', rounds, reason };
     }
     // A backend that returned text without reporting its attempt still gets one on record.
-    const used: NumberedAttempt = succeeded ?? { attempt: attempt + 1, record: { ok: true, text, startedAt: new Date().toISOString(), latencyMs: 0, meta: { unreported: true } } };
+    const used: NumberedAttempt = succeeded ?? {
+      attempt: attempt + 1,
+      record: { ok: true, text, startedAt: new Date().toISOString(), latencyMs: 0, meta: { unreported: true } },
+    };
     const { round, stop } = acceptDraft(job, revision, text, protocol);
     rounds.push(round);
     const next = stop ? null : prepare(revision + 1);

@@ -1,7 +1,13 @@
 // A bounded worker pool over an ordered job list: up to `concurrency` jobs in flight, started in
 // list order, stopping early when the signal aborts. The first worker error stops the others and is
 // rethrown once every worker has returned.
-export async function runPool<J>(jobs: readonly J[], concurrency: number, signal: AbortSignal, work: (job: J) => Promise<void>, onError: (e: unknown) => void): Promise<void> {
+export async function runPool<J>(
+  jobs: readonly J[],
+  concurrency: number,
+  signal: AbortSignal,
+  work: (job: J) => Promise<void>,
+  onError: (e: unknown) => void,
+): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | null = null;
   const worker = async (): Promise<void> => {

@@ -82,7 +82,8 @@ export function protocolFromSpec(s: ProtocolSpec): ProtocolConfig {
 
 export function parseBudget(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 1000) throw new UserError(`--budget: expected a whole number of revisions from 0 to 1000, got '${value}'`);
+  if (!Number.isInteger(n) || n < 0 || n > 1000)
+    throw new UserError(`--budget: expected a whole number of revisions from 0 to 1000, got '${value}'`);
   return n;
 }
 

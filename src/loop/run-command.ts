@@ -85,7 +85,6 @@ export function resumeCommand(o: RunCommandOptions, runId: string): string {
   return words.map(shellQuote).join(' ');
 }
 
-
 /** The run id a command gets when none is given: the same command always resumes the same run. */
 export function defaultRunId(casesPath: string, model: Model, protocol: ProtocolConfig, limit: number | undefined): string {
   const parts = [slug(basename(casesPath).replace(/\.jsonl?$/i, '')), slug(model.label)];
@@ -124,7 +123,8 @@ export async function runCommand(o: RunCommandOptions, io: CommandIO): Promise<n
   };
 
   const loaded = await loadCaseSet(o.cases, o.format ? { format: parseFormat(o.format) } : {});
-  if (loaded.unsupported.length) io.err.write(`note: ${loaded.unsupported.length} rows of ${o.cases} have structures without a family and are not run\n`);
+  if (loaded.unsupported.length)
+    io.err.write(`note: ${loaded.unsupported.length} rows of ${o.cases} have structures without a family and are not run\n`);
   const cases = limit !== undefined ? loaded.cases.slice(0, limit) : loaded.cases;
   if (!cases.length) throw new UserError(`${o.cases}: no runnable cases`);
   const model = await createModel(o.model, modelOptions);
@@ -167,7 +167,14 @@ export async function runCommand(o: RunCommandOptions, io: CommandIO): Promise<n
       store,
       runId,
       cases,
-      caseSet: { format: loaded.format, total: loaded.cases.length, limit: limit ?? null, fileSha256: loaded.manifest.file_sha256, manifest: loaded.manifest, path: o.cases },
+      caseSet: {
+        format: loaded.format,
+        total: loaded.cases.length,
+        limit: limit ?? null,
+        fileSha256: loaded.manifest.file_sha256,
+        manifest: loaded.manifest,
+        path: o.cases,
+      },
       model,
       protocol,
       resolveFamily: getFamily,
@@ -175,7 +182,13 @@ export async function runCommand(o: RunCommandOptions, io: CommandIO): Promise<n
       concurrency,
       signal: ac.signal,
       maxConsecutiveFailures,
-      sessionOptions: { timeout_s: o.timeout ?? null, retries: o.retries ?? null, rpm: o.rpm ?? null, api_key_env: o.apiKeyEnv ?? null, max_consecutive_failures: maxConsecutiveFailures },
+      sessionOptions: {
+        timeout_s: o.timeout ?? null,
+        retries: o.retries ?? null,
+        rpm: o.rpm ?? null,
+        api_key_env: o.apiKeyEnv ?? null,
+        max_consecutive_failures: maxConsecutiveFailures,
+      },
       onProgress: (p) => {
         announce();
         reporter.update(p);
@@ -193,7 +206,9 @@ export async function runCommand(o: RunCommandOptions, io: CommandIO): Promise<n
   const tag = simulated ? ' [SIMULATED]' : '';
   const again = resumeCommand(o, runId);
   if (result.stopped) {
-    io.out.write(`${result.stopped.reason === 'interrupted' ? 'interrupted' : 'stopped'}: ${result.stopped.message}; ${finished} of ${p.total} trajectories finished${tag}\n`);
+    io.out.write(
+      `${result.stopped.reason === 'interrupted' ? 'interrupted' : 'stopped'}: ${result.stopped.message}; ${finished} of ${p.total} trajectories finished${tag}\n`,
+    );
     io.out.write(`the store is consistent; resume with the same command:\n  ${again}\n`);
     return result.stopped.reason === 'interrupted' ? 130 : 3;
   }
@@ -204,8 +219,13 @@ export async function runCommand(o: RunCommandOptions, io: CommandIO): Promise<n
     `finished${tag}: ${summary.complete + summary.incomplete}/${summary.cases} trajectories · ${summary.successes} joint successes (${((100 * summary.successes) / summary.cases).toFixed(1)}%)` +
       ` · ${summary.incomplete} protocol-incomplete · ${summary.rounds} rounds · ${summary.failedAttempts} failed provider attempts\n`,
   );
-  if (summary.incomplete) io.out.write(`${summary.incomplete} trajectories are protocol-incomplete (provider failures); run the same command again to retry them:\n  ${again}\n`);
+  if (summary.incomplete)
+    io.out.write(
+      `${summary.incomplete} trajectories are protocol-incomplete (provider failures); run the same command again to retry them:\n  ${again}\n`,
+    );
   const [db, id] = [shellQuote(o.store), shellQuote(runId)];
-  io.out.write(`next: revloop audit --store ${db} --run ${id} · revloop export --store ${db} --run ${id} --format paper -o ${shellQuote(`${runId}.jsonl`)} · revloop analyze --store ${db} ${id}\n`);
+  io.out.write(
+    `next: revloop audit --store ${db} --run ${id} · revloop export --store ${db} --run ${id} --format paper -o ${shellQuote(`${runId}.jsonl`)} · revloop analyze --store ${db} ${id}\n`,
+  );
   return 0;
 }

@@ -74,7 +74,11 @@ export interface RunResult {
 }
 
 /** The plan a request would bind its run id to. */
-export function planRun(req: Pick<RunRequest, 'cases' | 'caseSet' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider'>, kind: RunPlan['kind'] = 'run', perCase: PerCase[] | null = null): RunPlannedPayload {
+export function planRun(
+  req: Pick<RunRequest, 'cases' | 'caseSet' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider'>,
+  kind: RunPlan['kind'] = 'run',
+  perCase: PerCase[] | null = null,
+): RunPlannedPayload {
   const byFamily = new Map<string, ConstraintCase[]>();
   for (const c of req.cases) {
     const list = byFamily.get(c.family) ?? [];
@@ -82,7 +86,8 @@ export function planRun(req: Pick<RunRequest, 'cases' | 'caseSet' | 'model' | 'p
     byFamily.set(c.family, list);
   }
   const families: RunPlan['families'] = {};
-  for (const name of [...byFamily.keys()].sort()) families[name] = familyFingerprint(req.resolveFamily(name), byFamily.get(name)!, req.protocol.variant);
+  for (const name of [...byFamily.keys()].sort())
+    families[name] = familyFingerprint(req.resolveFamily(name), byFamily.get(name)!, req.protocol.variant);
   const protocol = protocolSpec({
     ...req.protocol,
     messagePolicy: req.messagePolicy?.name ?? req.protocol.messagePolicy,
@@ -133,7 +138,9 @@ export function validateCases(cases: readonly ConstraintCase[], resolveFamily: (
   });
   if (problems.length) {
     const shown = problems.slice(0, 20).join('\n');
-    throw new UserError(`${problems.length} problem${problems.length === 1 ? '' : 's'} in the case set:\n${shown}${problems.length > 20 ? `\n… and ${problems.length - 20} more` : ''}`);
+    throw new UserError(
+      `${problems.length} problem${problems.length === 1 ? '' : 's'} in the case set:\n${shown}${problems.length > 20 ? `\n… and ${problems.length - 20} more` : ''}`,
+    );
   }
 }
 
@@ -219,7 +226,9 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
       recorders.add(recorder);
       try {
         if (t.status === 'incomplete') {
-          store.append(runId, [{ type: 'trajectory_reopened', caseIndex: t.caseIndex, payload: { previous_reason: t.incompleteReason ?? null } }]);
+          store.append(runId, [
+            { type: 'trajectory_reopened', caseIndex: t.caseIndex, payload: { previous_reason: t.incompleteReason ?? null } },
+          ]);
         }
         const outcome: TrajectoryOutcome = await runTrajectory(
           { caseIndex: t.caseIndex, case: t.case, family, prior: priorRounds(t, family, req) },
@@ -233,7 +242,13 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
             },
             incomplete: (r, reason) => recorder.incomplete(r, reason),
           },
-          { protocol: req.protocol, messagePolicy: req.messagePolicy, banProvider: req.banProvider, extraBody: req.extraBody ?? undefined, signal: controller.signal },
+          {
+            protocol: req.protocol,
+            messagePolicy: req.messagePolicy,
+            banProvider: req.banProvider,
+            extraBody: req.extraBody ?? undefined,
+            signal: controller.signal,
+          },
         );
         if (recorder.closed || outcome.status === 'aborted') return;
         progress.done++;

@@ -3,12 +3,15 @@
 import { CapabilityError } from '../util/errors.ts';
 import type { Model } from './types.ts';
 
-const HOW = 'Use a gguf: model (in-process llama.cpp) or a vllm: spec (a vLLM server: prompt_logprobs scoring, bad_words bans); sim: models emulate both with a toy LM.';
+const HOW =
+  'Use a gguf: model (in-process llama.cpp) or a vllm: spec (a vLLM server: prompt_logprobs scoring, bad_words bans); sim: models emulate both with a toy LM.';
 
 /** Throws a CapabilityError unless the model can score continuations (teacher forcing). */
 export function requireScore(model: Model, purpose = 'this experiment'): asserts model is Model & { score: NonNullable<Model['score']> } {
   if (!model.capabilities.score || typeof model.score !== 'function') {
-    throw new CapabilityError(`${model.label} cannot score a given continuation (no teacher-forced log-probabilities), which ${purpose} needs. ${HOW}`);
+    throw new CapabilityError(
+      `${model.label} cannot score a given continuation (no teacher-forced log-probabilities), which ${purpose} needs. ${HOW}`,
+    );
   }
 }
 

@@ -60,7 +60,8 @@ export function modelOptionsFromFlags(flags: ModelFlags): ModelOptions {
     if (!v || typeof v !== 'object' || Array.isArray(v)) throw new UserError('--extra-body must be a JSON object, e.g. \'{"seed": 0}\'');
     o.extraBody = v as Record<string, unknown>;
   }
-  if (flags.temperature !== undefined) o.temperature = flags.temperature === 'omit' ? null : num('temperature', flags.temperature, false, 0);
+  if (flags.temperature !== undefined)
+    o.temperature = flags.temperature === 'omit' ? null : num('temperature', flags.temperature, false, 0);
   const seed = num('seed', flags.seed, true, -(2 ** 53));
   if (seed !== undefined) o.seed = seed;
   if (flags.label !== undefined) o.label = flags.label;

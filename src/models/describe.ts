@@ -11,10 +11,24 @@ export async function describeModel(spec: string, options: ModelOptions = {}): P
   const parsed = parseSpec(spec);
   if (parsed.scheme === 'sim') {
     const m = createSimModel(spec, parsed.target, parsed.params, { seed: options.seed, label: options.label });
-    return { backend: 'simulated controller (in process)', spec, label: m.label, capabilities: m.capabilities, profile: m.resolved.profile.name, description: m.resolved.profile.description, params: m.params };
+    return {
+      backend: 'simulated controller (in process)',
+      spec,
+      label: m.label,
+      capabilities: m.capabilities,
+      profile: m.resolved.profile.name,
+      description: m.resolved.profile.description,
+      params: m.params,
+    };
   }
   if (parsed.scheme === 'gguf') {
-    return { backend: 'gguf (in-process llama.cpp)', spec, path: parsed.target, params: parsed.params, capabilities: 'declared by the GGUF backend when loaded (score, ban)' };
+    return {
+      backend: 'gguf (in-process llama.cpp)',
+      spec,
+      path: parsed.target,
+      params: parsed.params,
+      capabilities: 'declared by the GGUF backend when loaded (score, ban)',
+    };
   }
   const m = (await createHttpModel(parsed, options)) as OpenAICompatibleModel;
   const c = m.config;

@@ -29,7 +29,18 @@ export { requireScore, requireBan } from './capabilities.ts';
 export { addModelOptions, modelOptionsFromFlags, type ModelFlags } from './cli-options.ts';
 
 /** Parameters an HTTP spec may carry after `?`, and the option each one sets. */
-const HTTP_PARAMS = ['timeout', 'max_retries', 'concurrency', 'rpm', 'temperature', 'seed', 'api_key_env', 'max_tokens_field', 'vllm', 'label'] as const;
+const HTTP_PARAMS = [
+  'timeout',
+  'max_retries',
+  'concurrency',
+  'rpm',
+  'temperature',
+  'seed',
+  'api_key_env',
+  'max_tokens_field',
+  'vllm',
+  'label',
+] as const;
 
 function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.ProcessEnv): HttpModelConfig {
   const { spec, params } = parsed;
@@ -38,14 +49,23 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
       throw new UserError(`invalid model spec ${JSON.stringify(spec)}: unknown parameter "${k}"; known: ${HTTP_PARAMS.join(', ')}`);
     }
   }
-  const num = (k: string, o: { min?: number; max?: number; integer?: boolean }) => (params[k] !== undefined ? numberParam(spec, k, params[k], o) : undefined);
+  const num = (k: string, o: { min?: number; max?: number; integer?: boolean }) =>
+    params[k] !== undefined ? numberParam(spec, k, params[k], o) : undefined;
   const timeoutMs = num('timeout', { min: 1 }) ?? checkNum('timeout', options.timeout, { min: 1 }) ?? DEFAULT_TIMEOUT_MS;
-  const maxRetries = num('max_retries', { min: 0, integer: true }) ?? checkNum('maxRetries', options.maxRetries, { min: 0, integer: true }) ?? DEFAULT_MAX_RETRIES;
-  const concurrency = num('concurrency', { min: 1, integer: true }) ?? checkNum('concurrency', options.concurrency, { min: 1, integer: true }) ?? DEFAULT_CONCURRENCY;
+  const maxRetries =
+    num('max_retries', { min: 0, integer: true }) ??
+    checkNum('maxRetries', options.maxRetries, { min: 0, integer: true }) ??
+    DEFAULT_MAX_RETRIES;
+  const concurrency =
+    num('concurrency', { min: 1, integer: true }) ??
+    checkNum('concurrency', options.concurrency, { min: 1, integer: true }) ??
+    DEFAULT_CONCURRENCY;
   const rpm = num('rpm', { min: 1 }) ?? checkNum('rpm', options.rpm, { min: 1 });
   let temperature: number | null = 0;
-  if (params.temperature !== undefined) temperature = params.temperature === 'omit' ? null : numberParam(spec, 'temperature', params.temperature, { min: 0, max: 2 });
-  else if (options.temperature !== undefined) temperature = options.temperature === null ? null : (checkNum('temperature', options.temperature, { min: 0, max: 2 }) as number);
+  if (params.temperature !== undefined)
+    temperature = params.temperature === 'omit' ? null : numberParam(spec, 'temperature', params.temperature, { min: 0, max: 2 });
+  else if (options.temperature !== undefined)
+    temperature = options.temperature === null ? null : (checkNum('temperature', options.temperature, { min: 0, max: 2 }) as number);
   const seed = num('seed', { integer: true }) ?? checkNum('seed', options.seed, { integer: true });
   const maxTokensField = (params.max_tokens_field ?? options.maxTokensField ?? 'max_tokens') as HttpModelConfig['maxTokensField'];
   if (maxTokensField !== 'max_tokens' && maxTokensField !== 'max_completion_tokens') {
@@ -57,7 +77,8 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
   const keyEnv = params.api_key_env ?? options.apiKeyEnv;
   let apiKey: string | null;
   if (keyEnv !== undefined) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv)) throw new UserError(`api key variable name "${keyEnv}" is not a valid environment variable name`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv))
+      throw new UserError(`api key variable name "${keyEnv}" is not a valid environment variable name`);
     apiKey = env[keyEnv]?.trim() || null;
     if (!apiKey) throw new UserError(`${spec}: the API key variable ${keyEnv} is not set (or empty); export it, e.g. export ${keyEnv}=…`);
   } else {
@@ -105,7 +126,11 @@ function checkNum(name: string, v: unknown, o: { min?: number; max?: number; int
 }
 
 /** An OpenAI-compatible HTTP model (openai:, openai-compatible:, vllm:). */
-export async function createHttpModel(parsed: ParsedSpec, options: ModelOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<Model> {
+export async function createHttpModel(
+  parsed: ParsedSpec,
+  options: ModelOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Model> {
   const config = httpConfig(parsed, options, env);
   const sdk = await import('openai');
   const client = new sdk.default({
@@ -134,7 +159,11 @@ export async function createModel(spec: string, options: ModelOptions = {}): Pro
   const parsed = parseSpec(spec);
   switch (parsed.scheme) {
     case 'sim':
-      return createSimModel(spec, parsed.target, parsed.params, { seed: checkNum('seed', options.seed, { integer: true }), label: options.label, clock: options.clock });
+      return createSimModel(spec, parsed.target, parsed.params, {
+        seed: checkNum('seed', options.seed, { integer: true }),
+        label: options.label,
+        clock: options.clock,
+      });
     case 'openai':
     case 'openai-compatible':
     case 'vllm':

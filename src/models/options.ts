@@ -75,10 +75,13 @@ export const realClock: Clock = {
         clearTimeout(t);
         reject(signal!.reason);
       };
-      const t = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.max(0, ms));
+      const t = setTimeout(
+        () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        Math.max(0, ms),
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };

@@ -80,7 +80,10 @@ export function parseSpec(spec: string): ParsedSpec {
       if (!/^https?:\/\/[^/]+/.test(baseUrl)) throw invalid(spec, `the base URL "${baseUrl}" must start with http:// or https://`);
       if (!head) throw invalid(spec, 'the model name after "#" is missing');
       if (/^https?:\/\/[^/]*@/.test(baseUrl)) {
-        throw invalid(spec, 'the base URL contains credentials (user:password@); specs are stored with runs, so put the key in an environment variable and name it with --api-key-env');
+        throw invalid(
+          spec,
+          'the base URL contains credentials (user:password@); specs are stored with runs, so put the key in an environment variable and name it with --api-key-env',
+        );
       }
       return { scheme, spec, target: head, baseUrl, params };
     }
@@ -100,7 +103,12 @@ export function parseSpec(spec: string): ParsedSpec {
 }
 
 /** Parses a numeric spec parameter, naming the spec and key on failure. */
-export function numberParam(spec: string, key: string, value: string, opts: { min?: number; max?: number; integer?: boolean } = {}): number {
+export function numberParam(
+  spec: string,
+  key: string,
+  value: string,
+  opts: { min?: number; max?: number; integer?: boolean } = {},
+): number {
   const n = Number(value);
   const bad = (what: string) => new UserError(`invalid model spec ${JSON.stringify(spec)}: parameter "${key}" ${what} (got "${value}")`);
   if (value.trim() === '' || !Number.isFinite(n)) throw bad('must be a number');

@@ -78,7 +78,13 @@ export interface ProbeAnalysisOptions {
 const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
 /** Item records of one run (items without any score are left out). */
-export function probeItemRecords(runId: string, model: string, simulated: boolean, items: readonly ProbeItem[], scores: readonly ScoreRecord[]): ProbeItemRecord[] {
+export function probeItemRecords(
+  runId: string,
+  model: string,
+  simulated: boolean,
+  items: readonly ProbeItem[],
+  scores: readonly ScoreRecord[],
+): ProbeItemRecord[] {
   const grouped = groupScores(scores);
   const out: ProbeItemRecord[] = [];
   for (const it of items) {
@@ -87,7 +93,18 @@ export function probeItemRecords(runId: string, model: string, simulated: boolea
     const m = itemMeasures(s);
     const measures: Record<string, number | null> = {};
     for (const k of MEASURE_ORDER) measures[k] = finite(m[k]);
-    out.push({ run_id: runId, model, simulated, item_id: it.item_id, task_id: it.task_id, operator: it.operator, error_type: it.error_type, template: it.template, n_prefix_steps: it.prefix_actions.length, measures });
+    out.push({
+      run_id: runId,
+      model,
+      simulated,
+      item_id: it.item_id,
+      task_id: it.task_id,
+      operator: it.operator,
+      error_type: it.error_type,
+      template: it.template,
+      n_prefix_steps: it.prefix_actions.length,
+      measures,
+    });
   }
   return out;
 }
@@ -101,7 +118,11 @@ function summarise(records: readonly ProbeItemRecord[], measures: readonly strin
     if (est) out.push({ measure, ...est });
     else {
       const n = values.filter(Number.isFinite).length;
-      out.push({ measure, n, reason: n === 0 ? 'no item has the scores this measure needs' : `only ${n} item(s) with a value (at least 3 needed)` });
+      out.push({
+        measure,
+        n,
+        reason: n === 0 ? 'no item has the scores this measure needs' : `only ${n} item(s) with a value (at least 3 needed)`,
+      });
     }
   }
   return out;
@@ -147,8 +168,18 @@ export function analyzeProbeStore(store: ProbeStore, options: ProbeAnalysisOptio
       published: (g?.n ?? 0) >= MIN_PUBLISHED_ITEMS && g?.mean !== undefined,
       measures,
       p_holm_G: null,
-      by_error_type: [...byError.keys()].sort().map((k) => ({ key: k, n_items: byError.get(k)!.length, measures: summarise(byError.get(k)!, ['G', 'copy', 'sem'], breakdown, seed) })),
-      cost: { sessions: sessions.length, seconds: sum('seconds'), forward_tokens: fwd, naive_tokens: naive, cache_saving: fwd !== null && naive ? 1 - fwd / naive : null },
+      by_error_type: [...byError.keys()].sort().map((k) => ({
+        key: k,
+        n_items: byError.get(k)!.length,
+        measures: summarise(byError.get(k)!, ['G', 'copy', 'sem'], breakdown, seed),
+      })),
+      cost: {
+        sessions: sessions.length,
+        seconds: sum('seconds'),
+        forward_tokens: fwd,
+        naive_tokens: naive,
+        cache_saving: fwd !== null && naive ? 1 - fwd / naive : null,
+      },
     });
   }
   // Holm over the G p-values of every run (computed before the inclusion filter, as the reference).

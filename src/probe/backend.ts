@@ -46,12 +46,16 @@ export interface ProbeScorer {
 /** Throws unless a score is a finite log-probability ≤ 0 with a sane token count (HARNESS §3.7). */
 export function guardScore(s: CandidateScore, where: string): CandidateScore {
   checkLogprob(s.logprob, where);
-  if (!Number.isInteger(s.nTokens) || s.nTokens < 0) throw new UserError(`${where}: the backend returned an invalid token count ${s.nTokens}; refusing to record scores`);
+  if (!Number.isInteger(s.nTokens) || s.nTokens < 0)
+    throw new UserError(`${where}: the backend returned an invalid token count ${s.nTokens}; refusing to record scores`);
   return s;
 }
 
 interface GgufLike extends Model {
-  scoreMany(context: readonly ChatMessage[], continuations: readonly string[]): Promise<Array<{ logprob: number; tokens: number; argmaxMatches: number; isGreedy: boolean; contextTokens: number }>>;
+  scoreMany(
+    context: readonly ChatMessage[],
+    continuations: readonly string[],
+  ): Promise<Array<{ logprob: number; tokens: number; argmaxMatches: number; isGreedy: boolean; contextTokens: number }>>;
   tokenize(text: string, special?: boolean): Promise<number[]>;
   stats(): { forwardTokens: number; forwardCalls: number; naiveTokens: number; nScored: number };
   verifyScoring(sample: readonly VerifyInput[], options: { tolerance?: number }): Promise<VerifyReport>;
@@ -60,12 +64,23 @@ interface GgufLike extends Model {
 
 function isGguf(m: Model): m is GgufLike {
   const x = m as Partial<GgufLike>;
-  return typeof x.scoreMany === 'function' && typeof x.tokenize === 'function' && typeof x.verifyScoring === 'function' && typeof x.stats === 'function';
+  return (
+    typeof x.scoreMany === 'function' &&
+    typeof x.tokenize === 'function' &&
+    typeof x.verifyScoring === 'function' &&
+    typeof x.stats === 'function'
+  );
 }
 
 interface HttpLike extends Model {
   config: { baseUrl: string; model: string; vllm: boolean };
-  withRetries(path: string, body: Record<string, unknown>, signal: AbortSignal | undefined, onAttempt: undefined, interpret: (raw: { body: string }) => { ok: true; parsed: unknown } | { ok: false; kind: string; message: string; raw?: unknown }): Promise<{ ok: boolean; parsed?: unknown; record: { error?: { kind: string; message: string } }; attempts: unknown[] }>;
+  withRetries(
+    path: string,
+    body: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    onAttempt: undefined,
+    interpret: (raw: { body: string }) => { ok: true; parsed: unknown } | { ok: false; kind: string; message: string; raw?: unknown },
+  ): Promise<{ ok: boolean; parsed?: unknown; record: { error?: { kind: string; message: string } }; attempts: unknown[] }>;
 }
 
 function isVllm(m: Model): m is HttpLike {
@@ -92,7 +107,13 @@ function ggufScorer(model: GgufLike): ProbeScorer {
     model,
     async scoreCandidates(context, candidates) {
       const res = await model.scoreMany(context, candidates);
-      return res.map((r) => ({ logprob: r.logprob, nTokens: r.tokens, nArgmaxMatch: r.argmaxMatches, isGreedy: r.isGreedy, ctxTokens: r.contextTokens }));
+      return res.map((r) => ({
+        logprob: r.logprob,
+        nTokens: r.tokens,
+        nArgmaxMatch: r.argmaxMatches,
+        isGreedy: r.isGreedy,
+        ctxTokens: r.contextTokens,
+      }));
     },
     countTokens: async (text) => (await model.tokenize(text, false)).length,
     counters: () => {
@@ -111,7 +132,13 @@ function ggufScorer(model: GgufLike): ProbeScorer {
 function genericScorer(model: Model, countTokens: ProbeScorer['countTokens']): ProbeScorer {
   const one = async (context: ChatMessage[], c: string): Promise<CandidateScore> => {
     const r = await model.score!(context, c);
-    return { logprob: r.logprob, nTokens: r.tokens, nArgmaxMatch: r.argmaxMatches ?? null, isGreedy: r.isGreedy ?? null, ctxTokens: r.contextTokens ?? null };
+    return {
+      logprob: r.logprob,
+      nTokens: r.tokens,
+      nArgmaxMatch: r.argmaxMatches ?? null,
+      isGreedy: r.isGreedy ?? null,
+      ctxTokens: r.contextTokens ?? null,
+    };
   };
   return {
     model,
@@ -145,7 +172,14 @@ function genericScorer(model: Model, countTokens: ProbeScorer['countTokens']): P
         rows.push({ index, cached, fresh, diff, ok: !problem, ...(problem ? { problem } : {}) });
       }
       const maxAbsDiff = rows.reduce((m, r) => (Number.isNaN(r.diff) || Number.isNaN(m) ? NaN : Math.max(m, r.diff)), 0);
-      return { method: 'each triple scored twice in separate calls (no prefix cache of ours to bypass); guards on every value', ok: rows.every((r) => r.ok) && !Number.isNaN(maxAbsDiff), n: rows.length, tolerance, maxAbsDiff, rows };
+      return {
+        method: 'each triple scored twice in separate calls (no prefix cache of ours to bypass); guards on every value',
+        ok: rows.every((r) => r.ok) && !Number.isNaN(maxAbsDiff),
+        n: rows.length,
+        tolerance,
+        maxAbsDiff,
+        rows,
+      };
     },
     info: async () => ({ backend: 'score()', spec: model.spec }),
   };
@@ -155,16 +189,24 @@ function genericScorer(model: Model, countTokens: ProbeScorer['countTokens']): P
 export async function vllmTokenize(model: Model, text: string): Promise<number[]> {
   if (!isVllm(model)) throw new UserError(`${model.label}: not a vLLM model (use a vllm:<url>#<model> spec)`);
   const root = model.config.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-  const res = await model.withRetries(root + '/tokenize', { model: model.config.model, prompt: text, add_special_tokens: false }, undefined, undefined, (raw) => {
-    try {
-      return { ok: true, parsed: JSON.parse(raw.body) as unknown };
-    } catch (e) {
-      return { ok: false, kind: 'malformed_json', message: (e as Error).message };
-    }
-  });
+  const res = await model.withRetries(
+    root + '/tokenize',
+    { model: model.config.model, prompt: text, add_special_tokens: false },
+    undefined,
+    undefined,
+    (raw) => {
+      try {
+        return { ok: true, parsed: JSON.parse(raw.body) as unknown };
+      } catch (e) {
+        return { ok: false, kind: 'malformed_json', message: (e as Error).message };
+      }
+    },
+  );
   const tokens = (res.parsed as { tokens?: unknown } | undefined)?.tokens;
   if (!res.ok || !Array.isArray(tokens) || !tokens.every((t) => Number.isInteger(t))) {
-    throw new UserError(`${model.label}: tokenizing through ${root}/tokenize failed (${res.record.error?.message ?? 'no "tokens" list in the response'})`);
+    throw new UserError(
+      `${model.label}: tokenizing through ${root}/tokenize failed (${res.record.error?.message ?? 'no "tokens" list in the response'})`,
+    );
   }
   return tokens as number[];
 }
@@ -172,7 +214,10 @@ export async function vllmTokenize(model: Model, text: string): Promise<number[]
 function vllmScorer(model: HttpLike): ProbeScorer {
   const countTokens = async (text: string): Promise<number> => (await vllmTokenize(model, text)).length;
   const base = genericScorer(model, countTokens);
-  return { ...base, info: async () => ({ backend: 'vllm (prompt_logprobs over HTTP)', baseUrl: model.config.baseUrl, model: model.config.model }) };
+  return {
+    ...base,
+    info: async () => ({ backend: 'vllm (prompt_logprobs over HTTP)', baseUrl: model.config.baseUrl, model: model.config.model }),
+  };
 }
 
 async function simScorer(model: Model): Promise<ProbeScorer> {

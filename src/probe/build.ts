@@ -9,10 +9,17 @@ import type { ProbeItem } from './types.ts';
 
 export const BUILD_MAX_PER_TASK = 3;
 
-export function buildToolShedProbeItems(n: number, options: { maxPerTask?: number; seed?: number } = {}): { items: ProbeItem[]; source: string; sha256: string } {
+export function buildToolShedProbeItems(
+  n: number,
+  options: { maxPerTask?: number; seed?: number } = {},
+): { items: ProbeItem[]; source: string; sha256: string } {
   const pool = buildToolshedItems(PAPER_TOOLSHED_OPTIONS);
   const items = stratifiedSubsample(pool, n, options.seed ?? PAPER_TOOLSHED_OPTIONS.seed, options.maxPerTask ?? BUILD_MAX_PER_TASK);
-  return { items, source: `toolshed:build(n=${n}, pool=${pool.length}, max_per_task=${options.maxPerTask ?? BUILD_MAX_PER_TASK})`, sha256: sha256Hex(itemsJsonl(items)) };
+  return {
+    items,
+    source: `toolshed:build(n=${n}, pool=${pool.length}, max_per_task=${options.maxPerTask ?? BUILD_MAX_PER_TASK})`,
+    sha256: sha256Hex(itemsJsonl(items)),
+  };
 }
 
 /**
@@ -33,5 +40,9 @@ export async function buildCodeRepairProbeItems(
   progress.finish();
   const maxPerTask = options.maxPerTask ?? 1;
   const items = stratifiedSubsample(pool, n, PAPER_TOOLSHED_OPTIONS.seed, maxPerTask);
-  return { items, source: `coderepair:build(n=${n}, pool=${pool.length}, max_per_task=${maxPerTask}, mbpp=${options.mbpp}, python ${py.version})`, sha256: sha256Hex(itemsJsonl(items)) };
+  return {
+    items,
+    source: `coderepair:build(n=${n}, pool=${pool.length}, max_per_task=${maxPerTask}, mbpp=${options.mbpp}, python ${py.version})`,
+    sha256: sha256Hex(itemsJsonl(items)),
+  };
 }

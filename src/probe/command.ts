@@ -42,10 +42,16 @@ export interface CommandIO {
 export function parseConditions(spec: string | undefined): Condition[] {
   const s = (spec ?? 'core').trim();
   if (s === 'core' || s === 'extended' || s === 'all') return conditionsOf(s as ConditionSet);
-  const names = s.split(',').map((x) => x.trim()).filter(Boolean);
+  const names = s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   if (!names.length) throw new UserError('--conditions is empty; use core, extended, all or a list such as pre,fail,neut');
   const bad = names.filter((n) => !isCondition(n));
-  if (bad.length) throw new UserError(`--conditions: unknown condition(s) ${bad.join(', ')}; known: ${conditionsOf('all').join(', ')} (or core, extended, all)`);
+  if (bad.length)
+    throw new UserError(
+      `--conditions: unknown condition(s) ${bad.join(', ')}; known: ${conditionsOf('all').join(', ')} (or core, extended, all)`,
+    );
   return [...new Set(names)] as Condition[];
 }
 
@@ -57,8 +63,12 @@ function positiveInt(flag: string, v: string | undefined): number | undefined {
 }
 
 /** Items from --items FILE or --build N (ToolShed, or CodeRepair with --env coderepair --mbpp PATH), optionally --limit. */
-export async function loadProbeItems(flags: ItemFlags, progress?: ProgressWriter | null): Promise<{ items: ProbeItem[]; source: string; sha256: string }> {
-  if (!!flags.items === !!flags.build) throw new UserError('give exactly one of --items <file> (probe items as JSON Lines) or --build <N> (build N items)');
+export async function loadProbeItems(
+  flags: ItemFlags,
+  progress?: ProgressWriter | null,
+): Promise<{ items: ProbeItem[]; source: string; sha256: string }> {
+  if (!!flags.items === !!flags.build)
+    throw new UserError('give exactly one of --items <file> (probe items as JSON Lines) or --build <N> (build N items)');
   const env = flags.env ?? 'toolshed';
   if (env !== 'toolshed' && env !== 'coderepair') throw new UserError(`--env must be toolshed or coderepair (got "${env}")`);
   if (flags.items && flags.env) throw new UserError('--env applies to --build; an items file says its own environment');
@@ -74,12 +84,17 @@ export async function loadProbeItems(flags: ItemFlags, progress?: ProgressWriter
     loaded = buildToolShedProbeItems(n);
   } else {
     const n = positiveInt('--build', flags.build)!;
-    if (!flags.mbpp) throw new UserError('CodeRepair items are built from the sanitized MBPP file (sanitized-mbpp.json, google-research/mbpp), which revloop does not bundle: pass its path with --mbpp PATH');
+    if (!flags.mbpp)
+      throw new UserError(
+        'CodeRepair items are built from the sanitized MBPP file (sanitized-mbpp.json, google-research/mbpp), which revloop does not bundle: pass its path with --mbpp PATH',
+      );
     const { buildCodeRepairProbeItems } = await import('./build.ts');
     loaded = await buildCodeRepairProbeItems(n, { mbpp: flags.mbpp, python: flags.python, progress });
   }
   if (flags.build !== undefined && loaded.items.length < Number(flags.build)) {
-    progress?.write(`note: --build ${flags.build}: the ${env} pool yields ${loaded.items.length} items under the per-task cap; using all of them\n`);
+    progress?.write(
+      `note: --build ${flags.build}: the ${env} pool yields ${loaded.items.length} items under the per-task cap; using all of them\n`,
+    );
   }
   const limit = positiveInt('--limit', flags.limit);
   if (limit !== undefined) loaded.items = loaded.items.slice(0, limit);
@@ -97,7 +112,8 @@ export async function probeCommand(flags: ProbeFlags, io: CommandIO): Promise<nu
   const conditions = parseConditions(flags.conditions);
   const { items, source, sha256 } = await loadProbeItems(flags, flags.progress === false ? null : io.err);
   const envs = [...new Set(items.map((i) => i.env))];
-  if (envs.length !== 1) throw new UserError(`${source}: items from several environments (${envs.join(', ')}); probe one environment per run`);
+  if (envs.length !== 1)
+    throw new UserError(`${source}: items from several environments (${envs.join(', ')}); probe one environment per run`);
   const model = await openModel(flags);
   try {
     const { probeScorerFor } = await import('./backend.ts');
@@ -116,12 +132,21 @@ export async function probeCommand(flags: ProbeFlags, io: CommandIO): Promise<nu
     };
     process.on('SIGINT', onSigint);
     try {
-      const run = store.ensureRun({ run_id: runId, env: envs[0], model_spec: model.spec, model_label: model.label, simulated: model.capabilities.simulated });
-      if (run.model_spec !== model.spec) io.err.write(`revloop probe: note: run '${runId}' was started with ${run.model_spec}; this session uses ${model.spec}\n`);
+      const run = store.ensureRun({
+        run_id: runId,
+        env: envs[0],
+        model_spec: model.spec,
+        model_label: model.label,
+        simulated: model.capabilities.simulated,
+      });
+      if (run.model_spec !== model.spec)
+        io.err.write(`revloop probe: note: run '${runId}' was started with ${run.model_spec}; this session uses ${model.spec}\n`);
       store.runStore.acquireLock(runId);
       store.addItems(runId, items, source);
       if (!conditions.includes('pre') || !conditions.includes('fail')) {
-        io.err.write('revloop probe: note: G and every paired delta need the pre and fail scores; score --conditions core into the same --run as well\n');
+        io.err.write(
+          'revloop probe: note: G and every paired delta need the pre and fail scores; score --conditions core into the same --run as well\n',
+        );
       }
       const { runProbe } = await import('./runner.ts');
       const { lineProgress } = await import('./progress.ts');
@@ -129,18 +154,26 @@ export async function probeCommand(flags: ProbeFlags, io: CommandIO): Promise<nu
       const progress = lineProgress(flags.progress === false ? null : io.err, `${sim}probe ${model.label}`);
       const result = await asUserError(
         () =>
-    runProbe(scorer, store, items, {
+          runProbe(scorer, store, items, {
             runId,
             conditions,
             itemsSource: source,
             itemsSha256: sha256,
             signal: controller.signal,
-            onProgress: (p) => progress.update(p.done, p.total, `pass ${p.pass}/${p.passes} · ${p.scored} scored${p.cacheSaving !== null ? ` · cache saved ${(100 * p.cacheSaving).toFixed(0)}%` : ''}`),
+            onProgress: (p) =>
+              progress.update(
+                p.done,
+                p.total,
+                `pass ${p.pass}/${p.passes} · ${p.scored} scored${p.cacheSaving !== null ? ` · cache saved ${(100 * p.cacheSaving).toFixed(0)}%` : ''}`,
+              ),
           }),
         'scores recorded so far are stored; rerun the same command to resume',
       );
       progress.finish();
-      const saved = result.cacheSaving !== null ? `, prefix reuse saved ${(100 * result.cacheSaving).toFixed(1)}% of ${result.counters!.naiveTokens.toLocaleString('en')} tokens` : '';
+      const saved =
+        result.cacheSaving !== null
+          ? `, prefix reuse saved ${(100 * result.cacheSaving).toFixed(1)}% of ${result.counters!.naiveTokens.toLocaleString('en')} tokens`
+          : '';
       io.err.write(
         `${sim}probe ${runId}: ${result.status}; ${result.nScored} new scores, ${result.nPresent} already stored, ${result.nUnavailable} condition(s) unavailable (fail_other without a distractor) in ${result.seconds.toFixed(1)} s${saved} → ${storePath}\n`,
       );
@@ -149,7 +182,21 @@ export async function probeCommand(flags: ProbeFlags, io: CommandIO): Promise<nu
         const ids = new Set(items.map((i) => i.item_id));
         const scores = store.scores(runId).filter((s) => ids.has(s.item_id));
         for (const r of probeItemRecords(runId, model.label, model.capabilities.simulated, items, scores)) {
-          io.out.write(JSON.stringify({ run_id: r.run_id, model: r.model, simulated: r.simulated, item_id: r.item_id, task_id: r.task_id, operator: r.operator, error_type: r.error_type, G: r.measures.G, copy: r.measures.copy, sem: r.measures.sem, measures: r.measures }) + '\n');
+          io.out.write(
+            JSON.stringify({
+              run_id: r.run_id,
+              model: r.model,
+              simulated: r.simulated,
+              item_id: r.item_id,
+              task_id: r.task_id,
+              operator: r.operator,
+              error_type: r.error_type,
+              G: r.measures.G,
+              copy: r.measures.copy,
+              sem: r.measures.sem,
+              measures: r.measures,
+            }) + '\n',
+          );
         }
       }
       return result.status === 'interrupted' ? 130 : 0;
@@ -166,7 +213,8 @@ export async function probeCommand(flags: ProbeFlags, io: CommandIO): Promise<nu
 export async function probeVerifyCommand(flags: VerifyFlags, io: CommandIO): Promise<number> {
   const n = positiveInt('--n', flags.n) ?? 12;
   const tolerance = flags.tolerance === undefined ? 1e-3 : Number(flags.tolerance);
-  if (!(tolerance > 0) || !Number.isFinite(tolerance)) throw new UserError(`--tolerance must be a positive number of nats (got "${flags.tolerance}")`);
+  if (!(tolerance > 0) || !Number.isFinite(tolerance))
+    throw new UserError(`--tolerance must be a positive number of nats (got "${flags.tolerance}")`);
   const { items } = await loadProbeItems(flags, io.err);
   const model = await openModel(flags);
   try {
@@ -176,10 +224,27 @@ export async function probeVerifyCommand(flags: VerifyFlags, io: CommandIO): Pro
     const report = await asUserError(() => verifyProbeScoring(scorer, items, { n, tolerance }), 'nothing was recorded');
     const sim = model.capabilities.simulated && !/\[simulated\]/i.test(model.label) ? ' [SIMULATED]' : '';
     if (flags.json) {
-      io.out.write(JSON.stringify({ model: model.label, simulated: model.capabilities.simulated, method: report.method, ok: report.ok, n: report.n, tolerance, max_abs_diff: Number.isFinite(report.maxAbsDiff) ? report.maxAbsDiff : null, triples: report.triples }, null, 2) + '\n');
+      io.out.write(
+        JSON.stringify(
+          {
+            model: model.label,
+            simulated: model.capabilities.simulated,
+            method: report.method,
+            ok: report.ok,
+            n: report.n,
+            tolerance,
+            max_abs_diff: Number.isFinite(report.maxAbsDiff) ? report.maxAbsDiff : null,
+            triples: report.triples,
+          },
+          null,
+          2,
+        ) + '\n',
+      );
     } else {
       for (const t of report.triples.filter((x) => !x.ok)) io.out.write(`FAIL ${t.item_id} ${t.condition} ${t.candidate}: ${t.problem}\n`);
-      io.out.write(`${model.label}${sim}: checked ${report.n} triples (${report.method}); max |cached - fresh| = ${Number.isFinite(report.maxAbsDiff) ? report.maxAbsDiff.toExponential(3) : 'NaN'} nats; tolerance ${tolerance}\n`);
+      io.out.write(
+        `${model.label}${sim}: checked ${report.n} triples (${report.method}); max |cached - fresh| = ${Number.isFinite(report.maxAbsDiff) ? report.maxAbsDiff.toExponential(3) : 'NaN'} nats; tolerance ${tolerance}\n`,
+      );
       io.out.write(report.ok ? 'OK\n' : 'FAIL: do not trust probe scores from this configuration\n');
     }
     return report.ok ? 0 : 1;

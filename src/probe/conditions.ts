@@ -13,7 +13,11 @@ export interface ConditionOptions {
 
 /** A condition that cannot be built for this item (e.g. `fail_other` without a distractor). */
 export class ConditionUnavailableError extends UserError {
-  constructor(readonly itemId: string, readonly condition: Condition, reason: string) {
+  constructor(
+    readonly itemId: string,
+    readonly condition: Condition,
+    reason: string,
+  ) {
     super(`item ${itemId}: condition ${condition} ${reason}`);
     this.name = 'ConditionUnavailableError';
   }
@@ -60,7 +64,8 @@ export function buildConditionMessages(item: ProbeItem, condition: Condition, op
       pushFailure(item.obs_neutral);
       break;
     case 'neut_pad':
-      if (options.neutralPadded == null) throw new ConditionUnavailableError(item.item_id, condition, 'needs a length-matched neutral observation');
+      if (options.neutralPadded == null)
+        throw new ConditionUnavailableError(item.item_id, condition, 'needs a length-matched neutral observation');
       pushFailure(options.neutralPadded);
       break;
     case 'abstract':
@@ -70,7 +75,8 @@ export function buildConditionMessages(item: ProbeItem, condition: Condition, op
       msgs.push({ role: 'user', content: ABSTRACT_MIN_NOTE });
       break;
     case 'fail_other': {
-      if (!item.distractors.length) throw new ConditionUnavailableError(item.item_id, condition, 'needs a distractor action (the item has none)');
+      if (!item.distractors.length)
+        throw new ConditionUnavailableError(item.item_id, condition, 'needs a distractor action (the item has none)');
       msgs.push({ role: 'assistant', content: item.distractors[0] });
       msgs.push({ role: 'user', content: `${prefix}${item.obs_fail_other || item.obs_fail}` });
       break;

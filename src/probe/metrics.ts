@@ -3,7 +3,17 @@
 // log-probability under two contexts. Missing scores give NaN (null in JSON), never 0.
 import type { CandidateName, Condition, ScoreRecord } from './types.ts';
 
-export const EXTENDED_CONTRASTS = ['fail_echo', 'fail_terse', 'fail_verbose', 'fail_instr', 'fail_k2', 'fail_k3', 'fail_early', 'fail_other', 'abstract_min'] as const;
+export const EXTENDED_CONTRASTS = [
+  'fail_echo',
+  'fail_terse',
+  'fail_verbose',
+  'fail_instr',
+  'fail_k2',
+  'fail_k3',
+  'fail_early',
+  'fail_other',
+  'abstract_min',
+] as const;
 
 /** Measures with a one-line gloss each (the reference's MEASURES, plus the extended G_X). */
 export const MEASURE_DOC: Readonly<Record<string, string>> = {
@@ -35,10 +45,12 @@ export const MEASURE_DOC: Readonly<Record<string, string>> = {
   greedy_repeat_pre: 'greedy decoding reproduces the failed call exactly, before the attempt',
   greedy_repeat_fail: 'greedy decoding reproduces the failed call exactly, after the failure',
   greedy_repeat_abstract: 'greedy decoding reproduces the failed call exactly, abstracted record',
-  ...Object.fromEntries(EXTENDED_CONTRASTS.flatMap((c) => [
-    [`G_${c}`, `lp(failed|pre) - lp(failed|${c})`],
-    [`delta_${c}`, `paired change vs fail: lp(failed|${c}) - lp(failed|fail)`],
-  ])),
+  ...Object.fromEntries(
+    EXTENDED_CONTRASTS.flatMap((c) => [
+      [`G_${c}`, `lp(failed|pre) - lp(failed|${c})`],
+      [`delta_${c}`, `paired change vs fail: lp(failed|${c}) - lp(failed|fail)`],
+    ]),
+  ),
 };
 
 /** Measures in display order (the main, repeat and extended families). */

@@ -13,7 +13,11 @@ export interface LineProgress {
   finish(): void;
 }
 
-export function lineProgress(out: ProgressWriter | null, label: string, options: { intervalMs?: number; now?: () => number } = {}): LineProgress {
+export function lineProgress(
+  out: ProgressWriter | null,
+  label: string,
+  options: { intervalMs?: number; now?: () => number } = {},
+): LineProgress {
   if (!out) return { update() {}, finish() {} };
   const now = options.now ?? Date.now;
   const tty = !!out.isTTY;

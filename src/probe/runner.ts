@@ -49,17 +49,29 @@ export interface ProbeSessionResult {
 
 function diffCounters(a: ScoringCounters | null, b: ScoringCounters | null): ScoringCounters | null {
   if (!a || !b) return null;
-  return { forwardTokens: b.forwardTokens - a.forwardTokens, forwardCalls: b.forwardCalls - a.forwardCalls, naiveTokens: b.naiveTokens - a.naiveTokens, nScored: b.nScored - a.nScored };
+  return {
+    forwardTokens: b.forwardTokens - a.forwardTokens,
+    forwardCalls: b.forwardCalls - a.forwardCalls,
+    naiveTokens: b.naiveTokens - a.naiveTokens,
+    nScored: b.nScored - a.nScored,
+  };
 }
 
 function saving(c: ScoringCounters | null): number | null {
   return c && c.naiveTokens > 0 ? 1 - c.forwardTokens / c.naiveTokens : null;
 }
 
-export async function runProbe(scorer: ProbeScorer, store: ProbeStore, items: readonly ProbeItem[], options: RunProbeOptions): Promise<ProbeSessionResult> {
+export async function runProbe(
+  scorer: ProbeScorer,
+  store: ProbeStore,
+  items: readonly ProbeItem[],
+  options: RunProbeOptions,
+): Promise<ProbeSessionResult> {
   const { runId, conditions } = options;
   if (conditions.includes('neut_pad') && !scorer.countTokens) {
-    throw new CapabilityError(`${scorer.model.label}: neut_pad needs this model's token counts, and this backend has no tokenizer the probe can call; drop neut_pad or use a gguf:/vllm: model`);
+    throw new CapabilityError(
+      `${scorer.model.label}: neut_pad needs this model's token counts, and this backend has no tokenizer the probe can call; drop neut_pad or use a gguf:/vllm: model`,
+    );
   }
   const done = store.scoredKeys(runId);
   const session = store.startSession(runId, {
@@ -81,7 +93,17 @@ export async function runProbe(scorer: ProbeScorer, store: ProbeStore, items: re
   let status: ProbeSessionResult['status'] = 'complete';
   const result = (): ProbeSessionResult => {
     const counters = diffCounters(c0, scorer.counters());
-    return { runId, session, status, nScored, nPresent, nUnavailable, counters, cacheSaving: saving(counters), seconds: (performance.now() - t0) / 1000 };
+    return {
+      runId,
+      session,
+      status,
+      nScored,
+      nPresent,
+      nUnavailable,
+      counters,
+      cacheSaving: saving(counters),
+      seconds: (performance.now() - t0) / 1000,
+    };
   };
   try {
     outer: for (const [p, pass] of passes.entries()) {
@@ -107,22 +129,48 @@ export async function runProbe(scorer: ProbeScorer, store: ProbeStore, items: re
             padded = pad.observation;
           }
           const messages = buildConditionMessages(item, condition, { neutralPadded: padded });
-          const scores = await scorer.scoreCandidates(messages, need.map(([, text]) => text));
+          const scores = await scorer.scoreCandidates(
+            messages,
+            need.map(([, text]) => text),
+          );
           const rows: ScoreRecord[] = need.map(([name], i) => {
             const s = guardScore(scores[i], `${scorer.model.label}: item ${item.item_id}, condition ${condition}, candidate ${name}`);
-            return { item_id: item.item_id, condition, candidate: name, logprob: s.logprob, n_tokens: s.nTokens, n_argmax_match: s.nArgmaxMatch, is_greedy: s.isGreedy, ctx_tokens: s.ctxTokens };
+            return {
+              item_id: item.item_id,
+              condition,
+              candidate: name,
+              logprob: s.logprob,
+              n_tokens: s.nTokens,
+              n_argmax_match: s.nArgmaxMatch,
+              is_greedy: s.isGreedy,
+              ctx_tokens: s.ctxTokens,
+            };
           });
           nScored += store.insertScores(runId, session, rows);
           for (const [name] of need) done.add(scoreKey(item.item_id, condition, name));
         }
         finished++;
         const counters = diffCounters(c0, scorer.counters());
-        options.onProgress?.({ pass: p + 1, passes: passes.length, done: finished, total, scored: nScored, elapsedMs: performance.now() - t0, cacheSaving: saving(counters) });
+        options.onProgress?.({
+          pass: p + 1,
+          passes: passes.length,
+          done: finished,
+          total,
+          scored: nScored,
+          elapsedMs: performance.now() - t0,
+          cacheSaving: saving(counters),
+        });
       }
     }
   } catch (e) {
     const r = result();
-    store.endSession(runId, session, { status: 'failed', nScored: r.nScored, nUnavailable: r.nUnavailable, counters: r.counters, seconds: r.seconds });
+    store.endSession(runId, session, {
+      status: 'failed',
+      nScored: r.nScored,
+      nUnavailable: r.nUnavailable,
+      counters: r.counters,
+      seconds: r.seconds,
+    });
     throw e;
   }
   const r = result();

@@ -126,7 +126,10 @@ export interface ScoreRow extends ScoreRecord {
 export class ProbeStore {
   private readonly now: () => string;
 
-  private constructor(readonly runStore: RunStore, readonly readonly: boolean) {
+  private constructor(
+    readonly runStore: RunStore,
+    readonly readonly: boolean,
+  ) {
     this.now = () => new Date().toISOString();
   }
 
@@ -157,12 +160,17 @@ export class ProbeStore {
 
   listRuns(): ProbeRunRow[] {
     if (!this.tables()) return [];
-    return (this.db.prepare('SELECT * FROM probe_runs ORDER BY created_at, run_id').all() as Array<Omit<ProbeRunRow, 'simulated'> & { simulated: number }>).map((r) => ({ ...r, simulated: r.simulated === 1 }));
+    return (
+      this.db.prepare('SELECT * FROM probe_runs ORDER BY created_at, run_id').all() as Array<
+        Omit<ProbeRunRow, 'simulated'> & { simulated: number }
+      >
+    ).map((r) => ({ ...r, simulated: r.simulated === 1 }));
   }
 
   getRun(runId: string): ProbeRunRow | null {
     if (!this.tables()) return null;
-    const r = this.db.prepare('SELECT * FROM probe_runs WHERE run_id = ?').get(runId) as (Omit<ProbeRunRow, 'simulated'> & { simulated: number }) | undefined;
+    const r = this.db.prepare('SELECT * FROM probe_runs WHERE run_id = ?').get(runId) as
+      (Omit<ProbeRunRow, 'simulated'> & { simulated: number }) | undefined;
     return r ? { ...r, simulated: r.simulated === 1 } : null;
   }
 
@@ -170,11 +178,14 @@ export class ProbeStore {
   ensureRun(run: Omit<ProbeRunRow, 'created_at'>): ProbeRunRow {
     const existing = this.getRun(run.run_id);
     if (existing) {
-      if (existing.env !== run.env) throw new UserError(`probe run '${run.run_id}' holds ${existing.env} items; these items are ${run.env} (choose another --run)`);
+      if (existing.env !== run.env)
+        throw new UserError(`probe run '${run.run_id}' holds ${existing.env} items; these items are ${run.env} (choose another --run)`);
       return existing;
     }
     const created_at = this.now();
-    this.db.prepare('INSERT INTO probe_runs (run_id, env, model_spec, model_label, simulated, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(run.run_id, run.env, run.model_spec, run.model_label, run.simulated ? 1 : 0, created_at);
+    this.db
+      .prepare('INSERT INTO probe_runs (run_id, env, model_spec, model_label, simulated, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(run.run_id, run.env, run.model_spec, run.model_label, run.simulated ? 1 : 0, created_at);
     return { ...run, created_at };
   }
 
@@ -184,30 +195,42 @@ export class ProbeStore {
    */
   addItems(runId: string, items: readonly ProbeItem[], source: string): void {
     const get = this.db.prepare('SELECT item_sha256 FROM probe_items WHERE run_id = ? AND item_id = ?');
-    const put = this.db.prepare('INSERT INTO probe_items (run_id, item_id, item_sha256, task_id, operator, error_type, template, n_prefix_steps, item) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
-    this.db.transaction(() => {
-      for (const it of items) {
-        const sha = itemSha256(it);
-        const row = get.get(runId, it.item_id) as { item_sha256: string } | undefined;
-        if (row) {
-          if (row.item_sha256 !== sha) {
-            throw new UserError(`${source}: item ${it.item_id} differs from the item of the same id already scored in probe run '${runId}'; use a new --run for a different item set`);
+    const put = this.db.prepare(
+      'INSERT INTO probe_items (run_id, item_id, item_sha256, task_id, operator, error_type, template, n_prefix_steps, item) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.db
+      .transaction(() => {
+        for (const it of items) {
+          const sha = itemSha256(it);
+          const row = get.get(runId, it.item_id) as { item_sha256: string } | undefined;
+          if (row) {
+            if (row.item_sha256 !== sha) {
+              throw new UserError(
+                `${source}: item ${it.item_id} differs from the item of the same id already scored in probe run '${runId}'; use a new --run for a different item set`,
+              );
+            }
+            continue;
           }
-          continue;
+          put.run(runId, it.item_id, sha, it.task_id, it.operator, it.error_type, it.template, it.prefix_actions.length, itemJsonLine(it));
         }
-        put.run(runId, it.item_id, sha, it.task_id, it.operator, it.error_type, it.template, it.prefix_actions.length, itemJsonLine(it));
-      }
-    }).immediate();
+      })
+      .immediate();
   }
 
   items(runId: string): ProbeItem[] {
     if (!this.tables()) return [];
-    return (this.db.prepare('SELECT item FROM probe_items WHERE run_id = ? ORDER BY item_id').all(runId) as Array<{ item: string }>).map((r) => JSON.parse(r.item) as ProbeItem);
+    return (this.db.prepare('SELECT item FROM probe_items WHERE run_id = ? ORDER BY item_id').all(runId) as Array<{ item: string }>).map(
+      (r) => JSON.parse(r.item) as ProbeItem,
+    );
   }
 
   /** Keys `item_id\tcondition\tcandidate` already scored in the run. */
   scoredKeys(runId: string): Set<string> {
-    const rows = this.db.prepare('SELECT item_id, condition, candidate FROM probe_scores WHERE run_id = ?').all(runId) as Array<{ item_id: string; condition: string; candidate: string }>;
+    const rows = this.db.prepare('SELECT item_id, condition, candidate FROM probe_scores WHERE run_id = ?').all(runId) as Array<{
+      item_id: string;
+      condition: string;
+      candidate: string;
+    }>;
     return new Set(rows.map((r) => scoreKey(r.item_id, r.condition, r.candidate)));
   }
 
@@ -215,15 +238,41 @@ export class ProbeStore {
     const row = this.db.prepare('SELECT MAX(session) AS n FROM probe_sessions WHERE run_id = ?').get(runId) as { n: number | null };
     const session = (row.n ?? 0) + 1;
     this.db
-      .prepare('INSERT INTO probe_sessions (run_id, session, started_at, status, model_spec, conditions, items_source, items_sha256, n_items, backend) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(runId, session, this.now(), 'running', s.modelSpec, JSON.stringify(s.conditions), s.itemsSource, s.itemsSha256, s.nItems, JSON.stringify(s.backend));
+      .prepare(
+        'INSERT INTO probe_sessions (run_id, session, started_at, status, model_spec, conditions, items_source, items_sha256, n_items, backend) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        runId,
+        session,
+        this.now(),
+        'running',
+        s.modelSpec,
+        JSON.stringify(s.conditions),
+        s.itemsSource,
+        s.itemsSha256,
+        s.nItems,
+        JSON.stringify(s.backend),
+      );
     return session;
   }
 
   endSession(runId: string, session: number, e: ProbeSessionEnd): void {
     this.db
-      .prepare('UPDATE probe_sessions SET finished_at = ?, status = ?, n_scored = ?, n_unavailable = ?, forward_tokens = ?, forward_calls = ?, naive_tokens = ?, seconds = ? WHERE run_id = ? AND session = ?')
-      .run(this.now(), e.status, e.nScored, e.nUnavailable, e.counters?.forwardTokens ?? null, e.counters?.forwardCalls ?? null, e.counters?.naiveTokens ?? null, e.seconds, runId, session);
+      .prepare(
+        'UPDATE probe_sessions SET finished_at = ?, status = ?, n_scored = ?, n_unavailable = ?, forward_tokens = ?, forward_calls = ?, naive_tokens = ?, seconds = ? WHERE run_id = ? AND session = ?',
+      )
+      .run(
+        this.now(),
+        e.status,
+        e.nScored,
+        e.nUnavailable,
+        e.counters?.forwardTokens ?? null,
+        e.counters?.forwardCalls ?? null,
+        e.counters?.naiveTokens ?? null,
+        e.seconds,
+        runId,
+        session,
+      );
   }
 
   sessions(runId: string): Array<Record<string, unknown>> {
@@ -237,28 +286,54 @@ export class ProbeStore {
       'INSERT OR IGNORE INTO probe_scores (run_id, item_id, condition, candidate, logprob, n_tokens, n_argmax_match, is_greedy, ctx_tokens, session, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     const at = this.now();
-    return this.db.transaction(() => {
-      let n = 0;
-      for (const r of rows) {
-        n += put.run(runId, r.item_id, r.condition, r.candidate, r.logprob, r.n_tokens, r.n_argmax_match, r.is_greedy === null ? null : r.is_greedy ? 1 : 0, r.ctx_tokens, session, at).changes;
-      }
-      return n;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        let n = 0;
+        for (const r of rows) {
+          n += put.run(
+            runId,
+            r.item_id,
+            r.condition,
+            r.candidate,
+            r.logprob,
+            r.n_tokens,
+            r.n_argmax_match,
+            r.is_greedy === null ? null : r.is_greedy ? 1 : 0,
+            r.ctx_tokens,
+            session,
+            at,
+          ).changes;
+        }
+        return n;
+      })
+      .immediate();
   }
 
   savePadding(runId: string, itemId: string, p: { observation: string; units: number; targetTokens: number; tokens: number }): void {
-    this.db.prepare('INSERT OR IGNORE INTO probe_padding (run_id, item_id, observation, units, target_tokens, tokens) VALUES (?, ?, ?, ?, ?, ?)').run(runId, itemId, p.observation, p.units, p.targetTokens, p.tokens);
+    this.db
+      .prepare('INSERT OR IGNORE INTO probe_padding (run_id, item_id, observation, units, target_tokens, tokens) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(runId, itemId, p.observation, p.units, p.targetTokens, p.tokens);
   }
 
   padding(runId: string, itemId: string): { observation: string; units: number; targetTokens: number; tokens: number } | null {
-    const r = this.db.prepare('SELECT * FROM probe_padding WHERE run_id = ? AND item_id = ?').get(runId, itemId) as { observation: string; units: number; target_tokens: number; tokens: number } | undefined;
+    const r = this.db.prepare('SELECT * FROM probe_padding WHERE run_id = ? AND item_id = ?').get(runId, itemId) as
+      { observation: string; units: number; target_tokens: number; tokens: number } | undefined;
     return r ? { observation: r.observation, units: r.units, targetTokens: r.target_tokens, tokens: r.tokens } : null;
   }
 
   scores(runId: string): ScoreRow[] {
     if (!this.tables()) return [];
     const rows = this.db.prepare('SELECT * FROM probe_scores WHERE run_id = ? ORDER BY item_id, condition, candidate').all(runId) as Array<{
-      item_id: string; condition: Condition; candidate: CandidateName; logprob: number; n_tokens: number; n_argmax_match: number | null; is_greedy: number | null; ctx_tokens: number | null; session: number; at: string;
+      item_id: string;
+      condition: Condition;
+      candidate: CandidateName;
+      logprob: number;
+      n_tokens: number;
+      n_argmax_match: number | null;
+      is_greedy: number | null;
+      ctx_tokens: number | null;
+      session: number;
+      at: string;
     }>;
     return rows.map((r) => ({ ...r, is_greedy: r.is_greedy === null ? null : r.is_greedy === 1 }));
   }

@@ -47,7 +47,10 @@ export function studyRunIds(storePath: string): StudyRunIds {
  * Splits requested run ids into revision runs (everything not a study run) and study runs. With
  * no ids requested every study run is included.
  */
-export function partitionRunIds(storePath: string, runIds: readonly string[]): { revision: string[]; study: StudyRunIds | null; all: StudyRunIds } {
+export function partitionRunIds(
+  storePath: string,
+  runIds: readonly string[],
+): { revision: string[]; study: StudyRunIds | null; all: StudyRunIds } {
   const all = studyRunIds(storePath);
   if (!runIds.length) return { revision: [], study: null, all };
   const probe = runIds.filter((id) => all.probe.includes(id));
@@ -107,7 +110,9 @@ export function assertStoreHasRuns(storePath: string, revisionRuns: number): voi
   if (revisionRuns > 0) return;
   const all = studyRunIds(storePath);
   if (!all.probe.length && !all.agent.length) {
-    throw new UserError(`${storePath}: the store holds no runs yet (start one with \`revloop run\`, \`revloop probe\` or \`revloop agent\` --store ${storePath})`);
+    throw new UserError(
+      `${storePath}: the store holds no runs yet (start one with \`revloop run\`, \`revloop probe\` or \`revloop agent\` --store ${storePath})`,
+    );
   }
 }
 
@@ -140,42 +145,74 @@ function probeHtml(a: ProbeAnalysis): string {
     })
     .join('');
   const main = `<div class="table-wrap"><table class="probe"><thead><tr><th scope="col">model</th><th scope="col">env</th><th scope="col" class="num">items</th>${head}<th scope="col" class="num">Holm p (G)</th></tr></thead><tbody>${rows}</tbody></table></div>`;
-  const manip = a.runs.filter((r) => r.measures.some((m) => MANIPULATION_MEASURES.includes(m.measure) && m.mean !== undefined && m.mean !== null && m.measure !== 'delta_abstract'));
+  const manip = a.runs.filter((r) =>
+    r.measures.some(
+      (m) => MANIPULATION_MEASURES.includes(m.measure) && m.mean !== undefined && m.mean !== null && m.measure !== 'delta_abstract',
+    ),
+  );
   let manipHtml = '';
   if (manip.length) {
     const mh = MANIPULATION_MEASURES.map((c) => `<th scope="col" class="num">${escapeHtml(c.replace(/^delta_/, ''))}</th>`).join('');
-    const mr = manip.map((r) => {
-      const by = new Map(r.measures.map((m) => [m.measure, m]));
-      return `<tr><td>${escapeHtml(r.model)}${r.simulated ? SIM_BADGE : ''}</td>${MANIPULATION_MEASURES.map((c) => ciCell(by.get(c), 2)).join('')}</tr>`;
-    }).join('');
+    const mr = manip
+      .map((r) => {
+        const by = new Map(r.measures.map((m) => [m.measure, m]));
+        return `<tr><td>${escapeHtml(r.model)}${r.simulated ? SIM_BADGE : ''}</td>${MANIPULATION_MEASURES.map((c) => ciCell(by.get(c), 2)).join('')}</tr>`;
+      })
+      .join('');
     manipHtml = `<h3>Manipulations: paired change vs fail (nats; positive = repetition more likely)</h3><div class="table-wrap"><table class="probe-manip"><thead><tr><th scope="col">model</th>${mh}</tr></thead><tbody>${mr}</tbody></table></div>`;
   }
-  return main + manipHtml + `<p class="note">Mean [95% cluster-bootstrap interval over tasks], B = ${a.bootstrap.resamples.toLocaleString('en')}. G = lp(failed|pre) − lp(failed|fail): negative is feedback inversion; −G = copy + sem item by item.</p>`;
+  return (
+    main +
+    manipHtml +
+    `<p class="note">Mean [95% cluster-bootstrap interval over tasks], B = ${a.bootstrap.resamples.toLocaleString('en')}. G = lp(failed|pre) − lp(failed|fail): negative is feedback inversion; −G = copy + sem item by item.</p>`
+  );
 }
 
 function agentHtml(a: AgentAnalysis): string {
   const metric = (ms: MetricSummary[], k: string) => ms.find((m) => m.metric === k);
   const rows = a.runs
-    .map((r) => `<tr${r.simulated ? ' class="simulated"' : ''}><td>${escapeHtml(r.model)}${r.simulated ? SIM_BADGE : ''}</td><td>${escapeHtml(r.harness)}</td><td class="num">${r.n_rollouts}</td>${['solved', 'stuck', 'exact_repeat_rate', 'canonical_repeat_rate'].map((k) => ciCell(metric(r.metrics, k), 2)).join('')}${['gen_tokens', 'prompt_tokens_per_step', 'n_steps'].map((k) => ciCell(metric(r.metrics, k), k === 'n_steps' ? 1 : 0)).join('')}</tr>`)
+    .map(
+      (r) =>
+        `<tr${r.simulated ? ' class="simulated"' : ''}><td>${escapeHtml(r.model)}${r.simulated ? SIM_BADGE : ''}</td><td>${escapeHtml(r.harness)}</td><td class="num">${r.n_rollouts}</td>${['solved', 'stuck', 'exact_repeat_rate', 'canonical_repeat_rate'].map((k) => ciCell(metric(r.metrics, k), 2)).join('')}${['gen_tokens', 'prompt_tokens_per_step', 'n_steps'].map((k) => ciCell(metric(r.metrics, k), k === 'n_steps' ? 1 : 0)).join('')}</tr>`,
+    )
     .join('');
   const table = `<div class="table-wrap"><table class="agent"><thead><tr><th scope="col">model</th><th scope="col">harness</th><th scope="col" class="num">rollouts</th><th scope="col" class="num">success</th><th scope="col" class="num">stuck</th><th scope="col" class="num">exact rep.</th><th scope="col" class="num">canon. rep.</th><th scope="col" class="num">gen tokens</th><th scope="col" class="num">ctx/step</th><th scope="col" class="num">steps</th></tr></thead><tbody>${rows}</tbody></table></div>`;
-  const cs = a.contrasts.filter((c) => ['solved', 'stuck', 'exact_repeat_rate', 'canonical_repeat_rate'].includes(c.metric) && c.mean !== undefined && c.mean !== null);
+  const cs = a.contrasts.filter(
+    (c) => ['solved', 'stuck', 'exact_repeat_rate', 'canonical_repeat_rate'].includes(c.metric) && c.mean !== undefined && c.mean !== null,
+  );
   const contrast = cs.length
     ? `<h3>Paired against verbatim on the same tasks (difference in rate)</h3><div class="table-wrap"><table class="agent-contrast"><thead><tr><th scope="col">model</th><th scope="col">harness</th><th scope="col">metric</th><th scope="col" class="num">Δ</th><th scope="col" class="num">n</th></tr></thead><tbody>${cs
-        .map((c) => `<tr><td>${escapeHtml(c.model)}</td><td>${escapeHtml(c.harness)}</td><td>${escapeHtml(c.metric)}</td>${ciCell(c, 2)}<td class="num">${c.n_paired}</td></tr>`)
+        .map(
+          (c) =>
+            `<tr><td>${escapeHtml(c.model)}</td><td>${escapeHtml(c.harness)}</td><td>${escapeHtml(c.metric)}</td>${ciCell(c, 2)}<td class="num">${c.n_paired}</td></tr>`,
+        )
         .join('')}</tbody></table></div>`
     : '';
-  return table + contrast + `<p class="note">Mean [95% cluster-bootstrap interval over tasks], B = ${a.bootstrap.resamples.toLocaleString('en')}. Repeat rates are per-rollout means over rollouts with at least one failed action.</p>`;
+  return (
+    table +
+    contrast +
+    `<p class="note">Mean [95% cluster-bootstrap interval over tasks], B = ${a.bootstrap.resamples.toLocaleString('en')}. Repeat rates are per-rollout means over rollouts with at least one failed action.</p>`
+  );
 }
 
 /** Report sections for the studies (none when the store has no study runs). */
 export function studyHtmlSections(s: StudySections): HtmlSection[] {
   const out: HtmlSection[] = [];
   if (s.probe?.runs.length) {
-    out.push({ id: 'probe', title: 'Corrective-gain probes', lead: 'Teacher-forced log-probability of the same failed action before the attempt and after its failure record (nats). G &lt; 0: the failure record made the failed call more likely.', html: probeHtml(s.probe) });
+    out.push({
+      id: 'probe',
+      title: 'Corrective-gain probes',
+      lead: 'Teacher-forced log-probability of the same failed action before the attempt and after its failure record (nats). G &lt; 0: the failure record made the failed call more likely.',
+      html: probeHtml(s.probe),
+    });
   }
   if (s.agent?.runs.length) {
-    out.push({ id: 'agent', title: 'Agent rollouts by harness', lead: 'ToolShed agent tasks under harness variants: how failed steps enter the context (verbatim, dropped, abstracted), a do-not-repeat instruction, and a decoder ban of earlier failed actions.', html: agentHtml(s.agent) });
+    out.push({
+      id: 'agent',
+      title: 'Agent rollouts by harness',
+      lead: 'ToolShed agent tasks under harness variants: how failed steps enter the context (verbatim, dropped, abstracted), a do-not-repeat instruction, and a decoder ban of earlier failed actions.',
+      html: agentHtml(s.agent),
+    });
   }
   return out;
 }

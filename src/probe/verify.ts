@@ -25,7 +25,11 @@ export function verifySample(items: readonly ProbeItem[], n: number, seed = VERI
   return new PyRandom(seed).sample(items, Math.min(n, items.length));
 }
 
-export async function verifyProbeScoring(scorer: ProbeScorer, items: readonly ProbeItem[], options: { n?: number; tolerance?: number; seed?: number } = {}): Promise<ProbeVerifyReport> {
+export async function verifyProbeScoring(
+  scorer: ProbeScorer,
+  items: readonly ProbeItem[],
+  options: { n?: number; tolerance?: number; seed?: number } = {},
+): Promise<ProbeVerifyReport> {
   const tolerance = options.tolerance ?? VERIFY_TOLERANCE;
   const sample = verifySample(items, options.n ?? VERIFY_SAMPLE, options.seed ?? VERIFY_SEED);
   const inputs: VerifyInput[] = [];
@@ -33,7 +37,10 @@ export async function verifyProbeScoring(scorer: ProbeScorer, items: readonly Pr
   for (const item of sample) {
     for (const condition of CORE_CONDITIONS) {
       const context = buildConditionMessages(item, condition);
-      for (const [candidate, continuation] of [['failed', item.failed_action], ['gold', item.gold_action]] as const) {
+      for (const [candidate, continuation] of [
+        ['failed', item.failed_action],
+        ['gold', item.gold_action],
+      ] as const) {
         inputs.push({ context, continuation });
         triples.push({ item_id: item.item_id, condition, candidate });
       }
@@ -44,6 +51,13 @@ export async function verifyProbeScoring(scorer: ProbeScorer, items: readonly Pr
   return {
     ...res,
     maxAbsDiff: res.maxAbsDiff,
-    triples: res.rows.map((r) => ({ ...triples[r.index], cached: fin(r.cached), fresh: fin(r.fresh), diff: fin(r.diff), ok: r.ok, ...(r.problem ? { problem: r.problem } : {}) })),
+    triples: res.rows.map((r) => ({
+      ...triples[r.index],
+      cached: fin(r.cached),
+      fresh: fin(r.fresh),
+      diff: fin(r.diff),
+      ok: r.ok,
+      ...(r.problem ? { problem: r.problem } : {}),
+    })),
   };
 }

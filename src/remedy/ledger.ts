@@ -136,7 +136,9 @@ export class FailureLedger {
     const wanted = this.ban ? this.banList() : [];
     const canBan = model.capabilities.ban;
     if (wanted.length && !canBan && requireBan) {
-      throw new CapabilityError(`${model.label}: this backend cannot ban token sequences during decoding; use a gguf: or vllm: model, or call without requireBan`);
+      throw new CapabilityError(
+        `${model.label}: this backend cannot ban token sequences during decoding; use a gguf: or vllm: model, or call without requireBan`,
+      );
     }
     const banned = canBan ? wanted : [];
     const result = await model.generate(messages, { ...rest, ...(banned.length ? { bannedSequences: banned } : {}) });

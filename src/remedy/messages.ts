@@ -3,7 +3,14 @@
 // Failed steps depend on the policy: `verbatim` keeps them like successful ones, `drop` deletes
 // them, `abstract` replaces each with one user message carrying the abstracted failure note.
 import type { ChatMessage } from '../models/types.ts';
-import { abstractFailureNote, defaultGloss, NEGATIVE_INSTRUCTION, OBSERVATION_PREFIX, type AgentStep, type GlossLookup } from './failure-record.ts';
+import {
+  abstractFailureNote,
+  defaultGloss,
+  NEGATIVE_INSTRUCTION,
+  OBSERVATION_PREFIX,
+  type AgentStep,
+  type GlossLookup,
+} from './failure-record.ts';
 
 export type FailurePolicy = 'verbatim' | 'abstract' | 'drop';
 

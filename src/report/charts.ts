@@ -93,10 +93,14 @@ export function curveChartSvg(panel: CurvePanel, options: CurveChartOptions): st
       }
       d += `${pen ? 'L' : 'M'}${coord(x(c))} ${coord(y(v))}`;
       pen = true;
-      marks.push(`<path class="mark" d="${markerPath(st.marker, x(c), y(v), 3)}"><title>${escapeHtml(label)} · cap ${c}: ${pct(v)}% (n = ${s.n})</title></path>`);
+      marks.push(
+        `<path class="mark" d="${markerPath(st.marker, x(c), y(v), 3)}"><title>${escapeHtml(label)} · cap ${c}: ${pct(v)}% (n = ${s.n})</title></path>`,
+      );
     });
     const dash = st.dash ? ` stroke-dasharray="${st.dash}"` : '';
-    parts.push(`<g class="series ${st.colour}${s.simulated ? ' simulated' : ''}" data-controller="${escapeHtml(s.controller)}"><path class="line" d="${d}"${dash}/>${marks.join('')}</g>`);
+    parts.push(
+      `<g class="series ${st.colour}${s.simulated ? ' simulated' : ''}" data-controller="${escapeHtml(s.controller)}"><path class="line" d="${d}"${dash}/>${marks.join('')}</g>`,
+    );
   }
   parts.push('</svg>');
   return parts.join('');

@@ -22,15 +22,27 @@ import type { DrilldownLabels } from './payload.ts';
 
 export const REPEAT_CLASS_DEFS: CategoryDef[] = [
   { key: 'terminal_fixed_point', label: 'terminal fixed point', description: 'the last three drafts are identical (at least 3 rounds)' },
-  { key: 'terminal_cycle', label: 'terminal cycle', description: 'the last p drafts repeat the p before them, p = 2, 3 or 4, with at least two distinct drafts' },
+  {
+    key: 'terminal_cycle',
+    label: 'terminal cycle',
+    description: 'the last p drafts repeat the p before them, p = 2, 3 or 4, with at least two distinct drafts',
+  },
   { key: 'other_repeat', label: 'other repeat', description: 'some draft repeats an earlier one, without a terminal fixed point or cycle' },
   { key: 'no_repeat', label: 'no repeat', description: 'every draft differs from all earlier ones' },
 ];
 
 export const EXACT_CATEGORY_DEFS: CategoryDef[] = [
-  { key: 'anchor_failure', label: 'exact length, anchor missing', description: 'the final draft has the exact length but misses a required content item' },
+  {
+    key: 'anchor_failure',
+    label: 'exact length, anchor missing',
+    description: 'the final draft has the exact length but misses a required content item',
+  },
   { key: 'recurrence', label: 'recurrent text', description: 'some draft repeats an earlier one byte for byte' },
-  { key: 'sign_flips', label: 'oscillating (≥ 2 sign flips)', description: 'the signed length error changes sign at least twice (zeros skipped)' },
+  {
+    key: 'sign_flips',
+    label: 'oscillating (≥ 2 sign flips)',
+    description: 'the signed length error changes sign at least twice (zeros skipped)',
+  },
   { key: 'repeated_residual', label: 'stationary error', description: 'two consecutive drafts have the same signed length error' },
   { key: 'near_target', label: 'near target, not captured', description: 'the smallest |error| was at most 2 words' },
   { key: 'net_contraction', label: 'contracted, not captured', description: 'the final |error| is smaller than the initial |error|' },
@@ -73,12 +85,24 @@ export function labelTrajectory(t: TrajectoryRecord): TrajectoryLabel {
 }
 
 /** One line per run, derived from the trajectories (details may be added from the store). */
-export function runsFromTrajectories(trajectories: readonly TrajectoryRecord[], details: Map<string, Record<string, string>> = new Map()): RunInfo[] {
+export function runsFromTrajectories(
+  trajectories: readonly TrajectoryRecord[],
+  details: Map<string, Record<string, string>> = new Map(),
+): RunInfo[] {
   const runs = new Map<string, RunInfo & { familySet: Set<string> }>();
   for (const t of trajectories) {
     let r = runs.get(t.runId);
     if (!r) {
-      r = { runId: t.runId, controller: t.controller, simulated: t.simulated, families: [], familySet: new Set(), budget: t.budget, trajectories: 0, incomplete: 0 };
+      r = {
+        runId: t.runId,
+        controller: t.controller,
+        simulated: t.simulated,
+        families: [],
+        familySet: new Set(),
+        budget: t.budget,
+        trajectories: 0,
+        incomplete: 0,
+      };
       const d = details.get(t.runId);
       if (d) r.details = d;
       runs.set(t.runId, r);
@@ -116,7 +140,11 @@ export interface ReportModelOptions {
   notes?: string[];
 }
 
-export function buildReportModel(trajectories: readonly TrajectoryRecord[], analysis: AnalysisResult, options: ReportModelOptions = {}): ReportModel {
+export function buildReportModel(
+  trajectories: readonly TrajectoryRecord[],
+  analysis: AnalysisResult,
+  options: ReportModelOptions = {},
+): ReportModel {
   const simulated = new Set(analysis.simulated_controllers);
   for (const c of analysis.controllers) if (c.simulated) simulated.add(c.controller);
   const controllers: ControllerInfo[] = analysis.controllers.map((c) => ({ name: c.controller, simulated: simulated.has(c.controller) }));
@@ -133,12 +161,20 @@ export function buildReportModel(trajectories: readonly TrajectoryRecord[], anal
   const withCells = controllers.filter((c) => families.some((f) => cellOf(c.name, f)));
 
   const o = analysis.options;
-  const intervalNote = o.bootstrap > 0
-    ? `source-stratified paired bootstrap, ${o.bootstrap.toLocaleString('en')} resamples, seed ${o.seed}, percentile intervals; strata: ${o.strata}; PRNG: ${o.prng}`
-    : 'intervals switched off (bootstrap B = 0)';
+  const intervalNote =
+    o.bootstrap > 0
+      ? `source-stratified paired bootstrap, ${o.bootstrap.toLocaleString('en')} resamples, seed ${o.seed}, percentile intervals; strata: ${o.strata}; PRNG: ${o.prng}`
+      : 'intervals switched off (bootstrap B = 0)';
   const endpoint: EndpointTable = {
     families,
-    rows: withCells.map((c) => ({ controller: c.name, simulated: c.simulated, cells: families.map((f) => { const cell = cellOf(c.name, f); return cell ? endpointCell(cell) : null; }) })),
+    rows: withCells.map((c) => ({
+      controller: c.name,
+      simulated: c.simulated,
+      cells: families.map((f) => {
+        const cell = cellOf(c.name, f);
+        return cell ? endpointCell(cell) : null;
+      }),
+    })),
     intervalNote,
   };
 
@@ -147,30 +183,58 @@ export function buildReportModel(trajectories: readonly TrajectoryRecord[], anal
   for (const c of analysis.controllers) panelMembers.set(c.panel, [...(panelMembers.get(c.panel) ?? []), c.controller]);
   const summary: AssaySummary = {
     assays: [...et.assays],
-    rows: et.rows.map((r) => ({ controller: r.controller, simulated: r.simulated || simulated.has(r.controller), panel: r.panel, final: et.assays.map((a) => r.final[a]), mean: r.mean, sd: r.sd })),
+    rows: et.rows.map((r) => ({
+      controller: r.controller,
+      simulated: r.simulated || simulated.has(r.controller),
+      panel: r.panel,
+      final: et.assays.map((a) => r.final[a]),
+      mean: r.mean,
+      sd: r.sd,
+    })),
     panels: et.panels.map((p) => {
-      const members = p.panel === 'overall' ? analysis.controllers.map((c) => c.controller) : panelMembers.get(p.panel) ?? [];
-      return { label: p.panel === 'overall' ? 'overall' : `panel ${p.panel}`, controllers: p.controllers, simulated: simulatedShare(members, simulated), final: et.assays.map((a) => p.final[a]), mean: p.mean, sd: p.sd };
+      const members = p.panel === 'overall' ? analysis.controllers.map((c) => c.controller) : (panelMembers.get(p.panel) ?? []);
+      return {
+        label: p.panel === 'overall' ? 'overall' : `panel ${p.panel}`,
+        controllers: p.controllers,
+        simulated: simulatedShare(members, simulated),
+        final: et.assays.map((a) => p.final[a]),
+        mean: p.mean,
+        sd: p.sd,
+      };
     }),
     range: et.assays.map((a) => et.range[a]),
     note: `Final joint success (%) per constraint family on each panel's common case set (paper Tables 1 and 10); lexical = c05 + c07 + c12 and compositional = c09 + c10, pooled over cases. Mean ± SD: over the families present, sample SD.`,
   };
 
   const caps = Array.from({ length: o.budget + 1 }, (_, k) => k);
-  const curves: CurvePanel[] = families.map((family) => ({
-    family,
-    caps,
-    series: withCells.flatMap((c) => {
-      const cell = cellOf(c.name, family);
-      return cell ? [{ controller: c.name, simulated: c.simulated, n: cell.n, rates: caps.map((k) => cell.cumulative_success[k] ?? null) }] : [];
-    }),
-  })).filter((p) => p.series.length);
+  const curves: CurvePanel[] = families
+    .map((family) => ({
+      family,
+      caps,
+      series: withCells.flatMap((c) => {
+        const cell = cellOf(c.name, family);
+        return cell
+          ? [{ controller: c.name, simulated: c.simulated, n: cell.n, rates: caps.map((k) => cell.cumulative_success[k] ?? null) }]
+          : [];
+      }),
+    }))
+    .filter((p) => p.series.length);
 
   const composition: CompositionChart[] = [];
   const repeatRows = families.flatMap((family) =>
     withCells.flatMap((c) => {
       const cell = cellOf(c.name, family);
-      return cell && cell.n > 0 ? [{ controller: c.name, simulated: c.simulated, family, failures: cell.failures, counts: REPEAT_CLASSES.map((k) => cell.repeat_classes[k]) }] : [];
+      return cell && cell.n > 0
+        ? [
+            {
+              controller: c.name,
+              simulated: c.simulated,
+              family,
+              failures: cell.failures,
+              counts: REPEAT_CLASSES.map((k) => cell.repeat_classes[k]),
+            },
+          ]
+        : [];
     }),
   );
   if (repeatRows.length) {
@@ -184,7 +248,17 @@ export function buildReportModel(trajectories: readonly TrajectoryRecord[], anal
   }
   const exactRows = withCells.flatMap((c) => {
     const cell = cellOf(c.name, 'exact-length');
-    return cell?.exact_categories && cell.n > 0 ? [{ controller: c.name, simulated: c.simulated, family: 'exact-length', failures: cell.failures, counts: EXACT_CATEGORIES.map((k) => cell.exact_categories![k]) }] : [];
+    return cell?.exact_categories && cell.n > 0
+      ? [
+          {
+            controller: c.name,
+            simulated: c.simulated,
+            family: 'exact-length',
+            failures: cell.failures,
+            counts: EXACT_CATEGORIES.map((k) => cell.exact_categories![k]),
+          },
+        ]
+      : [];
   });
   if (exactRows.length) {
     composition.push({
@@ -202,7 +276,14 @@ export function buildReportModel(trajectories: readonly TrajectoryRecord[], anal
     panels,
     panelSimulated: panels.map((p) => simulatedShare(panelMembers.get(p) ?? [], simulated)),
     caps: [...br.caps],
-    cells: br.cells.map((c) => ({ controller: c.controller, simulated: simulated.has(c.controller), panel: c.panel, assay: c.assay, evaluable: c.evaluable, rates: [...c.cumulative_success] })),
+    cells: br.cells.map((c) => ({
+      controller: c.controller,
+      simulated: simulated.has(c.controller),
+      panel: c.panel,
+      assay: c.assay,
+      evaluable: c.evaluable,
+      rates: [...c.cumulative_success],
+    })),
     assays: [...et.assays],
     rows: br.by_cap.map((c) => ({
       cap: c.cap,
@@ -220,10 +301,15 @@ export function buildReportModel(trajectories: readonly TrajectoryRecord[], anal
 
   const notes = [...analysis.notes];
   for (const e of analysis.excluded) {
-    const reasons = Object.entries(e.reasons).map(([k, v]) => `${k}: ${v}`).join(', ');
-    notes.push(`${e.controller} / ${e.family}: ${e.count} ${e.status} trajectories excluded from every rate${reasons ? ` (${reasons})` : ''}.`);
+    const reasons = Object.entries(e.reasons)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ');
+    notes.push(
+      `${e.controller} / ${e.family}: ${e.count} ${e.status} trajectories excluded from every rate${reasons ? ` (${reasons})` : ''}.`,
+    );
   }
-  if (simulated.size && !notes.some((n) => /simulat/i.test(n))) notes.push(`SIMULATED controllers (their numbers describe simulations, not models): ${[...simulated].join(', ')}.`);
+  if (simulated.size && !notes.some((n) => /simulat/i.test(n)))
+    notes.push(`SIMULATED controllers (their numbers describe simulations, not models): ${[...simulated].join(', ')}.`);
   notes.push(...(options.notes ?? []));
 
   return {

@@ -38,14 +38,24 @@ export async function buildStoreReport(storePath: string, o: StoreReportOptions)
   const { trajectories, variants, runDetails } = onlyStudy
     ? { trajectories: [], variants: new Map<string, never>(), runDetails: new Map<string, Record<string, string>>() }
     : await loadFromStore(storePath, requested.length ? parts.revision : []);
-  say(`report: ${trajectories.length.toLocaleString('en')} trajectories from ${runDetails.size} run(s); analysing${o.bootstrap ? ` (${o.bootstrap.toLocaleString('en')} bootstrap resamples)` : ''}…`);
+  say(
+    `report: ${trajectories.length.toLocaleString('en')} trajectories from ${runDetails.size} run(s); analysing${o.bootstrap ? ` (${o.bootstrap.toLocaleString('en')} bootstrap resamples)` : ''}…`,
+  );
   const { analyzeTrajectories } = await import('../analysis/index.ts');
-  const analysis = analyzeTrajectories(trajectories, { budget: o.budget, bootstrap: o.bootstrap, seed: o.seed, panels: o.panels ?? {}, onProgress: o.onAnalysisProgress });
+  const analysis = analyzeTrajectories(trajectories, {
+    budget: o.budget,
+    bootstrap: o.bootstrap,
+    seed: o.seed,
+    panels: o.panels ?? {},
+    onProgress: o.onAnalysisProgress,
+  });
 
   say('report: rendering drafts, diffs and verifier reports…');
   const { getFamily } = await import('../verify/index.ts');
   const { renderReport } = await import('./index.ts');
-  const extraSections = study.studyHtmlSections(study.loadStudySections(storePath, { resamples: o.bootstrap, seed: o.seed, runIds: parts.study }));
+  const extraSections = study.studyHtmlSections(
+    study.loadStudySections(storePath, { resamples: o.bootstrap, seed: o.seed, runIds: parts.study }),
+  );
   const html = renderReport(trajectories, analysis, {
     extraSections,
     onProgress: o.onRenderProgress,

@@ -16,11 +16,16 @@ export async function loadFromStore(storePath: string, runIds: readonly string[]
   const store = openStore(storePath, { readonly: true });
   try {
     const known = store.runIds();
-    if (!known.length) throw new UserError(`${storePath}: the store holds no runs yet (start one with \`revloop run --store ${storePath} …\` or try \`revloop demo\`)`);
+    if (!known.length)
+      throw new UserError(
+        `${storePath}: the store holds no runs yet (start one with \`revloop run --store ${storePath} …\` or try \`revloop demo\`)`,
+      );
     const wanted = [...new Set(runIds)];
     const unknown = wanted.filter((id) => !known.includes(id));
     if (unknown.length) {
-      throw new UserError(`${storePath}: no run ${unknown.map((id) => `'${id}'`).join(', ')} in this store; runs: ${known.join(', ')} (see \`revloop runs --store ${storePath}\`)`);
+      throw new UserError(
+        `${storePath}: no run ${unknown.map((id) => `'${id}'`).join(', ')} in this store; runs: ${known.join(', ')} (see \`revloop runs --store ${storePath}\`)`,
+      );
     }
     const ids = wanted.length ? wanted : known;
     const trajectories = store.loadTrajectories(ids);

@@ -63,7 +63,11 @@ function familyLookup(options: ReportOptions): ((name: string) => Family) | unde
   };
 }
 
-export function buildReport(trajectories: readonly TrajectoryRecord[], analysis: AnalysisResult, options: ReportOptions = {}): { model: ReportModel; payload: DrilldownPayload } {
+export function buildReport(
+  trajectories: readonly TrajectoryRecord[],
+  analysis: AnalysisResult,
+  options: ReportOptions = {},
+): { model: ReportModel; payload: DrilldownPayload } {
   const model = buildReportModel(trajectories, analysis, options);
   const lookup = familyLookup(options);
   const payload = buildDrilldownPayload(

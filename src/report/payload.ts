@@ -112,7 +112,8 @@ export function buildDrilldownPayload(
   const out: PayloadTrajectory[] = [];
   for (const t of trajectories) {
     const k = controllerIndex.get(t.controller);
-    if (k === undefined) throw new Error(`trajectory ${trajectoryKey(t)}: controller ${JSON.stringify(t.controller)} is not in the report's controller list`);
+    if (k === undefined)
+      throw new Error(`trajectory ${trajectoryKey(t)}: controller ${JSON.stringify(t.controller)} is not in the report's controller list`);
     const label = sources.label(t);
     const errors: string[] = [];
     let p = -1;
@@ -127,7 +128,14 @@ export function buildDrilldownPayload(
     let feedbackError: string | null = null;
     t.rounds.forEach((r, i) => {
       const textIndex = table.intern(r.text);
-      const round: PayloadRound = { v: r.revision, t: textIndex, j: r.joint ? 1 : 0, e: Number.isFinite(r.energy) ? r.energy : null, fb: -1, sent: 0 };
+      const round: PayloadRound = {
+        v: r.revision,
+        t: textIndex,
+        j: r.joint ? 1 : 0,
+        e: Number.isFinite(r.energy) ? r.energy : null,
+        fb: -1,
+        sent: 0,
+      };
       // A report exists for every failed draft; it reached the model only if another draft followed.
       if (!r.joint && sources.feedback && feedbackError === null) {
         try {
@@ -165,7 +173,8 @@ export function buildDrilldownPayload(
     if (Array.isArray(t.case.anchors)) entry.anchors = t.case.anchors;
     if (errors.length) entry.err = errors.join('; ');
     out.push(entry);
-    if (sources.onProgress && (out.length % 500 === 0 || out.length === trajectories.length)) sources.onProgress(out.length, trajectories.length);
+    if (sources.onProgress && (out.length % 500 === 0 || out.length === trajectories.length))
+      sources.onProgress(out.length, trajectories.length);
   }
   return { version: 1, controllers: [...controllers], labels, strings: table.strings, trajectories: out };
 }

@@ -33,7 +33,10 @@ function section(id: string, title: string, lead: string, body: string): string 
 
 function controllerLegend(model: ReportModel): string {
   const items = model.controllers
-    .map((c, i) => `<li><button type="button" data-focus-controller="${escapeHtml(c.name)}" aria-pressed="false" title="Highlight ${escapeHtml(c.name)} in every chart">${legendSwatch(i)}<span>${escapeHtml(shownName(c.name, c.simulated))}</span>${c.simulated ? ` <span class="badge sim">${SIMULATED}</span>` : ''}</button></li>`)
+    .map(
+      (c, i) =>
+        `<li><button type="button" data-focus-controller="${escapeHtml(c.name)}" aria-pressed="false" title="Highlight ${escapeHtml(c.name)} in every chart">${legendSwatch(i)}<span>${escapeHtml(shownName(c.name, c.simulated))}</span>${c.simulated ? ` <span class="badge sim">${SIMULATED}</span>` : ''}</button></li>`,
+    )
     .join('');
   return `<ul class="legend controllers" aria-label="Controllers (click to highlight)">${items}<li><button type="button" id="clear-focus" class="no-print">clear highlight</button></li></ul>`;
 }
@@ -81,7 +84,9 @@ export function renderReportHtml(model: ReportModel, payload: DrilldownPayload, 
     `${model.runs.length} run${model.runs.length === 1 ? '' : 's'}`,
     `${model.controllers.length} controller${model.controllers.length === 1 ? '' : 's'}`,
     `${nTraj.toLocaleString('en')} trajectories`,
-  ].filter(Boolean).join(' · ');
+  ]
+    .filter(Boolean)
+    .join(' · ');
 
   const curves = model.curves.length
     ? `${controllerLegend(model)}<div class="charts">${model.curves.map((p, i) => curveChartSvg(p, { styleIndex, idPrefix: `curve-${i}` })).join('')}</div><details class="more"><summary>Numbers behind the curves</summary>${model.curves.map(cumulativeTable).join('')}</details>`
@@ -92,18 +97,57 @@ export function renderReportHtml(model: ReportModel, payload: DrilldownPayload, 
     : '<p class="empty">No failures to classify.</p>';
 
   const body = [
-    section('runs', 'Runs', 'The runs this report covers. Controller = the run\'s model label (or an imported trajectory\'s controller).', runsTable(model.runs)),
-    section('endpoint', 'Endpoint: joint success by controller and family', '', endpointTable(model.endpoint) + (model.summary.rows.length ? `<h3>Across constraint families</h3>${assaySummaryTable(model.summary)}` : '')),
-    section('curves', 'Cumulative success by revision cap', 'Share of trajectories that reached joint success by each revision cap (cap 0 = the first draft). Because the loop stops at the first success, capping a finished run at k replays a budget of k revisions exactly.', curves),
-    section('failures', 'Failure composition', 'Among failed trajectories only: how the final drafts relate to earlier ones (state = exact text), and for exact length the seven failure categories. Bars are normalised by each controller\'s failures in that family.', composition),
-    section('budget', 'Budget replay', 'Success at every revision cap and how often controller rankings reverse across constraint families at that cap.', budgetTable(model.budget)),
-    section('drilldown', 'Trajectories', 'Every trajectory with its drafts, word-level diffs between consecutive drafts and the exact verifier report the model received. Filter, search, then click a row.', drilldownShell(payload)),
+    section(
+      'runs',
+      'Runs',
+      "The runs this report covers. Controller = the run's model label (or an imported trajectory's controller).",
+      runsTable(model.runs),
+    ),
+    section(
+      'endpoint',
+      'Endpoint: joint success by controller and family',
+      '',
+      endpointTable(model.endpoint) +
+        (model.summary.rows.length ? `<h3>Across constraint families</h3>${assaySummaryTable(model.summary)}` : ''),
+    ),
+    section(
+      'curves',
+      'Cumulative success by revision cap',
+      'Share of trajectories that reached joint success by each revision cap (cap 0 = the first draft). Because the loop stops at the first success, capping a finished run at k replays a budget of k revisions exactly.',
+      curves,
+    ),
+    section(
+      'failures',
+      'Failure composition',
+      "Among failed trajectories only: how the final drafts relate to earlier ones (state = exact text), and for exact length the seven failure categories. Bars are normalised by each controller's failures in that family.",
+      composition,
+    ),
+    section(
+      'budget',
+      'Budget replay',
+      'Success at every revision cap and how often controller rankings reverse across constraint families at that cap.',
+      budgetTable(model.budget),
+    ),
+    section(
+      'drilldown',
+      'Trajectories',
+      'Every trajectory with its drafts, word-level diffs between consecutive drafts and the exact verifier report the model received. Filter, search, then click a row.',
+      drilldownShell(payload),
+    ),
     ...extraSections.map((x) => section(x.id, x.title, x.lead, x.html)),
   ].join('\n');
 
   const footer = `<footer><p>revloop report · self-contained (no network access; open the file directly in any browser) · print-friendly.</p>${model.notes.length ? `<ul>${model.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : ''}</footer>`;
   const csp = `default-src 'none'; style-src ${cspHash(css)}; script-src ${cspHash(js)}; img-src data:; base-uri 'none'; form-action 'none'`;
-  const toc = [['runs', 'Runs'], ['endpoint', 'Endpoint'], ['curves', 'Curves'], ['failures', 'Failures'], ['budget', 'Budget replay'], ['drilldown', 'Trajectories'], ...extraSections.map((x) => [x.id, x.title])]
+  const toc = [
+    ['runs', 'Runs'],
+    ['endpoint', 'Endpoint'],
+    ['curves', 'Curves'],
+    ['failures', 'Failures'],
+    ['budget', 'Budget replay'],
+    ['drilldown', 'Trajectories'],
+    ...extraSections.map((x) => [x.id, x.title]),
+  ]
     .map(([id, label]) => `<a href="#${id}">${label}</a>`)
     .join('');
 

@@ -21,7 +21,11 @@ export function runsTable(runs: RunInfo[]): string {
   if (!runs.length) return '<p class="empty">No runs.</p>';
   const rows = runs
     .map((r) => {
-      const details = r.details ? Object.entries(r.details).map(([k, v]) => `<span class="kv"><span class="k">${escapeHtml(k)}</span> ${escapeHtml(v)}</span>`).join(' ') : '';
+      const details = r.details
+        ? Object.entries(r.details)
+            .map(([k, v]) => `<span class="kv"><span class="k">${escapeHtml(k)}</span> ${escapeHtml(v)}</span>`)
+            .join(' ')
+        : '';
       return `<tr><td><code>${escapeHtml(r.runId)}</code></td>${controllerCell(r.controller, r.simulated)}<td>${escapeHtml(r.families.join(', '))}</td><td class="num">${r.budget}</td><td class="num">${r.trajectories}</td><td class="num">${r.incomplete}</td><td class="details">${details}</td></tr>`;
     })
     .join('');
@@ -31,7 +35,9 @@ export function runsTable(runs: RunInfo[]): string {
 export function endpointTable(t: EndpointTable): string {
   if (!t.rows.length) return '<p class="empty">No complete trajectories.</p>';
   const famHead = t.families.map((f) => `<th scope="colgroup" colspan="3" class="fam">${escapeHtml(f)}</th>`).join('');
-  const subHead = t.families.map(() => '<th scope="col" class="num">n</th><th scope="col" class="num">initial %</th><th scope="col" class="num">final %</th>').join('');
+  const subHead = t.families
+    .map(() => '<th scope="col" class="num">n</th><th scope="col" class="num">initial %</th><th scope="col" class="num">final %</th>')
+    .join('');
   let anyExcluded = false;
   let anyPaired = false;
   const body = t.rows
@@ -42,7 +48,12 @@ export function endpointTable(t: EndpointTable): string {
           const marks = (c.excluded ? '<sup>*</sup>' : '') + (c.pairedN !== undefined ? '<sup>†</sup>' : '');
           anyExcluded ||= c.excluded > 0;
           anyPaired ||= c.pairedN !== undefined;
-          const title = [c.excluded ? `${c.excluded} protocol-incomplete or pending excluded` : '', c.pairedN !== undefined ? `intervals on the ${c.pairedN} cases common to the panel` : ''].filter(Boolean).join('; ');
+          const title = [
+            c.excluded ? `${c.excluded} protocol-incomplete or pending excluded` : '',
+            c.pairedN !== undefined ? `intervals on the ${c.pairedN} cases common to the panel` : '',
+          ]
+            .filter(Boolean)
+            .join('; ');
           return `<td class="num n"${title ? ` title="${escapeHtml(title)}"` : ''}>${c.n}${marks}</td>${rateCell(c.initial)}${rateCell(c.final)}`;
         })
         .join('');
@@ -52,8 +63,12 @@ export function endpointTable(t: EndpointTable): string {
   const notes = [
     `Joint success (%) of the first draft (initial) and at the end of the budget (final), over protocol-complete trajectories; small figures are 95% intervals (${escapeHtml(t.intervalNote)}).`,
     anyExcluded ? '<sup>*</sup> protocol-incomplete or pending trajectories are excluded from n (hover for the count).' : '',
-    anyPaired ? '<sup>†</sup> intervals are bootstrapped on the cases every controller of the panel completed (hover for their number).' : '',
-  ].filter(Boolean).join(' ');
+    anyPaired
+      ? '<sup>†</sup> intervals are bootstrapped on the cases every controller of the panel completed (hover for their number).'
+      : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   return `<div class="table-wrap"><table class="endpoint"><thead><tr><th scope="col" rowspan="2">controller</th>${famHead}</tr><tr>${subHead}</tr></thead><tbody>${body}</tbody></table></div><p class="note">${notes}</p>`;
 }
 
@@ -63,11 +78,19 @@ export function assaySummaryTable(s: AssaySummary): string {
   const head = s.assays.map((a) => `<th scope="col" class="num">${escapeHtml(a)}</th>`).join('');
   const showPanel = new Set(s.rows.map((r) => r.panel)).size > 1;
   const rows = s.rows
-    .map((r) => `<tr${r.simulated ? ' class="simulated"' : ''}>${controllerCell(r.controller, r.simulated)}${showPanel ? `<td>${escapeHtml(r.panel)}</td>` : ''}${r.final.map((v) => `<td class="num">${pct(v)}</td>`).join('')}<td class="num summary">${meanSd(r.mean, r.sd)}</td></tr>`)
+    .map(
+      (r) =>
+        `<tr${r.simulated ? ' class="simulated"' : ''}>${controllerCell(r.controller, r.simulated)}${showPanel ? `<td>${escapeHtml(r.panel)}</td>` : ''}${r.final.map((v) => `<td class="num">${pct(v)}</td>`).join('')}<td class="num summary">${meanSd(r.mean, r.sd)}</td></tr>`,
+    )
     .join('');
   const panels = s.panels
     .map((p) => {
-      const tag = p.simulated === 'all' ? ' ' + simBadge : p.simulated === 'some' ? ` <span class="badge sim" title="This mean includes simulated controllers">includes ${SIMULATED}</span>` : '';
+      const tag =
+        p.simulated === 'all'
+          ? ' ' + simBadge
+          : p.simulated === 'some'
+            ? ` <span class="badge sim" title="This mean includes simulated controllers">includes ${SIMULATED}</span>`
+            : '';
       return `<tr class="panel"><th scope="row">${escapeHtml(p.label)} mean <span class="muted">(n = ${p.controllers})</span>${tag}</th>${showPanel ? '<td></td>' : ''}${p.final.map((v) => `<td class="num">${pct(v)}</td>`).join('')}<td class="num summary">${meanSd(p.mean, p.sd)}</td></tr>`;
     })
     .join('');
@@ -86,20 +109,36 @@ function meanSd(mean: number | null, sd: number | null): string {
 export function cumulativeTable(panel: CurvePanel): string {
   const head = panel.caps.map((c) => `<th scope="col" class="num">${c}</th>`).join('');
   const rows = panel.series
-    .map((s) => `<tr>${controllerCell(s.controller, s.simulated)}<td class="num">${s.n}</td>${s.rates.map((v) => `<td class="num">${pct(v)}</td>`).join('')}</tr>`)
+    .map(
+      (s) =>
+        `<tr>${controllerCell(s.controller, s.simulated)}<td class="num">${s.n}</td>${s.rates.map((v) => `<td class="num">${pct(v)}</td>`).join('')}</tr>`,
+    )
     .join('');
   return `<div class="table-wrap"><table class="cumulative"><caption>${escapeHtml(panel.family)}: cumulative joint success (%) by revision cap</caption><thead><tr><th scope="col">controller</th><th scope="col" class="num">n</th>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 function simTag(share: 'none' | 'some' | 'all'): string {
-  return share === 'all' ? ' ' + simBadge : share === 'some' ? ` <span class="badge sim" title="Includes simulated controllers">includes ${SIMULATED}</span>` : '';
+  return share === 'all'
+    ? ' ' + simBadge
+    : share === 'some'
+      ? ` <span class="badge sim" title="Includes simulated controllers">includes ${SIMULATED}</span>`
+      : '';
 }
 
 export function budgetTable(b: BudgetReplay): string {
-  if (!b.rows.length || !b.cells.length) return '<p class="empty">No budget replay (no complete exact-length, lexical or compositional trajectories).</p>';
+  if (!b.rows.length || !b.cells.length)
+    return '<p class="empty">No budget replay (no complete exact-length, lexical or compositional trajectories).</p>';
   // No panel, no simulated numbers: `every` over an empty list would say 'all'.
-  const overall: 'none' | 'some' | 'all' = !b.panelSimulated.length ? 'none' : b.panelSimulated.every((s) => s === 'all') ? 'all' : b.panelSimulated.some((s) => s !== 'none') ? 'some' : 'none';
-  const panelHead = b.panels.map((p, i) => `<th scope="col" class="num">reversing pairs: ${escapeHtml(p)}${simTag(b.panelSimulated[i] ?? 'none')}</th>`).join('');
+  const overall: 'none' | 'some' | 'all' = !b.panelSimulated.length
+    ? 'none'
+    : b.panelSimulated.every((s) => s === 'all')
+      ? 'all'
+      : b.panelSimulated.some((s) => s !== 'none')
+        ? 'some'
+        : 'none';
+  const panelHead = b.panels
+    .map((p, i) => `<th scope="col" class="num">reversing pairs: ${escapeHtml(p)}${simTag(b.panelSimulated[i] ?? 'none')}</th>`)
+    .join('');
   const rows = b.rows
     .map((r) => {
       const rev = r.reversals.map((x) => `<td class="num">${x.pairs ? `${x.reversing}/${x.pairs}` : '–'}</td>`).join('');
@@ -119,7 +158,12 @@ function budgetCellsTable(b: BudgetReplay): string {
     .map((assay) => {
       const cells = b.cells.filter((c) => c.assay === assay);
       if (!cells.length) return '';
-      const rows = cells.map((c) => `<tr>${controllerCell(c.controller, c.simulated)}<td class="num">${c.evaluable}</td>${c.rates.map((v) => `<td class="num">${pct(v)}</td>`).join('')}</tr>`).join('');
+      const rows = cells
+        .map(
+          (c) =>
+            `<tr>${controllerCell(c.controller, c.simulated)}<td class="num">${c.evaluable}</td>${c.rates.map((v) => `<td class="num">${pct(v)}</td>`).join('')}</tr>`,
+        )
+        .join('');
       return `<div class="table-wrap"><table class="budget-cells"><caption>${escapeHtml(assay)}: success (%) by revision cap on the panel's common case set</caption><thead><tr><th scope="col">controller</th><th scope="col" class="num">cases</th>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
     })
     .join('');

@@ -36,7 +36,10 @@ export interface AuditReport {
 }
 
 export function formatDiscrepancy(d: Discrepancy): string {
-  const where = [d.caseId !== null ? `case ${d.caseId} (#${(d.caseIndex ?? 0) + 1})` : d.caseIndex !== null ? `case #${d.caseIndex + 1}` : 'run', d.revision !== null ? `revision ${d.revision}` : null]
+  const where = [
+    d.caseId !== null ? `case ${d.caseId} (#${(d.caseIndex ?? 0) + 1})` : d.caseIndex !== null ? `case #${d.caseIndex + 1}` : 'run',
+    d.revision !== null ? `revision ${d.revision}` : null,
+  ]
     .filter(Boolean)
     .join(' ');
   return `${where}: ${d.field}: ${d.problem}`;
@@ -62,8 +65,16 @@ export function auditRun(store: RunStore, runId: string, resolveFamily: (name: s
   let prev = GENESIS_HASH;
   let expectSeq = 1;
   for (const r of rows) {
-    if (r.seq !== expectSeq) add(null, null, null, 'events', `event${r.seq - expectSeq === 1 ? '' : 's'} seq ${expectSeq}${r.seq - 1 > expectSeq ? `–${r.seq - 1}` : ''} missing (deleted from the log)`);
-    if (r.prev_hash !== prev && r.seq === expectSeq) add(r.case_index, null, r.revision, 'events', `event seq ${r.seq} (${r.type}) does not link to its predecessor`);
+    if (r.seq !== expectSeq)
+      add(
+        null,
+        null,
+        null,
+        'events',
+        `event${r.seq - expectSeq === 1 ? '' : 's'} seq ${expectSeq}${r.seq - 1 > expectSeq ? `–${r.seq - 1}` : ''} missing (deleted from the log)`,
+      );
+    if (r.prev_hash !== prev && r.seq === expectSeq)
+      add(r.case_index, null, r.revision, 'events', `event seq ${r.seq} (${r.type}) does not link to its predecessor`);
     if (eventHash(r.prev_hash, r.run_id, r.seq, r.type, r.case_index, r.revision, r.at, r.payload) !== r.hash) {
       add(r.case_index, null, r.revision, 'events', `event seq ${r.seq} (${r.type}) was modified after it was written (hash mismatch)`);
     }
@@ -86,7 +97,8 @@ export function auditRun(store: RunStore, runId: string, resolveFamily: (name: s
   const planned = plannedEvents[0].payload as RunPlannedPayload;
   if (events[0]?.type !== 'run_planned') add(null, null, null, 'plan', 'run_planned is not the first event');
   if (plannedEvents.length > 1) add(null, null, null, 'plan', `${plannedEvents.length} run_planned events (a plan never changes)`);
-  if (planSha256(planned.plan, planned.cases, planned.per_case) !== planned.plan_sha256) add(null, null, null, 'plan', 'plan_sha256 does not match the stored plan and cases');
+  if (planSha256(planned.plan, planned.cases, planned.per_case) !== planned.plan_sha256)
+    add(null, null, null, 'plan', 'plan_sha256 does not match the stored plan and cases');
 
   const variant = planned.plan.protocol.variant as PromptVariant;
   let history: ReturnType<typeof parseHistoryPolicy> | null = null;
@@ -96,7 +108,8 @@ export function auditRun(store: RunStore, runId: string, resolveFamily: (name: s
     add(null, null, null, 'plan', `unknown history policy '${planned.plan.protocol.history}'`);
   }
   const checkMessages = planned.plan.kind === 'run' && planned.plan.protocol.message_policy === 'verbatim' && history !== null;
-  if (planned.plan.kind === 'run' && !checkMessages) notes.push(`messages not re-derived: message policy '${planned.plan.protocol.message_policy}' is not the verbatim one`);
+  if (planned.plan.kind === 'run' && !checkMessages)
+    notes.push(`messages not re-derived: message policy '${planned.plan.protocol.message_policy}' is not the verbatim one`);
 
   // 3. Per trajectory: its events in order, then the replay of every round.
   const byCase = new Map<number, StoredEvent[]>();
@@ -124,7 +137,8 @@ export function auditRun(store: RunStore, runId: string, resolveFamily: (name: s
   };
   for (const [name, fp] of Object.entries(planned.plan.families)) {
     const f = familyOf(name);
-    if (f && f.version !== fp.version) notes.push(`family ${name}: run planned with verifier version ${fp.version}, replayed with ${f.version}`);
+    if (f && f.version !== fp.version)
+      notes.push(`family ${name}: run planned with verifier version ${fp.version}, replayed with ${f.version}`);
   }
 
   reduced.trajectories.forEach((t) => {
@@ -142,8 +156,10 @@ export function auditRun(store: RunStore, runId: string, resolveFamily: (name: s
     for (const d of diffs) add(i, t.caseId, null, 'tables', `derived tables disagree with the events: ${d}`);
     const a = reduced.attempts[i];
     const ma = mat.attempts[i];
-    if (ma && canonicalJson(a) !== canonicalJson(ma)) add(i, t.caseId, null, 'tables', `attempt counts: events ${canonicalJson(a)}, tables ${canonicalJson(ma)}`);
-    if (mat.nRounds[i] !== t.rounds.length) add(i, t.caseId, null, 'tables', `n_rounds: events ${t.rounds.length}, tables ${mat.nRounds[i]}`);
+    if (ma && canonicalJson(a) !== canonicalJson(ma))
+      add(i, t.caseId, null, 'tables', `attempt counts: events ${canonicalJson(a)}, tables ${canonicalJson(ma)}`);
+    if (mat.nRounds[i] !== t.rounds.length)
+      add(i, t.caseId, null, 'tables', `n_rounds: events ${t.rounds.length}, tables ${mat.nRounds[i]}`);
   });
   const pendingCount = reduced.trajectories.filter((t) => t.status === 'pending').length;
   if (pendingCount) notes.push(`${pendingCount} trajectories not finished (the run was interrupted or is running; resume it to finish)`);
@@ -179,7 +195,8 @@ function auditEvents(t: TrajectoryRecord, events: StoredEvent[], kind: 'run' | '
       case 'attempt_started':
         started = true;
         okTexts = [];
-        if (e.revision !== rounds) add(t.caseIndex, id, e.revision, 'revision', `attempt started for revision ${e.revision} when revision ${rounds} was next`);
+        if (e.revision !== rounds)
+          add(t.caseIndex, id, e.revision, 'revision', `attempt started for revision ${e.revision} when revision ${rounds} was next`);
         break;
       case 'attempt_finished':
         if (!started) add(t.caseIndex, id, e.revision, 'attempts', `attempt ${e.payload.attempt} finished without being started`);
@@ -187,11 +204,20 @@ function auditEvents(t: TrajectoryRecord, events: StoredEvent[], kind: 'run' | '
         break;
       case 'draft_accepted': {
         const r = e.revision ?? -1;
-        if (ended) add(t.caseIndex, id, r, 'stop rule', ended === 'success' ? 'continuation after success' : 'draft accepted after the trajectory was completed');
-        if (r !== rounds) add(t.caseIndex, id, r, 'revision', `expected revision ${rounds}, found ${r} (revisions must be contiguous from 0)`);
+        if (ended)
+          add(
+            t.caseIndex,
+            id,
+            r,
+            'stop rule',
+            ended === 'success' ? 'continuation after success' : 'draft accepted after the trajectory was completed',
+          );
+        if (r !== rounds)
+          add(t.caseIndex, id, r, 'revision', `expected revision ${rounds}, found ${r} (revisions must be contiguous from 0)`);
         if (kind === 'run') {
           if (!started) add(t.caseIndex, id, r, 'attempts', 'draft accepted without an attempt');
-          else if (!okTexts.includes(e.payload.text)) add(t.caseIndex, id, r, 'text', 'accepted text is not the stripped text of a successful attempt');
+          else if (!okTexts.includes(e.payload.text))
+            add(t.caseIndex, id, r, 'text', 'accepted text is not the stripped text of a successful attempt');
         }
         if (e.payload.joint) ended = 'success';
         rounds++;
@@ -230,12 +256,15 @@ function auditRounds(t: TrajectoryRecord, family: Family, variant: PromptVariant
     if (d) add(t.caseIndex, id, r.revision, d.field, d.problem);
     const energy = family.energy(state);
     if (!Object.is(energy, r.energy)) add(t.caseIndex, id, r.revision, 'energy', `stored ${r.energy}, replayed ${energy}`);
-    if (r.joint !== (state.joint_success === true)) add(t.caseIndex, id, r.revision, 'joint', `stored ${r.joint}, replayed ${state.joint_success}`);
+    if (r.joint !== (state.joint_success === true))
+      add(t.caseIndex, id, r.revision, 'joint', `stored ${r.joint}, replayed ${state.joint_success}`);
     const last = i === t.rounds.length - 1;
-    if (r.joint && !last) add(t.caseIndex, id, t.rounds[i + 1].revision, 'stop rule', `continuation after success at revision ${r.revision}`);
+    if (r.joint && !last)
+      add(t.caseIndex, id, t.rounds[i + 1].revision, 'stop rule', `continuation after success at revision ${r.revision}`);
     if (r.feedback !== null && r.feedback !== undefined) {
       const expected = family.feedback(state, c, variant);
-      if (r.feedback !== expected) add(t.caseIndex, id, r.revision, 'feedback', 'stored feedback differs from the report rendered from the replayed state');
+      if (r.feedback !== expected)
+        add(t.caseIndex, id, r.revision, 'feedback', 'stored feedback differs from the report rendered from the replayed state');
     } else if (!last && kind === 'run') {
       add(t.caseIndex, id, r.revision, 'feedback', 'the loop continued but no feedback was recorded');
     }
@@ -246,8 +275,10 @@ function auditRounds(t: TrajectoryRecord, family: Family, variant: PromptVariant
   const stopReached = !!lastRound && (lastRound.joint || n >= t.budget + 1);
   if (t.status === 'complete') {
     if (!lastRound) add(t.caseIndex, id, null, 'status', 'complete without any round');
-    else if (!lastRound.joint && n < t.budget + 1) add(t.caseIndex, id, lastRound.revision, 'stop rule', `unresolved but stopped after ${n} of ${t.budget + 1} rounds`);
-    else if (lastRound.feedback !== null && lastRound.feedback !== undefined) add(t.caseIndex, id, lastRound.revision, 'feedback', 'feedback recorded after the final round');
+    else if (!lastRound.joint && n < t.budget + 1)
+      add(t.caseIndex, id, lastRound.revision, 'stop rule', `unresolved but stopped after ${n} of ${t.budget + 1} rounds`);
+    else if (lastRound.feedback !== null && lastRound.feedback !== undefined)
+      add(t.caseIndex, id, lastRound.revision, 'feedback', 'feedback recorded after the final round');
   } else if (stopReached) {
     add(t.caseIndex, id, lastRound.revision, 'status', `the stop rule was reached but the trajectory is ${t.status}`);
   }
@@ -255,15 +286,32 @@ function auditRounds(t: TrajectoryRecord, family: Family, variant: PromptVariant
 }
 
 /** Each attempt's message list must be the one the protocol builds from the accepted rounds. */
-function auditMessages(t: TrajectoryRecord, events: StoredEvent[], family: Family, variant: PromptVariant, history: ReturnType<typeof parseHistoryPolicy>, add: Add): void {
+function auditMessages(
+  t: TrajectoryRecord,
+  events: StoredEvent[],
+  family: Family,
+  variant: PromptVariant,
+  history: ReturnType<typeof parseHistoryPolicy>,
+  add: Add,
+): void {
   const initial = family.initialPrompt(t.case, variant);
   for (const e of events) {
     if (e.type !== 'attempt_started' || e.revision === null) continue;
     const prior = t.rounds.slice(0, e.revision);
     if (prior.length !== e.revision || prior.some((r) => r.feedback === null || r.feedback === undefined)) continue; // reported elsewhere
-    const messages = buildHistoryMessages(initial, prior.map((r) => ({ revision: r.revision, draft: r.text, feedback: r.feedback as string })), history);
+    const messages = buildHistoryMessages(
+      initial,
+      prior.map((r) => ({ revision: r.revision, draft: r.text, feedback: r.feedback as string })),
+      history,
+    );
     if (messagesSha256(messages) !== e.payload.messages_sha256) {
-      add(t.caseIndex, t.caseId, e.revision, 'messages', `the messages sent (seq ${e.seq}) are not the protocol's for the accepted history`);
+      add(
+        t.caseIndex,
+        t.caseId,
+        e.revision,
+        'messages',
+        `the messages sent (seq ${e.seq}) are not the protocol's for the accepted history`,
+      );
     }
   }
 }

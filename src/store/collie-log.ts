@@ -32,7 +32,11 @@ export function controllerFromLogName(path: string): string {
   return i > 0 ? name.slice(0, i) : name;
 }
 
-export async function convertCollieLog(logPath: string, colliePath: string, controller = controllerFromLogName(logPath)): Promise<CollieLogConversion> {
+export async function convertCollieLog(
+  logPath: string,
+  colliePath: string,
+  controller = controllerFromLogName(logPath),
+): Promise<CollieLogConversion> {
   let log: Record<string, unknown>;
   try {
     log = JSON.parse(await readFile(logPath, 'utf8'));
@@ -40,7 +44,8 @@ export async function convertCollieLog(logPath: string, colliePath: string, cont
     throw new UserError(`${logPath}: cannot read a COLLIE log (${(e as Error).message})`);
   }
   const prompts = log?.prompts;
-  if (!Array.isArray(prompts) || !prompts.every((p) => typeof p === 'string')) throw new UserError(`${logPath}: prompts: expected a list of strings (a COLLIE multi-round generation log)`);
+  if (!Array.isArray(prompts) || !prompts.every((p) => typeof p === 'string'))
+    throw new UserError(`${logPath}: prompts: expected a list of strings (a COLLIE multi-round generation log)`);
   const roundKeys = Object.keys(log)
     .filter((k) => ROUND_KEY.test(k))
     .sort((a, b) => Number(ROUND_KEY.exec(a)![1]) - Number(ROUND_KEY.exec(b)![1]));
@@ -54,9 +59,11 @@ export async function convertCollieLog(logPath: string, colliePath: string, cont
   // Every COLLIE row by prompt (for structures without a family too, so skips can be counted).
   const rowsByPrompt = new Map<string, Array<{ id: string; structure: string; targets: unknown }>>();
   for await (const item of readJsonlLines(colliePath)) {
-    if (item.error || !item.value || typeof item.value !== 'object') throw new UserError(`${colliePath}:${item.line}: not a COLLIE row (${item.error ?? 'not an object'})`);
+    if (item.error || !item.value || typeof item.value !== 'object')
+      throw new UserError(`${colliePath}:${item.line}: not a COLLIE row (${item.error ?? 'not an object'})`);
     const r = item.value as { id?: unknown; prompt?: unknown; structure?: unknown; targets?: unknown };
-    if (typeof r.prompt !== 'string' || typeof r.id !== 'string' || typeof r.structure !== 'string') throw new UserError(`${colliePath}:${item.line}: expected id, structure and prompt (collie_all.jsonl format)`);
+    if (typeof r.prompt !== 'string' || typeof r.id !== 'string' || typeof r.structure !== 'string')
+      throw new UserError(`${colliePath}:${item.line}: expected id, structure and prompt (collie_all.jsonl format)`);
     const list = rowsByPrompt.get(r.prompt) ?? [];
     list.push({ id: r.id, structure: r.structure, targets: r.targets });
     rowsByPrompt.set(r.prompt, list);
@@ -81,7 +88,17 @@ export async function convertCollieLog(logPath: string, colliePath: string, cont
       return;
     }
     const drafts = roundKeys.map((k) => (log[k] as string[])[i]).filter((t): t is string => t !== undefined);
-    out.lines.push({ id: `${controller}:${i}`, controller, family: c.family, case_id: c.id, source: c.source, targets: c.targets, task: c.task, witness: c.witness, drafts });
+    out.lines.push({
+      id: `${controller}:${i}`,
+      controller,
+      family: c.family,
+      case_id: c.id,
+      source: c.source,
+      targets: c.targets,
+      task: c.task,
+      witness: c.witness,
+      drafts,
+    });
   });
   return out;
 }

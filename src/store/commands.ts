@@ -28,13 +28,20 @@ function requireRun(store: ReturnType<typeof openStore>, runId: string) {
 }
 
 export function runsTable(runs: RunSummary[]): string {
-  const table = new Table({ head: ['run', 'status', 'controller', 'protocol', 'T', 'done', 'success', 'incompl.', 'pending', 'rounds', 'failed att.', 'updated'], style: { head: [], border: [] } });
+  const table = new Table({
+    head: ['run', 'status', 'controller', 'protocol', 'T', 'done', 'success', 'incompl.', 'pending', 'rounds', 'failed att.', 'updated'],
+    style: { head: [], border: [] },
+  });
   for (const r of runs) {
     const finished = r.complete + r.incomplete;
     table.push([
       r.runId,
       r.status,
-      r.simulated && !/\[simulated\]/i.test(r.controller) ? `${r.controller} [SIMULATED]` : r.simulated ? r.controller.replace(/\[simulated\]/i, '[SIMULATED]') : r.controller,
+      r.simulated && !/\[simulated\]/i.test(r.controller)
+        ? `${r.controller} [SIMULATED]`
+        : r.simulated
+          ? r.controller.replace(/\[simulated\]/i, '[SIMULATED]')
+          : r.controller,
       r.kind === 'import' ? 'imported' : r.protocol,
       String(r.budget),
       `${finished}/${r.cases}`,
@@ -54,11 +61,20 @@ export function auditCommand(o: { store: string; run: string; json?: boolean }, 
   try {
     requireRun(store, o.run);
     const report = auditRun(store, o.run, getFamily);
-    if (o.json) out.write(JSON.stringify({ ...report, discrepancies: report.discrepancies.map((d) => ({ ...d, message: formatDiscrepancy(d) })) }, null, 2) + '\n');
+    if (o.json)
+      out.write(
+        JSON.stringify({ ...report, discrepancies: report.discrepancies.map((d) => ({ ...d, message: formatDiscrepancy(d) })) }, null, 2) +
+          '\n',
+      );
     else {
-      out.write(`audit of run '${o.run}' in ${o.store}: ${report.events} events, ${report.trajectories} trajectories, ${report.rounds} rounds replayed\n`);
+      out.write(
+        `audit of run '${o.run}' in ${o.store}: ${report.events} events, ${report.trajectories} trajectories, ${report.rounds} rounds replayed\n`,
+      );
       for (const n of report.notes) out.write(`note: ${n}\n`);
-      if (report.passed) out.write('PASS: event chain intact; every verifier state, energy, joint flag and feedback replays; revisions contiguous; stop rule and final flags hold; tables equal a fresh reduction\n');
+      if (report.passed)
+        out.write(
+          'PASS: event chain intact; every verifier state, energy, joint flag and feedback replays; revisions contiguous; stop rule and final flags hold; tables equal a fresh reduction\n',
+        );
       else {
         const shown = report.discrepancies.slice(0, 200);
         for (const d of shown) out.write(`${formatDiscrepancy(d)}\n`);
@@ -72,7 +88,10 @@ export function auditCommand(o: { store: string; run: string; json?: boolean }, 
   }
 }
 
-export async function exportCommand(o: { store: string; run: string; format: string; output: string; partial?: boolean }, out: Out): Promise<number> {
+export async function exportCommand(
+  o: { store: string; run: string; format: string; output: string; partial?: boolean },
+  out: Out,
+): Promise<number> {
   if (o.format !== 'paper') throw new UserError(`--format: unknown export format '${o.format}'; use paper`);
   const store = openStore(o.store, { readonly: true });
   let text: string;
@@ -82,7 +101,9 @@ export async function exportCommand(o: { store: string; run: string; format: str
     let trajectories = store.loadTrajectories([o.run]);
     const pending = trajectories.filter((t) => t.status === 'pending').length;
     if (pending && !o.partial) {
-      throw new UserError(`run '${o.run}' has ${pending} unfinished trajectories; resume it first, or pass --partial to export only the finished ones`);
+      throw new UserError(
+        `run '${o.run}' has ${pending} unfinished trajectories; resume it first, or pass --partial to export only the finished ones`,
+      );
     }
     if (o.partial) trajectories = trajectories.filter((t) => t.status !== 'pending');
     text = paperJsonl(trajectories);
@@ -112,7 +133,11 @@ export async function importCommand(file: string, o: ImportCommandOptions, out: 
     budget = Number(o.budget);
     if (!Number.isInteger(budget) || budget < 0) throw new UserError(`--budget: expected a whole number ≥ 0, got '${o.budget}'`);
   }
-  const runId = o.runId ?? basename(file).replace(/\.jsonl?$/i, '').replace(/[^A-Za-z0-9._-]+/g, '-');
+  const runId =
+    o.runId ??
+    basename(file)
+      .replace(/\.jsonl?$/i, '')
+      .replace(/[^A-Za-z0-9._-]+/g, '-');
   let parsed;
   let format: string;
   if (from === 'jsonl') {
@@ -126,18 +151,36 @@ export async function importCommand(file: string, o: ImportCommandOptions, out: 
     format = 'import-jsonl';
   } else if (from === 'collie-log') {
     const collie = o.collie ?? sharedDataFile('collie', 'collie_all.jsonl');
-    if (!collie) throw new UserError('--from collie-log needs --collie <collie_all.jsonl> to map prompts to COLLIE instances (not found in ../shared/data/collie either)');
+    if (!collie)
+      throw new UserError(
+        '--from collie-log needs --collie <collie_all.jsonl> to map prompts to COLLIE instances (not found in ../shared/data/collie either)',
+      );
     const conv = await convertCollieLog(file, collie, o.controller);
-    const skipped = Object.entries(conv.unsupported).map(([s, n]) => `${s} ${n}`).join(', ');
-    out.write(`${file}: ${conv.prompts} prompts, rounds ${conv.roundKeys.join(', ')}; ${conv.lines.length} mapped to runnable COLLIE cases` +
-      `${skipped ? `; skipped (structure without a family): ${skipped}` : ''}${conv.ambiguous ? `; ${conv.ambiguous} ambiguous` : ''}${conv.unmatched ? `; ${conv.unmatched} not in ${collie}` : ''}\n`);
-    parsed = parseImportLines(conv.lines.map((value, i) => ({ line: i + 1, value })), `${file} (converted)`, getFamily);
+    const skipped = Object.entries(conv.unsupported)
+      .map(([s, n]) => `${s} ${n}`)
+      .join(', ');
+    out.write(
+      `${file}: ${conv.prompts} prompts, rounds ${conv.roundKeys.join(', ')}; ${conv.lines.length} mapped to runnable COLLIE cases` +
+        `${skipped ? `; skipped (structure without a family): ${skipped}` : ''}${conv.ambiguous ? `; ${conv.ambiguous} ambiguous` : ''}${conv.unmatched ? `; ${conv.unmatched} not in ${collie}` : ''}\n`,
+    );
+    parsed = parseImportLines(
+      conv.lines.map((value, i) => ({ line: i + 1, value })),
+      `${file} (converted)`,
+      getFamily,
+    );
     format = 'collie-log';
   } else throw new UserError(`--from: unknown input '${from}'; use jsonl or collie-log`);
 
   const store = openStore(o.store);
   try {
-    const summary = importTrajectories(store, parsed, { runId, file, fileSha256: await sha256File(file), format, budget, resolveFamily: getFamily });
+    const summary = importTrajectories(store, parsed, {
+      runId,
+      file,
+      fileSha256: await sha256File(file),
+      format,
+      budget,
+      resolveFamily: getFamily,
+    });
     out.write(
       `imported run '${runId}' into ${o.store}: ${summary.trajectories} trajectories (${summary.controllers.join(', ')}), ${summary.draftsSupplied} drafts supplied, ${summary.roundsStored} rounds stored\n` +
         `  stop rule: ${summary.droppedAfterSuccess} drafts after a first success dropped (in ${summary.truncatedTrajectories} trajectories)` +

@@ -89,8 +89,15 @@ export interface EventPayloads {
 
 export type EventType = keyof EventPayloads;
 export const EVENT_TYPES: readonly EventType[] = [
-  'run_planned', 'session_started', 'attempt_started', 'attempt_finished', 'draft_accepted',
-  'trajectory_completed', 'trajectory_incomplete', 'trajectory_reopened', 'import_truncated',
+  'run_planned',
+  'session_started',
+  'attempt_started',
+  'attempt_finished',
+  'draft_accepted',
+  'trajectory_completed',
+  'trajectory_incomplete',
+  'trajectory_reopened',
+  'import_truncated',
 ];
 
 /** An event about to be appended. Trajectory events carry the case index; round events the revision. */

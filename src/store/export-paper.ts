@@ -22,7 +22,15 @@ function orNull(v: unknown): unknown {
 
 function exactRound(r: RoundRecord): Record<string, unknown> {
   const s = r.state as VerifierState & { word_count: number; error: number; exact_length: boolean; missing: string[] };
-  return { revision: r.revision, text: r.text, word_count: s.word_count, error: s.error, exact_length: s.exact_length, missing: s.missing, joint_success: s.joint_success };
+  return {
+    revision: r.revision,
+    text: r.text,
+    word_count: s.word_count,
+    error: s.error,
+    exact_length: s.exact_length,
+    missing: s.missing,
+    joint_success: s.joint_success,
+  };
 }
 
 function exactRow(t: TrajectoryRecord, complete: boolean): Record<string, unknown> {
@@ -49,7 +57,13 @@ function exactRow(t: TrajectoryRecord, complete: boolean): Record<string, unknow
 
 function structuredRow(t: TrajectoryRecord, complete: boolean): Record<string, unknown> {
   const c = t.case;
-  const rounds = t.rounds.map((r) => ({ revision: r.revision, text: r.text, joint_success: r.joint, violation_energy: new PyFloat(r.energy), verifier: r.state }));
+  const rounds = t.rounds.map((r) => ({
+    revision: r.revision,
+    text: r.text,
+    joint_success: r.joint,
+    violation_energy: new PyFloat(r.energy),
+    verifier: r.state,
+  }));
   const first = rounds[0];
   const last = rounds[rounds.length - 1];
   const row: Record<string, unknown> = {

@@ -14,7 +14,11 @@ export class StoreRecorder implements TrajectorySink {
   /** Set when the run is stopping: late callbacks from abandoned calls are not recorded. */
   closed = false;
 
-  constructor(private readonly store: RunStore, private readonly runId: string, private readonly caseIndex: number) {}
+  constructor(
+    private readonly store: RunStore,
+    private readonly runId: string,
+    private readonly caseIndex: number,
+  ) {}
 
   private write(events: NewEvent[]): void {
     if (!this.closed) this.store.append(this.runId, events);
@@ -26,7 +30,12 @@ export class StoreRecorder implements TrajectorySink {
   }
 
   private started(s: AttemptStart): NewEvent {
-    const payload = { messages_sha256: s.messagesSha256, message_count: s.messageCount, max_tokens: s.maxTokens, ...(s.bannedSequences ? { banned_sequences: s.bannedSequences } : {}) };
+    const payload = {
+      messages_sha256: s.messagesSha256,
+      message_count: s.messageCount,
+      max_tokens: s.maxTokens,
+      ...(s.bannedSequences ? { banned_sequences: s.bannedSequences } : {}),
+    };
     return { type: 'attempt_started', caseIndex: this.caseIndex, revision: s.revision, payload };
   }
 
@@ -40,7 +49,12 @@ export class StoreRecorder implements TrajectorySink {
 
   draftAccepted(round: AcceptedRound, stop: StopReason | null, attempt: NumberedAttempt, next: AttemptStart | null): Promise<void> {
     const events: NewEvent[] = [
-      { type: 'attempt_finished', caseIndex: this.caseIndex, revision: round.revision, payload: { attempt: attempt.attempt, record: attempt.record } },
+      {
+        type: 'attempt_finished',
+        caseIndex: this.caseIndex,
+        revision: round.revision,
+        payload: { attempt: attempt.attempt, record: attempt.record },
+      },
       {
         type: 'draft_accepted',
         caseIndex: this.caseIndex,
@@ -49,7 +63,12 @@ export class StoreRecorder implements TrajectorySink {
       },
     ];
     if (stop) {
-      events.push({ type: 'trajectory_completed', caseIndex: this.caseIndex, revision: round.revision, payload: { stop, rounds: round.revision + 1, final_joint: round.joint } });
+      events.push({
+        type: 'trajectory_completed',
+        caseIndex: this.caseIndex,
+        revision: round.revision,
+        payload: { stop, rounds: round.revision + 1, final_joint: round.joint },
+      });
     } else if (next) events.push(this.started(next));
     return this.writeSoon(events);
   }

@@ -67,8 +67,20 @@ export class SimulatedCrash extends Error {
 }
 
 /** SHA-256 of the event's fields and payload joined by newlines (the payload hashed in place, not copied). */
-export function eventHash(prevHash: string, runId: string, seq: number, type: string, caseIndex: number | null, revision: number | null, at: string, payload: string): string {
-  return createHash('sha256').update(`${prevHash}\n${runId}\n${seq}\n${type}\n${caseIndex ?? ''}\n${revision ?? ''}\n${at}\n`).update(payload).digest('hex');
+export function eventHash(
+  prevHash: string,
+  runId: string,
+  seq: number,
+  type: string,
+  caseIndex: number | null,
+  revision: number | null,
+  at: string,
+  payload: string,
+): string {
+  return createHash('sha256')
+    .update(`${prevHash}\n${runId}\n${seq}\n${type}\n${caseIndex ?? ''}\n${revision ?? ''}\n${at}\n`)
+    .update(payload)
+    .digest('hex');
 }
 
 interface ChainHead {
@@ -125,7 +137,9 @@ function waitWhileBeingCreated(db: Database.Database, path: string): void {
   for (let waited = 0; (tables.get() as { n: number }).n === 0; waited += 50) {
     if (waited >= 2000) {
       db.close();
-      throw new UserError(`${path}: the file is an empty database, not a revloop store yet (start a run with \`revloop run --store ${path} …\`)`);
+      throw new UserError(
+        `${path}: the file is an empty database, not a revloop store yet (start a run with \`revloop run --store ${path} …\`)`,
+      );
     }
     Atomics.wait(sleeper, 0, 0, 50);
   }
@@ -153,7 +167,9 @@ export function openStore(path: string, options: StoreOptions = {}): RunStore {
     const v = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
     if (v && Number(v.value) > SCHEMA_VERSION) {
       db.close();
-      throw new UserError(`${path}: store schema version ${v.value} is newer than this revloop understands (${SCHEMA_VERSION}); upgrade revloop`);
+      throw new UserError(
+        `${path}: store schema version ${v.value} is newer than this revloop understands (${SCHEMA_VERSION}); upgrade revloop`,
+      );
     }
   } catch (e) {
     if (e instanceof UserError) throw e;
@@ -180,7 +196,11 @@ export class RunStore {
   private queue: QueuedGroup[] = [];
   private flushScheduled = false;
 
-  constructor(readonly db: Database.Database, readonly path: string, private readonly options: StoreOptions) {
+  constructor(
+    readonly db: Database.Database,
+    readonly path: string,
+    private readonly options: StoreOptions,
+  ) {
     this.clock = options.clock ?? (() => new Date().toISOString());
     const ro = options.readonly;
     const p = (sql: string) => db.prepare(sql);
@@ -191,13 +211,23 @@ export class RunStore {
       ...(ro
         ? {}
         : {
-            insertEvent: p('INSERT INTO events (run_id, seq, type, case_index, revision, at, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
-            insertRun: p('INSERT OR REPLACE INTO runs (run_id, kind, controller, model_spec, simulated, budget, protocol, plan_sha256, n_cases, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+            insertEvent: p(
+              'INSERT INTO events (run_id, seq, type, case_index, revision, at, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            ),
+            insertRun: p(
+              'INSERT OR REPLACE INTO runs (run_id, kind, controller, model_spec, simulated, budget, protocol, plan_sha256, n_cases, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            ),
             touchRun: p('UPDATE runs SET updated_at = ? WHERE run_id = ?'),
-            insertTrajectory: p("INSERT OR REPLACE INTO trajectories (run_id, case_index, case_id, status, reason, n_rounds, final_joint, attempts_started, attempts_finished, attempts_failed) VALUES (?, ?, ?, 'pending', NULL, 0, NULL, 0, 0, 0)"),
+            insertTrajectory: p(
+              "INSERT OR REPLACE INTO trajectories (run_id, case_index, case_id, status, reason, n_rounds, final_joint, attempts_started, attempts_finished, attempts_failed) VALUES (?, ?, ?, 'pending', NULL, 0, NULL, 0, 0, 0)",
+            ),
             attemptStarted: p('UPDATE trajectories SET attempts_started = attempts_started + 1 WHERE run_id = ? AND case_index = ?'),
-            attemptFinished: p('UPDATE trajectories SET attempts_finished = attempts_finished + 1, attempts_failed = attempts_failed + ? WHERE run_id = ? AND case_index = ?'),
-            insertRound: p('INSERT OR REPLACE INTO rounds (run_id, case_index, revision, text, state, energy, joint, feedback) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+            attemptFinished: p(
+              'UPDATE trajectories SET attempts_finished = attempts_finished + 1, attempts_failed = attempts_failed + ? WHERE run_id = ? AND case_index = ?',
+            ),
+            insertRound: p(
+              'INSERT OR REPLACE INTO rounds (run_id, case_index, revision, text, state, energy, joint, feedback) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+            ),
             roundAdded: p('UPDATE trajectories SET n_rounds = n_rounds + 1, final_joint = ? WHERE run_id = ? AND case_index = ?'),
             setStatus: p('UPDATE trajectories SET status = ?, reason = ? WHERE run_id = ? AND case_index = ?'),
           }),
@@ -326,7 +356,19 @@ export class RunStore {
       case 'run_planned': {
         const p = e.payload;
         this.plannedCache.set(e.runId, p);
-        s.insertRun.run(e.runId, p.plan.kind, p.plan.controller.label, p.plan.controller.spec, p.plan.controller.simulated ? 1 : 0, p.plan.protocol.budget, p.plan.protocol.name, p.plan_sha256, p.cases.length, e.at, e.at);
+        s.insertRun.run(
+          e.runId,
+          p.plan.kind,
+          p.plan.controller.label,
+          p.plan.controller.spec,
+          p.plan.controller.simulated ? 1 : 0,
+          p.plan.protocol.budget,
+          p.plan.protocol.name,
+          p.plan_sha256,
+          p.cases.length,
+          e.at,
+          e.at,
+        );
         p.cases.forEach((c, i) => s.insertTrajectory.run(e.runId, i, c.id));
         break;
       }
@@ -359,17 +401,19 @@ export class RunStore {
   /** Drops and refills the derived tables of one run (or all) from the events. */
   rebuild(runId?: string): void {
     const ids = runId ? [runId] : this.runIds();
-    this.db.transaction(() => {
-      for (const id of ids) {
-        for (const t of DERIVED_TABLES) this.db.prepare(`DELETE FROM ${t} WHERE run_id = ?`).run(id);
-        for (const e of this.readEvents(id)) this.materialize(e);
-        const last = this.stmt.lastEvent.get(id) as { seq: number } | undefined;
-        if (last) {
-          const at = (this.db.prepare('SELECT at FROM events WHERE run_id = ? AND seq = ?').get(id, last.seq) as { at: string }).at;
-          this.stmt.touchRun.run(at, id);
+    this.db
+      .transaction(() => {
+        for (const id of ids) {
+          for (const t of DERIVED_TABLES) this.db.prepare(`DELETE FROM ${t} WHERE run_id = ?`).run(id);
+          for (const e of this.readEvents(id)) this.materialize(e);
+          const last = this.stmt.lastEvent.get(id) as { seq: number } | undefined;
+          if (last) {
+            const at = (this.db.prepare('SELECT at FROM events WHERE run_id = ? AND seq = ?').get(id, last.seq) as { at: string }).at;
+            this.stmt.touchRun.run(at, id);
+          }
         }
-      }
-    }).immediate();
+      })
+      .immediate();
   }
 
   /** Creates a run with its plan as the first event. */
@@ -382,13 +426,20 @@ export class RunStore {
 
   /** Claims a run for this process; refuses when another live process holds it. */
   acquireLock(runId: string): void {
-    this.db.transaction(() => {
-      const row = this.db.prepare('SELECT pid, host, started_at FROM run_locks WHERE run_id = ?').get(runId) as { pid: number; host: string; started_at: string } | undefined;
-      if (row && processAlive(row.pid, row.host) && !(row.pid === process.pid && row.host === hostname())) {
-        throw new UserError(`run '${runId}' is being written by process ${row.pid} on ${row.host} (since ${row.started_at}); wait for it or stop it, then resume`);
-      }
-      this.db.prepare('INSERT OR REPLACE INTO run_locks (run_id, pid, host, started_at) VALUES (?, ?, ?, ?)').run(runId, process.pid, hostname(), this.clock());
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const row = this.db.prepare('SELECT pid, host, started_at FROM run_locks WHERE run_id = ?').get(runId) as
+          { pid: number; host: string; started_at: string } | undefined;
+        if (row && processAlive(row.pid, row.host) && !(row.pid === process.pid && row.host === hostname())) {
+          throw new UserError(
+            `run '${runId}' is being written by process ${row.pid} on ${row.host} (since ${row.started_at}); wait for it or stop it, then resume`,
+          );
+        }
+        this.db
+          .prepare('INSERT OR REPLACE INTO run_locks (run_id, pid, host, started_at) VALUES (?, ?, ?, ?)')
+          .run(runId, process.pid, hostname(), this.clock());
+      })
+      .immediate();
   }
 
   releaseLock(runId: string): void {
@@ -399,7 +450,9 @@ export class RunStore {
   // ---- reading -------------------------------------------------------------------------------
 
   runIds(): string[] {
-    return (this.db.prepare("SELECT run_id FROM events WHERE type = 'run_planned' ORDER BY id").all() as Array<{ run_id: string }>).map((r) => r.run_id);
+    return (this.db.prepare("SELECT run_id FROM events WHERE type = 'run_planned' ORDER BY id").all() as Array<{ run_id: string }>).map(
+      (r) => r.run_id,
+    );
   }
 
   getPlanned(runId: string): RunPlannedPayload | null {
@@ -427,7 +480,9 @@ export class RunStore {
   }
 
   listRuns(): RunSummary[] {
-    return this.runIds().map((id) => this.summary(id)).filter((s): s is RunSummary => s !== null);
+    return this.runIds()
+      .map((id) => this.summary(id))
+      .filter((s): s is RunSummary => s !== null);
   }
 
   getRun(runId: string): RunInfo | null {
@@ -438,7 +493,18 @@ export class RunStore {
 
   private summary(runId: string): RunSummary | null {
     const run = this.db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as
-      | { kind: string; controller: string; model_spec: string; simulated: number; budget: number; protocol: string; plan_sha256: string; n_cases: number; created_at: string; updated_at: string }
+      | {
+          kind: string;
+          controller: string;
+          model_spec: string;
+          simulated: number;
+          budget: number;
+          protocol: string;
+          plan_sha256: string;
+          n_cases: number;
+          created_at: string;
+          updated_at: string;
+        }
       | undefined;
     if (!run) return null;
     const c = this.db
@@ -450,10 +516,12 @@ export class RunStore {
          FROM trajectories WHERE run_id = ?`,
       )
       .get(runId) as Record<string, number | null>;
-    const lock = this.db.prepare('SELECT pid, host FROM run_locks WHERE run_id = ?').get(runId) as { pid: number; host: string } | undefined;
+    const lock = this.db.prepare('SELECT pid, host FROM run_locks WHERE run_id = ?').get(runId) as
+      { pid: number; host: string } | undefined;
     const pending = c.pending ?? 0;
     const incomplete = c.incomplete ?? 0;
-    const status: RunStatus = pending > 0 ? (lock && processAlive(lock.pid, lock.host) ? 'running' : 'interrupted') : incomplete > 0 ? 'incomplete' : 'complete';
+    const status: RunStatus =
+      pending > 0 ? (lock && processAlive(lock.pid, lock.host) ? 'running' : 'interrupted') : incomplete > 0 ? 'incomplete' : 'complete';
     return {
       runId,
       kind: run.kind,
@@ -497,7 +565,13 @@ export class RunStore {
     const attempts = planned.cases.map(() => ({ started: 0, finished: 0, failed: 0 }));
     const nRounds = planned.cases.map(() => 0);
     const rows = this.db.prepare('SELECT * FROM trajectories WHERE run_id = ? ORDER BY case_index').all(runId) as Array<{
-      case_index: number; status: TrajectoryStatus; reason: string | null; n_rounds: number; attempts_started: number; attempts_finished: number; attempts_failed: number;
+      case_index: number;
+      status: TrajectoryStatus;
+      reason: string | null;
+      n_rounds: number;
+      attempts_started: number;
+      attempts_finished: number;
+      attempts_failed: number;
     }>;
     for (const r of rows) {
       const t = trajectories[r.case_index];
@@ -508,12 +582,24 @@ export class RunStore {
       nRounds[r.case_index] = r.n_rounds;
     }
     const rounds = this.db.prepare('SELECT * FROM rounds WHERE run_id = ? ORDER BY case_index, revision').all(runId) as Array<{
-      case_index: number; revision: number; text: string; state: string; energy: number; joint: number; feedback: string | null;
+      case_index: number;
+      revision: number;
+      text: string;
+      state: string;
+      energy: number;
+      joint: number;
+      feedback: string | null;
     }>;
     for (const r of rounds) {
-      trajectories[r.case_index]?.rounds.push({ revision: r.revision, text: r.text, state: JSON.parse(r.state), energy: r.energy, joint: r.joint === 1, feedback: r.feedback });
+      trajectories[r.case_index]?.rounds.push({
+        revision: r.revision,
+        text: r.text,
+        state: JSON.parse(r.state),
+        energy: r.energy,
+        joint: r.joint === 1,
+        feedback: r.feedback,
+      });
     }
     return { trajectories, attempts, nRounds };
   }
 }
-

@@ -71,14 +71,17 @@ async function download(url: string, onProgress: FetchPunktOptions['onProgress']
     res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
   } catch (e) {
     const err = e as Error & { cause?: { code?: string; message?: string } };
-    const why = err.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (err.cause?.code ?? err.cause?.message ?? err.message);
+    const why =
+      err.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (err.cause?.code ?? err.cause?.message ?? err.message);
     throw new UserError(
       `could not download ${url}: ${why}. Check the network connection (Node's fetch ignores HTTP(S)_PROXY), ` +
         'or download punkt_tab.zip elsewhere and pass its path with --url.',
     );
   }
   if (!res.ok || !res.body) {
-    throw new UserError(`could not download ${url}: HTTP ${res.status} ${res.statusText}`.trimEnd() + '. Check the URL (--url) or try again later.');
+    throw new UserError(
+      `could not download ${url}: HTTP ${res.status} ${res.statusText}`.trimEnd() + '. Check the URL (--url) or try again later.',
+    );
   }
   const total = Number(res.headers.get('content-length')) || null;
   const chunks: Buffer[] = [];
@@ -105,7 +108,9 @@ export function extractEnglish(zip: Buffer, label: string, expected: FetchPunktO
     const data = zipRead(zip, entry, label);
     const want = expected?.[name];
     if (want && (data.length !== want.bytes || sha256(data) !== want.sha256)) {
-      throw new UserError(`${label}: punkt_tab/english/${name}: ${data.length} bytes, SHA-256 ${sha256(data)}; expected ${want.bytes} bytes, ${want.sha256}`);
+      throw new UserError(
+        `${label}: punkt_tab/english/${name}: ${data.length} bytes, SHA-256 ${sha256(data)}; expected ${want.bytes} bytes, ${want.sha256}`,
+      );
     }
     out[name] = data;
   }

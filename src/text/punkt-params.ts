@@ -98,7 +98,8 @@ export function parsePunktTab(read: (name: (typeof PUNKT_TAB_FILES)[number]) => 
     });
   const orthoContext = new Map<string, number>();
   for (const [n, type, flags] of pairs('ortho_context.tab')) {
-    if (!/^\d+$/.test(flags)) throw new UserError(`${join(source, 'ortho_context.tab')}:${n}: flags: expected an integer, got ${JSON.stringify(flags)}`);
+    if (!/^\d+$/.test(flags))
+      throw new UserError(`${join(source, 'ortho_context.tab')}:${n}: flags: expected an integer, got ${JSON.stringify(flags)}`);
     orthoContext.set(type, Number(flags));
   }
   return {
@@ -116,7 +117,10 @@ export function punktTabFiles(params: PunktParams): Record<(typeof PUNKT_TAB_FIL
   return {
     'abbrev_types.txt': sorted(params.abbrevTypes).join('\n'),
     'collocations.tab': sorted(params.collocations).join('\n'),
-    'ortho_context.tab': [...params.orthoContext.keys()].sort(codePointCompare).map((k) => `${k}\t${params.orthoContext.get(k)}`).join('\n'),
+    'ortho_context.tab': [...params.orthoContext.keys()]
+      .sort(codePointCompare)
+      .map((k) => `${k}\t${params.orthoContext.get(k)}`)
+      .join('\n'),
     'sent_starters.txt': sorted(params.sentStarters).join('\n'),
   };
 }

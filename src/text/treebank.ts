@@ -17,7 +17,10 @@ const rule = (source: string, replacement: string, trigger: (text: string) => bo
   replacement,
   trigger,
 ];
-const has = (...needles: string[]) => (text: string): boolean => needles.some((n) => text.includes(n));
+const has =
+  (...needles: string[]) =>
+  (text: string): boolean =>
+    needles.some((n) => text.includes(n));
 
 // Python `(?i)` alternatives of a few letters, e.g. (?!re|ve|…) → explicit classes.
 const ci = (alternatives: string[]): string => alternatives.map(pyCaselessLiteral).join('|');

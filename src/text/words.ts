@@ -11,8 +11,7 @@
 export const PY_WORD_CHAR = '[\\p{L}\\p{N}_]';
 
 /** The reference word pattern with Python `\b` written out as lookarounds (reference semantics). */
-export const WORD_PATTERN_LITERAL =
-  `(?:(?<!${PY_WORD_CHAR})(?=${PY_WORD_CHAR}))${PY_WORD_CHAR}+(?:[-']${PY_WORD_CHAR}+)*(?:(?<=${PY_WORD_CHAR})(?!${PY_WORD_CHAR}))`;
+export const WORD_PATTERN_LITERAL = `(?:(?<!${PY_WORD_CHAR})(?=${PY_WORD_CHAR}))${PY_WORD_CHAR}+(?:[-']${PY_WORD_CHAR}+)*(?:(?<=${PY_WORD_CHAR})(?!${PY_WORD_CHAR}))`;
 
 const WORD_RE = new RegExp(`${PY_WORD_CHAR}+(?:[-']${PY_WORD_CHAR}+)*`, 'gu');
 

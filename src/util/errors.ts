@@ -1,7 +1,10 @@
 // Errors meant for people: the CLI prints `message` (no stack trace) and exits non-zero.
 
 export class UserError extends Error {
-  constructor(message: string, readonly exitCode = 2) {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
     super(message);
     this.name = 'UserError';
   }
@@ -9,7 +12,12 @@ export class UserError extends Error {
 
 /** A problem in one input row: rendered as `file:line: field: problem`. */
 export class InputError extends UserError {
-  constructor(readonly file: string, readonly line: number | null, readonly field: string | null, readonly problem: string) {
+  constructor(
+    readonly file: string,
+    readonly line: number | null,
+    readonly field: string | null,
+    readonly problem: string,
+  ) {
     super(formatLocation(file, line, field, problem));
     this.name = 'InputError';
   }

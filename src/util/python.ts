@@ -101,11 +101,7 @@ export function pyJsonDumps(value: unknown, options: PyJsonOptions = {}): string
         if (Array.isArray(v)) return '[' + v.map((x) => walk(x, asFloat)).join(', ') + ']';
         let keys = Object.keys(v as object).filter((k) => (v as Record<string, unknown>)[k] !== undefined);
         if (options.sortKeys) keys = keys.sort();
-        return (
-          '{' +
-          keys.map((k) => JSON.stringify(k) + ': ' + walk((v as Record<string, unknown>)[k], floatKeys.has(k))).join(', ') +
-          '}'
-        );
+        return '{' + keys.map((k) => JSON.stringify(k) + ': ' + walk((v as Record<string, unknown>)[k], floatKeys.has(k))).join(', ') + '}';
       }
       default:
         throw new TypeError(`cannot serialise ${typeof v}`);

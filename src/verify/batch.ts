@@ -30,7 +30,8 @@ export function verifyLine(value: unknown, line: number): { record: Record<strin
   if (!value || typeof value !== 'object' || Array.isArray(value)) return fail(null, 'expected a JSON object');
   const req = value as VerifyRequest;
   const id = req.id;
-  if (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number') return fail(null, 'id: must be a string or a number');
+  if (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number')
+    return fail(null, 'id: must be a string or a number');
   if (typeof req.text !== 'string') return fail(id, `text: must be a string, got ${req.text === undefined ? 'nothing' : typeof req.text}`);
   const built = caseFromRequest(req);
   if (!built.ok) return fail(id, built.problems.map(([f, p]) => `${f}: ${p}`).join('; '));

@@ -21,7 +21,8 @@ export function caseFromRequest(req: VerifyRequest): RequestResult {
   if (typeof req.family !== 'string' || req.family === '') {
     return { ok: false, problems: [['family', `must name a family (${familyNames().join(', ')})`]] };
   }
-  if (!hasFamily(req.family)) return { ok: false, problems: [['family', `unknown family '${req.family}'; known families: ${familyNames().join(', ')}`]] };
+  if (!hasFamily(req.family))
+    return { ok: false, problems: [['family', `unknown family '${req.family}'; known families: ${familyNames().join(', ')}`]] };
   const family = getFamily(req.family);
   const c: ConstraintCase = {
     id: req.id === undefined || req.id === null ? '' : String(req.id),

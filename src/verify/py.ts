@@ -30,7 +30,13 @@ export function pyReprValue(v: unknown): string {
       return Number.isInteger(v) ? String(v) : pyFloatRepr(v);
     case 'object':
       if (Array.isArray(v)) return '[' + v.map(pyReprValue).join(', ') + ']';
-      return '{' + Object.entries(v as Record<string, unknown>).map(([k, x]) => `${pyRepr(k)}: ${pyReprValue(x)}`).join(', ') + '}';
+      return (
+        '{' +
+        Object.entries(v as Record<string, unknown>)
+          .map(([k, x]) => `${pyRepr(k)}: ${pyReprValue(x)}`)
+          .join(', ') +
+        '}'
+      );
     default:
       return String(v);
   }

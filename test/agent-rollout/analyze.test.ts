@@ -18,18 +18,61 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 function rollout(task: number, harness: HarnessName, solved: boolean, nFailed: number, exact: number): RolloutRecord {
   return {
-    task_id: `agent-${String(task).padStart(4, '0')}`, task_index: task, template: 'lookup', harness, model: 'm', simulated: false, env: 'toolshed',
-    solved, n_steps: 3, stop_reason: solved ? 'solved' : 'step_limit', gen_tokens: 30, prompt_tokens: 900, n_banned_masked: 0, seconds: 1,
-    actions: [], ok: [], error_types: [], observations: [], tools: [], raw_outputs: [],
-    n_failed_actions: nFailed, n_exact_repeats: exact, n_canonical_repeats: exact, n_consecutive_repeats: 0,
-    exact_repeat_rate: nFailed ? exact / nFailed : null, canonical_repeat_rate: nFailed ? exact / nFailed : null,
-    stuck: !solved && exact >= 2, ok_call_rate: 0.5, prompt_tokens_per_step: 300, truncated_rate: 0, prose_rate: 0,
-    temperature: 0, seed: 20260808, max_steps: 6, max_new_tokens: 32, model_params: null,
+    task_id: `agent-${String(task).padStart(4, '0')}`,
+    task_index: task,
+    template: 'lookup',
+    harness,
+    model: 'm',
+    simulated: false,
+    env: 'toolshed',
+    solved,
+    n_steps: 3,
+    stop_reason: solved ? 'solved' : 'step_limit',
+    gen_tokens: 30,
+    prompt_tokens: 900,
+    n_banned_masked: 0,
+    seconds: 1,
+    actions: [],
+    ok: [],
+    error_types: [],
+    observations: [],
+    tools: [],
+    raw_outputs: [],
+    n_failed_actions: nFailed,
+    n_exact_repeats: exact,
+    n_canonical_repeats: exact,
+    n_consecutive_repeats: 0,
+    exact_repeat_rate: nFailed ? exact / nFailed : null,
+    canonical_repeat_rate: nFailed ? exact / nFailed : null,
+    stuck: !solved && exact >= 2,
+    ok_call_rate: 0.5,
+    prompt_tokens_per_step: 300,
+    truncated_rate: 0,
+    prose_rate: 0,
+    temperature: 0,
+    seed: 20260808,
+    max_steps: 6,
+    max_new_tokens: 32,
+    model_params: null,
   };
 }
 
-const verbatim = [rollout(0, 'verbatim', false, 4, 3), rollout(1, 'verbatim', true, 0, 0), rollout(2, 'verbatim', false, 3, 2), rollout(3, 'verbatim', true, 1, 0), rollout(4, 'verbatim', false, 2, 1), rollout(5, 'verbatim', true, 0, 0)];
-const ban = [rollout(0, 'verbatim+ban', true, 1, 0), rollout(1, 'verbatim+ban', true, 0, 0), rollout(2, 'verbatim+ban', false, 3, 0), rollout(3, 'verbatim+ban', true, 1, 0), rollout(4, 'verbatim+ban', false, 2, 0), rollout(5, 'verbatim+ban', true, 1, 0)];
+const verbatim = [
+  rollout(0, 'verbatim', false, 4, 3),
+  rollout(1, 'verbatim', true, 0, 0),
+  rollout(2, 'verbatim', false, 3, 2),
+  rollout(3, 'verbatim', true, 1, 0),
+  rollout(4, 'verbatim', false, 2, 1),
+  rollout(5, 'verbatim', true, 0, 0),
+];
+const ban = [
+  rollout(0, 'verbatim+ban', true, 1, 0),
+  rollout(1, 'verbatim+ban', true, 0, 0),
+  rollout(2, 'verbatim+ban', false, 3, 0),
+  rollout(3, 'verbatim+ban', true, 1, 0),
+  rollout(4, 'verbatim+ban', false, 2, 0),
+  rollout(5, 'verbatim+ban', true, 1, 0),
+];
 
 test('repeat rates average only over rollouts with a failure; success and loops over all', () => {
   const s = summariseRollouts(verbatim, { resamples: 500 });
@@ -42,7 +85,11 @@ test('repeat rates average only over rollouts with a failure; success and loops 
 });
 
 test('paired contrasts: inner join on task, finite differences only, at least 5', () => {
-  const cs = pairedContrasts({ run_id: 'v', rollouts: verbatim }, { run_id: 'b', model: 'm', env: 'toolshed', harness: 'verbatim+ban', rollouts: ban }, { resamples: 500 });
+  const cs = pairedContrasts(
+    { run_id: 'v', rollouts: verbatim },
+    { run_id: 'b', model: 'm', env: 'toolshed', harness: 'verbatim+ban', rollouts: ban },
+    { resamples: 500 },
+  );
   const solved = cs.find((c) => c.metric === 'solved')!;
   assert.equal(solved.n_paired, 6);
   assert.ok(Math.abs(solved.mean! - 1 / 6) < 1e-12);
@@ -50,7 +97,11 @@ test('paired contrasts: inner join on task, finite differences only, at least 5'
   assert.equal(rep.n_paired, 4, 'tasks where both harnesses had a failure');
   assert.match(rep.reason!, /only 4 task\(s\) where both harnesses have a value/);
   assert.equal(cs.find((c) => c.metric === 'n_steps')!.mean, 0);
-  const few = pairedContrasts({ run_id: 'v', rollouts: verbatim.slice(0, 4) }, { run_id: 'b', model: 'm', env: 'toolshed', harness: 'verbatim+ban', rollouts: ban }, { resamples: 500 });
+  const few = pairedContrasts(
+    { run_id: 'v', rollouts: verbatim.slice(0, 4) },
+    { run_id: 'b', model: 'm', env: 'toolshed', harness: 'verbatim+ban', rollouts: ban },
+    { resamples: 500 },
+  );
   assert.match(few[0].reason!, /only 4 task\(s\) in common/);
 });
 
@@ -58,13 +109,19 @@ test('from the store: runs, contrasts against the verbatim run of the same setti
   const path = join(dir, 'a.db');
   const store = AgentStore.open(path);
   const settings = { max_steps: 6, max_new_tokens: 32, temperature: 0, seed: 20260808, task_seed: 20260808 };
-  for (const [id, h, rs] of [['v', 'verbatim', verbatim], ['b', 'verbatim+ban', ban]] as const) {
+  for (const [id, h, rs] of [
+    ['v', 'verbatim', verbatim],
+    ['b', 'verbatim+ban', ban],
+  ] as const) {
     store.ensureRun({ run_id: id, env: 'toolshed', harness: h, model_spec: 'gguf:m', model_label: 'm', simulated: false, settings });
     for (const r of rs) store.insertRollout(id, r);
   }
   const a = analyzeAgentStore(store, { resamples: 300 });
   store.close();
-  assert.deepEqual(a.runs.map((r) => r.harness), ['verbatim', 'verbatim+ban']);
+  assert.deepEqual(
+    a.runs.map((r) => r.harness),
+    ['verbatim', 'verbatim+ban'],
+  );
   assert.ok(a.contrasts.length > 0 && a.contrasts.every((c) => c.baseline_run === 'v' && c.run_id === 'b'));
   const text = renderAgentAnalysis(a);
   assert.match(text, /verbatim\+ban\s+6/);
@@ -74,6 +131,9 @@ test('from the store: runs, contrasts against the verbatim run of the same setti
   assertStrictJson(studySectionsJson(sections));
   assert.match(renderStudySections(sections), /Agent rollouts on ToolShed/);
   const html = studyHtmlSections(sections);
-  assert.deepEqual(html.map((s) => s.id), ['agent']);
+  assert.deepEqual(
+    html.map((s) => s.id),
+    ['agent'],
+  );
   assert.ok(!/<script|style=/.test(html[0].html), 'no inline script or style (the report has a strict CSP)');
 });

@@ -60,7 +60,13 @@ test('a failure then the fix: record fields, tokens summed, solved at step 2', a
 test('finish() while unsolved ends the rollout as finish_called; the step limit with ≥ 2 canonical repeats is a loop', async () => {
   const fin = await runToolShedRollout(lookup, 0, HARNESSES.verbatim, new ScriptedGenerator(() => 'finish()'), settings);
   assert.deepEqual([fin.solved, fin.stop_reason, fin.n_steps, fin.stuck], [false, 'finish_called', 1, false]);
-  const loop = await runToolShedRollout(lookup, 0, HARNESSES.verbatim, new ScriptedGenerator((k) => (k % 2 ? `find_contact( name = 'Nobody Here' )` : WRONG)), settings);
+  const loop = await runToolShedRollout(
+    lookup,
+    0,
+    HARNESSES.verbatim,
+    new ScriptedGenerator((k) => (k % 2 ? `find_contact( name = 'Nobody Here' )` : WRONG)),
+    settings,
+  );
   assert.deepEqual([loop.stop_reason, loop.n_steps, loop.stuck], ['step_limit', 6, true]);
   assert.equal(loop.n_exact_repeats, 4);
   assert.equal(loop.n_canonical_repeats, 5);
@@ -78,35 +84,72 @@ test('what each harness shows after a failure, and the ban list it hands the dec
   const third = (h: string) => seen[h].seen[2].messages;
   const note1 = '[attempt 1 failed: find_contact \u2014 no such contact; that call is not repeatable]';
   const note2 = '[attempt 2 failed: find_contact \u2014 no such contact; that call is not repeatable]';
-  assert.deepEqual(third('verbatim').slice(2).map((m) => [m.role, m.content.slice(0, 40)]), [
-    ['assistant', WRONG], ['user', "Observation: LookupError: no contact mat"], ['assistant', WRONG], ['user', "Observation: LookupError: no contact mat"],
-  ]);
+  assert.deepEqual(
+    third('verbatim')
+      .slice(2)
+      .map((m) => [m.role, m.content.slice(0, 40)]),
+    [
+      ['assistant', WRONG],
+      ['user', 'Observation: LookupError: no contact mat'],
+      ['assistant', WRONG],
+      ['user', 'Observation: LookupError: no contact mat'],
+    ],
+  );
   assert.ok(third('verbatim+instr')[0].content.endsWith(`${DEMO}\n${NEGATIVE_INSTRUCTION}`));
-  assert.deepEqual(third('abstract').slice(2), [{ role: 'user', content: note1 }, { role: 'user', content: note2 }]);
+  assert.deepEqual(third('abstract').slice(2), [
+    { role: 'user', content: note1 },
+    { role: 'user', content: note2 },
+  ]);
   assert.deepEqual(third('drop').length, 2);
   assert.deepEqual(third('abstract+ban'), third('abstract'));
   // Bans: stripped and de-duplicated failed actions, only under +ban harnesses.
-  assert.deepEqual(seen['verbatim+ban'].seen.map((s) => s.request.banned), [[], [WRONG], [WRONG]]);
-  assert.deepEqual(seen['abstract+ban'].seen.map((s) => s.request.banned), [[], [WRONG], [WRONG]]);
-  assert.deepEqual(seen.verbatim.seen.map((s) => s.request.banned), [[], [], []]);
+  assert.deepEqual(
+    seen['verbatim+ban'].seen.map((s) => s.request.banned),
+    [[], [WRONG], [WRONG]],
+  );
+  assert.deepEqual(
+    seen['abstract+ban'].seen.map((s) => s.request.banned),
+    [[], [WRONG], [WRONG]],
+  );
+  assert.deepEqual(
+    seen.verbatim.seen.map((s) => s.request.banned),
+    [[], [], []],
+  );
 });
 
 test('+ban harnesses are refused on a backend that cannot ban; other harnesses run', async () => {
-  await assert.rejects(turnGeneratorFor(fakeModel({ ban: false }), { needsBan: true }), (e: unknown) => e instanceof CapabilityError && /cannot ban/.test((e as Error).message) && /gguf:/.test((e as Error).message));
+  await assert.rejects(
+    turnGeneratorFor(fakeModel({ ban: false }), { needsBan: true }),
+    (e: unknown) => e instanceof CapabilityError && /cannot ban/.test((e as Error).message) && /gguf:/.test((e as Error).message),
+  );
   await turnGeneratorFor(fakeModel({ ban: false }), { needsBan: false });
 });
 
 test('runs are stored per task and resume where they stopped; settings of a run cannot change', async () => {
   const store = AgentStore.open(join(dir, 'a.db'));
-  const run = { run_id: 'r', env: 'toolshed', harness: 'verbatim' as const, model_spec: 'fake:scripted', model_label: 'scripted', simulated: false, settings: { max_steps: 6, max_new_tokens: 32, temperature: 0, seed: 20260808, task_seed: 20260808 } };
+  const run = {
+    run_id: 'r',
+    env: 'toolshed',
+    harness: 'verbatim' as const,
+    model_spec: 'fake:scripted',
+    model_label: 'scripted',
+    simulated: false,
+    settings: { max_steps: 6, max_new_tokens: 32, temperature: 0, seed: 20260808, task_seed: 20260808 },
+  };
   store.ensureRun(run);
   const gen = new ScriptedGenerator(() => 'finish()');
   const controller = new AbortController();
-  const first = await runAgentTasks(gen, HARNESSES.verbatim, store, 'r', 4, settings, { signal: controller.signal, onRollout: (_r, done) => done === 2 && controller.abort() });
+  const first = await runAgentTasks(gen, HARNESSES.verbatim, store, 'r', 4, settings, {
+    signal: controller.signal,
+    onRollout: (_r, done) => done === 2 && controller.abort(),
+  });
   assert.deepEqual([first.status, first.done], ['interrupted', 2]);
   const second = await runAgentTasks(gen, HARNESSES.verbatim, store, 'r', 4, settings);
   assert.deepEqual([second.status, second.done, second.present], ['complete', 2, 2]);
-  assert.deepEqual(store.rollouts('r').map((r) => r.task_id), ['agent-0000', 'agent-0001', 'agent-0002', 'agent-0003']);
+  assert.deepEqual(
+    store.rollouts('r').map((r) => r.task_id),
+    ['agent-0000', 'agent-0001', 'agent-0002', 'agent-0003'],
+  );
   assert.throws(() => store.ensureRun({ ...run, settings: { ...run.settings, max_steps: 8 } }), /started with harness verbatim/);
   assert.throws(() => store.db.prepare("DELETE FROM agent_rollouts WHERE run_id = 'r'").run(), /insert-only/);
   store.close();

@@ -4,7 +4,13 @@
 // the check is not vacuous. The tiny model's outputs are meaningless; the mechanism is real.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildBanList, createGgufModel, disposeAllGgufRuntimes, ensureTinyModel, findBannedOccurrence } from '../../src/models/gguf/index.ts';
+import {
+  buildBanList,
+  createGgufModel,
+  disposeAllGgufRuntimes,
+  ensureTinyModel,
+  findBannedOccurrence,
+} from '../../src/models/gguf/index.ts';
 import { agentTasks, runToolShedRollout } from '../../src/agent/rollout/engine.ts';
 import { HARNESSES } from '../../src/agent/rollout/harness.ts';
 import { turnGeneratorFor, type TurnGenerator, type TurnResult } from '../../src/agent/rollout/generator.ts';
@@ -48,7 +54,9 @@ test('verbatim (no ban): the tiny model re-emits its failed action token for tok
   const rec = recording(await turnGeneratorFor(model, { needsBan: false }));
   const r = await runToolShedRollout(task, 0, HARNESSES.verbatim, rec.gen, settings);
   assert.ok(r.n_exact_repeats >= 1, `actions: ${JSON.stringify(r.actions)}`);
-  const repeated = rec.turns.slice(1).some((t, i) => findBannedOccurrence(buildBanList(banStrings(r.actions.slice(0, i + 1)), tokenize), t.result.tokenIds!) !== null);
+  const repeated = rec.turns
+    .slice(1)
+    .some((t, i) => findBannedOccurrence(buildBanList(banStrings(r.actions.slice(0, i + 1)), tokenize), t.result.tokenIds!) !== null);
   assert.ok(repeated, 'some later turn contains an earlier failed action as tokens');
 });
 
@@ -61,7 +69,11 @@ test('verbatim+ban: no turn contains a banned token sequence; the ban list holds
     const seqs = t.result.banTokenSequences ?? [];
     assert.deepEqual(seqs, buildBanList(t.banned, tokenize), 'the decoder got the ban list of the earlier failed actions');
     for (const s of t.banned) {
-      for (const variant of [s, ' ' + s]) assert.ok(seqs.some((q) => q.join() === tokenize(variant).join()), `ban list has ${JSON.stringify(variant)}`);
+      for (const variant of [s, ' ' + s])
+        assert.ok(
+          seqs.some((q) => q.join() === tokenize(variant).join()),
+          `ban list has ${JSON.stringify(variant)}`,
+        );
     }
     assert.equal(findBannedOccurrence(seqs, t.result.tokenIds!), null, `turn emitted a banned sequence: ${JSON.stringify(t.result.text)}`);
     if (seqs.length) underBan++;

@@ -28,13 +28,22 @@ test('vllm: a +ban rollout sends bad_words and records usage tokens; the model i
     return orig(messages, options);
   };
   const [task] = agentTasks(1);
-  const r = await runToolShedRollout(task, 0, HARNESSES['verbatim+ban'], gen, { maxSteps: 3, maxNewTokens: 32, temperature: 0, seed: 20260808 });
+  const r = await runToolShedRollout(task, 0, HARNESSES['verbatim+ban'], gen, {
+    maxSteps: 3,
+    maxNewTokens: 32,
+    temperature: 0,
+    seed: 20260808,
+  });
   assert.equal(r.simulated, true);
   assert.equal(r.n_steps, 3);
   assert.ok(r.gen_tokens! > 0 && r.prompt_tokens! > 0);
   assert.equal(bodies[0].banned, undefined);
   assert.deepEqual(bodies[1].banned, [r.actions[0].trim()]);
-  assert.deepEqual((bodies[0].extraBody as { stop_token_ids?: number[] }).stop_token_ids?.length, 2, 'single-token "\\n" and "\\n\\n" stop ids');
+  assert.deepEqual(
+    (bodies[0].extraBody as { stop_token_ids?: number[] }).stop_token_ids?.length,
+    2,
+    'single-token "\\n" and "\\n\\n" stop ids',
+  );
   assert.equal(bodies[0].maxTokens, 32);
   assert.ok(sim.stats.byPath['/v1/chat/completions'] >= 3);
 });

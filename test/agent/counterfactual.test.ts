@@ -12,9 +12,15 @@ test('success observations are argument-aware', () => {
     successObservation("find_contact(contact_name='Dana Bergmann')"),
     "{'name': 'Dana Bergmann', 'email': 'dana.bergmann@corp.example', 'team': 'design'}",
   );
-  assert.equal(successObservation("find_contact(name=\"O'Neil Ray\")"), `{'name': "O'Neil Ray", 'email': 'o'neil.ray@corp.example', 'team': 'design'}`);
+  assert.equal(
+    successObservation('find_contact(name="O\'Neil Ray")'),
+    `{'name': "O'Neil Ray", 'email': 'o'neil.ray@corp.example', 'team': 'design'}`,
+  );
   assert.equal(successObservation('find_contact()'), "{'name': 'Ingrid Moreau', 'email': 'ingrid.moreau@corp.example', 'team': 'design'}");
-  assert.equal(successObservation("find_contact(name='')"), "{'name': 'Ingrid Moreau', 'email': 'ingrid.moreau@corp.example', 'team': 'design'}");
+  assert.equal(
+    successObservation("find_contact(name='')"),
+    "{'name': 'Ingrid Moreau', 'email': 'ingrid.moreau@corp.example', 'team': 'design'}",
+  );
   assert.equal(
     successObservation("list_contacts(team_name='research')"),
     "[{'name': 'Ingrid Moreau', 'email': 'ingrid.moreau@corp.example', 'team': 'research'}]",
@@ -33,7 +39,7 @@ test('success observations are argument-aware', () => {
   );
   assert.equal(successObservation("cancel_event(id='evt-3')"), 'cancelled evt-3');
   assert.equal(successObservation("send_message(to='Dana Bergmann', subject='s', body='b')"), 'sent to Dana Bergmann');
-  assert.equal(successObservation("send_message(subject=1)"), 'sent to the recipient');
+  assert.equal(successObservation('send_message(subject=1)'), 'sent to the recipient');
   assert.equal(successObservation("set_reminder(text='x')"), 'reminder set for x', 'first string when no date key');
   assert.equal(successObservation("set_reminder(date='next Tuesday', text='x')"), 'reminder set for next Tuesday');
   assert.equal(successObservation('set_reminder(date=5)'), 'reminder set for 2026-09-14');
@@ -47,7 +53,10 @@ test('success observations are argument-aware', () => {
 test('neutral observation, filler units (BLAKE2b-32 of "{action}:{i}") and echo', () => {
   const a = "find_contact(name='Alex Ramirez')";
   assert.equal(neutralObservation(a), 'Call recorded.');
-  assert.deepEqual([0, 1, 2].map((i) => traceUnit(a, i)), ['912fd284', '2ad11fda', '6fd722dc']);
+  assert.deepEqual(
+    [0, 1, 2].map((i) => traceUnit(a, i)),
+    ['912fd284', '2ad11fda', '6fd722dc'],
+  );
   assert.equal(neutralObservation(a, { fillerUnits: 2 }), 'Call recorded. trace=912fd284 trace=2ad11fda');
   assert.equal(neutralObservation(` ${a} `, { echoAction: true }), `Call recorded.\n  while calling: ${a}`);
   assert.deepEqual(
@@ -65,7 +74,10 @@ test('length-matched neutral: closest token count, earlier on ties, stops once l
   // Target 1 word: the plain neutral (2 words) is already at least as long, the loop stops after unit 1.
   assert.equal(lengthMatchedNeutral({ ...item, obs_fail: 'a' }, words), 'Call recorded.');
   // Target 100 words: capped at 23 units.
-  assert.equal(lengthMatchedNeutral({ ...item, obs_fail: Array(100).fill('w').join(' ') }, words), neutralObservation('f(x=1)', { fillerUnits: 23 }));
+  assert.equal(
+    lengthMatchedNeutral({ ...item, obs_fail: Array(100).fill('w').join(' ') }, words),
+    neutralObservation('f(x=1)', { fillerUnits: 23 }),
+  );
   // Ties keep the earlier, shorter candidate: counts 2,4,6 with target 5 → gap 1 at units 1 and 2 → units 1.
   const even = (s: string): number => (s === item.obs_fail ? 5 : 2 * (s.split(' ').length - 1));
   assert.equal(lengthMatchedNeutral(item, even), neutralObservation('f(x=1)', { fillerUnits: 1 }));

@@ -122,7 +122,7 @@ const CASES: Expect[] = [
     verbose: `TypeError: create_event(): argument 'attendees' must be a list of strings, got list ([1, 2]). Signature: ${SIG_CREATE}.`,
   },
   {
-    action: "find_contact(name=None)",
+    action: 'find_contact(name=None)',
     kind: 'type_error',
     terse: "Error: 'name' must be a string.",
     standard: "TypeError: find_contact(): argument 'name' must be a string, got NoneType.",
@@ -221,7 +221,8 @@ const CASES: Expect[] = [
     kind: 'format_error',
     terse: "Error: 'Ada Lovelace' is not an email address.",
     standard: "ValueError: send_message(): 'to' must be an email address, got 'Ada Lovelace'.",
-    verbose: "ValueError: send_message(): 'to' must be an email address, got 'Ada Lovelace'. Use find_contact() to resolve a name to an address.",
+    verbose:
+      "ValueError: send_message(): 'to' must be an email address, got 'Ada Lovelace'. Use find_contact() to resolve a name to an address.",
   },
   {
     action: "cancel_event(event_id='evt-2')",
@@ -262,14 +263,23 @@ test('not-found errors without any options omit the closest-match and known clau
   const world = officeWorld();
   world.contacts = [];
   for (const verbosity of ['standard', 'verbose'] as const) {
-    assert.equal(step(world, "find_contact(name='Ada Lovelace')", { verbosity }).observation, "LookupError: no contact matching 'Ada Lovelace'.");
+    assert.equal(
+      step(world, "find_contact(name='Ada Lovelace')", { verbosity }).observation,
+      "LookupError: no contact matching 'Ada Lovelace'.",
+    );
   }
 });
 
 test('echo quotes the stripped action; the default rendering is standard without echo', () => {
   const out = step(officeWorld(), "  find_contacts(name='Ada Lovelace')\n", { echoAction: true });
-  assert.equal(out.observation, "NameError: unknown tool 'find_contacts'. Did you mean 'find_contact'?\n  while calling: find_contacts(name='Ada Lovelace')");
-  assert.equal(step(officeWorld(), "find_contacts(name='Ada Lovelace')").observation, "NameError: unknown tool 'find_contacts'. Did you mean 'find_contact'?");
+  assert.equal(
+    out.observation,
+    "NameError: unknown tool 'find_contacts'. Did you mean 'find_contact'?\n  while calling: find_contacts(name='Ada Lovelace')",
+  );
+  assert.equal(
+    step(officeWorld(), "find_contacts(name='Ada Lovelace')").observation,
+    "NameError: unknown tool 'find_contacts'. Did you mean 'find_contact'?",
+  );
 });
 
 test('CPython SyntaxError texts reach the observation', () => {
@@ -277,7 +287,10 @@ test('CPython SyntaxError texts reach the observation', () => {
     step(officeWorld(), "find_contact(name='Ada").observation,
     'SyntaxError: could not parse the call (unterminated string literal (detected at line 1)).',
   );
-  assert.equal(step(officeWorld(), "find_contact(name='Ada' — x)").observation, "SyntaxError: could not parse the call (invalid character '—' (U+2014)).");
+  assert.equal(
+    step(officeWorld(), "find_contact(name='Ada' — x)").observation,
+    "SyntaxError: could not parse the call (invalid character '—' (U+2014)).",
+  );
 });
 
 test('error glosses for the abstract note', () => {

@@ -44,7 +44,10 @@ test('paper settings: 275 items over 58 tasks, 8 operators, 12 error families', 
   });
   const perOp = new Map<string, number>();
   for (const it of items) perOp.set(it.operator, (perOp.get(it.operator) ?? 0) + 1);
-  assert.ok([...perOp.values()].every((n) => n <= 45), 'at most 45 per operator');
+  assert.ok(
+    [...perOp.values()].every((n) => n <= 45),
+    'at most 45 per operator',
+  );
   assert.deepEqual(
     items.map((i) => i.item_id),
     [...items.map((i) => i.item_id)].sort(),
@@ -105,7 +108,11 @@ test('every item: the recorded family is what the runtime raised, prefixes are r
 
 test('one JSONL line per item, json.dumps layout with keys in schema order', () => {
   const first = itemToJson(items[0]);
-  assert.ok(first.startsWith('{"item_id": "toolshed-0000-s0-arg_typo-1", "env": "toolshed", "task_id": "toolshed-0000", "template": "email_file", "step_index": 0,'));
+  assert.ok(
+    first.startsWith(
+      '{"item_id": "toolshed-0000-s0-arg_typo-1", "env": "toolshed", "task_id": "toolshed-0000", "template": "email_file", "step_index": 0,',
+    ),
+  );
   assert.ok(first.endsWith('"tool": "find_contact", "meta": {}}'));
   assert.equal(jsonl.split('\n').length, items.length + 1);
   assert.ok(jsonl.endsWith('}\n'));
@@ -152,8 +159,20 @@ test('a perturbation that unexpectedly succeeds is discarded (and, as in the ref
   );
   assert.deepEqual(got[0].distractors, ["find_contact(contact_name='Ada Lovelace')", "find_contact(name='Alex Ramirez')"]);
   for (const w of Object.values(worlds)) assert.deepEqual(w.resolved, ['Alex Ramirez']);
-  const none = itemsAtStep({ task, stepIndex: 0, gold: task.gold_actions[0], worlds: { std: officeWorld(), terse: officeWorld(), verbose: officeWorld(), echo: officeWorld() }, prefixActions: [], prefixObservations: [], systemPrompt: 'S', nDistractors: 0 });
-  assert.ok(none.every((i) => i.distractors.length === 0 && i.obs_fail_other === ''), 'no distractor, no placebo observation');
+  const none = itemsAtStep({
+    task,
+    stepIndex: 0,
+    gold: task.gold_actions[0],
+    worlds: { std: officeWorld(), terse: officeWorld(), verbose: officeWorld(), echo: officeWorld() },
+    prefixActions: [],
+    prefixObservations: [],
+    systemPrompt: 'S',
+    nDistractors: 0,
+  });
+  assert.ok(
+    none.every((i) => i.distractors.length === 0 && i.obs_fail_other === ''),
+    'no distractor, no placebo observation',
+  );
   assert.ok(step(officeWorld(), task.gold_actions[0]).ok);
 });
 
@@ -177,7 +196,10 @@ test('stratified subsample reproduces the recorded selections (phase A n=100, ph
   const c = stratifiedSubsample(items, 60, 20260808, 3);
   assert.equal(sha256Hex(a.map((i) => i.item_id).join('\n')), '44cc5909911668e3e6f41591ad78a06f6cfbce65a1d54322793bc9fecfefce6a');
   assert.equal(sha256Hex(c.map((i) => i.item_id).join('\n')), '63b01f204673022c8beaeba56dc80c3619c6f7bc9707b5f9204724bdf242ba2e');
-  assert.ok(c.every((x) => a.includes(x)), 'a smaller n selects a subset');
+  assert.ok(
+    c.every((x) => a.includes(x)),
+    'a smaller n selects a subset',
+  );
   const perTask = new Map<string, number>();
   for (const it of a) perTask.set(it.task_id, (perTask.get(it.task_id) ?? 0) + 1);
   assert.ok([...perTask.values()].every((n) => n <= 3));
@@ -192,7 +214,10 @@ test('readItemsJsonl reports a bad line as file:line: field: problem', () => {
     writeItemsJsonl(path, items.slice(0, 1));
     const good = readFileSync(path, 'utf8');
     writeFileSync(path, good + '{"item_id": "x"\n');
-    assert.throws(() => readItemsJsonl(path), (e: Error) => e.message === `${path}:2: invalid JSON (${jsonError('{"item_id": "x"')})`);
+    assert.throws(
+      () => readItemsJsonl(path),
+      (e: Error) => e.message === `${path}:2: invalid JSON (${jsonError('{"item_id": "x"')})`,
+    );
     writeFileSync(path, good + '{"item_id": "x"}\n');
     assert.throws(() => readItemsJsonl(path), { message: `${path}:2: env: missing (every probe item needs it; see docs/probe.md)` });
     writeFileSync(path, good + good.replace('"task_id": "', '"task_id": 7, "x": "'));

@@ -27,8 +27,14 @@ test('keyword arguments keep call order and literal types', () => {
 });
 
 test('a repeated keyword keeps its first position and its last value (dict semantics)', () => {
-  const p = parseAction("f(a=1, b=2, a=3)");
-  assert.deepEqual([...p.kwargs.entries()], [['a', 3n], ['b', 2n]]);
+  const p = parseAction('f(a=1, b=2, a=3)');
+  assert.deepEqual(
+    [...p.kwargs.entries()],
+    [
+      ['a', 3n],
+      ['b', 2n],
+    ],
+  );
 });
 
 test('positional arguments are parsed and kept separately', () => {
@@ -40,9 +46,9 @@ test('positional arguments are parsed and kept separately', () => {
 test('code fences (optionally python / tool_code) and one leading label are removed', () => {
   assert.equal(cleanActionText("```python\nread_file(path='a/b.md')\n```"), "read_file(path='a/b.md')");
   assert.equal(cleanActionText("```tool_code read_file(path='a')```"), "read_file(path='a')");
-  assert.equal(cleanActionText("```\nfinish()\n```"), 'finish()');
+  assert.equal(cleanActionText('```\nfinish()\n```'), 'finish()');
   assert.equal(cleanActionText("Action: cancel_event(event_id='evt-1')"), "cancel_event(event_id='evt-1')");
-  assert.equal(cleanActionText("ASSISTANT :  finish()"), 'finish()');
+  assert.equal(cleanActionText('ASSISTANT :  finish()'), 'finish()');
   assert.equal(cleanActionText('you:finish()'), 'finish()');
   assert.equal(cleanActionText('Reply: Tool: finish()'), 'Tool: finish()', 'only one label is removed');
   assert.equal(cleanActionText('actıon: finish()'), 'finish()', 'Python re.I matches dotless i');
@@ -57,20 +63,23 @@ test('empty, syntax, not-a-call, ** and non-literal errors', () => {
   assert.equal(kind("find_contact(name='Ada'"), "SyntaxError: could not parse the call ('(' was never closed).");
   assert.equal(kind("f(a='x' b='y')"), 'SyntaxError: could not parse the call (invalid syntax. Perhaps you forgot a comma?).');
   assert.equal(kind('x = f()'), 'SyntaxError: could not parse the call (invalid syntax).');
-  for (const a of ['finish', 'x.y(z=1)', 'f()()', "'text'", '[f()]', "f(a=1), g()"]) {
+  for (const a of ['finish', 'x.y(z=1)', 'f()()', "'text'", '[f()]', 'f(a=1), g()']) {
     assert.equal(kind(a), "Error: the action must be a single tool call, e.g. read_file(path='notes/todo.md').", a);
   }
   assert.equal(kind("f(**{'a': 1})"), 'Error: argument unpacking (**) is not supported.');
   assert.equal(kind('list_files(folder=notes)'), "Error: list_files: argument value 'notes' is not a literal.");
   assert.equal(kind('read_file(path=notes/todo.md)'), "Error: read_file: argument value 'notes / todo.md' is not a literal.");
-  assert.equal(kind('send_message(to=dana.bergmann@corp.example)'), "Error: send_message: argument value 'dana.bergmann @ corp.example' is not a literal.");
+  assert.equal(
+    kind('send_message(to=dana.bergmann@corp.example)'),
+    "Error: send_message: argument value 'dana.bergmann @ corp.example' is not a literal.",
+  );
   assert.equal(kind("f(*['a'])"), `Error: f: argument value "*['a']" is not a literal.`);
-  assert.equal(kind("f(x={[1]: 2})"), "Error: f: argument value '{[1]: 2}' is not a literal.", 'unhashable dict key');
+  assert.equal(kind('f(x={[1]: 2})'), "Error: f: argument value '{[1]: 2}' is not a literal.", 'unhashable dict key');
 });
 
 test('keywords are checked before positionals, in call order', () => {
   assert.equal(kind('f(a, b=c)'), "Error: f: argument value 'c' is not a literal.");
-  assert.equal(kind("f(x, **k)"), 'Error: argument unpacking (**) is not supported.');
+  assert.equal(kind('f(x, **k)'), 'Error: argument unpacking (**) is not supported.');
 });
 
 test('literal_eval accepts what Python accepts', () => {
@@ -93,8 +102,26 @@ test('property: any text either parses or fails with a ToolError, and step never
   const { buildWorld } = await import('../../src/agent/world.ts');
   const world = buildWorld(20260808, 0);
   const pieces = [
-    ...Array.from("abcfnrt_0129.,:;=+-*/%@!~<>()[]{}'\"\\ \n\t#`$—é😀"),
-    'find_contact(', "name='", "')", 'lambda', ' if ', ' else ', ' for ', ' in ', 'not ', "f'{", '}', '"""', '0x', '1e', 'j', '**', ':=', '...', 'print ',
+    ...Array.from('abcfnrt_0129.,:;=+-*/%@!~<>()[]{}\'"\\ \n\t#`$—é😀'),
+    'find_contact(',
+    "name='",
+    "')",
+    'lambda',
+    ' if ',
+    ' else ',
+    ' for ',
+    ' in ',
+    'not ',
+    "f'{",
+    '}',
+    '"""',
+    '0x',
+    '1e',
+    'j',
+    '**',
+    ':=',
+    '...',
+    'print ',
   ];
   const text = fc.oneof(
     fc.array(fc.constantFrom(...pieces), { maxLength: 30 }).map((a: string[]) => a.join('')),

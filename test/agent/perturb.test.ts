@@ -30,7 +30,11 @@ test('create_event: every operator, date renamed (title has no synonym), list â†
     ['arg_typo', 'unexpected_argument', "create_event(title='1:1', day='2026-10-03', time='09:30', attendees=['a@x', 'b@x'])"],
     ['type_swap', 'type_error', "create_event(title='1:1', date='2026-10-03', time='09:30', attendees='a@x')"],
     ['date_format', 'format_error', "create_event(title='1:1', date='October 3, 2026', time='09:30', attendees=['a@x', 'b@x'])"],
-    ['hallucinated_entity', 'attendee_not_found', "create_event(title='1:1', date='2026-10-03', time='09:30', attendees=['alex.ramirez@corp.example'])"],
+    [
+      'hallucinated_entity',
+      'attendee_not_found',
+      "create_event(title='1:1', date='2026-10-03', time='09:30', attendees=['alex.ramirez@corp.example'])",
+    ],
   ]);
 });
 
@@ -42,7 +46,10 @@ test('convert_units: value=59 becomes the string format(59, "g"); to_unit m', ()
     ['type_swap', 'type_error', "convert_units(value='59', from_unit='km', to_unit='mi')"],
     ['hallucinated_entity', 'unsupported_conversion', "convert_units(value=59, from_unit='km', to_unit='m')"],
   ]);
-  assert.equal(perturbations("convert_units(value=2.5e-7, from_unit='km', to_unit='mi')", officeWorld())[3].action, "convert_units(value='2.5e-07', from_unit='km', to_unit='mi')");
+  assert.equal(
+    perturbations("convert_units(value=2.5e-7, from_unit='km', to_unit='mi')", officeWorld())[3].action,
+    "convert_units(value='2.5e-07', from_unit='km', to_unit='mi')",
+  );
 });
 
 test('set_reminder and list_events carry two date_format items with distinct indexes', () => {
@@ -72,14 +79,22 @@ test('write_file, read_file, delete_file, find_contact, list_contacts, list_file
   assert.equal(perturbations("read_file(path='notes/todo.md')", world)[2].action, "read_file(path='notes/meeting_notes.md')");
   world.files.set('notes/meeting_notes.md', { content: '', readonly: false });
   assert.equal(perturbations("delete_file(path='notes/todo.md')", world)[2].action, "delete_file(path='notes/archive_2025.md')");
-  assert.deepEqual(summary("find_contact(name='Ada Lovelace')").map((p) => p[2]), [
-    "find_contacts(name='Ada Lovelace')",
-    "find_contact(contact_name='Ada Lovelace')",
-    "find_contact(name='Alex Ramirez')",
-  ]);
-  assert.deepEqual(summary("list_contacts(team='design')").map((p) => p[2]), ["list_contact(team='design')", "list_contacts(team_name='design')", "list_contacts(team='marketing')"]);
-  assert.deepEqual(summary("list_files(folder='notes')").map((p) => p[1]), ['unknown_tool', 'unexpected_argument', 'folder_not_found']);
-  assert.deepEqual(summary("cancel_event(event_id='evt-1')").map((p) => p[2]), ["delete_event(event_id='evt-1')", "cancel_event(id='evt-1')", "cancel_event(event_id='evt-9')"]);
+  assert.deepEqual(
+    summary("find_contact(name='Ada Lovelace')").map((p) => p[2]),
+    ["find_contacts(name='Ada Lovelace')", "find_contact(contact_name='Ada Lovelace')", "find_contact(name='Alex Ramirez')"],
+  );
+  assert.deepEqual(
+    summary("list_contacts(team='design')").map((p) => p[2]),
+    ["list_contact(team='design')", "list_contacts(team_name='design')", "list_contacts(team='marketing')"],
+  );
+  assert.deepEqual(
+    summary("list_files(folder='notes')").map((p) => p[1]),
+    ['unknown_tool', 'unexpected_argument', 'folder_not_found'],
+  );
+  assert.deepEqual(
+    summary("cancel_event(event_id='evt-1')").map((p) => p[2]),
+    ["delete_event(event_id='evt-1')", "cancel_event(id='evt-1')", "cancel_event(event_id='evt-9')"],
+  );
 });
 
 test('finish() and unknown tools have no perturbations', () => {

@@ -8,9 +8,9 @@ import { officeWorld } from './world-fixture.ts';
 const kind = (action: string): string | null => step(officeWorld(), action).errorType;
 
 test('finish() is recognised right after parsing, whatever its arguments', () => {
-  const out = step(officeWorld(), "finish(done=True, 1)");
+  const out = step(officeWorld(), 'finish(done=True, 1)');
   assert.equal(out.errorType, 'parse_error', 'a positional after a keyword is still a SyntaxError');
-  const ok = step(officeWorld(), "finish(reason=undefined_name_is_not_literal)");
+  const ok = step(officeWorld(), 'finish(reason=undefined_name_is_not_literal)');
   assert.equal(ok.errorType, 'parse_error');
   const fin = step(officeWorld(), "finish(summary='done', n=3)");
   assert.deepEqual([fin.ok, fin.observation, fin.info.finish], [true, 'Session ended.', true]);
@@ -18,26 +18,26 @@ test('finish() is recognised right after parsing, whatever its arguments', () =>
 });
 
 test('which error wins: unknown tool before arguments; arity before unknown keywords', () => {
-  assert.equal(kind("find_contacts(nme=1, 2, 3)"), 'parse_error');
-  assert.equal(kind("find_contacts(nme=1)"), 'unknown_tool');
+  assert.equal(kind('find_contacts(nme=1, 2, 3)'), 'parse_error');
+  assert.equal(kind('find_contacts(nme=1)'), 'unknown_tool');
   assert.equal(kind("find_contact('a', 'b', nme='c')"), 'arity_error');
   assert.equal(kind("write_file('notes/x.md', path='y')"), 'arity_error');
 });
 
 test('which error wins: the first unknown keyword in call order, before missing or wrongly typed ones', () => {
-  const out = step(officeWorld(), "write_file(content=1, file=2, text=3)");
+  const out = step(officeWorld(), 'write_file(content=1, file=2, text=3)');
   assert.equal(out.errorType, 'unexpected_argument');
   assert.equal(out.observation, "TypeError: write_file() got an unexpected keyword argument 'file'. Did you mean 'content'?");
 });
 
 test('which error wins: presence and type are checked per argument in declaration order', () => {
-  assert.equal(step(officeWorld(), "write_file(content=5)").observation, "TypeError: write_file() missing required argument 'path'.");
+  assert.equal(step(officeWorld(), 'write_file(content=5)').observation, "TypeError: write_file() missing required argument 'path'.");
   assert.equal(
     step(officeWorld(), "write_file(content='x', path=5)").observation,
     "TypeError: write_file(): argument 'path' must be a string, got int.",
   );
   assert.equal(
-    step(officeWorld(), "write_file(path=5)").observation,
+    step(officeWorld(), 'write_file(path=5)').observation,
     "TypeError: write_file(): argument 'path' must be a string, got int.",
     'path (declared first) is type-checked before content is found missing',
   );
@@ -93,10 +93,16 @@ test('successful calls render strings verbatim and other results by Python repr'
 
 test('tools mutate the world only on success', () => {
   const world = officeWorld();
-  assert.equal(step(world, "create_event(title='1:1', date='2026-10-11', time='09:30', attendees=('grace.hopper@corp.example',))").observation, 'created evt-3');
+  assert.equal(
+    step(world, "create_event(title='1:1', date='2026-10-11', time='09:30', attendees=('grace.hopper@corp.example',))").observation,
+    'created evt-3',
+  );
   assert.deepEqual(world.events[2].attendees, ['grace.hopper@corp.example'], 'tuples become lists');
   assert.equal(step(world, "cancel_event(event_id='evt-3')").observation, 'cancelled evt-3');
-  assert.equal(step(world, "send_message(to='alan.turing@corp.example', subject='s', body='b')").observation, 'sent to alan.turing@corp.example');
+  assert.equal(
+    step(world, "send_message(to='alan.turing@corp.example', subject='s', body='b')").observation,
+    'sent to alan.turing@corp.example',
+  );
   assert.equal(step(world, "set_reminder(text='pay', date='2026-11-03')").observation, 'reminder set for 2026-11-03');
   assert.equal(step(world, "delete_file(path='notes/todo.md')").observation, 'deleted notes/todo.md');
   assert.equal(world.files.has('notes/todo.md'), false);

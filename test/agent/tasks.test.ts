@@ -16,9 +16,25 @@ test('probe tasks: ids, goals and gold actions agree with a CPython generator wr
   );
   assert.deepEqual(
     tasks.map((t) => t.payload.template),
-    ['email_file', 'cancel_event', 'schedule', 'roster', 'archive', 'convert', 'email_file', 'cancel_event', 'schedule', 'roster', 'archive', 'convert'],
+    [
+      'email_file',
+      'cancel_event',
+      'schedule',
+      'roster',
+      'archive',
+      'convert',
+      'email_file',
+      'cancel_event',
+      'schedule',
+      'roster',
+      'archive',
+      'convert',
+    ],
   );
-  assert.deepEqual(tasks.slice(0, 6).map((t) => t.difficulty), ['medium', 'easy', 'medium', 'medium', 'easy', 'hard']);
+  assert.deepEqual(
+    tasks.slice(0, 6).map((t) => t.difficulty),
+    ['medium', 'easy', 'medium', 'medium', 'easy', 'hard'],
+  );
 });
 
 test('agent tasks: template order, agent ids, goals and gold actions agree with CPython', () => {
@@ -27,7 +43,10 @@ test('agent tasks: template order, agent ids, goals and gold actions agree with 
     tasks.map((t) => [t.task_id, t.goal, t.gold_actions]),
     fixture.agent,
   );
-  assert.deepEqual(tasks.slice(0, 12).map((t) => t.payload.template), AGENT_TEMPLATES);
+  assert.deepEqual(
+    tasks.slice(0, 12).map((t) => t.payload.template),
+    AGENT_TEMPLATES,
+  );
   assert.ok(tasks.every((t) => t.task_id.startsWith('agent-')));
 });
 
@@ -102,5 +121,14 @@ test('agent-only predicates: lookup is case-insensitive, simple_write and simple
 });
 
 test('formatCall writes Python reprs in insertion order', () => {
-  assert.equal(formatCall('f', [['a', 59n], ['b', "it's"], ['c', ['x']], ['d', new PyTuple([1.5])], ['e', null]]), `f(a=59, b="it's", c=['x'], d=(1.5,), e=None)`);
+  assert.equal(
+    formatCall('f', [
+      ['a', 59n],
+      ['b', "it's"],
+      ['c', ['x']],
+      ['d', new PyTuple([1.5])],
+      ['e', null],
+    ]),
+    `f(a=59, b="it's", c=['x'], d=(1.5,), e=None)`,
+  );
 });

@@ -18,7 +18,14 @@ const panel = [
   traj({ controller: B, caseId: 'e1', texts: 'A*', simulated: true }),
   traj({ controller: B, caseId: 'e2', texts: 'ABABABABA', simulated: true, source: 'dolly_closed_qa' }),
   traj({ controller: B, caseId: 'e3', texts: '*', simulated: true, source: 'oasst1_train_root_text' }),
-  traj({ controller: B, caseId: 'e4', texts: 'ABCDEFGHI', errors: [10, 2, 7, 9, 11, 13, 15, 17, 19], simulated: true, source: 'writingprompts_validation' }),
+  traj({
+    controller: B,
+    caseId: 'e4',
+    texts: 'ABCDEFGHI',
+    errors: [10, 2, 7, 9, 11, 13, 15, 17, 19],
+    simulated: true,
+    source: 'writingprompts_validation',
+  }),
   // lexical: c05 l1, l2; c07 l3
   traj({ controller: A, family: 'c05', caseId: 'l1', texts: '*' }),
   traj({ controller: A, family: 'c05', caseId: 'l2', texts: 'AB' }),
@@ -44,7 +51,9 @@ test('cells: n excludes protocol-incomplete trajectories, which are counted sepa
   const a = cell(A, 'exact-length');
   assert.equal(a.n, 3);
   assert.equal(a.incomplete, 1);
-  assert.deepEqual(result.excluded, [{ controller: A, family: 'exact-length', status: 'incomplete', count: 1, reasons: { 'provider error': 1 } }]);
+  assert.deepEqual(result.excluded, [
+    { controller: A, family: 'exact-length', status: 'incomplete', count: 1, reasons: { 'provider error': 1 } },
+  ]);
   assert.deepEqual(result.trajectories, { total: 18, complete: 17, incomplete: 1, pending: 0 });
   assert.equal(a.initial_success, third);
   assert.equal(a.final_success, 2 / 3);
@@ -53,12 +62,22 @@ test('cells: n excludes protocol-incomplete trajectories, which are counted sepa
   assert.deepEqual(a.cumulative_success, [third, third, 2 / 3, 2 / 3, 2 / 3, 2 / 3, 2 / 3, 2 / 3, 2 / 3]);
   assert.deepEqual(a.repeat_classes, { terminal_fixed_point: 1, terminal_cycle: 0, other_repeat: 0, no_repeat: 0 });
   assert.deepEqual(a.exact_categories, {
-    anchor_failure: 0, recurrence: 1, sign_flips: 0, repeated_residual: 0, near_target: 0, net_contraction: 0, other_non_contraction: 0,
+    anchor_failure: 0,
+    recurrence: 1,
+    sign_flips: 0,
+    repeated_residual: 0,
+    near_target: 0,
+    net_contraction: 0,
+    other_non_contraction: 0,
   });
   // hazards: e2 has 2 transitions (capture at r2), e3 has 4 (C repeats at r3 and r4)
   assert.deepEqual(a.hazards, {
-    active_transitions: 6, capture_events: 1, recurrence_events: 2,
-    early_capture_hazard: 1 / 6, early_recurrence_hazard: 2 / 6, capture_recurrence_ratio: 1.5 / 2.5,
+    active_transitions: 6,
+    capture_events: 1,
+    recurrence_events: 2,
+    early_capture_hazard: 1 / 6,
+    early_recurrence_hazard: 2 / 6,
+    capture_recurrence_ratio: 1.5 / 2.5,
   });
 
   const b = cell(B, 'exact-length');
@@ -88,7 +107,7 @@ test('aggregates pool their member structures; structured cells have no exact ca
   );
 });
 
-test('paired endpoint and McNemar use the panel\'s common case set', () => {
+test("paired endpoint and McNemar use the panel's common case set", () => {
   const a = cell(A, 'exact-length');
   // A's e4 is incomplete, so the common set is {e1, e2, e3}: A succeeds on e1, e2; B on e1, e3.
   assert.equal(a.endpoint.n_common, 3);
@@ -96,7 +115,16 @@ test('paired endpoint and McNemar use the panel\'s common case set', () => {
   assert.equal(cell(B, 'exact-length').endpoint.final.estimate, 2 / 3);
   const pair = result.pairwise.find((p) => p.family === 'exact-length')!;
   assert.deepEqual(
-    { a: pair.controller_a, b: pair.controller_b, n: pair.n_common, aOnly: pair.a_only, bOnly: pair.b_only, p: pair.p_mcnemar, holm: pair.p_holm, delta: pair.delta },
+    {
+      a: pair.controller_a,
+      b: pair.controller_b,
+      n: pair.n_common,
+      aOnly: pair.a_only,
+      bOnly: pair.b_only,
+      p: pair.p_mcnemar,
+      holm: pair.p_holm,
+      delta: pair.delta,
+    },
     { a: A, b: B, n: 3, aOnly: 1, bOnly: 1, p: 1, holm: 1, delta: 0 },
   );
   for (const c of result.cells) {
@@ -112,7 +140,10 @@ test('budget replay: rates on common sets and one reversal at cap 1', () => {
   assert.equal(exactA.evaluable, 3);
   // cap 0: exact 1/3 vs 1/3 (tie), lexical 1/3 vs 1/3 (tie), compositional 1/2 vs 0 → no reversal
   // cap 1: exact 1/3 < 2/3, lexical 2/3 > 1/3 → reversal; cap ≥ 2: exact ties again → none
-  assert.deepEqual(replay.by_cap.map((c) => c.reversals[0].reversing_pairs), [0, 1, 0, 0, 0, 0, 0, 0, 0]);
+  assert.deepEqual(
+    replay.by_cap.map((c) => c.reversals[0].reversing_pairs),
+    [0, 1, 0, 0, 0, 0, 0, 0, 0],
+  );
   assert.equal(replay.by_cap[0].reversals[0].pairs, 1);
   // cap 0 cells: 1/3, 1/3, 1/2 (A) and 1/3, 1/3, 0 (B) → median (1/3 + 1/3)/2
   assert.equal(replay.by_cap[0].cell_min, 0);
@@ -139,7 +170,10 @@ test('rescue: too few risk-set rows is "not estimable" with a reason, never NaN'
   assert.equal(fit.estimable, false);
   assert.equal(fit.odds_ratio, null);
   assert.ok(fit.null_reasons?.odds_ratio);
-  assert.deepEqual(result.rescue.fits.map((f) => f.landmark), [4, 3, 5]);
+  assert.deepEqual(
+    result.rescue.fits.map((f) => f.landmark),
+    [4, 3, 5],
+  );
   assertStrictJson(result);
 });
 
@@ -163,7 +197,9 @@ test('stratified bootstrap: no variance when outcomes are constant within strata
   );
   const fixed = analyzeTrajectories(strata, { bootstrap: 300, seed: 1 }).cells[0].endpoint.final;
   assert.deepEqual(fixed, { estimate: 0.4, ci95: { low: 0.4, high: 0.4 } });
-  const mixed = Array.from({ length: 400 }, (_, i) => traj({ controller: A, family: 'c07', caseId: `m${i}`, source: 'wiki', texts: i % 2 ? '*' : 'A' }));
+  const mixed = Array.from({ length: 400 }, (_, i) =>
+    traj({ controller: A, family: 'c07', caseId: `m${i}`, source: 'wiki', texts: i % 2 ? '*' : 'A' }),
+  );
   const ci = analyzeTrajectories(mixed, { bootstrap: 4000, seed: 3 }).cells[0].endpoint.final.ci95;
   const half = 1.96 * Math.sqrt(0.25 / 400); // ≈ 0.049
   assert.ok(Math.abs(0.5 - ci.low! - half) < 0.006 && Math.abs(ci.high! - 0.5 - half) < 0.006, `${ci.low}..${ci.high}`);
@@ -180,10 +216,19 @@ test('user mistakes are reported plainly', () => {
 
 test('panels: reversals, pairs and rescue subsets are per panel', () => {
   const res = analyzeTrajectories(panel, { bootstrap: 0, panels: { [A]: 'local', [B]: 'api' } });
-  assert.deepEqual(res.controllers.map((c) => c.panel), ['api', 'local']);
+  assert.deepEqual(
+    res.controllers.map((c) => c.panel),
+    ['api', 'local'],
+  );
   assert.equal(res.pairwise.length, 0, 'no pairs within one-controller panels');
-  assert.deepEqual(res.endpoint_table.panels.map((p) => p.panel), ['api', 'local', 'overall']);
-  assert.deepEqual(res.rescue.fits.filter((f) => f.landmark === 4).map((f) => f.subset), ['api', 'local', 'combined']);
+  assert.deepEqual(
+    res.endpoint_table.panels.map((p) => p.panel),
+    ['api', 'local', 'overall'],
+  );
+  assert.deepEqual(
+    res.rescue.fits.filter((f) => f.landmark === 4).map((f) => f.subset),
+    ['api', 'local', 'combined'],
+  );
   // Each one-controller panel's common set is that controller's own complete cases.
   assert.equal(res.cells.find((c) => c.controller === B && c.family === 'exact-length')!.endpoint.n_common, 4);
 });

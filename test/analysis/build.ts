@@ -32,7 +32,14 @@ export function traj(spec: Spec): TrajectoryRecord {
       const missing = spec.missingAt?.includes(revision) ? ['anchor'] : [];
       if (joint && (error !== 0 || missing.length)) throw new Error('bad spec: success needs error 0 and no missing anchor');
       if (!joint && error === 0 && !missing.length) throw new Error(`bad spec: round ${revision} would be a success`);
-      const state = { word_count: 100 + error, error, exact_length: error === 0, missing, joint_success: joint, violation_vector: [Math.abs(error) / 100, missing.length] };
+      const state = {
+        word_count: 100 + error,
+        error,
+        exact_length: error === 0,
+        missing,
+        joint_success: joint,
+        violation_vector: [Math.abs(error) / 100, missing.length],
+      };
       return { revision, text, state, energy: state.violation_vector[0] + state.violation_vector[1], joint };
     }
     const state = { joint_success: joint, violation_vector: [joint ? 0 : 1] };
@@ -51,7 +58,9 @@ export function traj(spec: Spec): TrajectoryRecord {
       id: caseId,
       family,
       source: spec.source ?? 'dolly_creative_writing',
-      ...(family === 'exact-length' ? { target: spec.target ?? 100, anchors: ['anchor'], row: { length_band: spec.lengthBand ?? '51-100' } } : {}),
+      ...(family === 'exact-length'
+        ? { target: spec.target ?? 100, anchors: ['anchor'], row: { length_band: spec.lengthBand ?? '51-100' } }
+        : {}),
     },
     rounds,
     status: spec.status ?? 'complete',

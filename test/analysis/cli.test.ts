@@ -9,7 +9,11 @@ import { toyCases } from '../loop/fakes.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const revloop = (...args: string[]) =>
-  spawnSync(process.execPath, [join(root, 'bin/revloop.mjs'), ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, REVLOOP_DEBUG: '' } });
+  spawnSync(process.execPath, [join(root, 'bin/revloop.mjs'), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, REVLOOP_DEBUG: '' },
+  });
 
 const dir = tempDir('revloop-analyze-');
 const db = join(dir, 'runs.db');
@@ -29,8 +33,12 @@ test('--json prints one strict document with a cell per controller × family', a
   assert.equal(cell.n + cell.incomplete + cell.pending, 24);
   assert.equal(cell.cumulative_success.length, doc.options.budget + 1);
   assert.equal(cell.cumulative_success.at(-1), cell.final_success);
-  for (const key of ['terminal_fixed_point', 'terminal_cycle', 'other_repeat', 'no_repeat']) assert.equal(typeof cell.repeat_classes[key], 'number');
-  assert.equal(Object.values(cell.repeat_classes as Record<string, number>).reduce((a, b) => a + b, 0), cell.failures);
+  for (const key of ['terminal_fixed_point', 'terminal_cycle', 'other_repeat', 'no_repeat'])
+    assert.equal(typeof cell.repeat_classes[key], 'number');
+  assert.equal(
+    Object.values(cell.repeat_classes as Record<string, number>).reduce((a, b) => a + b, 0),
+    cell.failures,
+  );
   assert.ok(!/NaN|Infinity/.test(r.stdout));
   // Same seed, same document.
   assert.equal(revloop('analyze', '--store', db, '--json', '--bootstrap', '200', '--seed', '5', '--run', 'toy-a').stdout, r.stdout);
@@ -40,7 +48,12 @@ test('tables by default, with headings', async () => {
   await ready;
   const r = revloop('analyze', 'toy-a', '--store', db, '--bootstrap', '0');
   assert.equal(r.status, 0, r.stderr);
-  for (const heading of ['Endpoints per controller × family', 'Cumulative joint success', 'Output recurrence among failures', 'Conditional rescue']) {
+  for (const heading of [
+    'Endpoints per controller × family',
+    'Cumulative joint success',
+    'Output recurrence among failures',
+    'Conditional rescue',
+  ]) {
     assert.ok(r.stdout.includes(heading), heading);
   }
 });

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { requireShared } from '../helpers.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
-const revloop = (...args: string[]) => spawnSync(process.execPath, [join(root, 'bin/revloop.mjs'), ...args], { cwd: root, encoding: 'utf8' });
+const revloop = (...args: string[]) =>
+  spawnSync(process.execPath, [join(root, 'bin/revloop.mjs'), ...args], { cwd: root, encoding: 'utf8' });
 const log = requireShared('collie-logs', 'gpt-3.5-turbo-multi-round-generation-1trial.json');
 const importerReady = !log.skip && revloop('import-trajectories', '--help').stdout.includes('collie-log');
 const skip = log.skip || (!importerReady && 'import-trajectories does not support --from collie-log yet');
@@ -32,7 +33,10 @@ test('analyses of the imported gpt-3.5 COLLIE log are internally consistent', { 
   assert.equal(doc.trajectories.total, mapped, 'one trajectory per mapped prompt');
   assert.ok(doc.simulated_controllers.length === 0, 'a real model, not a simulation');
   const base = doc.cells.filter((c: { aggregate: boolean }) => !c.aggregate);
-  assert.equal(base.reduce((a: number, c: { n: number; incomplete: number; pending: number }) => a + c.n + c.incomplete + c.pending, 0), mapped);
+  assert.equal(
+    base.reduce((a: number, c: { n: number; incomplete: number; pending: number }) => a + c.n + c.incomplete + c.pending, 0),
+    mapped,
+  );
   for (const c of doc.cells) {
     const classes = Object.values(c.repeat_classes as Record<string, number>).reduce((a, b) => a + b, 0);
     assert.equal(classes, c.failures, `${c.family}: repeat classes partition the failures`);

@@ -26,12 +26,24 @@ test('every cell partitions its failures and its trajectories', () => {
   }
   const members = ['exact-length', 'c05', 'c07', 'c12', 'c09', 'c10'];
   const base = result.cells.filter((c) => members.includes(c.family));
-  assert.equal(base.reduce((a, c) => a + c.n + c.incomplete + c.pending, 0), trajectories.length);
+  assert.equal(
+    base.reduce((a, c) => a + c.n + c.incomplete + c.pending, 0),
+    trajectories.length,
+  );
   for (const agg of result.cells.filter((c) => c.aggregate)) {
     const parts = result.cells.filter((c) => c.controller === agg.controller && agg.members.includes(c.family) && !c.aggregate);
-    assert.equal(agg.n, parts.reduce((a, c) => a + c.n, 0));
-    assert.equal(agg.failures, parts.reduce((a, c) => a + c.failures, 0));
-    assert.equal(agg.repeat_classes.other_repeat, parts.reduce((a, c) => a + c.repeat_classes.other_repeat, 0));
+    assert.equal(
+      agg.n,
+      parts.reduce((a, c) => a + c.n, 0),
+    );
+    assert.equal(
+      agg.failures,
+      parts.reduce((a, c) => a + c.failures, 0),
+    );
+    assert.equal(
+      agg.repeat_classes.other_repeat,
+      parts.reduce((a, c) => a + c.repeat_classes.other_repeat, 0),
+    );
   }
   assertStrictJson(result);
 });

@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  CaseSetError, computeManifest, loadCaseSet, manifestIsIntact, rowSha256, validateCaseFile, writeCaseSet, type LoadedCaseSet,
+  CaseSetError,
+  computeManifest,
+  loadCaseSet,
+  manifestIsIntact,
+  rowSha256,
+  validateCaseFile,
+  writeCaseSet,
+  type LoadedCaseSet,
 } from '../../src/cases/index.ts';
 import { canonicalJson, sha256Hex } from '../../src/util/hash.ts';
 import { InputError } from '../../src/util/errors.ts';
@@ -84,10 +91,13 @@ test('paper-structured: stored states and corruption checks are verified', { ski
   const dir = tmpDir();
   const good = await loadCaseSet(writeLines(dir, 'lex.jsonl', paperStructuredRows()));
   assert.equal(good.format, 'paper-structured');
-  assert.deepEqual(good.cases.map((c) => [c.id, c.family, c.source]), [
-    ['lexical_constraints__c07__mine__0001', 'c07', 'mine'],
-    ['compositional_structure_c10__mine__0002', 'c10', 'mine'],
-  ]);
+  assert.deepEqual(
+    good.cases.map((c) => [c.id, c.family, c.source]),
+    [
+      ['lexical_constraints__c07__mine__0001', 'c07', 'mine'],
+      ['compositional_structure_c10__mine__0002', 'c10', 'mine'],
+    ],
+  );
   assert.equal(good.cases[1].task?.startsWith('Please generate a paragraph:'), true);
 
   const [c07, c10] = paperStructuredRows();
@@ -100,38 +110,73 @@ test('paper-structured: stored states and corruption checks are verified', { ski
   ];
   const path = writeLines(dir, 'bad.jsonl', tampered);
   const problems = await problemsOf(path);
-  assert.equal(problems[0], `${path}:1: initial_verifier_state: differs from the verifier's state of the witness: missing_count: stored 1, computed 0`);
+  assert.equal(
+    problems[0],
+    `${path}:1: initial_verifier_state: differs from the verifier's state of the witness: missing_count: stored 1, computed 0`,
+  );
   assert.equal(
     problems[1],
     `${path}:2: corruption_checks: differ from the recomputed checks: stored {"sentence_count_corruption_detected": true, "bound_corruption_detected": false}, computed {"sentence_count_corruption_detected": true, "bound_corruption_detected": true}`,
   );
   assert.equal(problems[2], `${path}:3: structure: must be one of c05, c07, c09, c10, c12, got "c11"`);
   const line4 = problems.filter((p) => p.startsWith(`${path}:4: `));
-  assert.match(line4[0], new RegExp(`^${path}:4: witness: does not pass its own verifier: - sentences: observed=3, target=2, residual\\(observed-target\\)=1`));
-  assert.match(line4[1], new RegExp(`^${path}:4: initial_verifier_state: differs from the verifier's state of the witness: joint_success: stored true, computed false`));
-  assert.deepEqual(problems.filter((p) => p.startsWith(`${path}:5: `)), [`${path}:5: targets: must be [sentence count, lower, upper], got a list`]);
+  assert.match(
+    line4[0],
+    new RegExp(`^${path}:4: witness: does not pass its own verifier: - sentences: observed=3, target=2, residual\\(observed-target\\)=1`),
+  );
+  assert.match(
+    line4[1],
+    new RegExp(
+      `^${path}:4: initial_verifier_state: differs from the verifier's state of the witness: joint_success: stored true, computed false`,
+    ),
+  );
+  assert.deepEqual(
+    problems.filter((p) => p.startsWith(`${path}:5: `)),
+    [`${path}:5: targets: must be [sentence count, lower, upper], got a list`],
+  );
 });
 
-test('collie: runnable rows load, other structures are reported (manifest) not dropped; --strict makes them errors', { skip: skipStructured }, async () => {
-  const dir = tmpDir();
-  const path = writeLines(dir, 'collie.jsonl', collieRows());
-  const set = await loadCaseSet(path);
-  assert.equal(set.format, 'collie');
-  assert.deepEqual(set.cases.map((c) => c.id), ['collie__mine_c07__0000', 'collie__mine_c10__0001']);
-  assert.equal(set.cases[0].task, "Please generate a sentence containing the word 'Lena', 'is', 'heron'.");
-  assert.deepEqual(set.unsupported.map((u) => [u.line, u.id, u.structure]), [[2, 'collie__mine_c14__0000', 'c14']]);
-  assert.deepEqual(set.manifest.unsupported, {
-    count: 1, by_structure: { c14: 1 }, rows: [{ id: 'collie__mine_c14__0000', structure: 'c14', sha256: rowSha256(collieRows()[1]) }],
-  });
-  assert.deepEqual(await problemsOf(path, { strict: true }), [`${path}:2: structure: structure c14 has no family (runnable: c05, c07, c09, c10, c12)`]);
-});
+test(
+  'collie: runnable rows load, other structures are reported (manifest) not dropped; --strict makes them errors',
+  { skip: skipStructured },
+  async () => {
+    const dir = tmpDir();
+    const path = writeLines(dir, 'collie.jsonl', collieRows());
+    const set = await loadCaseSet(path);
+    assert.equal(set.format, 'collie');
+    assert.deepEqual(
+      set.cases.map((c) => c.id),
+      ['collie__mine_c07__0000', 'collie__mine_c10__0001'],
+    );
+    assert.equal(set.cases[0].task, "Please generate a sentence containing the word 'Lena', 'is', 'heron'.");
+    assert.deepEqual(
+      set.unsupported.map((u) => [u.line, u.id, u.structure]),
+      [[2, 'collie__mine_c14__0000', 'c14']],
+    );
+    assert.deepEqual(set.manifest.unsupported, {
+      count: 1,
+      by_structure: { c14: 1 },
+      rows: [{ id: 'collie__mine_c14__0000', structure: 'c14', sha256: rowSha256(collieRows()[1]) }],
+    });
+    assert.deepEqual(await problemsOf(path, { strict: true }), [
+      `${path}:2: structure: structure c14 has no family (runnable: c05, c07, c09, c10, c12)`,
+    ]);
+  },
+);
 
 test('native: any family, optional source, unknown fields and families refused, CRLF tolerated', { skip: skipStructured }, async () => {
   const dir = tmpDir();
   const path = writeLines(dir, 'mine.jsonl', nativeRows(), '\r\n');
   const set = await loadCaseSet(path);
   assert.equal(set.format, 'native');
-  assert.deepEqual(set.cases.map((c) => [c.id, c.family, c.source]), [['n1', 'exact-length', 'mine'], ['n2', 'c07', 'mine'], ['n3', 'c10', 'unspecified']]);
+  assert.deepEqual(
+    set.cases.map((c) => [c.id, c.family, c.source]),
+    [
+      ['n1', 'exact-length', 'mine'],
+      ['n2', 'c07', 'mine'],
+      ['n3', 'c10', 'unspecified'],
+    ],
+  );
   assert.equal(set.cases[2].witness, undefined);
 
   const bad = writeLines(dir, 'bad.jsonl', [
@@ -169,9 +214,16 @@ test('manifest: counts, hashes of file and rows, stable across paths, sensitive 
   assert.deepEqual(m, b.manifest, 'same bytes, same manifest, whatever the path');
   assert.equal(m.schema, 'revloop.case-set-manifest/1');
   assert.equal(m.case_count, 2);
-  assert.deepEqual(m.counts, { by_family: { 'exact-length': 2 }, by_structure: { 'exact-length': 2 }, by_source: { mine_faq: 1, mine_notes: 1 } });
+  assert.deepEqual(m.counts, {
+    by_family: { 'exact-length': 2 },
+    by_structure: { 'exact-length': 2 },
+    by_source: { mine_faq: 1, mine_notes: 1 },
+  });
   assert.equal(m.rows[0].sha256, sha256Hex(canonicalJson(paperExactRows()[0])));
-  assert.deepEqual(m.rows.map((r) => r.id), ['mine__0001', 'mine__0002']);
+  assert.deepEqual(
+    m.rows.map((r) => r.id),
+    ['mine__0001', 'mine__0002'],
+  );
   assert.ok(manifestIsIntact(m));
   const { manifest_sha256, ...body } = m;
   assert.equal(manifest_sha256, sha256Hex(canonicalJson(body)));
@@ -194,12 +246,18 @@ test('writeCaseSet writes native JSON Lines that load back to the same cases; in
   assert.equal(back.format, 'native');
   const strip = (s: LoadedCaseSet) => s.cases.map(({ row: _row, ...c }) => c);
   assert.deepEqual(strip(back), strip(src));
-  await assert.rejects(writeCaseSet(join(dir, 'bad.jsonl'), [{ id: 'x', family: 'c10', source: 's', task: 't', targets: [3, 9, 2] }, { id: 'x', family: 'nope', source: 's' }]), (e: Error) => {
-    assert.match(e.message, /bad.jsonl:1: targets: lower bound 9 is above upper bound 2/);
-    assert.match(e.message, /bad.jsonl:2: id: duplicate id "x" \(first on line 1\)/);
-    assert.match(e.message, /bad.jsonl:2: family: unknown family 'nope'/);
-    return true;
-  });
+  await assert.rejects(
+    writeCaseSet(join(dir, 'bad.jsonl'), [
+      { id: 'x', family: 'c10', source: 's', task: 't', targets: [3, 9, 2] },
+      { id: 'x', family: 'nope', source: 's' },
+    ]),
+    (e: Error) => {
+      assert.match(e.message, /bad.jsonl:1: targets: lower bound 9 is above upper bound 2/);
+      assert.match(e.message, /bad.jsonl:2: id: duplicate id "x" \(first on line 1\)/);
+      assert.match(e.message, /bad.jsonl:2: family: unknown family 'nope'/);
+      return true;
+    },
+  );
   assert.deepEqual(readdirSync(dir).sort(), ['gen.jsonl', 'native.jsonl'], 'no partial or temporary file');
   assert.equal(existsSync(join(dir, 'bad.jsonl')), false);
 });
@@ -218,34 +276,49 @@ const lexical = requireShared('paper-cases', 'lexical_constraints_combined480.js
 const compositional = requireShared('paper-cases', 'compositional_constraints_combined480.jsonl');
 const collie = requireShared('collie', 'collie_all.jsonl');
 
-test('the paper\'s exact-length set loads: 480 cases, 1,907 anchors', { skip: exact.skip }, async () => {
+test("the paper's exact-length set loads: 480 cases, 1,907 anchors", { skip: exact.skip }, async () => {
   const set = await loadCaseSet(exact.path!);
   assert.equal(set.format, 'paper-exact');
   assert.equal(set.cases.length, 480);
-  assert.equal(set.cases.reduce((n, c) => n + c.anchors!.length, 0), 1907);
+  assert.equal(
+    set.cases.reduce((n, c) => n + c.anchors!.length, 0),
+    1907,
+  );
   assert.equal(set.manifest.file_sha256.slice(0, 8), '6ffebda7');
   assert.equal(set.manifest.file_sha256.slice(-4), 'ed0a');
   assert.deepEqual(set.manifest.counts.by_source, {
-    dolly_creative_writing: 120, no_robots_test_generation: 60, no_robots_train_generation: 60, oasst1_train_root_text: 60,
-    oasst1_validation_root_text: 60, writingprompts_validation: 120,
+    dolly_creative_writing: 120,
+    no_robots_test_generation: 60,
+    no_robots_train_generation: 60,
+    oasst1_train_root_text: 60,
+    oasst1_validation_root_text: 60,
+    writingprompts_validation: 120,
   });
 });
 
-test('the paper\'s lexical (CRLF) and compositional sets load with every stored state reproduced', { skip: lexical.skip || compositional.skip || skipStructured }, async () => {
-  const lex = await loadCaseSet(lexical.path!);
-  assert.equal(lex.format, 'paper-structured');
-  assert.deepEqual(lex.manifest.counts.by_family, { c05: 240, c07: 120, c12: 120 });
-  assert.equal(lex.manifest.file_sha256.slice(0, 8), '82196c5c');
-  const comp = await loadCaseSet(compositional.path!);
-  assert.deepEqual(comp.manifest.counts.by_family, { c09: 240, c10: 240 });
-  assert.equal(comp.manifest.file_sha256.slice(0, 8), 'b79f7d2d');
-  assert.deepEqual(comp.manifest.counts.by_source, { ccnews: 160, guten: 160, wiki: 160 });
-});
+test(
+  "the paper's lexical (CRLF) and compositional sets load with every stored state reproduced",
+  { skip: lexical.skip || compositional.skip || skipStructured },
+  async () => {
+    const lex = await loadCaseSet(lexical.path!);
+    assert.equal(lex.format, 'paper-structured');
+    assert.deepEqual(lex.manifest.counts.by_family, { c05: 240, c07: 120, c12: 120 });
+    assert.equal(lex.manifest.file_sha256.slice(0, 8), '82196c5c');
+    const comp = await loadCaseSet(compositional.path!);
+    assert.deepEqual(comp.manifest.counts.by_family, { c09: 240, c10: 240 });
+    assert.equal(comp.manifest.file_sha256.slice(0, 8), 'b79f7d2d');
+    assert.deepEqual(comp.manifest.counts.by_source, { ccnews: 160, guten: 160, wiki: 160 });
+  },
+);
 
-test('COLLIE\'s collie_all.jsonl: 1,335 runnable cases, 745 rows reported as unsupported', { skip: collie.skip || skipStructured }, async () => {
-  const set = await loadCaseSet(collie.path!);
-  assert.equal(set.format, 'collie');
-  assert.deepEqual(set.manifest.counts.by_family, { c05: 279, c07: 267, c09: 274, c10: 286, c12: 229 });
-  assert.equal(set.manifest.unsupported.count, 745);
-  assert.deepEqual(set.manifest.unsupported.by_structure, { c01: 100, c02: 98, c03: 7, c04: 113, c06a: 108, c08: 36, c11: 55, c14: 228 });
-});
+test(
+  "COLLIE's collie_all.jsonl: 1,335 runnable cases, 745 rows reported as unsupported",
+  { skip: collie.skip || skipStructured },
+  async () => {
+    const set = await loadCaseSet(collie.path!);
+    assert.equal(set.format, 'collie');
+    assert.deepEqual(set.manifest.counts.by_family, { c05: 279, c07: 267, c09: 274, c10: 286, c12: 229 });
+    assert.equal(set.manifest.unsupported.count, 745);
+    assert.deepEqual(set.manifest.unsupported.by_structure, { c01: 100, c02: 98, c03: 7, c04: 113, c06a: 108, c08: 36, c11: 55, c14: 228 });
+  },
+);

@@ -45,7 +45,10 @@ test('run, resume, plan refusal, runs, audit (pass and tamper), export: exit cod
 
   const refused = cli([...run, '--budget', '4']);
   assert.equal(refused.code, 2);
-  assert.match(refused.err, /^revloop: run 'r1' exists with a different plan; a run's plan never changes\.\n {2}protocol\.budget: stored 8, requested 4\n/);
+  assert.match(
+    refused.err,
+    /^revloop: run 'r1' exists with a different plan; a run's plan never changes\.\n {2}protocol\.budget: stored 8, requested 4\n/,
+  );
   assert.ok(noStack(refused.err));
 
   const runs = cli(['runs', '--store', db]);
@@ -63,7 +66,9 @@ test('run, resume, plan refusal, runs, audit (pass and tamper), export: exit cod
 
   const db2 = new Database(db);
   db2.exec('DROP TRIGGER events_append_only_update');
-  const row = db2.prepare("SELECT id, payload FROM events WHERE run_id = 'r1' AND type = 'draft_accepted' AND case_index = 2 AND revision = 0").get() as { id: number; payload: string };
+  const row = db2
+    .prepare("SELECT id, payload FROM events WHERE run_id = 'r1' AND type = 'draft_accepted' AND case_index = 2 AND revision = 0")
+    .get() as { id: number; payload: string };
   const payload = JSON.parse(row.payload);
   payload.state.word_count += 3;
   db2.prepare('UPDATE events SET payload = ? WHERE id = ?').run(JSON.stringify(payload), row.id);
@@ -130,11 +135,14 @@ test('demo: bundled cases, simulated controllers, a SIMULATED table and the next
   assert.match(r.out, /sim:steady \[SIMULATED\]/);
   for (const cmd of ['revloop analyze', 'revloop report', 'revloop audit']) assert.ok(r.out.includes(cmd), cmd);
   const s = openStore(join(dir, 'demo.db'), { readonly: true });
-  assert.deepEqual(s.listRuns().map((x) => [x.runId, x.status, x.cases]), [
-    ['demo-steady', 'complete', 30],
-    ['demo-overshoot', 'complete', 30],
-    ['demo-stubborn', 'complete', 30],
-  ]);
+  assert.deepEqual(
+    s.listRuns().map((x) => [x.runId, x.status, x.cases]),
+    [
+      ['demo-steady', 'complete', 30],
+      ['demo-overshoot', 'complete', 30],
+      ['demo-stubborn', 'complete', 30],
+    ],
+  );
   s.close();
   assert.equal(cli(['audit', '--store', join(dir, 'demo.db'), '--run', 'demo-overshoot']).code, 0);
 });

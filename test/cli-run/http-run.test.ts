@@ -15,7 +15,11 @@ import { openStore } from '../../src/store/store.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
 
-interface Exit { code: number | null; out: string; err: string }
+interface Exit {
+  code: number | null;
+  out: string;
+  err: string;
+}
 
 /** Runs the CLI without blocking this process (the simulator server lives here). */
 function revloop(args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Exit> {
@@ -44,7 +48,21 @@ test('run over HTTP against serve-sim, Ctrl-C, resume with the printed command, 
     const cases = join(dir, 'own.jsonl');
     await writeCaseSet(cases, exactLengthDemoCases());
     const db = join(dir, 'runs.db');
-    const args = ['run', '--cases', cases, '--model', `openai-compatible:${server.url}#sim:stubborn`, '--store', db, '--run-id', 'http', '--concurrency', '2', '--limit', '6'];
+    const args = [
+      'run',
+      '--cases',
+      cases,
+      '--model',
+      `openai-compatible:${server.url}#sim:stubborn`,
+      '--store',
+      db,
+      '--run-id',
+      'http',
+      '--concurrency',
+      '2',
+      '--limit',
+      '6',
+    ];
 
     const first = await revloop(args, (child) => {
       const poll = setInterval(() => {

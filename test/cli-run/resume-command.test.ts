@@ -20,19 +20,49 @@ function shellWords(line: string): string[] {
 }
 
 test('shellQuote: bash reads every word back unchanged', () => {
-  const words = ["openai-compatible:http://h:8/v1#m?rpm=6&seed=1", '{"a": [1, 2]}', "it's", 'plain.db', 'sp ace', '*', '$HOME', ''];
+  const words = ['openai-compatible:http://h:8/v1#m?rpm=6&seed=1', '{"a": [1, 2]}', "it's", 'plain.db', 'sp ace', '*', '$HOME', ''];
   assert.deepEqual(shellWords(words.map(shellQuote).join(' ')), words);
   assert.equal(shellQuote('runs.db'), 'runs.db');
 });
 
 test('resumeCommand keeps the plan options and leaves defaults out', () => {
   const line = resumeCommand(
-    { cases: 'my cases.jsonl', model: 'sim:steady?gain=0.7&seed=3', store: 'runs.db', budget: '4', history: 'last:1', variant: 'baseline', limit: '5', extraBody: '{"seed": 1}', concurrency: '4', maxConsecutiveFailures: '3', plugin: ['./fam.ts'] },
+    {
+      cases: 'my cases.jsonl',
+      model: 'sim:steady?gain=0.7&seed=3',
+      store: 'runs.db',
+      budget: '4',
+      history: 'last:1',
+      variant: 'baseline',
+      limit: '5',
+      extraBody: '{"seed": 1}',
+      concurrency: '4',
+      maxConsecutiveFailures: '3',
+      plugin: ['./fam.ts'],
+    },
     'r1',
   );
   assert.deepEqual(shellWords(line), [
-    'revloop', 'run', '--cases', 'my cases.jsonl', '--model', 'sim:steady?gain=0.7&seed=3', '--store', 'runs.db', '--run-id', 'r1',
-    '--limit', '5', '--budget', '4', '--history', 'last:1', '--extra-body', '{"seed": 1}', '--plugin', './fam.ts',
+    'revloop',
+    'run',
+    '--cases',
+    'my cases.jsonl',
+    '--model',
+    'sim:steady?gain=0.7&seed=3',
+    '--store',
+    'runs.db',
+    '--run-id',
+    'r1',
+    '--limit',
+    '5',
+    '--budget',
+    '4',
+    '--history',
+    'last:1',
+    '--extra-body',
+    '{"seed": 1}',
+    '--plugin',
+    './fam.ts',
   ]);
 });
 
@@ -42,7 +72,25 @@ test('a run stopped with --limit, --budget and --history prints a resume command
   await writeCaseSet(cases, exactLengthDemoCases());
   const db = join(dir, 'runs.db');
   // A dead endpoint: every trajectory ends protocol-incomplete and the run stops after 3 in a row.
-  const args = ['run', '--cases', cases, '--model', 'openai-compatible:http://127.0.0.1:1/v1#m', '--store', db, '--retries', '0', '--limit', '4', '--budget', '2', '--history', 'last:1', '--concurrency', '1'];
+  const args = [
+    'run',
+    '--cases',
+    cases,
+    '--model',
+    'openai-compatible:http://127.0.0.1:1/v1#m',
+    '--store',
+    db,
+    '--retries',
+    '0',
+    '--limit',
+    '4',
+    '--budget',
+    '2',
+    '--history',
+    'last:1',
+    '--concurrency',
+    '1',
+  ];
   const first = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(first.status, 3, first.stdout + first.stderr);
   const line = /resume with the same command:\n {2}(revloop run .*)$/m.exec(first.stdout)?.[1];

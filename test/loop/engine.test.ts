@@ -13,7 +13,8 @@ function collect(): TrajectorySink & { log: string[]; rounds: AcceptedRound[] } 
   const log: string[] = [];
   const rounds: AcceptedRound[] = [];
   return {
-    log, rounds,
+    log,
+    rounds,
     attemptStarted: (s) => log.push(`start r${s.revision} m${s.messageCount}`),
     attemptFinished: (r, a, rec) => log.push(`finish r${r} a${a} ${rec.ok ? 'ok' : 'fail'}`),
     draftAccepted: (round, stop, attempt, next) => {
@@ -37,10 +38,30 @@ test('full history: one user prompt, then stripped drafts and reports, no system
   const F1 = 'VERIFIER: 5 words; target 4; remove exactly 1 words.';
   assert.deepEqual(model.seen, [
     [{ role: 'user', content: P }],
-    [{ role: 'user', content: P }, { role: 'assistant', content: 'one two' }, { role: 'user', content: F0 }],
-    [{ role: 'user', content: P }, { role: 'assistant', content: 'one two' }, { role: 'user', content: F0 }, { role: 'assistant', content: 'one two three four five' }, { role: 'user', content: F1 }],
+    [
+      { role: 'user', content: P },
+      { role: 'assistant', content: 'one two' },
+      { role: 'user', content: F0 },
+    ],
+    [
+      { role: 'user', content: P },
+      { role: 'assistant', content: 'one two' },
+      { role: 'user', content: F0 },
+      { role: 'assistant', content: 'one two three four five' },
+      { role: 'user', content: F1 },
+    ],
   ]);
-  assert.deepEqual(sink.log, ['start r0 m1', 'finish r0 a1 ok', 'draft r0', 'start r1 m3', 'finish r1 a1 ok', 'draft r1', 'start r2 m5', 'finish r2 a1 ok', 'draft r2 success']);
+  assert.deepEqual(sink.log, [
+    'start r0 m1',
+    'finish r0 a1 ok',
+    'draft r0',
+    'start r1 m3',
+    'finish r1 a1 ok',
+    'draft r1',
+    'start r2 m5',
+    'finish r2 a1 ok',
+    'draft r2 success',
+  ]);
   assert.equal(sink.rounds[2].feedback, null);
   assert.equal(sink.rounds[0].feedback, F0);
   // Greedy by default, max tokens from the family.
@@ -69,9 +90,17 @@ test('stop rule: success on the first draft stops at once', async () => {
 
 test('history policies: last:K keeps the last K+1 exchanges, reset the current one, every round', async () => {
   const drafts = ['a', 'a b', 'a b c', 'a b c d e', 'a b c d e f'];
-  for (const [spec, keep] of [['full', Infinity], ['last:1', 2], ['last:0', 1], ['reset', 1], ['last:2', 3]] as const) {
+  for (const [spec, keep] of [
+    ['full', Infinity],
+    ['last:1', 2],
+    ['last:0', 1],
+    ['reset', 1],
+    ['last:2', 3],
+  ] as const) {
     const model = scripted(drafts);
-    await runTrajectory({ caseIndex: 0, case: toyCase, family, prior: [] }, model, collect(), { protocol: protocol({ history: parseHistoryPolicy(spec), budget: 4 }) });
+    await runTrajectory({ caseIndex: 0, case: toyCase, family, prior: [] }, model, collect(), {
+      protocol: protocol({ history: parseHistoryPolicy(spec), budget: 4 }),
+    });
     assert.equal(model.seen.length, 5);
     model.seen.forEach((msgs, r) => {
       const kept = Math.min(r, keep);
@@ -89,8 +118,14 @@ test('history policies: last:K keeps the last K+1 exchanges, reset the current o
 test('history helpers: tail_1 is U0 + last two exchanges (5 messages), reset is 3', () => {
   const ex = [0, 1, 2, 3].map((i) => ({ revision: i, draft: `d${i}`, feedback: `f${i}` }));
   const tail1 = buildHistoryMessages('U0', ex, { kind: 'last', k: 1 });
-  assert.deepEqual(tail1.map((m) => m.content), ['U0', 'd2', 'f2', 'd3', 'f3']);
-  assert.deepEqual(buildHistoryMessages('U0', ex, { kind: 'reset' }).map((m) => m.content), ['U0', 'd3', 'f3']);
+  assert.deepEqual(
+    tail1.map((m) => m.content),
+    ['U0', 'd2', 'f2', 'd3', 'f3'],
+  );
+  assert.deepEqual(
+    buildHistoryMessages('U0', ex, { kind: 'reset' }).map((m) => m.content),
+    ['U0', 'd3', 'f3'],
+  );
   assert.equal(buildHistoryMessages('U0', ex, { kind: 'full' }).length, 9);
   assert.deepEqual(selectExchanges([1, 2], { kind: 'last', k: 5 }), [1, 2]);
   assert.throws(() => parseHistoryPolicy('tail'), /unknown history policy/);
@@ -99,11 +134,16 @@ test('history helpers: tail_1 is U0 + last two exchanges (5 messages), reset is 
 test('provider faults: attempts recorded, never scored, trajectory protocol-incomplete with the reason', async () => {
   const model = fakeModel({ faults: (_m, call) => (call === 1 ? 99 : call === 0 ? 2 : 0), attempts: 3 });
   const sink = collect();
-  const out = await runTrajectory({ caseIndex: 0, case: { ...toyCase, target: 40 }, family, prior: [] }, model, sink, { protocol: protocol() });
+  const out = await runTrajectory({ caseIndex: 0, case: { ...toyCase, target: 40 }, family, prior: [] }, model, sink, {
+    protocol: protocol(),
+  });
   assert.equal(out.status, 'incomplete');
   assert.equal(sink.rounds.length, 1, 'only the successful generation became a draft');
   assert.deepEqual(sink.log.slice(0, 4), ['start r0 m1', 'finish r0 a1 fail', 'finish r0 a2 fail', 'finish r0 a3 ok']);
-  assert.match(sink.log.at(-1)!, /^incomplete r1: revision 1: provider attempts exhausted \(3 attempts\); last error: http: HTTP 503 from fake$/);
+  assert.match(
+    sink.log.at(-1)!,
+    /^incomplete r1: revision 1: provider attempts exhausted \(3 attempts\); last error: http: HTTP 503 from fake$/,
+  );
 });
 
 test('resume: a trajectory continues from its accepted rounds with the same history', async () => {
@@ -121,10 +161,19 @@ test('hooks: a message policy replaces the history and a ban provider feeds bann
   const model = scripted(['a', 'a b', 'a b c d']);
   await runTrajectory({ caseIndex: 0, case: toyCase, family, prior: [] }, model, collect(), {
     protocol: protocol(),
-    messagePolicy: { name: 'abstract-test', build: (ctx) => [{ role: 'user', content: ctx.initialPrompt }, ...ctx.exchanges.map((e) => ({ role: 'user' as const, content: `[attempt ${e.revision + 1} failed]` }))] },
+    messagePolicy: {
+      name: 'abstract-test',
+      build: (ctx) => [
+        { role: 'user', content: ctx.initialPrompt },
+        ...ctx.exchanges.map((e) => ({ role: 'user' as const, content: `[attempt ${e.revision + 1} failed]` })),
+      ],
+    },
     banProvider: { name: 'ban-failed', sequences: (ctx) => ctx.exchanges.map((e) => e.draft) },
   });
-  assert.deepEqual(model.seen[2].map((m) => m.content), ['Say hi.\n\nWrite exactly 4 words.', '[attempt 1 failed]', '[attempt 2 failed]']);
+  assert.deepEqual(
+    model.seen[2].map((m) => m.content),
+    ['Say hi.\n\nWrite exactly 4 words.', '[attempt 1 failed]', '[attempt 2 failed]'],
+  );
   assert.equal(model.options[0].bannedSequences, undefined);
   assert.deepEqual(model.options[2].bannedSequences, ['a', 'a b']);
 });

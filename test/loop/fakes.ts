@@ -17,15 +17,24 @@ export const toyFamily: Family<ToyState> = {
   verify(text, c) {
     const count = text.split(/\s+/).filter(Boolean).length;
     const target = c.target ?? 0;
-    return { joint_success: count === target, word_count: count, target, error: count - target, violation_vector: [Math.abs(count - target) / Math.max(target, 1)] };
+    return {
+      joint_success: count === target,
+      word_count: count,
+      target,
+      error: count - target,
+      violation_vector: [Math.abs(count - target) / Math.max(target, 1)],
+    };
   },
   energy: (s) => s.violation_vector.reduce((a, b) => a + b, 0),
   feedback(s, _c, variant: PromptVariant = 'baseline') {
     const d = s.target - s.word_count;
     const action = d > 0 ? `add exactly ${d} words` : `remove exactly ${-d} words`;
-    return variant === 'concise' ? `${s.word_count}/${s.target}. ${action}.` : `VERIFIER: ${s.word_count} words; target ${s.target}; ${action}.`;
+    return variant === 'concise'
+      ? `${s.word_count}/${s.target}. ${action}.`
+      : `VERIFIER: ${s.word_count} words; target ${s.target}; ${action}.`;
   },
-  initialPrompt: (c, variant = 'baseline') => (variant === 'concise' ? `${c.instruction} (${c.target} words)` : `${c.instruction}\n\nWrite exactly ${c.target} words.`),
+  initialPrompt: (c, variant = 'baseline') =>
+    variant === 'concise' ? `${c.instruction} (${c.target} words)` : `${c.instruction}\n\nWrite exactly ${c.target} words.`,
   maxNewTokens: (c) => Math.max(16, 3 * (c.target ?? 0)),
   validateCase: (c) => (Number.isInteger(c.target) && (c.target ?? 0) > 0 ? [] : [['target', 'must be a positive whole number']]),
 };
@@ -33,7 +42,13 @@ export const toyFamily: Family<ToyState> = {
 export function toyCases(n: number, seed = 'toy'): ConstraintCase[] {
   return Array.from({ length: n }, (_, i) => {
     const h = createHash('sha256').update(`${seed}:${i}`).digest();
-    return { id: `toy-${String(i).padStart(3, '0')}`, family: 'toy', source: ['alpha', 'beta'][i % 2], instruction: `Describe item ${i}.`, target: 3 + (h[0] % 9) };
+    return {
+      id: `toy-${String(i).padStart(3, '0')}`,
+      family: 'toy',
+      source: ['alpha', 'beta'][i % 2],
+      instruction: `Describe item ${i}.`,
+      target: 3 + (h[0] % 9),
+    };
   });
 }
 
@@ -105,7 +120,13 @@ export function fakeModel(opts: FakeModelOptions = {}): FakeModel {
         }
         const startedAt = '2026-01-01T00:00:00.000Z';
         if (a < failing) {
-          const rec: AttemptRecord = { ok: false, startedAt, latencyMs: 1, status: 503, error: { kind: 'http', message: 'HTTP 503 from fake', raw: { error: 'overloaded' } } };
+          const rec: AttemptRecord = {
+            ok: false,
+            startedAt,
+            latencyMs: 1,
+            status: 503,
+            error: { kind: 'http', message: 'HTTP 503 from fake', raw: { error: 'overloaded' } },
+          };
           attempts.push(rec);
           options.onAttempt?.(rec);
           continue;
@@ -136,13 +157,20 @@ export function scriptedModel(outputs: Array<string | null>, label = 'script'): 
   const seen: ChatMessage[][] = [];
   const options: GenerateOptions[] = [];
   return {
-    spec: 'script:test', label, capabilities: { score: false, ban: true, simulated: true }, seen, options,
+    spec: 'script:test',
+    label,
+    capabilities: { score: false, ban: true, simulated: true },
+    seen,
+    options,
     async generate(messages, opts): Promise<GenerateResult> {
       seen.push(structuredClone(messages));
       options.push(opts);
       const text = outputs[seen.length - 1];
       if (text === undefined) throw new Error('script exhausted');
-      const rec: AttemptRecord = text === null ? { ok: false, startedAt: 't', latencyMs: 0, error: { kind: 'http', message: '500' } } : { ok: true, text, startedAt: 't', latencyMs: 0 };
+      const rec: AttemptRecord =
+        text === null
+          ? { ok: false, startedAt: 't', latencyMs: 0, error: { kind: 'http', message: '500' } }
+          : { ok: true, text, startedAt: 't', latencyMs: 0 };
       opts.onAttempt?.(rec);
       return { text, attempts: [rec] };
     },

@@ -30,7 +30,10 @@ function reply(messages: Array<{ content: string }>): string {
   return `\n${words.join(' ')}\n`;
 }
 
-async function faultServer(schedule: (caseName: string, revision: number, attempt: number) => Fault, port = 0): Promise<{ url: string; port: number; close(): void; log: string[] }> {
+async function faultServer(
+  schedule: (caseName: string, revision: number, attempt: number) => Fault,
+  port = 0,
+): Promise<{ url: string; port: number; close(): void; log: string[] }> {
   const attempts = new Map<string, number>();
   const log: string[] = [];
   const server = createServer((req, res) => {
@@ -55,14 +58,23 @@ async function faultServer(schedule: (caseName: string, revision: number, attemp
         case '429':
           return json(429, { error: { message: 'slow down', code: 429 } }, { 'retry-after': '0' });
         case 'null':
-          return json(200, { id: 'x', model: 'faulty', choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: 'stop' }] });
+          return json(200, {
+            id: 'x',
+            model: 'faulty',
+            choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: 'stop' }],
+          });
         case 'malformed':
           res.writeHead(200, { 'content-type': 'application/json' });
           return res.end('{"choices": [');
         case 'drop':
           return req.socket.destroy();
         default:
-          return json(200, { id: `ok-${key}-${attempt}`, model: 'faulty', choices: [{ index: 0, message: { role: 'assistant', content: reply(messages) }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
+          return json(200, {
+            id: `ok-${key}-${attempt}`,
+            model: 'faulty',
+            choices: [{ index: 0, message: { role: 'assistant', content: reply(messages) }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+          });
       }
     });
   });
@@ -85,10 +97,24 @@ const cases: ConstraintCase[] = ['A', 'B', 'C', 'D'].map((n, i) => ({
 }));
 
 async function run(path: string, url: string, concurrency = 2) {
-  const model = await createModel(`openai-compatible:${url}#faulty`, { maxRetries: 2, retry: { baseDelayMs: 1, maxDelayMs: 2 }, timeout: 5000 });
+  const model = await createModel(`openai-compatible:${url}#faulty`, {
+    maxRetries: 2,
+    retry: { baseDelayMs: 1, maxDelayMs: 2 },
+    timeout: 5000,
+  });
   const store = openStore(path);
   try {
-    return await executeRun({ store, runId: 'http', cases, caseSet: { format: 'native', total: cases.length, limit: null, fileSha256: null, manifest: null, path: null }, model, protocol: PAPER_PROTOCOL, resolveFamily: getFamily, concurrency, maxConsecutiveFailures: 0 });
+    return await executeRun({
+      store,
+      runId: 'http',
+      cases,
+      caseSet: { format: 'native', total: cases.length, limit: null, fileSha256: null, manifest: null, path: null },
+      model,
+      protocol: PAPER_PROTOCOL,
+      resolveFamily: getFamily,
+      concurrency,
+      maxConsecutiveFailures: 0,
+    });
   } finally {
     store.close();
   }
@@ -109,14 +135,34 @@ test('HTTP provider faults are retried, recorded and never scored; exhausted gen
 
   let store = openStore(path, { readonly: true });
   const ts = store.loadTrajectories(['http']);
-  assert.deepEqual(ts.map((t) => t.status), ['complete', 'complete', 'incomplete', 'complete']);
-  for (const t of [ts[0], ts[1], ts[3]]) assert.deepEqual(t.rounds.map((r) => r.joint), [false, true]);
+  assert.deepEqual(
+    ts.map((t) => t.status),
+    ['complete', 'complete', 'incomplete', 'complete'],
+  );
+  for (const t of [ts[0], ts[1], ts[3]])
+    assert.deepEqual(
+      t.rounds.map((r) => r.joint),
+      [false, true],
+    );
   assert.equal(ts[2].rounds.length, 1, 'the failed generation produced no draft');
   assert.match(ts[2].incompleteReason!, /^revision 1: provider attempts exhausted \(3 attempts\); last error: network: /);
   // Every failed attempt is in the log with its kind; no failed attempt's body became a draft.
   const finished = store.readEvents('http').filter((e) => e.type === 'attempt_finished');
-  const kinds = finished.filter((e) => e.type === 'attempt_finished' && !e.payload.record.ok).map((e) => `${e.caseIndex}/${e.revision}:${e.type === 'attempt_finished' ? e.payload.record.error?.kind : ''}`);
-  assert.deepEqual(kinds.sort(), ['0/0:server_error', '0/1:server_error', '1/0:malformed_json', '1/0:null_content', '2/1:network', '2/1:network', '2/1:rate_limit'].sort());
+  const kinds = finished
+    .filter((e) => e.type === 'attempt_finished' && !e.payload.record.ok)
+    .map((e) => `${e.caseIndex}/${e.revision}:${e.type === 'attempt_finished' ? e.payload.record.error?.kind : ''}`);
+  assert.deepEqual(
+    kinds.sort(),
+    [
+      '0/0:server_error',
+      '0/1:server_error',
+      '1/0:malformed_json',
+      '1/0:null_content',
+      '2/1:network',
+      '2/1:network',
+      '2/1:rate_limit',
+    ].sort(),
+  );
   const drafts = new Set(ts.flatMap((t) => t.rounds.map((r) => r.text)));
   assert.ok(![...drafts].some((d) => d === 'None' || d === ''), 'a null content is never the text "None"');
   const [summary] = store.listRuns();

@@ -3,12 +3,27 @@ import assert from 'node:assert/strict';
 import { createProgressReporter, formatDuration, progressLine } from '../../src/loop/progress.ts';
 import type { RunProgress } from '../../src/loop/run.ts';
 
-const p = (done: number, extra: Partial<RunProgress> = {}): RunProgress => ({ total: 100, skipped: 20, done, successes: Math.floor(done / 2) + 10, incomplete: 0, rounds: done * 3, startedAtMs: 0, ...extra });
+const p = (done: number, extra: Partial<RunProgress> = {}): RunProgress => ({
+  total: 100,
+  skipped: 20,
+  done,
+  successes: Math.floor(done / 2) + 10,
+  incomplete: 0,
+  rounds: done * 3,
+  startedAtMs: 0,
+  ...extra,
+});
 
 test('progress line: done/total, success so far, rate, ETA, SIMULATED label', () => {
-  assert.equal(progressLine(p(40), 10_000, true), '[SIMULATED] 60/100 done (20 before) · success 50.0% · 4.00 traj/s · 12.0 rounds/s · ETA 10s');
+  assert.equal(
+    progressLine(p(40), 10_000, true),
+    '[SIMULATED] 60/100 done (20 before) · success 50.0% · 4.00 traj/s · 12.0 rounds/s · ETA 10s',
+  );
   assert.equal(progressLine(p(0), 1000, false), '20/100 done (20 before) · success 50.0% · 0.00 traj/s · 0.0 rounds/s · ETA ?');
-  assert.equal(progressLine(p(80, { incomplete: 2 }), 20_000, false), '100/100 done (20 before) · success 50.0% · 4.00 traj/s · 12.0 rounds/s · ETA 0s · 2 incomplete');
+  assert.equal(
+    progressLine(p(80, { incomplete: 2 }), 20_000, false),
+    '100/100 done (20 before) · success 50.0% · 4.00 traj/s · 12.0 rounds/s · ETA 0s · 2 incomplete',
+  );
   assert.equal(formatDuration(3725), '1h02m');
   assert.equal(formatDuration(125), '2m05s');
 });
@@ -41,6 +56,9 @@ test('on a terminal one line is redrawn in place; otherwise plain lines at an in
   now = 13_000;
   q.update(p(80)); // complete: always shown
   q.finish(); // nothing new to show
-  assert.deepEqual(plain.map((s) => s.split(' · ')[0]), ['[SIMULATED] 21/100 done (20 before)', '[SIMULATED] 23/100 done (20 before)', '[SIMULATED] 100/100 done (20 before)']);
+  assert.deepEqual(
+    plain.map((s) => s.split(' · ')[0]),
+    ['[SIMULATED] 21/100 done (20 before)', '[SIMULATED] 23/100 done (20 before)', '[SIMULATED] 100/100 done (20 before)'],
+  );
   assert.ok(plain.every((s) => s.endsWith('\n')));
 });

@@ -61,7 +61,11 @@ test('POST: method, headers and a UTF-8 body arrive intact; the response reads l
     res.end(JSON.stringify({ echo: body }));
   });
   const body = JSON.stringify({ text: 'naïve café — 日本語 🙂' });
-  const r = await fetchOf()(`${server.url}/v1/x`, { method: 'POST', headers: new Headers({ 'Content-Type': 'application/json', 'X-Extra': 'yes' }), body });
+  const r = await fetchOf()(`${server.url}/v1/x`, {
+    method: 'POST',
+    headers: new Headers({ 'Content-Type': 'application/json', 'X-Extra': 'yes' }),
+    body,
+  });
   assert.equal(seen.method, 'POST');
   assert.equal(seen.body, body);
   assert.equal(seen.headers!['content-length'], String(Buffer.byteLength(body)));
@@ -187,8 +191,12 @@ test('connection faults reject with the network error: refused, reset, closed mi
       setTimeout(() => req.socket.destroy(), 10);
     }
   });
-  await assert.rejects(f(`${server.url}/reset`, { method: 'POST', body: '{}' }), (e: Error) => /socket hang up|ECONNRESET/.test(`${e.message} ${(e as NodeJS.ErrnoException).code}`));
-  await assert.rejects(f(`${server.url}/short`), (e: Error) => /closed the connection|aborted|ECONNRESET/.test(`${e.message} ${(e as NodeJS.ErrnoException).code}`));
+  await assert.rejects(f(`${server.url}/reset`, { method: 'POST', body: '{}' }), (e: Error) =>
+    /socket hang up|ECONNRESET/.test(`${e.message} ${(e as NodeJS.ErrnoException).code}`),
+  );
+  await assert.rejects(f(`${server.url}/short`), (e: Error) =>
+    /closed the connection|aborted|ECONNRESET/.test(`${e.message} ${(e as NodeJS.ErrnoException).code}`),
+  );
 });
 
 test('an HTTP model sends through the keep-alive fetch (one connection for many calls)', async () => {
@@ -234,6 +242,10 @@ test('the record hash of a message list equals sha256(canonicalJson(messages)), 
     }),
     { numRuns: 300 },
   );
-  const odd = [{ role: 'user', content: [{ type: 'text', text: 'parts' }] }, { content: 'no role' }, { role: 'user', content: 'x', name: 'extra' }];
+  const odd = [
+    { role: 'user', content: [{ type: 'text', text: 'parts' }] },
+    { content: 'no role' },
+    { role: 'user', content: 'x', name: 'extra' },
+  ];
   assert.equal(messagesCanonicalSha256(odd), sha256Hex(canonicalJson(odd)));
 });

@@ -34,7 +34,10 @@ async function run(model: Model, extra: Partial<GenerateOptions> = {}) {
 const kinds = (attempts: AttemptRecord[]) => attempts.map((a) => (a.ok ? 'ok' : a.error!.kind));
 
 test('429 with Retry-After in seconds: the wait is honoured, then success', async () => {
-  const { server, clock, model } = await setup([{ status: 429, headers: { 'retry-after': '2' }, json: { error: { message: 'slow down', type: 'rate_limit' } } }, { json: chatOk('Hello there.') }]);
+  const { server, clock, model } = await setup([
+    { status: 429, headers: { 'retry-after': '2' }, json: { error: { message: 'slow down', type: 'rate_limit' } } },
+    { json: chatOk('Hello there.') },
+  ]);
   const r = await run(model);
   assert.equal(r.text, 'Hello there.');
   assert.deepEqual(kinds(r.attempts), ['rate_limit', 'ok']);
@@ -49,11 +52,10 @@ test('429 with Retry-After in seconds: the wait is honoured, then success', asyn
 test('429 Retry-After as an HTTP date, and a huge Retry-After capped by the policy', async () => {
   const clock0 = fakeClock();
   const date = new Date(clock0.now() + 3000).toUTCString();
-  const { clock, model } = await setup([
-    { status: 429, headers: { 'retry-after': date } },
-    { status: 429, headers: { 'retry-after': '3600' } },
-    { json: chatOk('ok text') },
-  ], { retry: { retryAfterCapMs: 5000 } });
+  const { clock, model } = await setup(
+    [{ status: 429, headers: { 'retry-after': date } }, { status: 429, headers: { 'retry-after': '3600' } }, { json: chatOk('ok text') }],
+    { retry: { retryAfterCapMs: 5000 } },
+  );
   const r = await run(model);
   assert.equal(r.text, 'ok text');
   assert.deepEqual(kinds(r.attempts), ['rate_limit', 'rate_limit', 'ok']);
@@ -73,7 +75,11 @@ test('a real Retry-After wait: the retry is not sent before the server asked', a
 });
 
 test('500 then success, with exponential backoff when there is no Retry-After', async () => {
-  const { clock, model } = await setup([{ status: 500, json: { error: { message: 'boom' } } }, { status: 502, body: 'Bad Gateway' }, { json: chatOk('third time') }]);
+  const { clock, model } = await setup([
+    { status: 500, json: { error: { message: 'boom' } } },
+    { status: 502, body: 'Bad Gateway' },
+    { json: chatOk('third time') },
+  ]);
   const r = await run(model);
   assert.equal(r.text, 'third time');
   assert.deepEqual(kinds(r.attempts), ['server_error', 'server_error', 'ok']);
@@ -95,10 +101,16 @@ test('backoff is capped and seeded jitter is reproducible', async () => {
   const { retryDelayMs } = await import('../../src/models/http/retry.ts');
   const { DEFAULT_RETRY_POLICY } = await import('../../src/models/options.ts');
   const p = { ...DEFAULT_RETRY_POLICY };
-  assert.deepEqual([1, 2, 3, 4, 5, 6, 7].map((k) => retryDelayMs(k, p, null).delayMs), [1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 6, 7].map((k) => retryDelayMs(k, p, null).delayMs),
+    [1000, 2000, 4000, 8000, 16000, 30000, 30000],
+  );
   const j = { ...p, jitter: 'seeded' as const, jitterSeed: 7 };
   const a = [1, 2, 3].map((k) => retryDelayMs(k, j, null).delayMs);
-  assert.deepEqual(a, [1, 2, 3].map((k) => retryDelayMs(k, j, null).delayMs));
+  assert.deepEqual(
+    a,
+    [1, 2, 3].map((k) => retryDelayMs(k, j, null).delayMs),
+  );
   a.forEach((d, i) => assert.ok(d >= 500 * 2 ** i && d <= 1500 * 2 ** i));
 });
 
@@ -140,7 +152,10 @@ test('empty or whitespace-only content is a failed attempt', async () => {
 });
 
 test('a refusal is a failed attempt and is not retried by default', async () => {
-  const { model, server } = await setup([{ json: chatOk(null, {}, { refusal: 'I cannot help with that.' }) }, { json: chatOk('should not be reached') }]);
+  const { model, server } = await setup([
+    { json: chatOk(null, {}, { refusal: 'I cannot help with that.' }) },
+    { json: chatOk('should not be reached') },
+  ]);
   const r = await run(model);
   assert.equal(r.text, null);
   assert.deepEqual(kinds(r.attempts), ['refusal']);
@@ -150,7 +165,10 @@ test('a refusal is a failed attempt and is not retried by default', async () => 
 
 test('a refusal is retried when retryRefusals is set; a content filter stop counts as a refusal', async () => {
   const { model } = await setup(
-    [{ json: { ...chatOk(''), choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'content_filter' }] } }, { json: chatOk('second try') }],
+    [
+      { json: { ...chatOk(''), choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'content_filter' }] } },
+      { json: chatOk('second try') },
+    ],
     { retry: { retryRefusals: true } },
   );
   const r = await run(model);
@@ -219,10 +237,13 @@ test('no failed body is ever returned as text, whatever the mix of faults', asyn
 
 test('records: request summary without secrets, usage, finish reason, response id, fingerprint', async () => {
   process.env.REVLOOP_TEST_KEY = 'sk-secret-value-123';
-  const { model, server } = await setup([{ json: chatOk('recorded', { id: 'resp-42', system_fingerprint: 'fp_abc' }), headers: { 'x-request-id': 'req-9' } }], {
-    apiKeyEnv: 'REVLOOP_TEST_KEY',
-    extraBody: { api_key: 'sk-secret-value-123' },
-  });
+  const { model, server } = await setup(
+    [{ json: chatOk('recorded', { id: 'resp-42', system_fingerprint: 'fp_abc' }), headers: { 'x-request-id': 'req-9' } }],
+    {
+      apiKeyEnv: 'REVLOOP_TEST_KEY',
+      extraBody: { api_key: 'sk-secret-value-123' },
+    },
+  );
   const r = await run(model);
   const a = r.attempts[0];
   assert.equal(a.ok, true);
@@ -294,7 +315,10 @@ test('keys: openai: needs one; a named variable must be set', async () => {
   delete process.env.OPENAI_API_KEY;
   try {
     await assert.rejects(createModel('openai:gpt-4o-mini'), (e: Error) => e instanceof UserError && /OPENAI_API_KEY/.test(e.message));
-    await assert.rejects(createModel('openai-compatible:http://127.0.0.1:9/v1#m', { apiKeyEnv: 'REVLOOP_NOT_SET_ANYWHERE' }), (e: Error) => e instanceof UserError && /REVLOOP_NOT_SET_ANYWHERE/.test(e.message));
+    await assert.rejects(
+      createModel('openai-compatible:http://127.0.0.1:9/v1#m', { apiKeyEnv: 'REVLOOP_NOT_SET_ANYWHERE' }),
+      (e: Error) => e instanceof UserError && /REVLOOP_NOT_SET_ANYWHERE/.test(e.message),
+    );
     process.env.OPENAI_API_KEY = 'sk-test';
     const m = await createModel('openai:gpt-4o-mini');
     assert.equal(m.label, 'gpt-4o-mini');
@@ -334,7 +358,7 @@ test('RateLimiter with a fake clock grants exactly rpm starts per window, in ord
   assert.deepEqual(granted, [0, 0, 60_000, 60_000, 120_000]);
 });
 
-test('the caller\'s abort stops the loop: recorded as aborted, then thrown', async () => {
+test("the caller's abort stops the loop: recorded as aborted, then thrown", async () => {
   const { model } = await setup([{ hang: true }], { timeout: 5000 });
   const ctrl = new AbortController();
   setTimeout(() => ctrl.abort(new Error('user pressed Ctrl-C')), 100);
@@ -346,6 +370,9 @@ test('the caller\'s abort stops the loop: recorded as aborted, then thrown', asy
 test('plain OpenAI-compatible models refuse bans with a CapabilityError', async () => {
   const { model, server } = await setup([{ json: chatOk('x') }]);
   assert.equal(model.capabilities.ban, false);
-  await assert.rejects(model.generate(MESSAGES, { maxTokens: 8, bannedSequences: ['send_email('] }), (e: Error) => e instanceof CapabilityError && /ban/.test(e.message));
+  await assert.rejects(
+    model.generate(MESSAGES, { maxTokens: 8, bannedSequences: ['send_email('] }),
+    (e: Error) => e instanceof CapabilityError && /ban/.test(e.message),
+  );
   assert.equal(server.requests.length, 0);
 });

@@ -73,19 +73,28 @@ test('responses mark themselves simulated; the attempt records say so', async ()
   assert.equal(r.attempts[0].meta!.simulated, true);
   assert.equal(r.attempts[0].meta!.returnedModel, 'sim:ideal');
   const models = (await (await fetch(`${sim.url}/models`)).json()) as any;
-  assert.ok(models.data.length >= 6 && models.data.every((d: { id: string; revloop_simulated: boolean }) => d.id.startsWith('sim:') && d.revloop_simulated));
+  assert.ok(
+    models.data.length >= 6 &&
+      models.data.every((d: { id: string; revloop_simulated: boolean }) => d.id.startsWith('sim:') && d.revloop_simulated),
+  );
 });
 
 test('an unknown profile is a 404 (not retried); bad requests are 400s', async () => {
   const m = await createModel(`openai-compatible:${sim.url}#sim:nope`, { maxRetries: 3 });
   const r = await m.generate([{ role: 'user', content: 'hi' }], { maxTokens: 10 });
   assert.equal(r.text, null);
-  assert.deepEqual(r.attempts.map((a) => a.error?.kind), ['not_found']);
+  assert.deepEqual(
+    r.attempts.map((a) => a.error?.kind),
+    ['not_found'],
+  );
   assert.match(r.attempts[0].error!.message, /unknown simulated profile/);
   const bad = await fetch(`${sim.url}/chat/completions`, { method: 'POST', body: '{not json' });
   assert.equal(bad.status, 400);
   assert.equal(((await bad.json()) as any).revloop_simulated, true);
-  const stream = await fetch(`${sim.url}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'steady', messages: [{ role: 'user', content: 'x' }], stream: true }) });
+  const stream = await fetch(`${sim.url}/chat/completions`, {
+    method: 'POST',
+    body: JSON.stringify({ model: 'steady', messages: [{ role: 'user', content: 'x' }], stream: true }),
+  });
   assert.equal(stream.status, 400);
   const noRoute = await fetch(`${sim.url}/nothing`, { method: 'POST', body: '{}' });
   assert.equal(noRoute.status, 404);
@@ -131,9 +140,12 @@ test('vLLM scoring through serve-sim equals the in-process toy score', async () 
   assert.equal(empty.tokens, 0);
 });
 
-test('vLLM emulation: /v1/completions with token ids and prompt_logprobs has vLLM\'s layout', async () => {
+test("vLLM emulation: /v1/completions with token ids and prompt_logprobs has vLLM's layout", async () => {
   const ids = toyTokenize('alpha beta alpha beta');
-  const res = await fetch(`${sim.url}/completions`, { method: 'POST', body: JSON.stringify({ model: 'steady', prompt: ids, max_tokens: 1, prompt_logprobs: 1 }) });
+  const res = await fetch(`${sim.url}/completions`, {
+    method: 'POST',
+    body: JSON.stringify({ model: 'steady', prompt: ids, max_tokens: 1, prompt_logprobs: 1 }),
+  });
   const body = (await res.json()) as any;
   const plp = body.choices[0].prompt_logprobs;
   assert.equal(plp.length, ids.length);
@@ -144,9 +156,16 @@ test('vLLM emulation: /v1/completions with token ids and prompt_logprobs has vLL
     const top = Object.values(plp[i] as Record<string, { rank: number }>).find((x) => x.rank === 1);
     assert.ok(top, 'the argmax is listed with rank 1');
   }
-  const tok = (await (await fetch(`${sim.url.replace(/\/v1$/, '')}/tokenize`, { method: 'POST', body: JSON.stringify({ model: 'steady', prompt: 'alpha beta alpha beta', add_special_tokens: false }) })).json()) as any;
+  const tok = (await (
+    await fetch(`${sim.url.replace(/\/v1$/, '')}/tokenize`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'steady', prompt: 'alpha beta alpha beta', add_special_tokens: false }),
+    })
+  ).json()) as any;
   assert.deepEqual(tok.tokens, ids);
-  const detok = (await (await fetch(`${sim.url.replace(/\/v1$/, '')}/detokenize`, { method: 'POST', body: JSON.stringify({ model: 'steady', tokens: ids }) })).json()) as any;
+  const detok = (await (
+    await fetch(`${sim.url.replace(/\/v1$/, '')}/detokenize`, { method: 'POST', body: JSON.stringify({ model: 'steady', tokens: ids }) })
+  ).json()) as any;
   assert.equal(detok.prompt, 'alpha beta alpha beta');
 });
 
@@ -168,7 +187,10 @@ test('vLLM bans: bad_words reach the server and the banned text never comes back
 
 test('the CLI prints the port it chose and stops cleanly on SIGTERM and SIGINT', async () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    const child = spawn(process.execPath, [BIN, 'serve-sim', '--port', '0', '--latency-ms', '1'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'serve-sim', '--port', '0', '--latency-ms', '1'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stderr.on('data', (c) => (err += c));
@@ -215,19 +237,46 @@ test('vLLM emulation on chat: prompt_logprobs with continue_final_message scores
     { role: 'assistant', content: 'send_mail(to=bob)' },
   ];
   const root = sim.url.replace(/\/v1$/, '');
-  const tok = (await (await fetch(`${root}/tokenize`, { method: 'POST', body: JSON.stringify({ model: 'steady', messages, continue_final_message: true, add_generation_prompt: false }) })).json()) as any;
+  const tok = (await (
+    await fetch(`${root}/tokenize`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'steady', messages, continue_final_message: true, add_generation_prompt: false }),
+    })
+  ).json()) as any;
   assert.deepEqual(tok.tokens, toyTokenize(toyRenderChat(messages, { continueFinalMessage: true }), { special: true }));
-  const res = (await (await fetch(`${sim.url}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'steady', messages, continue_final_message: true, add_generation_prompt: false, prompt_logprobs: 0, max_tokens: 1 }) })).json()) as any;
+  const res = (await (
+    await fetch(`${sim.url}/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({
+        model: 'steady',
+        messages,
+        continue_final_message: true,
+        add_generation_prompt: false,
+        prompt_logprobs: 0,
+        max_tokens: 1,
+      }),
+    })
+  ).json()) as any;
   assert.equal(res.revloop_simulated, true);
   assert.deepEqual(res.prompt_token_ids, tok.tokens);
   assert.equal(res.prompt_logprobs.length, tok.tokens.length);
   assert.equal(res.prompt_logprobs[0], null);
   // The prefill's positions carry the toy LM's teacher-forced numbers for those tokens.
   const cont = toyTokenize('send_mail(to=bob)');
-  const tail = res.prompt_logprobs.slice(-cont.length).map((e: Record<string, { logprob: number }>, i: number) => e[String(cont[i])].logprob);
-  const both = await fetch(`${sim.url}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'steady', messages, add_generation_prompt: true, continue_final_message: true }) });
+  const tail = res.prompt_logprobs
+    .slice(-cont.length)
+    .map((e: Record<string, { logprob: number }>, i: number) => e[String(cont[i])].logprob);
+  const both = await fetch(`${sim.url}/chat/completions`, {
+    method: 'POST',
+    body: JSON.stringify({ model: 'steady', messages, add_generation_prompt: true, continue_final_message: true }),
+  });
   assert.equal(both.status, 400, 'continue_final_message and add_generation_prompt together are refused, as in vLLM');
   assert.equal(tail.length, cont.length);
-  assert.deepEqual(tail, toyPromptLogprobs(tok.tokens, 1).slice(-cont.length).map((p) => p.logprob));
+  assert.deepEqual(
+    tail,
+    toyPromptLogprobs(tok.tokens, 1)
+      .slice(-cont.length)
+      .map((p) => p.logprob),
+  );
   assert.ok(tail.every((x: number) => Number.isFinite(x) && x <= 0));
 });

@@ -37,8 +37,10 @@ const exactFeedback = {
   structured: (n: number, t: number, miss: string[]) =>
     `DETERMINISTIC_VERIFIER\nCURRENT_WORDS: ${n}\nTARGET_WORDS: ${t}\nREQUIRED_ACTION: ${action(t - n)}\nMISSING_REQUIRED_CONTENT: ${miss.length ? miss.join('; ') : 'none'}\nINSTRUCTION: Revise the complete response to hit TARGET_WORDS exactly and retain every required content item. Return only the revised response; no analysis, count, or commentary.`,
 };
-const SUFFIX = '\n\nThe constraints are checked by a deterministic verifier. Return only the requested text, with no preface, analysis, count, or commentary.';
-const REPORT_SUFFIX = '\nRevise the complete previous response so every reported constraint is satisfied. Return only the revised text, with no analysis, count, or commentary.';
+const SUFFIX =
+  '\n\nThe constraints are checked by a deterministic verifier. Return only the requested text, with no preface, analysis, count, or commentary.';
+const REPORT_SUFFIX =
+  '\nRevise the complete previous response so every reported constraint is satisfied. Return only the revised text, with no analysis, count, or commentary.';
 const tasks = {
   c05: "Please generate a sentence:\n1) with exactly 14 words;\n2) with the 4th, 8th, 11th words to be 'copper', 'n't', 'harbour' respectively.",
   c07: "Please generate a sentence containing the word 'lantern', 'it's', 'dawn'.",
@@ -48,7 +50,10 @@ const tasks = {
 };
 
 function words(text: string): string[] {
-  return text.split(/\s+/).filter(Boolean).map((w) => w.replace(/[.!]$/, ''));
+  return text
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => w.replace(/[.!]$/, ''));
 }
 function sentences(text: string): string[] {
   return text.split(/(?<=[.!])\s+/).filter(Boolean);
@@ -57,13 +62,27 @@ const ideal = { ...SIM_PROFILES.ideal.params };
 
 test('parseTask: exact-length prompts in all three variants', () => {
   for (const v of ['baseline', 'concise', 'structured'] as const) {
-    assert.deepEqual(parseTask(exactPrompt[v](57, ['quiet harbour', 'gulls', 'C++'])), { family: 'exact-length', target: 57, anchors: ['quiet harbour', 'gulls', 'C++'] }, v);
+    assert.deepEqual(
+      parseTask(exactPrompt[v](57, ['quiet harbour', 'gulls', 'C++'])),
+      { family: 'exact-length', target: 57, anchors: ['quiet harbour', 'gulls', 'C++'] },
+      v,
+    );
   }
 });
 
 test('parseTask: our own COLLIE-style task texts, with any suffix', () => {
-  assert.deepEqual(parseTask(tasks.c05 + SUFFIX), { family: 'c05', words: 14, positions: [4, 8, 11], targetWords: ['copper', "n't", 'harbour'] });
-  assert.deepEqual(parseTask(`TASK\n${tasks.c07}\n\nCONSTRAINTS\nCHECKING: deterministic verifier\nOUTPUT: only the requested text; no preface, analysis, count, or commentary.`), { family: 'c07', required: ['lantern', "it's", 'dawn'] });
+  assert.deepEqual(parseTask(tasks.c05 + SUFFIX), {
+    family: 'c05',
+    words: 14,
+    positions: [4, 8, 11],
+    targetWords: ['copper', "n't", 'harbour'],
+  });
+  assert.deepEqual(
+    parseTask(
+      `TASK\n${tasks.c07}\n\nCONSTRAINTS\nCHECKING: deterministic verifier\nOUTPUT: only the requested text; no preface, analysis, count, or commentary.`,
+    ),
+    { family: 'c07', required: ['lantern', "it's", 'dawn'] },
+  );
   assert.deepEqual(parseTask(tasks.c09 + SUFFIX), { family: 'c09', sentences: 4, forbidden: ['the', 'is', 'and'] });
   assert.deepEqual(parseTask(tasks.c10 + SUFFIX), { family: 'c10', sentences: 3, lower: 9, upper: 12 });
   assert.deepEqual(parseTask(tasks.c12 + SUFFIX), { family: 'c12', sentences: 3, lastWords: ['tide', 'Mr', 'gulls'] });
@@ -72,7 +91,10 @@ test('parseTask: our own COLLIE-style task texts, with any suffix', () => {
 
 const collie = requireShared('collie', 'collie_all.jsonl');
 test('parseTask reads every COLLIE c05/c07/c09/c10/c12 prompt back to its targets', { skip: collie.skip }, () => {
-  const rows = readFileSync(collie.path!, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const rows = readFileSync(collie.path!, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   let n = 0;
   for (const r of rows) {
     const t = parseTask(r.prompt + SUFFIX);
@@ -103,11 +125,20 @@ test('parseTask reads every COLLIE c05/c07/c09/c10/c12 prompt back to its target
 
 test('parseReport: exact-length reports in all three variants', () => {
   for (const v of ['baseline', 'concise', 'structured'] as const) {
-    assert.deepEqual(parseReport(exactFeedback[v](40, 57, ['gulls', 'C++'])), { kind: 'exact-length', count: 40, target: 57, missing: ['gulls', 'C++'] }, v);
+    assert.deepEqual(
+      parseReport(exactFeedback[v](40, 57, ['gulls', 'C++'])),
+      { kind: 'exact-length', count: 40, target: 57, missing: ['gulls', 'C++'] },
+      v,
+    );
     assert.deepEqual(parseReport(exactFeedback[v](60, 57, [])), { kind: 'exact-length', count: 60, target: 57, missing: [] }, v);
   }
   // The quirk "remove exactly 0 words" (exact length, anchors missing).
-  assert.deepEqual(parseReport(exactFeedback.baseline(57, 57, ['gulls'])), { kind: 'exact-length', count: 57, target: 57, missing: ['gulls'] });
+  assert.deepEqual(parseReport(exactFeedback.baseline(57, 57, ['gulls'])), {
+    kind: 'exact-length',
+    count: 57,
+    target: 57,
+    missing: ['gulls'],
+  });
 });
 
 test('readPyValue reads Python repr strings and <missing>', () => {
@@ -133,7 +164,8 @@ test('parseReport: structured report lines for every family', () => {
     { position: 11, target: 'harbour', observed: null, correct: false },
   ]);
   const c10 = parseReport(
-    'DETERMINISTIC VERIFIER REPORT\n- sentences: observed=2, target=3, residual(observed-target)=-1\n- allowed words per sentence: 9 to 12 inclusive\n- sentence 1: words=7, below-minimum-by=2, above-maximum-by=0\n- sentence 2: words=15, below-minimum-by=0, above-maximum-by=3' + REPORT_SUFFIX,
+    'DETERMINISTIC VERIFIER REPORT\n- sentences: observed=2, target=3, residual(observed-target)=-1\n- allowed words per sentence: 9 to 12 inclusive\n- sentence 1: words=7, below-minimum-by=2, above-maximum-by=0\n- sentence 2: words=15, below-minimum-by=0, above-maximum-by=3' +
+      REPORT_SUFFIX,
   );
   assert.ok(c10 && c10.kind === 'structured');
   assert.deepEqual(c10.sentences, { observed: 2, target: 3 });
@@ -142,13 +174,24 @@ test('parseReport: structured report lines for every family', () => {
     { index: 1, words: 7, deficit: 2, excess: 0 },
     { index: 2, words: 15, deficit: 0, excess: 3 },
   ]);
-  const c07 = parseReport("DETERMINISTIC VERIFIER REPORT\n- required word 'lantern': present=false\n- required word \"it's\": present=true" + REPORT_SUFFIX);
+  const c07 = parseReport(
+    "DETERMINISTIC VERIFIER REPORT\n- required word 'lantern': present=false\n- required word \"it's\": present=true" + REPORT_SUFFIX,
+  );
   assert.ok(c07 && c07.kind === 'structured');
-  assert.deepEqual(c07.required, [{ word: 'lantern', present: false }, { word: "it's", present: true }]);
-  const c09 = parseReport("DETERMINISTIC VERIFIER REPORT\n- sentences: observed=4, target=4, residual(observed-target)=0\n- forbidden word 'the': observed-count=2" + REPORT_SUFFIX);
+  assert.deepEqual(c07.required, [
+    { word: 'lantern', present: false },
+    { word: "it's", present: true },
+  ]);
+  const c09 = parseReport(
+    "DETERMINISTIC VERIFIER REPORT\n- sentences: observed=4, target=4, residual(observed-target)=0\n- forbidden word 'the': observed-count=2" +
+      REPORT_SUFFIX,
+  );
   assert.ok(c09 && c09.kind === 'structured');
   assert.deepEqual(c09.forbidden, [{ word: 'the', count: 2 }]);
-  const c12 = parseReport("DETERMINISTIC VERIFIER REPORT\n- sentences: observed=1, target=3, residual(observed-target)=-2\n- sentence 1 final word: target='tide', observed='rivers', correct=false\n- sentence 2 final word: target='Mr', observed=<missing>, correct=false" + REPORT_SUFFIX);
+  const c12 = parseReport(
+    "DETERMINISTIC VERIFIER REPORT\n- sentences: observed=1, target=3, residual(observed-target)=-2\n- sentence 1 final word: target='tide', observed='rivers', correct=false\n- sentence 2 final word: target='Mr', observed=<missing>, correct=false" +
+      REPORT_SUFFIX,
+  );
   assert.ok(c12 && c12.kind === 'structured');
   assert.deepEqual(c12.lastWords[1], { index: 2, target: 'Mr', observed: null, correct: false });
   assert.equal(parseReport('Please try again.'), null);
@@ -193,45 +236,71 @@ test('a dead zone ignores small corrections; asymmetry scales additions and remo
 });
 
 test('c05: moves the word count and fixes wrong positions', () => {
-  const report = 'DETERMINISTIC VERIFIER REPORT\n- total words: observed=9, target=14, residual(observed-target)=-5\n' + "- word 4: target='copper', observed='kites', correct=false\n- word 8: target=\"n't\", observed='gulls', correct=false\n- word 11: target='harbour', observed=<missing>, correct=false" + REPORT_SUFFIX;
+  const report =
+    'DETERMINISTIC VERIFIER REPORT\n- total words: observed=9, target=14, residual(observed-target)=-5\n' +
+    "- word 4: target='copper', observed='kites', correct=false\n- word 8: target=\"n't\", observed='gulls', correct=false\n- word 11: target='harbour', observed=<missing>, correct=false" +
+    REPORT_SUFFIX;
   const ws = words(simulate(turn(tasks.c05 + SUFFIX, 'x', report), ideal).text);
   assert.equal(ws.length, 14);
   assert.deepEqual([ws[3], ws[7], ws[10]], ['copper', "n't", 'harbour']);
-  const over = 'DETERMINISTIC VERIFIER REPORT\n- total words: observed=20, target=14, residual(observed-target)=6\n' + "- word 4: target='copper', observed='copper', correct=true" + REPORT_SUFFIX;
+  const over =
+    'DETERMINISTIC VERIFIER REPORT\n- total words: observed=20, target=14, residual(observed-target)=6\n' +
+    "- word 4: target='copper', observed='copper', correct=true" +
+    REPORT_SUFFIX;
   assert.equal(words(simulate(turn(tasks.c05 + SUFFIX, 'x', over), ideal).text).length, 14);
 });
 
 test('c07: includes the missing required words', () => {
-  const report = "DETERMINISTIC VERIFIER REPORT\n- required word 'lantern': present=false\n- required word \"it's\": present=true\n- required word 'dawn': present=false" + REPORT_SUFFIX;
+  const report =
+    "DETERMINISTIC VERIFIER REPORT\n- required word 'lantern': present=false\n- required word \"it's\": present=true\n- required word 'dawn': present=false" +
+    REPORT_SUFFIX;
   const ws = words(simulate(turn(tasks.c07 + SUFFIX, 'x', report), ideal).text).map((w) => w.toLowerCase());
   for (const w of ['lantern', "it's", 'dawn']) assert.ok(ws.includes(w), w);
 });
 
 test('c09: moves the sentence count and drops forbidden words', () => {
-  const report = "DETERMINISTIC VERIFIER REPORT\n- sentences: observed=2, target=4, residual(observed-target)=-2\n- forbidden word 'the': observed-count=3\n- forbidden word 'is': observed-count=0\n- forbidden word 'and': observed-count=1" + REPORT_SUFFIX;
+  const report =
+    "DETERMINISTIC VERIFIER REPORT\n- sentences: observed=2, target=4, residual(observed-target)=-2\n- forbidden word 'the': observed-count=3\n- forbidden word 'is': observed-count=0\n- forbidden word 'and': observed-count=1" +
+    REPORT_SUFFIX;
   const text = simulate(turn(tasks.c09 + SUFFIX, 'x', report), ideal).text;
   assert.equal(sentences(text).length, 4);
-  for (const w of ['the', 'is', 'and']) assert.ok(!words(text).map((x) => x.toLowerCase()).includes(w), w);
-  const fewer = "DETERMINISTIC VERIFIER REPORT\n- sentences: observed=7, target=4, residual(observed-target)=3\n- forbidden word 'the': observed-count=0" + REPORT_SUFFIX;
+  for (const w of ['the', 'is', 'and'])
+    assert.ok(
+      !words(text)
+        .map((x) => x.toLowerCase())
+        .includes(w),
+      w,
+    );
+  const fewer =
+    "DETERMINISTIC VERIFIER REPORT\n- sentences: observed=7, target=4, residual(observed-target)=3\n- forbidden word 'the': observed-count=0" +
+    REPORT_SUFFIX;
   assert.equal(sentences(simulate(turn(tasks.c09 + SUFFIX, 'x', fewer), ideal).text).length, 4);
 });
 
 test('c10: lengthens short sentences, shortens long ones, adds the missing sentence', () => {
   const report =
-    'DETERMINISTIC VERIFIER REPORT\n- sentences: observed=2, target=3, residual(observed-target)=-1\n- allowed words per sentence: 9 to 12 inclusive\n- sentence 1: words=6, below-minimum-by=3, above-maximum-by=0\n- sentence 2: words=16, below-minimum-by=0, above-maximum-by=4' + REPORT_SUFFIX;
+    'DETERMINISTIC VERIFIER REPORT\n- sentences: observed=2, target=3, residual(observed-target)=-1\n- allowed words per sentence: 9 to 12 inclusive\n- sentence 1: words=6, below-minimum-by=3, above-maximum-by=0\n- sentence 2: words=16, below-minimum-by=0, above-maximum-by=4' +
+    REPORT_SUFFIX;
   const ss = sentences(simulate(turn(tasks.c10 + SUFFIX, 'x', report), ideal).text).map((s) => words(s).length);
   assert.equal(ss.length, 3);
-  assert.ok(ss.every((n) => n >= 9 && n <= 12), ss.join(','));
+  assert.ok(
+    ss.every((n) => n >= 9 && n <= 12),
+    ss.join(','),
+  );
   const slow = sentences(simulate(turn(tasks.c10 + SUFFIX, 'x', report), { ...ideal, gain: 0.5 }).text).map((s) => words(s).length);
   assert.ok(slow[0] > 6 && slow[1] < 16, slow.join(','));
 });
 
 test('c12: moves the sentence count and fixes final words (abbreviation-like words end with "!")', () => {
   const report =
-    "DETERMINISTIC VERIFIER REPORT\n- sentences: observed=1, target=3, residual(observed-target)=-2\n- sentence 1 final word: target='tide', observed='rivers', correct=false\n- sentence 2 final word: target='Mr', observed=<missing>, correct=false\n- sentence 3 final word: target='gulls', observed=<missing>, correct=false" + REPORT_SUFFIX;
+    "DETERMINISTIC VERIFIER REPORT\n- sentences: observed=1, target=3, residual(observed-target)=-2\n- sentence 1 final word: target='tide', observed='rivers', correct=false\n- sentence 2 final word: target='Mr', observed=<missing>, correct=false\n- sentence 3 final word: target='gulls', observed=<missing>, correct=false" +
+    REPORT_SUFFIX;
   const ss = sentences(simulate(turn(tasks.c12 + SUFFIX, 'x', report), ideal).text);
   assert.equal(ss.length, 3);
-  assert.deepEqual(ss.map((s) => words(s).at(-1)), ['tide', 'Mr', 'gulls']);
+  assert.deepEqual(
+    ss.map((s) => words(s).at(-1)),
+    ['tide', 'Mr', 'gulls'],
+  );
   assert.ok(ss[1].endsWith('Mr!'));
 });
 
@@ -243,7 +312,15 @@ function conversations(): Array<{ spec: string; messages: ChatMessage[] }> {
     out.push({ spec, messages: [{ role: 'user', content: exactPrompt.baseline(45, ['gulls']) }] });
     out.push({ spec, messages: turn(exactPrompt.concise(45, ['gulls']), 'Gulls circle.', exactFeedback.concise(2, 45, [])) });
     for (const t of Object.values(tasks)) out.push({ spec, messages: [{ role: 'user', content: t + SUFFIX }] });
-    out.push({ spec, messages: turn(tasks.c09 + SUFFIX, 'One. Two.', "DETERMINISTIC VERIFIER REPORT\n- sentences: observed=2, target=4, residual(observed-target)=-2\n- forbidden word 'the': observed-count=1" + REPORT_SUFFIX) });
+    out.push({
+      spec,
+      messages: turn(
+        tasks.c09 + SUFFIX,
+        'One. Two.',
+        "DETERMINISTIC VERIFIER REPORT\n- sentences: observed=2, target=4, residual(observed-target)=-2\n- forbidden word 'the': observed-count=1" +
+          REPORT_SUFFIX,
+      ),
+    });
   }
   return out;
 }
@@ -264,7 +341,10 @@ test('same messages → same text: across instances and call order', async () =>
   const m = await createModel('sim:steady');
   const steadyJobs = jobs.filter((j) => j.spec === 'sim:steady');
   const c = await Promise.all(steadyJobs.map((j) => m.generate(j.messages, { maxTokens: 4096 }).then((r) => r.text)));
-  assert.deepEqual(c, a.filter((_, i) => jobs[i].spec === 'sim:steady'));
+  assert.deepEqual(
+    c,
+    a.filter((_, i) => jobs[i].spec === 'sim:steady'),
+  );
 });
 
 test('same messages → same text in another process', async () => {
@@ -296,9 +376,12 @@ test('labels, capabilities and parameter overrides', async () => {
   assert.equal(params.seed, 3);
   assert.equal(params.noise, SIM_PROFILES.steady.params.noise);
   assert.equal((await createModel('sim:ideal', { label: 'my ideal' })).label, 'my ideal [simulated]');
-  assert.equal((await createModel('sim:ideal', { seed: 9 }) as unknown as { params: { seed: number } }).params.seed, 9);
+  assert.equal(((await createModel('sim:ideal', { seed: 9 })) as unknown as { params: { seed: number } }).params.seed, 9);
   await assert.rejects(createModel('sim:nope'), (e: Error) => e instanceof UserError && /known profiles: ideal, steady/.test(e.message));
-  await assert.rejects(createModel('sim:steady?gainn=1'), (e: Error) => e instanceof UserError && /unknown sim parameter "gainn"/.test(e.message));
+  await assert.rejects(
+    createModel('sim:steady?gainn=1'),
+    (e: Error) => e instanceof UserError && /unknown sim parameter "gainn"/.test(e.message),
+  );
   await assert.rejects(createModel('sim:steady?recur=1.5'), (e: Error) => e instanceof UserError && /at most 1/.test(e.message));
   await assert.rejects(createModel('sim:steady?gain=abc'), (e: Error) => e instanceof UserError && /must be a number/.test(e.message));
 });
@@ -361,33 +444,53 @@ async function loadVerify() {
 const verifyMod = await loadVerify();
 const verifySkip = typeof verifyMod === 'string' ? `verify module or Punkt data unavailable: ${verifyMod}` : collie.skip;
 
-test('closed loop with the real verifiers: ideal solves every case at revision 1; stubborn stays worse than steady', { skip: verifySkip }, async () => {
-  const v = verifyMod as Exclude<typeof verifyMod, string>;
-  const rows = readFileSync(collie.path!, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  const cases = [
-    ...['c05', 'c07', 'c09', 'c10', 'c12'].flatMap((s) => rows.filter((r) => r.structure === s).slice(0, 12).map((r) => ({ id: r.id, family: s, source: r.source, task: r.prompt, targets: r.targets }))),
-    ...[40, 77, 130].map((target, i) => ({ id: `own-${i}`, family: 'exact-length', source: 'own', instruction: INSTRUCTION, target, anchors: ['quiet harbour', 'gulls', 'tide-pool'].slice(0, i + 1) })),
-  ];
-  const energies: Record<string, number> = {};
-  for (const spec of ['sim:ideal', 'sim:steady', 'sim:stubborn']) {
-    const m = await createModel(spec);
-    let total = 0;
-    for (const c of cases) {
-      const fam = v.getFamily(c.family);
-      const msgs: ChatMessage[] = [{ role: 'user', content: fam.initialPrompt(c) }];
-      let state;
-      let rev = 0;
-      for (; rev <= 8; rev++) {
-        const text = pyStrip((await m.generate(msgs, { maxTokens: fam.maxNewTokens(c) })).text!);
-        state = fam.verify(text, c);
-        if (state.joint_success) break;
-        msgs.push({ role: 'assistant', content: text }, { role: 'user', content: fam.feedback(state, c) });
+test(
+  'closed loop with the real verifiers: ideal solves every case at revision 1; stubborn stays worse than steady',
+  { skip: verifySkip },
+  async () => {
+    const v = verifyMod as Exclude<typeof verifyMod, string>;
+    const rows = readFileSync(collie.path!, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const cases = [
+      ...['c05', 'c07', 'c09', 'c10', 'c12'].flatMap((s) =>
+        rows
+          .filter((r) => r.structure === s)
+          .slice(0, 12)
+          .map((r) => ({ id: r.id, family: s, source: r.source, task: r.prompt, targets: r.targets })),
+      ),
+      ...[40, 77, 130].map((target, i) => ({
+        id: `own-${i}`,
+        family: 'exact-length',
+        source: 'own',
+        instruction: INSTRUCTION,
+        target,
+        anchors: ['quiet harbour', 'gulls', 'tide-pool'].slice(0, i + 1),
+      })),
+    ];
+    const energies: Record<string, number> = {};
+    for (const spec of ['sim:ideal', 'sim:steady', 'sim:stubborn']) {
+      const m = await createModel(spec);
+      let total = 0;
+      for (const c of cases) {
+        const fam = v.getFamily(c.family);
+        const msgs: ChatMessage[] = [{ role: 'user', content: fam.initialPrompt(c) }];
+        let state;
+        let rev = 0;
+        for (; rev <= 8; rev++) {
+          const text = pyStrip((await m.generate(msgs, { maxTokens: fam.maxNewTokens(c) })).text!);
+          state = fam.verify(text, c);
+          if (state.joint_success) break;
+          msgs.push({ role: 'assistant', content: text }, { role: 'user', content: fam.feedback(state, c) });
+        }
+        if (spec === 'sim:ideal')
+          assert.ok(state!.joint_success && rev <= 1, `ideal on ${c.id}: joint=${state!.joint_success} at revision ${rev}`);
+        total += fam.energy(state!);
       }
-      if (spec === 'sim:ideal') assert.ok(state!.joint_success && rev <= 1, `ideal on ${c.id}: joint=${state!.joint_success} at revision ${rev}`);
-      total += fam.energy(state!);
+      energies[spec] = total;
     }
-    energies[spec] = total;
-  }
-  assert.equal(energies['sim:ideal'], 0);
-  assert.ok(energies['sim:stubborn'] > energies['sim:steady'], JSON.stringify(energies));
-});
+    assert.equal(energies['sim:ideal'], 0);
+    assert.ok(energies['sim:stubborn'] > energies['sim:steady'], JSON.stringify(energies));
+  },
+);

@@ -22,11 +22,19 @@ test('parseSpec: the five forms', () => {
   assert.equal(parseSpec('vllm:https://h.example/v1#m').scheme, 'vllm');
   assert.deepEqual(parseSpec('gguf:./models/a b.gguf?gpu=cuda').params, { gpu: 'cuda' });
   assert.equal(parseSpec('gguf:./models/a b.gguf?gpu=cuda').target, './models/a b.gguf');
-  assert.deepEqual(parseSpec('sim:steady?gain=0.7&recur=0.2&seed=3'), { scheme: 'sim', spec: 'sim:steady?gain=0.7&recur=0.2&seed=3', target: 'steady', params: { gain: '0.7', recur: '0.2', seed: '3' } });
+  assert.deepEqual(parseSpec('sim:steady?gain=0.7&recur=0.2&seed=3'), {
+    scheme: 'sim',
+    spec: 'sim:steady?gain=0.7&recur=0.2&seed=3',
+    target: 'steady',
+    params: { gain: '0.7', recur: '0.2', seed: '3' },
+  });
   // A simulator's model name travels whole, query included.
   assert.equal(parseSpec('openai-compatible:http://127.0.0.1:8100/v1#sim:steady?seed=3').target, 'sim:steady?seed=3');
   // OpenRouter-style names keep their colons and slashes.
-  assert.equal(parseSpec('openai-compatible:https://openrouter.ai/api/v1#meta-llama/llama-3.1-70b-instruct:free').target, 'meta-llama/llama-3.1-70b-instruct:free');
+  assert.equal(
+    parseSpec('openai-compatible:https://openrouter.ai/api/v1#meta-llama/llama-3.1-70b-instruct:free').target,
+    'meta-llama/llama-3.1-70b-instruct:free',
+  );
 });
 
 test('invalid specs are UserErrors that list the valid forms', () => {
@@ -44,14 +52,19 @@ test('invalid specs are UserErrors that list the valid forms', () => {
   ] as const) {
     assert.throws(
       () => parseSpec(spec),
-      (e: Error) => e instanceof UserError && why.test(e.message) && /valid forms:[\s\S]*openai-compatible:<base-url>#<model>[\s\S]*sim:<profile>/.test(e.message),
+      (e: Error) =>
+        e instanceof UserError &&
+        why.test(e.message) &&
+        /valid forms:[\s\S]*openai-compatible:<base-url>#<model>[\s\S]*sim:<profile>/.test(e.message),
       spec,
     );
   }
 });
 
 test('HTTP spec parameters are validated and applied', async () => {
-  const m = await createModel('openai-compatible:http://127.0.0.1:9/v1#m?timeout=5000&max_retries=1&concurrency=2&rpm=30&seed=4&label=local%20qwen');
+  const m = await createModel(
+    'openai-compatible:http://127.0.0.1:9/v1#m?timeout=5000&max_retries=1&concurrency=2&rpm=30&seed=4&label=local%20qwen',
+  );
   const c = (m as unknown as { config: Record<string, unknown> }).config;
   assert.equal(c.timeoutMs, 5000);
   assert.equal(c.maxRetries, 1);
@@ -74,17 +87,30 @@ test('gguf specs go to the GGUF backend (or say it is missing)', async () => {
 });
 
 test('CLI flags become model options (seconds → ms), with clear errors', () => {
-  assert.deepEqual(modelOptionsFromFlags({ timeout: '30', retries: '2', modelConcurrency: '8', rpm: '60', apiKeyEnv: 'OPENROUTER_API_KEY', extraBody: '{"chat_template_kwargs":{"enable_thinking":false}}', temperature: '0', seed: '0', label: 'x' }), {
-    timeout: 30000,
-    maxRetries: 2,
-    concurrency: 8,
-    rpm: 60,
-    apiKeyEnv: 'OPENROUTER_API_KEY',
-    extraBody: { chat_template_kwargs: { enable_thinking: false } },
-    temperature: 0,
-    seed: 0,
-    label: 'x',
-  });
+  assert.deepEqual(
+    modelOptionsFromFlags({
+      timeout: '30',
+      retries: '2',
+      modelConcurrency: '8',
+      rpm: '60',
+      apiKeyEnv: 'OPENROUTER_API_KEY',
+      extraBody: '{"chat_template_kwargs":{"enable_thinking":false}}',
+      temperature: '0',
+      seed: '0',
+      label: 'x',
+    }),
+    {
+      timeout: 30000,
+      maxRetries: 2,
+      concurrency: 8,
+      rpm: 60,
+      apiKeyEnv: 'OPENROUTER_API_KEY',
+      extraBody: { chat_template_kwargs: { enable_thinking: false } },
+      temperature: 0,
+      seed: 0,
+      label: 'x',
+    },
+  );
   assert.equal(modelOptionsFromFlags({ temperature: 'omit' }).temperature, null);
   assert.throws(() => modelOptionsFromFlags({ extraBody: '{oops' }), /--extra-body is not valid JSON/);
   assert.throws(() => modelOptionsFromFlags({ extraBody: '[1]' }), /must be a JSON object/);
@@ -99,11 +125,19 @@ test('revloop model info / try / sims', () => {
   assert.equal(j.params.seed, 2);
   assert.equal(j.capabilities.simulated, true);
   const env = { ...process.env, REVLOOP_TEST_SECRET: 'sk-should-not-print' };
-  const http = spawnSync(process.execPath, [BIN, 'model', 'info', 'openai-compatible:http://127.0.0.1:9/v1#m', '--api-key-env', 'REVLOOP_TEST_SECRET'], { cwd: ROOT, encoding: 'utf8', env });
+  const http = spawnSync(
+    process.execPath,
+    [BIN, 'model', 'info', 'openai-compatible:http://127.0.0.1:9/v1#m', '--api-key-env', 'REVLOOP_TEST_SECRET'],
+    { cwd: ROOT, encoding: 'utf8', env },
+  );
   assert.equal(http.status, 0, http.stderr);
   assert.doesNotMatch(http.stdout, /sk-should-not-print/);
   assert.match(http.stdout, /from \$REVLOOP_TEST_SECRET/);
-  const tried = spawnSync(process.execPath, [BIN, 'model', 'try', 'sim:ideal', '--prompt', "Please generate a sentence containing the word 'harbour', 'gulls', 'dawn'."], { cwd: ROOT, encoding: 'utf8' });
+  const tried = spawnSync(
+    process.execPath,
+    [BIN, 'model', 'try', 'sim:ideal', '--prompt', "Please generate a sentence containing the word 'harbour', 'gulls', 'dawn'."],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   assert.equal(tried.status, 0, tried.stderr);
   assert.match(tried.stderr, /SIMULATED/);
   assert.ok(tried.stdout.trim().length > 0);
@@ -117,8 +151,14 @@ test('revloop model info / try / sims', () => {
 
 test('requireScore / requireBan refuse plain OpenAI-compatible models with a CapabilityError', async () => {
   const plain = await createModel('openai-compatible:http://127.0.0.1:9/v1#m');
-  assert.throws(() => requireScore(plain, 'the corrective-gain probe'), (e: Error) => e instanceof CapabilityError && /cannot score[\s\S]*corrective-gain probe[\s\S]*vllm:/.test(e.message));
-  assert.throws(() => requireBan(plain), (e: Error) => e instanceof CapabilityError && /cannot ban/.test(e.message));
+  assert.throws(
+    () => requireScore(plain, 'the corrective-gain probe'),
+    (e: Error) => e instanceof CapabilityError && /cannot score[\s\S]*corrective-gain probe[\s\S]*vllm:/.test(e.message),
+  );
+  assert.throws(
+    () => requireBan(plain),
+    (e: Error) => e instanceof CapabilityError && /cannot ban/.test(e.message),
+  );
   const vllm = await createModel('vllm:http://127.0.0.1:9/v1#m');
   requireScore(vllm);
   requireBan(vllm);

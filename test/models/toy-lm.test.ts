@@ -23,8 +23,14 @@ test('tokenize/detokenize round-trips any text; ids are safe integers', () => {
     }),
     { numRuns: 300 },
   );
-  assert.deepEqual(toyTokenize('Hi there').map((id) => toyDetokenize([id])), ['Hi', ' there']);
-  assert.deepEqual(toyTokenize(' extraordinary').map((id) => toyDetokenize([id])), [' extra', 'ordina', 'ry']);
+  assert.deepEqual(
+    toyTokenize('Hi there').map((id) => toyDetokenize([id])),
+    ['Hi', ' there'],
+  );
+  assert.deepEqual(
+    toyTokenize(' extraordinary').map((id) => toyDetokenize([id])),
+    [' extra', 'ordina', 'ry'],
+  );
 });
 
 test('special tokens are parsed only when asked; the chat template is the documented one', () => {
@@ -35,7 +41,16 @@ test('special tokens are parsed only when asked; the chat template is the docume
   assert.ok(ids.includes(SPECIAL_TOKENS['<|end|>']));
   assert.equal(toyDetokenize(ids), rendered);
   assert.ok(!toyTokenize(rendered).includes(SPECIAL_TOKENS['<|user|>']));
-  assert.equal(toyRenderChat([{ role: 'user', content: 'Q' }, { role: 'assistant', content: 'A partial' }], { continueFinalMessage: true }), '<|user|>\nQ<|end|>\n<|assistant|>\nA partial');
+  assert.equal(
+    toyRenderChat(
+      [
+        { role: 'user', content: 'Q' },
+        { role: 'assistant', content: 'A partial' },
+      ],
+      { continueFinalMessage: true },
+    ),
+    '<|user|>\nQ<|end|>\n<|assistant|>\nA partial',
+  );
   assert.deepEqual(toyTokenize('x', { addBos: true })[0], 1);
 });
 
@@ -55,34 +70,45 @@ test('toy log-probs: finite, ≤ −0.25, rank 1 exactly for the copy-rule token
   );
 });
 
-test('copying from the context raises a continuation\'s toy score (so probes see an effect)', () => {
+test("copying from the context raises a continuation's toy score (so probes see an effect)", () => {
   const pre = [{ role: 'user' as const, content: 'Goal: send the report.' }];
-  const fail = [...pre, { role: 'assistant' as const, content: 'send_mail(to=bob)' }, { role: 'user' as const, content: 'Observation: NameError' }];
+  const fail = [
+    ...pre,
+    { role: 'assistant' as const, content: 'send_mail(to=bob)' },
+    { role: 'user' as const, content: 'Observation: NameError' },
+  ];
   const a = simScore(pre, 'send_mail(to=bob)');
   const b = simScore(fail, 'send_mail(to=bob)');
   assert.equal(a.tokens, b.tokens);
   assert.ok(b.logprob > a.logprob, `${b.logprob} > ${a.logprob}`);
-  assert.equal(a.logprob, a.tokenLogprobs.reduce((s, x) => s + x, 0));
+  assert.equal(
+    a.logprob,
+    a.tokenLogprobs.reduce((s, x) => s + x, 0),
+  );
   assert.equal(a.contextTokens, toyTokenize(toyRenderChat(pre, { addGenerationPrompt: true }), { special: true }).length);
 });
 
 test('the ban never lets a banned sequence complete, and masks only when one would', () => {
   const word = fc.constantFrom('send', 'mail', '(', ')', 'to', '=', 'bob', 'alice', ' ', '_', 'Send');
   fc.assert(
-    fc.property(fc.array(word, { minLength: 1, maxLength: 30 }), fc.array(fc.array(word, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 3 }), (textParts, banParts) => {
-      const text = textParts.join('');
-      const bans = banParts.map((p) => p.join('').trim()).filter(Boolean);
-      const seqs = banSequences(bans);
-      const { ids, masked } = applyBan(toyTokenize(text), seqs);
-      // No banned sequence completes anywhere in the output ids.
-      for (const s of seqs) {
-        for (let end = s.length - 1; end < ids.length; end++) {
-          const window = ids.slice(end - s.length + 1, end + 1);
-          assert.notDeepEqual(window, s, `banned ${JSON.stringify(toyDetokenize(s))} completed in ${JSON.stringify(toyDetokenize(ids))}`);
+    fc.property(
+      fc.array(word, { minLength: 1, maxLength: 30 }),
+      fc.array(fc.array(word, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 3 }),
+      (textParts, banParts) => {
+        const text = textParts.join('');
+        const bans = banParts.map((p) => p.join('').trim()).filter(Boolean);
+        const seqs = banSequences(bans);
+        const { ids, masked } = applyBan(toyTokenize(text), seqs);
+        // No banned sequence completes anywhere in the output ids.
+        for (const s of seqs) {
+          for (let end = s.length - 1; end < ids.length; end++) {
+            const window = ids.slice(end - s.length + 1, end + 1);
+            assert.notDeepEqual(window, s, `banned ${JSON.stringify(toyDetokenize(s))} completed in ${JSON.stringify(toyDetokenize(ids))}`);
+          }
         }
-      }
-      if (masked === 0) assert.equal(toyDetokenize(ids), text);
-    }),
+        if (masked === 0) assert.equal(toyDetokenize(ids), text);
+      },
+    ),
     { numRuns: 300 },
   );
   const { ids, masked } = applyBan(toyTokenize('call send_mail(to=bob) now'), banSequences(['send_mail(to=bob)']));

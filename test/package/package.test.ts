@@ -52,7 +52,14 @@ function link(name: string): void {
 before(() => {
   // dist/ is built by `npm ci` (prepare); rebuilt here only when the sources changed since.
   ok(run(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), '--if-stale'], ROOT), 'build');
-  const packed = JSON.parse(ok(run('npm', ['pack', '--ignore-scripts', '--offline', '--json', '--pack-destination', dir], ROOT, { npm_config_update_notifier: 'false' }), 'npm pack')) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const packed = JSON.parse(
+    ok(
+      run('npm', ['pack', '--ignore-scripts', '--offline', '--json', '--pack-destination', dir], ROOT, {
+        npm_config_update_notifier: 'false',
+      }),
+      'npm pack',
+    ),
+  ) as Array<{ filename: string; files: Array<{ path: string }> }>;
   packedFiles = packed[0].files.map((f) => f.path);
   mkdirSync(installed, { recursive: true });
   ok(run('tar', ['-xzf', join(dir, packed[0].filename), '-C', installed, '--strip-components=1'], dir), 'unpack');
@@ -63,10 +70,23 @@ before(() => {
 });
 
 test('the tarball holds dist/, bin/, docs and README, and no sources, tests or build stamp', () => {
-  for (const f of ['package.json', 'README.md', 'bin/revloop.mjs', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/report/assets/report.css', 'dist/report/assets/report.js', 'docs/remedy.md']) {
+  for (const f of [
+    'package.json',
+    'README.md',
+    'bin/revloop.mjs',
+    'dist/index.js',
+    'dist/index.d.ts',
+    'dist/cli/main.js',
+    'dist/report/assets/report.css',
+    'dist/report/assets/report.js',
+    'docs/remedy.md',
+  ]) {
     assert.ok(packedFiles.includes(f), `${f} is packed`);
   }
-  assert.deepEqual(packedFiles.filter((f) => /^(src|test|scripts|bench|\.ci)\//.test(f) || f.endsWith('.build-info.json') || f.startsWith('tsconfig')), []);
+  assert.deepEqual(
+    packedFiles.filter((f) => /^(src|test|scripts|bench|\.ci)\//.test(f) || f.endsWith('.build-info.json') || f.startsWith('tsconfig')),
+    [],
+  );
   // Every export target is in the package.
   for (const [sub, target] of Object.entries(PKG.exports)) {
     const files = typeof target === 'string' ? [target] : Object.values(target as Record<string, string>);
@@ -89,7 +109,10 @@ test('files the compiled code reads next to itself (new URL(…, import.meta.url
     }
   };
   walk(join(installed, 'dist'));
-  assert.ok(refs.includes(join('dist', 'report', 'assets', 'report.css')), `the report's assets are among the references: ${refs.join(', ')}`);
+  assert.ok(
+    refs.includes(join('dist', 'report', 'assets', 'report.css')),
+    `the report's assets are among the references: ${refs.join(', ')}`,
+  );
   for (const r of refs) assert.ok(existsSync(join(installed, r)), `${r} exists in the installed package`);
 });
 
@@ -132,7 +155,10 @@ process.stdout.write(JSON.stringify(out));
   assert.equal(out.deepImport, 'ERR_PACKAGE_PATH_NOT_EXPORTED', 'only the exported subpaths are importable');
   assert.equal(out.sameModule, true, "'revloop' re-exports the subpath modules, not copies");
   // revloop/verify: the state by hand (11 words, target 12, the anchor present) and as src/ computes it.
-  assert.deepEqual({ word_count: out.state.word_count, error: out.state.error, missing: out.state.missing, joint_success: out.state.joint_success }, { word_count: 11, error: -1, missing: [], joint_success: false });
+  assert.deepEqual(
+    { word_count: out.state.word_count, error: out.state.error, missing: out.state.missing, joint_success: out.state.joint_success },
+    { word_count: 11, error: -1, missing: [], joint_success: false },
+  );
   assert.equal(out.words, 11);
   const family = getFamily('exact-length');
   const state = family.verify(TEXT, CASE);
@@ -155,7 +181,12 @@ process.stdout.write(JSON.stringify(out));
 /** Every `import … from 'revloop…'` statement in the README's and docs' ```ts blocks, one module per block. */
 function documentedImports(): Array<{ where: string; code: string }> {
   const out: Array<{ where: string; code: string }> = [];
-  const docs = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const docs = [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   for (const doc of docs) {
     const text = readFileSync(join(ROOT, doc), 'utf8');
     for (const [i, block] of [...text.matchAll(/```ts\n([\s\S]*?)```/g)].entries()) {
@@ -176,7 +207,18 @@ test('a .ts consumer type-checks against the emitted .d.ts (skipLibCheck off), a
   });
   writeFileSync(
     join(consumer, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] }, include: ['good.ts', 'bad.ts', ...docFiles] }),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: ['node'],
+      },
+      include: ['good.ts', 'bad.ts', ...docFiles],
+    }),
   );
   writeFileSync(
     join(consumer, 'good.ts'),
@@ -199,12 +241,17 @@ export const mine: Family = { ...getFamily('exact-length'), name: 'mine' };
 registerFamily(mine);
 `,
   );
-  writeFileSync(join(consumer, 'bad.ts'), `import { getFamily } from 'revloop/verify';\nexport const wrong: number = getFamily('exact-length').name;\n`);
+  writeFileSync(
+    join(consumer, 'bad.ts'),
+    `import { getFamily } from 'revloop/verify';\nexport const wrong: number = getFamily('exact-length').name;\n`,
+  );
   const tsc = join(consumer, 'node_modules', 'typescript', 'bin', 'tsc');
   const r = run(process.execPath, [tsc, '-p', '.', '--pretty', 'false'], consumer);
   // Third-party declaration files have problems of their own under skipLibCheck: false (node-llama-cpp's,
   // reached through revloop/models/gguf); those are not ours. Errors in our files or in revloop's .d.ts are.
-  const errors = r.stdout.split('\n').filter((l) => /error TS\d+/.test(l) && !(/node_modules\//.test(l.split('(')[0]) && !/node_modules\/revloop\//.test(l.split('(')[0])));
+  const errors = r.stdout
+    .split('\n')
+    .filter((l) => /error TS\d+/.test(l) && !(/node_modules\//.test(l.split('(')[0]) && !/node_modules\/revloop\//.test(l.split('(')[0])));
   assert.equal(errors.length, 1, `exactly the one planted error:\n${r.stdout}${r.stderr}`);
   assert.match(errors[0], /^bad\.ts\(2,14\): error TS2322: Type 'string' is not assignable to type 'number'/);
 });
@@ -225,7 +272,13 @@ registerFamily({
 });
 `,
   );
-  const v = run(process.execPath, [bin, 'verify', '--plugin', './shout.mjs', '--family', 'shout', '--json', '--feedback'], consumer, {}, 'HeLLO WORLd');
+  const v = run(
+    process.execPath,
+    [bin, 'verify', '--plugin', './shout.mjs', '--family', 'shout', '--json', '--feedback'],
+    consumer,
+    {},
+    'HeLLO WORLd',
+  );
   assert.equal(v.status, 0, v.stderr);
   assert.match(v.stdout, /"lower": 2/);
   assert.match(v.stdout, /VERIFIER: 2 lower-case letters\./);

@@ -26,8 +26,24 @@ function addRun(store: ProbeStore, runId: string, simulated: boolean, gains: num
   const its = items();
   store.ensureRun({ run_id: runId, env: 'toolshed', model_spec: runId, model_label: runId, simulated });
   store.addItems(runId, its, 'test');
-  const session = store.startSession(runId, { modelSpec: runId, conditions: ['pre', 'fail'], itemsSource: 'test', itemsSha256: 'x', nItems: its.length, backend: {} });
-  const row = (item_id: string, condition: 'pre' | 'fail', logprob: number) => ({ item_id, condition, candidate: 'failed' as const, logprob, n_tokens: 4, n_argmax_match: null, is_greedy: null, ctx_tokens: null });
+  const session = store.startSession(runId, {
+    modelSpec: runId,
+    conditions: ['pre', 'fail'],
+    itemsSource: 'test',
+    itemsSha256: 'x',
+    nItems: its.length,
+    backend: {},
+  });
+  const row = (item_id: string, condition: 'pre' | 'fail', logprob: number) => ({
+    item_id,
+    condition,
+    candidate: 'failed' as const,
+    logprob,
+    n_tokens: 4,
+    n_argmax_match: null,
+    is_greedy: null,
+    ctx_tokens: null,
+  });
   its.forEach((it, i) => store.insertScores(runId, session, [row(it.item_id, 'pre', -10), row(it.item_id, 'fail', -10 - gains[i])]));
 }
 
@@ -47,7 +63,7 @@ test('Holm for G: real models form one family, simulated runs another', () => {
   const real = holm([p(after, 'model-a', 'p'), p(after, 'model-b', 'p')]);
   assert.equal(p(after, 'model-a', 'holm'), real[0]);
   assert.equal(p(after, 'model-b', 'holm'), real[1]);
-  assert.equal(p(after, 'model-a', 'holm'), p(before, 'model-a', 'holm'), 'adding a simulated run leaves a model\'s adjusted p alone');
+  assert.equal(p(after, 'model-a', 'holm'), p(before, 'model-a', 'holm'), "adding a simulated run leaves a model's adjusted p alone");
   assert.equal(p(after, 'sim-x', 'holm'), p(after, 'sim-x', 'p'), 'a lone simulated run is its own family');
   const text = renderProbeAnalysis(after);
   assert.match(text, /G: Holm-adjusted p across the 2 run\(s\)/);

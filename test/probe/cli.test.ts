@@ -28,7 +28,10 @@ function noStack(err: string): void {
 test('probe --build N --json: one record per item with G, copy and sem; resuming scores nothing new', () => {
   const r = revloop('probe', '--model', 'sim:steady', '--build', '3', '--store', db, '--json', '--no-progress');
   assert.equal(r.code, 0, r.err);
-  const lines = r.out.trim().split('\n').map((l) => JSON.parse(l));
+  const lines = r.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(lines.length, 3);
   for (const l of lines) {
     assert.equal(l.simulated, true);
@@ -44,7 +47,20 @@ test('probe --build N --json: one record per item with G, copy and sem; resuming
 test('probe --items FILE with the extended conditions into the same run', () => {
   const file = join(dir, 'items.jsonl');
   writeFileSync(file, itemsJsonl(shortItems()));
-  const r = revloop('probe', '--model', 'sim:steady', '--items', file, '--conditions', 'extended', '--store', db, '--run', 'mine', '--no-progress');
+  const r = revloop(
+    'probe',
+    '--model',
+    'sim:steady',
+    '--items',
+    file,
+    '--conditions',
+    'extended',
+    '--store',
+    db,
+    '--run',
+    'mine',
+    '--no-progress',
+  );
   assert.equal(r.code, 0, r.err);
   assert.match(r.err, /note: G and every paired delta need the pre and fail scores/);
   assert.match(r.err, /40 new scores/);
@@ -61,11 +77,20 @@ test('mistakes are explained, without stack traces, and nothing is scored', () =
   const cases: Array<[string[], RegExp]> = [
     [['probe', '--model', 'openai-compatible:http://127.0.0.1:9/v1#x', '--build', '2', '--store', db], /cannot score a given continuation/],
     [['probe', '--model', 'sim:steady', '--store', db], /give exactly one of --items <file>.*or --build <N>/],
-    [['probe', '--model', 'sim:steady', '--items', join(dir, 'nope.jsonl'), '--store', db], /nope\.jsonl: cannot read the items file \(no such file\)/],
+    [
+      ['probe', '--model', 'sim:steady', '--items', join(dir, 'nope.jsonl'), '--store', db],
+      /nope\.jsonl: cannot read the items file \(no such file\)/,
+    ],
     [['probe', '--model', 'sim:steady', '--build', '2', '--conditions', 'pre,bogus', '--store', db], /unknown condition\(s\) bogus/],
-    [['agent', '--model', 'openai-compatible:http://127.0.0.1:9/v1#x', '--harness', 'verbatim+ban', '--tasks', '2', '--store', db], /cannot ban token sequences/],
+    [
+      ['agent', '--model', 'openai-compatible:http://127.0.0.1:9/v1#x', '--harness', 'verbatim+ban', '--tasks', '2', '--store', db],
+      /cannot ban token sequences/,
+    ],
     [['agent', '--model', 'sim:steady', '--harness', 'nope', '--store', db], /unknown harness "nope"/],
-    [['probe', '--model', 'vllm:http://127.0.0.1:9/v1#x', '--build', '1', '--retries', '0', '--store', join(dir, 'other.db')], /tokenizing the context failed after 1 attempt\(s\).*rerun the same command to resume/],
+    [
+      ['probe', '--model', 'vllm:http://127.0.0.1:9/v1#x', '--build', '1', '--retries', '0', '--store', join(dir, 'other.db')],
+      /tokenizing the context failed after 1 attempt\(s\).*rerun the same command to resume/,
+    ],
   ];
   for (const [args, re] of cases) {
     const r = revloop(...args);
@@ -76,10 +101,30 @@ test('mistakes are explained, without stack traces, and nothing is scored', () =
 });
 
 test('agent rollouts, then analyze shows the probe and agent sections (text and strict JSON)', () => {
-  const r = revloop('agent', '--model', 'sim:steady', '--harness', 'verbatim,abstract+ban', '--tasks', '2', '--max-steps', '2', '--store', db, '--json', '--no-progress');
+  const r = revloop(
+    'agent',
+    '--model',
+    'sim:steady',
+    '--harness',
+    'verbatim,abstract+ban',
+    '--tasks',
+    '2',
+    '--max-steps',
+    '2',
+    '--store',
+    db,
+    '--json',
+    '--no-progress',
+  );
   assert.equal(r.code, 0, r.err);
-  const rollouts = r.out.trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(rollouts.map((x) => `${x.harness}/${x.task_id}`), ['verbatim/agent-0000', 'verbatim/agent-0001', 'abstract+ban/agent-0000', 'abstract+ban/agent-0001']);
+  const rollouts = r.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    rollouts.map((x) => `${x.harness}/${x.task_id}`),
+    ['verbatim/agent-0000', 'verbatim/agent-0001', 'abstract+ban/agent-0000', 'abstract+ban/agent-0001'],
+  );
   const text = revloop('analyze', '--store', db, '--bootstrap', '200');
   assert.equal(text.code, 0, text.err);
   assert.match(text.out, /Probe: corrective gain/);
@@ -93,7 +138,10 @@ test('agent rollouts, then analyze shows the probe and agent sections (text and 
   assert.deepEqual(doc.probe.runs.map((x: { run_id: string }) => x.run_id).sort(), ['mine', 'probe-toolshed-sim-steady-sim']);
   const only = revloop('analyze', 'mine', '--store', db, '--bootstrap', '100', '--json');
   assert.equal(only.code, 0, only.err);
-  assert.deepEqual(JSON.parse(only.out).probe.runs.map((x: { run_id: string }) => x.run_id), ['mine']);
+  assert.deepEqual(
+    JSON.parse(only.out).probe.runs.map((x: { run_id: string }) => x.run_id),
+    ['mine'],
+  );
 });
 
 test('report: the probe and agent sections are in the HTML, with the SIMULATED badge and in the table of contents', () => {
@@ -110,14 +158,38 @@ test('report: the probe and agent sections are in the HTML, with the SIMULATED b
 test('a probe or agent run resumed under another model spec says so', () => {
   const other = join(dir, 'respec.db');
   const probe = (spec: string) => revloop('probe', '--model', spec, '--build', '1', '--run', 'p', '--store', other, '--no-progress');
-  const agent = (spec: string) => revloop('agent', '--model', spec, '--harness', 'drop', '--tasks', '1', '--max-steps', '1', '--run', 'a', '--store', other, '--no-progress');
-  for (const [tool, go] of [['probe', probe], ['agent', agent]] as const) {
+  const agent = (spec: string) =>
+    revloop(
+      'agent',
+      '--model',
+      spec,
+      '--harness',
+      'drop',
+      '--tasks',
+      '1',
+      '--max-steps',
+      '1',
+      '--run',
+      'a',
+      '--store',
+      other,
+      '--no-progress',
+    );
+  for (const [tool, go] of [
+    ['probe', probe],
+    ['agent', agent],
+  ] as const) {
     const first = go('sim:steady');
     assert.equal(first.code, 0, first.err);
     assert.doesNotMatch(first.err, /was started with/);
     const second = go('sim:overshoot');
     assert.equal(second.code, 0, second.err);
-    assert.match(second.err, new RegExp(`revloop ${tool}: note: run '${tool === 'probe' ? 'p' : 'a'}' was started with sim:steady; this session uses sim:overshoot`));
+    assert.match(
+      second.err,
+      new RegExp(
+        `revloop ${tool}: note: run '${tool === 'probe' ? 'p' : 'a'}' was started with sim:steady; this session uses sim:overshoot`,
+      ),
+    );
   }
 });
 

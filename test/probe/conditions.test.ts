@@ -3,7 +3,13 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { buildToolshedItems } from '../../src/agent/index.ts';
-import { buildConditionMessages, candidatesFor, conditionAvailable, conditionPasses, ConditionUnavailableError } from '../../src/probe/conditions.ts';
+import {
+  buildConditionMessages,
+  candidatesFor,
+  conditionAvailable,
+  conditionPasses,
+  ConditionUnavailableError,
+} from '../../src/probe/conditions.ts';
 import { buildToolShedProbeItems } from '../../src/probe/build.ts';
 import { paddedNeutral } from '../../src/probe/padding.ts';
 import { ALL_CONDITIONS, CORE_CONDITIONS, EXTENDED_CONDITIONS, type Condition, type ProbeItem } from '../../src/probe/types.ts';
@@ -30,7 +36,8 @@ const SYSTEM =
   'Rules:\n- Reply with exactly one tool call and nothing else.\n- Use the form tool_name(arg=value), with keyword arguments.\n' +
   '- Dates are YYYY-MM-DD and times are HH:MM.\n- When the request is fully satisfied, reply with finish().\n\n' +
   `Available tools:\n${TOOL_DOCS.join('\n')}\n`;
-const INSTRUCTION = 'Important: some of your earlier tool calls failed. Do not repeat a call that has already failed; change the call before trying again.';
+const INSTRUCTION =
+  'Important: some of your earlier tool calls failed. Do not repeat a call that has already failed; change the call before trying again.';
 const GOAL = "Send Dana Bergmann the contents of drafts/agenda.md. Use 'agenda' as the subject.";
 const FAILED = "find_contact(contact_name='Dana Bergmann')";
 const OBS = "TypeError: find_contact() got an unexpected keyword argument 'contact_name'. Did you mean 'name'?";
@@ -94,17 +101,39 @@ test('the fail_instr system prompt has a blank line before the instruction', () 
 // ---- structure with prefix steps -------------------------------------------------------------
 
 const item: ProbeItem = {
-  item_id: 'mine-1', env: 'toolshed', task_id: 't1', template: 'x', step_index: 2, operator: 'op', error_type: 'file_not_found',
-  system_prompt: 'SYS', goal: 'GOAL', prefix_actions: ['a1()', 'a2()'], prefix_observations: ['o1', 'o2'],
-  failed_action: "read_file(path='q')", gold_action: "read_file(path='r')", obs_fail: 'F', obs_fail_terse: 'FT', obs_fail_verbose: 'FV',
-  obs_fail_echo: 'FE', obs_success: 'OK', obs_neutral: 'Call recorded.', obs_fail_other: '', distractors: ['d0()', 'd1()', 'd2()'], tool: 'read_file', meta: {},
+  item_id: 'mine-1',
+  env: 'toolshed',
+  task_id: 't1',
+  template: 'x',
+  step_index: 2,
+  operator: 'op',
+  error_type: 'file_not_found',
+  system_prompt: 'SYS',
+  goal: 'GOAL',
+  prefix_actions: ['a1()', 'a2()'],
+  prefix_observations: ['o1', 'o2'],
+  failed_action: "read_file(path='q')",
+  gold_action: "read_file(path='r')",
+  obs_fail: 'F',
+  obs_fail_terse: 'FT',
+  obs_fail_verbose: 'FV',
+  obs_fail_echo: 'FE',
+  obs_success: 'OK',
+  obs_neutral: 'Call recorded.',
+  obs_fail_other: '',
+  distractors: ['d0()', 'd1()', 'd2()'],
+  tool: 'read_file',
+  meta: {},
 };
 const ok = [A('a1()'), U('Observation: o1'), A('a2()'), U('Observation: o2')];
 
 test('ok steps come first; fail_early puts the failure right after the goal', () => {
   assert.deepEqual(buildConditionMessages(item, 'fail').slice(2), [...ok, A(item.failed_action), U('Observation: F')]);
   assert.deepEqual(buildConditionMessages(item, 'fail_early').slice(2), [A(item.failed_action), U('Observation: F'), ...ok]);
-  assert.deepEqual(buildConditionMessages(item, 'abstract').slice(-2), [U('Observation: o2'), U('[attempt 1 failed: read_file \u2014 no such file; that call is not repeatable]')]);
+  assert.deepEqual(buildConditionMessages(item, 'abstract').slice(-2), [
+    U('Observation: o2'),
+    U('[attempt 1 failed: read_file \u2014 no such file; that call is not repeatable]'),
+  ]);
 });
 
 test('fail_other falls back to obs_fail when the distractor observation is empty, and never shows the scored action', () => {
@@ -121,13 +150,26 @@ test('conditions that cannot be built are refused, and reported as unavailable',
 });
 
 test('candidates: failed and gold everywhere, the first two distractors only under pre and fail', () => {
-  assert.deepEqual(candidatesFor(item, 'pre').map(([n]) => n), ['failed', 'gold', 'distractor0', 'distractor1']);
-  assert.deepEqual(candidatesFor(item, 'fail').map(([, t]) => t), ["read_file(path='q')", "read_file(path='r')", 'd0()', 'd1()']);
-  for (const c of ALL_CONDITIONS.filter((x) => x !== 'pre' && x !== 'fail')) assert.deepEqual(candidatesFor(item, c).map(([n]) => n), ['failed', 'gold']);
+  assert.deepEqual(
+    candidatesFor(item, 'pre').map(([n]) => n),
+    ['failed', 'gold', 'distractor0', 'distractor1'],
+  );
+  assert.deepEqual(
+    candidatesFor(item, 'fail').map(([, t]) => t),
+    ["read_file(path='q')", "read_file(path='r')", 'd0()', 'd1()'],
+  );
+  for (const c of ALL_CONDITIONS.filter((x) => x !== 'pre' && x !== 'fail'))
+    assert.deepEqual(
+      candidatesFor(item, c).map(([n]) => n),
+      ['failed', 'gold'],
+    );
 });
 
 test('passes: fail_instr is scored in a pass of its own', () => {
-  assert.deepEqual(conditionPasses([...CORE_CONDITIONS, ...EXTENDED_CONDITIONS]), [[...CORE_CONDITIONS, ...EXTENDED_CONDITIONS.filter((c) => c !== 'fail_instr')], ['fail_instr']]);
+  assert.deepEqual(conditionPasses([...CORE_CONDITIONS, ...EXTENDED_CONDITIONS]), [
+    [...CORE_CONDITIONS, ...EXTENDED_CONDITIONS.filter((c) => c !== 'fail_instr')],
+    ['fail_instr'],
+  ]);
   assert.deepEqual(conditionPasses(['fail_instr']), [['fail_instr']]);
   assert.deepEqual(conditionPasses([...CORE_CONDITIONS]), [[...CORE_CONDITIONS]]);
 });
@@ -138,7 +180,11 @@ test('passes: fail_instr is scored in a pass of its own', () => {
 const BUILD100_MESSAGES_SHA256 = '9b4bea892fa518903b37117eb0177f6ff50ca90760316863711455c755ba8d91';
 
 function messagesDigest(items: readonly ProbeItem[]): string {
-  const all = items.map((it) => ALL_CONDITIONS.filter((c) => conditionAvailable(it, c)).map((c) => buildConditionMessages(it, c, { neutralPadded: paddedNeutral(it.failed_action, 3) })));
+  const all = items.map((it) =>
+    ALL_CONDITIONS.filter((c) => conditionAvailable(it, c)).map((c) =>
+      buildConditionMessages(it, c, { neutralPadded: paddedNeutral(it.failed_action, 3) }),
+    ),
+  );
   return sha256Hex(canonicalJson(all));
 }
 
@@ -167,7 +213,12 @@ const PHASE_A_IDS_SHA256 = '44cc5909911668e3e6f41591ad78a06f6cfbce65a1d54322793b
 const PHASE_C_IDS_SHA256 = '63b01f204673022c8beaeba56dc80c3619c6f7bc9707b5f9204724bdf242ba2e';
 
 test('--build 100 / --build 60 select the reference phase A / phase C items', () => {
-  const ids = (n: number) => sha256Hex(buildToolShedProbeItems(n).items.map((i) => i.item_id).join('\n'));
+  const ids = (n: number) =>
+    sha256Hex(
+      buildToolShedProbeItems(n)
+        .items.map((i) => i.item_id)
+        .join('\n'),
+    );
   assert.equal(ids(100), PHASE_A_IDS_SHA256);
   assert.equal(ids(60), PHASE_C_IDS_SHA256);
 });

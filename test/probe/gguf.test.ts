@@ -39,7 +39,10 @@ test('core + extended on two items: every triple scored once, finite and ≤ 0; 
   // item 1: pre/fail with 2 distractors (4 each) + 13 other conditions × 2 = 34; item 2: 1 distractor: 3 + 3 + 26 = 32
   assert.equal(res.nScored, 34 + 32);
   assert.equal(res.nUnavailable, 0);
-  assert.ok(res.counters && res.counters.forwardTokens < res.counters.naiveTokens, 'prefix reuse pushes fewer tokens than a cache-free scorer');
+  assert.ok(
+    res.counters && res.counters.forwardTokens < res.counters.naiveTokens,
+    'prefix reuse pushes fewer tokens than a cache-free scorer',
+  );
   const scores = store.scores('r');
   assert.equal(scores.length, 66);
   for (const s of scores) {
@@ -89,7 +92,8 @@ test('scores through the reused prefix equal one fresh forward pass (revloop pro
   const stored = store.scores('r').filter((s) => s.condition === 'fail' || s.condition === 'neut_pad');
   for (const s of stored) {
     const it = items.find((i) => i.item_id === s.item_id)!;
-    const text = s.candidate === 'failed' ? it.failed_action : s.candidate === 'gold' ? it.gold_action : it.distractors[Number(s.candidate.slice(-1))];
+    const text =
+      s.candidate === 'failed' ? it.failed_action : s.candidate === 'gold' ? it.gold_action : it.distractors[Number(s.candidate.slice(-1))];
     const pad = store.padding('r', s.item_id)?.observation ?? null;
     const single = await model.score(buildConditionMessages(it, s.condition, { neutralPadded: pad }), text);
     assert.ok(Math.abs(single.logprob - s.logprob) < 1e-4, `${s.item_id}/${s.condition}/${s.candidate}: ${single.logprob} vs ${s.logprob}`);
@@ -103,7 +107,12 @@ test('a real ToolShed item (the golden item) through the core conditions', async
   const store = ProbeStore.open(join(dir, 'b.db'));
   store.ensureRun({ run_id: 'g', env: 'toolshed', model_spec: model.spec, model_label: model.label, simulated: false });
   store.addItems('g', golden, 'build');
-  const res = await runProbe(scorer, store, golden, { runId: 'g', conditions: conditionsOf('core'), itemsSource: 'build', itemsSha256: 'x' });
+  const res = await runProbe(scorer, store, golden, {
+    runId: 'g',
+    conditions: conditionsOf('core'),
+    itemsSource: 'build',
+    itemsSha256: 'x',
+  });
   assert.equal(res.nScored, 4 + 4 + 2 + 2 + 2);
   const [r] = probeItemRecords('g', model.label, false, golden, store.scores('g'));
   assert.ok(Math.abs(-r.measures.G! - (r.measures.copy! + r.measures.sem!)) < 1e-9);

@@ -25,7 +25,12 @@ test('guardScore rejects NaN, ±Infinity and positive values, accepts 0 and nega
 test('a bad value from the backend stops the run before it is written', async () => {
   let calls = 0;
   const scorer: ProbeScorer = {
-    model: { spec: 'fake:', label: 'fake', capabilities: { score: true, ban: false, simulated: false }, generate: async () => ({ text: null, attempts: [] }) },
+    model: {
+      spec: 'fake:',
+      label: 'fake',
+      capabilities: { score: true, ban: false, simulated: false },
+      generate: async () => ({ text: null, attempts: [] }),
+    },
     // The third context returns NaN for its second candidate.
     scoreCandidates: async (_m, cands) => {
       calls++;
@@ -33,15 +38,24 @@ test('a bad value from the backend stops the run before it is written', async ()
     },
     countTokens: null,
     counters: () => null,
-    verify: async () => { throw new Error('unused'); },
+    verify: async () => {
+      throw new Error('unused');
+    },
     info: async () => ({}),
   };
   const store = ProbeStore.open(join(dir, 'g.db'));
   const items = shortItems().slice(0, 1);
   store.ensureRun({ run_id: 'g', env: 'toolshed', model_spec: 'fake:', model_label: 'fake', simulated: false });
   store.addItems('g', items, 'fixture');
-  await assert.rejects(runProbe(scorer, store, items, { runId: 'g', conditions: ['pre', 'fail', 'succ'], itemsSource: 'fixture', itemsSha256: '-' }), /non-finite log-probability \(NaN\).*item mine-0001-s1-a, condition succ, candidate gold/);
-  assert.deepEqual([...new Set(store.scores('g').map((r) => r.condition))].sort(), ['fail', 'pre'], 'nothing of the failing context is stored');
+  await assert.rejects(
+    runProbe(scorer, store, items, { runId: 'g', conditions: ['pre', 'fail', 'succ'], itemsSource: 'fixture', itemsSha256: '-' }),
+    /non-finite log-probability \(NaN\).*item mine-0001-s1-a, condition succ, candidate gold/,
+  );
+  assert.deepEqual(
+    [...new Set(store.scores('g').map((r) => r.condition))].sort(),
+    ['fail', 'pre'],
+    'nothing of the failing context is stored',
+  );
   assert.equal(store.sessions('g')[0].status, 'failed');
   store.close();
 });

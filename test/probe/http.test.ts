@@ -58,7 +58,12 @@ test('vllm: a full probe run over HTTP (all conditions incl. neut_pad) is stored
   const store = ProbeStore.open(join(dir, 'h.db'));
   store.ensureRun({ run_id: 'h', env: 'toolshed', model_spec: model.spec, model_label: model.label, simulated: true });
   store.addItems('h', items, 'fixture');
-  const res = await runProbe(scorer, store, items, { runId: 'h', conditions: conditionsOf('all'), itemsSource: 'fixture', itemsSha256: 'x' });
+  const res = await runProbe(scorer, store, items, {
+    runId: 'h',
+    conditions: conditionsOf('all'),
+    itemsSource: 'fixture',
+    itemsSha256: 'x',
+  });
   assert.equal(res.nScored, 66);
   assert.equal(res.cacheSaving, null, 'no token counters over HTTP');
   for (const r of probeItemRecords('h', model.label, true, items, store.scores('h'))) {
@@ -66,7 +71,11 @@ test('vllm: a full probe run over HTTP (all conditions incl. neut_pad) is stored
   }
   const pad = store.padding('h', items[0].item_id)!;
   assert.equal(pad.targetTokens, toyTokenize(items[0].obs_fail).length);
-  assert.equal((await runProbe(scorer, store, items, { runId: 'h', conditions: conditionsOf('all'), itemsSource: 'fixture', itemsSha256: 'x' })).nScored, 0);
+  assert.equal(
+    (await runProbe(scorer, store, items, { runId: 'h', conditions: conditionsOf('all'), itemsSource: 'fixture', itemsSha256: 'x' }))
+      .nScored,
+    0,
+  );
   store.close();
   const v = await verifyProbeScoring(scorer, items, { n: 2 });
   assert.ok(v.ok && v.maxAbsDiff === 0);
@@ -75,5 +84,12 @@ test('vllm: a full probe run over HTTP (all conditions incl. neut_pad) is stored
 
 test('backends without teacher-forced scoring are refused before any work', async () => {
   const plain = await createModel(`openai-compatible:${sim.url}#sim:steady`);
-  await assert.rejects(probeScorerFor(plain), (e: unknown) => e instanceof CapabilityError && /cannot score/.test((e as Error).message) && /gguf:/.test((e as Error).message) && /vllm:/.test((e as Error).message));
+  await assert.rejects(
+    probeScorerFor(plain),
+    (e: unknown) =>
+      e instanceof CapabilityError &&
+      /cannot score/.test((e as Error).message) &&
+      /gguf:/.test((e as Error).message) &&
+      /vllm:/.test((e as Error).message),
+  );
 });

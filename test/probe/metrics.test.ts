@@ -10,11 +10,21 @@ function rec(condition: Condition, candidate: CandidateName, logprob: number, ex
 }
 
 test('G, copy, sem, polarity, margins and per-token values from hand-made scores', () => {
-  const m = itemMeasures(groupScores([
-    rec('pre', 'failed', -30), rec('pre', 'gold', -20), rec('fail', 'failed', -12, { n_tokens: 8, is_greedy: true }), rec('fail', 'gold', -18),
-    rec('neut', 'failed', -10), rec('succ', 'failed', -11), rec('abstract', 'failed', -25), rec('abstract', 'gold', -19), rec('neut_pad', 'failed', -9),
-    rec('fail_echo', 'failed', -11.5), rec('fail_other', 'failed', -29),
-  ]).get('i')!);
+  const m = itemMeasures(
+    groupScores([
+      rec('pre', 'failed', -30),
+      rec('pre', 'gold', -20),
+      rec('fail', 'failed', -12, { n_tokens: 8, is_greedy: true }),
+      rec('fail', 'gold', -18),
+      rec('neut', 'failed', -10),
+      rec('succ', 'failed', -11),
+      rec('abstract', 'failed', -25),
+      rec('abstract', 'gold', -19),
+      rec('neut_pad', 'failed', -9),
+      rec('fail_echo', 'failed', -11.5),
+      rec('fail_other', 'failed', -29),
+    ]).get('i')!,
+  );
   assert.equal(m.G, -18);
   assert.equal(m.copy, 20);
   assert.equal(m.sem, -2);
@@ -38,21 +48,46 @@ test('G, copy, sem, polarity, margins and per-token values from hand-made scores
 
 test('-G = copy + sem item by item (to float64 rounding of the subtractions), for any scores', () => {
   fc.assert(
-    fc.property(fc.double({ min: -200, max: -1e-6, noNaN: true }), fc.double({ min: -200, max: -1e-6, noNaN: true }), fc.double({ min: -200, max: -1e-6, noNaN: true }), (pre, fail, neut) => {
-      const m = itemMeasures(groupScores([rec('pre', 'failed', pre), rec('fail', 'failed', fail), rec('neut', 'failed', neut)]).get('i')!);
-      return Math.abs(-m.G - (m.copy + m.sem)) <= 1e-12 * Math.max(1, Math.abs(pre), Math.abs(fail), Math.abs(neut));
-    }),
+    fc.property(
+      fc.double({ min: -200, max: -1e-6, noNaN: true }),
+      fc.double({ min: -200, max: -1e-6, noNaN: true }),
+      fc.double({ min: -200, max: -1e-6, noNaN: true }),
+      (pre, fail, neut) => {
+        const m = itemMeasures(
+          groupScores([rec('pre', 'failed', pre), rec('fail', 'failed', fail), rec('neut', 'failed', neut)]).get('i')!,
+        );
+        return Math.abs(-m.G - (m.copy + m.sem)) <= 1e-12 * Math.max(1, Math.abs(pre), Math.abs(fail), Math.abs(neut));
+      },
+    ),
   );
 });
 
 test('p_rep: normalised over the candidates scored under the condition, stable for very negative log-probs', () => {
-  const scores = groupScores([rec('pre', 'failed', -1000), rec('pre', 'gold', -1000 + Math.log(3)), rec('pre', 'distractor0', -1000), rec('pre', 'distractor1', -1000 + Math.log(5))]).get('i')!;
+  const scores = groupScores([
+    rec('pre', 'failed', -1000),
+    rec('pre', 'gold', -1000 + Math.log(3)),
+    rec('pre', 'distractor0', -1000),
+    rec('pre', 'distractor1', -1000 + Math.log(5)),
+  ]).get('i')!;
   assert.ok(Math.abs(pRepeat(scores.get('pre')) - 1 / 10) < 1e-12);
   const two = groupScores([rec('abstract', 'failed', -2), rec('abstract', 'gold', -2)]).get('i')!;
   assert.equal(pRepeat(two.get('abstract')), 0.5);
   assert.ok(Number.isNaN(pRepeat(undefined)));
-  assert.ok(Number.isNaN(pRepeat(groupScores([rec('fail', 'gold', -1), rec('fail', 'distractor0', -2)]).get('i')!.get('fail'))), 'no failed score: NaN');
-  const m = itemMeasures(groupScores([rec('pre', 'failed', -3), rec('pre', 'gold', -3), rec('fail', 'failed', -1), rec('fail', 'gold', -1 - Math.log(3))]).get('i')!);
+  assert.ok(
+    Number.isNaN(
+      pRepeat(
+        groupScores([rec('fail', 'gold', -1), rec('fail', 'distractor0', -2)])
+          .get('i')!
+          .get('fail'),
+      ),
+    ),
+    'no failed score: NaN',
+  );
+  const m = itemMeasures(
+    groupScores([rec('pre', 'failed', -3), rec('pre', 'gold', -3), rec('fail', 'failed', -1), rec('fail', 'gold', -1 - Math.log(3))]).get(
+      'i',
+    )!,
+  );
   assert.ok(Math.abs(m.p_repeat_shift - (0.75 - 0.5)) < 1e-12);
 });
 

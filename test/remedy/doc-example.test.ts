@@ -24,7 +24,12 @@ function run(spec: string): { code: number | null; out: string; err: string } {
   mkdirSync(TINY_MODEL_DIR, { recursive: true });
   const file = join(TINY_MODEL_DIR, 'remedy-example.mts');
   writeFileSync(file, exampleProgram());
-  const r = spawnSync(process.execPath, ['--import', 'tsx', file], { cwd: root, env: { ...process.env, REVLOOP_MODEL: spec }, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', file], {
+    cwd: root,
+    env: { ...process.env, REVLOOP_MODEL: spec },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -18,16 +18,40 @@ import { CapabilityError } from '../../src/util/errors.ts';
 
 const steps: AgentStep[] = [
   { action: "find_contact(name='Ana Ruiz')", observation: "{'name': 'Ana Ruiz'}", ok: true, errorType: null, tool: 'find_contact' },
-  { action: "read_file(path='notes/x.md')", observation: "LookupError: no file matching 'notes/x.md'.", ok: false, errorType: 'file_not_found', tool: 'read_file' },
+  {
+    action: "read_file(path='notes/x.md')",
+    observation: "LookupError: no file matching 'notes/x.md'.",
+    ok: false,
+    errorType: 'file_not_found',
+    tool: 'read_file',
+  },
   { action: '  oops (', observation: 'SyntaxError: could not parse the call (…).', ok: false, errorType: 'parse_error', tool: null },
-  { action: "read_file(path='notes/x.md') ", observation: "LookupError: no file matching 'notes/x.md'.", ok: false, errorType: 'file_not_found', tool: 'read_file' },
+  {
+    action: "read_file(path='notes/x.md') ",
+    observation: "LookupError: no file matching 'notes/x.md'.",
+    ok: false,
+    errorType: 'file_not_found',
+    tool: 'read_file',
+  },
 ];
 
 test('abstract note: the reference text byte for byte (em dash, gloss, tool fallback)', () => {
-  assert.equal(abstractFailureNote({ tool: 'create_event', errorType: 'format_error' }, 1), '[attempt 1 failed: create_event \u2014 an argument was badly formatted; that call is not repeatable]');
-  assert.equal(abstractFailureNote({ tool: null, errorType: 'parse_error' }, 3), '[attempt 3 failed: the tool \u2014 the call could not be parsed; that call is not repeatable]');
-  assert.equal(abstractFailureNote({ tool: '', errorType: 'timeout' }, 2), '[attempt 2 failed: the tool \u2014 the call failed; that call is not repeatable]');
-  assert.equal(abstractFailureNote({ tool: 'x', errorType: 'boom' }, 1, glossTable({ boom: 'it exploded' })), '[attempt 1 failed: x \u2014 it exploded; that call is not repeatable]');
+  assert.equal(
+    abstractFailureNote({ tool: 'create_event', errorType: 'format_error' }, 1),
+    '[attempt 1 failed: create_event \u2014 an argument was badly formatted; that call is not repeatable]',
+  );
+  assert.equal(
+    abstractFailureNote({ tool: null, errorType: 'parse_error' }, 3),
+    '[attempt 3 failed: the tool \u2014 the call could not be parsed; that call is not repeatable]',
+  );
+  assert.equal(
+    abstractFailureNote({ tool: '', errorType: 'timeout' }, 2),
+    '[attempt 2 failed: the tool \u2014 the call failed; that call is not repeatable]',
+  );
+  assert.equal(
+    abstractFailureNote({ tool: 'x', errorType: 'boom' }, 1, glossTable({ boom: 'it exploded' })),
+    '[attempt 1 failed: x \u2014 it exploded; that call is not repeatable]',
+  );
 });
 
 test('history policies: verbatim keeps, drop deletes, abstract replaces failed steps; instruction after a newline', () => {
@@ -37,20 +61,29 @@ test('history policies: verbatim keeps, drop deletes, abstract replaces failed s
   assert.deepEqual(verbatim[5], { role: 'user', content: "Observation: LookupError: no file matching 'notes/x.md'." });
 
   const drop = buildAgentMessages('SYS\n', 'GOAL', steps, { failurePolicy: 'drop' });
-  assert.deepEqual(drop.map((m) => m.role), ['system', 'user', 'assistant', 'user']);
+  assert.deepEqual(
+    drop.map((m) => m.role),
+    ['system', 'user', 'assistant', 'user'],
+  );
 
   const abs = buildAgentMessages('SYS\n', 'GOAL', steps, { failurePolicy: 'abstract' });
-  assert.deepEqual(abs.slice(4).map((m) => m.content), [
-    '[attempt 1 failed: read_file \u2014 no such file; that call is not repeatable]',
-    '[attempt 2 failed: the tool \u2014 the call could not be parsed; that call is not repeatable]',
-    '[attempt 3 failed: read_file \u2014 no such file; that call is not repeatable]',
-  ]);
+  assert.deepEqual(
+    abs.slice(4).map((m) => m.content),
+    [
+      '[attempt 1 failed: read_file \u2014 no such file; that call is not repeatable]',
+      '[attempt 2 failed: the tool \u2014 the call could not be parsed; that call is not repeatable]',
+      '[attempt 3 failed: read_file \u2014 no such file; that call is not repeatable]',
+    ],
+  );
   assert.ok(abs.slice(4).every((m) => m.role === 'user'));
   assert.ok(!abs.some((m) => m.role === 'assistant' && m.content.includes('notes/x.md')), 'no failed call is echoed back under abstract');
 
   const instr = buildAgentMessages('SYS\n', 'GOAL', [], { failurePolicy: 'verbatim', negativeInstruction: true });
   assert.equal(instr[0].content, `SYS\n\n${NEGATIVE_INSTRUCTION}`);
-  assert.equal(NEGATIVE_INSTRUCTION, 'Important: some of your earlier tool calls failed. Do not repeat a call that has already failed; change the call before trying again.');
+  assert.equal(
+    NEGATIVE_INSTRUCTION,
+    'Important: some of your earlier tool calls failed. Do not repeat a call that has already failed; change the call before trying again.',
+  );
 });
 
 test('ban strings: failed actions only, stripped, empty skipped, de-duplicated in order', () => {
@@ -70,7 +103,10 @@ test('ban token sequences: both whitespace variants, empty tokenizations dropped
   };
   const seqs = banTokenSequences(['ab', ' ab ', 'c'], tok);
   assert.deepEqual(seqs, [[97, 98], [1097, 98], [99], [1099]]);
-  assert.deepEqual(banTokenSequences(['x'], () => []), []);
+  assert.deepEqual(
+    banTokenSequences(['x'], () => []),
+    [],
+  );
 });
 
 test('abstractFailures: records with 1-based index, transcript position, parsed tool when not given', () => {
@@ -79,7 +115,13 @@ test('abstractFailures: records with 1-based index, transcript position, parsed 
     { action: 'ok()', observation: 'fine', ok: true },
     { action: 'not a call', observation: 'e', ok: false, errorType: 'parse_error' },
   ]);
-  assert.deepEqual(recs.map((r) => [r.index, r.step, r.tool]), [[1, 0, 'delete_file'], [2, 2, null]]);
+  assert.deepEqual(
+    recs.map((r) => [r.index, r.step, r.tool]),
+    [
+      [1, 0, 'delete_file'],
+      [2, 2, null],
+    ],
+  );
   assert.equal(recs[0].note, '[attempt 1 failed: delete_file \u2014 no such file; that call is not repeatable]');
 });
 
@@ -87,7 +129,10 @@ class FakeModel implements Model {
   readonly spec = 'fake:';
   readonly label = 'fake';
   calls: Array<{ messages: ChatMessage[]; options: GenerateOptions }> = [];
-  constructor(readonly capabilities: Model['capabilities'], private readonly reply: string) {}
+  constructor(
+    readonly capabilities: Model['capabilities'],
+    private readonly reply: string,
+  ) {}
   async generate(messages: ChatMessage[], options: GenerateOptions): Promise<GenerateResult> {
     this.calls.push({ messages, options });
     return { text: this.reply, attempts: [] };

@@ -43,7 +43,10 @@ describe('report in Chromium', { skip }, () => {
   before(async () => {
     mkdirSync(OUT, { recursive: true });
     const smallFile = join(OUT, 'small.html');
-    writeFileSync(smallFile, renderReport(small, analyzeTrajectories(small, { bootstrap: 200, seed: 3 }), { getFamily: families, title: 'Browser test report' }));
+    writeFileSync(
+      smallFile,
+      renderReport(small, analyzeTrajectories(small, { bootstrap: 200, seed: 3 }), { getFamily: families, title: 'Browser test report' }),
+    );
     const large = [...small, ...largeSet(3000)];
     const largeFile = join(OUT, 'large.html');
     writeFileSync(largeFile, renderReport(large, analyzeTrajectories(large, { bootstrap: 0 }), { getFamily: families }));
@@ -55,7 +58,15 @@ describe('report in Chromium', { skip }, () => {
       executablePath: CHROMIUM,
       headless: true,
       viewport: { width: 1280, height: 900 },
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     // Any request other than the report file itself is recorded and refused.
     await context.route('**/*', (route) => (route.request().url().startsWith('file://') ? route.continue() : route.abort()));
@@ -86,18 +97,30 @@ describe('report in Chromium', { skip }, () => {
   function assertClean(o: Opened, url: string): void {
     assert.deepEqual(o.problems, [], 'no console or page errors');
     assert.deepEqual(o.dialogs, [], 'no script from a draft ran');
-    assert.deepEqual(o.requests.map((u) => u.split('#')[0]), [url], 'the page requested nothing but itself');
+    assert.deepEqual(
+      o.requests.map((u) => u.split('#')[0]),
+      [url],
+      'the page requested nothing but itself',
+    );
   }
 
   const rowCount = (p: Page) => p.locator('#traj-rows tr').count();
   // Page functions run in the browser; they reach its globals through globalThis (the tsconfig has no DOM lib).
-  const waitRows = (p: Page, n: number) => p.waitForFunction((k) => (globalThis as any).document.querySelectorAll('#traj-rows tr').length === k, n);
+  const waitRows = (p: Page, n: number) =>
+    p.waitForFunction((k) => (globalThis as any).document.querySelectorAll('#traj-rows tr').length === k, n);
 
   test('renders with no errors and no network requests; sections and SIMULATED banner visible', async () => {
     const o = await open(smallUrl);
     const { page } = o;
     assert.match(await page.locator('header .banner').innerText(), /SIMULATED/);
-    for (const sel of ['#endpoint table.endpoint', '#endpoint table.summary-table', '#curves svg.chart', '#failures svg.bar', '#budget table.budget', '#traj-rows tr']) {
+    for (const sel of [
+      '#endpoint table.endpoint',
+      '#endpoint table.summary-table',
+      '#curves svg.chart',
+      '#failures svg.bar',
+      '#budget table.budget',
+      '#traj-rows tr',
+    ]) {
       assert.ok(await page.locator(sel).first().isVisible(), sel);
     }
     assert.equal(await rowCount(page), small.length);
@@ -144,7 +167,10 @@ describe('report in Chromium', { skip }, () => {
     const src = small.find((t) => t.runId === 'run-alpha' && t.caseId === CASES.rain.id)!;
     const family = getFamily('exact-length');
     const reports = await detail.locator('pre.feedback').allTextContents();
-    assert.deepEqual(reports, src.rounds.map((r) => family.feedback(r.state, src.case)));
+    assert.deepEqual(
+      reports,
+      src.rounds.map((r) => family.feedback(r.state, src.case)),
+    );
     assert.match(await detail.locator('.round').nth(4).innerText(), /not sent/i);
     // Revision 1 inserts the hostile words: shown as an insertion, as text.
     const r1 = detail.locator('.round').nth(1);
@@ -169,7 +195,10 @@ describe('report in Chromium', { skip }, () => {
     const detail = o.page.locator('#traj-detail');
     assert.ok(await detail.isVisible());
     assert.match(await detail.locator('h3').innerText(), /apple-04.*sim:steady.*SIMULATED/s);
-    assert.match((await detail.locator('pre.feedback').first().textContent()) ?? '', /^DETERMINISTIC VERIFIER REPORT\n- required word 'apple': present=false/);
+    assert.match(
+      (await detail.locator('pre.feedback').first().textContent()) ?? '',
+      /^DETERMINISTIC VERIFIER REPORT\n- required word 'apple': present=false/,
+    );
     await o.page.close();
     assertClean(o, smallUrl);
   });
@@ -208,7 +237,10 @@ describe('report in Chromium', { skip }, () => {
     writeFileSync(guarded, leak(original));
     const o2 = await open(pathToFileURL(guarded).href);
     await o2.page.close();
-    assert.ok(o2.problems.some((p) => /leak\.png.*Content Security Policy/i.test(p)), o2.problems.join('\n'));
+    assert.ok(
+      o2.problems.some((p) => /leak\.png.*Content Security Policy/i.test(p)),
+      o2.problems.join('\n'),
+    );
     assert.throws(() => assertClean(o2, pathToFileURL(guarded).href));
   });
 
@@ -219,37 +251,52 @@ describe('report in Chromium', { skip }, () => {
     const png = join(OUT, 'report.png');
     await page.screenshot({ path: png, fullPage: true });
     assert.ok(statSync(png).size > 50_000, `screenshot has substance (${statSync(png).size} bytes)`);
-    for (const sel of ['header h1', '#endpoint table.endpoint', '#curves svg.chart', '#failures .bar-row', '#budget table.budget', '#drilldown .filters', '#traj-detail .round']) {
+    for (const sel of [
+      'header h1',
+      '#endpoint table.endpoint',
+      '#curves svg.chart',
+      '#failures .bar-row',
+      '#budget table.budget',
+      '#drilldown .filters',
+      '#traj-detail .round',
+    ]) {
       const box = await page.locator(sel).first().boundingBox();
       assert.ok(box && box.width > 20 && box.height > 8, `${sel} has a visible box`);
     }
     // Not blank: decode the PNG in a scratch page and look at its pixels.
     const scratch = await context.newPage();
-    const { distinct, inked } = await scratch.evaluate(async (b64) => {
-      const w = globalThis as any;
-      const document = w.document;
-      const img = new w.Image();
-      img.src = `data:image/png;base64,${b64}`;
-      await img.decode();
-      const canvas = document.createElement('canvas');
-      canvas.width = img.width;
-      canvas.height = img.height;
-      const g = canvas.getContext('2d');
-      g.drawImage(img, 0, 0);
-      const px: Uint8ClampedArray = g.getImageData(0, 0, img.width, img.height).data;
-      const colours = new Set<number>();
-      let ink = 0;
-      for (let i = 0; i < px.length; i += 4 * 7) {
-        colours.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
-        if (px[i] + px[i + 1] + px[i + 2] < 600) ink++;
-      }
-      return { distinct: colours.size, inked: ink / (px.length / 28) };
-    }, (await import('node:fs')).readFileSync(png).toString('base64'));
+    const { distinct, inked } = await scratch.evaluate(
+      async (b64) => {
+        const w = globalThis as any;
+        const document = w.document;
+        const img = new w.Image();
+        img.src = `data:image/png;base64,${b64}`;
+        await img.decode();
+        const canvas = document.createElement('canvas');
+        canvas.width = img.width;
+        canvas.height = img.height;
+        const g = canvas.getContext('2d');
+        g.drawImage(img, 0, 0);
+        const px: Uint8ClampedArray = g.getImageData(0, 0, img.width, img.height).data;
+        const colours = new Set<number>();
+        let ink = 0;
+        for (let i = 0; i < px.length; i += 4 * 7) {
+          colours.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+          if (px[i] + px[i + 1] + px[i + 2] < 600) ink++;
+        }
+        return { distinct: colours.size, inked: ink / (px.length / 28) };
+      },
+      (await import('node:fs')).readFileSync(png).toString('base64'),
+    );
     await scratch.close();
     assert.ok(distinct > 100, `many colours (${distinct})`);
     assert.ok(inked > 0.02 && inked < 0.9, `some but not all pixels inked (${inked.toFixed(3)})`);
 
-    const bg = () => page.evaluate(() => { const w = globalThis as any; return String(w.getComputedStyle(w.document.body).backgroundColor); });
+    const bg = () =>
+      page.evaluate(() => {
+        const w = globalThis as any;
+        return String(w.getComputedStyle(w.document.body).backgroundColor);
+      });
     const light = await bg();
     await page.emulateMedia({ colorScheme: 'dark' });
     assert.notEqual(await bg(), light, 'dark colour scheme applies');

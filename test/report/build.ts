@@ -8,7 +8,14 @@ export const HOSTILE = '</script><script>alert(1)</script>';
 export const LINE_SEP = '\u2028';
 
 export const CASES: Record<string, ConstraintCase> = {
-  tea: { id: 'tea-01', family: 'exact-length', source: 'own', instruction: 'Write one sentence about tea.', target: 5, anchors: ['green tea'] },
+  tea: {
+    id: 'tea-01',
+    family: 'exact-length',
+    source: 'own',
+    instruction: 'Write one sentence about tea.',
+    target: 5,
+    anchors: ['green tea'],
+  },
   rain: { id: 'rain-02', family: 'exact-length', source: 'own', instruction: 'Describe rain briefly.', target: 6, anchors: ['umbrella'] },
   bread: { id: 'bread-03', family: 'exact-length', source: 'other', instruction: 'Say something about bread.', target: 4, anchors: [] },
   apple: { id: 'apple-04', family: 'c07', source: 'own', task: 'Write a sentence that uses the word "apple".', targets: ['apple'] },
@@ -42,8 +49,17 @@ export function trajectory(
     });
   }
   const t: TrajectoryRecord = {
-    runId, caseIndex, caseId: c.id, controller, simulated, family: c.family, source: c.source, case: c, rounds,
-    status: complete ? 'complete' : 'incomplete', budget,
+    runId,
+    caseIndex,
+    caseId: c.id,
+    controller,
+    simulated,
+    family: c.family,
+    source: c.source,
+    case: c,
+    rounds,
+    status: complete ? 'complete' : 'incomplete',
+    budget,
   };
   if (!complete) t.incompleteReason = options.incompleteReason ?? 'provider attempts exhausted';
   return t;
@@ -58,19 +74,48 @@ export function smallSet(): TrajectoryRecord[] {
     // alpha: success after two revisions, with a diff to show.
     trajectory(A, 'alpha', false, 0, CASES.tea, ['Tea is nice.', 'Green tea is very nice today.', 'I love green tea daily.']),
     // alpha: terminal fixed point, with a hostile draft.
-    trajectory(A, 'alpha', false, 1, CASES.rain, ['Rain falls.', `Rain ${HOSTILE} falls.`, `Rain ${HOSTILE} falls.`, `Rain ${HOSTILE} falls.`, `Rain ${HOSTILE} falls.`]),
+    trajectory(A, 'alpha', false, 1, CASES.rain, [
+      'Rain falls.',
+      `Rain ${HOSTILE} falls.`,
+      `Rain ${HOSTILE} falls.`,
+      `Rain ${HOSTILE} falls.`,
+      `Rain ${HOSTILE} falls.`,
+    ]),
     // alpha: terminal cycle of period 2, with U+2028 and an image tag that must never load.
-    trajectory(A, 'alpha', false, 2, CASES.bread, ['Bread is good.', `Bread${LINE_SEP}is warm <img src="http://example.invalid/x.png"> here.`, 'Bread is good.', `Bread${LINE_SEP}is warm <img src="http://example.invalid/x.png"> here.`, 'Bread is good.', 'never used']),
+    trajectory(A, 'alpha', false, 2, CASES.bread, [
+      'Bread is good.',
+      `Bread${LINE_SEP}is warm <img src="http://example.invalid/x.png"> here.`,
+      'Bread is good.',
+      `Bread${LINE_SEP}is warm <img src="http://example.invalid/x.png"> here.`,
+      'Bread is good.',
+      'never used',
+    ]),
     // alpha: c07 success at once.
     trajectory(A, 'alpha', false, 3, CASES.apple, ['I ate an apple.']),
     // sim: no repeat failure with a very long draft.
     trajectory(S, 'sim:steady', true, 0, CASES.tea, ['Tea.', 'Tea is hot.', longDraft, 'Tea is hot and good.', 'We drink tea here now.']),
     // sim: other repeat (a repeat that is neither a terminal fixed point nor a cycle).
-    trajectory(S, 'sim:steady', true, 1, CASES.rain, ['Rain.', 'Rain again.', 'Rain.', 'Rain is wet and cold.', 'The umbrella is wet now.']),
+    trajectory(S, 'sim:steady', true, 1, CASES.rain, [
+      'Rain.',
+      'Rain again.',
+      'Rain.',
+      'Rain is wet and cold.',
+      'The umbrella is wet now.',
+    ]),
     // sim: protocol-incomplete.
-    trajectory(S, 'sim:steady', true, 2, CASES.bread, ['Bread.', 'Bread again.'], { incompleteReason: 'provider attempts exhausted (HTTP 503)' }),
+    trajectory(S, 'sim:steady', true, 2, CASES.bread, ['Bread.', 'Bread again.'], {
+      incompleteReason: 'provider attempts exhausted (HTTP 503)',
+    }),
     // sim: c07 failure (no repeat) whose reports are not stored: the family renders them.
-    trajectory(S, 'sim:steady', true, 3, CASES.apple, ['I ate a pear.', 'I ate a plum.', 'I ate a fig.', 'I ate a date.', 'I ate a kiwi.'], { storeFeedback: false }),
+    trajectory(
+      S,
+      'sim:steady',
+      true,
+      3,
+      CASES.apple,
+      ['I ate a pear.', 'I ate a plum.', 'I ate a fig.', 'I ate a date.', 'I ate a kiwi.'],
+      { storeFeedback: false },
+    ),
   ];
 }
 
@@ -102,10 +147,14 @@ export function largeSet(n: number): TrajectoryRecord[] {
     const succeeds = j % 5 < 3 - k;
     const kind = j % 3;
     const drafts = succeeds
-      ? [short(0), short(1), short(2), short(3)].slice(0, j % 4).concat([`Case ${c.id}: this draft is long enough to pass the character check.`])
-      : kind === 0 ? [short(0), short(1), short(1), short(1), short(1)]
-      : kind === 1 ? [short(0), short(1), short(0), short(1), short(0)]
-      : [short(0), short(1), short(2), short(3), short(4)];
+      ? [short(0), short(1), short(2), short(3)]
+          .slice(0, j % 4)
+          .concat([`Case ${c.id}: this draft is long enough to pass the character check.`])
+      : kind === 0
+        ? [short(0), short(1), short(1), short(1), short(1)]
+        : kind === 1
+          ? [short(0), short(1), short(0), short(1), short(0)]
+          : [short(0), short(1), short(2), short(3), short(4)];
     out.push(trajectory(`run-${controller}`, controller, controller.startsWith('sim:'), j, c, drafts, { family: minCharsFamily }));
   }
   return out;

@@ -21,7 +21,11 @@ const DIR = new URL(`../.tmp/report/cli-${process.pid}/`, import.meta.url).pathn
 const DB = join(DIR, 'runs.db');
 
 function revloop(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin/revloop.mjs'), ...args], { cwd: DIR, encoding: 'utf8', env: { ...process.env, REVLOOP_DEBUG: '' } });
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/revloop.mjs'), ...args], {
+    cwd: DIR,
+    encoding: 'utf8',
+    env: { ...process.env, REVLOOP_DEBUG: '' },
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -38,16 +42,51 @@ before(async () => {
     const cases = [CASES.tea, CASES.rain, CASES.bread, CASES.apple];
     for (const profile of ['steady', 'stubborn']) {
       await executeRun({
-        store, runId: `sim-${profile}`, cases, model: await createModel(`sim:${profile}`), protocol: { ...PAPER_PROTOCOL, budget: 4 }, resolveFamily: getFamily,
+        store,
+        runId: `sim-${profile}`,
+        cases,
+        model: await createModel(`sim:${profile}`),
+        protocol: { ...PAPER_PROTOCOL, budget: 4 },
+        resolveFamily: getFamily,
         caseSet: { format: 'native', total: cases.length, limit: null, fileSha256: null, manifest: null, path: null },
       });
     }
     const lines = [
-      { id: 'i1', controller: 'imported-model', family: 'exact-length', case_id: 'tea-01', source: 'own', target: 5, anchors: ['green tea'], instruction: CASES.tea.instruction, drafts: ['Tea.', `Tea ${HOSTILE} tea.`, 'I love green tea daily.'] },
-      { id: 'i2', controller: 'imported-model', family: 'c07', case_id: 'apple-04', source: 'own', targets: ['apple'], task: CASES.apple.task, drafts: ['A pear.', 'A pear.', 'A pear.', 'A pear.', 'A pear.'] },
+      {
+        id: 'i1',
+        controller: 'imported-model',
+        family: 'exact-length',
+        case_id: 'tea-01',
+        source: 'own',
+        target: 5,
+        anchors: ['green tea'],
+        instruction: CASES.tea.instruction,
+        drafts: ['Tea.', `Tea ${HOSTILE} tea.`, 'I love green tea daily.'],
+      },
+      {
+        id: 'i2',
+        controller: 'imported-model',
+        family: 'c07',
+        case_id: 'apple-04',
+        source: 'own',
+        targets: ['apple'],
+        task: CASES.apple.task,
+        drafts: ['A pear.', 'A pear.', 'A pear.', 'A pear.', 'A pear.'],
+      },
     ];
-    const parsed = parseImportLines(lines.map((value, i) => ({ line: i + 1, value })), 'own.jsonl', getFamily);
-    importTrajectories(store, parsed, { runId: 'imported', file: 'own.jsonl', fileSha256: null, format: 'revloop-import', budget: 4, resolveFamily: getFamily });
+    const parsed = parseImportLines(
+      lines.map((value, i) => ({ line: i + 1, value })),
+      'own.jsonl',
+      getFamily,
+    );
+    importTrajectories(store, parsed, {
+      runId: 'imported',
+      file: 'own.jsonl',
+      fileSha256: null,
+      format: 'revloop-import',
+      budget: 4,
+      resolveFamily: getFamily,
+    });
   } finally {
     store.close();
   }
@@ -64,7 +103,11 @@ test('revloop report writes one self-contained file covering every run', { skip:
   for (const id of ['runs', 'endpoint', 'curves', 'failures', 'budget', 'drilldown']) assert.ok(html.includes(`<section id="${id}"`));
   assert.ok(!html.includes(HOSTILE));
   const payload = payloadOf(html);
-  assert.deepEqual(Object.fromEntries(payload.controllers.map((c) => [c.name.replace(/ \[simulated\]$/, ''), c.simulated])), { 'sim:steady': true, 'sim:stubborn': true, 'imported-model': false });
+  assert.deepEqual(Object.fromEntries(payload.controllers.map((c) => [c.name.replace(/ \[simulated\]$/, ''), c.simulated])), {
+    'sim:steady': true,
+    'sim:stubborn': true,
+    'imported-model': false,
+  });
   assert.equal(payload.trajectories.length, 10);
 
   // Engine runs stored the reports they sent: shown verbatim. Imported runs did not: rendered by the family.
@@ -81,7 +124,10 @@ test('revloop report writes one self-contained file covering every run', { skip:
       assert.equal(r.sent, i + 1 < src.rounds.length ? 1 : 0);
     });
   }
-  assert.ok(stored.some((s) => s.runId === 'sim-steady' && s.rounds.some((x) => typeof x.feedback === 'string')), 'the engine did store its reports');
+  assert.ok(
+    stored.some((s) => s.runId === 'sim-steady' && s.rounds.some((x) => typeof x.feedback === 'string')),
+    'the engine did store its reports',
+  );
 
   // Byte-reproducible without the timestamp.
   assert.equal(revloop('report', '--store', DB, '-o', 'again.html', '--bootstrap', '200', '--no-timestamp', '--no-progress').status, 0);

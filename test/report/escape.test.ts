@@ -4,7 +4,15 @@ import fc from 'fast-check';
 import { escapeHtml, jsonForScript } from '../../src/report/escape.ts';
 
 test('jsonForScript: hostile strings cannot end the script element and round-trip exactly', () => {
-  const hostile = ['</script><script>alert(1)</script>', '<!-- <script>', '\u2028\u2029', 'a & b > c', '</SCRIPT >', '\ud800 lone surrogate', 'é😀'];
+  const hostile = [
+    '</script><script>alert(1)</script>',
+    '<!-- <script>',
+    '\u2028\u2029',
+    'a & b > c',
+    '</SCRIPT >',
+    '\ud800 lone surrogate',
+    'é😀',
+  ];
   const json = jsonForScript({ hostile });
   assert.ok(!/<|>|&|\u2028|\u2029/.test(json), json);
   assert.deepEqual(JSON.parse(json), { hostile });
@@ -15,7 +23,10 @@ test('jsonForScript: any string round-trips and never contains < > & U+2028 U+20
     fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 40 })), (strings) => {
       const json = jsonForScript(strings);
       assert.ok(!/[<>&\u2028\u2029]/.test(json));
-      assert.deepEqual(JSON.parse(json), strings.map((s) => JSON.parse(JSON.stringify(s))));
+      assert.deepEqual(
+        JSON.parse(json),
+        strings.map((s) => JSON.parse(JSON.stringify(s))),
+      );
     }),
     { numRuns: 300, seed: 7 },
   );

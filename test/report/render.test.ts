@@ -52,7 +52,7 @@ test('report: self-contained — no external URLs, and a CSP that allows only it
 
 test('report: hostile drafts are escaped — no raw </script>, no raw U+2028, exact round trip', { skip: punkt.skip }, () => {
   assert.ok(!html.includes(HOSTILE), 'the hostile string never appears raw');
-  assert.ok(!html.includes('<img'), 'the draft\'s image tag never appears as markup');
+  assert.ok(!html.includes('<img'), "the draft's image tag never appears as markup");
   const { json } = dataBlock(html);
   assert.ok(!json.includes(LINE_SEP) && !json.includes('\u2029'));
   assert.ok(!/<\/script/i.test(json));
@@ -77,7 +77,10 @@ test('report: simulated controllers are labelled SIMULATED wherever their number
   const simRows = rows.filter((r) => r.includes('sim:steady'));
   assert.ok(simRows.length >= 4, 'runs, endpoint, summary and cumulative tables');
   for (const r of simRows) assert.ok(r.includes('SIMULATED'), r.slice(0, 200));
-  const bars = outside.split('<div class="bar-row" ').slice(1).map((b) => b.slice(0, b.indexOf('class="bar-n"')));
+  const bars = outside
+    .split('<div class="bar-row" ')
+    .slice(1)
+    .map((b) => b.slice(0, b.indexOf('class="bar-n"')));
   const simBars = bars.filter((b) => b.startsWith('data-controller="sim:steady"'));
   assert.ok(simBars.length >= 4, 'repeat classes for three families and the exact-length categories');
   for (const b of simBars) assert.ok(b.includes('SIMULATED'), b);
@@ -87,7 +90,10 @@ test('report: simulated controllers are labelled SIMULATED wherever their number
   for (const s of series) assert.ok(s.includes(' simulated"'));
   assert.ok(/Highlight sim:steady[\s\S]{0,400}SIMULATED/.test(outside), 'the legend says SIMULATED');
   const payload = JSON.parse(dataBlock(html).json) as DrilldownPayload;
-  assert.deepEqual(payload.controllers, [{ name: 'alpha', simulated: false }, { name: 'sim:steady', simulated: true }]);
+  assert.deepEqual(payload.controllers, [
+    { name: 'alpha', simulated: false },
+    { name: 'sim:steady', simulated: true },
+  ]);
 });
 
 test('report: endpoint numbers are the analysis numbers', { skip: punkt.skip }, () => {
@@ -139,7 +145,13 @@ test('drill-down data: labels, verifier reports, sent flags and diffs', { skip: 
   const teaSrc = trajectories.find((t) => t.runId === 'run-alpha' && t.caseId === 'tea-01')!;
   for (let i = 1; i < tea.rounds.length; i++) {
     const segs = decodeWordDiff(teaSrc.rounds[i - 1].text, teaSrc.rounds[i].text, tea.rounds[i].d!);
-    assert.equal(segs.filter((s) => s.op !== -1).map((s) => s.text).join(''), teaSrc.rounds[i].text);
+    assert.equal(
+      segs
+        .filter((s) => s.op !== -1)
+        .map((s) => s.text)
+        .join(''),
+      teaSrc.rounds[i].text,
+    );
   }
   assert.equal(rain.rounds[2].d, undefined, 'identical drafts carry no diff');
 });

@@ -5,11 +5,23 @@ import { decodeWordDiff, encodeWordDiff } from '../../src/report/word-diff.ts';
 
 function sides(a: string, b: string, enc: number[]): { old: string; new: string } {
   const segs = decodeWordDiff(a, b, enc);
-  return { old: segs.filter((s) => s.op !== 1).map((s) => s.text).join(''), new: segs.filter((s) => s.op !== -1).map((s) => s.text).join('') };
+  return {
+    old: segs
+      .filter((s) => s.op !== 1)
+      .map((s) => s.text)
+      .join(''),
+    new: segs
+      .filter((s) => s.op !== -1)
+      .map((s) => s.text)
+      .join(''),
+  };
 }
 
 test('word diff: segments rebuild both drafts byte for byte (property)', () => {
-  const word = fc.oneof(fc.constantFrom('the', 'tea', 'green', 'don’t', "it's", '45-day', '😀', 'é', 'x\u0301', '\u2028', '</script>'), fc.string({ maxLength: 6 }));
+  const word = fc.oneof(
+    fc.constantFrom('the', 'tea', 'green', 'don’t', "it's", '45-day', '😀', 'é', 'x\u0301', '\u2028', '</script>'),
+    fc.string({ maxLength: 6 }),
+  );
   const sep = fc.constantFrom(' ', '  ', '\n', '\n\n', '\t', '', ', ', '. ');
   const text = fc.array(fc.tuple(word, sep), { maxLength: 30 }).map((parts) => parts.map(([w, s]) => w + s).join(''));
   fc.assert(
@@ -45,7 +57,10 @@ test('word diff: a changed word is removed and inserted, the rest kept', () => {
 
 test('word diff: whitespace-only changes stay visible (drafts are compared byte for byte)', () => {
   const segs = decodeWordDiff('a b', 'a  b', encodeWordDiff('a b', 'a  b')!);
-  assert.ok(segs.some((s) => s.op !== 0), 'the extra space is an edit');
+  assert.ok(
+    segs.some((s) => s.op !== 0),
+    'the extra space is an edit',
+  );
 });
 
 test('word diff: identical and empty drafts', () => {

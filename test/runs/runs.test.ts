@@ -36,7 +36,10 @@ async function list(path: string): Promise<RunListEntry[]> {
 function row(out: string, runId: string): string[] {
   const line = out.split('\n').find((l) => l.startsWith(`│ ${runId} `));
   assert.ok(line, `a row for ${runId} in:\n${out}`);
-  return line.split('│').slice(1, -1).map((c) => c.trim());
+  return line
+    .split('│')
+    .slice(1, -1)
+    .map((c) => c.trim());
 }
 
 test('one store with revision, probe and agent runs: three tables, SIMULATED marked, and one JSON list with kinds', async () => {
@@ -46,7 +49,20 @@ test('one store with revision, probe and agent runs: three tables, SIMULATED mar
   for (const args of [
     ['run', '--cases', cases, '--model', 'sim:steady', '--store', db, '--run-id', 'rev'],
     ['probe', '--model', 'sim:steady', '--build', '2', '--store', db, '--run', 'pr', '--no-progress'],
-    ['agent', '--model', 'sim:steady', '--harness', 'verbatim,abstract+ban', '--tasks', '2', '--max-steps', '2', '--store', db, '--no-progress'],
+    [
+      'agent',
+      '--model',
+      'sim:steady',
+      '--harness',
+      'verbatim,abstract+ban',
+      '--tasks',
+      '2',
+      '--max-steps',
+      '2',
+      '--store',
+      db,
+      '--no-progress',
+    ],
   ]) {
     const r = revloop(...args);
     assert.equal(r.code, 0, `${args.join(' ')}\n${r.err}`);
@@ -65,19 +81,25 @@ test('one store with revision, probe and agent runs: three tables, SIMULATED mar
   assert.ok(Number(probe[6]) > 0 && probe[7] === '1', probe.join(' | '));
   // run | status | model | harness | done | solved | stuck | failed | sessions
   const verbatim = row(r.out, 'agent-toolshed-sim-steady-sim-verbatim-t0-s20260808');
-  assert.deepEqual([verbatim[1], verbatim[2], verbatim[3], verbatim[4], verbatim[7], verbatim[8]], ['complete', 'sim:steady [SIMULATED]', 'verbatim', '2/2', '0', '1']);
+  assert.deepEqual(
+    [verbatim[1], verbatim[2], verbatim[3], verbatim[4], verbatim[7], verbatim[8]],
+    ['complete', 'sim:steady [SIMULATED]', 'verbatim', '2/2', '0', '1'],
+  );
   assert.deepEqual(row(r.out, 'agent-toolshed-sim-steady-sim-abstract-ban-t0-s20260808').slice(3, 5), ['abstract+ban', '2/2']);
   assert.match(r.out, /SIMULATED rows come from simulated controllers/);
 
   const j = revloop('runs', '--store', db, '--json');
   assert.equal(j.code, 0, j.err);
   const entries = JSON.parse(j.out) as RunListEntry[];
-  assert.deepEqual(entries.map((e) => [e.kind, e.runId]), [
-    ['run', 'rev'],
-    ['probe', 'pr'],
-    ['agent', 'agent-toolshed-sim-steady-sim-verbatim-t0-s20260808'],
-    ['agent', 'agent-toolshed-sim-steady-sim-abstract-ban-t0-s20260808'],
-  ]);
+  assert.deepEqual(
+    entries.map((e) => [e.kind, e.runId]),
+    [
+      ['run', 'rev'],
+      ['probe', 'pr'],
+      ['agent', 'agent-toolshed-sim-steady-sim-verbatim-t0-s20260808'],
+      ['agent', 'agent-toolshed-sim-steady-sim-abstract-ban-t0-s20260808'],
+    ],
+  );
   assert.ok(entries.every((e) => e.simulated && e.status === 'complete'));
   const p = entries[1] as ProbeRunSummary;
   assert.deepEqual(p.conditions, ['pre', 'fail', 'succ', 'neut', 'abstract']);
@@ -93,24 +115,52 @@ test('status of probe and agent runs: running while a live process holds it, int
   const db = join(dir, 'status.db');
   const items = shortItems();
   const probe = ProbeStore.open(db);
-  const start = { modelSpec: 'm', conditions: ['pre' as const], itemsSource: 'a.jsonl', itemsSha256: 'x', nItems: items.length, backend: {} };
+  const start = {
+    modelSpec: 'm',
+    conditions: ['pre' as const],
+    itemsSource: 'a.jsonl',
+    itemsSha256: 'x',
+    nItems: items.length,
+    backend: {},
+  };
   for (const id of ['p-live', 'p-killed', 'p-failed', 'p-done', 'p-unstarted']) {
     probe.ensureRun({ run_id: id, env: 'toolshed', model_spec: 'm', model_label: 'model-m', simulated: false });
     if (id === 'p-unstarted') continue;
     probe.addItems(id, items, 'a.jsonl');
     const s = probe.startSession(id, start);
-    probe.insertScores(id, s, [{ item_id: items[0].item_id, condition: 'pre', candidate: 'failed', logprob: -3, n_tokens: 4, n_argmax_match: 1, is_greedy: false, ctx_tokens: 9 }]);
+    probe.insertScores(id, s, [
+      {
+        item_id: items[0].item_id,
+        condition: 'pre',
+        candidate: 'failed',
+        logprob: -3,
+        n_tokens: 4,
+        n_argmax_match: 1,
+        is_greedy: false,
+        ctx_tokens: 9,
+      },
+    ]);
     if (id === 'p-failed') probe.endSession(id, s, { status: 'failed', nScored: 1, nUnavailable: 0, counters: null, seconds: 0.1 });
     if (id === 'p-done') probe.endSession(id, s, { status: 'complete', nScored: 1, nUnavailable: 0, counters: null, seconds: 0.1 });
   }
   probe.runStore.acquireLock('p-live'); // this test process: alive
   // A lock left by a process that has exited: a killed run whose session is still marked running.
   const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-  probe.db.prepare('INSERT INTO run_locks (run_id, pid, host, started_at) VALUES (?, ?, ?, ?)').run('p-killed', Number(dead.stdout), hostname(), new Date().toISOString());
+  probe.db
+    .prepare('INSERT INTO run_locks (run_id, pid, host, started_at) VALUES (?, ?, ?, ?)')
+    .run('p-killed', Number(dead.stdout), hostname(), new Date().toISOString());
 
   const agent = AgentStore.open(db);
   const settings = { max_steps: 2, max_new_tokens: 32, temperature: 0, seed: 1, task_seed: 20260808 };
-  agent.ensureRun({ run_id: 'a-partial', env: 'toolshed', harness: 'verbatim', model_spec: 'sim:steady', model_label: 'sim:steady [simulated]', simulated: true, settings });
+  agent.ensureRun({
+    run_id: 'a-partial',
+    env: 'toolshed',
+    harness: 'verbatim',
+    model_spec: 'sim:steady',
+    model_label: 'sim:steady [simulated]',
+    simulated: true,
+    settings,
+  });
   const session = agent.startSession('a-partial', 'sim:steady', 4, {});
   agent.insertRollout('a-partial', rollout('t-0', 0, true));
   agent.insertRollout('a-partial', rollout('t-1', 1, false));
@@ -118,7 +168,14 @@ test('status of probe and agent runs: running while a live process holds it, int
 
   const entries = await list(db);
   const status = Object.fromEntries(entries.map((e) => [e.runId, e.status]));
-  assert.deepEqual(status, { 'p-live': 'running', 'p-killed': 'interrupted', 'p-failed': 'failed', 'p-done': 'complete', 'p-unstarted': 'interrupted', 'a-partial': 'incomplete' });
+  assert.deepEqual(status, {
+    'p-live': 'running',
+    'p-killed': 'interrupted',
+    'p-failed': 'failed',
+    'p-done': 'complete',
+    'p-unstarted': 'interrupted',
+    'a-partial': 'incomplete',
+  });
   const done = entries.find((e) => e.runId === 'p-done') as ProbeRunSummary;
   assert.deepEqual([done.items, done.scores, done.conditions, done.sessions, done.simulated], [2, 1, ['pre'], 1, false]);
   const partial = entries.find((e) => e.runId === 'a-partial') as AgentRunSummary;
@@ -128,7 +185,17 @@ test('status of probe and agent runs: running while a live process holds it, int
   await runsCommand({ store: db }, { write: (s: string) => (text += s) });
   assert.ok(!/revision runs/.test(text), 'no revision table without revision runs');
   assert.deepEqual(row(text, 'p-done').slice(0, 3), ['p-done', 'complete', 'model-m']);
-  assert.deepEqual(row(text, 'a-partial').slice(0, 9), ['a-partial', 'incomplete', 'sim:steady [SIMULATED]', 'verbatim', '2/4', '1 (50.0%)', '0', '2', '1']);
+  assert.deepEqual(row(text, 'a-partial').slice(0, 9), [
+    'a-partial',
+    'incomplete',
+    'sim:steady [SIMULATED]',
+    'verbatim',
+    '2/4',
+    '1 (50.0%)',
+    '0',
+    '2',
+    '1',
+  ]);
   assert.match(text, /SIMULATED rows come from simulated controllers/);
   probe.runStore.releaseLock('p-live');
   probe.close();
@@ -152,7 +219,20 @@ test('an empty store says so; a missing store is an error without a stack trace'
 
 function rollout(taskId: string, index: number, solved: boolean): RolloutRecord {
   return {
-    task_id: taskId, task_index: index, solved, stuck: false, stop_reason: solved ? 'solved' : 'step_limit', n_steps: 2, n_failed_actions: solved ? 0 : 2,
-    n_exact_repeats: 0, n_canonical_repeats: 0, exact_repeat_rate: null, canonical_repeat_rate: null, gen_tokens: null, prompt_tokens: null, n_banned_masked: null, seconds: 0.1,
+    task_id: taskId,
+    task_index: index,
+    solved,
+    stuck: false,
+    stop_reason: solved ? 'solved' : 'step_limit',
+    n_steps: 2,
+    n_failed_actions: solved ? 0 : 2,
+    n_exact_repeats: 0,
+    n_canonical_repeats: 0,
+    exact_repeat_rate: null,
+    canonical_repeat_rate: null,
+    gen_tokens: null,
+    prompt_tokens: null,
+    n_banned_masked: null,
+    seconds: 0.1,
   } as unknown as RolloutRecord;
 }

@@ -17,8 +17,22 @@ import { tempDir } from './toy-run.ts';
 const punkt = requirePunkt();
 
 const cases: ConstraintCase[] = [
-  { id: 'own-lake', family: 'exact-length', source: 'own', instruction: 'Describe a quiet morning by the lake.', target: 12, anchors: ['lake', 'morning mist'], row: { meta: { source_id: 'own-1', length_band: '1-50' } } },
-  { id: 'own-c07', family: 'c07', source: 'own', task: "Please generate a sentence containing the word 'lantern', 'harbor', 'Tuesday'.", targets: ['lantern', 'harbor', 'Tuesday'] },
+  {
+    id: 'own-lake',
+    family: 'exact-length',
+    source: 'own',
+    instruction: 'Describe a quiet morning by the lake.',
+    target: 12,
+    anchors: ['lake', 'morning mist'],
+    row: { meta: { source_id: 'own-1', length_band: '1-50' } },
+  },
+  {
+    id: 'own-c07',
+    family: 'c07',
+    source: 'own',
+    task: "Please generate a sentence containing the word 'lantern', 'harbor', 'Tuesday'.",
+    targets: ['lantern', 'harbor', 'Tuesday'],
+  },
   { id: 'own-fail', family: 'exact-length', source: 'own', instruction: 'Name a colour.', target: 1, anchors: [] },
 ];
 
@@ -45,8 +59,25 @@ test('export --format paper writes the reference per-case schema, byte for byte,
   const dir = tempDir();
   const storePath = join(dir, 'runs.db');
   const store = openStore(storePath);
-  const model = scriptedModel(['The lake was calm.', ' The lake was calm and morning mist rose over the still water.\n', 'A lantern glowed by the harbor.', 'On Tuesday – a lantern glowed by the harbor.', '  Deep blue ', null]);
-  await executeRun({ store, runId: 'x', cases, caseSet: { format: 'native', total: 3, limit: null, fileSha256: null, manifest: null, path: null }, model, protocol: PAPER_PROTOCOL, resolveFamily: getFamily, concurrency: 1, maxConsecutiveFailures: 0 });
+  const model = scriptedModel([
+    'The lake was calm.',
+    ' The lake was calm and morning mist rose over the still water.\n',
+    'A lantern glowed by the harbor.',
+    'On Tuesday – a lantern glowed by the harbor.',
+    '  Deep blue ',
+    null,
+  ]);
+  await executeRun({
+    store,
+    runId: 'x',
+    cases,
+    caseSet: { format: 'native', total: 3, limit: null, fileSha256: null, manifest: null, path: null },
+    model,
+    protocol: PAPER_PROTOCOL,
+    resolveFamily: getFamily,
+    concurrency: 1,
+    maxConsecutiveFailures: 0,
+  });
   store.close();
   const out = join(dir, 'x.jsonl');
   await exportCommand({ store: storePath, run: 'x', format: 'paper', output: out }, sink);
@@ -60,11 +91,30 @@ test('export refuses an unfinished run unless --partial, and unknown formats', {
   const store = openStore(storePath);
   const ac = new AbortController();
   ac.abort();
-  await executeRun({ store, runId: 'x', cases, caseSet: { format: 'native', total: 3, limit: null, fileSha256: null, manifest: null, path: null }, model: scriptedModel([]), protocol: PAPER_PROTOCOL, resolveFamily: getFamily, signal: ac.signal, abandonAfterMs: 1 });
+  await executeRun({
+    store,
+    runId: 'x',
+    cases,
+    caseSet: { format: 'native', total: 3, limit: null, fileSha256: null, manifest: null, path: null },
+    model: scriptedModel([]),
+    protocol: PAPER_PROTOCOL,
+    resolveFamily: getFamily,
+    signal: ac.signal,
+    abandonAfterMs: 1,
+  });
   store.close();
-  await assert.rejects(exportCommand({ store: storePath, run: 'x', format: 'paper', output: join(dir, 'o.jsonl') }, sink), /run 'x' has 3 unfinished trajectories; resume it first, or pass --partial/);
-  await assert.rejects(exportCommand({ store: storePath, run: 'x', format: 'csv', output: join(dir, 'o.jsonl') }, sink), /unknown export format 'csv'/);
-  await assert.rejects(exportCommand({ store: storePath, run: 'nope', format: 'paper', output: join(dir, 'o.jsonl') }, sink), /no run 'nope' in .*; runs: x/);
+  await assert.rejects(
+    exportCommand({ store: storePath, run: 'x', format: 'paper', output: join(dir, 'o.jsonl') }, sink),
+    /run 'x' has 3 unfinished trajectories; resume it first, or pass --partial/,
+  );
+  await assert.rejects(
+    exportCommand({ store: storePath, run: 'x', format: 'csv', output: join(dir, 'o.jsonl') }, sink),
+    /unknown export format 'csv'/,
+  );
+  await assert.rejects(
+    exportCommand({ store: storePath, run: 'nope', format: 'paper', output: join(dir, 'o.jsonl') }, sink),
+    /no run 'nope' in .*; runs: x/,
+  );
   await exportCommand({ store: storePath, run: 'x', format: 'paper', output: join(dir, 'o.jsonl'), partial: true }, sink);
   assert.equal(readFileSync(join(dir, 'o.jsonl'), 'utf8'), '');
 });
@@ -75,8 +125,36 @@ test('structured rows of the paper case set keep the reference case fields and k
   const c = set.cases[0];
   const family = getFamily(c.family);
   const state = family.verify(c.witness!, c);
-  const row = paperRow({ runId: 'r', caseIndex: 0, caseId: c.id, controller: 'x', simulated: false, family: c.family, source: c.source, case: c, rounds: [{ revision: 0, text: c.witness!, state, energy: family.energy(state), joint: true }], status: 'complete', budget: 8 });
-  assert.deepEqual(Object.keys(row), ['id', 'family', 'structure', 'split', 'source', 'upstream_key', 'upstream_index', 'targets', 'rounds', 'one_shot_joint', 'final_joint', 'ever_joint', 'revisions_used', 'domain', 'benchmark_partition']);
+  const row = paperRow({
+    runId: 'r',
+    caseIndex: 0,
+    caseId: c.id,
+    controller: 'x',
+    simulated: false,
+    family: c.family,
+    source: c.source,
+    case: c,
+    rounds: [{ revision: 0, text: c.witness!, state, energy: family.energy(state), joint: true }],
+    status: 'complete',
+    budget: 8,
+  });
+  assert.deepEqual(Object.keys(row), [
+    'id',
+    'family',
+    'structure',
+    'split',
+    'source',
+    'upstream_key',
+    'upstream_index',
+    'targets',
+    'rounds',
+    'one_shot_joint',
+    'final_joint',
+    'ever_joint',
+    'revisions_used',
+    'domain',
+    'benchmark_partition',
+  ]);
   assert.equal(row.family, (c.row as Record<string, unknown>).family);
   assert.deepEqual((row.rounds as Array<Record<string, unknown>>)[0].verifier, (c.row as Record<string, unknown>).initial_verifier_state);
 });

@@ -45,8 +45,20 @@ test('groups queued in one turn commit together, in call order, and only then re
   assert.equal(reader.readEvents('r').length, before, 'nothing is visible before the commit');
   await Promise.all([a, b, c]);
   const events = reader.readEvents('r').slice(before);
-  assert.deepEqual(events.map((e) => [e.caseIndex, e.revision]), [[0, 0], [1, 0], [1, 1], [2, 0]]);
-  assert.deepEqual(events.map((e) => e.seq), [before + 1, before + 2, before + 3, before + 4], 'the chain has no gaps');
+  assert.deepEqual(
+    events.map((e) => [e.caseIndex, e.revision]),
+    [
+      [0, 0],
+      [1, 0],
+      [1, 1],
+      [2, 0],
+    ],
+  );
+  assert.deepEqual(
+    events.map((e) => e.seq),
+    [before + 1, before + 2, before + 3, before + 4],
+    'the chain has no gaps',
+  );
   reader.close();
   store.close();
 });
@@ -75,12 +87,24 @@ test('a synchronous append commits the queued groups first; close commits what i
   const queued = store.appendSoon('r', [started(0, 0)]);
   store.append('r', [started(1, 0)]);
   await queued;
-  assert.deepEqual(store.readEvents('r').slice(before).map((e) => e.caseIndex), [0, 1]);
+  assert.deepEqual(
+    store
+      .readEvents('r')
+      .slice(before)
+      .map((e) => e.caseIndex),
+    [0, 1],
+  );
   const last = store.appendSoon('r', [started(2, 0)]);
   store.close();
   await last;
   const s = openStore(path, { readonly: true });
-  assert.deepEqual(s.readEvents('r').slice(before).map((e) => e.caseIndex), [0, 1, 2]);
+  assert.deepEqual(
+    s
+      .readEvents('r')
+      .slice(before)
+      .map((e) => e.caseIndex),
+    [0, 1, 2],
+  );
   s.close();
 });
 
@@ -95,7 +119,14 @@ test('fault injection: the store dies right after its n-th committed group, what
   assert.throws(() => crashing.append('r', [started(0, 1)]), SimulatedCrash);
   crashing.close();
   const s = openStore(path, { readonly: true });
-  assert.deepEqual(s.readEvents('r').slice(base).map((e) => e.caseIndex), [0, 1], 'exactly two groups were committed');
+  assert.deepEqual(
+    s
+      .readEvents('r')
+      .slice(base)
+      .map((e) => e.caseIndex),
+    [0, 1],
+    'exactly two groups were committed',
+  );
   s.close();
 });
 
@@ -116,7 +147,16 @@ test('a cached chain head made stale by another writer is re-read; the chain sta
     assert.equal(r.prev_hash, i ? rows[i - 1].hash : '0'.repeat(64));
     assert.equal(eventHash(r.prev_hash, r.run_id, r.seq, r.type, r.case_index, r.revision, r.at, r.payload), r.hash);
   });
-  assert.deepEqual(rows.slice(-5).map((r) => [r.case_index, r.revision]), [[0, 0], [1, 0], [2, 0], [0, 1], [1, 1]]);
+  assert.deepEqual(
+    rows.slice(-5).map((r) => [r.case_index, r.revision]),
+    [
+      [0, 0],
+      [1, 0],
+      [2, 0],
+      [0, 1],
+      [1, 1],
+    ],
+  );
   s.close();
 });
 
@@ -148,7 +188,10 @@ test('a run starts no generation before the round announcing it is committed', a
 });
 
 test('the rewritten hashes are the old definitions byte for byte', () => {
-  const message = fc.record({ role: fc.constantFrom<ChatMessage['role']>('user', 'assistant', 'system'), content: fc.string({ unit: 'binary' }) });
+  const message = fc.record({
+    role: fc.constantFrom<ChatMessage['role']>('user', 'assistant', 'system'),
+    content: fc.string({ unit: 'binary' }),
+  });
   fc.assert(
     fc.property(fc.array(message, { maxLength: 10 }), (messages) => {
       assert.equal(messagesSha256(messages), sha(JSON.stringify(messages.map((m) => [m.role, m.content]))));
@@ -157,7 +200,16 @@ test('the rewritten hashes are the old definitions byte for byte', () => {
   );
   fc.assert(
     fc.property(
-      fc.tuple(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }), fc.string(), fc.nat(), fc.string(), fc.option(fc.nat()), fc.option(fc.nat()), fc.string(), fc.string({ unit: 'binary' })),
+      fc.tuple(
+        fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }),
+        fc.string(),
+        fc.nat(),
+        fc.string(),
+        fc.option(fc.nat()),
+        fc.option(fc.nat()),
+        fc.string(),
+        fc.string({ unit: 'binary' }),
+      ),
       ([prev, runId, seq, type, caseIndex, revision, at, payload]) => {
         const old = sha([prev, runId, seq, type, caseIndex ?? '', revision ?? '', at, payload].join('\n'));
         assert.equal(eventHash(prev, runId, seq, type, caseIndex, revision, at, payload), old);

@@ -19,7 +19,13 @@ const exact = { family: 'exact-length', source: 'own', target: 4, anchors: ['lak
 
 const LINES = [
   // Solved at revision 1: the two drafts after it are dropped by the stop rule.
-  { id: 'a', controller: 'm1', case_id: 'k1', ...c07, drafts: ['A lantern by the harbor.', ' On Tuesday a lantern lit the harbor. ', 'Extra one.', 'Extra two.'] },
+  {
+    id: 'a',
+    controller: 'm1',
+    case_id: 'k1',
+    ...c07,
+    drafts: ['A lantern by the harbor.', ' On Tuesday a lantern lit the harbor. ', 'Extra one.', 'Extra two.'],
+  },
   // Never solved in three drafts (budget 2 by default).
   { id: 'b', controller: 'm1', case_id: 'k2', ...exact, drafts: ['The lake.', 'The lake was.', 'The lake was very calm.'] },
   // Solved at once; a second controller on the same case.
@@ -50,16 +56,25 @@ test('import verifies every draft, applies the stop rule and counts what it drop
 
   const store = openStore(storePath, { readonly: true });
   const ts = store.loadTrajectories(['imp']);
-  assert.deepEqual(ts.map((t) => [t.controller, t.caseId, t.rounds.length, t.status, t.budget]), [
-    ['m1', 'k1', 2, 'complete', 3],
-    ['m1', 'k2', 3, 'complete', 2],
-    ['m2', 'k1', 1, 'complete', 1],
-    ['m2', 'k2', 1, 'complete', 0],
-  ]);
+  assert.deepEqual(
+    ts.map((t) => [t.controller, t.caseId, t.rounds.length, t.status, t.budget]),
+    [
+      ['m1', 'k1', 2, 'complete', 3],
+      ['m1', 'k2', 3, 'complete', 2],
+      ['m2', 'k1', 1, 'complete', 1],
+      ['m2', 'k2', 1, 'complete', 0],
+    ],
+  );
   assert.equal(ts[0].rounds[1].text, 'On Tuesday a lantern lit the harbor.', 'drafts are stripped');
   assert.equal(ts[1].rounds.at(-1)!.joint, false);
-  const truncated = store.readEvents('imp').filter((e) => e.type === 'import_truncated').map((e) => [e.caseIndex, e.payload]);
-  assert.deepEqual(truncated, [[0, { dropped_after_success: 2, dropped_beyond_budget: 0 }], [2, { dropped_after_success: 1, dropped_beyond_budget: 0 }]]);
+  const truncated = store
+    .readEvents('imp')
+    .filter((e) => e.type === 'import_truncated')
+    .map((e) => [e.caseIndex, e.payload]);
+  assert.deepEqual(truncated, [
+    [0, { dropped_after_success: 2, dropped_beyond_budget: 0 }],
+    [2, { dropped_after_success: 1, dropped_beyond_budget: 0 }],
+  ]);
   const [run] = store.listRuns();
   assert.equal(run.kind, 'import');
   assert.equal(run.controller, '2 controllers');
@@ -68,25 +83,38 @@ test('import verifies every draft, applies the stop rule and counts what it drop
   await assert.rejects(importCommand(file, { store: storePath, runId: 'imp' }, quiet), /run 'imp' already exists/);
 });
 
-test('import with a common budget drops drafts beyond it and marks short unresolved trajectories incomplete', { skip: punkt.skip }, async () => {
-  const dir = tempDir();
-  const file = writeLines(dir, LINES);
-  const s = await importCommand(file, { store: join(dir, 'runs.db'), runId: 'imp', budget: '1' }, quiet);
-  // a: success at revision 1 (within T = 1): 2 dropped after it. b: 3 drafts, 1 beyond the budget.
-  // c: success at once: 1 dropped. d: one unresolved draft where T = 1 needs two → incomplete.
-  assert.equal(s.droppedBeyondBudget, 1 + 2);
-  assert.equal(s.droppedAfterSuccess, 0 + 1);
-  assert.equal(s.incomplete, 1);
-  const store = openStore(join(dir, 'runs.db'), { readonly: true });
-  const ts = store.loadTrajectories(['imp']);
-  assert.deepEqual(ts.map((t) => t.status), ['complete', 'complete', 'complete', 'incomplete']);
-  assert.match(ts[3].incompleteReason!, /^import: 1 draft supplied, unresolved, and the budget of 1 revisions needs 2$/);
-  assert.ok(auditRun(store, 'imp', getFamily).passed);
-});
+test(
+  'import with a common budget drops drafts beyond it and marks short unresolved trajectories incomplete',
+  { skip: punkt.skip },
+  async () => {
+    const dir = tempDir();
+    const file = writeLines(dir, LINES);
+    const s = await importCommand(file, { store: join(dir, 'runs.db'), runId: 'imp', budget: '1' }, quiet);
+    // a: success at revision 1 (within T = 1): 2 dropped after it. b: 3 drafts, 1 beyond the budget.
+    // c: success at once: 1 dropped. d: one unresolved draft where T = 1 needs two → incomplete.
+    assert.equal(s.droppedBeyondBudget, 1 + 2);
+    assert.equal(s.droppedAfterSuccess, 0 + 1);
+    assert.equal(s.incomplete, 1);
+    const store = openStore(join(dir, 'runs.db'), { readonly: true });
+    const ts = store.loadTrajectories(['imp']);
+    assert.deepEqual(
+      ts.map((t) => t.status),
+      ['complete', 'complete', 'complete', 'incomplete'],
+    );
+    assert.match(ts[3].incompleteReason!, /^import: 1 draft supplied, unresolved, and the budget of 1 revisions needs 2$/);
+    assert.ok(auditRun(store, 'imp', getFamily).passed);
+  },
+);
 
 test('import errors name file, line and field, and nothing is written', async () => {
   const dir = tempDir();
-  const file = writeLines(dir, [LINES[0], { ...LINES[1], drafts: [] }, { ...LINES[2], family: 'c99' }, { ...LINES[0], id: 'z' }, { ...LINES[3], target: 'four' }]);
+  const file = writeLines(dir, [
+    LINES[0],
+    { ...LINES[1], drafts: [] },
+    { ...LINES[2], family: 'c99' },
+    { ...LINES[0], id: 'z' },
+    { ...LINES[3], target: 'four' },
+  ]);
   const storePath = join(dir, 'runs.db');
   await assert.rejects(importCommand(file, { store: storePath }, quiet), (e: Error) => {
     assert.match(e.message, /^4 problems in .*in\.jsonl; nothing was imported:/);
@@ -101,42 +129,46 @@ test('import errors name file, line and field, and nothing is written', async ()
 
 const log = requireShared('collie-logs', 'gpt-3.5-turbo-multi-round-generation-1trial.json');
 const collie = requireShared('collie', 'collie_all.jsonl');
-test('COLLIE multi-round log: prompts mapped through collie_all, unsupported structures counted, stop rule applied', { skip: log.skip || collie.skip }, async () => {
-  const conv = await convertCollieLog(log.path!, collie.path!);
-  assert.equal(conv.prompts, 1435);
-  assert.deepEqual(conv.roundKeys, ['1st_round_text', '2nd_round_text', '3rd_round_text']);
-  assert.equal(conv.unmatched, 0);
-  assert.equal(conv.ambiguous, 0);
-  const byFamily: Record<string, number> = {};
-  for (const l of conv.lines) byFamily[l.family] = (byFamily[l.family] ?? 0) + 1;
-  assert.deepEqual(byFamily, { c05: 279, c07: 267, c09: 68, c10: 103, c12: 229 });
-  const skipped = Object.values(conv.unsupported).reduce((a, b) => a + b, 0);
-  assert.equal(conv.lines.length + skipped, 1435);
-  assert.ok(conv.lines.every((l) => l.controller === 'gpt-3.5-turbo' && (l.drafts.length === 2 || l.drafts.length === 3)));
+test(
+  'COLLIE multi-round log: prompts mapped through collie_all, unsupported structures counted, stop rule applied',
+  { skip: log.skip || collie.skip },
+  async () => {
+    const conv = await convertCollieLog(log.path!, collie.path!);
+    assert.equal(conv.prompts, 1435);
+    assert.deepEqual(conv.roundKeys, ['1st_round_text', '2nd_round_text', '3rd_round_text']);
+    assert.equal(conv.unmatched, 0);
+    assert.equal(conv.ambiguous, 0);
+    const byFamily: Record<string, number> = {};
+    for (const l of conv.lines) byFamily[l.family] = (byFamily[l.family] ?? 0) + 1;
+    assert.deepEqual(byFamily, { c05: 279, c07: 267, c09: 68, c10: 103, c12: 229 });
+    const skipped = Object.values(conv.unsupported).reduce((a, b) => a + b, 0);
+    assert.equal(conv.lines.length + skipped, 1435);
+    assert.ok(conv.lines.every((l) => l.controller === 'gpt-3.5-turbo' && (l.drafts.length === 2 || l.drafts.length === 3)));
 
-  // The stop-rule counts, recomputed independently from the converted drafts.
-  let expectedDropped = 0;
-  let expectedSuccess = 0;
-  for (const l of conv.lines) {
-    const c = { id: l.case_id, family: l.family, source: l.source, targets: l.targets, task: l.task, witness: l.witness };
-    const k = l.drafts.findIndex((d) => getFamily(l.family).verify(d.trim(), c).joint_success);
-    if (k >= 0) {
-      expectedSuccess++;
-      expectedDropped += l.drafts.length - 1 - k;
+    // The stop-rule counts, recomputed independently from the converted drafts.
+    let expectedDropped = 0;
+    let expectedSuccess = 0;
+    for (const l of conv.lines) {
+      const c = { id: l.case_id, family: l.family, source: l.source, targets: l.targets, task: l.task, witness: l.witness };
+      const k = l.drafts.findIndex((d) => getFamily(l.family).verify(d.trim(), c).joint_success);
+      if (k >= 0) {
+        expectedSuccess++;
+        expectedDropped += l.drafts.length - 1 - k;
+      }
     }
-  }
-  const dir = tempDir();
-  const storePath = join(dir, 'runs.db');
-  const s = await importCommand(log.path!, { store: storePath, from: 'collie-log', collie: collie.path! }, quiet);
-  assert.equal(s.trajectories, conv.lines.length);
-  assert.equal(s.droppedAfterSuccess, expectedDropped);
-  assert.equal(s.successes, expectedSuccess);
-  assert.ok(s.droppedAfterSuccess > 0 && s.successes > 0 && s.successes < s.trajectories);
-  const store = openStore(storePath, { readonly: true });
-  const [run] = store.listRuns();
-  assert.equal(run.runId, 'gpt-3.5-turbo-multi-round-generation-1trial');
-  assert.equal(run.controller, 'gpt-3.5-turbo');
-  assert.equal(run.complete, conv.lines.length);
-  assert.ok(auditRun(store, run.runId, getFamily).passed);
-  store.close();
-});
+    const dir = tempDir();
+    const storePath = join(dir, 'runs.db');
+    const s = await importCommand(log.path!, { store: storePath, from: 'collie-log', collie: collie.path! }, quiet);
+    assert.equal(s.trajectories, conv.lines.length);
+    assert.equal(s.droppedAfterSuccess, expectedDropped);
+    assert.equal(s.successes, expectedSuccess);
+    assert.ok(s.droppedAfterSuccess > 0 && s.successes > 0 && s.successes < s.trajectories);
+    const store = openStore(storePath, { readonly: true });
+    const [run] = store.listRuns();
+    assert.equal(run.runId, 'gpt-3.5-turbo-multi-round-generation-1trial');
+    assert.equal(run.controller, 'gpt-3.5-turbo');
+    assert.equal(run.complete, conv.lines.length);
+    assert.ok(auditRun(store, run.runId, getFamily).passed);
+    store.close();
+  },
+);

@@ -13,7 +13,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 test('kill -9 of a writing process mid-run: readers kept working, the store opens, audits and resumes to the same result', async () => {
   const dir = tempDir();
   const path = join(dir, 'runs.db');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'child-run.ts'), path], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'child-run.ts'), path], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));

@@ -20,13 +20,19 @@ test('a run is stored as events; trajectories reduce identically from tables and
   const fromTables = store.loadTrajectories(['toy']);
   const fromEvents = store.loadTrajectories(['toy'], { from: 'events' });
   assert.deepEqual(fromTables, fromEvents);
-  assert.deepEqual(fromTables.map((t) => t.caseIndex), [0, 1, 2, 3, 4, 5, 6, 7]);
+  assert.deepEqual(
+    fromTables.map((t) => t.caseIndex),
+    [0, 1, 2, 3, 4, 5, 6, 7],
+  );
   for (const t of fromTables) {
     assert.equal(t.status, 'complete');
     assert.ok(t.rounds.length >= 1 && t.rounds.length <= 9);
     const last = t.rounds.at(-1)!;
     assert.ok(last.joint || t.rounds.length === 9, 'stop rule');
-    assert.ok(t.rounds.slice(0, -1).every((r) => !r.joint), 'no round after a success');
+    assert.ok(
+      t.rounds.slice(0, -1).every((r) => !r.joint),
+      'no round after a success',
+    );
   }
   // The fake model mixes quick successes and failures at budget.
   assert.ok(fromTables.some((t) => t.rounds.length === 9 && !t.rounds.at(-1)!.joint));
@@ -36,7 +42,10 @@ test('a run is stored as events; trajectories reduce identically from tables and
   assert.equal(summary.cases, 8);
   assert.equal(summary.complete, 8);
   assert.equal(summary.successes, fromTables.filter((t) => t.rounds.at(-1)!.joint).length);
-  assert.equal(summary.rounds, fromTables.reduce((n, t) => n + t.rounds.length, 0));
+  assert.equal(
+    summary.rounds,
+    fromTables.reduce((n, t) => n + t.rounds.length, 0),
+  );
   assert.equal(summary.simulated, true);
   const report = auditRun(store, 'toy', resolveToy);
   assert.deepEqual(report.discrepancies.map(formatDiscrepancy), []);
@@ -112,7 +121,13 @@ test('provider faults leave trajectories protocol-incomplete; a resume reopens a
   const path = join(dir, 'runs.db');
   const cases = toyCases(6, 'faults');
   // Every call of the first session fails for case 2's second generation.
-  const failing = await toyRun(path, { cases, concurrency: 1, model: { faults: (m) => (m.length === 3 && m[0].content.includes('item 2.') ? 5 : m.length === 1 && m[0].content.includes('item 4.') ? 1 : 0) } });
+  const failing = await toyRun(path, {
+    cases,
+    concurrency: 1,
+    model: {
+      faults: (m) => (m.length === 3 && m[0].content.includes('item 2.') ? 5 : m.length === 1 && m[0].content.includes('item 4.') ? 1 : 0),
+    },
+  });
   assert.equal(failing.progress.incomplete, 1);
   let store = openStore(path, { readonly: true });
   let ts = store.loadTrajectories(['toy']);
@@ -161,13 +176,21 @@ test('runs under other history policies record and audit their own message lists
     const found = auditRun(edited, 'toy', resolveToy).discrepancies.map(formatDiscrepancy);
     edited.close();
     assert.ok(found.includes('run: plan: plan_sha256 does not match the stored plan and cases'), found.join('\n'));
-    assert.ok(found.some((f) => /revision \d+: messages: the messages sent \(seq \d+\) are not the protocol's/.test(f)), found.join('\n'));
+    assert.ok(
+      found.some((f) => /revision \d+: messages: the messages sent \(seq \d+\) are not the protocol's/.test(f)),
+      found.join('\n'),
+    );
   }
 });
 
 test('consecutive protocol-incomplete trajectories stop the run with a message', async () => {
   const dir = tempDir();
-  const result = await toyRun(join(dir, 'runs.db'), { cases: toyCases(10), concurrency: 1, model: { faults: () => 9 }, extra: { maxConsecutiveFailures: 3 } });
+  const result = await toyRun(join(dir, 'runs.db'), {
+    cases: toyCases(10),
+    concurrency: 1,
+    model: { faults: () => 9 },
+    extra: { maxConsecutiveFailures: 3 },
+  });
   assert.equal(result.stopped?.reason, 'provider-failures');
   assert.match(result.stopped!.message, /3 trajectories in a row ended protocol-incomplete/);
   assert.equal(result.progress.done, 3);
@@ -210,7 +233,9 @@ test('the audit catches tampering: edited text, edited state, deleted event, con
     return r.discrepancies.map(formatDiscrepancy);
   };
   const firstDraft = (db: Database.Database) =>
-    db.prepare("SELECT id, case_index, revision, payload FROM events WHERE type = 'draft_accepted' AND case_index = 1 ORDER BY seq LIMIT 1").get() as { id: number; case_index: number; revision: number; payload: string };
+    db
+      .prepare("SELECT id, case_index, revision, payload FROM events WHERE type = 'draft_accepted' AND case_index = 1 ORDER BY seq LIMIT 1")
+      .get() as { id: number; case_index: number; revision: number; payload: string };
 
   // The append-only triggers refuse edits through SQL.
   const guarded = new Database(clean);
@@ -226,9 +251,22 @@ test('the audit catches tampering: edited text, edited state, deleted event, con
     db.prepare('UPDATE events SET payload = ? WHERE id = ?').run(JSON.stringify(payload), d.id);
     db.close();
     const found = auditOf(p);
-    assert.ok(found.some((f) => f === `case toy-001 (#2) revision 0: events: event seq ${seqOf(p, d.id)} (draft_accepted) was modified after it was written (hash mismatch)`), found.join('\n'));
-    assert.ok(found.some((f) => f.startsWith('case toy-001 (#2) revision 0: state.word_count: stored')), found.join('\n'));
-    assert.ok(found.some((f) => f === 'case toy-001 (#2) revision 0: text: accepted text is not the stripped text of a successful attempt'), found.join('\n'));
+    assert.ok(
+      found.some(
+        (f) =>
+          f ===
+          `case toy-001 (#2) revision 0: events: event seq ${seqOf(p, d.id)} (draft_accepted) was modified after it was written (hash mismatch)`,
+      ),
+      found.join('\n'),
+    );
+    assert.ok(
+      found.some((f) => f.startsWith('case toy-001 (#2) revision 0: state.word_count: stored')),
+      found.join('\n'),
+    );
+    assert.ok(
+      found.some((f) => f === 'case toy-001 (#2) revision 0: text: accepted text is not the stripped text of a successful attempt'),
+      found.join('\n'),
+    );
   }
   {
     const { p, db } = copy('state.db');
@@ -238,7 +276,10 @@ test('the audit catches tampering: edited text, edited state, deleted event, con
     db.prepare('UPDATE events SET payload = ? WHERE id = ?').run(JSON.stringify(payload), d.id);
     db.close();
     const found = auditOf(p);
-    assert.ok(found.some((f) => /^case toy-001 \(#2\) revision 0: state\.word_count: stored \d+, replayed \d+$/.test(f)), found.join('\n'));
+    assert.ok(
+      found.some((f) => /^case toy-001 \(#2\) revision 0: state\.word_count: stored \d+, replayed \d+$/.test(f)),
+      found.join('\n'),
+    );
   }
   {
     const { p, db } = copy('deleted.db');
@@ -248,7 +289,10 @@ test('the audit catches tampering: edited text, edited state, deleted event, con
     db.close();
     const found = auditOf(p);
     assert.ok(found.includes(`run: events: event seq ${seq} missing (deleted from the log)`), found.join('\n'));
-    assert.ok(found.some((f) => f.startsWith('case toy-001 (#2)') && /revision|tables/.test(f)), found.join('\n'));
+    assert.ok(
+      found.some((f) => f.startsWith('case toy-001 (#2)') && /revision|tables/.test(f)),
+      found.join('\n'),
+    );
   }
   {
     const p = join(dir, 'continued.db');
@@ -256,17 +300,36 @@ test('the audit catches tampering: edited text, edited state, deleted event, con
     const s = openStore(p);
     const t = s.loadTrajectories(['toy']).find((x) => x.rounds.at(-1)!.joint)!;
     const next = t.rounds.length;
-    s.append('toy', [{ type: 'draft_accepted', caseIndex: t.caseIndex, revision: next, payload: { text: 'more words', state: { joint_success: false, word_count: 2, target: 1, error: 1, violation_vector: [1] }, energy: 1, joint: false, feedback: null } }]);
+    s.append('toy', [
+      {
+        type: 'draft_accepted',
+        caseIndex: t.caseIndex,
+        revision: next,
+        payload: {
+          text: 'more words',
+          state: { joint_success: false, word_count: 2, target: 1, error: 1, violation_vector: [1] },
+          energy: 1,
+          joint: false,
+          feedback: null,
+        },
+      },
+    ]);
     s.close();
     const found = auditOf(p);
-    assert.ok(found.some((f) => f === `case ${t.caseId} (#${t.caseIndex + 1}) revision ${next}: stop rule: continuation after success`), found.join('\n'));
+    assert.ok(
+      found.some((f) => f === `case ${t.caseId} (#${t.caseIndex + 1}) revision ${next}: stop rule: continuation after success`),
+      found.join('\n'),
+    );
   }
   {
     const { p, db } = copy('tables.db');
     db.prepare("UPDATE rounds SET text = 'forged' WHERE case_index = 3 AND revision = 0").run();
     db.close();
     const found = auditOf(p);
-    assert.ok(found.some((f) => f.startsWith('case toy-003 (#4): tables: derived tables disagree with the events: rounds[0].text: events')), found.join('\n'));
+    assert.ok(
+      found.some((f) => f.startsWith('case toy-003 (#4): tables: derived tables disagree with the events: rounds[0].text: events')),
+      found.join('\n'),
+    );
     // The derived tables are rebuildable from the events.
     const s = openStore(p);
     s.rebuild('toy');
@@ -288,7 +351,9 @@ test('one writer per run: a second live process is refused; a dead holder is tak
   const path = join(dir, 'runs.db');
   await toyRun(path, { cases: toyCases(2) });
   const db = new Database(path);
-  db.prepare("INSERT OR REPLACE INTO run_locks (run_id, pid, host, started_at) VALUES ('toy', 1, ?, 'then')").run((await import('node:os')).hostname());
+  db.prepare("INSERT OR REPLACE INTO run_locks (run_id, pid, host, started_at) VALUES ('toy', 1, ?, 'then')").run(
+    (await import('node:os')).hostname(),
+  );
   db.close();
   await assert.rejects(toyRun(path, { cases: toyCases(2) }), /run 'toy' is being written by process 1/);
   const db2 = new Database(path);

@@ -58,7 +58,10 @@ test('regenerated punkt_tab files have exactly the pinned sizes (the format matc
 
 test('fetch: success installs punkt_tab/english atomically and the tokenizer uses it', { skip: shared.skip }, async () => {
   const files = regenerated();
-  const zip = buildZip({ 'punkt_tab/README': 'test archive', ...Object.fromEntries(Object.entries(files).map(([n, c]) => [`punkt_tab/english/${n}`, c])) });
+  const zip = buildZip({
+    'punkt_tab/README': 'test archive',
+    ...Object.fromEntries(Object.entries(files).map(([n, c]) => [`punkt_tab/english/${n}`, c])),
+  });
   routes.set('/ok.zip', zip);
   const dest = tmp();
   const progress: number[] = [];
@@ -107,7 +110,10 @@ test('fetch: a failed update leaves an existing install untouched', { skip: shar
   routes.set('/broken.zip', broken);
   const dest = tmp();
   await fetchPunkt({ dest, url: `${base}/good.zip`, sha256: sha(zip), files: null });
-  await assert.rejects(fetchPunkt({ dest, url: `${base}/broken.zip`, sha256: sha(broken), files: null }), /punkt_tab\/english\/collocations\.tab is missing/);
+  await assert.rejects(
+    fetchPunkt({ dest, url: `${base}/broken.zip`, sha256: sha(broken), files: null }),
+    /punkt_tab\/english\/collocations\.tab is missing/,
+  );
   assert.deepEqual(readdirSync(join(dest, 'punkt_tab')), ['english']);
   assert.equal(readFileSync(join(dest, 'punkt_tab', 'english', 'ortho_context.tab'), 'utf8'), files['ortho_context.tab']);
 });
@@ -127,7 +133,10 @@ test('fetch: per-file hashes are enforced', { skip: shared.skip }, async () => {
 
 test('fetch: HTTP errors and network errors say what happened', async () => {
   const dest = tmp();
-  await assert.rejects(fetchPunkt({ dest, url: `${base}/missing.zip` }), /could not download http:\/\/127\.0\.0\.1:\d+\/missing\.zip: HTTP 404 Not Found/);
+  await assert.rejects(
+    fetchPunkt({ dest, url: `${base}/missing.zip` }),
+    /could not download http:\/\/127\.0\.0\.1:\d+\/missing\.zip: HTTP 404 Not Found/,
+  );
   const closed = createServer();
   await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
   const port = (closed.address() as AddressInfo).port;
@@ -166,7 +175,10 @@ test('CLI: revloop data fetch punkt, then data where punkt uses the fetched copy
 
   const where = await cli('data', 'where', 'punkt');
   assert.equal(where.code, 0, where.stderr);
-  assert.match(where.stdout, new RegExp(`^\\* fetched +${join(dest, 'punkt_tab', 'english').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+  assert.match(
+    where.stdout,
+    new RegExp(`^\\* fetched +${join(dest, 'punkt_tab', 'english').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'),
+  );
 
   const unknown = await cli('data', 'fetch', 'wordnet');
   assert.notEqual(unknown.code, 0);

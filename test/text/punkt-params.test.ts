@@ -6,7 +6,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireShared } from '../helpers.ts';
-import { loadPunktParams, punktCandidates, punktTabFiles, resolvePunkt, sentTokenize, wordTokenize, PUNKT_TAB_FILES } from '../../src/text/index.ts';
+import {
+  loadPunktParams,
+  punktCandidates,
+  punktTabFiles,
+  resolvePunkt,
+  sentTokenize,
+  wordTokenize,
+  PUNKT_TAB_FILES,
+} from '../../src/text/index.ts';
 import { codePointCompare } from '../../src/text/punkt-params.ts';
 import { UserError } from '../../src/util/errors.ts';
 
@@ -50,7 +58,10 @@ test('a punkt_tab folder round-trips: same parameters, same sentences and words'
 test('malformed parameter files are reported with file, line and field', () => {
   const good = { 'abbrev_types.txt': 'mr', 'collocations.tab': 'a\tb', 'ortho_context.tab': 'the\t34', 'sent_starters.txt': 'the' };
   const badOrtho = writeTab(join(root, 'bad1'), { ...good, 'ortho_context.tab': 'the\t34\nfoo\tbar' });
-  assert.throws(() => loadPunktParams(badOrtho), (e: Error) => e instanceof UserError && /ortho_context\.tab:2: flags: expected an integer, got "bar"/.test(e.message));
+  assert.throws(
+    () => loadPunktParams(badOrtho),
+    (e: Error) => e instanceof UserError && /ortho_context\.tab:2: flags: expected an integer, got "bar"/.test(e.message),
+  );
   const badColl = writeTab(join(root, 'bad2'), { ...good, 'collocations.tab': 'a b' });
   assert.throws(() => loadPunktParams(badColl), /collocations\.tab:1: expected two tab-separated fields/);
   const missing = writeTab(join(root, 'bad3'), { 'abbrev_types.txt': 'mr' });
@@ -72,10 +83,18 @@ test('resolution chain: explicit path, $REVLOOP_PUNKT, fetched copy, shared data
     'ortho_context.tab': '',
     'sent_starters.txt': '',
   });
-  const envOnly = writeTab(join(root, 'envdir'), { 'abbrev_types.txt': 'dr', 'collocations.tab': '', 'ortho_context.tab': '', 'sent_starters.txt': '' });
+  const envOnly = writeTab(join(root, 'envdir'), {
+    'abbrev_types.txt': 'dr',
+    'collocations.tab': '',
+    'ortho_context.tab': '',
+    'sent_starters.txt': '',
+  });
   const env = { REVLOOP_DATA_DIR: dataDir, REVLOOP_PUNKT: envOnly };
   assert.deepEqual(punktCandidates('/explicit/x.json', { env, sharedFile: '/s.json' }), [{ origin: 'explicit', path: '/explicit/x.json' }]);
-  assert.deepEqual(punktCandidates(null, { env, sharedFile: '/s.json' }).map((c) => c.origin), ['REVLOOP_PUNKT', 'fetched', 'shared']);
+  assert.deepEqual(
+    punktCandidates(null, { env, sharedFile: '/s.json' }).map((c) => c.origin),
+    ['REVLOOP_PUNKT', 'fetched', 'shared'],
+  );
   assert.ok(resolvePunkt(null, { env, sharedFile: null }).abbrevTypes.has('dr'));
   assert.equal(resolvePunkt(null, { env: { REVLOOP_DATA_DIR: dataDir }, sharedFile: null }).source, fetched);
   assert.throws(

@@ -53,11 +53,61 @@ test('Punkt heuristics: abbreviations, collocations, sentence starters, initials
 });
 
 test('NLTKWordTokenizer rules: quotes, clitics, contractions, punctuation, brackets, dashes', () => {
-  assert.deepEqual(treebankWordTokenize('"We\u2019ve had enough," she said.'), ['``', 'We', '\u2019', 've', 'had', 'enough', ',', "''", 'she', 'said', '.']);
-  assert.deepEqual(treebankWordTokenize("I cannot believe they're gonna win, can't you?"), ['I', 'can', 'not', 'believe', 'they', "'re", 'gon', 'na', 'win', ',', 'ca', "n't", 'you', '?']);
-  assert.deepEqual(treebankWordTokenize('Costs $3.88 (roughly 3,36 euros)--fine...'), ['Costs', '$', '3.88', '(', 'roughly', '3,36', 'euros', ')', '--', 'fine', '...']);
+  assert.deepEqual(treebankWordTokenize('"We\u2019ve had enough," she said.'), [
+    '``',
+    'We',
+    '\u2019',
+    've',
+    'had',
+    'enough',
+    ',',
+    "''",
+    'she',
+    'said',
+    '.',
+  ]);
+  assert.deepEqual(treebankWordTokenize("I cannot believe they're gonna win, can't you?"), [
+    'I',
+    'can',
+    'not',
+    'believe',
+    'they',
+    "'re",
+    'gon',
+    'na',
+    'win',
+    ',',
+    'ca',
+    "n't",
+    'you',
+    '?',
+  ]);
+  assert.deepEqual(treebankWordTokenize('Costs $3.88 (roughly 3,36 euros)--fine...'), [
+    'Costs',
+    '$',
+    '3.88',
+    '(',
+    'roughly',
+    '3,36',
+    'euros',
+    ')',
+    '--',
+    'fine',
+    '...',
+  ]);
   assert.deepEqual(treebankWordTokenize("'Tis the e\u2013mail \u2014 ok."), ["'T", 'is', 'the', 'e\u2013mail', '\u2014', 'ok', '.']);
-  assert.deepEqual(treebankWordTokenize('\u00abBonjour\u00bb, dit-il: \u201cBon\u201d!'), ['\u00ab', 'Bonjour', '\u00bb', ',', 'dit-il', ':', '\u201c', 'Bon', '\u201d', '!']);
+  assert.deepEqual(treebankWordTokenize('\u00abBonjour\u00bb, dit-il: \u201cBon\u201d!'), [
+    '\u00ab',
+    'Bonjour',
+    '\u00bb',
+    ',',
+    'dit-il',
+    ':',
+    '\u201c',
+    'Bon',
+    '\u201d',
+    '!',
+  ]);
 });
 
 test('wordTokenize splits sentences first (a period inside the text stays attached until its sentence ends)', () => {

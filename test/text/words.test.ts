@@ -47,8 +47,26 @@ test(`word counter: ${fixture.words.length} random edge-case strings match Pytho
 
 const literalRe = new RegExp(WORD_PATTERN_LITERAL, 'gu');
 const edgeChar = fc.constantFrom(
-  'a', 'Z', '9', '_', ' ', '-', "'", '\u2019', '\u2013', '\u00e9', '\u0301', '\u00bd', '\u00b2', '\u00df', '\u00a0',
-  '\u{1F600}', '\u{10400}', '\u0663', '.', '\n',
+  'a',
+  'Z',
+  '9',
+  '_',
+  ' ',
+  '-',
+  "'",
+  '\u2019',
+  '\u2013',
+  '\u00e9',
+  '\u0301',
+  '\u00bd',
+  '\u00b2',
+  '\u00df',
+  '\u00a0',
+  '\u{1F600}',
+  '\u{10400}',
+  '\u0663',
+  '.',
+  '\n',
 );
 const edgeText = fc.array(edgeChar, { maxLength: 40 }).map((a) => a.join(''));
 
@@ -153,11 +171,15 @@ const PY_SPACES = [' ', '\t', '\n', '\u00a0', '\u0085', '\u001c', '\u2009', '\u3
 test('property: anchor words joined by any Python whitespace run (NBSP, U+0085, U+001C, …) are found', () => {
   const word = fc.stringMatching(/^[a-zA-Z0-9éß]{1,6}$/);
   fc.assert(
-    fc.property(fc.array(word, { minLength: 1, maxLength: 4 }), fc.array(fc.constantFrom(...PY_SPACES), { minLength: 1, maxLength: 3 }), (words, ws) => {
-      assert.ok(anchorPresent(words.join(' '), `x ${words.join(ws.join(''))}.`));
-      // ... and never when glued to a neighbouring word character.
-      assert.ok(!anchorPresent(words.join(' '), `x_${words.join(' ')}`));
-    }),
+    fc.property(
+      fc.array(word, { minLength: 1, maxLength: 4 }),
+      fc.array(fc.constantFrom(...PY_SPACES), { minLength: 1, maxLength: 3 }),
+      (words, ws) => {
+        assert.ok(anchorPresent(words.join(' '), `x ${words.join(ws.join(''))}.`));
+        // ... and never when glued to a neighbouring word character.
+        assert.ok(!anchorPresent(words.join(' '), `x_${words.join(' ')}`));
+      },
+    ),
     { numRuns: 300, seed: 19 },
   );
 });
@@ -167,8 +189,18 @@ test('property: case changes that keep one character per character still match; 
   fc.assert(
     fc.property(word, (w) => {
       const perChar = (f: (c: string) => string) => [...w].map((c) => (f(c).length === 1 ? f(c) : c)).join('');
-      assert.ok(anchorPresent(w, perChar((c) => c.toUpperCase())));
-      assert.ok(anchorPresent(w, perChar((c) => c.toLowerCase())));
+      assert.ok(
+        anchorPresent(
+          w,
+          perChar((c) => c.toUpperCase()),
+        ),
+      );
+      assert.ok(
+        anchorPresent(
+          w,
+          perChar((c) => c.toLowerCase()),
+        ),
+      );
       if (w.includes('ß')) assert.ok(!anchorPresent(w, w.replace(/ß/g, 'SS')));
     }),
     { numRuns: 300, seed: 23 },

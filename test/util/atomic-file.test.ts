@@ -24,10 +24,19 @@ test('atomic writes replace the file whole and leave no temporary file', async (
 test('a missing folder or a folder in the way is a UserError, and nothing is left behind', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'revloop-atomic-'));
   const missing = join(dir, 'no', 'out.txt');
-  assert.throws(() => writeFileAtomicSync(missing, 'x'), (e) => e instanceof UserError && /cannot write .*out\.txt: folder .*no does not exist/.test(e.message));
-  await assert.rejects(writeFileAtomic(missing, 'x'), (e) => e instanceof UserError && /folder .*no does not exist/.test((e as Error).message));
+  assert.throws(
+    () => writeFileAtomicSync(missing, 'x'),
+    (e) => e instanceof UserError && /cannot write .*out\.txt: folder .*no does not exist/.test(e.message),
+  );
+  await assert.rejects(
+    writeFileAtomic(missing, 'x'),
+    (e) => e instanceof UserError && /folder .*no does not exist/.test((e as Error).message),
+  );
   mkdirSync(join(dir, 'taken'));
-  assert.throws(() => writeFileAtomicSync(join(dir, 'taken'), 'x'), (e) => e instanceof UserError && /cannot write .*taken/.test(e.message));
+  assert.throws(
+    () => writeFileAtomicSync(join(dir, 'taken'), 'x'),
+    (e) => e instanceof UserError && /cannot write .*taken/.test(e.message),
+  );
   assert.deepEqual(readdirSync(dir).sort(), ['taken']);
 });
 

@@ -18,7 +18,13 @@ async function lines(text: string) {
 
 test('a byte-order mark before the first line is not part of the JSON; line numbers count blank lines', async () => {
   const got = await lines('\uFEFF{"a": 1}\r\n\r\n{"b": "é"}\r\n');
-  assert.deepEqual(got.map((l) => [l.line, l.value, l.error]), [[1, { a: 1 }, undefined], [3, { b: 'é' }, undefined]]);
+  assert.deepEqual(
+    got.map((l) => [l.line, l.value, l.error]),
+    [
+      [1, { a: 1 }, undefined],
+      [3, { b: 'é' }, undefined],
+    ],
+  );
   // Only the file's first character: a mark inside the file is still bad input.
   const inner = await lines('{"a": 1}\n\uFEFF{"b": 2}\n');
   assert.match(inner[1].error ?? '', /invalid JSON/);
@@ -27,9 +33,18 @@ test('a byte-order mark before the first line is not part of the JSON; line numb
 test('a case file and a probe item file saved with a byte-order mark read as without one', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'revloop-bom-'));
   const file = join(dir, 'cases.jsonl');
-  writeFileSync(file, '\uFEFF{"id": "k", "family": "exact-length", "source": "mine", "instruction": "Say hi.", "target": 2, "anchors": []}\r\n');
+  writeFileSync(
+    file,
+    '\uFEFF{"id": "k", "family": "exact-length", "source": "mine", "instruction": "Say hi.", "target": 2, "anchors": []}\r\n',
+  );
   const { loadCaseSet } = await import('../../src/cases/index.ts');
   const set = await loadCaseSet(file);
-  assert.deepEqual(set.cases.map((c) => c.id), ['k']);
-  assert.deepEqual(parseItems('\uFEFF' + itemsJsonl(shortItems()), 'items.jsonl').map((i) => i.item_id), shortItems().map((i) => i.item_id));
+  assert.deepEqual(
+    set.cases.map((c) => c.id),
+    ['k'],
+  );
+  assert.deepEqual(
+    parseItems('\uFEFF' + itemsJsonl(shortItems()), 'items.jsonl').map((i) => i.item_id),
+    shortItems().map((i) => i.item_id),
+  );
 });

@@ -5,7 +5,7 @@ import { pyRepr, pyFloatRepr, pyJsonDumps, pyStrip, PyFloat } from '../../src/ut
 test('pyRepr chooses quotes and escapes like Python', () => {
   assert.equal(pyRepr('the'), "'the'");
   assert.equal(pyRepr("don't"), '"don\'t"');
-  assert.equal(pyRepr('say "hi"'), "'say \"hi\"'");
+  assert.equal(pyRepr('say "hi"'), '\'say "hi"\'');
   assert.equal(pyRepr(`it's "x"`), `'it\\'s "x"'`);
   assert.equal(pyRepr('a\\b'), "'a\\\\b'");
   assert.equal(pyRepr('tab\there\nnl'), "'tab\\there\\nnl'");
@@ -17,9 +17,18 @@ test('pyRepr chooses quotes and escapes like Python', () => {
 
 test('pyFloatRepr matches Python repr(float)', () => {
   const cases: Array<[number, string]> = [
-    [0, '0.0'], [1, '1.0'], [0.1 + 0.2, '0.30000000000000004'], [0.39999999999999997, '0.39999999999999997'],
-    [1e-4, '0.0001'], [1e-5, '1e-05'], [1.5e-7, '1.5e-07'], [1e16, '1e+16'], [1e15, '1000000000000000.0'],
-    [123456789012345680, '1.2345678901234568e+17'], [-2.5, '-2.5'], [1 / 3, '0.3333333333333333'],
+    [0, '0.0'],
+    [1, '1.0'],
+    [0.1 + 0.2, '0.30000000000000004'],
+    [0.39999999999999997, '0.39999999999999997'],
+    [1e-4, '0.0001'],
+    [1e-5, '1e-05'],
+    [1.5e-7, '1.5e-07'],
+    [1e16, '1e+16'],
+    [1e15, '1000000000000000.0'],
+    [123456789012345680, '1.2345678901234568e+17'],
+    [-2.5, '-2.5'],
+    [1 / 3, '0.3333333333333333'],
   ];
   for (const [x, want] of cases) assert.equal(pyFloatRepr(x), want, String(x));
 });

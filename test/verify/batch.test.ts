@@ -27,7 +27,10 @@ test('verifyBatch streams: a result is out before the next line is in', async ()
   input.end();
   const summary = await done;
   assert.deepEqual(summary, { lines: 3, verified: 3, failed: 0 });
-  assert.deepEqual(received.map((r) => JSON.parse(r).error), [-1, 0, 1]);
+  assert.deepEqual(
+    received.map((r) => JSON.parse(r).error),
+    [-1, 0, 1],
+  );
 });
 
 test('verifyBatch keeps order over many lines and counts failures', async () => {
@@ -38,7 +41,11 @@ test('verifyBatch keeps order over many lines and counts failures', async () => 
   const summary = await verifyBatch(Readable.from(lines), output, { progressEvery: 100 });
   output.end();
   await once(output, 'end');
-  const out = chunks.join('').trim().split('\n').map((l) => JSON.parse(l));
+  const out = chunks
+    .join('')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(out.length, 2000);
   assert.deepEqual(summary, { lines: 2000, verified: 1996, failed: 4 });
   out.forEach((o, i) => {

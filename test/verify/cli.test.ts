@@ -29,7 +29,10 @@ function assertUserError(r: ReturnType<typeof revloop>, pattern: RegExp): void {
 }
 
 test('single text from stdin: readable state, exit 0 even when the text fails', () => {
-  const r = revloop(['verify', '--family', 'exact-length', '--target', '6', '--anchors', 'IPO; quiet period ;lock-up'], "  The IPO's quiet period ended.\n");
+  const r = revloop(
+    ['verify', '--family', 'exact-length', '--target', '6', '--anchors', 'IPO; quiet period ;lock-up'],
+    "  The IPO's quiet period ended.\n",
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.equal(
     r.stdout,
@@ -42,8 +45,14 @@ test('single text from stdin: readable state, exit 0 even when the text fails', 
 test('single text --json: the reference json.dumps bytes; --feedback adds the message', () => {
   const r = revloop(['verify', '--family', 'exact-length', '--target', '5', '--json'], 'Exactly five words are here.\n');
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stdout, '{"word_count": 5, "error": 0, "exact_length": true, "missing": [], "joint_success": true, "violation_vector": [0.0]}\n');
-  const f = revloop(['verify', '--family', 'exact-length', '--target', '5', '--anchors', 'cat', '--json', '--feedback'], 'Exactly five words are here.');
+  assert.equal(
+    r.stdout,
+    '{"word_count": 5, "error": 0, "exact_length": true, "missing": [], "joint_success": true, "violation_vector": [0.0]}\n',
+  );
+  const f = revloop(
+    ['verify', '--family', 'exact-length', '--target', '5', '--anchors', 'cat', '--json', '--feedback'],
+    'Exactly five words are here.',
+  );
   assert.equal(f.code, 0, f.stderr);
   assert.equal(
     JSON.parse(f.stdout).feedback,
@@ -70,24 +79,26 @@ test('c10 from --text-file with --feedback --variant concise prints the exact me
   );
 });
 
-const BATCH = [
-  JSON.stringify({ id: 'a1', family: 'exact-length', target: 5, anchors: ['five'], text: 'Exactly five words are here.' }),
-  '{"id": "broken", "family": ',
-  '',
-  JSON.stringify({ id: 7, family: 'c11', targets: [1], text: 'x' }),
-  JSON.stringify({ family: 'exact-length', target: 3, anchors: [] }),
-  JSON.stringify({ id: 'a2', family: 'exact-length', target: 'ten', anchors: [], text: 'x' }),
-  JSON.stringify({ id: 'a3', family: 'exact-length', target: 2, anchors: [], text: ' two words \n' }),
-].join('\n') + '\n';
+const BATCH =
+  [
+    JSON.stringify({ id: 'a1', family: 'exact-length', target: 5, anchors: ['five'], text: 'Exactly five words are here.' }),
+    '{"id": "broken", "family": ',
+    '',
+    JSON.stringify({ id: 7, family: 'c11', targets: [1], text: 'x' }),
+    JSON.stringify({ family: 'exact-length', target: 3, anchors: [] }),
+    JSON.stringify({ id: 'a2', family: 'exact-length', target: 'ten', anchors: [], text: 'x' }),
+    JSON.stringify({ id: 'a3', family: 'exact-length', target: 2, anchors: [], text: ' two words \n' }),
+  ].join('\n') + '\n';
 
-const BATCH_OUT = [
-  '{"id": "a1", "word_count": 5, "error": 0, "exact_length": true, "missing": [], "joint_success": true, "violation_vector": [0.0, 0.0]}',
-  '{"id": null, "line": 2, "error": "invalid JSON (Unexpected end of JSON input)"}',
-  '{"id": 7, "line": 4, "error": "family: unknown family \'c11\'; known families: exact-length, c05, c07, c09, c10, c12"}',
-  '{"id": null, "line": 5, "error": "text: must be a string, got nothing"}',
-  '{"id": "a2", "line": 6, "error": "target: must be an integer, got the string \\"ten\\""}',
-  '{"id": "a3", "word_count": 2, "error": 0, "exact_length": true, "missing": [], "joint_success": true, "violation_vector": [0.0]}',
-].join('\n') + '\n';
+const BATCH_OUT =
+  [
+    '{"id": "a1", "word_count": 5, "error": 0, "exact_length": true, "missing": [], "joint_success": true, "violation_vector": [0.0, 0.0]}',
+    '{"id": null, "line": 2, "error": "invalid JSON (Unexpected end of JSON input)"}',
+    '{"id": 7, "line": 4, "error": "family: unknown family \'c11\'; known families: exact-length, c05, c07, c09, c10, c12"}',
+    '{"id": null, "line": 5, "error": "text: must be a string, got nothing"}',
+    '{"id": "a2", "line": 6, "error": "target: must be an integer, got the string \\"ten\\""}',
+    '{"id": "a3", "word_count": 2, "error": 0, "exact_length": true, "missing": [], "joint_success": true, "violation_vector": [0.0]}',
+  ].join('\n') + '\n';
 
 test('batch: one line per input in order, malformed lines become error lines, exit 1', () => {
   const r = revloop(['verify', '--jsonl', '-'], BATCH);
@@ -124,19 +135,34 @@ test('batch with a missing input file fails cleanly and writes nothing', () => {
 test('bad flags: clear message, non-zero exit, no stack trace', () => {
   assertUserError(revloop(['verify'], 'x'), /--family is required/);
   assertUserError(revloop(['verify', '--family', 'c11'], 'x'), /unknown family 'c11'; known families: exact-length, c05/);
-  assertUserError(revloop(['verify', '--family', 'exact-length', '--target', 'abc'], 'x'), /--target must be a whole number of words, got 'abc'/);
+  assertUserError(
+    revloop(['verify', '--family', 'exact-length', '--target', 'abc'], 'x'),
+    /--target must be a whole number of words, got 'abc'/,
+  );
   assertUserError(revloop(['verify', '--family', 'exact-length'], 'x'), /--target must be an integer, got nothing/);
   assertUserError(revloop(['verify', '--family', 'c10', '--targets', '[3, 5'], 'x'), /--targets must be JSON/);
   assertUserError(revloop(['verify', '--family', 'c10', '--targets', '[3, 5]'], 'x'), /--targets must be \[sentence count, lower, upper\]/);
-  assertUserError(revloop(['verify', '--family', 'c07', '--targets', '["a"]', '--variant', 'terse'], 'x'), /--variant must be one of baseline, structured, concise/);
-  assertUserError(revloop(['verify', '--jsonl', '-', '--family', 'c10'], ''), /--jsonl takes the family and targets from each line; drop --family/);
-  assertUserError(revloop(['verify', '--family', 'c07', '--targets', '["a"]', '--text-file', '/nonexistent/draft.txt']), /--text-file: cannot read \/nonexistent\/draft.txt \(ENOENT\)/);
+  assertUserError(
+    revloop(['verify', '--family', 'c07', '--targets', '["a"]', '--variant', 'terse'], 'x'),
+    /--variant must be one of baseline, structured, concise/,
+  );
+  assertUserError(
+    revloop(['verify', '--jsonl', '-', '--family', 'c10'], ''),
+    /--jsonl takes the family and targets from each line; drop --family/,
+  );
+  assertUserError(
+    revloop(['verify', '--family', 'c07', '--targets', '["a"]', '--text-file', '/nonexistent/draft.txt']),
+    /--text-file: cannot read \/nonexistent\/draft.txt \(ENOENT\)/,
+  );
   assertUserError(revloop(['verify', '--family', 'c07', '--targets', '["a"]', '-o', 'x.jsonl'], 'x'), /--output is for batches/);
 });
 
 test('--plugin loads the documented max-chars family (a .ts file outside the package)', () => {
   const plugin = writeDocExample('.ts');
-  const r = revloop(['verify', '--plugin', plugin, '--family', 'max-chars', '--targets', '10', '--json', '--feedback'], 'héllo wörld, again\n');
+  const r = revloop(
+    ['verify', '--plugin', plugin, '--family', 'max-chars', '--targets', '10', '--json', '--feedback'],
+    'héllo wörld, again\n',
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.equal(
     r.stdout,

@@ -6,8 +6,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
 import {
-  familyNames, getFamily, listFamilies, registerFamily, stateJson, unregisterFamily, violationEnergy,
-  type ConstraintCase, type Family,
+  familyNames,
+  getFamily,
+  listFamilies,
+  registerFamily,
+  stateJson,
+  unregisterFamily,
+  violationEnergy,
+  type ConstraintCase,
+  type Family,
 } from '../../src/verify/index.ts';
 import { UserError } from '../../src/util/errors.ts';
 import { punktSkip as punktSkipReason, writeDocExample } from './doc-example.ts';
@@ -15,26 +22,67 @@ import { punktSkip as punktSkipReason, writeDocExample } from './doc-example.ts'
 const punktSkip = punktSkipReason();
 
 const STRUCTURED: Array<[string, unknown, string, string]> = [
-  ["c05", [11, ["fence", "and", "spring"]], "Mara painted the fence, which was old and grey before spring.",
-   '{"joint_success": true, "observed_word_count": 11, "target_word_count": 11, "count_residual": 0, "target_positions_zero_based": [3, 7, 10], "target_words": ["fence", "and", "spring"], "observed_words": ["fence", "and", "spring"], "position_matches": [true, true, true], "position_mismatch_count": 0, "violation_vector": [0.0, 0.0, 0.0, 0.0]}'],
-  ["c05", [12, ["FENCE", "Old", "grey"]], "Mara painted the fence, which was old and grey before spring.",
-   '{"joint_success": false, "observed_word_count": 11, "target_word_count": 12, "count_residual": -1, "target_positions_zero_based": [3, 7, 10], "target_words": ["FENCE", "Old", "grey"], "observed_words": ["fence", "and", "spring"], "position_matches": [true, false, false], "position_mismatch_count": 2, "violation_vector": [0.08333333333333333, 0.0, 1.0, 1.0]}'],
-  ["c05", [5, ["a", "b", "c"]], "He said \"hi\" loudly. Wait ... what",
-   '{"joint_success": false, "observed_word_count": 9, "target_word_count": 5, "count_residual": 4, "target_positions_zero_based": [3, 7, 10], "target_words": ["a", "b", "c"], "observed_words": ["hi", "", null], "position_matches": [false, false, false], "position_mismatch_count": 3, "violation_vector": [0.8, 1.0, 1.0, 1.0]}'],
-  ["c07", ["Lena", "is", "heron!"], "A heron is waiting by the pond, Lena said.",
-   '{"joint_success": true, "target_words": ["Lena", "is", "heron!"], "target_present": [true, true, true], "missing_count": 0, "violation_vector": [0.0, 0.0, 0.0]}'],
-  ["c07", ["owl", "night"], "The owls fly at night.",
-   '{"joint_success": false, "target_words": ["owl", "night"], "target_present": [false, true], "missing_count": 1, "violation_vector": [1.0, 0.0]}'],
-  ["c09", [3, "this", "is", "be"], "This is it. We go.",
-   '{"joint_success": false, "observed_sentence_count": 2, "target_sentence_count": 3, "sentence_count_residual": -1, "forbidden_words": ["this", "is", "be"], "forbidden_word_counts": [1, 1, 0], "violation_vector": [0.3333333333333333, 1.0, 1.0, 0.0]}'],
-  ["c10", [3, 4, 5], "The cat sat on the mat. It was happy there today. Then it slept.",
-   '{"joint_success": false, "observed_sentence_count": 3, "target_sentence_count": 3, "sentence_count_residual": 0, "sentence_word_counts": [6, 5, 3], "lower_bound": 4, "upper_bound": 5, "lower_deficits": [0, 0, 1], "upper_excesses": [1, 0, 0], "violation_vector": [0.0, 0.0, 0.0, 0.25, 0.2, 0.0, 0.0]}'],
-  ["c10", [3, 5, 20], "",
-   '{"joint_success": false, "observed_sentence_count": 0, "target_sentence_count": 3, "sentence_count_residual": -3, "sentence_word_counts": [], "lower_bound": 5, "upper_bound": 20, "lower_deficits": [], "upper_excesses": [], "violation_vector": [1.0]}'],
-  ["c12", [2, ["tea", "milk"]], "I like tea. You like coffee.",
-   '{"joint_success": false, "observed_sentence_count": 2, "target_sentence_count": 2, "sentence_count_residual": 0, "target_last_words": ["tea", "milk"], "observed_last_words": ["tea", "coffee"], "last_word_matches": [true, false], "last_word_mismatch_count": 1, "violation_vector": [0.0, 0.0, 1.0]}'],
-  ["c12", [3, ["dr", "home", "end"]], "I met Dr. Smith at noon. He went home.",
-   '{"joint_success": false, "observed_sentence_count": 2, "target_sentence_count": 3, "sentence_count_residual": -1, "target_last_words": ["dr", "home", "end"], "observed_last_words": ["noon", "home"], "last_word_matches": [false, true, false], "last_word_mismatch_count": 2, "violation_vector": [0.3333333333333333, 1.0, 0.0, 1.0]}'],];
+  [
+    'c05',
+    [11, ['fence', 'and', 'spring']],
+    'Mara painted the fence, which was old and grey before spring.',
+    '{"joint_success": true, "observed_word_count": 11, "target_word_count": 11, "count_residual": 0, "target_positions_zero_based": [3, 7, 10], "target_words": ["fence", "and", "spring"], "observed_words": ["fence", "and", "spring"], "position_matches": [true, true, true], "position_mismatch_count": 0, "violation_vector": [0.0, 0.0, 0.0, 0.0]}',
+  ],
+  [
+    'c05',
+    [12, ['FENCE', 'Old', 'grey']],
+    'Mara painted the fence, which was old and grey before spring.',
+    '{"joint_success": false, "observed_word_count": 11, "target_word_count": 12, "count_residual": -1, "target_positions_zero_based": [3, 7, 10], "target_words": ["FENCE", "Old", "grey"], "observed_words": ["fence", "and", "spring"], "position_matches": [true, false, false], "position_mismatch_count": 2, "violation_vector": [0.08333333333333333, 0.0, 1.0, 1.0]}',
+  ],
+  [
+    'c05',
+    [5, ['a', 'b', 'c']],
+    'He said "hi" loudly. Wait ... what',
+    '{"joint_success": false, "observed_word_count": 9, "target_word_count": 5, "count_residual": 4, "target_positions_zero_based": [3, 7, 10], "target_words": ["a", "b", "c"], "observed_words": ["hi", "", null], "position_matches": [false, false, false], "position_mismatch_count": 3, "violation_vector": [0.8, 1.0, 1.0, 1.0]}',
+  ],
+  [
+    'c07',
+    ['Lena', 'is', 'heron!'],
+    'A heron is waiting by the pond, Lena said.',
+    '{"joint_success": true, "target_words": ["Lena", "is", "heron!"], "target_present": [true, true, true], "missing_count": 0, "violation_vector": [0.0, 0.0, 0.0]}',
+  ],
+  [
+    'c07',
+    ['owl', 'night'],
+    'The owls fly at night.',
+    '{"joint_success": false, "target_words": ["owl", "night"], "target_present": [false, true], "missing_count": 1, "violation_vector": [1.0, 0.0]}',
+  ],
+  [
+    'c09',
+    [3, 'this', 'is', 'be'],
+    'This is it. We go.',
+    '{"joint_success": false, "observed_sentence_count": 2, "target_sentence_count": 3, "sentence_count_residual": -1, "forbidden_words": ["this", "is", "be"], "forbidden_word_counts": [1, 1, 0], "violation_vector": [0.3333333333333333, 1.0, 1.0, 0.0]}',
+  ],
+  [
+    'c10',
+    [3, 4, 5],
+    'The cat sat on the mat. It was happy there today. Then it slept.',
+    '{"joint_success": false, "observed_sentence_count": 3, "target_sentence_count": 3, "sentence_count_residual": 0, "sentence_word_counts": [6, 5, 3], "lower_bound": 4, "upper_bound": 5, "lower_deficits": [0, 0, 1], "upper_excesses": [1, 0, 0], "violation_vector": [0.0, 0.0, 0.0, 0.25, 0.2, 0.0, 0.0]}',
+  ],
+  [
+    'c10',
+    [3, 5, 20],
+    '',
+    '{"joint_success": false, "observed_sentence_count": 0, "target_sentence_count": 3, "sentence_count_residual": -3, "sentence_word_counts": [], "lower_bound": 5, "upper_bound": 20, "lower_deficits": [], "upper_excesses": [], "violation_vector": [1.0]}',
+  ],
+  [
+    'c12',
+    [2, ['tea', 'milk']],
+    'I like tea. You like coffee.',
+    '{"joint_success": false, "observed_sentence_count": 2, "target_sentence_count": 2, "sentence_count_residual": 0, "target_last_words": ["tea", "milk"], "observed_last_words": ["tea", "coffee"], "last_word_matches": [true, false], "last_word_mismatch_count": 1, "violation_vector": [0.0, 0.0, 1.0]}',
+  ],
+  [
+    'c12',
+    [3, ['dr', 'home', 'end']],
+    'I met Dr. Smith at noon. He went home.',
+    '{"joint_success": false, "observed_sentence_count": 2, "target_sentence_count": 3, "sentence_count_residual": -1, "target_last_words": ["dr", "home", "end"], "observed_last_words": ["noon", "home"], "last_word_matches": [false, true, false], "last_word_mismatch_count": 2, "violation_vector": [0.3333333333333333, 1.0, 0.0, 1.0]}',
+  ],
+];
 
 test('structured families reproduce the reference states on our own texts', { skip: punktSkip }, () => {
   for (const [family, targets, text, expected] of STRUCTURED) {
@@ -44,12 +92,24 @@ test('structured families reproduce the reference states on our own texts', { sk
 });
 
 const EXACT: Array<[string, number, string[], string]> = [
-  ["The IPO's quiet\u00a0period ended; O'Brien smiled at the 45-day mark.", 12, ['quiet period', 'IPO', "o'brien", 'C++', "Brien's", '...'],
-   '{"word_count": 11, "error": -1, "exact_length": false, "missing": ["C++", "Brien\'s", "..."], "joint_success": false, "violation_vector": [0.08333333333333333, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]}'],
-  ['Don\u2019t e\u2013mail snake_case ½ ² now.', 8, ['don'],
-   '{"word_count": 8, "error": 0, "exact_length": true, "missing": [], "joint_success": true, "violation_vector": [0.0, 0.0]}'],
-  ['Exactly five words are here.', 5, [],
-   '{"word_count": 5, "error": 0, "exact_length": true, "missing": [], "joint_success": true, "violation_vector": [0.0]}'],
+  [
+    "The IPO's quiet\u00a0period ended; O'Brien smiled at the 45-day mark.",
+    12,
+    ['quiet period', 'IPO', "o'brien", 'C++', "Brien's", '...'],
+    '{"word_count": 11, "error": -1, "exact_length": false, "missing": ["C++", "Brien\'s", "..."], "joint_success": false, "violation_vector": [0.08333333333333333, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]}',
+  ],
+  [
+    'Don\u2019t e\u2013mail snake_case ½ ² now.',
+    8,
+    ['don'],
+    '{"word_count": 8, "error": 0, "exact_length": true, "missing": [], "joint_success": true, "violation_vector": [0.0, 0.0]}',
+  ],
+  [
+    'Exactly five words are here.',
+    5,
+    [],
+    '{"word_count": 5, "error": 0, "exact_length": true, "missing": [], "joint_success": true, "violation_vector": [0.0]}',
+  ],
 ];
 
 test('exact-length reproduces the reference counter and anchor matcher on our own texts', () => {
@@ -81,8 +141,16 @@ test('energy is zero exactly on joint success (all built-in families, our texts)
 
 test('registry: built-ins in order, unknown names list the known families', () => {
   assert.deepEqual(familyNames().slice(0, 6), ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12']);
-  assert.deepEqual(listFamilies().slice(0, 6).map((f) => f.name), ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12']);
-  assert.throws(() => getFamily('c11'), (e: unknown) => e instanceof UserError && /unknown family 'c11'; known families: exact-length, c05, c07, c09, c10, c12/.test(e.message));
+  assert.deepEqual(
+    listFamilies()
+      .slice(0, 6)
+      .map((f) => f.name),
+    ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12'],
+  );
+  assert.throws(
+    () => getFamily('c11'),
+    (e: unknown) => e instanceof UserError && /unknown family 'c11'; known families: exact-length, c05, c07, c09, c10, c12/.test(e.message),
+  );
 });
 
 test('registry refuses bad registrations', () => {
@@ -112,7 +180,10 @@ test('the documented max-chars example registers and works', async () => {
     assert.deepEqual(f.validateCase({ ...c, targets: 0 }), [['targets', 'must be a positive whole number of characters']]);
     const s = f.verify('héllo wörld, again', c);
     assert.equal(stateJson(s), '{"char_count": 18, "max_chars": 10, "excess": 8, "joint_success": false, "violation_vector": [0.8]}');
-    assert.equal(f.feedback(s, c), 'VERIFIER: the response has 18 characters; the limit is 10. Remove at least 8 characters. Return only the revised text.');
+    assert.equal(
+      f.feedback(s, c),
+      'VERIFIER: the response has 18 characters; the limit is 10. Remove at least 8 characters. Return only the revised text.',
+    );
     assert.equal(f.initialPrompt(c), 'Announce the release.\n\nWrite at most 10 characters. Return only the text.');
     assert.equal(f.verify('short', c).joint_success, true);
     assert.equal(f.maxNewTokens(c), 64);

@@ -10,19 +10,30 @@ import { requirePunkt } from '../helpers.ts';
 const punkt = requirePunkt();
 
 const SUFFIX: Record<PromptVariant, string> = {
-  baseline: 'Revise the complete previous response so every reported constraint is satisfied. Return only the revised text, with no analysis, count, or commentary.',
-  structured: 'INSTRUCTION: Revise the complete previous response so every reported constraint is satisfied. Return only the revised text; no analysis, count, or commentary.',
-  concise: 'Revise the whole response to satisfy every reported constraint. Output only the revision, without analysis, a count, or commentary.',
+  baseline:
+    'Revise the complete previous response so every reported constraint is satisfied. Return only the revised text, with no analysis, count, or commentary.',
+  structured:
+    'INSTRUCTION: Revise the complete previous response so every reported constraint is satisfied. Return only the revised text; no analysis, count, or commentary.',
+  concise:
+    'Revise the whole response to satisfy every reported constraint. Output only the revision, without analysis, a count, or commentary.',
 };
 const VARIANTS: PromptVariant[] = ['baseline', 'structured', 'concise'];
 
 const exactCase: ConstraintCase = {
-  id: 'e1', family: 'exact-length', source: 'mine', instruction: 'Describe the listing.', target: 12, anchors: ['quiet period', "O'Brien"],
+  id: 'e1',
+  family: 'exact-length',
+  source: 'mine',
+  instruction: 'Describe the listing.',
+  target: 12,
+  anchors: ['quiet period', "O'Brien"],
 };
 
 function exactState(word_count: number, missing: string[]): VerifierState {
   return {
-    word_count, error: word_count - 12, exact_length: word_count === 12, missing,
+    word_count,
+    error: word_count - 12,
+    exact_length: word_count === 12,
+    missing,
     joint_success: word_count === 12 && missing.length === 0,
     violation_vector: [Math.abs(word_count - 12) / 12, ...exactCase.anchors!.map((a) => (missing.includes(a) ? 1 : 0))],
   };
@@ -81,34 +92,57 @@ test('exact-length initial prompts and token limit', () => {
 });
 
 const c05State: VerifierState = {
-  joint_success: false, observed_word_count: 9, target_word_count: 17, count_residual: -8,
-  target_positions_zero_based: [3, 7, 10], target_words: ['fence', "don't", 'spring'], observed_words: ['fence', '', null],
-  position_matches: [true, false, false], position_mismatch_count: 2, violation_vector: [8 / 17, 0, 1, 1],
+  joint_success: false,
+  observed_word_count: 9,
+  target_word_count: 17,
+  count_residual: -8,
+  target_positions_zero_based: [3, 7, 10],
+  target_words: ['fence', "don't", 'spring'],
+  observed_words: ['fence', '', null],
+  position_matches: [true, false, false],
+  position_mismatch_count: 2,
+  violation_vector: [8 / 17, 0, 1, 1],
 };
 const C05_REPORT =
   'DETERMINISTIC VERIFIER REPORT\n' +
   '- total words: observed=9, target=17, residual(observed-target)=-8\n' +
   "- word 4: target='fence', observed='fence', correct=true\n" +
-  '- word 8: target="don\'t", observed=\'\', correct=false\n' +
+  "- word 8: target=\"don't\", observed='', correct=false\n" +
   "- word 11: target='spring', observed=<missing>, correct=false";
 
 const c07State: VerifierState = {
-  joint_success: false, target_words: ['Lena', 'is', 'heron'], target_present: [true, false, true], missing_count: 1, violation_vector: [0, 1, 0],
+  joint_success: false,
+  target_words: ['Lena', 'is', 'heron'],
+  target_present: [true, false, true],
+  missing_count: 1,
+  violation_vector: [0, 1, 0],
 };
 const C07_REPORT =
   "DETERMINISTIC VERIFIER REPORT\n- required word 'Lena': present=true\n- required word 'is': present=false\n- required word 'heron': present=true";
 
 const c09State: VerifierState = {
-  joint_success: false, observed_sentence_count: 2, target_sentence_count: 3, sentence_count_residual: -1,
-  forbidden_words: ['be', 'this', 'is'], forbidden_word_counts: [0, 2, 1], violation_vector: [1 / 3, 0, 2, 1],
+  joint_success: false,
+  observed_sentence_count: 2,
+  target_sentence_count: 3,
+  sentence_count_residual: -1,
+  forbidden_words: ['be', 'this', 'is'],
+  forbidden_word_counts: [0, 2, 1],
+  violation_vector: [1 / 3, 0, 2, 1],
 };
 const C09_REPORT =
   'DETERMINISTIC VERIFIER REPORT\n- sentences: observed=2, target=3, residual(observed-target)=-1\n' +
   "- forbidden word 'be': observed-count=0\n- forbidden word 'this': observed-count=2\n- forbidden word 'is': observed-count=1";
 
 const c10State: VerifierState = {
-  joint_success: false, observed_sentence_count: 2, target_sentence_count: 3, sentence_count_residual: -1,
-  sentence_word_counts: [4, 12], lower_bound: 5, upper_bound: 10, lower_deficits: [1, 0], upper_excesses: [0, 2],
+  joint_success: false,
+  observed_sentence_count: 2,
+  target_sentence_count: 3,
+  sentence_count_residual: -1,
+  sentence_word_counts: [4, 12],
+  lower_bound: 5,
+  upper_bound: 10,
+  lower_deficits: [1, 0],
+  upper_excesses: [0, 2],
   violation_vector: [1 / 3, 0.2, 0, 0, 0.2],
 };
 const C10_REPORT =
@@ -117,9 +151,15 @@ const C10_REPORT =
   '- sentence 1: words=4, below-minimum-by=1, above-maximum-by=0\n- sentence 2: words=12, below-minimum-by=0, above-maximum-by=2';
 
 const c12State: VerifierState = {
-  joint_success: false, observed_sentence_count: 2, target_sentence_count: 3, sentence_count_residual: -1,
-  target_last_words: ['tea', 'type', 'end'], observed_last_words: ['tea', 'kind'], last_word_matches: [true, false, false],
-  last_word_mismatch_count: 2, violation_vector: [1 / 3, 0, 1, 1],
+  joint_success: false,
+  observed_sentence_count: 2,
+  target_sentence_count: 3,
+  sentence_count_residual: -1,
+  target_last_words: ['tea', 'type', 'end'],
+  observed_last_words: ['tea', 'kind'],
+  last_word_matches: [true, false, false],
+  last_word_mismatch_count: 2,
+  violation_vector: [1 / 3, 0, 1, 1],
 };
 const C12_REPORT =
   'DETERMINISTIC VERIFIER REPORT\n- sentences: observed=2, target=3, residual(observed-target)=-1\n' +
@@ -128,7 +168,11 @@ const C12_REPORT =
   "- sentence 3 final word: target='end', observed=<missing>, correct=false";
 
 const structured: Array<[string, VerifierState, string]> = [
-  ['c05', c05State, C05_REPORT], ['c07', c07State, C07_REPORT], ['c09', c09State, C09_REPORT], ['c10', c10State, C10_REPORT], ['c12', c12State, C12_REPORT],
+  ['c05', c05State, C05_REPORT],
+  ['c07', c07State, C07_REPORT],
+  ['c09', c09State, C09_REPORT],
+  ['c10', c10State, C10_REPORT],
+  ['c12', c12State, C12_REPORT],
 ];
 
 for (const [name, state, report] of structured) {
@@ -142,18 +186,31 @@ for (const [name, state, report] of structured) {
 
 test('c10 with no observed sentences prints "- no sentences detected"', () => {
   const s: VerifierState = {
-    joint_success: false, observed_sentence_count: 0, target_sentence_count: 3, sentence_count_residual: -3, sentence_word_counts: [],
-    lower_bound: 5, upper_bound: 20, lower_deficits: [], upper_excesses: [], violation_vector: [1],
+    joint_success: false,
+    observed_sentence_count: 0,
+    target_sentence_count: 3,
+    sentence_count_residual: -3,
+    sentence_word_counts: [],
+    lower_bound: 5,
+    upper_bound: 20,
+    lower_deficits: [],
+    upper_excesses: [],
+    violation_vector: [1],
   };
   assert.equal(
     getFamily('c10').feedback(s, { id: 'x', family: 'c10', source: 's' }, 'concise'),
-    'DETERMINISTIC VERIFIER REPORT\n- sentences: observed=0, target=3, residual(observed-target)=-3\n- allowed words per sentence: 5 to 20 inclusive\n- no sentences detected\n' + SUFFIX.concise,
+    'DETERMINISTIC VERIFIER REPORT\n- sentences: observed=0, target=3, residual(observed-target)=-3\n- allowed words per sentence: 5 to 20 inclusive\n- no sentences detected\n' +
+      SUFFIX.concise,
   );
 });
 
 test('repr quoting in feedback: both quote kinds, backslashes, non-ASCII kept, NBSP escaped', () => {
   const s: VerifierState = {
-    joint_success: false, target_words: [`it's "x"`, 'a\\b', 'café', 'nb\u00a0sp'], target_present: [false, false, true, false], missing_count: 3, violation_vector: [1, 1, 0, 1],
+    joint_success: false,
+    target_words: [`it's "x"`, 'a\\b', 'café', 'nb\u00a0sp'],
+    target_present: [false, false, true, false],
+    missing_count: 3,
+    violation_vector: [1, 1, 0, 1],
   };
   assert.equal(
     getFamily('c07').feedback(s, { id: 'x', family: 'c07', source: 's' }),
@@ -161,19 +218,35 @@ test('repr quoting in feedback: both quote kinds, backslashes, non-ASCII kept, N
       `- required word 'it\\'s "x"': present=false\n` +
       "- required word 'a\\\\b': present=false\n" +
       "- required word 'café': present=true\n" +
-      "- required word 'nb\\xa0sp': present=false\n" + SUFFIX.baseline,
+      "- required word 'nb\\xa0sp': present=false\n" +
+      SUFFIX.baseline,
   );
 });
 
-test('structured initial prompts strip the task and use each variant\'s wording', () => {
-  const c: ConstraintCase = { id: 'x', family: 'c07', source: 's', task: "  Please generate a sentence containing the word 'owl'.\n", targets: ['owl'] };
+test("structured initial prompts strip the task and use each variant's wording", () => {
+  const c: ConstraintCase = {
+    id: 'x',
+    family: 'c07',
+    source: 's',
+    task: "  Please generate a sentence containing the word 'owl'.\n",
+    targets: ['owl'],
+  };
   const task = "Please generate a sentence containing the word 'owl'.";
   for (const name of ['c05', 'c07', 'c09', 'c10', 'c12']) {
     const f = getFamily(name);
-    assert.equal(f.initialPrompt(c, 'baseline'), `${task}\n\nThe constraints are checked by a deterministic verifier. Return only the requested text, with no preface, analysis, count, or commentary.`);
+    assert.equal(
+      f.initialPrompt(c, 'baseline'),
+      `${task}\n\nThe constraints are checked by a deterministic verifier. Return only the requested text, with no preface, analysis, count, or commentary.`,
+    );
     assert.equal(f.initialPrompt(c), f.initialPrompt(c, 'baseline'));
-    assert.equal(f.initialPrompt(c, 'structured'), `TASK\n${task}\n\nCONSTRAINTS\nCHECKING: deterministic verifier\nOUTPUT: only the requested text; no preface, analysis, count, or commentary.`);
-    assert.equal(f.initialPrompt(c, 'concise'), `${task}\n\nA deterministic verifier checks every constraint. Output only the requested text, without a preface, analysis, count, or commentary.`);
+    assert.equal(
+      f.initialPrompt(c, 'structured'),
+      `TASK\n${task}\n\nCONSTRAINTS\nCHECKING: deterministic verifier\nOUTPUT: only the requested text; no preface, analysis, count, or commentary.`,
+    );
+    assert.equal(
+      f.initialPrompt(c, 'concise'),
+      `${task}\n\nA deterministic verifier checks every constraint. Output only the requested text, without a preface, analysis, count, or commentary.`,
+    );
   }
 });
 

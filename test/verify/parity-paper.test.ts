@@ -31,8 +31,10 @@ for (const domain of ['lexical', 'compositional'] as const) {
       const c = { id: row.id, family: row.structure, source: row.source, task: row.task, targets: row.targets, witness: row.witness };
       const state = family.verify(row.witness, c);
       const checks = family.corruptionChecks!(c);
-      if (stateJson(state) !== pyJsonDumps(row.initial_verifier_state)) bad.push(`${row.id} state\n  ours:   ${stateJson(state)}\n  theirs: ${pyJsonDumps(row.initial_verifier_state)}`);
-      if (pyJsonDumps(checks) !== pyJsonDumps(row.corruption_checks)) bad.push(`${row.id} corruption ours ${pyJsonDumps(checks)} theirs ${pyJsonDumps(row.corruption_checks)}`);
+      if (stateJson(state) !== pyJsonDumps(row.initial_verifier_state))
+        bad.push(`${row.id} state\n  ours:   ${stateJson(state)}\n  theirs: ${pyJsonDumps(row.initial_verifier_state)}`);
+      if (pyJsonDumps(checks) !== pyJsonDumps(row.corruption_checks))
+        bad.push(`${row.id} corruption ours ${pyJsonDumps(checks)} theirs ${pyJsonDumps(row.corruption_checks)}`);
       assert.ok(Object.values(checks).every(Boolean), `${row.id}: a corruption went undetected`);
       byStructure[row.structure] = (byStructure[row.structure] ?? 0) + 1;
     }
@@ -42,21 +44,41 @@ for (const domain of ['lexical', 'compositional'] as const) {
 }
 
 const exact = requireShared('paper-cases', 'generation_combined480.jsonl');
-test('exact-length: all 480 references have exactly target words, keep every anchor and match reference_sha256', { skip: exact.skip }, () => {
-  const rows = lines(exact.path!);
-  assert.equal(rows.length, 480);
-  const bad: string[] = [];
-  let anchors = 0;
-  for (const raw of rows) {
-    const row = JSON.parse(raw);
-    assert.equal(sha256Hex(row.reference), row.reference_sha256, `${row.id}: reference_sha256`);
-    const state = exactLengthFamily.verify(row.reference, { id: row.id, family: 'exact-length', source: row.source, target: row.target, anchors: row.anchors });
-    anchors += row.anchors.length;
-    if (state.word_count !== row.target || state.missing.length || !state.joint_success) {
-      bad.push(`${row.id}: ${state.word_count} words (target ${row.target}), missing ${JSON.stringify(state.missing)}`);
+test(
+  'exact-length: all 480 references have exactly target words, keep every anchor and match reference_sha256',
+  { skip: exact.skip },
+  () => {
+    const rows = lines(exact.path!);
+    assert.equal(rows.length, 480);
+    const bad: string[] = [];
+    let anchors = 0;
+    for (const raw of rows) {
+      const row = JSON.parse(raw);
+      assert.equal(sha256Hex(row.reference), row.reference_sha256, `${row.id}: reference_sha256`);
+      const state = exactLengthFamily.verify(row.reference, {
+        id: row.id,
+        family: 'exact-length',
+        source: row.source,
+        target: row.target,
+        anchors: row.anchors,
+      });
+      anchors += row.anchors.length;
+      if (state.word_count !== row.target || state.missing.length || !state.joint_success) {
+        bad.push(`${row.id}: ${state.word_count} words (target ${row.target}), missing ${JSON.stringify(state.missing)}`);
+      }
+      assert.equal(
+        stateJson(state),
+        pyJsonDumps({
+          word_count: row.target,
+          error: 0,
+          exact_length: true,
+          missing: [],
+          joint_success: true,
+          violation_vector: [0, ...row.anchors.map(() => 0)],
+        }),
+      );
     }
-    assert.equal(stateJson(state), pyJsonDumps({ word_count: row.target, error: 0, exact_length: true, missing: [], joint_success: true, violation_vector: [0, ...row.anchors.map(() => 0)] }));
-  }
-  assert.deepEqual(bad, []);
-  assert.equal(anchors, 1907, 'the paper reports 1,907 anchors');
-});
+    assert.deepEqual(bad, []);
+    assert.equal(anchors, 1907, 'the paper reports 1,907 anchors');
+  },
+);

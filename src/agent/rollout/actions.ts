@@ -41,7 +41,10 @@ export function extractAction(text: string): string {
 export function canonicalAction(action: string): string {
   try {
     const p = parseAction(action);
-    const args = [...p.kwargs.entries()].sort((a, b) => pyCompare(a[0], b[0])).map(([k, v]) => `${k}=${pyReprValue(v)}`).join(',');
+    const args = [...p.kwargs.entries()]
+      .sort((a, b) => pyCompare(a[0], b[0]))
+      .map(([k, v]) => `${k}=${pyReprValue(v)}`)
+      .join(',');
     const pos = p.positional.map(pyReprValue).join(',');
     return `${p.name}(${pos}|${args})`;
   } catch (e) {
@@ -104,7 +107,10 @@ export function repeatStats(steps: readonly StepLike[], canonical: (action: stri
 const CALL_NAMES = new Set([...TOOL_NAMES, 'finish']);
 
 /** Parse failures split into actions cut off by the token budget and prose (analyze_agent.py). */
-export function parseErrorBreakdown(actions: readonly string[], errorTypes: ReadonlyArray<string | null>): { truncated: number; prose: number } {
+export function parseErrorBreakdown(
+  actions: readonly string[],
+  errorTypes: ReadonlyArray<string | null>,
+): { truncated: number; prose: number } {
   let truncated = 0;
   let prose = 0;
   actions.forEach((a, i) => {

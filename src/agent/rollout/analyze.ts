@@ -73,26 +73,53 @@ function strict<T extends Partial<Estimate>>(s: T): T {
   return o as T;
 }
 
-export function summariseRollouts(rollouts: readonly RolloutRecord[], options: { resamples?: number; seed?: number } = {}): MetricSummary[] {
+export function summariseRollouts(
+  rollouts: readonly RolloutRecord[],
+  options: { resamples?: number; seed?: number } = {},
+): MetricSummary[] {
   const clusters = rollouts.map((r) => r.task_id);
   return Object.keys(AGENT_METRICS).map((metric) => {
     const values = rollouts.map((r) => metricValue(r, metric));
     const est = clusterBootstrap(values, clusters, options);
     if (est) return strict({ metric, ...est });
     const n = values.filter(Number.isFinite).length;
-    return { metric, n, reason: n === 0 ? (metric.endsWith('repeat_rate') ? 'no rollout has a failed action' : 'no value recorded (the backend does not report it)') : `only ${n} rollout(s) with a value (at least 3 needed)` };
+    return {
+      metric,
+      n,
+      reason:
+        n === 0
+          ? metric.endsWith('repeat_rate')
+            ? 'no rollout has a failed action'
+            : 'no value recorded (the backend does not report it)'
+          : `only ${n} rollout(s) with a value (at least 3 needed)`,
+    };
   });
 }
 
 /** Paired contrasts of `runs` against the baseline run on common tasks. */
-export function pairedContrasts(baseline: { run_id: string; rollouts: readonly RolloutRecord[] }, other: { run_id: string; model: string; env: string; harness: HarnessName; rollouts: readonly RolloutRecord[] }, options: { resamples?: number; seed?: number } = {}): AgentContrast[] {
+export function pairedContrasts(
+  baseline: { run_id: string; rollouts: readonly RolloutRecord[] },
+  other: { run_id: string; model: string; env: string; harness: HarnessName; rollouts: readonly RolloutRecord[] },
+  options: { resamples?: number; seed?: number } = {},
+): AgentContrast[] {
   const base = new Map(baseline.rollouts.map((r) => [r.task_id, r]));
   const common = other.rollouts.filter((r) => base.has(r.task_id));
   const out: AgentContrast[] = [];
   for (const metric of Object.keys(AGENT_METRICS)) {
-    const head = { model: other.model, env: other.env, harness: other.harness, baseline_run: baseline.run_id, run_id: other.run_id, metric };
+    const head = {
+      model: other.model,
+      env: other.env,
+      harness: other.harness,
+      baseline_run: baseline.run_id,
+      run_id: other.run_id,
+      metric,
+    };
     if (common.length < 5) {
-      out.push({ ...head, n_paired: common.length, reason: `only ${common.length} task(s) in common with the verbatim run (at least 5 needed)` });
+      out.push({
+        ...head,
+        n_paired: common.length,
+        reason: `only ${common.length} task(s) in common with the verbatim run (at least 5 needed)`,
+      });
       continue;
     }
     const d: number[] = [];
@@ -119,11 +146,17 @@ const harnessRank = (h: string) => {
   return i < 0 ? 99 : i;
 };
 
-export function analyzeAgentStore(store: AgentStore, options: { resamples?: number; seed?: number; runIds?: string[] } = {}): AgentAnalysis {
+export function analyzeAgentStore(
+  store: AgentStore,
+  options: { resamples?: number; seed?: number; runIds?: string[] } = {},
+): AgentAnalysis {
   const resamples = options.resamples ?? BOOTSTRAP_RESAMPLES;
   const seed = options.seed ?? BOOTSTRAP_SEED;
   const runs = store.listRuns().filter((r) => !options.runIds || options.runIds.includes(r.run_id));
-  runs.sort((a, b) => a.model_label.localeCompare(b.model_label) || harnessRank(a.harness) - harnessRank(b.harness) || a.run_id.localeCompare(b.run_id));
+  runs.sort(
+    (a, b) =>
+      a.model_label.localeCompare(b.model_label) || harnessRank(a.harness) - harnessRank(b.harness) || a.run_id.localeCompare(b.run_id),
+  );
   const loaded = runs.map((run) => ({ run, rollouts: store.rollouts(run.run_id) }));
   const analyses: AgentRunAnalysis[] = loaded.map(({ run, rollouts }) => ({
     run_id: run.run_id,
@@ -142,7 +175,13 @@ export function analyzeAgentStore(store: AgentStore, options: { resamples?: numb
     if (run.harness === 'verbatim') continue;
     const base = loaded.find((x) => x.run.harness === 'verbatim' && groupKey(x.run) === groupKey(run));
     if (!base) continue;
-    contrasts.push(...pairedContrasts({ run_id: base.run.run_id, rollouts: base.rollouts }, { run_id: run.run_id, model: run.model_label, env: run.env, harness: run.harness, rollouts }, { resamples, seed }));
+    contrasts.push(
+      ...pairedContrasts(
+        { run_id: base.run.run_id, rollouts: base.rollouts },
+        { run_id: run.run_id, model: run.model_label, env: run.env, harness: run.harness, rollouts },
+        { resamples, seed },
+      ),
+    );
   }
   return {
     schema: AGENT_ANALYSIS_SCHEMA,

@@ -39,7 +39,12 @@ export async function runAgentTasks(
   runId: string,
   nTasks: number,
   settings: RolloutSettings,
-  options: { signal?: AbortSignal; onRollout?: (r: RolloutRecord, done: number, total: number) => void; onFailure?: (taskId: string, e: Error) => void; modelParams?: number | null } = {},
+  options: {
+    signal?: AbortSignal;
+    onRollout?: (r: RolloutRecord, done: number, total: number) => void;
+    onFailure?: (taskId: string, e: Error) => void;
+    modelParams?: number | null;
+  } = {},
 ): Promise<AgentRunResult> {
   const t0 = performance.now();
   const tasks = agentTasks(nTasks);
@@ -91,9 +96,17 @@ function intFlag(flag: string, v: string | undefined, fallback: number, min: num
 
 export async function agentCommand(flags: AgentFlags, io: CommandIO): Promise<number> {
   if (!flags.model) throw new UserError('--model <spec> is required, e.g. --model gguf:./models/qwen2.5-0.5b-instruct-f16.gguf');
-  const harnesses = (flags.harness ?? '').split(',').map((h) => h.trim()).filter(Boolean).map(getHarness);
-  if (!harnesses.length) throw new UserError('--harness is required: verbatim, verbatim+instr, drop, abstract, verbatim+ban or abstract+ban (comma-separated for several)');
-  if (flags.run && harnesses.length > 1) throw new UserError('--run names one run; give one --harness with it (each harness is its own run)');
+  const harnesses = (flags.harness ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean)
+    .map(getHarness);
+  if (!harnesses.length)
+    throw new UserError(
+      '--harness is required: verbatim, verbatim+instr, drop, abstract, verbatim+ban or abstract+ban (comma-separated for several)',
+    );
+  if (flags.run && harnesses.length > 1)
+    throw new UserError('--run names one run; give one --harness with it (each harness is its own run)');
   const nTasks = intFlag('--tasks', flags.tasks, STUDY_SETTINGS.nTasks, 1);
   const { modelOptionsFromFlags } = await import('../../models/cli-options.ts');
   const modelOptions = modelOptionsFromFlags(flags);
@@ -138,10 +151,17 @@ export async function agentCommand(flags: AgentFlags, io: CommandIO): Promise<nu
           model_spec: model.spec,
           model_label: model.label,
           simulated: model.capabilities.simulated,
-          settings: { max_steps: settings.maxSteps, max_new_tokens: settings.maxNewTokens, temperature: settings.temperature, seed: settings.seed, task_seed: 20260808 },
+          settings: {
+            max_steps: settings.maxSteps,
+            max_new_tokens: settings.maxNewTokens,
+            temperature: settings.temperature,
+            seed: settings.seed,
+            task_seed: 20260808,
+          },
         });
         // As for probes: the run id comes from the label, so another spec (or file) with the same label lands here.
-        if (run.model_spec !== model.spec) io.err.write(`revloop agent: note: run '${runId}' was started with ${run.model_spec}; this session uses ${model.spec}\n`);
+        if (run.model_spec !== model.spec)
+          io.err.write(`revloop agent: note: run '${runId}' was started with ${run.model_spec}; this session uses ${model.spec}\n`);
         store.runStore.acquireLock(runId);
         try {
           const progress = lineProgress(flags.progress === false ? null : io.err, `${sim}agent ${harness.name}`);
@@ -161,7 +181,9 @@ export async function agentCommand(flags: AgentFlags, io: CommandIO): Promise<nu
           progress.finish();
           failures += res.failed;
           if (res.status === 'interrupted') interrupted = true;
-          io.err.write(`${sim}agent ${runId}: ${res.status}; ${res.done} new rollouts (${res.solved} solved), ${res.present} already stored${res.failed ? `, ${res.failed} failed` : ''} in ${res.seconds.toFixed(1)} s → ${storePath}\n`);
+          io.err.write(
+            `${sim}agent ${runId}: ${res.status}; ${res.done} new rollouts (${res.solved} solved), ${res.present} already stored${res.failed ? `, ${res.failed} failed` : ''} in ${res.seconds.toFixed(1)} s → ${storePath}\n`,
+          );
         } finally {
           store.runStore.releaseLock(runId);
         }

@@ -18,7 +18,13 @@ export interface RolloutSettings {
 }
 
 /** Settings of record of the reference study (configs/agent_study.yaml). */
-export const STUDY_SETTINGS: RolloutSettings & { nTasks: number } = { nTasks: 24, maxSteps: 6, maxNewTokens: 32, temperature: 0, seed: 20260808 };
+export const STUDY_SETTINGS: RolloutSettings & { nTasks: number } = {
+  nTasks: 24,
+  maxSteps: 6,
+  maxNewTokens: 32,
+  temperature: 0,
+  seed: 20260808,
+};
 
 export type StopReason = 'solved' | 'finish_called' | 'step_limit';
 
@@ -64,7 +70,14 @@ function sumOrNull(xs: ReadonlyArray<number | null>): number | null {
   return xs.some((x) => x === null) ? null : (xs as number[]).reduce((a, b) => a + b, 0);
 }
 
-export async function runToolShedRollout(task: Task, taskIndex: number, harness: Harness, gen: TurnGenerator, settings: RolloutSettings, modelParams: number | null = null): Promise<RolloutRecord> {
+export async function runToolShedRollout(
+  task: Task,
+  taskIndex: number,
+  harness: Harness,
+  gen: TurnGenerator,
+  settings: RolloutSettings,
+  modelParams: number | null = null,
+): Promise<RolloutRecord> {
   const t0 = performance.now();
   const world = taskWorld(task);
   const system = systemPrompt({ demo: true });
@@ -78,7 +91,13 @@ export async function runToolShedRollout(task: Task, taskIndex: number, harness:
   for (let s = 0; s < settings.maxSteps; s++) {
     const messages = buildAgentMessages(system, task.goal, steps, harness.policy);
     const banned = harness.ban ? banStrings(failedActions(steps)) : [];
-    const turn = await gen.turn(messages, { maxNewTokens: settings.maxNewTokens, temperature: settings.temperature, seed: settings.seed, banned, newlineStops: true });
+    const turn = await gen.turn(messages, {
+      maxNewTokens: settings.maxNewTokens,
+      temperature: settings.temperature,
+      seed: settings.seed,
+      banned,
+      newlineStops: true,
+    });
     raw.push(turn.text);
     genTokens.push(turn.genTokens);
     promptTokens.push(turn.promptTokens);

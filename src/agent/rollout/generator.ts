@@ -53,7 +53,17 @@ export class TurnFailedError extends UserError {
 interface GgufLike extends Model {
   renderPrompt(messages: readonly ChatMessage[], addGenerationPrompt?: boolean): Promise<{ text: string; tokens: number[] }>;
   tokenize(text: string, special?: boolean): Promise<number[]>;
-  generateTokens(prompt: readonly number[], request: { maxTokens: number; temperature?: number; seed?: number; topP?: number; bannedSequences?: readonly string[]; stopTokenIds?: readonly number[] }): Promise<{ tokens: number[]; text: string; finishReason: string; nBannedMasked: number; banList: ReadonlyArray<readonly number[]> }>;
+  generateTokens(
+    prompt: readonly number[],
+    request: {
+      maxTokens: number;
+      temperature?: number;
+      seed?: number;
+      topP?: number;
+      bannedSequences?: readonly string[];
+      stopTokenIds?: readonly number[];
+    },
+  ): Promise<{ tokens: number[]; text: string; finishReason: string; nBannedMasked: number; banList: ReadonlyArray<readonly number[]> }>;
   backendInfo(): Promise<Record<string, unknown>>;
 }
 
@@ -111,7 +121,15 @@ async function ggufGenerator(model: GgufLike): Promise<TurnGenerator> {
         bannedSequences: r.banned.length ? r.banned : undefined,
         stopTokenIds: await stops(r.newlineStops),
       });
-      return { text: out.text, genTokens: out.tokens.length, promptTokens: prompt.tokens.length, nBannedMasked: out.nBannedMasked, finishReason: out.finishReason, tokenIds: out.tokens, banTokenSequences: out.banList };
+      return {
+        text: out.text,
+        genTokens: out.tokens.length,
+        promptTokens: prompt.tokens.length,
+        nBannedMasked: out.nBannedMasked,
+        finishReason: out.finishReason,
+        tokenIds: out.tokens,
+        banTokenSequences: out.banList,
+      };
     },
     async info() {
       const info = await model.backendInfo();
@@ -161,7 +179,9 @@ function chatGenerator(model: Model): TurnGenerator {
       });
       if (res.text === null) {
         const last = res.attempts[res.attempts.length - 1];
-        throw new TurnFailedError(`${model.label}: generation failed after ${res.attempts.length} attempt(s): ${last?.error?.kind ?? 'error'}: ${last?.error?.message ?? 'no text'}`);
+        throw new TurnFailedError(
+          `${model.label}: generation failed after ${res.attempts.length} attempt(s): ${last?.error?.kind ?? 'error'}: ${last?.error?.message ?? 'no text'}`,
+        );
       }
       const ok = [...res.attempts].reverse().find((a) => a.ok);
       const masked = ok?.meta?.bannedMasked;

@@ -15,8 +15,11 @@ function table(rows: string[][]): string {
 
 export function renderAgentAnalysis(a: AgentAnalysis): string {
   if (!a.runs.length) return 'no agent runs in this store\n';
-  const out: string[] = [`Agent rollouts on ToolShed (mean [95% cluster-bootstrap CI over tasks], B = ${a.bootstrap.resamples.toLocaleString('en')})`];
-  if (a.simulated_models.length) out.push(`SIMULATED: ${a.simulated_models.join(', ')} — simulated controllers; their numbers describe simulations, not models.`);
+  const out: string[] = [
+    `Agent rollouts on ToolShed (mean [95% cluster-bootstrap CI over tasks], B = ${a.bootstrap.resamples.toLocaleString('en')})`,
+  ];
+  if (a.simulated_models.length)
+    out.push(`SIMULATED: ${a.simulated_models.join(', ')} — simulated controllers; their numbers describe simulations, not models.`);
   const models = [...new Set(a.runs.map((r) => r.model))];
   for (const model of models) {
     const runs = a.runs.filter((r) => r.model === model);
@@ -26,15 +29,37 @@ export function renderAgentAnalysis(a: AgentAnalysis): string {
     out.push(
       table([
         ['harness', 'n', 'success', 'stuck', 'exact rep.', 'canon. rep.'],
-        ...runs.map((r) => [r.harness, String(r.n_rollouts), cell(get(r, 'solved'), 2), cell(get(r, 'stuck'), 2), cell(get(r, 'exact_repeat_rate'), 2), cell(get(r, 'canonical_repeat_rate'), 2)]),
+        ...runs.map((r) => [
+          r.harness,
+          String(r.n_rollouts),
+          cell(get(r, 'solved'), 2),
+          cell(get(r, 'stuck'), 2),
+          cell(get(r, 'exact_repeat_rate'), 2),
+          cell(get(r, 'canonical_repeat_rate'), 2),
+        ]),
       ]),
     );
     const mean = (r: (typeof runs)[number], k: string) => {
       const m = get(r, k);
       return m && m.mean !== undefined && m.mean !== null ? m.mean.toFixed(0) : '—';
     };
-    out.push('', table([['cost per rollout', 'gen', 'prompt', 'ctx/step', 'steps', 'ban masks'], ...runs.map((r) => [r.harness, mean(r, 'gen_tokens'), mean(r, 'prompt_tokens'), mean(r, 'prompt_tokens_per_step'), get(r, 'n_steps')?.mean?.toFixed(1) ?? '—', mean(r, 'n_banned_masked')])]));
-    const cs = a.contrasts.filter((c) => c.model === model && ['solved', 'stuck', 'exact_repeat_rate', 'canonical_repeat_rate'].includes(c.metric));
+    out.push(
+      '',
+      table([
+        ['cost per rollout', 'gen', 'prompt', 'ctx/step', 'steps', 'ban masks'],
+        ...runs.map((r) => [
+          r.harness,
+          mean(r, 'gen_tokens'),
+          mean(r, 'prompt_tokens'),
+          mean(r, 'prompt_tokens_per_step'),
+          get(r, 'n_steps')?.mean?.toFixed(1) ?? '—',
+          mean(r, 'n_banned_masked'),
+        ]),
+      ]),
+    );
+    const cs = a.contrasts.filter(
+      (c) => c.model === model && ['solved', 'stuck', 'exact_repeat_rate', 'canonical_repeat_rate'].includes(c.metric),
+    );
     if (cs.length) {
       const pts = (x: number | null | undefined) => (x === undefined || x === null ? '?' : `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}`);
       const rows: string[][] = [];
@@ -46,7 +71,13 @@ export function renderAgentAnalysis(a: AgentAnalysis): string {
           notes.push(`${h} vs verbatim: ${hc[0].reason ?? 'no paired estimate'}`);
           continue;
         }
-        for (const c of hc) rows.push([c.harness, c.metric, c.mean === undefined || c.mean === null ? (c.reason ?? '—') : `${pts(c.mean)} [${pts(c.ci_lo)}, ${pts(c.ci_hi)}]`, String(c.n_paired)]);
+        for (const c of hc)
+          rows.push([
+            c.harness,
+            c.metric,
+            c.mean === undefined || c.mean === null ? (c.reason ?? '—') : `${pts(c.mean)} [${pts(c.ci_lo)}, ${pts(c.ci_hi)}]`,
+            String(c.n_paired),
+          ]);
       }
       if (rows.length) out.push('', table([['paired vs verbatim (points)', 'metric', 'Δ [95% CI]', 'n'], ...rows]));
       if (notes.length) out.push('', ...notes);

@@ -133,19 +133,36 @@ export class AgentStore {
       const a = JSON.stringify(existing.settings);
       const b = JSON.stringify(run.settings);
       if (existing.harness !== run.harness || existing.env !== run.env || a !== b) {
-        throw new UserError(`agent run '${run.run_id}' was started with harness ${existing.harness} and settings ${a}; this session asks for ${run.harness} with ${b}. Resume with the same settings or choose another --run`);
+        throw new UserError(
+          `agent run '${run.run_id}' was started with harness ${existing.harness} and settings ${a}; this session asks for ${run.harness} with ${b}. Resume with the same settings or choose another --run`,
+        );
       }
       return existing;
     }
     const created_at = new Date().toISOString();
     this.db
-      .prepare('INSERT INTO agent_runs (run_id, env, harness, model_spec, model_label, simulated, settings, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(run.run_id, run.env, run.harness, run.model_spec, run.model_label, run.simulated ? 1 : 0, JSON.stringify(run.settings), created_at);
+      .prepare(
+        'INSERT INTO agent_runs (run_id, env, harness, model_spec, model_label, simulated, settings, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        run.run_id,
+        run.env,
+        run.harness,
+        run.model_spec,
+        run.model_label,
+        run.simulated ? 1 : 0,
+        JSON.stringify(run.settings),
+        created_at,
+      );
     return { ...run, created_at };
   }
 
   doneTasks(runId: string): Set<string> {
-    return new Set((this.db.prepare('SELECT task_id FROM agent_rollouts WHERE run_id = ?').all(runId) as Array<{ task_id: string }>).map((r) => r.task_id));
+    return new Set(
+      (this.db.prepare('SELECT task_id FROM agent_rollouts WHERE run_id = ?').all(runId) as Array<{ task_id: string }>).map(
+        (r) => r.task_id,
+      ),
+    );
   }
 
   insertRollout(runId: string, r: RolloutRecord): boolean {
@@ -156,26 +173,54 @@ export class AgentStore {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
-        runId, r.task_id, r.task_index, r.solved ? 1 : 0, r.stuck ? 1 : 0, r.stop_reason, r.n_steps, r.n_failed_actions, r.n_exact_repeats, r.n_canonical_repeats,
-        r.exact_repeat_rate, r.canonical_repeat_rate, r.gen_tokens, r.prompt_tokens, r.n_banned_masked, r.seconds, JSON.stringify(r), new Date().toISOString(),
+        runId,
+        r.task_id,
+        r.task_index,
+        r.solved ? 1 : 0,
+        r.stuck ? 1 : 0,
+        r.stop_reason,
+        r.n_steps,
+        r.n_failed_actions,
+        r.n_exact_repeats,
+        r.n_canonical_repeats,
+        r.exact_repeat_rate,
+        r.canonical_repeat_rate,
+        r.gen_tokens,
+        r.prompt_tokens,
+        r.n_banned_masked,
+        r.seconds,
+        JSON.stringify(r),
+        new Date().toISOString(),
       );
     return info.changes === 1;
   }
 
   rollouts(runId: string): RolloutRecord[] {
     if (!hasAgentTables(this.db)) return [];
-    return (this.db.prepare('SELECT record FROM agent_rollouts WHERE run_id = ? ORDER BY task_index, task_id').all(runId) as Array<{ record: string }>).map((r) => JSON.parse(r.record) as RolloutRecord);
+    return (
+      this.db.prepare('SELECT record FROM agent_rollouts WHERE run_id = ? ORDER BY task_index, task_id').all(runId) as Array<{
+        record: string;
+      }>
+    ).map((r) => JSON.parse(r.record) as RolloutRecord);
   }
 
   startSession(runId: string, modelSpec: string, nTasks: number, backend: Record<string, unknown>): number {
     const row = this.db.prepare('SELECT MAX(session) AS n FROM agent_sessions WHERE run_id = ?').get(runId) as { n: number | null };
     const session = (row.n ?? 0) + 1;
-    this.db.prepare('INSERT INTO agent_sessions (run_id, session, started_at, status, model_spec, n_tasks, backend) VALUES (?, ?, ?, ?, ?, ?, ?)').run(runId, session, new Date().toISOString(), 'running', modelSpec, nTasks, JSON.stringify(backend));
+    this.db
+      .prepare(
+        'INSERT INTO agent_sessions (run_id, session, started_at, status, model_spec, n_tasks, backend) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(runId, session, new Date().toISOString(), 'running', modelSpec, nTasks, JSON.stringify(backend));
     return session;
   }
 
   endSession(runId: string, session: number, e: { status: string; nDone: number; nFailed: number; seconds: number }): void {
-    this.db.prepare('UPDATE agent_sessions SET finished_at = ?, status = ?, n_done = ?, n_failed = ?, seconds = ? WHERE run_id = ? AND session = ?').run(new Date().toISOString(), e.status, e.nDone, e.nFailed, e.seconds, runId, session);
+    this.db
+      .prepare(
+        'UPDATE agent_sessions SET finished_at = ?, status = ?, n_done = ?, n_failed = ?, seconds = ? WHERE run_id = ? AND session = ?',
+      )
+      .run(new Date().toISOString(), e.status, e.nDone, e.nFailed, e.seconds, runId, session);
   }
 }
 

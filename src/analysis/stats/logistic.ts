@@ -42,8 +42,18 @@ export function fitClusteredLogit(input: LogisticInput): LogisticFit {
   let iterations = 0;
   for (; iterations < MAX_ITERATIONS; iterations++) {
     const p = eta.map(expit);
-    const gradient = xtv(x, n, k, Float64Array.from(p, (pi, i) => y[i] - pi));
-    const hessian = xtwx(x, n, k, Float64Array.from(p, (pi) => pi * (1 - pi)));
+    const gradient = xtv(
+      x,
+      n,
+      k,
+      Float64Array.from(p, (pi, i) => y[i] - pi),
+    );
+    const hessian = xtwx(
+      x,
+      n,
+      k,
+      Float64Array.from(p, (pi) => pi * (1 - pi)),
+    );
     const step = matVec(pinvSymmetric(hessian, k), gradient);
     let scale = 1;
     let candidate: Float64Array = beta;
@@ -87,7 +97,12 @@ export function fitClusteredLogit(input: LogisticInput): LogisticFit {
   const cov = matMul(matMul(bread, meat, k), bread, k);
   const covariance: number[][] = [];
   for (let a = 0; a < k; a++) covariance.push(Array.from(cov.subarray(a * k, a * k + k)));
-  const gradient = xtv(x, n, k, Float64Array.from(p, (pi, i) => y[i] - pi));
+  const gradient = xtv(
+    x,
+    n,
+    k,
+    Float64Array.from(p, (pi, i) => y[i] - pi),
+  );
   const fitted = p.reduce((m, pi) => Math.max(m, Math.min(pi, 1 - pi) < 1e-10 ? 1 : 0), 0);
   if (fitted) warnings.push('some fitted probabilities are within 1e-10 of 0 or 1 (quasi-separation)');
   return {

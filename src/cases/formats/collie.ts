@@ -17,7 +17,14 @@ export function readCollieRow(row: Row): RowResult {
   checkSha(row, 'witness', 'witness_sha256', problems);
   if (row.targets === undefined) problems.push(['targets', 'is required']);
   if (row.prompt === undefined) problems.push(['prompt', 'is required']);
-  const c: ConstraintCase = { id: id ?? '', family: structure ?? '', source: source ?? '', task: row.prompt as string, targets: row.targets, row };
+  const c: ConstraintCase = {
+    id: id ?? '',
+    family: structure ?? '',
+    source: source ?? '',
+    task: row.prompt as string,
+    targets: row.targets,
+    row,
+  };
   if (witness !== undefined) c.witness = witness;
   return { kind: 'case', case: c, problems, structure: structure ?? '' };
 }

@@ -46,5 +46,6 @@ export function checkSha(row: Row, textField: string, shaField: string, problems
     problems.push([shaField, 'must be 64 lower-case hex digits']);
     return;
   }
-  if (typeof text === 'string' && sha256Hex(text) !== sha) problems.push([shaField, `does not match the SHA-256 of ${textField} (${sha256Hex(text).slice(0, 12)}…)`]);
+  if (typeof text === 'string' && sha256Hex(text) !== sha)
+    problems.push([shaField, `does not match the SHA-256 of ${textField} (${sha256Hex(text).slice(0, 12)}…)`]);
 }

@@ -14,14 +14,21 @@ export function readNativeRow(row: Row): RowResult {
   const problems: Array<[string, string]> = [];
   const id = requireString(row, 'id', problems);
   const family = requireString(row, 'family', problems);
-  if (family !== undefined && !hasFamily(family)) problems.push(['family', `unknown family '${family}'; known families: ${familyNames().join(', ')}`]);
+  if (family !== undefined && !hasFamily(family))
+    problems.push(['family', `unknown family '${family}'; known families: ${familyNames().join(', ')}`]);
   const source = optionalString(row, 'source', problems);
   const witness = optionalString(row, 'witness', problems);
   if (row.meta !== undefined && (row.meta === null || typeof row.meta !== 'object' || Array.isArray(row.meta))) {
     problems.push(['meta', `must be an object, got ${typeName(row.meta)}`]);
   }
-  for (const k of Object.keys(row)) if (!KNOWN.has(k)) problems.push([k, `unknown field; native case fields are ${NATIVE_FIELDS.join(', ')}`]);
-  const c: ConstraintCase = { id: id ?? '', family: family && hasFamily(family) ? family : '', source: source ?? DEFAULT_NATIVE_SOURCE, row };
+  for (const k of Object.keys(row))
+    if (!KNOWN.has(k)) problems.push([k, `unknown field; native case fields are ${NATIVE_FIELDS.join(', ')}`]);
+  const c: ConstraintCase = {
+    id: id ?? '',
+    family: family && hasFamily(family) ? family : '',
+    source: source ?? DEFAULT_NATIVE_SOURCE,
+    row,
+  };
   if (row.instruction !== undefined) c.instruction = row.instruction as string;
   if (row.target !== undefined) c.target = row.target as number;
   if (row.anchors !== undefined) c.anchors = row.anchors as string[];

@@ -19,12 +19,14 @@ interface AnalyzeFlags {
 export function register(program: Command): void {
   program
     .command('analyze')
-    .description('endpoint tables with bootstrap CIs, cumulative success, budget replay, failure taxonomy, hazards, McNemar/Holm and the rescue regression')
+    .description(
+      'endpoint tables with bootstrap CIs, cumulative success, budget replay, failure taxonomy, hazards, McNemar/Holm and the rescue regression',
+    )
     .argument('[runs...]', 'run ids to analyse (same as --run; default: every run in the store)')
     .option('--store <db>', 'the run store (SQLite file)')
     .option('--run <id...>', 'analyse only these runs (repeatable)')
     .option('--json', 'print one JSON document (schema revloop.analysis/1) instead of tables')
-    .option('--budget <T>', 'largest revision cap for curves and budget replay (default: the runs\' budget)')
+    .option('--budget <T>', "largest revision cap for curves and budget replay (default: the runs' budget)")
     .option('--bootstrap <B>', 'bootstrap resamples; 0 switches intervals off', '20000')
     .option('--seed <S>', 'bootstrap seed', '20260808')
     .option('--landmark <L>', 'landmark revision of the rescue regression', '4')

@@ -27,10 +27,13 @@ function formatCounts(counts: Record<string, number>): string {
 }
 
 export function register(program: Command): void {
-  const cases = program.command('cases').summary('validate case files and show their manifests').description(
-    'Case files: the paper\'s exact-length and lexical/compositional sets, COLLIE rows, or revloop\'s ' +
-      'native JSON Lines format (docs/cases.md). The format is detected from the first row unless --format is given.',
-  );
+  const cases = program
+    .command('cases')
+    .summary('validate case files and show their manifests')
+    .description(
+      "Case files: the paper's exact-length and lexical/compositional sets, COLLIE rows, or revloop's " +
+        'native JSON Lines format (docs/cases.md). The format is detected from the first row unless --format is given.',
+    );
 
   cases
     .command('validate')

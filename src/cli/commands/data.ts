@@ -11,7 +11,10 @@ export function register(program: Command): void {
     .description('download a data package with a pinned SHA-256 and install it under the user data dir')
     .argument('<package>', 'what to fetch: punkt (NLTK punkt_tab, English)')
     .option('--dest <dir>', 'data folder (default: $REVLOOP_DATA_DIR or ~/.revloop/data)')
-    .option('--url <url>', 'download from this URL instead of NLTK’s official location, or install a punkt_tab.zip you already have (a path)')
+    .option(
+      '--url <url>',
+      'download from this URL instead of NLTK’s official location, or install a punkt_tab.zip you already have (a path)',
+    )
     .option('--sha256 <hex>', 'expected SHA-256 of the archive, for a release other than the pinned one')
     .action(async (pkg: string, opts: { dest?: string; url?: string; sha256?: string }) => {
       if (pkg !== 'punkt') throw new UserError(`unknown data package ${JSON.stringify(pkg)}; available: punkt`);
@@ -35,7 +38,9 @@ export function register(program: Command): void {
       process.stdout.write(
         `installed NLTK punkt_tab (English) in ${result.dir}\n` +
           `  archive ${result.bytes} bytes, SHA-256 ${result.sha256} (verified)\n` +
-          Object.entries(result.files).map(([n, f]) => `  ${n.padEnd(18)} ${String(f.bytes).padStart(7)} bytes  ${f.sha256}\n`).join('') +
+          Object.entries(result.files)
+            .map(([n, f]) => `  ${n.padEnd(18)} ${String(f.bytes).padStart(7)} bytes  ${f.sha256}\n`)
+            .join('') +
           `  ${result.params.abbrevTypes.size} abbreviations, ${result.params.collocations.size} collocations, ` +
           `${result.params.sentStarters.size} sentence starters, ${result.params.orthoContext.size} ortho-context types\n`,
       );

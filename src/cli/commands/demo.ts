@@ -17,6 +17,9 @@ export function register(program: Command): void {
     .action(async (opts: { store?: string; out?: string; concurrency: string }) => {
       const { intOption } = await import('../../loop/run-command.ts');
       const { runDemo } = await import('../../demo/demo.ts');
-      await runDemo({ store: opts.store, out: opts.out, concurrency: intOption('concurrency', opts.concurrency, 1, 8) }, { out: process.stdout, err: process.stderr });
+      await runDemo(
+        { store: opts.store, out: opts.out, concurrency: intOption('concurrency', opts.concurrency, 1, 8) },
+        { out: process.stdout, err: process.stderr },
+      );
     });
 }

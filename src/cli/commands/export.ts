@@ -12,9 +12,11 @@ export function register(program: Command): void {
     .option('--format <name>', 'paper (PROTOCOL §1.6, Python json.dumps bytes)', 'paper')
     .requiredOption('-o, --output <file>', 'output file (written atomically)')
     .option('--partial', 'export the finished trajectories of an unfinished run')
-    .action(async (runArg: string | undefined, opts: { run?: string; store: string; format: string; output: string; partial?: boolean }) => {
-      const run = oneRun('export', runArg, opts.run, 'revloop export --store DB --run ID -o FILE');
-      const { exportCommand } = await import('../../store/commands.ts');
-      await exportCommand({ ...opts, run }, process.stdout);
-    });
+    .action(
+      async (runArg: string | undefined, opts: { run?: string; store: string; format: string; output: string; partial?: boolean }) => {
+        const run = oneRun('export', runArg, opts.run, 'revloop export --store DB --run ID -o FILE');
+        const { exportCommand } = await import('../../store/commands.ts');
+        await exportCommand({ ...opts, run }, process.stdout);
+      },
+    );
 }

@@ -18,5 +18,19 @@ import { register as serveSim } from './serve-sim.ts';
 import { register as data } from './data.ts';
 
 export const COMMANDS: Array<(program: Command) => void> = [
-  demo, verify, cases, run, runs, audit, exportRun, importTrajectories, analyze, report, probe, agent, model, serveSim, data,
+  demo,
+  verify,
+  cases,
+  run,
+  runs,
+  audit,
+  exportRun,
+  importTrajectories,
+  analyze,
+  report,
+  probe,
+  agent,
+  model,
+  serveSim,
+  data,
 ];

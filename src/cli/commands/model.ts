@@ -23,7 +23,8 @@ export function register(program: Command): void {
     const { describeModel } = await import('../../models/describe.ts');
     const info = await describeModel(spec, modelOptionsFromFlags(flags));
     if (flags.json) process.stdout.write(JSON.stringify(info, null, 2) + '\n');
-    else for (const [k, v] of Object.entries(info)) process.stdout.write(`${k.padEnd(14)} ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
+    else
+      for (const [k, v] of Object.entries(info)) process.stdout.write(`${k.padEnd(14)} ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
   });
 
   addModelOptions(
@@ -35,9 +36,11 @@ export function register(program: Command): void {
       .option('--max-tokens <n>', 'token limit', '256')
       .option('--json', 'print the result and attempts as JSON'),
   ).action(async (spec: string, flags: TryFlags) => {
-    if ((flags.prompt === undefined) === (flags.promptFile === undefined)) throw new UserError('give exactly one of --prompt TEXT or --prompt-file FILE');
+    if ((flags.prompt === undefined) === (flags.promptFile === undefined))
+      throw new UserError('give exactly one of --prompt TEXT or --prompt-file FILE');
     const maxTokens = Number(flags.maxTokens);
-    if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new UserError(`--max-tokens must be a positive integer (got "${flags.maxTokens}")`);
+    if (!Number.isInteger(maxTokens) || maxTokens < 1)
+      throw new UserError(`--max-tokens must be a positive integer (got "${flags.maxTokens}")`);
     let prompt = flags.prompt;
     if (flags.promptFile !== undefined) {
       try {
@@ -52,13 +55,18 @@ export function register(program: Command): void {
       const result = await m.generate([{ role: 'user', content: prompt! }], {
         maxTokens,
         onAttempt: (a) => {
-          if (!flags.json) process.stderr.write(`attempt: ${a.ok ? 'ok' : `failed (${a.error?.kind}: ${a.error?.message})`} status=${a.status ?? '-'} ${a.latencyMs} ms\n`);
+          if (!flags.json)
+            process.stderr.write(
+              `attempt: ${a.ok ? 'ok' : `failed (${a.error?.kind}: ${a.error?.message})`} status=${a.status ?? '-'} ${a.latencyMs} ms\n`,
+            );
         },
       });
-      if (flags.json) process.stdout.write(JSON.stringify({ model: m.label, simulated: m.capabilities.simulated, ...result }, null, 2) + '\n');
+      if (flags.json)
+        process.stdout.write(JSON.stringify({ model: m.label, simulated: m.capabilities.simulated, ...result }, null, 2) + '\n');
       else {
         if (m.capabilities.simulated) process.stderr.write(`${m.label}: SIMULATED controller output\n`);
-        if (result.text === null) throw new UserError(`${m.label}: every attempt failed (${result.attempts.length}); see the attempt lines above`, 1);
+        if (result.text === null)
+          throw new UserError(`${m.label}: every attempt failed (${result.attempts.length}); see the attempt lines above`, 1);
         process.stdout.write(result.text + (result.text.endsWith('\n') ? '' : '\n'));
       }
     } finally {
@@ -78,7 +86,11 @@ export function register(program: Command): void {
       }
       for (const p of Object.values(SIM_PROFILES)) {
         process.stdout.write(`sim:${p.name} [simulated] — ${p.description}\n`);
-        process.stdout.write(`  ${Object.entries(p.params).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
+        process.stdout.write(
+          `  ${Object.entries(p.params)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' ')}\n`,
+        );
       }
       process.stdout.write('Override any parameter in the spec, e.g. sim:steady?gain=0.7&recur=0.2&seed=3 (see docs/models.md).\n');
     });

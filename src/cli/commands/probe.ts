@@ -59,7 +59,9 @@ export function register(program: Command): void {
 
   probe
     .command('items')
-    .description('write probe items as JSON Lines: --build N from ToolShed (or CodeRepair with --env coderepair --mbpp PATH), or a filtered --items file')
+    .description(
+      'write probe items as JSON Lines: --build N from ToolShed (or CodeRepair with --env coderepair --mbpp PATH), or a filtered --items file',
+    )
     .option('-o, --out <file>', 'where to write the items')
     .option('--items <file>', 'probe items to re-read (validated) and write')
     .option('--build <N>', 'build the pool and take a stratified subsample of N items')

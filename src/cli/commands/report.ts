@@ -29,7 +29,7 @@ export function register(program: Command): void {
     .option('--run <id...>', 'include only these runs (repeatable)')
     .option('-o, --out <file>', 'the HTML file to write')
     .option('--title <text>', 'report title', 'revloop report')
-    .option('--budget <T>', 'largest revision cap for curves and budget replay (default: the runs\' budget)')
+    .option('--budget <T>', "largest revision cap for curves and budget replay (default: the runs' budget)")
     .option('--bootstrap <B>', 'bootstrap resamples for the 95% intervals; 0 switches them off', '20000')
     .option('--seed <S>', 'bootstrap seed', '20260808')
     .option('--panel <controller=panel...>', 'put a controller in a named panel (reversals and panel means are within panels)')
@@ -49,8 +49,10 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
   if (!flags.store) throw new UserError('report: --store <db> is required (the SQLite run store written by `revloop run`)');
   if (!flags.out) throw new UserError('report: -o/--out <file> is required (where to write the HTML report)');
   const out = resolve(flags.out);
-  if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()) throw new UserError(`report: cannot write ${flags.out}: folder ${dirname(out)} does not exist`);
-  if (existsSync(out) && statSync(out).isDirectory()) throw new UserError(`report: ${flags.out} is a folder; give a file name such as ${flags.out}/report.html`);
+  if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory())
+    throw new UserError(`report: cannot write ${flags.out}: folder ${dirname(out)} does not exist`);
+  if (existsSync(out) && statSync(out).isDirectory())
+    throw new UserError(`report: ${flags.out} is a folder; give a file name such as ${flags.out}/report.html`);
   const analysisOptions = {
     budget: flags.budget === undefined ? undefined : intFlag('report', '--budget', flags.budget, 0),
     bootstrap: intFlag('report', '--bootstrap', flags.bootstrap ?? '20000', 0),
@@ -82,6 +84,10 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
   progress?.done();
   rendering?.done();
   writeReportFile(out, html);
-  const simulated = analysis.simulated_controllers.length ? ` — includes SIMULATED controllers: ${analysis.simulated_controllers.join(', ')}` : '';
-  process.stdout.write(`wrote ${flags.out} (${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB, ${trajectories.toLocaleString('en')} trajectories)${simulated}\n`);
+  const simulated = analysis.simulated_controllers.length
+    ? ` — includes SIMULATED controllers: ${analysis.simulated_controllers.join(', ')}`
+    : '';
+  process.stdout.write(
+    `wrote ${flags.out} (${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB, ${trajectories.toLocaleString('en')} trajectories)${simulated}\n`,
+  );
 }

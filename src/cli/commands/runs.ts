@@ -111,9 +111,15 @@ interface SessionRow {
 }
 
 /** The sessions of every run, in order, keyed by run id. */
-function sessionsByRun(db: Database.Database, table: 'probe_sessions' | 'agent_sessions', extra = ''): Map<string, Array<SessionRow & Record<string, unknown>>> {
+function sessionsByRun(
+  db: Database.Database,
+  table: 'probe_sessions' | 'agent_sessions',
+  extra = '',
+): Map<string, Array<SessionRow & Record<string, unknown>>> {
   const map = new Map<string, Array<SessionRow & Record<string, unknown>>>();
-  const rows = db.prepare(`SELECT run_id, session, started_at, finished_at, status${extra} FROM ${table} ORDER BY run_id, session`).all() as Array<SessionRow & Record<string, unknown>>;
+  const rows = db
+    .prepare(`SELECT run_id, session, started_at, finished_at, status${extra} FROM ${table} ORDER BY run_id, session`)
+    .all() as Array<SessionRow & Record<string, unknown>>;
   for (const r of rows) {
     const list = map.get(r.run_id) ?? [];
     list.push(r);
@@ -127,7 +133,6 @@ function liveLocks(db: Database.Database): Set<string> {
   const rows = db.prepare('SELECT run_id, pid, host FROM run_locks').all() as Array<{ run_id: string; pid: number; host: string }>;
   return new Set(rows.filter((r) => processAlive(r.pid, r.host)).map((r) => r.run_id));
 }
-
 
 /**
  * running: a live process holds the run; otherwise the last session decides — a session still
@@ -154,12 +159,21 @@ function countsByRun(db: Database.Database, sql: string): Map<string, Record<str
 
 export function probeRuns(db: Database.Database): ProbeRunSummary[] {
   if (!hasTable(db, 'probe_runs')) return [];
-  const runs = db.prepare('SELECT * FROM probe_runs ORDER BY created_at, run_id').all() as Array<{ run_id: string; env: string; model_spec: string; model_label: string; simulated: number; created_at: string }>;
+  const runs = db.prepare('SELECT * FROM probe_runs ORDER BY created_at, run_id').all() as Array<{
+    run_id: string;
+    env: string;
+    model_spec: string;
+    model_label: string;
+    simulated: number;
+    created_at: string;
+  }>;
   const items = countsByRun(db, 'SELECT run_id, COUNT(*) AS n FROM probe_items GROUP BY run_id');
   const scores = countsByRun(db, 'SELECT run_id, COUNT(*) AS n FROM probe_scores GROUP BY run_id');
   const conditions = new Map<string, string[]>();
   // rowid order = the order the scores were inserted, so conditions are listed as first scored.
-  for (const r of db.prepare('SELECT run_id, condition FROM probe_scores GROUP BY run_id, condition ORDER BY run_id, MIN(rowid)').all() as Array<{ run_id: string; condition: string }>) {
+  for (const r of db
+    .prepare('SELECT run_id, condition FROM probe_scores GROUP BY run_id, condition ORDER BY run_id, MIN(rowid)')
+    .all() as Array<{ run_id: string; condition: string }>) {
     conditions.set(r.run_id, [...(conditions.get(r.run_id) ?? []), r.condition]);
   }
   const sessions = sessionsByRun(db, 'probe_sessions');
@@ -186,8 +200,20 @@ export function probeRuns(db: Database.Database): ProbeRunSummary[] {
 
 export function agentRuns(db: Database.Database): AgentRunSummary[] {
   if (!hasTable(db, 'agent_runs')) return [];
-  const runs = db.prepare('SELECT * FROM agent_runs ORDER BY created_at, run_id').all() as Array<{ run_id: string; env: string; harness: string; model_spec: string; model_label: string; simulated: number; settings: string; created_at: string }>;
-  const rollouts = countsByRun(db, 'SELECT run_id, COUNT(*) AS done, SUM(solved) AS solved, SUM(stuck) AS stuck FROM agent_rollouts GROUP BY run_id');
+  const runs = db.prepare('SELECT * FROM agent_runs ORDER BY created_at, run_id').all() as Array<{
+    run_id: string;
+    env: string;
+    harness: string;
+    model_spec: string;
+    model_label: string;
+    simulated: number;
+    settings: string;
+    created_at: string;
+  }>;
+  const rollouts = countsByRun(
+    db,
+    'SELECT run_id, COUNT(*) AS done, SUM(solved) AS solved, SUM(stuck) AS stuck FROM agent_rollouts GROUP BY run_id',
+  );
   const sessions = sessionsByRun(db, 'agent_sessions', ', n_tasks, n_failed');
   const live = liveLocks(db);
   return runs.map((r) => {
@@ -240,7 +266,17 @@ async function newTable(head: string[]) {
 export async function probeTable(runs: readonly ProbeRunSummary[]): Promise<string> {
   const table = await newTable(['run', 'status', 'model', 'env', 'items', 'conditions', 'scores', 'sessions', 'updated']);
   for (const r of runs) {
-    table.push([r.runId, r.status, controllerCell(r), r.env, String(r.items), String(r.conditions.length), String(r.scores), String(r.sessions), when(r.updatedAt)]);
+    table.push([
+      r.runId,
+      r.status,
+      controllerCell(r),
+      r.env,
+      String(r.items),
+      String(r.conditions.length),
+      String(r.scores),
+      String(r.sessions),
+      when(r.updatedAt),
+    ]);
   }
   return table.toString();
 }
@@ -248,7 +284,18 @@ export async function probeTable(runs: readonly ProbeRunSummary[]): Promise<stri
 export async function agentTable(runs: readonly AgentRunSummary[]): Promise<string> {
   const table = await newTable(['run', 'status', 'model', 'harness', 'done', 'solved', 'stuck', 'failed', 'sessions', 'updated']);
   for (const r of runs) {
-    table.push([r.runId, r.status, controllerCell(r), r.harness, `${r.done}/${r.tasks}`, percent(r.solved, r.done), String(r.stuck), String(r.failed), String(r.sessions), when(r.updatedAt)]);
+    table.push([
+      r.runId,
+      r.status,
+      controllerCell(r),
+      r.harness,
+      `${r.done}/${r.tasks}`,
+      percent(r.solved, r.done),
+      String(r.stuck),
+      String(r.failed),
+      String(r.sessions),
+      when(r.updatedAt),
+    ]);
   }
   return table.toString();
 }

@@ -15,7 +15,7 @@ export function register(program: Command): void {
     .description('serve the SIMULATED controllers (sim:<profile>) over an OpenAI-compatible HTTP API, with vLLM scoring/ban emulation')
     .option('--port <port>', 'TCP port; 0 picks a free one and prints it', '0')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--latency-ms <ms>', 'artificial latency per generation (a spec\'s latency_ms wins; sim:instant never waits)', '0')
+    .option('--latency-ms <ms>', "artificial latency per generation (a spec's latency_ms wins; sim:instant never waits)", '0')
     .addHelpText(
       'after',
       `
@@ -27,7 +27,8 @@ Stop with Ctrl-C (SIGINT) or SIGTERM.`,
     )
     .action(async (flags: ServeSimFlags) => {
       const port = Number(flags.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`--port must be an integer from 0 to 65535 (got "${flags.port}")`);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new UserError(`--port must be an integer from 0 to 65535 (got "${flags.port}")`);
       const latencyMs = Number(flags.latencyMs);
       if (!Number.isFinite(latencyMs) || latencyMs < 0) throw new UserError(`--latency-ms must be a number ≥ 0 (got "${flags.latencyMs}")`);
       const { startSimServer } = await import('../../models/sim/server.ts');
@@ -37,12 +38,18 @@ Stop with Ctrl-C (SIGINT) or SIGTERM.`,
         sim = await startSimServer({ port, host: flags.host, latencyMs });
       } catch (e) {
         const code = (e as { code?: string }).code;
-        if (code === 'EADDRINUSE') throw new UserError(`port ${port} on ${flags.host} is already in use; choose another --port (or --port 0 for any free port)`);
-        if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UserError(`cannot listen on host "${flags.host}" (${code}); use an address of this machine, e.g. 127.0.0.1`);
+        if (code === 'EADDRINUSE')
+          throw new UserError(`port ${port} on ${flags.host} is already in use; choose another --port (or --port 0 for any free port)`);
+        if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+          throw new UserError(`cannot listen on host "${flags.host}" (${code}); use an address of this machine, e.g. 127.0.0.1`);
         if (code === 'EACCES') throw new UserError(`no permission to listen on port ${port}; use a port above 1023`);
         throw e;
       }
-      process.stdout.write(`serve-sim listening on ${sim.url} (port ${sim.port}) — SIMULATED controllers: ${Object.keys(SIM_PROFILES).map((p) => 'sim:' + p).join(', ')}\n`);
+      process.stdout.write(
+        `serve-sim listening on ${sim.url} (port ${sim.port}) — SIMULATED controllers: ${Object.keys(SIM_PROFILES)
+          .map((p) => 'sim:' + p)
+          .join(', ')}\n`,
+      );
       if (latencyMs > 0) process.stdout.write(`artificial latency: ${latencyMs} ms per generation\n`);
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {

@@ -20,8 +20,15 @@ interface VerifyOptions {
 
 const SINGLE_ONLY = ['family', 'target', 'anchors', 'targets', 'textFile', 'feedback', 'variant', 'json'] as const;
 const FLAG_NAMES: Record<string, string> = {
-  family: '--family', target: '--target', anchors: '--anchors', targets: '--targets', textFile: '--text-file',
-  feedback: '--feedback', variant: '--variant', json: '--json', output: '--output',
+  family: '--family',
+  target: '--target',
+  anchors: '--anchors',
+  targets: '--targets',
+  textFile: '--text-file',
+  feedback: '--feedback',
+  variant: '--variant',
+  json: '--json',
+  output: '--output',
 };
 
 export function register(program: Command): void {
@@ -35,7 +42,7 @@ export function register(program: Command): void {
     )
     .option('--family <name>', 'constraint family: exact-length, c05, c07, c09, c10, c12 or a registered one')
     .option('--target <n>', 'exact-length: the target word count')
-    .option('--anchors <list>', "exact-length: required anchors separated by ';' (e.g. \"IPO;quiet period\")")
+    .option('--anchors <list>', 'exact-length: required anchors separated by \';\' (e.g. "IPO;quiet period")')
     .option('--targets <json>', "c05/c07/c09/c10/c12: the COLLIE targets as JSON (e.g. '[3, 5, 20]' for c10)")
     .option('--text-file <file>', 'read the text from this file (default: standard input)')
     .option('--json', 'print the state as one JSON object (Python json.dumps bytes)')
@@ -116,7 +123,8 @@ function parseTargets(raw: string): unknown {
 
 async function runSingle(opts: VerifyOptions): Promise<void> {
   if (opts.output) throw new UserError('--output is for batches (--jsonl); a single result goes to standard output');
-  if (!opts.family) throw new UserError('--family is required (exact-length, c05, c07, c09, c10, c12 or a registered family), or use --jsonl for a batch');
+  if (!opts.family)
+    throw new UserError('--family is required (exact-length, c05, c07, c09, c10, c12 or a registered family), or use --jsonl for a batch');
   const { caseFromRequest, getFamily, PROMPT_VARIANTS, stateEnergy } = await import('../../verify/index.ts');
   const { pyJsonDumps, pyFloatRepr, pyStrip } = await import('../../util/python.ts');
   const variant = opts.variant ?? 'baseline';
@@ -126,13 +134,19 @@ async function runSingle(opts: VerifyOptions): Promise<void> {
   const family = getFamily(opts.family);
   const req: Record<string, unknown> = { id: 'cli', family: family.name };
   if (opts.target !== undefined) req.target = parseTarget(opts.target);
-  if (opts.anchors !== undefined) req.anchors = opts.anchors.split(';').map((a) => a.trim()).filter((a) => a !== '');
+  if (opts.anchors !== undefined)
+    req.anchors = opts.anchors
+      .split(';')
+      .map((a) => a.trim())
+      .filter((a) => a !== '');
   if (opts.targets !== undefined) req.targets = parseTargets(opts.targets);
   if (family.name === 'exact-length' && req.anchors === undefined) req.anchors = [];
   const built = caseFromRequest(req as any);
   if (!built.ok) {
     const flag = (f: string) => (f === 'target' ? '--target' : f === 'anchors' ? '--anchors' : f === 'targets' ? '--targets' : f);
-    throw new UserError(built.problems.map(([f, p]) => `${flag(f)} ${p}`).join('\n') + `\n(family ${family.name}; see revloop verify --help)`);
+    throw new UserError(
+      built.problems.map(([f, p]) => `${flag(f)} ${p}`).join('\n') + `\n(family ${family.name}; see revloop verify --help)`,
+    );
   }
   let raw: string;
   if (opts.textFile) {

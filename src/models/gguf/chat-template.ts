@@ -39,7 +39,11 @@ export const DEFAULT_TEMPLATE_KWARGS: Readonly<Record<string, unknown>> = Object
 export const DEFAULT_TEMPLATE_DATE = new Date(Date.UTC(2024, 6, 26));
 
 /** Loads a template from a user-given file, or from the GGUF metadata. */
-export function resolveChatTemplate(ggufTemplate: string | undefined | null, templateFile: string | undefined, modelPath: string): ChatTemplateSource {
+export function resolveChatTemplate(
+  ggufTemplate: string | undefined | null,
+  templateFile: string | undefined,
+  modelPath: string,
+): ChatTemplateSource {
   if (templateFile) {
     let text: string;
     try {
@@ -64,23 +68,36 @@ export function strftimeUtc(date: Date, format: string): string {
   const pad = (n: number, w = 2) => String(n).padStart(w, '0');
   return format.replace(/%([YmdbBHMSaAjy%e])/g, (_, d: string) => {
     switch (d) {
-      case 'Y': return String(date.getUTCFullYear());
-      case 'y': return pad(date.getUTCFullYear() % 100);
-      case 'm': return pad(date.getUTCMonth() + 1);
-      case 'd': return pad(date.getUTCDate());
-      case 'e': return String(date.getUTCDate()).padStart(2, ' ');
-      case 'b': return MONTHS[date.getUTCMonth()].slice(0, 3);
-      case 'B': return MONTHS[date.getUTCMonth()];
-      case 'a': return DAYS[date.getUTCDay()].slice(0, 3);
-      case 'A': return DAYS[date.getUTCDay()];
-      case 'H': return pad(date.getUTCHours());
-      case 'M': return pad(date.getUTCMinutes());
-      case 'S': return pad(date.getUTCSeconds());
+      case 'Y':
+        return String(date.getUTCFullYear());
+      case 'y':
+        return pad(date.getUTCFullYear() % 100);
+      case 'm':
+        return pad(date.getUTCMonth() + 1);
+      case 'd':
+        return pad(date.getUTCDate());
+      case 'e':
+        return String(date.getUTCDate()).padStart(2, ' ');
+      case 'b':
+        return MONTHS[date.getUTCMonth()].slice(0, 3);
+      case 'B':
+        return MONTHS[date.getUTCMonth()];
+      case 'a':
+        return DAYS[date.getUTCDay()].slice(0, 3);
+      case 'A':
+        return DAYS[date.getUTCDay()];
+      case 'H':
+        return pad(date.getUTCHours());
+      case 'M':
+        return pad(date.getUTCMinutes());
+      case 'S':
+        return pad(date.getUTCSeconds());
       case 'j': {
         const start = Date.UTC(date.getUTCFullYear(), 0, 1);
         return pad(Math.floor((date.getTime() - start) / 86400000) + 1, 3);
       }
-      default: return '%';
+      default:
+        return '%';
     }
   });
 }
@@ -92,7 +109,10 @@ export class ChatRenderer {
   private readonly compiled: Template;
   readonly sha256: string;
 
-  constructor(readonly source: ChatTemplateSource, readonly settings: RenderSettings) {
+  constructor(
+    readonly source: ChatTemplateSource,
+    readonly settings: RenderSettings,
+  ) {
     // @huggingface/jinja declares `strftime_now` as a global that render variables cannot replace,
     // so a pinned date is passed under another name that the template's calls are pointed at.
     const text = settings.date ? source.template.replace(/\bstrftime_now\b/g, PINNED_STRFTIME) : source.template;

@@ -150,7 +150,8 @@ export function serializeGguf(metadata: Array<[string, GgufValue]>, tensors: Ggu
   const offsets: number[] = [];
   for (const t of tensors) {
     const elements = t.dims.reduce((a, b) => a * b, 1);
-    if (elements !== t.data.length) throw new Error(`tensor ${t.name}: dims ${t.dims.join('x')} need ${elements} values, got ${t.data.length}`);
+    if (elements !== t.data.length)
+      throw new Error(`tensor ${t.name}: dims ${t.dims.join('x')} need ${elements} values, got ${t.data.length}`);
     offsets.push(offset);
     offset += elements * 4;
     offset = Math.ceil(offset / GGUF_ALIGNMENT) * GGUF_ALIGNMENT;

@@ -7,7 +7,16 @@ import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, Model
 import { UserError } from '../../util/errors.ts';
 import { ChatRenderer, resolveChatTemplate } from './chat-template.ts';
 import { resolveGgufSettings, type GgufModelOptions, type GgufSettings } from './options.ts';
-import { acquireRuntime, releaseRuntime, emptyStats, ContextOverflowError, type GgufRuntime, type GgufStats, type TokenScore, type GenerateTokensResult } from './runtime.ts';
+import {
+  acquireRuntime,
+  releaseRuntime,
+  emptyStats,
+  ContextOverflowError,
+  type GgufRuntime,
+  type GgufStats,
+  type TokenScore,
+  type GenerateTokensResult,
+} from './runtime.ts';
 import { buildBanList, type TokenSeq } from './ban.ts';
 import { NumericGuardError } from './numeric-guard.ts';
 
@@ -85,7 +94,10 @@ export class GgufModel implements Model {
   /** Counters of this model object (the shared runtime keeps process-wide ones). */
   private readonly counters: GgufStats = emptyStats();
 
-  constructor(readonly spec: string, options: GgufModelOptions = {}) {
+  constructor(
+    readonly spec: string,
+    options: GgufModelOptions = {},
+  ) {
     this.settings = resolveGgufSettings(spec, options);
     this.label = this.settings.label;
   }
@@ -136,7 +148,14 @@ export class GgufModel implements Model {
       ...rt.backendInfo(),
       chatTemplate: chat,
       scoreTokenization: this.settings.scoreTokenization,
-      sampler: { temperature: this.settings.temperature, seed: this.settings.seed, topK: this.settings.topK, topP: this.settings.topP, minP: this.settings.minP, repeatPenalty: 'off' },
+      sampler: {
+        temperature: this.settings.temperature,
+        seed: this.settings.seed,
+        topK: this.settings.topK,
+        topP: this.settings.topP,
+        minP: this.settings.minP,
+        repeatPenalty: 'off',
+      },
     };
   }
 
@@ -224,10 +243,21 @@ export class GgufModel implements Model {
     const out: GgufScoreResult[] = new Array(continuations.length);
     for (const idxs of groups.values()) {
       const ctx = pairs[idxs[0]].context;
-      const scores = await this.scoreTokens(ctx, idxs.map((i) => pairs[i].continuation));
+      const scores = await this.scoreTokens(
+        ctx,
+        idxs.map((i) => pairs[i].continuation),
+      );
       idxs.forEach((i, j) => {
         const s = scores[j];
-        out[i] = { logprob: s.logprob, tokenLogprobs: s.tokenLogprobs, tokens: s.tokens, argmaxMatches: s.nArgmaxMatch, isGreedy: s.isGreedy, contextTokens: ctx.length, underflowClamps: s.underflowClamps };
+        out[i] = {
+          logprob: s.logprob,
+          tokenLogprobs: s.tokenLogprobs,
+          tokens: s.tokens,
+          argmaxMatches: s.nArgmaxMatch,
+          isGreedy: s.isGreedy,
+          contextTokens: ctx.length,
+          underflowClamps: s.underflowClamps,
+        };
       });
     }
     return out;
@@ -283,7 +313,8 @@ export class GgufModel implements Model {
     ];
     const temperature = request.temperature ?? this.settings.temperature;
     if (!(temperature >= 0)) throw new UserError(`temperature must be >= 0, got ${temperature}`);
-    if (!Number.isInteger(request.maxTokens) || request.maxTokens < 0) throw new UserError(`maxTokens must be a non-negative integer, got ${request.maxTokens}`);
+    if (!Number.isInteger(request.maxTokens) || request.maxTokens < 0)
+      throw new UserError(`maxTokens must be a non-negative integer, got ${request.maxTokens}`);
     const res = await this.exclusive((r) =>
       r.generateTokens(prompt as Token[], {
         maxTokens: request.maxTokens,
@@ -331,7 +362,11 @@ export class GgufModel implements Model {
         startedAt,
         latencyMs: performance.now() - t0,
         finishReason: out.finishReason,
-        usage: { promptTokens: prompt.tokens.length, completionTokens: out.tokens.length, totalTokens: prompt.tokens.length + out.tokens.length },
+        usage: {
+          promptTokens: prompt.tokens.length,
+          completionTokens: out.tokens.length,
+          totalTokens: prompt.tokens.length + out.tokens.length,
+        },
         request,
         meta: {
           ...(await this.backendInfo()),
@@ -346,7 +381,8 @@ export class GgufModel implements Model {
       // A configuration problem (bad template, unreadable file) is the user's to fix: stop the run.
       // A prompt too long for the context is a failed attempt of this request, like an HTTP 400.
       if (e instanceof UserError && !(e instanceof ContextOverflowError)) throw e;
-      const kind = e instanceof ContextOverflowError ? 'context_overflow' : e instanceof NumericGuardError ? 'numeric_guard' : 'backend_error';
+      const kind =
+        e instanceof ContextOverflowError ? 'context_overflow' : e instanceof NumericGuardError ? 'numeric_guard' : 'backend_error';
       attempt = { ok: false, startedAt, latencyMs: performance.now() - t0, request, error: { kind, message: (e as Error).message } };
     }
     options.onAttempt?.(attempt);

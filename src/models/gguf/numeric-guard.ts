@@ -52,7 +52,9 @@ export function checkDistribution(probabilities: Map<number, number>, where: str
   for (const [token, p] of probabilities) {
     if (i++ >= entries) break;
     if (!Number.isFinite(p) || p < 0 || p > 1 + 1e-6) {
-      throw new NumericGuardError(`non-finite or invalid probability ${p} for token ${token} at ${where}: non-finite logits from the model; refusing to record scores`);
+      throw new NumericGuardError(
+        `non-finite or invalid probability ${p} for token ${token} at ${where}: non-finite logits from the model; refusing to record scores`,
+      );
     }
   }
   if (i === 0) throw new NumericGuardError(`empty next-token distribution at ${where}; refusing to record scores`);

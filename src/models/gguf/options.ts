@@ -68,8 +68,24 @@ export interface GgufSettings {
 }
 
 const KEYS = [
-  'label', 'temperature', 'seed', 'topK', 'topP', 'minP', 'gpu', 'gpuLayers', 'contextSize', 'batchSize', 'threads',
-  'flashAttention', 'chatTemplate', 'templateKwargs', 'enableThinking', 'templateDate', 'scoreTokenization', 'selfCheck',
+  'label',
+  'temperature',
+  'seed',
+  'topK',
+  'topP',
+  'minP',
+  'gpu',
+  'gpuLayers',
+  'contextSize',
+  'batchSize',
+  'threads',
+  'flashAttention',
+  'chatTemplate',
+  'templateKwargs',
+  'enableThinking',
+  'templateDate',
+  'scoreTokenization',
+  'selfCheck',
 ] as const;
 
 function bad(spec: string, key: string, problem: string): UserError {
@@ -166,14 +182,21 @@ export function resolveGgufSettings(spec: string, options: GgufModelOptions = {}
   }
 
   const templateDate = str('templateDate') ?? '2024-07-26';
-  if (templateDate !== 'now' && !/^\d{4}-\d{2}-\d{2}$/.test(templateDate)) throw bad(spec, 'templateDate', `expected YYYY-MM-DD or now, got ${templateDate}`);
+  if (templateDate !== 'now' && !/^\d{4}-\d{2}-\d{2}$/.test(templateDate))
+    throw bad(spec, 'templateDate', `expected YYYY-MM-DD or now, got ${templateDate}`);
   const scoreTokenization = (str('scoreTokenization') ?? 'separate') as ScoreTokenization;
-  if (scoreTokenization !== 'separate' && scoreTokenization !== 'lm-eval') throw bad(spec, 'scoreTokenization', `expected separate or lm-eval, got ${scoreTokenization}`);
+  if (scoreTokenization !== 'separate' && scoreTokenization !== 'lm-eval')
+    throw bad(spec, 'scoreTokenization', `expected separate or lm-eval, got ${scoreTokenization}`);
   const chatTemplate = str('chatTemplate');
 
   return {
     path,
-    label: str('label') ?? path.split('/').pop()!.replace(/\.gguf$/i, ''),
+    label:
+      str('label') ??
+      path
+        .split('/')
+        .pop()!
+        .replace(/\.gguf$/i, ''),
     temperature: num('temperature', { min: 0 }) ?? 0,
     seed: num('seed', { int: true, min: 0, max: 2 ** 32 - 1 }) ?? 0,
     topK: num('topK', { int: true, min: 0 }) ?? 0,

@@ -87,7 +87,16 @@ export interface GgufStats {
 }
 
 export function emptyStats(): GgufStats {
-  return { forwardTokens: 0, forwardCalls: 0, naiveTokens: 0, nScored: 0, underflowClamps: 0, generatedTokens: 0, promptTokens: 0, nBannedMasked: 0 };
+  return {
+    forwardTokens: 0,
+    forwardCalls: 0,
+    naiveTokens: 0,
+    nScored: 0,
+    underflowClamps: 0,
+    generatedTokens: 0,
+    promptTokens: 0,
+    nBannedMasked: 0,
+  };
 }
 
 /** Teacher-forced score of one token sequence after a context. */
@@ -156,7 +165,9 @@ async function getLlamaFor(nlc: NodeLlamaCpp, gpu: GpuSetting): Promise<Llama> {
         const what = gpu === false ? 'the CPU build' : `the ${gpu} build`;
         throw new UserError(
           `node-llama-cpp could not load ${what} of llama.cpp: ${e.message}. ` +
-            (gpu === false ? 'Reinstall node-llama-cpp (its prebuilt @node-llama-cpp/* binaries).' : 'Run `npx --no node-llama-cpp inspect gpu` to see what is detected; use gpu=auto to fall back, or gpu=cpu.'),
+            (gpu === false
+              ? 'Reinstall node-llama-cpp (its prebuilt @node-llama-cpp/* binaries).'
+              : 'Run `npx --no node-llama-cpp inspect gpu` to see what is detected; use gpu=auto to fall back, or gpu=cpu.'),
         );
       });
     llamaCache.set(key, p);
@@ -252,7 +263,9 @@ export class GgufRuntime {
       });
     } catch (e) {
       await model.dispose();
-      throw new UserError(`cannot create a ${contextSize}-token context for ${key.path}: ${(e as Error).message}. Try a smaller contextSize.`);
+      throw new UserError(
+        `cannot create a ${contextSize}-token context for ${key.path}: ${(e as Error).message}. Try a smaller contextSize.`,
+      );
     }
     const version = await nlc.getModuleVersion().catch(() => 'unknown');
     const rt = new GgufRuntime(nlc, llama, model, context, context.getSequence(), key, { nodeLlamaCpp: version });
@@ -282,12 +295,16 @@ export class GgufRuntime {
     let sum = 0;
     for (const p of dist.values()) {
       if (!Number.isFinite(p)) {
-        throw new NumericGuardError(`${this.key.path}: the self-check forward pass produced non-finite probabilities (gpu=${String(this.llama.gpu)}, threads=${this.context.currentThreads}); refusing to run experiments with a broken numerical path`);
+        throw new NumericGuardError(
+          `${this.key.path}: the self-check forward pass produced non-finite probabilities (gpu=${String(this.llama.gpu)}, threads=${this.context.currentThreads}); refusing to run experiments with a broken numerical path`,
+        );
       }
       sum += p;
     }
     if (Math.abs(sum - 1) > 1e-3) {
-      throw new NumericGuardError(`${this.key.path}: the self-check distribution sums to ${sum}, not 1; refusing to run experiments with a broken numerical path`);
+      throw new NumericGuardError(
+        `${this.key.path}: the self-check distribution sums to ${sum}, not 1; refusing to run experiments with a broken numerical path`,
+      );
     }
   }
 
@@ -352,7 +369,9 @@ export class GgufRuntime {
 
   private checkFits(n: number, what: string): void {
     if (n > this.context.contextSize - 1) {
-      throw new ContextOverflowError(`${what} needs ${n} tokens but the context holds ${this.context.contextSize}; raise contextSize (e.g. gguf:<path>?contextSize=${2 ** Math.ceil(Math.log2(n + 1))})`);
+      throw new ContextOverflowError(
+        `${what} needs ${n} tokens but the context holds ${this.context.contextSize}; raise contextSize (e.g. gguf:<path>?contextSize=${2 ** Math.ceil(Math.log2(n + 1))})`,
+      );
     }
   }
 

@@ -55,9 +55,45 @@ const SPACE = '\u2581'; // SentencePiece's visible space
 // Word pieces so that ordinary English text tokenizes into multi-character tokens. Every prefix of
 // every piece is added too, because SentencePiece merges only pairs of existing symbols.
 const WORDS = [
-  'the', 'and', 'to', 'of', 'in', 'is', 'it', 'that', 'for', 'on', 'with', 'as', 'was', 'at', 'be',
-  'this', 'have', 'from', 'or', 'by', 'not', 'are', 'but', 'call', 'file', 'read', 'write', 'tool',
-  'error', 'name', 'note', 'draft', 'text', 'word', 'quiet', 'period', 'revise', 'model', 'failed',
+  'the',
+  'and',
+  'to',
+  'of',
+  'in',
+  'is',
+  'it',
+  'that',
+  'for',
+  'on',
+  'with',
+  'as',
+  'was',
+  'at',
+  'be',
+  'this',
+  'have',
+  'from',
+  'or',
+  'by',
+  'not',
+  'are',
+  'but',
+  'call',
+  'file',
+  'read',
+  'write',
+  'tool',
+  'error',
+  'name',
+  'note',
+  'draft',
+  'text',
+  'word',
+  'quiet',
+  'period',
+  'revise',
+  'model',
+  'failed',
 ];
 
 export interface TinyVocabulary {
@@ -181,7 +217,11 @@ export function buildTinyLlamaGguf(options: TinyModelOptions = {}): Uint8Array {
       { name: p + 'ffn_norm.weight', dims: [o.embedding], data: ones(o.embedding) },
       { name: p + 'ffn_gate.weight', dims: [o.embedding, o.feedForward], data: randomTensor(rand, o.embedding * o.feedForward, proj) },
       { name: p + 'ffn_up.weight', dims: [o.embedding, o.feedForward], data: randomTensor(rand, o.embedding * o.feedForward, proj) },
-      { name: p + 'ffn_down.weight', dims: [o.feedForward, o.embedding], data: randomTensor(rand, o.feedForward * o.embedding, 1 / Math.sqrt(o.feedForward)) },
+      {
+        name: p + 'ffn_down.weight',
+        dims: [o.feedForward, o.embedding],
+        data: randomTensor(rand, o.feedForward * o.embedding, 1 / Math.sqrt(o.feedForward)),
+      },
     );
   }
   // Damp the output rows of byte and control tokens (except <|im_end|>), so greedy text is mostly

@@ -7,7 +7,15 @@ import type { FailureKind } from './retry.ts';
 
 export type Extracted =
   | { ok: true; text: string; finishReason: string | null; usage?: AttemptRecord['usage']; meta: Record<string, unknown> }
-  | { ok: false; kind: FailureKind; message: string; raw: unknown; finishReason?: string | null; usage?: AttemptRecord['usage']; meta: Record<string, unknown> };
+  | {
+      ok: false;
+      kind: FailureKind;
+      message: string;
+      raw: unknown;
+      finishReason?: string | null;
+      usage?: AttemptRecord['usage'];
+      meta: Record<string, unknown>;
+    };
 
 const RAW_LIMIT = 4000;
 
@@ -65,7 +73,13 @@ export function extractChatText(rawBody: string, headers?: { get(name: string): 
   try {
     body = JSON.parse(rawBody);
   } catch (e) {
-    return { ok: false, kind: 'malformed_json', message: `response body is not JSON: ${(e as Error).message}`, raw: rawForRecord(rawBody), meta: {} };
+    return {
+      ok: false,
+      kind: 'malformed_json',
+      message: `response body is not JSON: ${(e as Error).message}`,
+      raw: rawForRecord(rawBody),
+      meta: {},
+    };
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     return { ok: false, kind: 'malformed_json', message: 'response body is not a JSON object', raw: rawForRecord(rawBody), meta: {} };
@@ -90,19 +104,51 @@ export function extractChatText(rawBody: string, headers?: { get(name: string): 
   }
   const refusal = message.refusal;
   if (typeof refusal === 'string' && refusal.trim() !== '') {
-    return { ok: false, kind: 'refusal', message: `the model refused: ${refusal.slice(0, 500)}`, raw: rawForRecord(b), finishReason, usage, meta };
+    return {
+      ok: false,
+      kind: 'refusal',
+      message: `the model refused: ${refusal.slice(0, 500)}`,
+      raw: rawForRecord(b),
+      finishReason,
+      usage,
+      meta,
+    };
   }
   const text = contentText(message.content);
   if (text === undefined) {
-    return { ok: false, kind: 'malformed_json', message: `choices[0].message.content has an unexpected type (${typeof message.content})`, raw: rawForRecord(b), finishReason, usage, meta };
+    return {
+      ok: false,
+      kind: 'malformed_json',
+      message: `choices[0].message.content has an unexpected type (${typeof message.content})`,
+      raw: rawForRecord(b),
+      finishReason,
+      usage,
+      meta,
+    };
   }
   if (text === null || pyStrip(text) === '') {
     if (finishReason === 'content_filter') {
-      return { ok: false, kind: 'refusal', message: 'the provider filtered the response (finish_reason content_filter)', raw: rawForRecord(b), finishReason, usage, meta };
+      return {
+        ok: false,
+        kind: 'refusal',
+        message: 'the provider filtered the response (finish_reason content_filter)',
+        raw: rawForRecord(b),
+        finishReason,
+        usage,
+        meta,
+      };
     }
     return text === null
       ? { ok: false, kind: 'null_content', message: 'choices[0].message.content is null', raw: rawForRecord(b), finishReason, usage, meta }
-      : { ok: false, kind: 'empty_content', message: 'choices[0].message.content is empty after stripping', raw: rawForRecord(b), finishReason, usage, meta };
+      : {
+          ok: false,
+          kind: 'empty_content',
+          message: 'choices[0].message.content is empty after stripping',
+          raw: rawForRecord(b),
+          finishReason,
+          usage,
+          meta,
+        };
   }
   return { ok: true, text, finishReason, usage, meta };
 }

@@ -93,7 +93,7 @@ class BufferedResponse {
   }
 
   async formData(): Promise<never> {
-    throw new TypeError('formData() is not supported by revloop\'s HTTP client');
+    throw new TypeError("formData() is not supported by revloop's HTTP client");
   }
 
   clone(): BufferedResponse {
@@ -184,7 +184,11 @@ export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): Fetch
         if (err !== undefined) reject(err);
         else resolve(response!);
       };
-      const req = send(url, { method: init.method ?? 'GET', headers, agent: url.protocol === 'https:' ? agents['https:'] : agents['http:'] });
+      const req = send(url, {
+        method: init.method ?? 'GET',
+        headers,
+        agent: url.protocol === 'https:' ? agents['https:'] : agents['http:'],
+      });
       function onAbort() {
         const reason = signal!.reason;
         finish(reason);
@@ -209,7 +213,13 @@ export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): Fetch
             return finish(e);
           }
           const status = res.statusCode ?? 0;
-          const response = new BufferedResponse(NULL_BODY_STATUS.has(status) ? null : payload, status, res.statusMessage ?? '', responseHeaders(res), url.href);
+          const response = new BufferedResponse(
+            NULL_BODY_STATUS.has(status) ? null : payload,
+            status,
+            res.statusMessage ?? '',
+            responseHeaders(res),
+            url.href,
+          );
           finish(undefined, response as unknown as Response);
         });
       });

@@ -59,7 +59,14 @@ export function redactUrl(url: string): string {
 export function messagesCanonicalSha256(messages: readonly unknown[]): string {
   const plain = messages.every((m) => {
     const o = m as Record<string, unknown> | null;
-    return !!o && typeof o === 'object' && !Array.isArray(o) && typeof o.role === 'string' && typeof o.content === 'string' && Object.keys(o).length === 2;
+    return (
+      !!o &&
+      typeof o === 'object' &&
+      !Array.isArray(o) &&
+      typeof o.role === 'string' &&
+      typeof o.content === 'string' &&
+      Object.keys(o).length === 2
+    );
   });
   if (!plain) return sha256Hex(canonicalJson(messages));
   const h = createHash('sha256').update('[');
@@ -165,7 +172,9 @@ export class OpenAICompatibleModel implements Model {
 
   async generate(messages: ChatMessage[], options: GenerateOptions): Promise<GenerateResult> {
     const body = this.buildChatBody(messages, options);
-    const result = await this.withRetries('/chat/completions', body, options.signal, options.onAttempt, (raw) => extractChatText(raw.body, raw.headers));
+    const result = await this.withRetries('/chat/completions', body, options.signal, options.onAttempt, (raw) =>
+      extractChatText(raw.body, raw.headers),
+    );
     return { text: result.ok ? (result.record.text ?? null) : null, attempts: result.attempts };
   }
 
@@ -178,7 +187,10 @@ export class OpenAICompatibleModel implements Model {
     body: Record<string, unknown>,
     signal: AbortSignal | undefined,
     onAttempt: ((a: AttemptRecord) => void) | undefined,
-    interpret: (raw: { body: string; headers: Headers }) => Extracted | { ok: true; parsed: unknown; meta?: Record<string, unknown>; usage?: AttemptRecord['usage'] },
+    interpret: (raw: {
+      body: string;
+      headers: Headers;
+    }) => Extracted | { ok: true; parsed: unknown; meta?: Record<string, unknown>; usage?: AttemptRecord['usage'] },
   ): Promise<{ ok: boolean; record: AttemptRecord; attempts: AttemptRecord[]; parsed?: unknown }> {
     const attempts: AttemptRecord[] = [];
     const c = this.config;
@@ -213,7 +225,10 @@ export class OpenAICompatibleModel implements Model {
     body: Record<string, unknown>,
     attempt: number,
     signal: AbortSignal | undefined,
-    interpret: (raw: { body: string; headers: Headers }) => Extracted | { ok: true; parsed: unknown; meta?: Record<string, unknown>; usage?: AttemptRecord['usage'] },
+    interpret: (raw: {
+      body: string;
+      headers: Headers;
+    }) => Extracted | { ok: true; parsed: unknown; meta?: Record<string, unknown>; usage?: AttemptRecord['usage'] },
   ): Promise<AttemptOutcome> {
     const c = this.config;
     const request = this.summarize(path, body, attempt);
@@ -248,11 +263,25 @@ export class OpenAICompatibleModel implements Model {
     // A server that says it simulates makes this model a simulation, whatever its name.
     if (meta.simulated === true) this.capabilities.simulated = true;
     if (got.ok && 'parsed' in got) {
-      return { record: { ok: true, startedAt, latencyMs, status: raw.status, usage: got.usage, request, meta }, retryAfterMs: null, parsed: got.parsed };
+      return {
+        record: { ok: true, startedAt, latencyMs, status: raw.status, usage: got.usage, request, meta },
+        retryAfterMs: null,
+        parsed: got.parsed,
+      };
     }
     if (got.ok) {
       return {
-        record: { ok: true, text: got.text, startedAt, latencyMs, status: raw.status, finishReason: got.finishReason, usage: got.usage, request, meta },
+        record: {
+          ok: true,
+          text: got.text,
+          startedAt,
+          latencyMs,
+          status: raw.status,
+          finishReason: got.finishReason,
+          usage: got.usage,
+          request,
+          meta,
+        },
         retryAfterMs: null,
       };
     }

@@ -80,7 +80,11 @@ export function parseRetryAfter(headers: { get(name: string): string | null } | 
  * The wait before retry number `retry` (1 = the first retry). Retry-After, when given, replaces the
  * exponential schedule and is capped at `retryAfterCapMs`.
  */
-export function retryDelayMs(retry: number, policy: RetryPolicy, retryAfterMs: number | null): { delayMs: number; source: 'retry-after' | 'backoff' } {
+export function retryDelayMs(
+  retry: number,
+  policy: RetryPolicy,
+  retryAfterMs: number | null,
+): { delayMs: number; source: 'retry-after' | 'backoff' } {
   if (retryAfterMs != null) return { delayMs: Math.min(Math.max(0, retryAfterMs), policy.retryAfterCapMs), source: 'retry-after' };
   let delay = Math.min(policy.baseDelayMs * 2 ** (retry - 1), policy.maxDelayMs);
   if (policy.jitter === 'seeded') {

@@ -36,10 +36,18 @@ function parseJsonObject(body: string): { ok: true; value: Record<string, unknow
   }
 }
 
-async function postJson(model: OpenAICompatibleModel, path: string, body: Record<string, unknown>, what: string, attempts: AttemptRecord[]): Promise<Record<string, unknown>> {
+async function postJson(
+  model: OpenAICompatibleModel,
+  path: string,
+  body: Record<string, unknown>,
+  what: string,
+  attempts: AttemptRecord[],
+): Promise<Record<string, unknown>> {
   const result = await model.withRetries(path, body, undefined, undefined, (raw) => {
     const parsed = parseJsonObject(raw.body);
-    return parsed.ok ? { ok: true, parsed: parsed.value } : { ok: false, kind: 'malformed_json', message: parsed.message, raw: raw.body.slice(0, 2000), meta: {} };
+    return parsed.ok
+      ? { ok: true, parsed: parsed.value }
+      : { ok: false, kind: 'malformed_json', message: parsed.message, raw: raw.body.slice(0, 2000), meta: {} };
   });
   attempts.push(...result.attempts);
   if (!result.ok) {
@@ -64,27 +72,52 @@ function templateKeys(extra: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-export async function vllmScore(model: OpenAICompatibleModel, context: ChatMessage[], continuation: string): Promise<ScoreResult & { argmaxMatches: number; isGreedy: boolean; contextTokens: number; attempts: AttemptRecord[] }> {
+export async function vllmScore(
+  model: OpenAICompatibleModel,
+  context: ChatMessage[],
+  continuation: string,
+): Promise<ScoreResult & { argmaxMatches: number; isGreedy: boolean; contextTokens: number; attempts: AttemptRecord[] }> {
   const c = model.config;
   const attempts: AttemptRecord[] = [];
   const tokenizeUrl = serverRoot(c.baseUrl) + '/tokenize';
   const ctxResp = await postJson(
     model,
     tokenizeUrl,
-    { model: c.model, messages: context.map((m) => ({ role: m.role, content: m.content })), add_generation_prompt: true, add_special_tokens: false, ...templateKeys(c.extraBody) },
+    {
+      model: c.model,
+      messages: context.map((m) => ({ role: m.role, content: m.content })),
+      add_generation_prompt: true,
+      add_special_tokens: false,
+      ...templateKeys(c.extraBody),
+    },
     'tokenizing the context',
     attempts,
   );
   const ctx = tokenIds(ctxResp, 'context', attempts);
-  const contResp = await postJson(model, tokenizeUrl, { model: c.model, prompt: continuation, add_special_tokens: false }, 'tokenizing the continuation', attempts);
+  const contResp = await postJson(
+    model,
+    tokenizeUrl,
+    { model: c.model, prompt: continuation, add_special_tokens: false },
+    'tokenizing the continuation',
+    attempts,
+  );
   const cont = tokenIds(contResp, 'continuation', attempts);
-  if (!cont.length) return { logprob: 0, tokenLogprobs: [], tokens: 0, argmaxMatches: 0, isGreedy: true, contextTokens: ctx.length, attempts };
+  if (!cont.length)
+    return { logprob: 0, tokenLogprobs: [], tokens: 0, argmaxMatches: 0, isGreedy: true, contextTokens: ctx.length, attempts };
   if (!ctx.length) throw new ScoreError('the rendered context has no tokens; nothing to condition on', attempts);
   const prompt = [...ctx, ...cont];
   const resp = await postJson(
     model,
     '/completions',
-    { model: c.model, prompt, max_tokens: 1, temperature: 0, prompt_logprobs: 1, add_special_tokens: false, ...(c.seed !== undefined ? { seed: c.seed } : {}) },
+    {
+      model: c.model,
+      prompt,
+      max_tokens: 1,
+      temperature: 0,
+      prompt_logprobs: 1,
+      add_special_tokens: false,
+      ...(c.seed !== undefined ? { seed: c.seed } : {}),
+    },
     'scoring',
     attempts,
   );
@@ -102,9 +135,16 @@ export async function vllmScore(model: OpenAICompatibleModel, context: ChatMessa
     const entry = (plp[i] as Record<string, { logprob?: unknown; rank?: unknown }> | null)?.[String(prompt[i])];
     const lp = entry?.logprob;
     if (typeof lp !== 'number' || !Number.isFinite(lp)) {
-      throw new ScoreError(`scoring: non-finite or missing log-probability for continuation token ${i - ctx.length} (id ${prompt[i]}); refusing to record scores`, attempts);
+      throw new ScoreError(
+        `scoring: non-finite or missing log-probability for continuation token ${i - ctx.length} (id ${prompt[i]}); refusing to record scores`,
+        attempts,
+      );
     }
-    if (lp > 0) throw new ScoreError(`scoring: positive log-probability ${lp} at continuation token ${i - ctx.length}; refusing to record scores`, attempts);
+    if (lp > 0)
+      throw new ScoreError(
+        `scoring: positive log-probability ${lp} at continuation token ${i - ctx.length}; refusing to record scores`,
+        attempts,
+      );
     tokenLogprobs.push(lp);
     if (entry?.rank === 1) argmaxMatches++;
   }

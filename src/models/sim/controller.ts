@@ -79,7 +79,12 @@ function paragraph(tokens: Array<{ w: string; filler: boolean }>, layout: CaseLa
   for (let i = 0, s = 0; i < tokens.length; s++) {
     const n = layout.sentenceLength(s);
     const part = tokens.slice(i, i + n);
-    out.push(sentence(part.map((t) => t.w), part[0].filler));
+    out.push(
+      sentence(
+        part.map((t) => t.w),
+        part[0].filler,
+      ),
+    );
     i += n;
   }
   return out.join(' ');
@@ -116,7 +121,12 @@ function buildC07(layout: CaseLayout, required: string[], included: boolean[]): 
   return sentence(tokens);
 }
 
-function buildSentences(layout: CaseLayout, lengths: number[], edit?: (i: number, ws: string[]) => string[], ends?: (i: number) => string): string {
+function buildSentences(
+  layout: CaseLayout,
+  lengths: number[],
+  edit?: (i: number, ws: string[]) => string[],
+  ends?: (i: number) => string,
+): string {
   const total = lengths.reduce((s, n) => s + Math.max(1, n), 0);
   const all = layout.words.take(total);
   const out: string[] = [];
@@ -156,21 +166,48 @@ function draft(task: SimTask, layout: CaseLayout, p: SimParams, rng: HashRng): s
   switch (task.family) {
     case 'exact-length': {
       const n = firstDraftSize(task.target, p, rng);
-      return buildExact(layout, n, task.anchors.filter(() => rng.chance(p.draft_fix)));
+      return buildExact(
+        layout,
+        n,
+        task.anchors.filter(() => rng.chance(p.draft_fix)),
+      );
     }
     case 'c05':
-      return buildC05(layout, firstDraftSize(task.words, p, rng), task.positions, task.targetWords, task.positions.map(() => rng.chance(p.draft_fix)));
+      return buildC05(
+        layout,
+        firstDraftSize(task.words, p, rng),
+        task.positions,
+        task.targetWords,
+        task.positions.map(() => rng.chance(p.draft_fix)),
+      );
     case 'c07':
-      return buildC07(layout, task.required, task.required.map(() => rng.chance(p.draft_fix)));
+      return buildC07(
+        layout,
+        task.required,
+        task.required.map(() => rng.chance(p.draft_fix)),
+      );
     case 'c09':
-      return buildC09(layout, firstDraftSize(task.sentences, p, rng), task.forbidden, task.forbidden.map(() => !rng.chance(p.draft_fix)));
+      return buildC09(
+        layout,
+        firstDraftSize(task.sentences, p, rng),
+        task.forbidden,
+        task.forbidden.map(() => !rng.chance(p.draft_fix)),
+      );
     case 'c10': {
       const n = firstDraftSize(task.sentences, p, rng);
       const mid = (task.lower + task.upper) / 2;
-      return buildSentences(layout, Array.from({ length: n }, () => firstDraftSize(mid, p, rng)));
+      return buildSentences(
+        layout,
+        Array.from({ length: n }, () => firstDraftSize(mid, p, rng)),
+      );
     }
     case 'c12':
-      return buildC12(layout, firstDraftSize(task.sentences, p, rng), task.lastWords, task.lastWords.map(() => rng.chance(p.draft_fix)));
+      return buildC12(
+        layout,
+        firstDraftSize(task.sentences, p, rng),
+        task.lastWords,
+        task.lastWords.map(() => rng.chance(p.draft_fix)),
+      );
     case 'unknown':
       return buildSentences(layout, [layout.sentenceLength(0), layout.sentenceLength(1), layout.sentenceLength(2)]);
   }
@@ -181,7 +218,13 @@ function nextFlag(satisfied: boolean, p: SimParams, rng: HashRng): boolean {
   return satisfied ? !rng.chance(p.slip) : rng.chance(p.fix);
 }
 
-function revise(task: SimTask, report: ExactReport | StructuredReport, layout: CaseLayout, p: SimParams, rng: HashRng): { text: string; detail: Record<string, unknown> } | null {
+function revise(
+  task: SimTask,
+  report: ExactReport | StructuredReport,
+  layout: CaseLayout,
+  p: SimParams,
+  rng: HashRng,
+): { text: string; detail: Record<string, unknown> } | null {
   if (task.family === 'exact-length' && report.kind === 'exact-length') {
     const delta = respond(report.target - report.count, p, rng);
     const words = Math.max(1, report.count + delta);
@@ -196,7 +239,10 @@ function revise(task: SimTask, report: ExactReport | StructuredReport, layout: C
       const req = report.totalWords.target - report.totalWords.observed;
       const delta = respond(req, p, rng);
       const fixed = task.positions.map((_, i) => nextFlag(report.positions[i]?.correct ?? false, p, rng));
-      return { text: buildC05(layout, Math.max(1, report.totalWords.observed + delta), task.positions, task.targetWords, fixed), detail: { requested: req, applied: delta } };
+      return {
+        text: buildC05(layout, Math.max(1, report.totalWords.observed + delta), task.positions, task.targetWords, fixed),
+        detail: { requested: req, applied: delta },
+      };
     }
     case 'c07': {
       const included = task.required.map((_, i) => nextFlag(report.required[i]?.present ?? false, p, rng));
@@ -208,7 +254,10 @@ function revise(task: SimTask, report: ExactReport | StructuredReport, layout: C
       const delta = respond(req, p, rng);
       // "Satisfied" for a forbidden word means absent.
       const included = task.forbidden.map((_, i) => !nextFlag((report.forbidden[i]?.count ?? 0) === 0, p, rng));
-      return { text: buildC09(layout, Math.max(1, report.sentences.observed + delta), task.forbidden, included), detail: { requested: req, applied: delta } };
+      return {
+        text: buildC09(layout, Math.max(1, report.sentences.observed + delta), task.forbidden, included),
+        detail: { requested: req, applied: delta },
+      };
     }
     case 'c10': {
       if (!report.sentences || report.sentences.observed === 0 || !report.sentenceWords.length) return null;
@@ -226,7 +275,10 @@ function revise(task: SimTask, report: ExactReport | StructuredReport, layout: C
       const req = report.sentences.target - report.sentences.observed;
       const delta = respond(req, p, rng);
       const fixed = task.lastWords.map((_, i) => nextFlag(report.lastWords[i]?.correct ?? false, p, rng));
-      return { text: buildC12(layout, Math.max(1, report.sentences.observed + delta), task.lastWords, fixed), detail: { requested: req, applied: delta } };
+      return {
+        text: buildC12(layout, Math.max(1, report.sentences.observed + delta), task.lastWords, fixed),
+        detail: { requested: req, applied: delta },
+      };
     }
     default:
       return null;

@@ -38,7 +38,10 @@ export function simReply(messages: ChatMessage[], params: SimParams, maxTokens: 
 }
 
 /** Teacher-forced toy scoring of `continuation` after the rendered context (HARNESS §3.4 layout). */
-export function simScore(context: ChatMessage[], continuation: string): ScoreResult & { argmaxMatches: number; isGreedy: boolean; contextTokens: number } {
+export function simScore(
+  context: ChatMessage[],
+  continuation: string,
+): ScoreResult & { argmaxMatches: number; isGreedy: boolean; contextTokens: number } {
   const ctx = toyTokenize(toyRenderChat(context, { addGenerationPrompt: true }), { special: true });
   const cont = toyTokenize(continuation);
   const positions = toyPromptLogprobs([...ctx, ...cont], ctx.length);
@@ -57,7 +60,9 @@ export function simScore(context: ChatMessage[], continuation: string): ScoreRes
 /** "sim:steady [simulated]", or "sim:steady?gain=0.7 [simulated]" with the spec's overrides. */
 export function simLabel(resolved: ResolvedSim, given?: string): string {
   if (given) return /\[simulated\]/.test(given) ? given : `${given} [simulated]`;
-  const q = Object.entries(resolved.overrides).map(([k, v]) => `${k}=${v}`).join('&');
+  const q = Object.entries(resolved.overrides)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
   return `sim:${resolved.profile.name}${q ? '?' + q : ''} [simulated]`;
 }
 
@@ -90,9 +95,25 @@ export class SimModel implements Model {
       startedAt,
       latencyMs: Math.round((performance.now() - t0) * 1000) / 1000,
       finishReason: reply.finishReason,
-      usage: { promptTokens: reply.promptTokens, completionTokens: reply.completionTokens, totalTokens: reply.promptTokens + reply.completionTokens },
-      request: { model: this.spec, max_tokens: options.maxTokens, message_count: messages.length, banned: options.bannedSequences?.length ?? 0 },
-      meta: { simulated: true, simVersion: SIM_VERSION, profile: this.resolved.profile.name, params: this.params, decision: reply.decision, bannedMasked: reply.bannedMasked },
+      usage: {
+        promptTokens: reply.promptTokens,
+        completionTokens: reply.completionTokens,
+        totalTokens: reply.promptTokens + reply.completionTokens,
+      },
+      request: {
+        model: this.spec,
+        max_tokens: options.maxTokens,
+        message_count: messages.length,
+        banned: options.bannedSequences?.length ?? 0,
+      },
+      meta: {
+        simulated: true,
+        simVersion: SIM_VERSION,
+        profile: this.resolved.profile.name,
+        params: this.params,
+        decision: reply.decision,
+        bannedMasked: reply.bannedMasked,
+      },
     };
     options.onAttempt?.(attempt);
     return { text: reply.text, attempts: [attempt] };
@@ -103,7 +124,12 @@ export class SimModel implements Model {
   }
 }
 
-export function createSimModel(spec: string, profile: string, query: Record<string, string>, options: { seed?: number; label?: string; clock?: Clock } = {}): SimModel {
+export function createSimModel(
+  spec: string,
+  profile: string,
+  query: Record<string, string>,
+  options: { seed?: number; label?: string; clock?: Clock } = {},
+): SimModel {
   const resolved = resolveSim(spec, profile, query, options.seed !== undefined ? { seed: options.seed } : {});
   return new SimModel(spec, resolved, options.label, options.clock);
 }

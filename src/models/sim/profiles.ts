@@ -67,7 +67,19 @@ export const SIM_PROFILES: Record<string, SimProfile> = {
   sluggish: {
     name: 'sluggish',
     description: 'applies under half of each correction, ignores ±1 corrections, removes less readily than it adds',
-    params: { ...BASE, gain: 0.4, asym: 0.25, dead: 1, noise: 0.2, recur: 0.1, fix: 0.5, slip: 0.02, draft_bias: -0.25, draft_noise: 0.2, draft_fix: 0.5 },
+    params: {
+      ...BASE,
+      gain: 0.4,
+      asym: 0.25,
+      dead: 1,
+      noise: 0.2,
+      recur: 0.1,
+      fix: 0.5,
+      slip: 0.02,
+      draft_bias: -0.25,
+      draft_noise: 0.2,
+      draft_fix: 0.5,
+    },
   },
   overshoot: {
     name: 'overshoot',
@@ -77,7 +89,18 @@ export const SIM_PROFILES: Record<string, SimProfile> = {
   stubborn: {
     name: 'stubborn',
     description: 'weak gain, a dead zone of 3 and high recurrence: returns earlier drafts half the time',
-    params: { ...BASE, gain: 0.3, dead: 3, noise: 0.3, recur: 0.5, fix: 0.3, slip: 0.05, draft_bias: -0.3, draft_noise: 0.2, draft_fix: 0.4 },
+    params: {
+      ...BASE,
+      gain: 0.3,
+      dead: 3,
+      noise: 0.3,
+      recur: 0.5,
+      fix: 0.3,
+      slip: 0.05,
+      draft_bias: -0.3,
+      draft_noise: 0.2,
+      draft_fix: 0.4,
+    },
   },
   instant: {
     name: 'instant',
@@ -111,7 +134,12 @@ export interface ResolvedSim {
 }
 
 /** Resolves `profile` + spec parameters (+ a fallback seed) into concrete parameters. */
-export function resolveSim(spec: string, profileName: string, query: Record<string, string>, defaults: Partial<SimParams> = {}): ResolvedSim {
+export function resolveSim(
+  spec: string,
+  profileName: string,
+  query: Record<string, string>,
+  defaults: Partial<SimParams> = {},
+): ResolvedSim {
   const profile = SIM_PROFILES[profileName];
   if (!profile) {
     throw new UserError(
@@ -122,7 +150,9 @@ export function resolveSim(spec: string, profileName: string, query: Record<stri
   const overrides: Partial<SimParams> = {};
   for (const [key, value] of Object.entries(query)) {
     if (!(key in PARAM_RANGES)) {
-      throw new UserError(`invalid model spec ${JSON.stringify(spec)}: unknown sim parameter "${key}"; known: ${Object.keys(PARAM_RANGES).join(', ')}`);
+      throw new UserError(
+        `invalid model spec ${JSON.stringify(spec)}: unknown sim parameter "${key}"; known: ${Object.keys(PARAM_RANGES).join(', ')}`,
+      );
     }
     const k = key as keyof SimParams;
     overrides[k] = numberParam(spec, key, value, PARAM_RANGES[k]);

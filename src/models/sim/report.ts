@@ -41,7 +41,19 @@ export function readPyValue(s: string): { value: string | null; rest: string } |
       continue;
     }
     const n = s[++i];
-    const simple: Record<string, string> = { '\\': '\\', "'": "'", '"': '"', n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', f: '\f', v: '\v', '0': '\0' };
+    const simple: Record<string, string> = {
+      '\\': '\\',
+      "'": "'",
+      '"': '"',
+      n: '\n',
+      t: '\t',
+      r: '\r',
+      a: '\x07',
+      b: '\b',
+      f: '\f',
+      v: '\v',
+      '0': '\0',
+    };
     if (n in simple) out += simple[n];
     else if (n === 'x' || n === 'u' || n === 'U') {
       const len = n === 'x' ? 2 : n === 'u' ? 4 : 8;

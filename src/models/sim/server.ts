@@ -75,7 +75,12 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
 
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((p) => (p && typeof p === 'object' && (p as { type?: string }).type === 'text' ? String((p as { text?: unknown }).text ?? '') : '')).join('');
+  if (Array.isArray(content))
+    return content
+      .map((p) =>
+        p && typeof p === 'object' && (p as { type?: string }).type === 'text' ? String((p as { text?: unknown }).text ?? '') : '',
+      )
+      .join('');
   if (content == null) return '';
   throw new HttpError(400, 'message content must be a string or a list of parts');
 }
@@ -84,7 +89,8 @@ function messagesOf(body: Record<string, unknown>): ChatMessage[] {
   if (!Array.isArray(body.messages) || !body.messages.length) throw new HttpError(400, '"messages" must be a non-empty list');
   return body.messages.map((m, i) => {
     const role = (m as { role?: unknown })?.role;
-    if (role !== 'user' && role !== 'assistant' && role !== 'system') throw new HttpError(400, `messages[${i}].role must be user, assistant or system`);
+    if (role !== 'user' && role !== 'assistant' && role !== 'system')
+      throw new HttpError(400, `messages[${i}].role must be user, assistant or system`);
     return { role, content: contentText((m as { content?: unknown }).content) };
   });
 }
@@ -104,12 +110,16 @@ function stringList(body: Record<string, unknown>, key: string): string[] {
 }
 
 /** vLLM's prompt_logprobs layout: null for the first token, then {id: {logprob, rank, decoded_token}}. */
-function promptLogprobs(ids: number[], topK: number): Array<Record<string, { logprob: number; rank: number; decoded_token: string }> | null> {
+function promptLogprobs(
+  ids: number[],
+  topK: number,
+): Array<Record<string, { logprob: number; rank: number; decoded_token: string }> | null> {
   const out: Array<Record<string, { logprob: number; rank: number; decoded_token: string }> | null> = ids.length ? [null] : [];
   for (const p of toyPromptLogprobs(ids, 1)) {
     const entry: Record<string, { logprob: number; rank: number; decoded_token: string }> = {};
     entry[String(p.token)] = { logprob: p.logprob, rank: p.rank, decoded_token: toyDecodeToken(p.token) };
-    if (topK >= 1 && p.greedy !== p.token) entry[String(p.greedy)] = { logprob: p.greedyLogprob, rank: 1, decoded_token: toyDecodeToken(p.greedy) };
+    if (topK >= 1 && p.greedy !== p.token)
+      entry[String(p.greedy)] = { logprob: p.greedyLogprob, rank: 1, decoded_token: toyDecodeToken(p.greedy) };
     out.push(entry);
   }
   return out;
@@ -136,7 +146,9 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
       return resolved;
     } catch (e) {
       const msg = (e as Error).message;
-      throw /unknown simulated profile/.test(msg) ? new HttpError(404, msg, 'invalid_request_error', 'model_not_found') : new HttpError(400, msg);
+      throw /unknown simulated profile/.test(msg)
+        ? new HttpError(404, msg, 'invalid_request_error', 'model_not_found')
+        : new HttpError(400, msg);
     }
   }
 
@@ -153,7 +165,8 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
     const maxTokens = intField(body, 'max_tokens', intField(body, 'max_completion_tokens', 16_384, 0), 0);
     if (body.stream === true) throw new HttpError(400, 'serve-sim does not stream; send "stream": false');
     const continueFinal = body.continue_final_message === true;
-    if (continueFinal && body.add_generation_prompt === true) throw new HttpError(400, 'continue_final_message cannot be combined with add_generation_prompt');
+    if (continueFinal && body.add_generation_prompt === true)
+      throw new HttpError(400, 'continue_final_message cannot be combined with add_generation_prompt');
     const reply = simReply(messages, sim.params, maxTokens, stringList(body, 'bad_words'));
     await sleep(sim.params.latency_ms);
     const response: Record<string, unknown> = {
@@ -161,15 +174,24 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
       object: 'chat.completion',
       created: created(),
       model: sim.modelId,
-      choices: [{ index: 0, message: { role: 'assistant', content: reply.text, refusal: null }, logprobs: null, finish_reason: reply.finishReason }],
-      usage: { prompt_tokens: reply.promptTokens, completion_tokens: reply.completionTokens, total_tokens: reply.promptTokens + reply.completionTokens },
+      choices: [
+        { index: 0, message: { role: 'assistant', content: reply.text, refusal: null }, logprobs: null, finish_reason: reply.finishReason },
+      ],
+      usage: {
+        prompt_tokens: reply.promptTokens,
+        completion_tokens: reply.completionTokens,
+        total_tokens: reply.promptTokens + reply.completionTokens,
+      },
       system_fingerprint: SIM_VERSION,
       revloop_simulated: true,
       revloop_sim: { profile: sim.profile.name, decision: reply.decision.kind, banned_masked: reply.bannedMasked },
     };
     if (body.prompt_logprobs !== undefined && body.prompt_logprobs !== null) {
       const k = intField(body, 'prompt_logprobs', 0, -1);
-      const rendered = toyRenderChat(messages, { addGenerationPrompt: !continueFinal && body.add_generation_prompt !== false, continueFinalMessage: continueFinal });
+      const rendered = toyRenderChat(messages, {
+        addGenerationPrompt: !continueFinal && body.add_generation_prompt !== false,
+        continueFinalMessage: continueFinal,
+      });
       const ids = toyTokenize(rendered, { special: true, addBos: body.add_special_tokens === true });
       response.prompt_logprobs = promptLogprobs(ids, k);
       response.prompt_token_ids = ids;
@@ -183,7 +205,8 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
       const ids = toyTokenize(p, { special: true, addBos: body.add_special_tokens !== false });
       return { ids, text: p };
     }
-    if (Array.isArray(p) && p.length && p.every((t) => Number.isInteger(t) && t >= 0)) return { ids: p as number[], text: toyDetokenize(p as number[]) };
+    if (Array.isArray(p) && p.length && p.every((t) => Number.isInteger(t) && t >= 0))
+      return { ids: p as number[], text: toyDetokenize(p as number[]) };
     throw new HttpError(400, '"prompt" must be a string or a non-empty list of token ids (one prompt per request in serve-sim)');
   }
 
@@ -193,7 +216,12 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
     if (ids.length > MAX_MODEL_LEN) throw new HttpError(400, `prompt of ${ids.length} tokens exceeds max_model_len ${MAX_MODEL_LEN}`);
     const maxTokens = intField(body, 'max_tokens', 16, 0);
     // A plain prompt is read as one user message; max_tokens 0 (echo only) generates nothing.
-    const reply = simReply([{ role: 'user', content: toyDetokenize(ids, { skipSpecial: true }) }], sim.params, Math.max(1, maxTokens), stringList(body, 'bad_words'));
+    const reply = simReply(
+      [{ role: 'user', content: toyDetokenize(ids, { skipSpecial: true }) }],
+      sim.params,
+      Math.max(1, maxTokens),
+      stringList(body, 'bad_words'),
+    );
     await sleep(sim.params.latency_ms);
     const generated = maxTokens === 0 ? '' : reply.text;
     const choice: Record<string, unknown> = {
@@ -225,17 +253,27 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
     let ids: number[];
     if (body.messages !== undefined) {
       const continueFinal = body.continue_final_message === true;
-      const rendered = toyRenderChat(messagesOf(body), { addGenerationPrompt: !continueFinal && body.add_generation_prompt !== false, continueFinalMessage: continueFinal });
+      const rendered = toyRenderChat(messagesOf(body), {
+        addGenerationPrompt: !continueFinal && body.add_generation_prompt !== false,
+        continueFinalMessage: continueFinal,
+      });
       ids = toyTokenize(rendered, { special: true, addBos: body.add_special_tokens === true });
     } else if (typeof body.prompt === 'string') {
       ids = toyTokenize(body.prompt, { special: true, addBos: body.add_special_tokens !== false });
     } else throw new HttpError(400, '/tokenize needs "prompt" (a string) or "messages"');
-    return { count: ids.length, max_model_len: MAX_MODEL_LEN, tokens: ids, token_strs: body.return_token_strs === true ? ids.map(toyDecodeToken) : null, revloop_simulated: true };
+    return {
+      count: ids.length,
+      max_model_len: MAX_MODEL_LEN,
+      tokens: ids,
+      token_strs: body.return_token_strs === true ? ids.map(toyDecodeToken) : null,
+      revloop_simulated: true,
+    };
   }
 
   function detokenize(body: Record<string, unknown>): unknown {
     resolveModel(body.model);
-    if (!Array.isArray(body.tokens) || !body.tokens.every((t) => Number.isInteger(t))) throw new HttpError(400, '"tokens" must be a list of token ids');
+    if (!Array.isArray(body.tokens) || !body.tokens.every((t) => Number.isInteger(t)))
+      throw new HttpError(400, '"tokens" must be a list of token ids');
     return { prompt: toyDetokenize(body.tokens as number[]), revloop_simulated: true };
   }
 
@@ -256,7 +294,14 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
       if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
         return send(res, 200, {
           object: 'list',
-          data: Object.values(SIM_PROFILES).map((p) => ({ id: `sim:${p.name}`, object: 'model', created: 0, owned_by: 'revloop-sim', description: p.description, revloop_simulated: true })),
+          data: Object.values(SIM_PROFILES).map((p) => ({
+            id: `sim:${p.name}`,
+            object: 'model',
+            created: 0,
+            owned_by: 'revloop-sim',
+            description: p.description,
+            revloop_simulated: true,
+          })),
           revloop_simulated: true,
         });
       }
@@ -275,7 +320,8 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
       send(res, 200, await route(body as Record<string, unknown>));
     } catch (e) {
       const err = e instanceof HttpError ? e : new HttpError(500, `serve-sim internal error: ${(e as Error).message}`, 'server_error');
-      if (!res.headersSent) send(res, err.status, { error: { message: err.message, type: err.type, code: err.code, param: null }, revloop_simulated: true });
+      if (!res.headersSent)
+        send(res, err.status, { error: { message: err.message, type: err.type, code: err.code, param: null }, revloop_simulated: true });
       else res.destroy();
     }
   });

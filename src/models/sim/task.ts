@@ -32,7 +32,8 @@ const C05 = /with exactly (\d+) words;\s*\n\s*\d+\) with the ((?:\d+(?:st|nd|rd|
 const C07 = /generate a sentence containing the word ([\s\S]*?)\.(?:\n|$)/;
 const C09_COUNT = /generate a paragraph:\s*\n\s*\d+\) with exactly (\d+) sentences;\s*\n\s*\d+\) not containing the word/;
 const C09_WORD = /not containing the word ('[\s\S]*?')[;.](?=\n|$)/g;
-const C10 = /with exactly (\d+) sentences;\s*\n\s*\d+\) with all sentences having at least (\d+) words;\s*\n\s*\d+\) with all sentences having at most (\d+) words\./;
+const C10 =
+  /with exactly (\d+) sentences;\s*\n\s*\d+\) with all sentences having at least (\d+) words;\s*\n\s*\d+\) with all sentences having at most (\d+) words\./;
 const C12 = /with exactly (\d+) sentences;\s*\n\s*\d+\) with sentences having the last word to be ([\s\S]*?), respectively\./;
 
 export function parseTask(prompt: string): SimTask {

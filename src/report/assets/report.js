@@ -52,7 +52,11 @@
       });
     });
     var clear = document.getElementById('clear-focus');
-    if (clear) clear.addEventListener('click', function () { focused = {}; apply(); });
+    if (clear)
+      clear.addEventListener('click', function () {
+        focused = {};
+        apply();
+      });
   }
 
   /* ---------- drill-down ---------- */
@@ -104,19 +108,50 @@
       });
       return out;
     }
-    addOptions(fController, controllers.map(function (_c, i) { return String(i); }), function (i) {
-      var c = controllers[+i];
-      return c.name + (c.simulated ? ' (SIMULATED)' : '');
-    });
-    addOptions(fFamily, distinct(function (t) { return t.fam; }));
-    addOptions(fOutcome, distinct(function (t) { return t.outcome; }), function (v) { return labels.outcome[v] || v; });
-    addOptions(fRepeat, Object.keys(labels.repeat).filter(function (k) {
-      return trajs.some(function (t) { return t.rc === k; });
-    }), function (v) { return labels.repeat[v] || v; });
+    addOptions(
+      fController,
+      controllers.map(function (_c, i) {
+        return String(i);
+      }),
+      function (i) {
+        var c = controllers[+i];
+        return c.name + (c.simulated ? ' (SIMULATED)' : '');
+      },
+    );
+    addOptions(
+      fFamily,
+      distinct(function (t) {
+        return t.fam;
+      }),
+    );
+    addOptions(
+      fOutcome,
+      distinct(function (t) {
+        return t.outcome;
+      }),
+      function (v) {
+        return labels.outcome[v] || v;
+      },
+    );
+    addOptions(
+      fRepeat,
+      Object.keys(labels.repeat).filter(function (k) {
+        return trajs.some(function (t) {
+          return t.rc === k;
+        });
+      }),
+      function (v) {
+        return labels.repeat[v] || v;
+      },
+    );
     var cats = Object.keys(labels.category).filter(function (k) {
-      return trajs.some(function (t) { return t.cat === k; });
+      return trajs.some(function (t) {
+        return t.cat === k;
+      });
     });
-    addOptions(fCategory, cats, function (v) { return labels.category[v] || v; });
+    addOptions(fCategory, cats, function (v) {
+      return labels.category[v] || v;
+    });
     if (!cats.length) fCategory.closest('label').hidden = true;
 
     var matches = [];
@@ -178,10 +213,15 @@
         el('td', { className: 'num', text: String(Math.max(0, t.rounds.length - 1)) }),
         el('td', { className: 'num', text: last && last.e != null ? last.e.toFixed(3) : '–' }),
       ]);
-      function open() { openTrajectory(index, true); }
+      function open() {
+        openTrajectory(index, true);
+      }
       tr.addEventListener('click', open);
       tr.addEventListener('keydown', function (ev) {
-        if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); open(); }
+        if (ev.key === 'Enter' || ev.key === ' ') {
+          ev.preventDefault();
+          open();
+        }
       });
       return tr;
     }
@@ -192,7 +232,14 @@
       for (var i = shown; i < end; i++) frag.appendChild(rowFor(matches[i]));
       tbody.appendChild(frag);
       shown = end;
-      count.textContent = 'Showing ' + shown.toLocaleString('en') + ' of ' + matches.length.toLocaleString('en') + ' matching trajectories (' + trajs.length.toLocaleString('en') + ' in total)';
+      count.textContent =
+        'Showing ' +
+        shown.toLocaleString('en') +
+        ' of ' +
+        matches.length.toLocaleString('en') +
+        ' matching trajectories (' +
+        trajs.length.toLocaleString('en') +
+        ' in total)';
       more.hidden = shown >= matches.length;
     }
 
@@ -239,8 +286,12 @@
       if (canDiff) {
         var bd = el('button', { type: 'button', 'data-mode': 'diff', text: 'diff vs r' + prev.v });
         var bt = el('button', { type: 'button', 'data-mode': 'text', text: 'text' });
-        bd.addEventListener('click', function () { show('diff'); });
-        bt.addEventListener('click', function () { show('text'); });
+        bd.addEventListener('click', function () {
+          show('diff');
+        });
+        bt.addEventListener('click', function () {
+          show('text');
+        });
         tabs.appendChild(bd);
         tabs.appendChild(bt);
         title.appendChild(tabs);
@@ -254,10 +305,21 @@
     }
 
     function feedbackPane(t, r) {
-      if (r.j) return el('div', { className: 'pane' }, [el('div', { className: 'pane-title', text: 'Verifier' }), el('p', { text: 'Joint success: every constraint holds. The loop stops here.' })]);
-      if (r.fb < 0) return el('div', { className: 'pane' }, [el('div', { className: 'pane-title', text: 'Verifier report' }), el('p', { className: 'empty', text: t.err || 'not available' })]);
+      if (r.j)
+        return el('div', { className: 'pane' }, [
+          el('div', { className: 'pane-title', text: 'Verifier' }),
+          el('p', { text: 'Joint success: every constraint holds. The loop stops here.' }),
+        ]);
+      if (r.fb < 0)
+        return el('div', { className: 'pane' }, [
+          el('div', { className: 'pane-title', text: 'Verifier report' }),
+          el('p', { className: 'empty', text: t.err || 'not available' }),
+        ]);
       return el('div', { className: 'pane' }, [
-        el('div', { className: 'pane-title', text: r.sent ? 'Verifier report \u2014 sent to the model' : 'Verifier report \u2014 not sent (budget exhausted)' }),
+        el('div', {
+          className: 'pane-title',
+          text: r.sent ? 'Verifier report \u2014 sent to the model' : 'Verifier report \u2014 not sent (budget exhausted)',
+        }),
         el('pre', { className: 'feedback' + (r.sent ? '' : ' unsent'), text: strings[r.fb] }),
       ]);
     }
@@ -266,15 +328,27 @@
       var t = trajs[index];
       var c = controllers[t.k];
       selectedId = t.id;
-      tbody.querySelectorAll('tr[aria-selected="true"]').forEach(function (tr) { tr.setAttribute('aria-selected', 'false'); });
+      tbody.querySelectorAll('tr[aria-selected="true"]').forEach(function (tr) {
+        tr.setAttribute('aria-selected', 'false');
+      });
       var row = tbody.querySelector('tr[data-id="' + cssEscape(t.id) + '"]');
       if (row) row.setAttribute('aria-selected', 'true');
       detail.textContent = '';
       detail.hidden = false;
-      var head = el('h3', null, ['Case ', el('code', { text: t.caseId }), ' \u00b7 ', c.name, c.simulated ? ' ' : null, c.simulated ? simBadge() : null]);
+      var head = el('h3', null, [
+        'Case ',
+        el('code', { text: t.caseId }),
+        ' \u00b7 ',
+        c.name,
+        c.simulated ? ' ' : null,
+        c.simulated ? simBadge() : null,
+      ]);
       var facts = [
-        ['run', t.run], ['family', t.fam], ['source', t.src], ['outcome', null],
-        ['repeat class', t.rc ? labels.repeat[t.rc] || t.rc : (t.outcome === 'failure' ? '' : 'n/a (not a failure)')],
+        ['run', t.run],
+        ['family', t.fam],
+        ['source', t.src],
+        ['outcome', null],
+        ['repeat class', t.rc ? labels.repeat[t.rc] || t.rc : t.outcome === 'failure' ? '' : 'n/a (not a failure)'],
       ];
       if (t.cat) facts.push(['failure category', labels.category[t.cat] || t.cat]);
       if (t.target != null) facts.push(['target words', String(t.target)]);
@@ -288,18 +362,30 @@
       });
       var parts = [head, dl];
       if (t.p >= 0) {
-        parts.push(el('details', { className: 'more' }, [el('summary', { text: 'Initial prompt (exactly as sent)' }), el('pre', { className: 'prompt', text: strings[t.p] })]));
+        parts.push(
+          el('details', { className: 'more' }, [
+            el('summary', { text: 'Initial prompt (exactly as sent)' }),
+            el('pre', { className: 'prompt', text: strings[t.p] }),
+          ]),
+        );
       }
       if (t.err) parts.push(el('p', { className: 'note', text: t.err }));
       var firstSeen = {};
       t.rounds.forEach(function (r, ri) {
-        var badges = [el('strong', { text: 'Revision ' + r.v }), r.j ? el('span', { className: 'badge ok', text: 'joint success' }) : el('span', { className: 'badge bad', text: 'violations' }), el('span', { className: 'muted', text: 'energy ' + (r.e == null ? '–' : String(r.e)) })];
-        if (firstSeen[r.t] !== undefined) badges.push(el('span', { className: 'badge neutral', text: 'identical to revision ' + firstSeen[r.t] }));
+        var badges = [
+          el('strong', { text: 'Revision ' + r.v }),
+          r.j ? el('span', { className: 'badge ok', text: 'joint success' }) : el('span', { className: 'badge bad', text: 'violations' }),
+          el('span', { className: 'muted', text: 'energy ' + (r.e == null ? '–' : String(r.e)) }),
+        ];
+        if (firstSeen[r.t] !== undefined)
+          badges.push(el('span', { className: 'badge neutral', text: 'identical to revision ' + firstSeen[r.t] }));
         else firstSeen[r.t] = r.v;
-        parts.push(el('div', { className: 'round', 'data-revision': r.v }, [
-          el('div', { className: 'round-head' }, badges),
-          el('div', { className: 'cols' }, [draftPane(t, ri), feedbackPane(t, r)]),
-        ]));
+        parts.push(
+          el('div', { className: 'round', 'data-revision': r.v }, [
+            el('div', { className: 'round-head' }, badges),
+            el('div', { className: 'cols' }, [draftPane(t, ri), feedbackPane(t, r)]),
+          ]),
+        );
       });
       if (!t.rounds.length) parts.push(el('p', { className: 'empty', text: 'No accepted drafts.' }));
       var close = el('button', { type: 'button', className: 'action no-print', text: 'Close' });
@@ -310,7 +396,9 @@
         history.replaceState(null, '', location.pathname + location.search + '#drilldown');
       });
       parts.unshift(el('div', { className: 'no-print' }, [close]));
-      parts.forEach(function (p) { detail.appendChild(p); });
+      parts.forEach(function (p) {
+        detail.appendChild(p);
+      });
       if (updateHash) history.replaceState(null, '', '#t=' + encodeURIComponent(t.id));
       detail.scrollIntoView({ block: 'start' });
     }
@@ -320,14 +408,18 @@
     }
 
     var timer = null;
-    [fController, fFamily, fOutcome, fRepeat, fCategory, fDrafts].forEach(function (s) { s.addEventListener('change', applyFilters); });
+    [fController, fFamily, fOutcome, fRepeat, fCategory, fDrafts].forEach(function (s) {
+      s.addEventListener('change', applyFilters);
+    });
     fSearch.addEventListener('input', function () {
       clearTimeout(timer);
       timer = setTimeout(applyFilters, 150);
     });
     more.addEventListener('click', renderMore);
     document.getElementById('f-reset').addEventListener('click', function () {
-      [fController, fFamily, fOutcome, fRepeat, fCategory].forEach(function (s) { s.value = ''; });
+      [fController, fFamily, fOutcome, fRepeat, fCategory].forEach(function (s) {
+        s.value = '';
+      });
       fSearch.value = '';
       applyFilters();
     });
@@ -336,7 +428,11 @@
     var m = /^#t=(.+)$/.exec(location.hash);
     if (m) {
       var id = decodeURIComponent(m[1]);
-      for (var i = 0; i < trajs.length; i++) if (trajs[i].id === id) { openTrajectory(i, false); break; }
+      for (var i = 0; i < trajs.length; i++)
+        if (trajs[i].id === id) {
+          openTrajectory(i, false);
+          break;
+        }
     }
     root.setAttribute('data-ready', 'true');
   }
@@ -344,14 +440,17 @@
   function start() {
     setupLegend();
     window.addEventListener('beforeprint', function () {
-      document.querySelectorAll('details.more').forEach(function (d) { d.open = true; });
+      document.querySelectorAll('details.more').forEach(function (d) {
+        d.open = true;
+      });
     });
     var data;
     try {
       data = readData();
     } catch (e) {
       var root = document.getElementById('drilldown');
-      if (root) root.appendChild(el('p', { className: 'banner', text: 'The embedded trajectory data could not be read: ' + (e && e.message) }));
+      if (root)
+        root.appendChild(el('p', { className: 'banner', text: 'The embedded trajectory data could not be read: ' + (e && e.message) }));
       return;
     }
     setupDrilldown(data);

@@ -37,18 +37,7 @@ export type PyEllipsisType = typeof PyEllipsis;
 
 /** str | int | float | complex | bool | None | bytes | tuple | list | dict | set | Ellipsis. */
 export type PyValue =
-  | string
-  | bigint
-  | number
-  | boolean
-  | null
-  | PyComplex
-  | PyBytes
-  | PyTuple
-  | PyValue[]
-  | PyDict
-  | PySet
-  | PyEllipsisType;
+  string | bigint | number | boolean | null | PyComplex | PyBytes | PyTuple | PyValue[] | PyDict | PySet | PyEllipsisType;
 
 /** `type(v).__name__`. */
 export function pyTypeName(v: PyValue): string {

@@ -85,11 +85,18 @@ export function reportC05(s: C05State): string {
 }
 
 export function reportC07(s: C07State): string {
-  return HEADER + zipShortest(s.target_words, s.target_present).map(([t, p]) => `- required word ${display(t)}: present=${flag(p)}`).join('\n');
+  return (
+    HEADER +
+    zipShortest(s.target_words, s.target_present)
+      .map(([t, p]) => `- required word ${display(t)}: present=${flag(p)}`)
+      .join('\n')
+  );
 }
 
 export function reportC09(s: C09State): string {
-  const lines = zipShortest(s.forbidden_words, s.forbidden_word_counts).map(([w, k]) => `- forbidden word ${display(w)}: observed-count=${k}`);
+  const lines = zipShortest(s.forbidden_words, s.forbidden_word_counts).map(
+    ([w, k]) => `- forbidden word ${display(w)}: observed-count=${k}`,
+  );
   return HEADER + sentencesLine(s) + lines.join('\n');
 }
 

@@ -61,12 +61,18 @@ test('a second model object on the same file and load options shares the loaded 
 });
 
 test('the prompt is the GGUF template rendered and tokenized with special tokens and exactly one BOS', async () => {
-  const p = await model.renderPrompt([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'read the file' }]);
-  assert.equal(p.text, '<s><|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nread the file<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n');
+  const p = await model.renderPrompt([
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'read the file' },
+  ]);
+  assert.equal(
+    p.text,
+    '<s><|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nread the file<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n',
+  );
   const bos = rt.model.tokens.bos!;
   assert.equal(p.tokens[0], bos);
   assert.equal(p.tokens.filter((t) => t === bos).length, 1);
-  const imStart = (await model.tokenize('<|im_start|>', true));
+  const imStart = await model.tokenize('<|im_start|>', true);
   assert.equal(imStart.length, 1, 'control tokens are parsed as single special tokens');
   assert.equal(await model.detokenize(p.tokens, true), p.text);
 });
@@ -75,7 +81,10 @@ test('a chat template file given by the user replaces the GGUF one', async () =>
   const dir = mkdtempSync(join(tmpdir(), 'revloop-tpl-'));
   try {
     const file = join(dir, 't.jinja');
-    writeFileSync(file, "{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}[assistant] {% endif %}");
+    writeFileSync(
+      file,
+      '{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}[assistant] {% endif %}',
+    );
     const custom = createGgufModel(`gguf:${path}?threads=1&chatTemplate=${encodeURIComponent(file)}`);
     try {
       assert.equal((await custom.renderPrompt(user('hi'))).text, '[user] hi\n[assistant] ');
@@ -103,7 +112,16 @@ test('generate returns raw text and one attempt record with usage, finish reason
   assert.equal(a.usage?.totalTokens, (a.usage?.promptTokens ?? 0) + (a.usage?.completionTokens ?? 0));
   assert.ok(a.latencyMs >= 0 && !Number.isNaN(Date.parse(a.startedAt)));
   assert.equal(a.request?.temperature, 0);
-  for (const k of ['nodeLlamaCppVersion', 'llamaCppRelease', 'gpu', 'contextSize', 'batchSize', 'threads', 'chatTemplate', 'promptTokensEvaluated']) {
+  for (const k of [
+    'nodeLlamaCppVersion',
+    'llamaCppRelease',
+    'gpu',
+    'contextSize',
+    'batchSize',
+    'threads',
+    'chatTemplate',
+    'promptTokensEvaluated',
+  ]) {
     assert.ok(a.meta && k in a.meta, `meta.${k}`);
   }
 });
@@ -149,9 +167,15 @@ test('seeded sampling repeats with the same seed and differs across seeds', asyn
   const b = await run(11);
   assert.deepEqual(a.tokens, b.tokens);
   const others = await Promise.all([12, 13, 14].map(run));
-  assert.ok(others.some((o) => o.tokens.join() !== a.tokens.join()), 'some other seed gives another sample');
+  assert.ok(
+    others.some((o) => o.tokens.join() !== a.tokens.join()),
+    'some other seed gives another sample',
+  );
   const greedy = await model.generateTokens(prompt, { maxTokens: 16 });
-  assert.ok([a, ...others].some((o) => o.tokens.join() !== greedy.tokens.join()), 'sampling is not greedy');
+  assert.ok(
+    [a, ...others].some((o) => o.tokens.join() !== greedy.tokens.join()),
+    'sampling is not greedy',
+  );
 });
 
 test('next-token probabilities at a position sum to 1', async () => {
@@ -195,7 +219,11 @@ test('prefix reuse equals fresh scoring within 1e-6 nats, with fewer tokens push
   ];
   const conditions: ChatMessage[][] = [
     goal,
-    [...goal, { role: 'assistant', content: 'write_file(path="note")' }, { role: 'user', content: 'Observation: TypeError: missing argument' }],
+    [
+      ...goal,
+      { role: 'assistant', content: 'write_file(path="note")' },
+      { role: 'user', content: 'Observation: TypeError: missing argument' },
+    ],
     [...goal, { role: 'assistant', content: 'write_file(path="note")' }, { role: 'user', content: 'Observation: Call recorded.' }],
   ];
   const candidates = ['write_file(path="note")', 'write_file(path="note", content="the draft")', 'read_file(path="note")', 'finish()', 'w'];

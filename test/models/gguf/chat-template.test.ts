@@ -1,19 +1,31 @@
 // Rendering with the model's own Jinja template, HF apply_chat_template style (HARNESS §3.4, §13).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChatRenderer, strftimeUtc, DEFAULT_TEMPLATE_KWARGS, DEFAULT_TEMPLATE_DATE, resolveChatTemplate } from '../../../src/models/gguf/chat-template.ts';
+import {
+  ChatRenderer,
+  strftimeUtc,
+  DEFAULT_TEMPLATE_KWARGS,
+  DEFAULT_TEMPLATE_DATE,
+  resolveChatTemplate,
+} from '../../../src/models/gguf/chat-template.ts';
 import { TINY_CHAT_TEMPLATE } from '../../../src/models/gguf/tiny-model.ts';
 import { UserError } from '../../../src/util/errors.ts';
 
 const tiny = (kwargs: Record<string, unknown> = { ...DEFAULT_TEMPLATE_KWARGS }) =>
-  new ChatRenderer({ template: TINY_CHAT_TEMPLATE, origin: 'gguf' }, { specialTokens: { bos_token: '<s>', eos_token: '</s>' }, kwargs, date: DEFAULT_TEMPLATE_DATE });
+  new ChatRenderer(
+    { template: TINY_CHAT_TEMPLATE, origin: 'gguf' },
+    { specialTokens: { bos_token: '<s>', eos_token: '</s>' }, kwargs, date: DEFAULT_TEMPLATE_DATE },
+  );
 
 test('tiny template renders ChatML with BOS, the generation prompt and the empty think block (thinking off)', () => {
   const text = tiny().render([
     { role: 'system', content: 'Be brief.' },
     { role: 'user', content: 'Hi' },
   ]);
-  assert.equal(text, '<s><|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n');
+  assert.equal(
+    text,
+    '<s><|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n',
+  );
 });
 
 test('enable_thinking=true drops the think block; no generation prompt when not asked', () => {
@@ -37,7 +49,13 @@ test('no system message is added, consecutive user turns stay separate, whitespa
 test('templates follow HF Jinja settings: trim_blocks and lstrip_blocks', () => {
   const t = '{% for m in messages %}\n  {% if m.role == "user" %}\nU:{{ m.content }}\n  {% endif %}\n{% endfor %}';
   const r = new ChatRenderer({ template: t, origin: 'test' }, { specialTokens: {}, kwargs: {}, date: null });
-  assert.equal(r.render([{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }]), 'U:a\nU:b\n');
+  assert.equal(
+    r.render([
+      { role: 'user', content: 'a' },
+      { role: 'user', content: 'b' },
+    ]),
+    'U:a\nU:b\n',
+  );
 });
 
 test('strftime_now is pinned by default (Llama 3.x date line) and follows the clock when date is null', () => {
@@ -55,8 +73,14 @@ test('strftimeUtc formats the directives templates use, in English and UTC', () 
 });
 
 test('template errors are user errors naming the origin', () => {
-  assert.throws(() => new ChatRenderer({ template: '{% for %}', origin: 'my.jinja' }, { specialTokens: {}, kwargs: {}, date: null }), (e: Error) => e instanceof UserError && /my\.jinja/.test(e.message));
-  const raising = new ChatRenderer({ template: "{{ raise_exception('System role not supported') }}", origin: 'gguf' }, { specialTokens: {}, kwargs: {}, date: null });
+  assert.throws(
+    () => new ChatRenderer({ template: '{% for %}', origin: 'my.jinja' }, { specialTokens: {}, kwargs: {}, date: null }),
+    (e: Error) => e instanceof UserError && /my\.jinja/.test(e.message),
+  );
+  const raising = new ChatRenderer(
+    { template: "{{ raise_exception('System role not supported') }}", origin: 'gguf' },
+    { specialTokens: {}, kwargs: {}, date: null },
+  );
   assert.throws(() => raising.render([]), /System role not supported/);
   assert.throws(() => tiny().render([{ role: 'tool' as 'user', content: 'x' }]), /message 0/);
 });

@@ -1,7 +1,13 @@
 // Numeric guards for teacher-forced scores (HARNESS §3.7).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkLogprob, probabilityToLogprob, checkDistribution, NumericGuardError, LOGPROB_UNDERFLOW_FLOOR } from '../../../src/models/gguf/numeric-guard.ts';
+import {
+  checkLogprob,
+  probabilityToLogprob,
+  checkDistribution,
+  NumericGuardError,
+  LOGPROB_UNDERFLOW_FLOOR,
+} from '../../../src/models/gguf/numeric-guard.ts';
 
 test('checkLogprob accepts finite values <= 0', () => {
   assert.equal(checkLogprob(0, 'x'), 0);
@@ -9,7 +15,10 @@ test('checkLogprob accepts finite values <= 0', () => {
 });
 
 test('checkLogprob rejects NaN, infinities and positive values with a message naming the position', () => {
-  assert.throws(() => checkLogprob(NaN, 'token 3'), (e: Error) => e instanceof NumericGuardError && /NaN/.test(e.message) && /token 3/.test(e.message));
+  assert.throws(
+    () => checkLogprob(NaN, 'token 3'),
+    (e: Error) => e instanceof NumericGuardError && /NaN/.test(e.message) && /token 3/.test(e.message),
+  );
   assert.throws(() => checkLogprob(-Infinity, 'p'), NumericGuardError);
   assert.throws(() => checkLogprob(Infinity, 'p'), NumericGuardError);
   assert.throws(() => checkLogprob(1e-9, 'p'), /positive log-probability/);
@@ -30,7 +39,13 @@ test('probabilityToLogprob: log of a normal probability, clamp on float32 underf
 });
 
 test('checkDistribution trips on non-finite or out-of-range leading probabilities and on empty maps', () => {
-  checkDistribution(new Map([[1, 0.7], [2, 0.3]]), 'p');
+  checkDistribution(
+    new Map([
+      [1, 0.7],
+      [2, 0.3],
+    ]),
+    'p',
+  );
   assert.throws(() => checkDistribution(new Map([[1, NaN]]), 'p'), /non-finite logits/);
   assert.throws(() => checkDistribution(new Map([[1, 2]]), 'p'), NumericGuardError);
   assert.throws(() => checkDistribution(new Map(), 'p'), /empty/);

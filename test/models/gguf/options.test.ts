@@ -27,7 +27,10 @@ test('defaults: CPU, greedy, seed 0, no truncation, flash attention off, thinkin
 });
 
 test('query options are parsed and the options object wins over them', () => {
-  const s = resolveGgufSettings(`gguf:${path}?gpu=cuda&contextSize=1024&threads=2&enableThinking=true&templateKwargs=${encodeURIComponent('{"date_string":"01 Jan 2026"}')}&seed=7`, { seed: 9, label: 'mine' });
+  const s = resolveGgufSettings(
+    `gguf:${path}?gpu=cuda&contextSize=1024&threads=2&enableThinking=true&templateKwargs=${encodeURIComponent('{"date_string":"01 Jan 2026"}')}&seed=7`,
+    { seed: 9, label: 'mine' },
+  );
   assert.equal(s.gpu, 'cuda');
   assert.equal(s.gpuLayers, 'max');
   assert.equal(s.contextSize, 1024);
@@ -38,7 +41,10 @@ test('query options are parsed and the options object wins over them', () => {
 });
 
 test('unknown keys, bad values and missing files are user errors that name the key', () => {
-  assert.throws(() => resolveGgufSettings(`gguf:${path}?ctx=10`), (e: Error) => e instanceof UserError && /ctx: unknown option/.test(e.message));
+  assert.throws(
+    () => resolveGgufSettings(`gguf:${path}?ctx=10`),
+    (e: Error) => e instanceof UserError && /ctx: unknown option/.test(e.message),
+  );
   assert.throws(() => resolveGgufSettings(`gguf:${path}?threads=two`), /threads: expected a number/);
   assert.throws(() => resolveGgufSettings(`gguf:${path}?gpu=tpu`), /gpu: expected/);
   assert.throws(() => resolveGgufSettings(`gguf:${path}?templateKwargs=nope`), /templateKwargs: expected a JSON object/);
@@ -48,7 +54,7 @@ test('unknown keys, bad values and missing files are user errors that name the k
   assert.throws(() => parseGgufSpec('openai:x'), /expected gguf:<path>/);
 });
 
-test('unknown keys in the options object (other backends\' options) are ignored', () => {
+test("unknown keys in the options object (other backends' options) are ignored", () => {
   const s = resolveGgufSettings(`gguf:${path}`, { timeoutMs: 5 } as never);
   assert.equal(s.temperature, 0);
 });

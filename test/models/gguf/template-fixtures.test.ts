@@ -9,7 +9,11 @@ import type { ChatMessage } from '../../../src/models/types.ts';
 
 interface Fixture {
   pinned_date: string;
-  templates: Array<{ name: string; template: string; cases: Array<{ messages: ChatMessage[]; kwargs: Record<string, unknown>; add_generation_prompt: boolean; expected: string }> }>;
+  templates: Array<{
+    name: string;
+    template: string;
+    cases: Array<{ messages: ChatMessage[]; kwargs: Record<string, unknown>; add_generation_prompt: boolean; expected: string }>;
+  }>;
 }
 const fixture = JSON.parse(readFileSync(new URL('./fixtures/templates.json', import.meta.url), 'utf8')) as Fixture;
 
@@ -21,8 +25,15 @@ test('the fixture was generated from the current tiny template and the default p
 for (const t of fixture.templates) {
   test(`template "${t.name}" renders byte for byte as HF-configured Jinja2 does (${t.cases.length} cases)`, () => {
     for (const [i, c] of t.cases.entries()) {
-      const r = new ChatRenderer({ template: t.template, origin: t.name }, { specialTokens: { bos_token: '<s>', eos_token: '</s>' }, kwargs: c.kwargs, date: DEFAULT_TEMPLATE_DATE });
-      assert.equal(r.render(c.messages, c.add_generation_prompt), c.expected, `case ${i}: ${JSON.stringify(c.kwargs)} agp=${c.add_generation_prompt}`);
+      const r = new ChatRenderer(
+        { template: t.template, origin: t.name },
+        { specialTokens: { bos_token: '<s>', eos_token: '</s>' }, kwargs: c.kwargs, date: DEFAULT_TEMPLATE_DATE },
+      );
+      assert.equal(
+        r.render(c.messages, c.add_generation_prompt),
+        c.expected,
+        `case ${i}: ${JSON.stringify(c.kwargs)} agp=${c.add_generation_prompt}`,
+      );
     }
   });
 }

@@ -4,7 +4,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildTinyLlamaGguf, writeTinyLlamaGguf, ensureTinyModel, tinyVocabulary, TINY_CHAT_TEMPLATE } from '../../../src/models/gguf/tiny-model.ts';
+import {
+  buildTinyLlamaGguf,
+  writeTinyLlamaGguf,
+  ensureTinyModel,
+  tinyVocabulary,
+  TINY_CHAT_TEMPLATE,
+} from '../../../src/models/gguf/tiny-model.ts';
 import { serializeGguf } from '../../../src/models/gguf/gguf-writer.ts';
 import { sha256Hex } from '../../../src/util/hash.ts';
 

@@ -26,7 +26,11 @@ export interface FaultServer {
   close(): Promise<void>;
 }
 
-export function chatOk(content: unknown, extra: Record<string, unknown> = {}, message: Record<string, unknown> = {}): Record<string, unknown> {
+export function chatOk(
+  content: unknown,
+  extra: Record<string, unknown> = {},
+  message: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     id: 'chatcmpl-test',
     object: 'chat.completion',

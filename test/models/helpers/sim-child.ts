@@ -4,7 +4,10 @@ import { createModel } from '../../../src/models/index.ts';
 
 const chunks: Buffer[] = [];
 for await (const c of process.stdin) chunks.push(c as Buffer);
-const jobs = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Array<{ spec: string; messages: Array<{ role: 'user' | 'assistant'; content: string }> }>;
+const jobs = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Array<{
+  spec: string;
+  messages: Array<{ role: 'user' | 'assistant'; content: string }>;
+}>;
 const out: string[] = new Array(jobs.length);
 for (let i = jobs.length - 1; i >= 0; i--) {
   const m = await createModel(jobs[i].spec);

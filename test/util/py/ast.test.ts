@@ -62,7 +62,8 @@ test('random call-like junk: agreement with CPython of at least 99.5% (2000 inpu
   const mismatches: string[] = [];
   for (const { case: source, ...want } of junk as { case: string }[]) {
     const got = observe(source);
-    if (JSON.stringify(got) !== JSON.stringify(want)) mismatches.push(`${JSON.stringify(source)}: want ${JSON.stringify(want)} got ${JSON.stringify(got)}`);
+    if (JSON.stringify(got) !== JSON.stringify(want))
+      mismatches.push(`${JSON.stringify(source)}: want ${JSON.stringify(want)} got ${JSON.stringify(got)}`);
   }
   assert.ok(mismatches.length <= junk.length * 0.005, `${mismatches.length} mismatches:\n${mismatches.join('\n')}`);
 });

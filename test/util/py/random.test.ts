@@ -11,11 +11,26 @@ for (const [key, v] of Object.entries<any>(cases)) {
   const seed = type === 'int' ? BigInt(raw) : raw;
   test(`random.Random(${type} ${JSON.stringify(raw)}) reproduces CPython draw for draw`, () => {
     const g = new PyRandom(seed);
-    assert.deepEqual(Array.from({ length: 5 }, () => Number(g.getrandbits(32))), v.u32);
-    assert.deepEqual(Array.from({ length: 3 }, () => pyFloatRepr(g.random())), v.random);
-    assert.deepEqual(Array.from({ length: 5 }, () => g.randrange(1000)), v.randbelow);
-    assert.deepEqual(Array.from({ length: 5 }, () => g.randint(9, 20)), v.randint);
-    assert.deepEqual(Array.from({ length: 5 }, () => g.choice(Array.from('abcdefghijklmnop'))), v.choice);
+    assert.deepEqual(
+      Array.from({ length: 5 }, () => Number(g.getrandbits(32))),
+      v.u32,
+    );
+    assert.deepEqual(
+      Array.from({ length: 3 }, () => pyFloatRepr(g.random())),
+      v.random,
+    );
+    assert.deepEqual(
+      Array.from({ length: 5 }, () => g.randrange(1000)),
+      v.randbelow,
+    );
+    assert.deepEqual(
+      Array.from({ length: 5 }, () => g.randint(9, 20)),
+      v.randint,
+    );
+    assert.deepEqual(
+      Array.from({ length: 5 }, () => g.choice(Array.from('abcdefghijklmnop'))),
+      v.choice,
+    );
     assert.equal(g.getrandbits(100).toString(), v.big);
     assert.deepEqual(
       [...Array.from({ length: 3 }, () => g.randrange(3, 100, 7)), ...Array.from({ length: 3 }, () => g.randrange(50, 0, -3))],
@@ -25,8 +40,22 @@ for (const [key, v] of Object.entries<any>(cases)) {
     const l = Array.from({ length: 20 }, (_, i) => i);
     g.shuffle(l);
     assert.deepEqual(l, v.shuffle);
-    assert.deepEqual(g.sample(Array.from({ length: 30 }, (_, i) => i), 5), v.sample_pool, 'sample, pool algorithm');
-    assert.deepEqual(g.sample(Array.from({ length: 1000 }, (_, i) => i), 8), v.sample_set, 'sample, set algorithm');
+    assert.deepEqual(
+      g.sample(
+        Array.from({ length: 30 }, (_, i) => i),
+        5,
+      ),
+      v.sample_pool,
+      'sample, pool algorithm',
+    );
+    assert.deepEqual(
+      g.sample(
+        Array.from({ length: 1000 }, (_, i) => i),
+        8,
+      ),
+      v.sample_set,
+      'sample, set algorithm',
+    );
     assert.deepEqual(g.sample(['todo', 'summary', 'handover', 'budget', 'agenda', 'checklist'], 2), v.sample_all);
   });
 }

@@ -72,9 +72,7 @@ export function literalEval(node: Expr | null): PyValue {
         const right = convertNum(node.right);
         if ((typeof left === 'bigint' || typeof left === 'number') && right instanceof PyComplex) {
           const l = Number(left);
-          return node.op === '+'
-            ? new PyComplex(l + right.real, 0 + right.imag)
-            : new PyComplex(l - right.real, 0 - right.imag);
+          return node.op === '+' ? new PyComplex(l + right.real, 0 + right.imag) : new PyComplex(l - right.real, 0 - right.imag);
         }
       }
       return convertSignedNum(node);

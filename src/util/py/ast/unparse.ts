@@ -363,16 +363,13 @@ class Unparser {
         this.setPrec(P.ATOM, node.func);
         this.traverse(node.func);
         this.write('(');
-        this.interleave(
-          [...node.args.map((a) => ({ a })), ...node.keywords.map((k) => ({ k }))],
-          (x) => {
-            if ('a' in x) this.traverse(x.a);
-            else {
-              this.write(x.k.arg === null ? '**' : x.k.arg + '=');
-              this.traverse(x.k.value);
-            }
-          },
-        );
+        this.interleave([...node.args.map((a) => ({ a })), ...node.keywords.map((k) => ({ k }))], (x) => {
+          if ('a' in x) this.traverse(x.a);
+          else {
+            this.write(x.k.arg === null ? '**' : x.k.arg + '=');
+            this.traverse(x.k.value);
+          }
+        });
         return this.write(')');
       case 'Subscript':
         this.setPrec(P.ATOM, node.value);
