@@ -4,7 +4,8 @@
 // cycles (the same draft many times) and shared prompts cost one copy; identical indices also tell
 // the browser, without hashing, which drafts are byte-identical repeats.
 import type { RoundRecord, TrajectoryRecord } from '../store/types.ts';
-import type { ControllerInfo, TrajectoryLabel } from './model.ts';
+import type { ControllerInfo, DrilldownLabels, TrajectoryLabel } from '../studies/kit/report-model.ts';
+export type { DrilldownLabels };
 import { encodeWordDiff, type EncodedDiff } from './word-diff.ts';
 
 /** Where the drill-down gets what is not in the trajectory record itself. */
@@ -61,13 +62,6 @@ export interface PayloadTrajectory {
   /** why feedback or the prompt could not be rendered, if so */
   err?: string;
   rounds: PayloadRound[];
-}
-
-/** Display names for the filter values. */
-export interface DrilldownLabels {
-  outcome: Record<string, string>;
-  repeat: Record<string, string>;
-  category: Record<string, string>;
 }
 
 export interface DrilldownPayload {

@@ -2,10 +2,9 @@
 // capabilities, decoding), under which protocol, with which prompt templates and verifiers. A run id
 // is bound to one plan for ever: resuming with anything different is refused, naming what differs.
 import type { ModelCapabilities } from '../models/types.ts';
-import { canonicalJson, sha256Hex } from '../util/hash.ts';
-import type { ConstraintCase, Family, PromptVariant } from '../verify/types.ts';
-import type { ProtocolSpec } from '../loop/protocol.ts';
-import { diffLeaves } from './diff.ts';
+import { canonicalJson, sha256Hex } from '../core/util/hash.ts';
+import type { ConstraintCase, Family, PromptVariant } from '../core/verify/types.ts';
+import { diffLeaves } from '../core/util/json-diff.ts';
 import type { PerCase } from './events.ts';
 
 export interface FamilyFingerprint {
@@ -41,6 +40,20 @@ export interface RunPlan {
   };
   protocol: ProtocolSpec;
   families: Record<string, FamilyFingerprint>;
+}
+
+/** The JSON form stored in plans (history as its string spec). */
+export interface ProtocolSpec {
+  name: string;
+  budget: number;
+  history: string;
+  variant: PromptVariant;
+  temperature: number | null;
+  seed: number | null;
+  max_new_tokens: 'family';
+  message_policy: string;
+  ban_provider: string | null;
+  stop_rule: 'first-joint-success-or-budget';
 }
 
 /** Probe texts for the verifier fingerprint: empty, a plain sentence, and a messy one. */

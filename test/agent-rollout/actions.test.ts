@@ -2,14 +2,8 @@
 // were generated with /usr/bin/python3 from the reference's extract_action / canonical_action logic.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  canonicalAction,
-  canonicalCode,
-  extractAction,
-  parseErrorBreakdown,
-  pySplitlines,
-  repeatStats,
-} from '../../src/agent/rollout/actions.ts';
+import { canonicalAction, canonicalCode, extractAction, parseErrorBreakdown, repeatStats } from '../../src/studies/agent/actions.ts';
+import { pySplitlines } from '../../src/core/py/strings.ts';
 
 const PY = {
   extract: [

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getFamily } from '../../src/verify/index.ts';
+import { getFamily } from '../../src/core/verify/index.ts';
 import { createModel } from '../../src/models/index.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -145,12 +145,12 @@ const r = await model.generate([{ role: 'user', content: family.initialPrompt(c)
 out.text = r.text;
 const turn = await ledger.generate(model, 'Reply with one call.', 'Read the to-do list.', { maxTokens: 24 });
 out.turn = { text: turn.text, banEnforced: turn.banEnforced };
-try { await import('revloop/dist/verify/registry.js'); out.deepImport = 'allowed'; } catch (e) { out.deepImport = e.code; }
+try { await import('revloop/dist/core/verify/registry.js'); out.deepImport = 'allowed'; } catch (e) { out.deepImport = e.code; }
 process.stdout.write(JSON.stringify(out));
 `,
   );
   const out = JSON.parse(ok(run(process.execPath, ['consumer.mjs'], consumer), 'consumer.mjs'));
-  assert.equal(out.resolved, `file://${join(installed, 'dist', 'verify', 'index.js')}`);
+  assert.equal(out.resolved, `file://${join(installed, 'dist', 'core', 'verify', 'index.js')}`);
   assert.deepEqual(out.families.slice(0, 6), ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12']);
   assert.equal(out.deepImport, 'ERR_PACKAGE_PATH_NOT_EXPORTED', 'only the exported subpaths are importable');
   assert.equal(out.sameModule, true, "'revloop' re-exports the subpath modules, not copies");
@@ -227,7 +227,7 @@ import { createModel, type Model, type GenerateResult } from 'revloop/models';
 import { FailureLedger, type FailureRecord } from 'revloop/remedy';
 import { openStore, type RunStore } from 'revloop/store';
 import { ProbeStore } from 'revloop/probe';
-import { HARNESSES } from 'revloop/agent/rollout';
+import { HARNESSES } from 'revloop/agent';
 import { analyzeTrajectories, executeRun } from 'revloop';
 export const state: VerifierState = getFamily('exact-length').verify('a b c', { id: 'x', family: 'exact-length', source: 'm', target: 3, anchors: [] });
 export const model: Promise<Model> = createModel('sim:steady');

@@ -5,13 +5,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { getDefaultPunkt } from '../../src/text/index.ts';
+import { getDefaultPunkt } from '../../src/core/text/index.ts';
 
 export function writeDocExample(ext: '.ts' | '.mts'): string {
   const doc = readFileSync(resolve(import.meta.dirname, '../../docs/verify.md'), 'utf8');
   const m = /<!-- example: max-chars[^>]*-->\s*```ts\n([\s\S]*?)```/.exec(doc);
   assert.ok(m, 'docs/verify.md has the max-chars example');
-  const indexUrl = pathToFileURL(resolve(import.meta.dirname, '../../src/verify/index.ts')).href;
+  const indexUrl = pathToFileURL(resolve(import.meta.dirname, '../../src/core/verify/index.ts')).href;
   const code = m[1].replace("'revloop/verify'", `'${indexUrl}'`);
   const dir = mkdtempSync(join(tmpdir(), 'revloop-family-'));
   const file = join(dir, `max-chars${ext}`);

@@ -9,6 +9,8 @@
 // Token-id prompts avoid re-tokenising the seam between template and candidate.
 import type { ChatMessage, ScoreResult } from '../types.ts';
 import type { AttemptRecord } from '../types.ts';
+import type { Model } from '../types.ts';
+import { UserError } from '../../core/errors.ts';
 import type { OpenAICompatibleModel } from './openai-compatible.ts';
 
 export class ScoreError extends Error {
@@ -157,4 +159,42 @@ export async function vllmScore(
     contextTokens: ctx.length,
     attempts,
   };
+}
+
+/** Whether a model is an OpenAI-compatible backend talking to a vLLM server. */
+export function isVllmModel(model: Model): model is OpenAICompatibleModel {
+  const m = model as Partial<OpenAICompatibleModel>;
+  return !!m.config && m.config.vllm === true && typeof m.withRetries === 'function';
+}
+
+/** Token ids of `text` through vLLM's /tokenize endpoint (no special tokens). */
+export async function vllmTokenize(model: Model, text: string): Promise<number[]> {
+  if (!isVllmModel(model)) throw new UserError(`${model.label}: not a vLLM model (use a vllm:<url>#<model> spec)`);
+  const root = model.config.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  const res = await model.withRetries(
+    root + '/tokenize',
+    { model: model.config.model, prompt: text, add_special_tokens: false },
+    undefined,
+    undefined,
+    (raw) => {
+      try {
+        return { ok: true as const, parsed: JSON.parse(raw.body) as unknown };
+      } catch (e) {
+        return {
+          ok: false as const,
+          kind: 'malformed_json' as const,
+          message: (e as Error).message,
+          raw: raw.body.slice(0, 2000),
+          meta: {},
+        };
+      }
+    },
+  );
+  const tokens = (res.parsed as { tokens?: unknown } | undefined)?.tokens;
+  if (!res.ok || !Array.isArray(tokens) || !tokens.every((t) => Number.isInteger(t))) {
+    throw new UserError(
+      `${model.label}: tokenizing through ${root}/tokenize failed (${res.record.error?.message ?? 'no "tokens" list in the response'})`,
+    );
+  }
+  return tokens as number[];
 }
