@@ -1,7 +1,7 @@
 // The revloop command line: a thin shell over the library. Each command lives in its own module
 // under ./commands and registers itself; heavy dependencies are imported inside actions.
-import { Command, CommanderError } from 'commander';
-import { UserError } from '../core/errors.ts';
+import { Command } from 'commander';
+import { reportError } from './errors.ts';
 import { COMMANDS } from './commands/index.ts';
 
 export function buildProgram(): Command {
@@ -21,18 +21,4 @@ export async function main(argv: string[]): Promise<void> {
   } catch (e) {
     process.exitCode = reportError(e);
   }
-}
-
-/** Prints an error for people (no stack trace unless REVLOOP_DEBUG is set); returns the exit code. */
-export function reportError(e: unknown): number {
-  if (e instanceof CommanderError) return e.exitCode;
-  if (e instanceof UserError) {
-    process.stderr.write(`revloop: ${e.message}\n`);
-    return e.exitCode;
-  }
-  const err = e as Error;
-  process.stderr.write(`revloop: unexpected error: ${err?.message ?? String(e)}\n`);
-  if (process.env.REVLOOP_DEBUG) process.stderr.write(`${err?.stack ?? ''}\n`);
-  else process.stderr.write('(set REVLOOP_DEBUG=1 for a stack trace)\n');
-  return 1;
 }

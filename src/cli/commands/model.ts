@@ -1,7 +1,7 @@
 // `revloop model`: inspect a model spec, try one generation, list the simulated profiles.
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
-import { UserError } from '../../core/errors.ts';
+import { ProviderError, UserError } from '../../core/errors.ts';
 import { addModelOptions, modelOptionsFromFlags, type ModelFlags } from '../model-flags.ts';
 
 interface TryFlags extends ModelFlags {
@@ -66,7 +66,7 @@ export function register(program: Command): void {
       else {
         if (m.capabilities.simulated) process.stderr.write(`${m.label}: SIMULATED controller output\n`);
         if (result.text === null)
-          throw new UserError(`${m.label}: every attempt failed (${result.attempts.length}); see the attempt lines above`, 1);
+          throw new ProviderError(`${m.label}: every attempt failed (${result.attempts.length}); see the attempt lines above`);
         process.stdout.write(result.text + (result.text.endsWith('\n') ? '' : '\n'));
       }
     } finally {
