@@ -59,7 +59,7 @@ async function buildStore(path: string): Promise<number> {
   for (const f of CASE_FILES) cases.push(...(await loadCaseSet(sharedDataFile('paper-cases', f)!, { skipWitnessChecks: true })).cases);
   const tmp = `${path}.building`;
   rmSync(tmp, { force: true });
-  const store = openStore(tmp);
+  const store = await openStore(tmp);
   const t = performance.now();
   try {
     for (const [i, spec] of SIM_SPECS.entries()) {
@@ -84,7 +84,7 @@ async function buildStore(path: string): Promise<number> {
       process.stderr.write(`  store: ${i + 1}/${SIM_SPECS.length} controllers (${((performance.now() - t) / 1000).toFixed(1)} s)\n`);
     }
   } finally {
-    store.close();
+    await store.close();
   }
   for (const ext of ['-wal', '-shm']) rmSync(`${tmp}${ext}`, { force: true });
   renameSync(tmp, path);
@@ -107,9 +107,9 @@ if (useStore) {
   if (process.argv.includes('--rebuild')) rmSync(path, { force: true });
   if (!existsSync(path)) buildMs = await buildStore(path);
   const tLoad = performance.now();
-  const store = openStore(path, { readonly: true });
-  trajectories = store.loadTrajectories();
-  store.close();
+  const store = await openStore(path, { readonly: true });
+  trajectories = await store.loadTrajectories();
+  await store.close();
   const labels = [...new Set(trajectories.map((t) => t.controller))];
   panels = Object.fromEntries(labels.map((c) => [c, SIM_SPECS.findIndex((s) => c.startsWith(s + ' ')) < 12 ? 'sim-local' : 'sim-api']));
   source = `store ${path} (${buildMs ? `built in ${(buildMs / 1000).toFixed(1)} s by ${SIM_SPECS.length} sim runs` : 'cached; --rebuild to rebuild'}); read back in ${((performance.now() - tLoad) / 1000).toFixed(2)} s`;

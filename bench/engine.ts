@@ -155,7 +155,7 @@ const noStore: Pass = {
 
 // Pass 2: the full run path (plan, events, derived tables) into a fresh SQLite store.
 const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-'));
-const store = openStore(join(dir, 'bench.db'));
+const store = await openStore(join(dir, 'bench.db'));
 const planStart = performance.now();
 timers.verifier = timers.model = 0;
 let planMs = 0;
@@ -174,7 +174,7 @@ const result = await executeRun({
   },
 });
 const wallStore = performance.now() - t0;
-const events = store.db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number };
+const events = { n: (await store.readEvents('bench')).length };
 const withStore: Pass = {
   label: 'engine + SQLite store',
   wallMs: wallStore,
@@ -182,7 +182,7 @@ const withStore: Pass = {
   verifierMs: timers.verifier,
   modelMs: timers.model,
 };
-store.close();
+await store.close();
 rmSync(dir, { recursive: true, force: true });
 
 console.log(`bench/engine — SIMULATED controller sim:instant (no latency), ${files.join(' + ')}, budget 8, concurrency ${concurrency}`);

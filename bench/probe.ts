@@ -30,14 +30,14 @@ await model.load();
 const scorer = await probeScorerFor(model);
 const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-probe-'));
 try {
-  const store = ProbeStore.open(join(dir, 'b.db'));
-  store.ensureRun({ run_id: 'bench', env: 'toolshed', model_spec: spec, model_label: model.label, simulated: false });
-  store.addItems('bench', items, 'bench');
+  const store = await ProbeStore.open(join(dir, 'b.db'));
+  await store.openRun('bench', 'toolshed', { spec: spec, label: model.label, capabilities: { score: true, ban: false, simulated: false } });
+  await store.addItems('bench', items, 'bench');
   const t0 = performance.now();
   const r = await runProbe(scorer, store, items, { runId: 'bench', conditions, itemsSource: 'bench', itemsSha256: '-' });
   const s = (performance.now() - t0) / 1000;
   const c = r.counters!;
-  const ctx = store.scores('bench').map((x) => x.ctx_tokens ?? 0);
+  const ctx = (await store.scores('bench')).map((x) => x.ctx_tokens ?? 0);
   console.log(`model ${model.label}; ${items.length} items × ${conditions.length} conditions (${conditions.join(', ')})`);
   console.log(
     `scored ${r.nScored} triples in ${s.toFixed(2)} s: ${(r.nScored / s).toFixed(1)} scores/s, ${(s / items.length).toFixed(2)} s/item; mean context ${Math.round(ctx.reduce((a, b) => a + b, 0) / ctx.length)} tokens`,
@@ -45,7 +45,7 @@ try {
   console.log(
     `tokens pushed ${c.forwardTokens.toLocaleString('en')} in ${c.forwardCalls} forward calls vs ${c.naiveTokens.toLocaleString('en')} cache-free: prefix reuse saved ${(100 * r.cacheSaving!).toFixed(1)}%`,
   );
-  store.close();
+  await store.close();
   const t1 = performance.now();
   const v = await verifyProbeScoring(scorer, items, { n: Math.min(3, items.length) });
   console.log(

@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { analyzeTrajectories } from '../src/studies/revision/analysis/analyze.ts';
 import { paperShapedControllers, syntheticTrajectories } from '../src/studies/revision/synthetic.ts';
-import { buildReport, writeReportFile } from '../src/report/index.ts';
-import { renderReportHtml } from '../src/report/render.ts';
+import { renderReportPage, revisionReportPage, writeReportFile } from '../src/report/index.ts';
 import { getFamily } from '../src/core/verify/index.ts';
 import type { TrajectoryRecord } from '../src/store/types.ts';
 
@@ -65,13 +64,13 @@ const t0 = performance.now();
 const trajectories = realistic(
   syntheticTrajectories({ controllers: paperShapedControllers().slice(0, nControllers), seed: 1, incompleteRate: 0.0005 }),
 );
-const rounds = trajectories.reduce((a, t) => a + t.rounds.length, 0);
+const rounds = await trajectories.reduce((a, t) => a + t.rounds.length, 0);
 const t1 = performance.now();
 const analysis = analyzeTrajectories(trajectories, { bootstrap: 0 });
 const t2 = performance.now();
-const { model, payload } = buildReport(trajectories, analysis, { getFamily, title: 'Benchmark (SIMULATED)' });
+const page = revisionReportPage(trajectories, analysis, { getFamily, title: 'Benchmark (SIMULATED)' });
 const t3 = performance.now();
-const html = renderReportHtml(model, payload);
+const html = renderReportPage(page);
 const t4 = performance.now();
 writeReportFile(out, html);
 console.log(
@@ -79,7 +78,7 @@ console.log(
 );
 console.log(`generate synthetic set:       ${ms(t0, t1)}`);
 console.log(`analysis (bootstrap 0):       ${ms(t1, t2)}`);
-console.log(`drill-down data + diffs:      ${ms(t2, t3)}  (${payload.strings.length.toLocaleString('en')} distinct strings)`);
+console.log(`drill-down data + diffs:      ${ms(t2, t3)}  (${page.drilldown!.strings.length.toLocaleString('en')} distinct strings)`);
 console.log(`render HTML:                  ${ms(t3, t4)}`);
 console.log(`file size:                    ${(statSync(out).size / 1e6).toFixed(1)} MB  (${out})`);
 

@@ -20,7 +20,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCommand } from '../src/app/run.ts';
+import { runCases } from '../src/app/run.ts';
 import { openStore } from '../src/store/store.ts';
 import { sharedDataFile } from '../src/core/util/shared-data.ts';
 import { benchServer, machineCeiling, machineLine, pct, requestPool, steadyState, type Span } from './http-lib.ts';
@@ -68,45 +68,37 @@ const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-http-'));
 const storePath = join(dir, 'runs.db');
 try {
   let loopStart = 0;
-  const err = {
-    isTTY: false,
-    write: (s: string) => {
-      if (!loopStart && s.includes(' done')) loopStart = performance.now();
-      return true;
-    },
-  };
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
-  const code = await runCommand(
+  const outcome = await runCases(
     {
       cases: casesPath,
       model: modelSpec,
+      modelOptions: { maxRetries: 0, timeout: 30_000 },
       store: storePath,
       runId: 'bench',
-      concurrency: String(concurrency),
-      limit,
-      retries: '0',
-      timeout: '30',
+      concurrency,
+      limit: Number(limit),
     },
-    { out: { write: () => true }, err },
+    { onProgress: (p) => (loopStart ||= p.done > 0 ? performance.now() : 0) },
   );
   const end = performance.now();
   const cpu = process.cpuUsage(cpu0);
   const elu = performance.eventLoopUtilization(elu0).utilization;
-  if (code !== 0) throw new Error(`run exited with ${code}`);
+  if (outcome.result.stopped) throw new Error(`run stopped: ${outcome.result.stopped.message}`);
 
-  const store = openStore(storePath, { readonly: true });
-  const ts = store.loadTrajectories(['bench']);
-  const summary = store.listRuns()[0];
-  const events = store.readEvents('bench');
-  store.close();
+  const store = await openStore(storePath, { readonly: true });
+  const ts = await store.loadTrajectories(['bench']);
+  const summary = (await store.listRuns())[0];
+  const events = await store.readEvents('bench');
+  await store.close();
 
   // Slots are trajectories: from their first attempt_started to their end marker. Generations
   // finish at their attempt_finished events. Event times are the commit times (ms resolution).
   const spans = new Map<number, Span>();
   const finished: number[] = [];
-  for (const e of events) {
+  for (const e of await events) {
     if (e.caseIndex === null) continue;
     const t = Date.parse(e.at);
     if (e.type === 'attempt_started' && !spans.has(e.caseIndex)) spans.set(e.caseIndex, { start: t, end: Infinity });
@@ -115,8 +107,8 @@ try {
   }
   const steady = steadyState([...spans.values()], finished, concurrency);
 
-  const rounds = ts.map((t) => t.rounds.length);
-  const total = rounds.reduce((a, b) => a + b, 0);
+  const rounds = (await ts).map((t) => t.rounds.length);
+  const total = await rounds.reduce((a, b) => a + b, 0);
   const ideal = Math.max(total / concurrency, Math.max(...rounds)) * latencyMs;
   const loop = end - loopStart;
   const whole = end - t0;
@@ -124,7 +116,7 @@ try {
   const how = inProcess ? 'in-process sim model, no HTTP' : `via serve-sim (${sameProcess ? 'same process' : 'child process'})`;
   console.log(`bench/run-http — SIMULATED controller sim:${profile} ${how}, latency ${latencyMs} ms, concurrency ${concurrency}`);
   console.log(
-    `${ts.length} trajectories, ${total} generations (${summary.failedAttempts} failed attempts), ${summary.successes} joint successes`,
+    `${(await ts).length} trajectories, ${total} generations (${summary.failedAttempts} failed attempts), ${summary.successes} joint successes`,
   );
   console.log(`ideal rate ${fmt(idealRate)} generations/s (concurrency ÷ latency); target: steady state ≥ 90% of it`);
   if (steady) {

@@ -1,30 +1,49 @@
-// Flag parsing and progress lines shared by the commands: repeatable flags, whole-number flags
-// (analyze, report), `controller=panel` assignments, and a stderr progress line that rewrites itself on a
-// terminal and prints a line per quarter otherwise.
-import { UserError } from '../core/errors.ts';
+// Every flag of every command is parsed here, from the strings commander hands over to the typed
+// options the app functions take: whole numbers, the shared model flags, protocol settings,
+// repeatable flags and `controller=panel` assignments. Errors name the flag as typed.
+import type { Command } from 'commander';
+import { UsageError } from '../core/errors.ts';
+import { PROMPT_VARIANTS, type PromptVariant } from '../core/verify/types.ts';
+import { parseHistoryPolicy, type HistoryPolicy } from '../engine/history.ts';
+import type { ModelOptions } from '../models/options.ts';
 
 /** Commander's collector for a repeatable flag (`--plugin a.ts --plugin b.ts`). */
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/** A whole-number flag within [min, max]; undefined stays undefined (the caller's default applies). */
+export function wholeNumber(flag: string, value: string, range?: { min?: number; max?: number }): number;
+export function wholeNumber(flag: string, value: string | undefined, range?: { min?: number; max?: number }): number | undefined;
+export function wholeNumber(flag: string, value: string | undefined, range: { min?: number; max?: number } = {}): number | undefined {
+  if (value === undefined) return undefined;
+  const min = range.min ?? 0;
+  const n = Number(value);
+  const bounds = range.max !== undefined ? `from ${min} to ${range.max}` : `≥ ${min}`;
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min || (range.max !== undefined && n > range.max)) {
+    throw new UsageError(flag, `${flag} must be a whole number ${bounds} (got "${value}")`);
+  }
+  return n;
+}
+
+/** A number flag ≥ min (integers only when asked). */
+export function numberFlag(flag: string, value: string | undefined, o: { min: number; integer?: boolean }): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || (o.integer && !Number.isInteger(n)) || n < o.min) {
+    throw new UsageError(flag, `${flag} must be ${o.integer ? 'an integer' : 'a number'} ≥ ${o.min} (got "${value}")`);
+  }
+  return n;
+}
+
 /** The run a command names as its argument or with --run; two different names are a mistake. */
 export function oneRun(command: string, positional: string | undefined, flag: string | undefined, usage: string): string {
   if (positional !== undefined && flag !== undefined && positional !== flag) {
-    throw new UserError(`${command}: two runs named ('${positional}' and --run '${flag}'); name one (${usage})`);
+    throw new UsageError('--run', `${command}: two runs named ('${positional}' and --run '${flag}'); name one (${usage})`);
   }
   const run = flag ?? positional;
-  if (!run) throw new UserError(`${command}: name the run (${usage})`);
+  if (!run) throw new UsageError('--run', `${command}: name the run (${usage})`);
   return run;
-}
-
-/** A whole-number flag ≥ min; `command` prefixes the error (e.g. "analyze"). */
-export function intFlag(command: string, name: string, value: string, min: number): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) {
-    throw new UserError(`${command}: ${name} must be a whole number ≥ ${min} (got "${value}")`);
-  }
-  return n;
 }
 
 /** `--panel controller=panel` assignments (the last '=' splits, so controller names may contain one). */
@@ -33,49 +52,85 @@ export function parsePanels(command: string, specs: readonly string[]): Record<s
   for (const spec of specs) {
     const at = spec.lastIndexOf('=');
     if (at <= 0 || at === spec.length - 1) {
-      throw new UserError(`${command}: --panel expects controller=panel (got "${spec}"), e.g. --panel "sim:fast=simulated"`);
+      throw new UsageError('--panel', `${command}: --panel expects controller=panel (got "${spec}"), e.g. --panel "sim:fast=simulated"`);
     }
     panels[spec.slice(0, at)] = spec.slice(at + 1);
   }
   return panels;
 }
 
-export interface ProgressLine {
-  update(p: { done: number; total: number }): void;
-  /** Ends a rewritten terminal line; safe to call more than once. */
-  done(): void;
+// ---- protocol ------------------------------------------------------------------------------------
+
+export function budgetFlag(value: string | undefined, fallback: number): number {
+  return wholeNumber('--budget', value, { min: 0, max: 1000 }) ?? fallback;
 }
 
-/** `<prefix>: 42% (4,200/10,000 <unit>), 1.2 s elapsed, ETA 2 s` on stderr. */
-export function progressLine(prefix: string, unit: string, stream: NodeJS.WriteStream = process.stderr): ProgressLine {
-  const tty = stream.isTTY;
-  const start = performance.now();
-  let lastPrint = 0;
-  let lastQuarter = -1;
-  let printed = false;
-  return {
-    update({ done, total }) {
-      if (!total) return;
-      const now = performance.now();
-      const elapsed = (now - start) / 1000;
-      const fraction = done / total;
-      const eta = fraction > 0 ? elapsed * (1 / fraction - 1) : 0;
-      const line = `${prefix}: ${(100 * fraction).toFixed(0)}% (${done.toLocaleString('en')}/${total.toLocaleString('en')} ${unit}), ${elapsed.toFixed(1)} s elapsed, ETA ${eta.toFixed(0)} s`;
-      if (tty) {
-        if (now - lastPrint < 200 && done < total) return;
-        lastPrint = now;
-        stream.write(`\r${line}\x1b[K`);
-        printed = true;
-      } else {
-        const quarter = Math.floor(fraction * 4);
-        if (quarter === lastQuarter || elapsed < 2) return;
-        lastQuarter = quarter;
-        stream.write(`${line}\n`);
-      }
-    },
-    done() {
-      if (tty && printed) stream.write('\n');
-      printed = false;
-    },
-  };
+export function historyFlag(value: string | undefined): HistoryPolicy {
+  return parseHistoryPolicy(value ?? 'full');
+}
+
+export function variantFlag(value: string | undefined): PromptVariant {
+  const v = value ?? 'baseline';
+  if (!(PROMPT_VARIANTS as readonly string[]).includes(v)) {
+    throw new UsageError('--variant', `--variant: unknown prompt variant '${v}'; use ${PROMPT_VARIANTS.join(', ')}`);
+  }
+  return v as PromptVariant;
+}
+
+// ---- the model flags, the same on every command that takes --model ------------------------------
+
+export interface ModelFlags {
+  timeout?: string;
+  retries?: string;
+  modelConcurrency?: string;
+  rpm?: string;
+  apiKeyEnv?: string;
+  extraBody?: string;
+  temperature?: string;
+  seed?: string;
+  label?: string;
+}
+
+/** Adds the model flags to a command (times in seconds here, milliseconds in the library). */
+export function addModelOptions(cmd: Command): Command {
+  return cmd
+    .option('--timeout <seconds>', 'per-attempt timeout for HTTP models (default 180)')
+    .option('--retries <n>', 'retries after a failed HTTP attempt (default 4)')
+    .option('--model-concurrency <n>', 'HTTP requests in flight per model (default 16; `run` defaults it to --concurrency)')
+    .option('--rpm <n>', 'at most this many HTTP attempts per minute')
+    .option('--api-key-env <NAME>', 'environment variable holding the API key (default OPENAI_API_KEY)')
+    .option('--extra-body <json>', 'extra request-body keys as a JSON object, e.g. \'{"chat_template_kwargs":{"enable_thinking":false}}\'')
+    .option('--temperature <t>', 'sampling temperature (default 0; "omit" to send none)')
+    .option('--seed <n>', 'seed sent with every request (and the seed of sim models)')
+    .option('--label <name>', 'controller name shown in analyses');
+}
+
+export function modelOptionsFromFlags(flags: ModelFlags): ModelOptions {
+  const o: ModelOptions = {};
+  const timeout = numberFlag('--timeout', flags.timeout, { min: 0.001 });
+  if (timeout !== undefined) o.timeout = Math.round(timeout * 1000);
+  const retries = numberFlag('--retries', flags.retries, { min: 0, integer: true });
+  if (retries !== undefined) o.maxRetries = retries;
+  const conc = numberFlag('--model-concurrency', flags.modelConcurrency, { min: 1, integer: true });
+  if (conc !== undefined) o.concurrency = conc;
+  const rpm = numberFlag('--rpm', flags.rpm, { min: 1 });
+  if (rpm !== undefined) o.rpm = rpm;
+  if (flags.apiKeyEnv !== undefined) o.apiKeyEnv = flags.apiKeyEnv;
+  if (flags.extraBody !== undefined) {
+    let v: unknown;
+    try {
+      v = JSON.parse(flags.extraBody);
+    } catch (e) {
+      throw new UsageError('--extra-body', `--extra-body is not valid JSON: ${(e as Error).message}`);
+    }
+    if (!v || typeof v !== 'object' || Array.isArray(v))
+      throw new UsageError('--extra-body', '--extra-body must be a JSON object, e.g. \'{"seed": 0}\'');
+    o.extraBody = v as Record<string, unknown>;
+  }
+  if (flags.temperature !== undefined)
+    o.temperature = flags.temperature === 'omit' ? null : numberFlag('--temperature', flags.temperature, { min: 0 });
+  const seed = numberFlag('--seed', flags.seed, { min: -(2 ** 53), integer: true });
+  if (seed !== undefined) o.seed = seed;
+  if (flags.label !== undefined) o.label = flags.label;
+  return o;
 }

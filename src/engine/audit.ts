@@ -10,10 +10,11 @@ import { canonicalJson } from '../core/util/hash.ts';
 import { pyStrip } from '../core/py/format.ts';
 import type { ConstraintCase, Family, PromptVariant } from '../core/verify/types.ts';
 import { diffLeaves } from '../core/util/json-diff.ts';
-import type { RunPlannedPayload, StoredEvent } from '../store/events.ts';
-import { planSha256 } from '../store/plan.ts';
+import type { StoredEvent, TrajectoryRunPlanned } from '../store/events.ts';
+import { isTrajectoryPlan, planSha256 } from '../store/plan.ts';
 import { reduceRun } from '../store/reduce.ts';
-import { eventHash, GENESIS_HASH, rowToEvent, type RunStore } from '../store/store.ts';
+import { verifyChain } from '../store/chain.ts';
+import type { RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
 
 export interface Discrepancy {
@@ -53,52 +54,35 @@ function stateDiff(stored: unknown, replayed: unknown): { field: string; problem
   return { field: `state.${path}`, problem: rest.join(': ') };
 }
 
-export function auditRun(store: RunStore, runId: string, resolveFamily: (name: string) => Family): AuditReport {
+export async function auditRun(store: RunStore, runId: string, resolveFamily: (name: string) => Family): Promise<AuditReport> {
   const found: Discrepancy[] = [];
   const notes: string[] = [];
   const add = (caseIndex: number | null, caseId: string | null, revision: number | null, field: string, problem: string) =>
     found.push({ caseIndex, caseId, revision, field, problem });
 
   // 1. The event chain: contiguous sequence numbers, linked and unmodified hashes, parseable payloads.
-  const rows = store.rawEventRows(runId);
-  const events: StoredEvent[] = [];
-  let prev = GENESIS_HASH;
-  let expectSeq = 1;
-  for (const r of rows) {
-    if (r.seq !== expectSeq)
-      add(
-        null,
-        null,
-        null,
-        'events',
-        `event${r.seq - expectSeq === 1 ? '' : 's'} seq ${expectSeq}${r.seq - 1 > expectSeq ? `–${r.seq - 1}` : ''} missing (deleted from the log)`,
-      );
-    if (r.prev_hash !== prev && r.seq === expectSeq)
-      add(r.case_index, null, r.revision, 'events', `event seq ${r.seq} (${r.type}) does not link to its predecessor`);
-    if (eventHash(r.prev_hash, r.run_id, r.seq, r.type, r.case_index, r.revision, r.at, r.payload) !== r.hash) {
-      add(r.case_index, null, r.revision, 'events', `event seq ${r.seq} (${r.type}) was modified after it was written (hash mismatch)`);
-    }
-    prev = r.hash;
-    expectSeq = r.seq + 1;
-    try {
-      events.push(rowToEvent(r));
-    } catch {
-      add(r.case_index, null, r.revision, 'events', `event seq ${r.seq} (${r.type}) has a payload that is not JSON`);
-    }
-  }
+  const rows = await store.rawEventRows(runId);
+  const { events, problems } = verifyChain(rows);
+  for (const p of problems) add(p.caseIndex, null, p.revision, 'events', p.problem);
   const reduced = reduceRun(events);
   if (!reduced) {
-    add(null, null, null, 'plan', rows.length ? 'the log has no run_planned event' : `no run '${runId}' in ${store.path}`);
+    add(null, null, null, 'plan', rows.length ? 'the log has no run_planned event' : `no run '${runId}' in ${store.location}`);
     return finish();
   }
 
   // 2. The plan: first, unique, and its hash recomputes.
   const plannedEvents = events.filter((e) => e.type === 'run_planned');
-  const planned = plannedEvents[0].payload as RunPlannedPayload;
+  const anyPlanned = plannedEvents[0].payload;
   if (events[0]?.type !== 'run_planned') add(null, null, null, 'plan', 'run_planned is not the first event');
   if (plannedEvents.length > 1) add(null, null, null, 'plan', `${plannedEvents.length} run_planned events (a plan never changes)`);
-  if (planSha256(planned.plan, planned.cases, planned.per_case) !== planned.plan_sha256)
+  if (planSha256(anyPlanned.plan, anyPlanned.cases, anyPlanned.per_case) !== anyPlanned.plan_sha256)
     add(null, null, null, 'plan', 'plan_sha256 does not match the stored plan and cases');
+  if (!isTrajectoryPlan(anyPlanned.plan)) {
+    // A study run's results are keyed records: the chain and the plan are what there is to check.
+    notes.push(`a ${anyPlanned.plan.kind} run: its event chain and plan were checked; it has no trajectories to replay`);
+    return finish();
+  }
+  const planned = anyPlanned as TrajectoryRunPlanned;
 
   const variant = planned.plan.protocol.variant as PromptVariant;
   let history: ReturnType<typeof parseHistoryPolicy> | null = null;
@@ -149,7 +133,7 @@ export function auditRun(store: RunStore, runId: string, resolveFamily: (name: s
   });
 
   // 4. The derived tables equal a fresh reduction.
-  const mat = store.materialized(runId);
+  const mat = await store.materialized(runId);
   reduced.trajectories.forEach((t, i) => {
     const m = mat.trajectories[i];
     const diffs = diffLeaves(t, m, ['events', 'tables'], 3);

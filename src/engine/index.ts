@@ -33,6 +33,7 @@ export {
   type HistoryPolicy,
   type Exchange,
 } from './history.ts';
-export { PAPER_PROTOCOL, protocolName, protocolSpec, protocolFromSpec, type ProtocolConfig, type ProtocolSpec } from './protocol.ts';
+export { PAPER_PROTOCOL, protocolName, protocolSpec, protocolFromSpec, type ProtocolConfig } from './protocol.ts';
+export type { ProtocolSpec } from '../store/plan.ts';
 export { verbatimPolicy, type MessagePolicy, type BanProvider, type RoundContext, type ExchangeRecord } from './harness.ts';
 export { REVLOOP_VERSION } from '../core/version.ts';

@@ -44,15 +44,15 @@ export interface NumberedAttempt {
 export interface TrajectorySink {
   /** The first generation of this session starts (later ones arrive with draftAccepted). */
   attemptStarted(start: AttemptStart): unknown;
-  /** A failed provider attempt (written at once; it is never scored). */
+  /** A failed provider attempt (it is never scored); a sink that writes it durably commits it before the next round's write. */
   attemptFinished(revision: number, attempt: number, record: AttemptRecord): void;
   /**
    * A verified draft with the attempt that produced it; `stop` is set when the stop rule ends the
    * trajectory with it, otherwise `next` is the generation that starts now.
    */
   draftAccepted(round: AcceptedRound, stop: StopReason | null, attempt: NumberedAttempt, next: AttemptStart | null): unknown;
-  /** The generation's attempts were exhausted: the trajectory is protocol-incomplete. */
-  incomplete(revision: number, reason: string): void;
+  /** The generation's attempts were exhausted: the trajectory is protocol-incomplete (awaited). */
+  incomplete(revision: number, reason: string): unknown;
 }
 
 export interface TrajectoryJob {
@@ -191,14 +191,14 @@ export async function runTrajectory(
       // Mistakes in the configuration (a missing key, a capability) concern the whole run.
       if (e instanceof UserError) throw e;
       const reason = `revision ${revision}: generation failed: ${(e as Error)?.message ?? String(e)}`;
-      sink.incomplete(revision, reason);
+      await sink.incomplete(revision, reason);
       return { status: 'incomplete', rounds, reason };
     }
     if (signal?.aborted) return { status: 'aborted', rounds };
     if (text === null) {
       const tries = `${attempt} attempt${attempt === 1 ? '' : 's'}`;
       const reason = `revision ${revision}: provider attempts exhausted (${tries})${lastError ? `; last error: ${lastError}` : ''}`;
-      sink.incomplete(revision, reason);
+      await sink.incomplete(revision, reason);
       return { status: 'incomplete', rounds, reason };
     }
     // A backend that returned text without reporting its attempt still gets one on record.

@@ -1,7 +1,6 @@
 // The protocol configuration of a run: everything that decides which messages are sent and when the
 // loop stops. It is part of the immutable run plan; `paper` defaults reproduce the reference.
-import { UserError } from '../core/errors.ts';
-import { PROMPT_VARIANTS, type PromptVariant } from '../core/verify/types.ts';
+import type { PromptVariant } from '../core/verify/types.ts';
 import type { ProtocolSpec } from '../store/plan.ts';
 import { formatHistoryPolicy, parseHistoryPolicy, type HistoryPolicy } from './history.ts';
 
@@ -66,19 +65,3 @@ export function protocolFromSpec(s: ProtocolSpec): ProtocolConfig {
     banProvider: s.ban_provider,
   };
 }
-
-export function parseBudget(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 1000)
-    throw new UserError(`--budget: expected a whole number of revisions from 0 to 1000, got '${value}'`);
-  return n;
-}
-
-export function parseVariant(value: string): PromptVariant {
-  if (!(PROMPT_VARIANTS as readonly string[]).includes(value)) {
-    throw new UserError(`--variant: unknown prompt variant '${value}'; use ${PROMPT_VARIANTS.join(', ')}`);
-  }
-  return value as PromptVariant;
-}
-
-export type { ProtocolSpec };

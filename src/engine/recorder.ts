@@ -4,7 +4,8 @@
 // end marker. Rounds and first starts go through the store's group commit (all the groups queued in
 // one turn of the event loop share a transaction) and the engine waits for the commit before it
 // starts the generation they announce, so a dead process loses only attempts in flight. Failed
-// attempts and incomplete markers are written at once.
+// attempts (reported from inside a generation) join the next group commit, and every later write
+// of the trajectory waits for them.
 import type { AcceptedRound, AttemptStart, NumberedAttempt, StopReason, TrajectorySink } from './loop.ts';
 import type { AttemptRecord } from '../models/types.ts';
 import type { NewEvent } from '../store/events.ts';
@@ -20,8 +21,18 @@ export class StoreRecorder implements TrajectorySink {
     private readonly caseIndex: number,
   ) {}
 
+  /** Writes still in flight (failed attempts are reported from inside a generation, which cannot wait). */
+  private pending: Array<Promise<void>> = [];
+
   private write(events: NewEvent[]): void {
-    if (!this.closed) this.store.append(this.runId, events);
+    if (!this.closed) this.pending.push(this.store.appendSoon(this.runId, events));
+  }
+
+  /** Resolves once every earlier write is committed (rejects with the first failure). */
+  private async settle(): Promise<void> {
+    const pending = this.pending;
+    this.pending = [];
+    await Promise.all(pending);
   }
 
   /** Resolves once the events are committed (group commit). */
@@ -47,7 +58,7 @@ export class StoreRecorder implements TrajectorySink {
     this.write([{ type: 'attempt_finished', caseIndex: this.caseIndex, revision, payload: { attempt, record } }]);
   }
 
-  draftAccepted(round: AcceptedRound, stop: StopReason | null, attempt: NumberedAttempt, next: AttemptStart | null): Promise<void> {
+  async draftAccepted(round: AcceptedRound, stop: StopReason | null, attempt: NumberedAttempt, next: AttemptStart | null): Promise<void> {
     const events: NewEvent[] = [
       {
         type: 'attempt_finished',
@@ -70,10 +81,13 @@ export class StoreRecorder implements TrajectorySink {
         payload: { stop, rounds: round.revision + 1, final_joint: round.joint },
       });
     } else if (next) events.push(this.started(next));
-    return this.writeSoon(events);
+    const committed = this.writeSoon(events);
+    await this.settle();
+    await committed;
   }
 
-  incomplete(revision: number, reason: string): void {
+  async incomplete(revision: number, reason: string): Promise<void> {
     this.write([{ type: 'trajectory_incomplete', caseIndex: this.caseIndex, revision, payload: { reason } }]);
+    await this.settle();
   }
 }

@@ -5,8 +5,8 @@ import { REVLOOP_VERSION } from '../core/version.ts';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Model } from '../models/types.ts';
-import type { PerCase, RunPlannedPayload } from '../store/events.ts';
-import { casesSha256, diffPlans, familyFingerprint, planSha256, type RunPlan } from '../store/plan.ts';
+import type { PerCase, RunPlannedPayload as RunPlannedPayloadAny, TrajectoryRunPlanned } from '../store/events.ts';
+import { assertSamePlan, casesSha256, familyFingerprint, isTrajectoryPlan, planSha256, type RunPlan } from '../store/plan.ts';
 import { StoreRecorder } from './recorder.ts';
 import type { RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
@@ -77,7 +77,7 @@ export function planRun(
   req: Pick<RunRequest, 'cases' | 'caseSet' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider'>,
   kind: RunPlan['kind'] = 'run',
   perCase: PerCase[] | null = null,
-): RunPlannedPayload {
+): TrajectoryRunPlanned {
   const byFamily = new Map<string, ConstraintCase[]>();
   for (const c of req.cases) {
     const list = byFamily.get(c.family) ?? [];
@@ -144,15 +144,8 @@ export function validateCases(cases: readonly ConstraintCase[], resolveFamily: (
 }
 
 /** Refuses a different plan under an existing run id, naming what differs. */
-export function checkSamePlan(runId: string, stored: RunPlannedPayload, requested: RunPlannedPayload): void {
-  if (stored.plan_sha256 === requested.plan_sha256) return;
-  const diffs = diffPlans(stored.plan, requested.plan);
-  if (!diffs.length) diffs.push('the frozen cases or per-case settings differ');
-  throw new UserError(
-    `run '${runId}' exists with a different plan; a run's plan never changes.\n` +
-      diffs.map((d) => `  ${d}`).join('\n') +
-      `\nUse a new --run-id to run this plan, or repeat the original command to resume '${runId}'.`,
-  );
+export function checkSamePlan(runId: string, stored: TrajectoryRunPlanned | RunPlannedPayloadAny, requested: TrajectoryRunPlanned): void {
+  assertSamePlan(runId, stored, requested);
 }
 
 /** Accepted rounds of a stored trajectory, with the feedback the model saw after each. */
@@ -171,13 +164,17 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
     throw new CapabilityError(`the ban provider '${req.banProvider.name}' needs a model with decoder bans; ${req.model.spec} has none`);
   }
   const requested = planRun(req);
-  const stored = store.getPlanned(runId);
-  if (stored) checkSamePlan(runId, stored, requested);
+  const stored = await store.getPlanned(runId);
+  if (stored) {
+    if (!isTrajectoryPlan(stored.plan))
+      throw new UserError(`run '${runId}' in ${store.location} is a ${stored.plan.kind} run, not a revision run; choose another --run-id`);
+    checkSamePlan(runId, stored, requested);
+  }
 
-  store.acquireLock(runId);
+  await store.acquireLock(runId);
   try {
-    if (!stored) store.createRun(runId, requested);
-    const trajectories = store.loadTrajectories([runId]);
+    if (!stored) await store.createRun(runId, requested);
+    const trajectories = await store.loadTrajectories([runId]);
     const open = trajectories.filter((t) => t.status !== 'complete');
     const progress: RunProgress = {
       total: trajectories.length,
@@ -188,7 +185,7 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
       rounds: 0,
       startedAtMs: Date.now(),
     };
-    store.append(runId, [
+    await store.append(runId, [
       {
         type: 'session_started',
         payload: {
@@ -225,7 +222,7 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
       recorders.add(recorder);
       try {
         if (t.status === 'incomplete') {
-          store.append(runId, [
+          await store.append(runId, [
             { type: 'trajectory_reopened', caseIndex: t.caseIndex, payload: { previous_reason: t.incompleteReason ?? null } },
           ]);
         }
@@ -299,7 +296,7 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
     return { runId, resumed: stored !== null, progress: { ...progress }, stopped };
   } finally {
     // Rounds of abandoned calls may still wait for their group commit: they are complete, keep them.
-    store.flush();
-    store.releaseLock(runId);
+    await store.flush();
+    await store.releaseLock(runId);
   }
 }

@@ -4,6 +4,7 @@
 //   vllm:<base-url>#<model>             the same, plus vLLM's scoring (prompt_logprobs) and bans (bad_words)
 //   gguf:<path>                         in-process llama.cpp (src/models/gguf)
 //   sim:<profile>[?k=v&…]               a simulated controller (always labelled as a simulation)
+import { simulatedLabel } from '../core/simulated.ts';
 import { UserError } from '../core/errors.ts';
 import type { Model } from './types.ts';
 import {
@@ -91,7 +92,10 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
   if (typeof extraBody !== 'object' || Array.isArray(extraBody)) throw new UserError('extraBody must be a JSON object');
   return {
     spec,
-    label: simulatedLabel(parsed.target, params.label ?? options.label ?? parsed.target),
+    // Models named `sim:…` are served by a simulator: their label always says so.
+    label: parsed.target.startsWith('sim:')
+      ? simulatedLabel(params.label ?? options.label ?? parsed.target)
+      : (params.label ?? options.label ?? parsed.target),
     model: parsed.target,
     baseUrl,
     apiKey,
@@ -108,11 +112,6 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
     clock: options.clock ?? realClock,
     vllm,
   };
-}
-
-/** Models named `sim:…` are served by a simulator: their label always says so. */
-function simulatedLabel(model: string, label: string): string {
-  return model.startsWith('sim:') && !label.includes('[simulated]') ? `${label} [simulated]` : label;
 }
 
 function checkNum(name: string, v: unknown, o: { min?: number; max?: number; integer?: boolean }): number | undefined {

@@ -1,4 +1,5 @@
 // Number formatting shared by tables and charts: percentages with one decimal, as in the paper.
+import { baseLabel } from '../core/simulated.ts';
 
 export function pct(x: number | null | undefined, digits = 1): string {
   return x == null || !Number.isFinite(x) ? '–' : (100 * x).toFixed(digits);
@@ -14,9 +15,9 @@ export function coord(x: number): string {
 }
 
 /**
- * A controller's visible name next to a SIMULATED mark: sim labels already end in "[simulated]"
- * (src/models), which the badge says once, so it is dropped there. Data attributes keep the full name.
+ * A controller's visible name next to a SIMULATED badge: the badge says it once, so a sim label's
+ * "[simulated]" is dropped there (core/simulated.ts). Data attributes keep the full name.
  */
 export function shownName(name: string, simulated: boolean): string {
-  return simulated ? name.replace(/\s*\[simulated\]$/i, '') : name;
+  return simulated ? baseLabel(name) : name;
 }

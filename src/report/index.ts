@@ -1,52 +1,34 @@
-// Public API of the self-contained HTML report: trajectories + their analysis → one HTML file
-// that needs no network. `revloop report` is a thin shell over `renderReport` and `writeReportFile`.
+// Public API of the self-contained HTML report: sections from every study plus a trajectory
+// browser → one HTML file that needs no network. `revloop report` is a thin shell over
+// `reportPage` (or `renderReport` for trajectories in hand) and `writeReportFile`.
 import { writeFileAtomicSync } from '../core/util/atomic-file.ts';
 import type { AnalysisResult } from '../studies/revision/analysis/types.ts';
 import type { RoundRecord, TrajectoryRecord } from '../store/types.ts';
-import type { Family, PromptVariant } from '../core/verify/types.ts';
-import { buildReportModel, drilldownLabels, labelTrajectory, type ReportModelOptions } from '../studies/revision/report-model.ts';
-import type { ReportModel } from '../studies/kit/report-model.ts';
+import type { Family } from '../core/verify/types.ts';
+import type { ControllerInfo } from '../studies/kit/report-model.ts';
+import type { Study, TrajectoryDrilldown } from '../studies/kit/study.ts';
+import { revisionStudy, type RevisionAnalysis } from '../studies/revision/study.ts';
 import { buildDrilldownPayload, type DrilldownPayload } from './payload.ts';
-import { renderReportHtml, type ExtraSection } from './render.ts';
+import { renderReportPage, type ReportPage } from './render.ts';
 
-export type { ReportModel } from '../studies/kit/report-model.ts';
 export type { DrilldownPayload } from './payload.ts';
-export { renderReportHtml, type ExtraSection } from './render.ts';
-export { buildReportModel, labelTrajectory } from '../studies/revision/report-model.ts';
+export { renderReportPage, type ReportPage } from './render.ts';
+export { sectionHtml, blockHtml, dataTableHtml } from './blocks.ts';
 export { buildDrilldownPayload } from './payload.ts';
 export { encodeWordDiff, decodeWordDiff } from './word-diff.ts';
 export { escapeHtml, jsonForScript } from './escape.ts';
 
-export interface ReportOptions extends ReportModelOptions {
-  /** Family lookup for verifier reports and prompts (normally `getFamily` from src/verify). */
-  getFamily?: (name: string) => Family;
-  /** The prompt/feedback variant a trajectory's run used (default: baseline). */
-  variantOf?: (t: TrajectoryRecord) => PromptVariant;
+export interface DrilldownOptions {
   /** Per-pair diff limit in edited tokens (default 4,000); beyond it the drafts are shown whole. */
   maxDiffEditLength?: number;
-  /** Sections appended after the built-in ones (the probe and agent studies: src/probe/study-sections.ts). */
-  extraSections?: ExtraSection[];
   /** Progress of the drill-down data (trajectories done of total). */
-  onProgress?: (done: number, total: number) => void;
+  onRenderProgress?: (done: number, total: number) => void;
+  /** Family lookup for verifier reports and prompts (default: each study's, i.e. the registry). */
+  getFamily?: (name: string) => Family;
 }
 
-/**
- * The verifier report of a round: the text stored with the round when the engine recorded what it
- * sent (the exact message, whatever the harness), otherwise the family's `feedback()` of the stored
- * state under the run's variant (imported trajectories, and the final unsent report).
- */
-function feedbackResolver(options: ReportOptions): ((t: TrajectoryRecord, r: RoundRecord) => string) | undefined {
-  const lookup = familyLookup(options);
-  if (!lookup) return undefined;
-  return (t, r) => {
-    if (typeof r.feedback === 'string') return r.feedback;
-    return lookup(t.family).feedback(r.state, t.case, options.variantOf?.(t) ?? 'baseline');
-  };
-}
-
-function familyLookup(options: ReportOptions): ((name: string) => Family) | undefined {
-  const get = options.getFamily;
-  if (!get) return undefined;
+/** Caches a family lookup; an unknown family is remembered as its error. */
+function cachedLookup(get: (name: string) => Family): (name: string) => Family {
   const cache = new Map<string, Family | Error>();
   return (name) => {
     let f = cache.get(name);
@@ -63,32 +45,95 @@ function familyLookup(options: ReportOptions): ((name: string) => Family) | unde
   };
 }
 
-export function buildReport(
-  trajectories: readonly TrajectoryRecord[],
-  analysis: AnalysisResult,
-  options: ReportOptions = {},
-): { model: ReportModel; payload: DrilldownPayload } {
-  const model = buildReportModel(trajectories, analysis, options);
-  const lookup = familyLookup(options);
-  const payload = buildDrilldownPayload(
-    trajectories,
-    model.controllers,
+/**
+ * The browser's data for the trajectories of one or more studies. A round's verifier report is
+ * the text stored with it when the engine recorded what it sent (the exact message, whatever the
+ * harness), otherwise the family's `feedback()` of the stored state under the run's variant.
+ */
+export function drilldownPayload(drilldowns: readonly TrajectoryDrilldown[], options: DrilldownOptions = {}): DrilldownPayload | null {
+  if (!drilldowns.length) return null;
+  const owner = new Map<TrajectoryRecord, TrajectoryDrilldown>();
+  const controllers = new Map<string, ControllerInfo>();
+  for (const d of drilldowns) {
+    for (const t of d.trajectories) owner.set(t, d);
+    for (const c of d.controllers) if (!controllers.has(c.name)) controllers.set(c.name, c);
+  }
+  const lookups = new Map(drilldowns.map((d) => [d, cachedLookup(options.getFamily ?? d.getFamily)]));
+  const family = (t: TrajectoryRecord) => lookups.get(owner.get(t)!)!(t.family);
+  const variant = (t: TrajectoryRecord) => owner.get(t)!.variantOf(t);
+  return buildDrilldownPayload(
+    [...owner.keys()],
+    [...controllers.values()],
     {
-      label: labelTrajectory,
-      feedback: feedbackResolver(options),
-      initialPrompt: lookup ? (t) => lookup(t.family).initialPrompt(t.case, options.variantOf?.(t) ?? 'baseline') : undefined,
+      label: (t) => owner.get(t)!.label(t),
+      feedback: (t: TrajectoryRecord, r: RoundRecord) =>
+        typeof r.feedback === 'string' ? r.feedback : family(t).feedback(r.state, t.case, variant(t)),
+      initialPrompt: (t) => family(t).initialPrompt(t.case, variant(t)),
       maxDiffEditLength: options.maxDiffEditLength,
-      onProgress: options.onProgress,
+      onProgress: options.onRenderProgress,
     },
-    drilldownLabels(),
+    drilldowns[0].labels,
   );
-  return { model, payload };
 }
 
-/** The whole report page as a string. */
-export function renderReport(trajectories: readonly TrajectoryRecord[], analysis: AnalysisResult, options: ReportOptions = {}): string {
-  const { model, payload } = buildReport(trajectories, analysis, options);
-  return renderReportHtml(model, payload, options.extraSections);
+export interface StudyResult {
+  study: Study<any>;
+  analysis: unknown;
+  runIds: readonly string[];
+}
+
+/** The report page of analysed studies: their sections in registry order, and one trajectory browser. */
+export function reportPage(
+  results: readonly StudyResult[],
+  options: DrilldownOptions & { title?: string; generatedAt?: string; notes?: string[] } = {},
+): ReportPage {
+  const drilldowns = results.map((r) => r.study.drilldown?.(r.analysis) ?? null).filter((d): d is TrajectoryDrilldown => d !== null);
+  const drilldown = drilldownPayload(drilldowns, options);
+  const controllers = new Set<string>();
+  for (const d of drilldowns) for (const c of d.controllers) controllers.add(c.name);
+  const runs = results.reduce((n, r) => n + r.runIds.length, 0);
+  const nTraj = drilldown?.trajectories.length ?? 0;
+  const meta = [`${runs} run${runs === 1 ? '' : 's'}`];
+  if (drilldowns.length)
+    meta.push(`${controllers.size} controller${controllers.size === 1 ? '' : 's'}`, `${nTraj.toLocaleString('en')} trajectories`);
+  return {
+    title: options.title ?? 'revloop report',
+    generatedAt: options.generatedAt,
+    meta,
+    sections: results.flatMap((r) => r.study.sections(r.analysis)),
+    drilldown,
+    notes: [...results.flatMap((r) => r.study.notes?.(r.analysis) ?? []), ...(options.notes ?? [])],
+  };
+}
+
+/** The report page of revision trajectories already in hand (and their analysis). */
+export function revisionReportPage(
+  trajectories: readonly TrajectoryRecord[],
+  analysis: AnalysisResult,
+  options: DrilldownOptions & {
+    title?: string;
+    generatedAt?: string;
+    runDetails?: Map<string, Record<string, string>>;
+    variants?: RevisionAnalysis['variants'];
+  } = {},
+): ReportPage {
+  const revision: RevisionAnalysis = {
+    trajectories: [...trajectories],
+    variants: options.variants ?? new Map(),
+    runDetails: options.runDetails ?? new Map(),
+    result: analysis,
+  };
+  const runIds = [...new Set(trajectories.map((t) => t.runId))];
+  return reportPage([{ study: revisionStudy, analysis: revision, runIds }], options);
+}
+
+/** The report of revision trajectories already in hand (and their analysis), as one HTML string. */
+export function renderReport(
+  trajectories: readonly TrajectoryRecord[],
+  analysis: AnalysisResult,
+  options: Parameters<typeof revisionReportPage>[2] = {},
+): string {
+  return renderReportPage(revisionReportPage(trajectories, analysis, options));
 }
 
 /** Writes the file atomically (temporary file in the same folder, fsync, rename): never a partial report. */

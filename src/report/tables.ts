@@ -1,11 +1,13 @@
 // HTML tables: runs, endpoint (controller × family), cumulative success by cap, budget replay.
 // Simulated controllers carry a SIMULATED badge in every row that shows their numbers.
 import type { AssaySummary, BudgetReplay, CurvePanel, EndpointTable, Proportion, RunInfo } from '../studies/kit/report-model.ts';
+import { SIMULATED } from '../core/simulated.ts';
 import { escapeHtml } from './escape.ts';
 import { pct, pctInterval, shownName } from './format.ts';
 
-export const SIMULATED = 'SIMULATED';
-const simBadge = `<span class="badge sim" title="Simulated controller: these numbers are not a model's behaviour">${SIMULATED}</span>`;
+export { SIMULATED };
+/** The SIMULATED mark next to a controller whose numbers are shown. */
+export const simBadge = `<span class="badge sim" title="Simulated controller: these numbers are not a model's behaviour">${SIMULATED}</span>`;
 
 function controllerCell(name: string, simulated: boolean): string {
   return `<th scope="row" class="ctl-cell"><span class="ctl">${escapeHtml(shownName(name, simulated))}</span>${simulated ? ' ' + simBadge : ''}</th>`;

@@ -3,7 +3,7 @@
 // snake_case because payloads are stored and hashed as JSON.
 import type { AttemptRecord } from '../models/types.ts';
 import type { ConstraintCase, VerifierState } from '../core/verify/types.ts';
-import type { RunPlan } from './plan.ts';
+import type { Plan, RunPlan, StudyPlan } from './plan.ts';
 
 /** Per-trajectory settings of imported runs (each line has its own controller and budget). */
 export interface PerCase {
@@ -11,8 +11,12 @@ export interface PerCase {
   budget: number;
 }
 
-export interface RunPlannedPayload {
-  plan: RunPlan;
+/**
+ * The first event of every run: its immutable plan. Trajectory runs (the revision loop, imports)
+ * freeze their cases here; other studies (probes, agent rollouts) have `cases: []` and a StudyPlan.
+ */
+export interface RunPlannedPayload<P extends Plan = Plan> {
+  plan: P;
   /** The frozen cases, in input order; trajectories are keyed by their index here. */
   cases: ConstraintCase[];
   per_case: PerCase[] | null;
@@ -20,9 +24,15 @@ export interface RunPlannedPayload {
   plan_sha256: string;
 }
 
+/** The plan payload of a trajectory run (see isTrajectoryPlan). */
+export type TrajectoryRunPlanned = RunPlannedPayload<RunPlan>;
+/** The plan payload of a study run (probe, agent, …). */
+export type StudyRunPlanned = RunPlannedPayload<StudyPlan>;
+
 /** One process working on a run: operational settings that are not part of the plan. */
 export interface SessionStartedPayload {
-  kind: 'run' | 'resume' | 'import';
+  /** run | resume | import for trajectory runs; a study's own word otherwise (e.g. probe). */
+  kind: string;
   revloop_version: string;
   pid: number;
   host: string;
@@ -75,6 +85,29 @@ export interface ImportTruncatedPayload {
   dropped_beyond_budget: number;
 }
 
+/** The end of a session that keeps counters (studies record cost and progress here). */
+export interface SessionFinishedPayload {
+  /** The session's number: the n-th session_started of the run, from 1. */
+  session: number;
+  status: 'complete' | 'interrupted' | 'failed';
+  seconds: number;
+  /** Study-specific counters (items scored, forward tokens, …). */
+  counters: Record<string, number | null>;
+}
+
+/**
+ * One keyed result of a study (a probe score group, a rollout, an item set): `kind` says what it
+ * is, `key` is unique within the run and kind (the event's unique key is `<kind>:<key>`), so a
+ * result is recorded exactly once however often work is retried.
+ */
+export interface RecordPayload {
+  kind: string;
+  key: string;
+  /** The session that produced it (1-based), or null. */
+  session: number | null;
+  data: unknown;
+}
+
 export interface EventPayloads {
   run_planned: RunPlannedPayload;
   session_started: SessionStartedPayload;
@@ -85,6 +118,8 @@ export interface EventPayloads {
   trajectory_incomplete: TrajectoryIncompletePayload;
   trajectory_reopened: TrajectoryReopenedPayload;
   import_truncated: ImportTruncatedPayload;
+  session_finished: SessionFinishedPayload;
+  record: RecordPayload;
 }
 
 export type EventType = keyof EventPayloads;
@@ -98,6 +133,8 @@ export const EVENT_TYPES: readonly EventType[] = [
   'trajectory_incomplete',
   'trajectory_reopened',
   'import_truncated',
+  'session_finished',
+  'record',
 ];
 
 /** An event about to be appended. Trajectory events carry the case index; round events the revision. */
@@ -118,3 +155,22 @@ export type StoredEvent = NewEvent & {
   prevHash: string;
   hash: string;
 };
+
+/**
+ * The event's unique key within its run, where it has one: a draft is accepted once per (case,
+ * revision), a trajectory completes once, a study record exists once per (kind, key). Stores
+ * enforce it (UNIQUE (run_id, key)), so a retried or duplicated write can never be stored twice.
+ * Not part of the hash: it is derived from what is hashed.
+ */
+export function eventKey(e: NewEvent): string | null {
+  switch (e.type) {
+    case 'draft_accepted':
+      return `draft:${e.caseIndex}:${e.revision}`;
+    case 'trajectory_completed':
+      return `completed:${e.caseIndex}`;
+    case 'record':
+      return `${e.payload.kind}:${e.payload.key}`;
+    default:
+      return null;
+  }
+}

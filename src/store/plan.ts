@@ -5,7 +5,8 @@ import type { ModelCapabilities } from '../models/types.ts';
 import { canonicalJson, sha256Hex } from '../core/util/hash.ts';
 import type { ConstraintCase, Family, PromptVariant } from '../core/verify/types.ts';
 import { diffLeaves } from '../core/util/json-diff.ts';
-import type { PerCase } from './events.ts';
+import { PlanMismatchError } from '../core/errors.ts';
+import type { PerCase, RunPlannedPayload } from './events.ts';
 
 export interface FamilyFingerprint {
   version: string;
@@ -15,9 +16,23 @@ export interface FamilyFingerprint {
   verifier_sha256: string;
 }
 
+/** Who runs: the model as the plan freezes it. */
+export interface PlanController {
+  label: string;
+  spec: string;
+  simulated: boolean;
+  capabilities: ModelCapabilities;
+  /** Decoding settings that change outputs (timeouts and retries do not, and are not here). */
+  generation: { temperature: number | null; seed: number | null; extra_body: Record<string, unknown> | null };
+}
+
+/** The kinds of trajectory run: the closed loop run here, and trajectories imported from elsewhere. */
+export type TrajectoryRunKind = 'run' | 'import';
+
+/** The plan of a trajectory run: frozen cases, a controller, the protocol, family fingerprints. */
 export interface RunPlan {
   format: 'revloop.plan/1';
-  kind: 'run' | 'import';
+  kind: TrajectoryRunKind;
   case_set: {
     format: string;
     /** Cases in the source before --limit. */
@@ -30,16 +45,35 @@ export interface RunPlan {
     cases_sha256: string;
     manifest: unknown;
   };
-  controller: {
-    label: string;
-    spec: string;
-    simulated: boolean;
-    capabilities: ModelCapabilities;
-    /** Decoding settings that change outputs (timeouts and retries do not, and are not here). */
-    generation: { temperature: number | null; seed: number | null; extra_body: Record<string, unknown> | null };
-  };
+  controller: PlanController;
   protocol: ProtocolSpec;
   families: Record<string, FamilyFingerprint>;
+}
+
+/**
+ * The plan of a study run that is not a set of trajectories (corrective-gain probes, agent
+ * rollouts): its kind, the controller, and the settings that decide what it records. The study's
+ * results are keyed `record` events; a resumed session must bring the same plan.
+ */
+export interface StudyPlan {
+  format: 'revloop.plan/1';
+  kind: string;
+  controller: StudyController;
+  settings: Record<string, unknown>;
+}
+
+/** The model of a study run, as its plan names it. */
+export interface StudyController {
+  label: string;
+  spec: string;
+  simulated: boolean;
+}
+
+export type Plan = RunPlan | StudyPlan;
+
+/** Whether a plan freezes cases and a protocol (a revision run or an import). */
+export function isTrajectoryPlan(plan: Plan): plan is RunPlan {
+  return 'case_set' in plan && 'protocol' in plan;
 }
 
 /** The JSON form stored in plans (history as its string spec). */
@@ -91,11 +125,28 @@ export function casesSha256(cases: readonly ConstraintCase[]): string {
   return sha256Hex(canonicalJson(cases));
 }
 
-export function planSha256(plan: RunPlan, cases: readonly ConstraintCase[], perCase: readonly PerCase[] | null): string {
+export function planSha256(plan: Plan, cases: readonly ConstraintCase[], perCase: readonly PerCase[] | null): string {
   return sha256Hex(canonicalJson({ plan, cases, per_case: perCase }));
 }
 
 /** Leaf-by-leaf differences between a stored and a requested plan, as "path: stored …, requested …". */
-export function diffPlans(stored: RunPlan, requested: RunPlan, limit = 12): string[] {
+export function diffPlans(stored: Plan, requested: Plan, limit = 12): string[] {
   return diffLeaves(stored, requested, ['stored', 'requested'], limit);
+}
+
+/**
+ * Refuses a different plan under an existing run id, naming what differs: a run's plan never
+ * changes, whichever study made it.
+ */
+export function assertSamePlan(runId: string, stored: RunPlannedPayload, requested: RunPlannedPayload, runFlag = '--run-id'): void {
+  if (stored.plan_sha256 === requested.plan_sha256) return;
+  const diffs = diffPlans(stored.plan, requested.plan);
+  if (!diffs.length) diffs.push('the frozen cases or per-case settings differ');
+  throw new PlanMismatchError(
+    runId,
+    diffs,
+    `run '${runId}' exists with a different plan; a run's plan never changes.\n` +
+      diffs.map((d) => `  ${d}`).join('\n') +
+      `\nUse a new ${runFlag} to run this plan, or repeat the original command to resume '${runId}'.`,
+  );
 }

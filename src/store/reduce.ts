@@ -2,8 +2,8 @@
 // throws on odd logs; the audit judges them), so a fresh reduction can always be compared with the
 // materialised tables.
 import type { ConstraintCase } from '../core/verify/types.ts';
-import type { PerCase, RunPlannedPayload, StoredEvent } from './events.ts';
-import type { RunPlan } from './plan.ts';
+import type { PerCase, StoredEvent, TrajectoryRunPlanned } from './events.ts';
+import { isTrajectoryPlan, type Plan } from './plan.ts';
 import type { TrajectoryRecord } from './types.ts';
 
 export interface AttemptCounts {
@@ -14,7 +14,8 @@ export interface AttemptCounts {
 
 export interface ReducedRun {
   runId: string;
-  plan: RunPlan;
+  /** A trajectory plan has one trajectory per case; a study plan has none (its results are records). */
+  plan: Plan;
   planSha256: string;
   cases: ConstraintCase[];
   perCase: PerCase[] | null;
@@ -25,7 +26,7 @@ export interface ReducedRun {
 }
 
 /** A fresh trajectory for case `i` of a planned run. */
-export function initialTrajectory(runId: string, planned: RunPlannedPayload, i: number): TrajectoryRecord {
+export function initialTrajectory(runId: string, planned: TrajectoryRunPlanned, i: number): TrajectoryRecord {
   const c = planned.cases[i];
   const per = planned.per_case?.[i];
   return {
@@ -81,7 +82,8 @@ export function reduceRun(events: readonly StoredEvent[]): ReducedRun | null {
   if (!first || first.type !== 'run_planned') return null;
   const planned = first.payload;
   const runId = first.runId;
-  const trajectories = planned.cases.map((_, i) => initialTrajectory(runId, planned, i));
+  const trajectoryPlan = isTrajectoryPlan(planned.plan) ? (planned as TrajectoryRunPlanned) : null;
+  const trajectories = trajectoryPlan ? trajectoryPlan.cases.map((_, i) => initialTrajectory(runId, trajectoryPlan, i)) : [];
   const attempts = planned.cases.map(() => ({ started: 0, finished: 0, failed: 0 }));
   for (const e of events) {
     if (e.caseIndex === null || e.caseIndex === undefined) continue;

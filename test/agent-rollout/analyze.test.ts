@@ -10,7 +10,8 @@ import { renderAgentAnalysis } from '../../src/studies/agent/render.ts';
 import { AgentStore } from '../../src/studies/agent/store.ts';
 import type { RolloutRecord } from '../../src/studies/agent/engine.ts';
 import type { HarnessName } from '../../src/studies/agent/harness.ts';
-import { loadStudySections, renderStudySections, studyHtmlSections, studySectionsJson } from '../../src/studies/study-sections.ts';
+import { analyzeStore, analysisDocument, analysisText } from '../../src/app/analyze.ts';
+import { sectionHtml } from '../../src/report/blocks.ts';
 import { assertStrictJson } from '../../src/studies/revision/analysis/json.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'revloop-agent-an-'));
@@ -105,19 +106,23 @@ test('paired contrasts: inner join on task, finite differences only, at least 5'
   assert.match(few[0].reason!, /only 4 task\(s\) in common/);
 });
 
-test('from the store: runs, contrasts against the verbatim run of the same settings, strict JSON, text and HTML sections', () => {
+test('from the store: runs, contrasts against the verbatim run of the same settings, strict JSON, text and HTML sections', async () => {
   const path = join(dir, 'a.db');
-  const store = AgentStore.open(path);
+  const store = await AgentStore.open(path);
   const settings = { max_steps: 6, max_new_tokens: 32, temperature: 0, seed: 20260808, task_seed: 20260808 };
   for (const [id, h, rs] of [
     ['v', 'verbatim', verbatim],
     ['b', 'verbatim+ban', ban],
   ] as const) {
-    store.ensureRun({ run_id: id, env: 'toolshed', harness: h, model_spec: 'gguf:m', model_label: 'm', simulated: false, settings });
-    for (const r of rs) store.insertRollout(id, r);
+    await store.openRun(
+      id,
+      { env: 'toolshed', harness: h, settings },
+      { spec: 'gguf:m', label: 'm', capabilities: { score: true, ban: true, simulated: false } },
+    );
+    for (const r of rs) await store.insertRollout(id, 1, r);
   }
-  const a = analyzeAgentStore(store, { resamples: 300 });
-  store.close();
+  const a = await analyzeAgentStore(store, { resamples: 300 });
+  await store.close();
   assert.deepEqual(
     a.runs.map((r) => r.harness),
     ['verbatim', 'verbatim+ban'],
@@ -126,14 +131,19 @@ test('from the store: runs, contrasts against the verbatim run of the same setti
   const text = renderAgentAnalysis(a);
   assert.match(text, /verbatim\+ban\s+6/);
   assert.match(text, /paired vs verbatim/);
-  const sections = loadStudySections(path, { resamples: 300 });
-  assert.equal(sections.probe, null);
-  assertStrictJson(studySectionsJson(sections));
-  assert.match(renderStudySections(sections), /Agent rollouts on ToolShed/);
-  const html = studyHtmlSections(sections);
+  // Through the study registry, as `analyze` and `report` see it.
+  const results = await analyzeStore(path, { bootstrap: 300, seed: 1 });
   assert.deepEqual(
-    html.map((s) => s.id),
+    results.map((r) => r.study.id),
     ['agent'],
   );
-  assert.ok(!/<script|style=/.test(html[0].html), 'no inline script or style (the report has a strict CSP)');
+  assertStrictJson(JSON.parse(analysisDocument(results)));
+  assert.match(analysisText(results), /Agent rollouts on ToolShed/);
+  const sections = results[0].study.sections(results[0].analysis);
+  assert.deepEqual(
+    sections.map((s) => s.id),
+    ['agent'],
+  );
+  const html = sections.map(sectionHtml).join('');
+  assert.ok(!/<script|style=/.test(html), 'no inline script or style (the report has a strict CSP)');
 });

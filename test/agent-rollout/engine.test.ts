@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentTasks, runToolShedRollout, STUDY_SETTINGS } from '../../src/studies/agent/engine.ts';
 import { HARNESSES, STUDY_HARNESSES } from '../../src/studies/agent/harness.ts';
-import { runAgentTasks } from '../../src/app/agent.ts';
+import { runAgentTasks } from '../../src/studies/agent/run.ts';
 import { AgentStore } from '../../src/studies/agent/store.ts';
 import { turnGeneratorFor } from '../../src/studies/agent/generator.ts';
 import { DEMO, NEGATIVE_INSTRUCTION } from '../../src/envs/toolshed/index.ts';
@@ -126,17 +126,14 @@ test('+ban harnesses are refused on a backend that cannot ban; other harnesses r
 });
 
 test('runs are stored per task and resume where they stopped; settings of a run cannot change', async () => {
-  const store = AgentStore.open(join(dir, 'a.db'));
+  const store = await AgentStore.open(join(dir, 'a.db'));
   const run = {
-    run_id: 'r',
     env: 'toolshed',
     harness: 'verbatim' as const,
-    model_spec: 'fake:scripted',
-    model_label: 'scripted',
-    simulated: false,
     settings: { max_steps: 6, max_new_tokens: 32, temperature: 0, seed: 20260808, task_seed: 20260808 },
   };
-  store.ensureRun(run);
+  const model = { spec: 'fake:scripted', label: 'scripted', capabilities: { score: false, ban: false, simulated: false } };
+  await store.openRun('r', run, model);
   const gen = new ScriptedGenerator(() => 'finish()');
   const controller = new AbortController();
   const first = await runAgentTasks(gen, HARNESSES.verbatim, store, 'r', 4, settings, {
@@ -147,11 +144,18 @@ test('runs are stored per task and resume where they stopped; settings of a run 
   const second = await runAgentTasks(gen, HARNESSES.verbatim, store, 'r', 4, settings);
   assert.deepEqual([second.status, second.done, second.present], ['complete', 2, 2]);
   assert.deepEqual(
-    store.rollouts('r').map((r) => r.task_id),
+    (await store.rollouts('r')).map((r) => r.task_id),
     ['agent-0000', 'agent-0001', 'agent-0002', 'agent-0003'],
   );
-  assert.throws(() => store.ensureRun({ ...run, settings: { ...run.settings, max_steps: 8 } }), /started with harness verbatim/);
-  assert.throws(() => store.db.prepare("DELETE FROM agent_rollouts WHERE run_id = 'r'").run(), /insert-only/);
-  store.close();
+  await assert.rejects(
+    store.openRun('r', { ...run, settings: { ...run.settings, max_steps: 8 } }, model),
+    /run 'r' exists with a different plan[\s\S]*settings\.max_steps: stored 6, requested 8/,
+  );
+  // A changed model under the same run id is refused too, naming the differing parts.
+  await assert.rejects(
+    store.openRun('r', run, { ...model, spec: 'vllm:http://h/v1#sim:steady' }),
+    /controller\.spec: stored "fake:scripted"/,
+  );
+  await store.close();
   assert.equal(STUDY_SETTINGS.nTasks, 24);
 });

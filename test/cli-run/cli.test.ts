@@ -101,9 +101,9 @@ test('Ctrl-C stops cleanly: consistent store, resume message, and the resumed ru
     await new Promise((r) => setTimeout(r, 50));
     assert.ok(Date.now() < deadline, 'the run started writing');
     if (!existsSync(db)) continue;
-    const s = openStore(db, { readonly: true });
-    const rounds = s.listRuns()[0]?.rounds ?? 0;
-    s.close();
+    const s = await openStore(db, { readonly: true });
+    const rounds = (await s.listRuns())[0]?.rounds ?? 0;
+    await s.close();
     if (rounds >= 5) break;
   }
   child.kill('SIGINT');
@@ -120,13 +120,13 @@ test('Ctrl-C stops cleanly: consistent store, resume message, and the resumed ru
   assert.match(resumed.out, /resuming \(\d+ of 10 trajectories already complete\)/);
   const ref = cli([...args.slice(0, 6), join(dir, 'ref.db'), '--concurrency', '2', '--run-id', 'slow']);
   assert.equal(ref.code, 0, ref.err);
-  const a = openStore(db, { readonly: true });
-  const b = openStore(join(dir, 'ref.db'), { readonly: true });
-  assert.deepEqual(a.loadTrajectories(['slow']), b.loadTrajectories(['slow']));
+  const a = await openStore(db, { readonly: true });
+  const b = await openStore(join(dir, 'ref.db'), { readonly: true });
+  assert.deepEqual(await a.loadTrajectories(['slow']), await b.loadTrajectories(['slow']));
   assert.equal(cli(['audit', '--store', db, '--run', 'slow']).code, 0);
 });
 
-test('demo: bundled cases, simulated controllers, a SIMULATED table and the next commands', { skip: punkt.skip }, () => {
+test('demo: bundled cases, simulated controllers, a SIMULATED table and the next commands', { skip: punkt.skip }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'revloop-demo-'));
   const r = cli(['demo', '--out', dir]);
   assert.equal(r.code, 0, r.err);
@@ -134,16 +134,16 @@ test('demo: bundled cases, simulated controllers, a SIMULATED table and the next
   assert.match(r.out, /controller \(SIMULATED\).*exact-length.*c05.*c07.*c09.*c10.*c12/);
   assert.match(r.out, /sim:steady \[SIMULATED\]/);
   for (const cmd of ['revloop analyze', 'revloop report', 'revloop audit']) assert.ok(r.out.includes(cmd), cmd);
-  const s = openStore(join(dir, 'demo.db'), { readonly: true });
+  const s = await openStore(join(dir, 'demo.db'), { readonly: true });
   assert.deepEqual(
-    s.listRuns().map((x) => [x.runId, x.status, x.cases]),
+    (await s.listRuns()).map((x) => [x.runId, x.status, x.cases]),
     [
       ['demo-steady', 'complete', 30],
       ['demo-overshoot', 'complete', 30],
       ['demo-stubborn', 'complete', 30],
     ],
   );
-  s.close();
+  await s.close();
   assert.equal(cli(['audit', '--store', join(dir, 'demo.db'), '--run', 'demo-overshoot']).code, 0);
 });
 

@@ -32,12 +32,12 @@ function revloop(args: string[], onStart?: (child: ReturnType<typeof spawn>) => 
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
 }
 
-function roundsRead(db: string, runId: string): Array<Array<[string, unknown]>> {
-  const s = openStore(db, { readonly: true });
+async function roundsRead(db: string, runId: string): Promise<Array<Array<[string, unknown]>>> {
+  const s = await openStore(db, { readonly: true });
   try {
-    return s.loadTrajectories([runId]).map((t) => t.rounds.map((r) => [r.text, r.state] as [string, unknown]));
+    return (await s.loadTrajectories([runId])).map((t) => t.rounds.map((r) => [r.text, r.state] as [string, unknown]));
   } finally {
-    s.close();
+    await s.close();
   }
 }
 
@@ -65,11 +65,11 @@ test('run over HTTP against serve-sim, Ctrl-C, resume with the printed command, 
     ];
 
     const first = await revloop(args, (child) => {
-      const poll = setInterval(() => {
+      const poll = setInterval(async () => {
         if (!existsSync(db)) return;
-        const s = openStore(db, { readonly: true });
-        const rounds = s.listRuns()[0]?.rounds ?? 0;
-        s.close();
+        const s = await openStore(db, { readonly: true });
+        const rounds = (await s.listRuns())[0]?.rounds ?? 0;
+        await s.close();
         if (rounds >= 4) {
           clearInterval(poll);
           child.kill('SIGINT');
@@ -100,7 +100,7 @@ test('run over HTTP against serve-sim, Ctrl-C, resume with the printed command, 
     // The same profile in process, uninterrupted: the same drafts and verifier states.
     const ref = await revloop(['run', '--cases', cases, '--model', 'sim:stubborn', '--store', db, '--run-id', 'local', '--limit', '6']);
     assert.equal(ref.code, 0, ref.err);
-    assert.deepEqual(roundsRead(db, 'http'), roundsRead(db, 'local'));
+    assert.deepEqual(await roundsRead(db, 'http'), await roundsRead(db, 'local'));
   } finally {
     await server.close();
   }

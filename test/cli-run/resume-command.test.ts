@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeCaseSet } from '../../src/core/cases/index.ts';
 import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
-import { resumeCommand, shellQuote } from '../../src/app/run.ts';
+import { resumeCommand } from '../../src/cli/commands/run.ts';
+import { shellQuote } from '../../src/cli/invocation.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
 
@@ -41,6 +42,7 @@ test('resumeCommand keeps the plan options and leaves defaults out', () => {
       plugin: ['./fam.ts'],
     },
     'r1',
+    {},
   );
   assert.deepEqual(shellWords(line), [
     'revloop',
@@ -64,6 +66,13 @@ test('resumeCommand keeps the plan options and leaves defaults out', () => {
     '--plugin',
     './fam.ts',
   ]);
+});
+
+test('printed commands start the way revloop was started: npx revloop from a checkout run through npx', () => {
+  const o = { cases: 'c.jsonl', model: 'sim:steady', store: 'runs.db' };
+  assert.match(resumeCommand(o, 'r', { npm_command: 'exec' }), /^npx revloop run --cases c\.jsonl /);
+  assert.match(resumeCommand(o, 'r', {}), /^revloop run /);
+  assert.match(resumeCommand(o, 'r', { REVLOOP_INVOKED_AS: './node_modules/.bin/revloop' }), /^\.\/node_modules\/\.bin\/revloop run /);
 });
 
 test('a run stopped with --limit, --budget and --history prints a resume command that resumes it', async () => {

@@ -246,7 +246,7 @@ test('a trajectory resumed after a crash sends the same messages as an uninterru
     'The lake was calm and morning mist rose over the still water.',
   ];
   const run = async (path: string, model: ReturnType<typeof scriptedModel>, crashAfterAppends?: number) => {
-    const store = openStore(path, { crashAfterAppends });
+    const store = await openStore(path, { crashAfterAppends });
     try {
       return await executeRun({
         store,
@@ -259,7 +259,7 @@ test('a trajectory resumed after a crash sends the same messages as an uninterru
         abandonAfterMs: 10,
       });
     } finally {
-      store.close();
+      await store.close();
     }
   };
   const ref = scriptedModel(outputs);
@@ -271,7 +271,10 @@ test('a trajectory resumed after a crash sends the same messages as an uninterru
   const second = scriptedModel(outputs.slice(2));
   await run(join(dir, 'crash.db'), second);
   assert.deepEqual(second.seen, ref.seen.slice(2));
-  const store = openStore(join(dir, 'crash.db'), { readonly: true });
-  assert.deepEqual(store.loadTrajectories(['r']), openStore(join(dir, 'ref.db'), { readonly: true }).loadTrajectories(['r']));
-  assert.ok(auditRun(store, 'r', getFamily).passed);
+  const store = await openStore(join(dir, 'crash.db'), { readonly: true });
+  assert.deepEqual(
+    await store.loadTrajectories(['r']),
+    await (await openStore(join(dir, 'ref.db'), { readonly: true })).loadTrajectories(['r']),
+  );
+  assert.ok((await auditRun(store, 'r', getFamily)).passed);
 });

@@ -102,7 +102,7 @@ async function run(path: string, url: string, concurrency = 2) {
     retry: { baseDelayMs: 1, maxDelayMs: 2 },
     timeout: 5000,
   });
-  const store = openStore(path);
+  const store = await openStore(path);
   try {
     return await executeRun({
       store,
@@ -116,7 +116,7 @@ async function run(path: string, url: string, concurrency = 2) {
       maxConsecutiveFailures: 0,
     });
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -133,10 +133,10 @@ test('HTTP provider faults are retried, recorded and never scored; exhausted gen
   faulty.close();
   assert.equal(first.progress.incomplete, 1);
 
-  let store = openStore(path, { readonly: true });
-  const ts = store.loadTrajectories(['http']);
+  let store = await openStore(path, { readonly: true });
+  const ts = await store.loadTrajectories(['http']);
   assert.deepEqual(
-    ts.map((t) => t.status),
+    (await ts).map((t) => t.status),
     ['complete', 'complete', 'incomplete', 'complete'],
   );
   for (const t of [ts[0], ts[1], ts[3]])
@@ -147,7 +147,7 @@ test('HTTP provider faults are retried, recorded and never scored; exhausted gen
   assert.equal(ts[2].rounds.length, 1, 'the failed generation produced no draft');
   assert.match(ts[2].incompleteReason!, /^revision 1: provider attempts exhausted \(3 attempts\); last error: network: /);
   // Every failed attempt is in the log with its kind; no failed attempt's body became a draft.
-  const finished = store.readEvents('http').filter((e) => e.type === 'attempt_finished');
+  const finished = (await store.readEvents('http')).filter((e) => e.type === 'attempt_finished');
   const kinds = finished
     .filter((e) => e.type === 'attempt_finished' && !e.payload.record.ok)
     .map((e) => `${e.caseIndex}/${e.revision}:${e.type === 'attempt_finished' ? e.payload.record.error?.kind : ''}`);
@@ -163,13 +163,13 @@ test('HTTP provider faults are retried, recorded and never scored; exhausted gen
       '2/1:rate_limit',
     ].sort(),
   );
-  const drafts = new Set(ts.flatMap((t) => t.rounds.map((r) => r.text)));
+  const drafts = new Set((await ts).flatMap((t) => t.rounds.map((r) => r.text)));
   assert.ok(![...drafts].some((d) => d === 'None' || d === ''), 'a null content is never the text "None"');
-  const [summary] = store.listRuns();
+  const [summary] = await store.listRuns();
   assert.equal(summary.failedAttempts, 7);
   assert.equal(summary.status, 'incomplete');
-  assert.deepEqual(auditRun(store, 'http', getFamily).discrepancies.map(formatDiscrepancy), []);
-  store.close();
+  assert.deepEqual((await auditRun(store, 'http', getFamily)).discrepancies.map(formatDiscrepancy), []);
+  await store.close();
 
   // The provider recovers: resuming retries only the protocol-incomplete trajectory.
   // (Same address: the model spec, URL included, is part of the run's plan.)
@@ -179,9 +179,9 @@ test('HTTP provider faults are retried, recorded and never scored; exhausted gen
   assert.equal(second.progress.skipped, 3);
   assert.equal(second.progress.done, 1);
   assert.deepEqual(healthy.log, ['Case C/1#1:ok']);
-  store = openStore(path, { readonly: true });
-  const after = store.loadTrajectories(['http']);
-  assert.ok(after.every((t) => t.status === 'complete' && t.rounds.at(-1)!.joint));
-  assert.deepEqual(auditRun(store, 'http', getFamily).discrepancies.map(formatDiscrepancy), []);
-  store.close();
+  store = await openStore(path, { readonly: true });
+  const after = await store.loadTrajectories(['http']);
+  assert.ok((await after).every((t) => t.status === 'complete' && t.rounds.at(-1)!.joint));
+  assert.deepEqual((await auditRun(store, 'http', getFamily)).discrepancies.map(formatDiscrepancy), []);
+  await store.close();
 });

@@ -233,7 +233,7 @@ export const state: VerifierState = getFamily('exact-length').verify('a b c', { 
 export const model: Promise<Model> = createModel('sim:steady');
 export async function text(m: Model): Promise<string | null> { const r: GenerateResult = await m.generate([{ role: 'user', content: 'hi' }], { maxTokens: 8 }); return r.text; }
 export const records: FailureRecord[] = new FailureLedger().failures();
-export const store: (p: string) => RunStore = (p) => openStore(p, { readonly: true });
+export const store: (p: string) => Promise<RunStore> = (p) => openStore(p, { readonly: true });
 export const probeOpen: typeof ProbeStore.open = ProbeStore.open;
 export const names: string[] = Object.keys(HARNESSES);
 export const fns = [analyzeTrajectories, executeRun] as const;

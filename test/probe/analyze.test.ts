@@ -22,12 +22,11 @@ function items(): ProbeItem[] {
 }
 
 /** A run whose G per item is `gains[i]` (lp(failed | pre) − lp(failed | fail)). */
-function addRun(store: ProbeStore, runId: string, simulated: boolean, gains: number[]): void {
+async function addRun(store: ProbeStore, runId: string, simulated: boolean, gains: number[]): Promise<void> {
   const its = items();
-  store.ensureRun({ run_id: runId, env: 'toolshed', model_spec: runId, model_label: runId, simulated });
-  store.addItems(runId, its, 'test');
-  const session = store.startSession(runId, {
-    modelSpec: runId,
+  await store.openRun(runId, 'toolshed', { spec: runId, label: runId, capabilities: { score: true, ban: false, simulated } });
+  await store.addItems(runId, its, 'test');
+  const session = await store.startSession(runId, {
     conditions: ['pre', 'fail'],
     itemsSource: 'test',
     itemsSha256: 'x',
@@ -44,17 +43,18 @@ function addRun(store: ProbeStore, runId: string, simulated: boolean, gains: num
     is_greedy: null,
     ctx_tokens: null,
   });
-  its.forEach((it, i) => store.insertScores(runId, session, [row(it.item_id, 'pre', -10), row(it.item_id, 'fail', -10 - gains[i])]));
+  for (const [i, it] of its.entries())
+    await store.insertScores(runId, session, [row(it.item_id, 'pre', -10), row(it.item_id, 'fail', -10 - gains[i])]);
 }
 
-test('Holm for G: real models form one family, simulated runs another', () => {
-  const store = ProbeStore.open(join(dir, 'holm.db'));
-  addRun(store, 'model-a', false, [-1.0, -1.2, -0.8, -1.1, -0.9, -1.3]);
-  addRun(store, 'model-b', false, [0.2, -0.4, 0.5, -0.1, 0.3, -0.2]);
-  const before = analyzeProbeStore(store, { resamples: 400 });
-  addRun(store, 'sim-x', true, [-2.0, -2.2, -1.8, -2.1, -1.9, -2.3]);
-  const after = analyzeProbeStore(store, { resamples: 400 });
-  store.close();
+test('Holm for G: real models form one family, simulated runs another', async () => {
+  const store = await ProbeStore.open(join(dir, 'holm.db'));
+  await addRun(store, 'model-a', false, [-1.0, -1.2, -0.8, -1.1, -0.9, -1.3]);
+  await addRun(store, 'model-b', false, [0.2, -0.4, 0.5, -0.1, 0.3, -0.2]);
+  const before = await analyzeProbeStore(store, { resamples: 400 });
+  await addRun(store, 'sim-x', true, [-2.0, -2.2, -1.8, -2.1, -1.9, -2.3]);
+  const after = await analyzeProbeStore(store, { resamples: 400 });
+  await store.close();
 
   const p = (a: typeof after, run: string, key: 'p' | 'holm'): number => {
     const r = a.runs.find((x) => x.run_id === run)!;

@@ -152,10 +152,12 @@ test('report: the probe and agent sections are in the HTML, with the SIMULATED b
   assert.match(html, /<section id="probe"[^>]*><h2 id="probe-h">Corrective-gain probes<\/h2>/);
   assert.match(html, /<section id="agent"[^>]*><h2 id="agent-h">Agent rollouts by harness<\/h2>/);
   assert.match(html, /<a href="#probe">Corrective-gain probes<\/a><a href="#agent">Agent rollouts by harness<\/a>/);
-  assert.match(html, /sim:steady \[simulated\] <span class="badge sim">SIMULATED<\/span>/);
+  // One mark per simulated controller: the badge, not also the label's "[simulated]".
+  assert.match(html, /<td>sim:steady <span class="badge sim"[^>]*>SIMULATED<\/span><\/td>/);
+  assert.doesNotMatch(html, /\[simulated\] <span class="badge sim"/);
 });
 
-test('a probe or agent run resumed under another model spec says so', () => {
+test('a probe or agent run resumed under another model spec is refused, naming what differs', () => {
   const other = join(dir, 'respec.db');
   const probe = (spec: string) => revloop('probe', '--model', spec, '--build', '1', '--run', 'p', '--store', other, '--no-progress');
   const agent = (spec: string) =>
@@ -183,13 +185,10 @@ test('a probe or agent run resumed under another model spec says so', () => {
     assert.equal(first.code, 0, first.err);
     assert.doesNotMatch(first.err, /was started with/);
     const second = go('sim:overshoot');
-    assert.equal(second.code, 0, second.err);
-    assert.match(
-      second.err,
-      new RegExp(
-        `revloop ${tool}: note: run '${tool === 'probe' ? 'p' : 'a'}' was started with sim:steady; this session uses sim:overshoot`,
-      ),
-    );
+    assert.equal(second.code, 2, `${tool}: ${second.err}`);
+    assert.match(second.err, new RegExp(`revloop: run '${tool === 'probe' ? 'p' : 'a'}' exists with a different plan`));
+    assert.match(second.err, /controller\.spec: stored "sim:steady", requested "sim:overshoot"/);
+    assert.match(second.err, /Use a new --run to run this plan/);
   }
 });
 

@@ -32,9 +32,13 @@ const all = conditionsOf('all');
 
 test('core + extended on two items: every triple scored once, finite and ≤ 0; −G = copy + sem; prefix reuse saves tokens', async () => {
   const scorer = await probeScorerFor(model);
-  const store = ProbeStore.open(join(dir, 'a.db'));
-  store.ensureRun({ run_id: 'r', env: 'toolshed', model_spec: model.spec, model_label: model.label, simulated: false });
-  store.addItems('r', items, 'fixture');
+  const store = await ProbeStore.open(join(dir, 'a.db'));
+  await store.openRun('r', 'toolshed', {
+    spec: model.spec,
+    label: model.label,
+    capabilities: { score: true, ban: false, simulated: false },
+  });
+  await store.addItems('r', items, 'fixture');
   const res = await runProbe(scorer, store, items, { runId: 'r', conditions: all, itemsSource: 'fixture', itemsSha256: 'x' });
   // item 1: pre/fail with 2 distractors (4 each) + 13 other conditions × 2 = 34; item 2: 1 distractor: 3 + 3 + 26 = 32
   assert.equal(res.nScored, 34 + 32);
@@ -43,7 +47,7 @@ test('core + extended on two items: every triple scored once, finite and ≤ 0; 
     res.counters && res.counters.forwardTokens < res.counters.naiveTokens,
     'prefix reuse pushes fewer tokens than a cache-free scorer',
   );
-  const scores = store.scores('r');
+  const scores = await store.scores('r');
   assert.equal(scores.length, 66);
   for (const s of scores) {
     assert.ok(Number.isFinite(s.logprob) && s.logprob <= 0, `${s.item_id}/${s.condition}/${s.candidate}: ${s.logprob}`);
@@ -59,7 +63,7 @@ test('core + extended on two items: every triple scored once, finite and ≤ 0; 
   }
   // The padded neutral: the candidate whose token count is closest to obs_fail's, ties to the shorter.
   for (const it of items) {
-    const p = store.padding('r', it.item_id)!;
+    const p = (await store.paddings('r')).get(it.item_id)!;
     const target = (await model.tokenize(it.obs_fail, false)).length;
     assert.equal(p.targetTokens, target);
     let bestGap = Infinity;
@@ -75,10 +79,10 @@ test('core + extended on two items: every triple scored once, finite and ≤ 0; 
   const again = await runProbe(scorer, store, items, { runId: 'r', conditions: all, itemsSource: 'fixture', itemsSha256: 'x' });
   assert.equal(again.nScored, 0);
   assert.equal(again.nPresent, 66);
-  const a = analyzeProbeStore(store, { resamples: 200 });
-  assert.equal(a.runs[0].n_items, 2);
-  assert.equal(a.runs[0].published, false);
-  store.close();
+  const a = await analyzeProbeStore(store, { resamples: 200 });
+  assert.equal((await a).runs[0].n_items, 2);
+  assert.equal((await a).runs[0].published, false);
+  await store.close();
 });
 
 test('scores through the reused prefix equal one fresh forward pass (revloop probe verify), and equal single-candidate scoring', async () => {
@@ -88,25 +92,29 @@ test('scores through the reused prefix equal one fresh forward pass (revloop pro
   assert.ok(report.ok, JSON.stringify(report.triples.filter((t) => !t.ok)));
   assert.ok(report.maxAbsDiff <= 1e-4, `max |cached − fresh| = ${report.maxAbsDiff}`);
   // The runner's stored scores (several candidates per context, trie walk) vs one candidate at a time.
-  const store = ProbeStore.open(join(dir, 'a.db'), { readonly: true });
-  const stored = store.scores('r').filter((s) => s.condition === 'fail' || s.condition === 'neut_pad');
+  const store = await ProbeStore.open(join(dir, 'a.db'), { readonly: true });
+  const stored = (await store.scores('r')).filter((s) => s.condition === 'fail' || s.condition === 'neut_pad');
   for (const s of stored) {
     const it = items.find((i) => i.item_id === s.item_id)!;
     const text =
       s.candidate === 'failed' ? it.failed_action : s.candidate === 'gold' ? it.gold_action : it.distractors[Number(s.candidate.slice(-1))];
-    const pad = store.padding('r', s.item_id)?.observation ?? null;
+    const pad = (await store.paddings('r')).get(s.item_id)?.observation ?? null;
     const single = await model.score(buildConditionMessages(it, s.condition, { neutralPadded: pad }), text);
     assert.ok(Math.abs(single.logprob - s.logprob) < 1e-4, `${s.item_id}/${s.condition}/${s.candidate}: ${single.logprob} vs ${s.logprob}`);
   }
-  store.close();
+  await store.close();
 });
 
 test('a real ToolShed item (the golden item) through the core conditions', async () => {
   const golden = buildToolShedProbeItems(100).items.filter((i) => i.item_id === 'toolshed-0000-s0-arg_typo-1');
   const scorer = await probeScorerFor(model);
-  const store = ProbeStore.open(join(dir, 'b.db'));
-  store.ensureRun({ run_id: 'g', env: 'toolshed', model_spec: model.spec, model_label: model.label, simulated: false });
-  store.addItems('g', golden, 'build');
+  const store = await ProbeStore.open(join(dir, 'b.db'));
+  await store.openRun('g', 'toolshed', {
+    spec: model.spec,
+    label: model.label,
+    capabilities: { score: true, ban: false, simulated: false },
+  });
+  await store.addItems('g', golden, 'build');
   const res = await runProbe(scorer, store, golden, {
     runId: 'g',
     conditions: conditionsOf('core'),
@@ -114,8 +122,8 @@ test('a real ToolShed item (the golden item) through the core conditions', async
     itemsSha256: 'x',
   });
   assert.equal(res.nScored, 4 + 4 + 2 + 2 + 2);
-  const [r] = probeItemRecords('g', model.label, false, golden, store.scores('g'));
+  const [r] = probeItemRecords('g', model.label, false, golden, await store.scores('g'));
   assert.ok(Math.abs(-r.measures.G! - (r.measures.copy! + r.measures.sem!)) < 1e-9);
   assert.ok(res.cacheSaving! > 0.5, `cache saving ${res.cacheSaving}`);
-  store.close();
+  await store.close();
 });

@@ -43,19 +43,19 @@ test('a bad value from the backend stops the run before it is written', async ()
     },
     info: async () => ({}),
   };
-  const store = ProbeStore.open(join(dir, 'g.db'));
+  const store = await ProbeStore.open(join(dir, 'g.db'));
   const items = shortItems().slice(0, 1);
-  store.ensureRun({ run_id: 'g', env: 'toolshed', model_spec: 'fake:', model_label: 'fake', simulated: false });
-  store.addItems('g', items, 'fixture');
+  await store.openRun('g', 'toolshed', { spec: 'fake:', label: 'fake', capabilities: { score: true, ban: false, simulated: false } });
+  await store.addItems('g', items, 'fixture');
   await assert.rejects(
     runProbe(scorer, store, items, { runId: 'g', conditions: ['pre', 'fail', 'succ'], itemsSource: 'fixture', itemsSha256: '-' }),
     /non-finite log-probability \(NaN\).*item mine-0001-s1-a, condition succ, candidate gold/,
   );
   assert.deepEqual(
-    [...new Set(store.scores('g').map((r) => r.condition))].sort(),
+    [...new Set((await store.scores('g')).map((r) => r.condition))].sort(),
     ['fail', 'pre'],
     'nothing of the failing context is stored',
   );
-  assert.equal(store.sessions('g')[0].status, 'failed');
-  store.close();
+  assert.equal((await store.sessions('g'))[0].finished?.status, 'failed');
+  await store.close();
 });

@@ -55,9 +55,13 @@ test('vllm: scores over HTTP equal the toy LM in process, argmax flags and conte
 test('vllm: a full probe run over HTTP (all conditions incl. neut_pad) is stored, resumable and verifies', async () => {
   const model = await createModel(`vllm:${sim.url}#sim:steady`);
   const scorer = await probeScorerFor(model);
-  const store = ProbeStore.open(join(dir, 'h.db'));
-  store.ensureRun({ run_id: 'h', env: 'toolshed', model_spec: model.spec, model_label: model.label, simulated: true });
-  store.addItems('h', items, 'fixture');
+  const store = await ProbeStore.open(join(dir, 'h.db'));
+  await store.openRun('h', 'toolshed', {
+    spec: model.spec,
+    label: model.label,
+    capabilities: { score: true, ban: false, simulated: true },
+  });
+  await store.addItems('h', items, 'fixture');
   const res = await runProbe(scorer, store, items, {
     runId: 'h',
     conditions: conditionsOf('all'),
@@ -66,17 +70,17 @@ test('vllm: a full probe run over HTTP (all conditions incl. neut_pad) is stored
   });
   assert.equal(res.nScored, 66);
   assert.equal(res.cacheSaving, null, 'no token counters over HTTP');
-  for (const r of probeItemRecords('h', model.label, true, items, store.scores('h'))) {
+  for (const r of probeItemRecords('h', model.label, true, items, await store.scores('h'))) {
     assert.ok(Math.abs(-r.measures.G! - (r.measures.copy! + r.measures.sem!)) < 1e-9);
   }
-  const pad = store.padding('h', items[0].item_id)!;
+  const pad = (await store.paddings('h')).get(items[0].item_id)!;
   assert.equal(pad.targetTokens, toyTokenize(items[0].obs_fail).length);
   assert.equal(
     (await runProbe(scorer, store, items, { runId: 'h', conditions: conditionsOf('all'), itemsSource: 'fixture', itemsSha256: 'x' }))
       .nScored,
     0,
   );
-  store.close();
+  await store.close();
   const v = await verifyProbeScoring(scorer, items, { n: 2 });
   assert.ok(v.ok && v.maxAbsDiff === 0);
   assert.match(v.method, /scored twice in separate calls/);

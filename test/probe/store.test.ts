@@ -5,21 +5,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProbeStore, defaultProbeRunId } from '../../src/studies/probe/store.ts';
+import Database from 'better-sqlite3';
 import { openStore } from '../../src/store/store.ts';
 import { shortItems } from './fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'revloop-probe-store-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('scores are insert-only; a key is written once; items cannot change under the same id', () => {
+test('scores are insert-only; a key is written once; items cannot change under the same id', async () => {
   const path = join(dir, 's.db');
-  const s = ProbeStore.open(path);
-  s.ensureRun({ run_id: 'p', env: 'toolshed', model_spec: 'm', model_label: 'm', simulated: false });
+  const s = await ProbeStore.open(path);
+  await s.openRun('p', 'toolshed', { spec: 'm', label: 'm', capabilities: { score: true, ban: false, simulated: false } });
   const items = shortItems();
-  s.addItems('p', items, 'a.jsonl');
-  s.addItems('p', items, 'a.jsonl'); // same content: fine
-  assert.throws(() => s.addItems('p', [{ ...items[0], goal: 'something else' }], 'b.jsonl'), /differs from the item of the same id/);
-  const session = s.startSession('p', { modelSpec: 'm', conditions: ['pre'], itemsSource: 'a', itemsSha256: 'x', nItems: 2, backend: {} });
+  await s.addItems('p', items, 'a.jsonl');
+  await s.addItems('p', items, 'a.jsonl'); // same content: fine
+  await assert.rejects(s.addItems('p', [{ ...items[0], goal: 'something else' }], 'b.jsonl'), /differs from the item of the same id/);
+  const session = await s.startSession('p', { conditions: ['pre'], itemsSource: 'a', itemsSha256: 'x', nItems: 2, backend: {} });
   const row = {
     item_id: items[0].item_id,
     condition: 'pre' as const,
@@ -30,33 +31,41 @@ test('scores are insert-only; a key is written once; items cannot change under t
     is_greedy: false,
     ctx_tokens: 9,
   };
-  assert.equal(s.insertScores('p', session, [row]), 1);
-  assert.equal(s.insertScores('p', session, [{ ...row, logprob: -1 }]), 0);
-  assert.equal(s.scores('p')[0].logprob, -3);
-  assert.throws(() => s.db.prepare("UPDATE probe_scores SET logprob = 0 WHERE run_id = 'p'").run(), /insert-only/);
-  assert.throws(() => s.db.prepare("DELETE FROM probe_scores WHERE run_id = 'p'").run(), /insert-only/);
-  s.endSession('p', session, {
+  assert.equal(await s.insertScores('p', session, [row]), 1);
+  assert.equal(await s.insertScores('p', session, [{ ...row, logprob: -1 }]), 0);
+  assert.equal((await s.scores('p'))[0].logprob, -3);
+  // Scores are events of the run's append-only log.
+  const db = new Database(path);
+  assert.throws(() => db.prepare("UPDATE events SET payload = '{}' WHERE run_id = 'p' AND type = 'record'").run(), /append-only/);
+  assert.throws(() => db.prepare("DELETE FROM events WHERE run_id = 'p'").run(), /append-only/);
+  db.close();
+  await s.endSession('p', session, {
     status: 'complete',
     nScored: 1,
     nUnavailable: 0,
     counters: { forwardTokens: 5, forwardCalls: 1, naiveTokens: 13 },
     seconds: 0.1,
   });
-  assert.equal(s.sessions('p')[0].status, 'complete');
-  assert.throws(
-    () => s.ensureRun({ run_id: 'p', env: 'coderepair', model_spec: 'm', model_label: 'm', simulated: false }),
-    /holds toolshed items/,
+  assert.equal((await s.sessions('p'))[0].finished?.status, 'complete');
+  await assert.rejects(
+    s.openRun('p', 'coderepair', { spec: 'm', label: 'm', capabilities: { score: true, ban: false, simulated: false } }),
+    /run 'p' exists with a different plan[\s\S]*settings\.env: stored "toolshed", requested "coderepair"/,
   );
-  s.close();
-  // The same file still opens as a revision store, and a read-only open of a store without probe tables is empty.
-  const rs = openStore(path, { readonly: true });
-  assert.deepEqual(rs.runIds(), []);
-  rs.close();
+  await assert.rejects(
+    s.openRun('p', 'toolshed', { spec: 'other', label: 'm', capabilities: { score: true, ban: false, simulated: false } }),
+    /controller\.spec: stored "m", requested "other"/,
+  );
+  await s.close();
+  // The probe run is a run of the one store, listed with the others; a revision-only reader sees no trajectories in it.
+  const rs = await openStore(path, { readonly: true });
+  assert.deepEqual(await rs.runIds(), ['p']);
+  assert.deepEqual(await rs.loadTrajectories(['p']), []);
+  await rs.close();
   const empty = join(dir, 'e.db');
-  openStore(empty).close();
-  const ro = ProbeStore.open(empty, { readonly: true });
-  assert.deepEqual(ro.listRuns(), []);
-  ro.close();
+  await (await openStore(empty)).close();
+  const ro = await ProbeStore.open(empty, { readonly: true });
+  assert.deepEqual(await ro.listRuns(), []);
+  await ro.close();
 });
 
 test('default run ids are readable and stable', () => {

@@ -38,7 +38,7 @@ before(async () => {
   if (punkt.skip) return; // the fixtures include a c07 case
   rmSync(DIR, { recursive: true, force: true });
   mkdirSync(DIR, { recursive: true });
-  const store = openStore(DB);
+  const store = await openStore(DB);
   try {
     const cases = [CASES.tea, CASES.rain, CASES.bread, CASES.apple];
     for (const profile of ['steady', 'stubborn']) {
@@ -80,7 +80,7 @@ before(async () => {
       'own.jsonl',
       getFamily,
     );
-    importTrajectories(store, parsed, {
+    await importTrajectories(store, parsed, {
       runId: 'imported',
       file: 'own.jsonl',
       fileSha256: null,
@@ -89,13 +89,13 @@ before(async () => {
       resolveFamily: getFamily,
     });
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
 after(() => rmSync(DIR, { recursive: true, force: true }));
 
-test('revloop report writes one self-contained file covering every run', { skip: punkt.skip }, () => {
+test('revloop report writes one self-contained file covering every run', { skip: punkt.skip }, async () => {
   const r = revloop('report', '--store', DB, '-o', 'all.html', '--bootstrap', '200', '--no-timestamp');
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^wrote all\.html \(0\.\d MB, 10 trajectories\) — includes SIMULATED controllers: /);
@@ -112,11 +112,11 @@ test('revloop report writes one self-contained file covering every run', { skip:
   assert.equal(payload.trajectories.length, 10);
 
   // Engine runs stored the reports they sent: shown verbatim. Imported runs did not: rendered by the family.
-  const store = openStore(DB, { readonly: true });
-  const stored = store.loadTrajectories();
-  store.close();
+  const store = await openStore(DB, { readonly: true });
+  const stored = await store.loadTrajectories();
+  await store.close();
   for (const t of payload.trajectories) {
-    const src = stored.find((s) => s.runId === t.run && s.caseIndex === t.ix)!;
+    const src = (await stored).find((s) => s.runId === t.run && s.caseIndex === t.ix)!;
     t.rounds.forEach((r, i) => {
       const round = src.rounds[i];
       if (round.joint) return assert.equal(r.fb, -1);
@@ -126,7 +126,7 @@ test('revloop report writes one self-contained file covering every run', { skip:
     });
   }
   assert.ok(
-    stored.some((s) => s.runId === 'sim-steady' && s.rounds.some((x) => typeof x.feedback === 'string')),
+    (await stored).some((s) => s.runId === 'sim-steady' && s.rounds.some((x) => typeof x.feedback === 'string')),
     'the engine did store its reports',
   );
 

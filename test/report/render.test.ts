@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { analyzeTrajectories } from '../../src/studies/revision/analysis/index.ts';
-import { buildReport, renderReport, renderReportHtml } from '../../src/report/index.ts';
+import { renderReport, revisionReportPage } from '../../src/report/index.ts';
+import { buildReportModel } from '../../src/studies/revision/report-model.ts';
 import type { DrilldownPayload } from '../../src/report/payload.ts';
 import { decodeWordDiff } from '../../src/report/word-diff.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
@@ -97,7 +98,7 @@ test('report: simulated controllers are labelled SIMULATED wherever their number
 });
 
 test('report: endpoint numbers are the analysis numbers', { skip: punkt.skip }, () => {
-  const { model } = buildReport(trajectories, analysis, options);
+  const model = buildReportModel(trajectories, analysis);
   const cell = analysis.cells.find((c) => c.controller === 'alpha' && c.family === 'exact-length')!;
   const row = model.endpoint.rows.find((r) => r.controller === 'alpha')!;
   const shown = row.cells[model.endpoint.families.indexOf('exact-length')]!;
@@ -112,7 +113,7 @@ test('report: endpoint numbers are the analysis numbers', { skip: punkt.skip }, 
 
 test('drill-down data: labels, verifier reports, sent flags and diffs', { skip: punkt.skip }, () => {
   const progress: Array<[number, number]> = [];
-  const { payload } = buildReport(trajectories, analysis, { ...options, onProgress: (d, n) => progress.push([d, n]) });
+  const payload = revisionReportPage(trajectories, analysis, { ...options, onRenderProgress: (d, n) => progress.push([d, n]) }).drilldown!;
   assert.deepEqual(progress, [[trajectories.length, trajectories.length]]);
   const by = (run: string, id: string) => payload.trajectories.find((t) => t.run === run && t.caseId === id)!;
   assert.equal(by('run-alpha', 'rain-02').rc, 'terminal_fixed_point');
@@ -171,12 +172,11 @@ test('drill-down data: a family that cannot be found leaves a note instead of fa
   assert.ok(payload.trajectories.find((t) => t.caseId === 'rain-02')!.rounds[0].fb >= 0);
 });
 
-test('renderReportHtml: an empty report still renders every section', () => {
+test('an empty revision report still renders every section', () => {
   const empty = analyzeTrajectories([], { bootstrap: 0 });
   const page = renderReport([], empty, {});
   for (const id of ['runs', 'endpoint', 'curves', 'failures', 'budget', 'drilldown']) assert.ok(page.includes(`<section id="${id}"`), id);
   assert.ok(!page.includes('class="banner"'));
-  assert.equal(typeof renderReportHtml, 'function');
 });
 
 test('an empty report labels nothing SIMULATED and says there is no budget replay', () => {

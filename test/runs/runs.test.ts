@@ -14,7 +14,20 @@ import { ProbeStore } from '../../src/studies/probe/store.ts';
 import { AgentStore } from '../../src/studies/agent/store.ts';
 import type { RolloutRecord } from '../../src/studies/agent/engine.ts';
 import { openStore } from '../../src/store/store.ts';
-import { runsCommand, type AgentRunSummary, type ProbeRunSummary, type RunListEntry } from '../../src/cli/commands/runs.ts';
+import { runsAction } from '../../src/cli/commands/runs.ts';
+import Database from 'better-sqlite3';
+
+/** Entries of `runs --json`: every kind has runId, kind, status, controller and simulated. */
+type RunListEntry = { runId: string; kind: string; status: string; controller: string; simulated: boolean } & Record<string, unknown>;
+type ProbeRunSummary = RunListEntry & { items: number; scores: number; conditions: string[]; sessions: number };
+type AgentRunSummary = RunListEntry & {
+  tasks: number;
+  done: number;
+  solved: number;
+  failed: number;
+  harness: string;
+  settings: Record<string, number>;
+};
 import { shortItems } from '../probe/fixtures.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/revloop.mjs', import.meta.url));
@@ -28,7 +41,7 @@ function revloop(...args: string[]): { code: number | null; out: string; err: st
 
 async function list(path: string): Promise<RunListEntry[]> {
   let text = '';
-  assert.equal(await runsCommand({ store: path, json: true }, { write: (s: string) => (text += s) }), 0);
+  await runsAction({ store: path, json: true }, { write: (s: string) => (text += s) });
   return JSON.parse(text) as RunListEntry[];
 }
 
@@ -108,15 +121,14 @@ test('one store with revision, probe and agent runs: three tables, SIMULATED mar
   const a = entries[2] as AgentRunSummary;
   assert.deepEqual([a.tasks, a.done, a.failed, a.harness, a.settings.max_steps], [2, 2, 0, 'verbatim', 2]);
   // The revision entry keeps the shape `runs --json` always had.
-  assert.equal((entries[0] as { successes?: number }).successes !== undefined && (entries[0] as { cases: number }).cases, 3);
+  assert.equal((entries[0] as { successes?: number }).successes !== undefined && (entries[0] as unknown as { cases: number }).cases, 3);
 });
 
 test('status of probe and agent runs: running while a live process holds it, interrupted when killed, failed, incomplete', async () => {
   const db = join(dir, 'status.db');
   const items = shortItems();
-  const probe = ProbeStore.open(db);
+  const probe = await ProbeStore.open(db);
   const start = {
-    modelSpec: 'm',
     conditions: ['pre' as const],
     itemsSource: 'a.jsonl',
     itemsSha256: 'x',
@@ -124,11 +136,11 @@ test('status of probe and agent runs: running while a live process holds it, int
     backend: {},
   };
   for (const id of ['p-live', 'p-killed', 'p-failed', 'p-done', 'p-unstarted']) {
-    probe.ensureRun({ run_id: id, env: 'toolshed', model_spec: 'm', model_label: 'model-m', simulated: false });
+    await probe.openRun(id, 'toolshed', { spec: 'm', label: 'model-m', capabilities: { score: true, ban: false, simulated: false } });
     if (id === 'p-unstarted') continue;
-    probe.addItems(id, items, 'a.jsonl');
-    const s = probe.startSession(id, start);
-    probe.insertScores(id, s, [
+    await probe.addItems(id, items, 'a.jsonl');
+    const s = await probe.startSession(id, start);
+    await probe.insertScores(id, s, [
       {
         item_id: items[0].item_id,
         condition: 'pre',
@@ -140,31 +152,29 @@ test('status of probe and agent runs: running while a live process holds it, int
         ctx_tokens: 9,
       },
     ]);
-    if (id === 'p-failed') probe.endSession(id, s, { status: 'failed', nScored: 1, nUnavailable: 0, counters: null, seconds: 0.1 });
-    if (id === 'p-done') probe.endSession(id, s, { status: 'complete', nScored: 1, nUnavailable: 0, counters: null, seconds: 0.1 });
+    if (id === 'p-failed') await probe.endSession(id, s, { status: 'failed', nScored: 1, nUnavailable: 0, counters: null, seconds: 0.1 });
+    if (id === 'p-done') await probe.endSession(id, s, { status: 'complete', nScored: 1, nUnavailable: 0, counters: null, seconds: 0.1 });
   }
-  probe.runStore.acquireLock('p-live'); // this test process: alive
+  await probe.store.acquireLock('p-live'); // this test process: alive
   // A lock left by a process that has exited: a killed run whose session is still marked running.
   const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-  probe.db
+  const raw = new Database(db);
+  raw
     .prepare('INSERT INTO run_locks (run_id, pid, host, started_at) VALUES (?, ?, ?, ?)')
     .run('p-killed', Number(dead.stdout), hostname(), new Date().toISOString());
+  raw.close();
 
-  const agent = AgentStore.open(db);
+  const agent = await AgentStore.open(db);
   const settings = { max_steps: 2, max_new_tokens: 32, temperature: 0, seed: 1, task_seed: 20260808 };
-  agent.ensureRun({
-    run_id: 'a-partial',
-    env: 'toolshed',
-    harness: 'verbatim',
-    model_spec: 'sim:steady',
-    model_label: 'sim:steady [simulated]',
-    simulated: true,
-    settings,
-  });
-  const session = agent.startSession('a-partial', 'sim:steady', 4, {});
-  agent.insertRollout('a-partial', rollout('t-0', 0, true));
-  agent.insertRollout('a-partial', rollout('t-1', 1, false));
-  agent.endSession('a-partial', session, { status: 'complete', nDone: 2, nFailed: 2, seconds: 1 });
+  await agent.openRun(
+    'a-partial',
+    { env: 'toolshed', harness: 'verbatim', settings },
+    { spec: 'sim:steady', label: 'sim:steady [simulated]', capabilities: { score: true, ban: true, simulated: true } },
+  );
+  const session = await agent.startSession('a-partial', 4, {});
+  await agent.insertRollout('a-partial', session, rollout('t-0', 0, true));
+  await agent.insertRollout('a-partial', session, rollout('t-1', 1, false));
+  await agent.endSession('a-partial', session, { status: 'complete', nDone: 2, nFailed: 2, seconds: 1 });
 
   const entries = await list(db);
   const status = Object.fromEntries(entries.map((e) => [e.runId, e.status]));
@@ -182,7 +192,7 @@ test('status of probe and agent runs: running while a live process holds it, int
   assert.deepEqual([partial.tasks, partial.done, partial.solved, partial.failed, partial.simulated], [4, 2, 1, 2, true]);
 
   let text = '';
-  await runsCommand({ store: db }, { write: (s: string) => (text += s) });
+  await runsAction({ store: db }, { write: (s: string) => (text += s) });
   assert.ok(!/revision runs/.test(text), 'no revision table without revision runs');
   assert.deepEqual(row(text, 'p-done').slice(0, 3), ['p-done', 'complete', 'model-m']);
   assert.deepEqual(row(text, 'a-partial').slice(0, 9), [
@@ -191,24 +201,24 @@ test('status of probe and agent runs: running while a live process holds it, int
     'sim:steady [SIMULATED]',
     'verbatim',
     '2/4',
-    '1 (50.0%)',
+    '1/2 (50.0%)',
     '0',
     '2',
     '1',
   ]);
   assert.match(text, /SIMULATED rows come from simulated controllers/);
-  probe.runStore.releaseLock('p-live');
-  probe.close();
-  agent.close();
+  await probe.store.releaseLock('p-live');
+  await probe.close();
+  await agent.close();
   assert.equal((await list(db)).find((e) => e.runId === 'p-live')!.status, 'interrupted', 'released by a session that never finished');
 });
 
 test('an empty store says so; a missing store is an error without a stack trace', async () => {
   const db = join(dir, 'empty.db');
-  openStore(db).close();
-  ProbeStore.open(db).close(); // probe tables, no runs
+  await (await openStore(db)).close();
+  await (await ProbeStore.open(db)).close(); // opened for probes, no runs
   let text = '';
-  await runsCommand({ store: db }, { write: (s: string) => (text += s) });
+  await runsAction({ store: db }, { write: (s: string) => (text += s) });
   assert.equal(text, `no runs in ${db}\n`);
   assert.deepEqual(await list(db), []);
   const r = revloop('runs', '--store', join(dir, 'nope.db'));

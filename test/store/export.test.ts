@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadCaseSet } from '../../src/core/cases/index.ts';
 import { executeRun } from '../../src/engine/run.ts';
 import { PAPER_PROTOCOL } from '../../src/engine/protocol.ts';
-import { exportCommand } from '../../src/app/store-commands.ts';
+import { exportRun } from '../../src/app/export.ts';
 import { paperRow } from '../../src/studies/revision/export-paper.ts';
 import { openStore } from '../../src/store/store.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
@@ -36,8 +36,6 @@ const cases: ConstraintCase[] = [
   { id: 'own-fail', family: 'exact-length', source: 'own', instruction: 'Name a colour.', target: 1, anchors: [] },
 ];
 
-const sink = { write: () => undefined };
-
 // Expected bytes written by hand in Python's json.dumps(ensure_ascii=False) style (and checked
 // once against CPython 3.11 while writing this test).
 const EXPECTED = [
@@ -58,7 +56,7 @@ const EXPECTED = [
 test('export --format paper writes the reference per-case schema, byte for byte, in input order', { skip: punkt.skip }, async () => {
   const dir = tempDir();
   const storePath = join(dir, 'runs.db');
-  const store = openStore(storePath);
+  const store = await openStore(storePath);
   const model = scriptedModel([
     'The lake was calm.',
     ' The lake was calm and morning mist rose over the still water.\n',
@@ -78,9 +76,9 @@ test('export --format paper writes the reference per-case schema, byte for byte,
     concurrency: 1,
     maxConsecutiveFailures: 0,
   });
-  store.close();
+  await store.close();
   const out = join(dir, 'x.jsonl');
-  await exportCommand({ store: storePath, run: 'x', format: 'paper', output: out }, sink);
+  await exportRun({ store: storePath, runId: 'x', format: 'paper', output: out });
   const text = readFileSync(out, 'utf8');
   assert.equal(text, EXPECTED.map((l) => l + '\n').join(''));
 });
@@ -88,7 +86,7 @@ test('export --format paper writes the reference per-case schema, byte for byte,
 test('export refuses an unfinished run unless --partial, and unknown formats', { skip: punkt.skip }, async () => {
   const dir = tempDir();
   const storePath = join(dir, 'runs.db');
-  const store = openStore(storePath);
+  const store = await openStore(storePath);
   const ac = new AbortController();
   ac.abort();
   await executeRun({
@@ -102,20 +100,20 @@ test('export refuses an unfinished run unless --partial, and unknown formats', {
     signal: ac.signal,
     abandonAfterMs: 1,
   });
-  store.close();
+  await store.close();
   await assert.rejects(
-    exportCommand({ store: storePath, run: 'x', format: 'paper', output: join(dir, 'o.jsonl') }, sink),
+    exportRun({ store: storePath, runId: 'x', format: 'paper', output: join(dir, 'o.jsonl') }),
     /run 'x' has 3 unfinished trajectories; resume it first, or pass --partial/,
   );
   await assert.rejects(
-    exportCommand({ store: storePath, run: 'x', format: 'csv', output: join(dir, 'o.jsonl') }, sink),
+    exportRun({ store: storePath, runId: 'x', format: 'csv' as 'paper', output: join(dir, 'o.jsonl') }),
     /unknown export format 'csv'/,
   );
   await assert.rejects(
-    exportCommand({ store: storePath, run: 'nope', format: 'paper', output: join(dir, 'o.jsonl') }, sink),
+    exportRun({ store: storePath, runId: 'nope', format: 'paper', output: join(dir, 'o.jsonl') }),
     /no run 'nope' in .*; runs: x/,
   );
-  await exportCommand({ store: storePath, run: 'x', format: 'paper', output: join(dir, 'o.jsonl'), partial: true }, sink);
+  await exportRun({ store: storePath, runId: 'x', format: 'paper', output: join(dir, 'o.jsonl'), partial: true });
   assert.equal(readFileSync(join(dir, 'o.jsonl'), 'utf8'), '');
 });
 

@@ -11,7 +11,8 @@ import fc from 'fast-check';
 import { messagesSha256 } from '../../src/engine/loop.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import type { NewEvent, RunPlannedPayload } from '../../src/store/events.ts';
-import { eventHash, openStore, SimulatedCrash, type RunStore } from '../../src/store/store.ts';
+import { openStore, SimulatedCrash, type RunStore } from '../../src/store/store.ts';
+import { eventHash } from '../../src/store/chain.ts';
 import type { ChatMessage, GenerateResult } from '../../src/models/types.ts';
 import { fakeModel, resolveToy, toyCases } from '../loop/fakes.ts';
 import { runToyIn, tempDir } from './toy-run.ts';
@@ -21,10 +22,10 @@ const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 /** A planned toy run with `n` cases, through a real (tiny) run so the plan is genuine. */
 async function plannedStore(n = 3): Promise<{ store: RunStore; path: string; planned: RunPlannedPayload }> {
   const path = join(tempDir('revloop-gc-'), 'runs.db');
-  const store = openStore(path);
+  const store = await openStore(path);
   await runToyIn(store, { runId: 'seed', cases: toyCases(n, 'gc') });
-  const planned = store.getPlanned('seed')!;
-  store.createRun('r', planned);
+  const planned = (await store.getPlanned('seed'))!;
+  await store.createRun('r', planned);
   return { store, path, planned };
 }
 
@@ -37,14 +38,14 @@ const started = (caseIndex: number, revision: number): NewEvent => ({
 
 test('groups queued in one turn commit together, in call order, and only then resolve', async () => {
   const { store, path } = await plannedStore();
-  const reader = openStore(path, { readonly: true });
-  const before = reader.readEvents('r').length;
+  const reader = await openStore(path, { readonly: true });
+  const before = (await reader.readEvents('r')).length;
   const a = store.appendSoon('r', [started(0, 0)]);
   const b = store.appendSoon('r', [started(1, 0), started(1, 1)]);
   const c = store.appendSoon('r', [started(2, 0)]);
-  assert.equal(reader.readEvents('r').length, before, 'nothing is visible before the commit');
+  assert.equal((await reader.readEvents('r')).length, before, 'nothing is visible before the commit');
   await Promise.all([a, b, c]);
-  const events = reader.readEvents('r').slice(before);
+  const events = (await reader.readEvents('r')).slice(before);
   assert.deepEqual(
     events.map((e) => [e.caseIndex, e.revision]),
     [
@@ -60,79 +61,70 @@ test('groups queued in one turn commit together, in call order, and only then re
     'the chain has no gaps',
   );
   reader.close();
-  store.close();
+  await store.close();
 });
 
 test('a failing group fails its whole batch: the batch is one transaction', async () => {
   const { store, path } = await plannedStore();
-  const before = store.readEvents('r').length;
+  const before = (await store.readEvents('r')).length;
   // The second group belongs to a run that has no plan: appending it throws inside the transaction.
   const ok = store.appendSoon('r', [started(0, 0)]);
   const bad = store.appendSoon('no-such-run', [started(0, 0)]);
   await assert.rejects(ok, /first event must be run_planned/);
   await assert.rejects(bad, /first event must be run_planned/);
-  assert.equal(store.readEvents('r').length, before, 'the valid group was rolled back with the batch');
+  assert.equal((await store.readEvents('r')).length, before, 'the valid group was rolled back with the batch');
   // The store carries on.
   await store.appendSoon('r', [started(0, 0)]);
-  assert.equal(store.readEvents('r').length, before + 1);
-  store.close();
-  const s = openStore(path, { readonly: true });
-  assert.equal(s.readEvents('r').length, before + 1);
-  s.close();
+  assert.equal((await store.readEvents('r')).length, before + 1);
+  await store.close();
+  const s = await openStore(path, { readonly: true });
+  assert.equal((await s.readEvents('r')).length, before + 1);
+  await s.close();
 });
 
 test('a synchronous append commits the queued groups first; close commits what is still queued', async () => {
   const { store, path } = await plannedStore();
-  const before = store.readEvents('r').length;
+  const before = (await store.readEvents('r')).length;
   const queued = store.appendSoon('r', [started(0, 0)]);
-  store.append('r', [started(1, 0)]);
+  await store.append('r', [started(1, 0)]);
   await queued;
   assert.deepEqual(
-    store
-      .readEvents('r')
-      .slice(before)
-      .map((e) => e.caseIndex),
+    (await store.readEvents('r')).slice(before).map((e) => e.caseIndex),
     [0, 1],
   );
   const last = store.appendSoon('r', [started(2, 0)]);
-  store.close();
+  await store.close();
   await last;
-  const s = openStore(path, { readonly: true });
+  const s = await openStore(path, { readonly: true });
   assert.deepEqual(
-    s
-      .readEvents('r')
-      .slice(before)
-      .map((e) => e.caseIndex),
+    (await s.readEvents('r')).slice(before).map((e) => e.caseIndex),
     [0, 1, 2],
   );
-  s.close();
+  await s.close();
 });
 
 test('fault injection: the store dies right after its n-th committed group, whatever the batching', async () => {
   const { store: setup, path } = await plannedStore();
-  const base = setup.readEvents('r').length;
+  const base = (await setup.readEvents('r')).length;
   setup.close();
-  const crashing = openStore(path, { crashAfterAppends: 2 });
+  const crashing = await openStore(path, { crashAfterAppends: 2 });
   const groups = [0, 1, 2, 3].map((i) => crashing.appendSoon('r', [started(i, 0)]));
   const outcomes = await Promise.allSettled(groups);
   assert.ok(outcomes.every((o) => o.status === 'rejected' && o.reason instanceof SimulatedCrash));
-  assert.throws(() => crashing.append('r', [started(0, 1)]), SimulatedCrash);
+  await assert.rejects(crashing.append('r', [started(0, 1)]), SimulatedCrash);
   crashing.close();
-  const s = openStore(path, { readonly: true });
+  const s = await openStore(path, { readonly: true });
   assert.deepEqual(
-    s
-      .readEvents('r')
-      .slice(base)
-      .map((e) => e.caseIndex),
+    (await s.readEvents('r')).slice(base).map((e) => e.caseIndex),
     [0, 1],
     'exactly two groups were committed',
   );
-  s.close();
+  await s.close();
 });
 
 test('a cached chain head made stale by another writer is re-read; the chain stays valid', async () => {
   const { store: a, path } = await plannedStore();
-  const b = openStore(path);
+  const b = await openStore(path);
   a.append('r', [started(0, 0)]);
   b.append('r', [started(1, 0)]); // a's cached head is now stale
   a.append('r', [started(2, 0)]);
@@ -140,15 +132,15 @@ test('a cached chain head made stale by another writer is re-read; the chain sta
   b.append('r', [started(1, 1)]);
   a.close();
   b.close();
-  const s = openStore(path, { readonly: true });
-  const rows = s.rawEventRows('r');
-  rows.forEach((r, i) => {
+  const s = await openStore(path, { readonly: true });
+  const rows = await s.rawEventRows('r');
+  (await rows).forEach((r, i) => {
     assert.equal(r.seq, i + 1);
     assert.equal(r.prev_hash, i ? rows[i - 1].hash : '0'.repeat(64));
     assert.equal(eventHash(r.prev_hash, r.run_id, r.seq, r.type, r.case_index, r.revision, r.at, r.payload), r.hash);
   });
   assert.deepEqual(
-    rows.slice(-5).map((r) => [r.case_index, r.revision]),
+    (await rows).slice(-5).map((r) => [r.case_index, r.revision]),
     [
       [0, 0],
       [1, 0],
@@ -157,13 +149,13 @@ test('a cached chain head made stale by another writer is re-read; the chain sta
       [1, 1],
     ],
   );
-  s.close();
+  await s.close();
 });
 
 test('a run starts no generation before the round announcing it is committed', async () => {
   const path = join(tempDir('revloop-gc-'), 'runs.db');
-  const store = openStore(path);
-  const reader = openStore(path, { readonly: true });
+  const store = await openStore(path);
+  const reader = await openStore(path, { readonly: true });
   const inner = fakeModel({ delayMs: 2 });
   const violations: string[] = [];
   let checked = 0;
@@ -172,7 +164,7 @@ test('a run starts no generation before the round announcing it is committed', a
     async generate(messages: ChatMessage[], options: Parameters<typeof inner.generate>[1]): Promise<GenerateResult> {
       // Every generation's attempt_started (the hash of exactly these messages) is already durable.
       const want = messagesSha256(messages);
-      const found = reader.readEvents('toy').some((e) => e.type === 'attempt_started' && e.payload.messages_sha256 === want);
+      const found = (await reader.readEvents('toy')).some((e) => e.type === 'attempt_started' && e.payload.messages_sha256 === want);
       if (!found) violations.push(`generation with ${messages.length} messages started before its attempt_started was committed`);
       checked++;
       return inner.generate(messages, options);
@@ -182,9 +174,9 @@ test('a run starts no generation before the round announcing it is committed', a
   assert.equal(result.progress.done, 12);
   assert.ok(checked > 12, `generations checked: ${checked}`);
   assert.deepEqual(violations, []);
-  assert.deepEqual(auditRun(reader, 'toy', resolveToy).discrepancies.map(formatDiscrepancy), []);
+  assert.deepEqual((await auditRun(reader, 'toy', resolveToy)).discrepancies.map(formatDiscrepancy), []);
   reader.close();
-  store.close();
+  await store.close();
 });
 
 test('the rewritten hashes are the old definitions byte for byte', () => {

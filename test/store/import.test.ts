@@ -4,15 +4,13 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import { convertCollieLog } from '../../src/studies/revision/collie-log.ts';
-import { importCommand } from '../../src/app/store-commands.ts';
+import { importRun } from '../../src/app/import.ts';
 import { openStore } from '../../src/store/store.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
 import { requireShared, requirePunkt } from '../helpers.ts';
 import { tempDir } from './toy-run.ts';
 
 const punkt = requirePunkt();
-
-const quiet = { write: () => undefined };
 
 const c07 = { family: 'c07', source: 'own', targets: ['lantern', 'harbor', 'Tuesday'] };
 const exact = { family: 'exact-length', source: 'own', target: 4, anchors: ['lake'] };
@@ -44,7 +42,7 @@ test('import verifies every draft, applies the stop rule and counts what it drop
   const dir = tempDir();
   const file = writeLines(dir, LINES);
   const storePath = join(dir, 'runs.db');
-  const s = await importCommand(file, { store: storePath, runId: 'imp' }, quiet);
+  const s = await importRun({ file: file, store: storePath, runId: 'imp' });
   assert.equal(s.trajectories, 4);
   assert.equal(s.draftsSupplied, 10);
   assert.equal(s.droppedAfterSuccess, 3);
@@ -54,10 +52,10 @@ test('import verifies every draft, applies the stop rule and counts what it drop
   assert.equal(s.incomplete, 0);
   assert.deepEqual(s.controllers, ['m1', 'm2']);
 
-  const store = openStore(storePath, { readonly: true });
-  const ts = store.loadTrajectories(['imp']);
+  const store = await openStore(storePath, { readonly: true });
+  const ts = await store.loadTrajectories(['imp']);
   assert.deepEqual(
-    ts.map((t) => [t.controller, t.caseId, t.rounds.length, t.status, t.budget]),
+    (await ts).map((t) => [t.controller, t.caseId, t.rounds.length, t.status, t.budget]),
     [
       ['m1', 'k1', 2, 'complete', 3],
       ['m1', 'k2', 3, 'complete', 2],
@@ -67,20 +65,17 @@ test('import verifies every draft, applies the stop rule and counts what it drop
   );
   assert.equal(ts[0].rounds[1].text, 'On Tuesday a lantern lit the harbor.', 'drafts are stripped');
   assert.equal(ts[1].rounds.at(-1)!.joint, false);
-  const truncated = store
-    .readEvents('imp')
-    .filter((e) => e.type === 'import_truncated')
-    .map((e) => [e.caseIndex, e.payload]);
+  const truncated = (await store.readEvents('imp')).filter((e) => e.type === 'import_truncated').map((e) => [e.caseIndex, e.payload]);
   assert.deepEqual(truncated, [
     [0, { dropped_after_success: 2, dropped_beyond_budget: 0 }],
     [2, { dropped_after_success: 1, dropped_beyond_budget: 0 }],
   ]);
-  const [run] = store.listRuns();
+  const [run] = await store.listRuns();
   assert.equal(run.kind, 'import');
   assert.equal(run.controller, '2 controllers');
-  assert.deepEqual(auditRun(store, 'imp', getFamily).discrepancies.map(formatDiscrepancy), []);
-  store.close();
-  await assert.rejects(importCommand(file, { store: storePath, runId: 'imp' }, quiet), /run 'imp' already exists/);
+  assert.deepEqual((await auditRun(store, 'imp', getFamily)).discrepancies.map(formatDiscrepancy), []);
+  await store.close();
+  await assert.rejects(importRun({ file: file, store: storePath, runId: 'imp' }), /run 'imp' already exists/);
 });
 
 test(
@@ -89,20 +84,20 @@ test(
   async () => {
     const dir = tempDir();
     const file = writeLines(dir, LINES);
-    const s = await importCommand(file, { store: join(dir, 'runs.db'), runId: 'imp', budget: '1' }, quiet);
+    const s = await importRun({ file: file, store: join(dir, 'runs.db'), runId: 'imp', budget: 1 });
     // a: success at revision 1 (within T = 1): 2 dropped after it. b: 3 drafts, 1 beyond the budget.
     // c: success at once: 1 dropped. d: one unresolved draft where T = 1 needs two → incomplete.
     assert.equal(s.droppedBeyondBudget, 1 + 2);
     assert.equal(s.droppedAfterSuccess, 0 + 1);
     assert.equal(s.incomplete, 1);
-    const store = openStore(join(dir, 'runs.db'), { readonly: true });
-    const ts = store.loadTrajectories(['imp']);
+    const store = await openStore(join(dir, 'runs.db'), { readonly: true });
+    const ts = await store.loadTrajectories(['imp']);
     assert.deepEqual(
-      ts.map((t) => t.status),
+      (await ts).map((t) => t.status),
       ['complete', 'complete', 'complete', 'incomplete'],
     );
     assert.match(ts[3].incompleteReason!, /^import: 1 draft supplied, unresolved, and the budget of 1 revisions needs 2$/);
-    assert.ok(auditRun(store, 'imp', getFamily).passed);
+    assert.ok((await auditRun(store, 'imp', getFamily)).passed);
   },
 );
 
@@ -116,7 +111,7 @@ test('import errors name file, line and field, and nothing is written', async ()
     { ...LINES[3], target: 'four' },
   ]);
   const storePath = join(dir, 'runs.db');
-  await assert.rejects(importCommand(file, { store: storePath }, quiet), (e: Error) => {
+  await assert.rejects(importRun({ file: file, store: storePath }), (e: Error) => {
     assert.match(e.message, /^4 problems in .*in\.jsonl; nothing was imported:/);
     assert.match(e.message, /in\.jsonl:2: drafts: must be a non-empty list of strings/);
     assert.match(e.message, /in\.jsonl:3: family: unknown family 'c99'/);
@@ -158,17 +153,17 @@ test(
     }
     const dir = tempDir();
     const storePath = join(dir, 'runs.db');
-    const s = await importCommand(log.path!, { store: storePath, from: 'collie-log', collie: collie.path! }, quiet);
+    const s = await importRun({ file: log.path!, store: storePath, from: 'collie-log', collie: collie.path! });
     assert.equal(s.trajectories, conv.lines.length);
     assert.equal(s.droppedAfterSuccess, expectedDropped);
     assert.equal(s.successes, expectedSuccess);
     assert.ok(s.droppedAfterSuccess > 0 && s.successes > 0 && s.successes < s.trajectories);
-    const store = openStore(storePath, { readonly: true });
-    const [run] = store.listRuns();
+    const store = await openStore(storePath, { readonly: true });
+    const [run] = await store.listRuns();
     assert.equal(run.runId, 'gpt-3.5-turbo-multi-round-generation-1trial');
     assert.equal(run.controller, 'gpt-3.5-turbo');
     assert.equal(run.complete, conv.lines.length);
-    assert.ok(auditRun(store, run.runId, getFamily).passed);
-    store.close();
+    assert.ok((await auditRun(store, run.runId, getFamily)).passed);
+    await store.close();
   },
 );

@@ -28,12 +28,12 @@ test('kill -9 of a writing process mid-run: readers kept working, the store open
   while (Date.now() < deadline) {
     await sleep(15);
     if (!existsSync(path)) continue;
-    const reader = openStore(path, { readonly: true });
+    const reader = await openStore(path, { readonly: true });
     try {
-      const runs = reader.listRuns();
-      if (!runs.length) continue;
-      const ts = reader.loadTrajectories(['toy']);
-      const rounds = ts.reduce((n, t) => n + t.rounds.length, 0);
+      const runs = await reader.listRuns();
+      if (!(await runs).length) continue;
+      const ts = await reader.loadTrajectories(['toy']);
+      const rounds = (await ts).reduce((n, t) => n + t.rounds.length, 0);
       assert.ok(rounds >= lastRounds, 'a reader never sees the store go backwards');
       assert.equal(runs[0].status, 'running');
       lastRounds = rounds;
@@ -51,20 +51,20 @@ test('kill -9 of a writing process mid-run: readers kept working, the store open
   assert.equal(await exited, 'SIGKILL');
   assert.ok(reads >= 2, `reads while writing: ${reads}`);
 
-  let store = openStore(path, { readonly: true });
-  const [summary] = store.listRuns();
+  let store = await openStore(path, { readonly: true });
+  const [summary] = await store.listRuns();
   assert.equal(summary.status, 'interrupted', 'the dead writer no longer holds the run');
   assert.ok(summary.pending > 0);
-  const midAudit = auditRun(store, 'toy', resolveToy);
-  assert.deepEqual(midAudit.discrepancies.map(formatDiscrepancy), []);
-  store.close();
+  const midAudit = await auditRun(store, 'toy', resolveToy);
+  assert.deepEqual((await midAudit).discrepancies.map(formatDiscrepancy), []);
+  await store.close();
 
   await toyRun(path, { cases: toyCases(30, 'kill'), concurrency: 4 });
   const ref = join(dir, 'ref.db');
   await toyRun(ref, { cases: toyCases(30, 'kill'), concurrency: 4 });
-  store = openStore(path, { readonly: true });
-  const refStore = openStore(ref, { readonly: true });
-  assert.deepEqual(store.loadTrajectories(['toy']), refStore.loadTrajectories(['toy']));
-  assert.equal(store.listRuns()[0].status, refStore.listRuns()[0].status);
-  assert.deepEqual(auditRun(store, 'toy', resolveToy).discrepancies.map(formatDiscrepancy), []);
+  store = await openStore(path, { readonly: true });
+  const refStore = await openStore(ref, { readonly: true });
+  assert.deepEqual(await store.loadTrajectories(['toy']), await refStore.loadTrajectories(['toy']));
+  assert.equal((await store.listRuns())[0].status, (await refStore.listRuns())[0].status);
+  assert.deepEqual((await auditRun(store, 'toy', resolveToy)).discrepancies.map(formatDiscrepancy), []);
 });

@@ -16,15 +16,15 @@ test('a run is stored as events; trajectories reduce identically from tables and
   const result = await toyRun(path);
   assert.equal(result.stopped, null);
   assert.equal(result.progress.done, 8);
-  const store = openStore(path, { readonly: true });
-  const fromTables = store.loadTrajectories(['toy']);
-  const fromEvents = store.loadTrajectories(['toy'], { from: 'events' });
+  const store = await openStore(path, { readonly: true });
+  const fromTables = await store.loadTrajectories(['toy']);
+  const fromEvents = await store.loadTrajectories(['toy'], { from: 'events' });
   assert.deepEqual(fromTables, fromEvents);
   assert.deepEqual(
-    fromTables.map((t) => t.caseIndex),
+    (await fromTables).map((t) => t.caseIndex),
     [0, 1, 2, 3, 4, 5, 6, 7],
   );
-  for (const t of fromTables) {
+  for (const t of await fromTables) {
     assert.equal(t.status, 'complete');
     assert.ok(t.rounds.length >= 1 && t.rounds.length <= 9);
     const last = t.rounds.at(-1)!;
@@ -35,36 +35,36 @@ test('a run is stored as events; trajectories reduce identically from tables and
     );
   }
   // The fake model mixes quick successes and failures at budget.
-  assert.ok(fromTables.some((t) => t.rounds.length === 9 && !t.rounds.at(-1)!.joint));
-  assert.ok(fromTables.some((t) => t.rounds.at(-1)!.joint));
-  const [summary] = store.listRuns();
+  assert.ok((await fromTables).some((t) => t.rounds.length === 9 && !t.rounds.at(-1)!.joint));
+  assert.ok((await fromTables).some((t) => t.rounds.at(-1)!.joint));
+  const [summary] = await store.listRuns();
   assert.equal(summary.status, 'complete');
   assert.equal(summary.cases, 8);
   assert.equal(summary.complete, 8);
-  assert.equal(summary.successes, fromTables.filter((t) => t.rounds.at(-1)!.joint).length);
+  assert.equal(summary.successes, (await fromTables).filter((t) => t.rounds.at(-1)!.joint).length);
   assert.equal(
     summary.rounds,
-    fromTables.reduce((n, t) => n + t.rounds.length, 0),
+    (await fromTables).reduce((n, t) => n + t.rounds.length, 0),
   );
   assert.equal(summary.simulated, true);
-  const report = auditRun(store, 'toy', resolveToy);
-  assert.deepEqual(report.discrepancies.map(formatDiscrepancy), []);
-  assert.ok(report.passed);
-  store.close();
+  const report = await auditRun(store, 'toy', resolveToy);
+  assert.deepEqual((await report).discrepancies.map(formatDiscrepancy), []);
+  assert.ok((await report).passed);
+  await store.close();
 });
 
 test('a completed run resumes as a no-op; a different plan under the same id is refused, naming the parts', async () => {
   const dir = tempDir();
   const path = join(dir, 'runs.db');
   await toyRun(path);
-  const before = openStore(path, { readonly: true }).readEvents('toy').length;
+  const before = (await (await openStore(path, { readonly: true })).readEvents('toy')).length;
   const again = await toyRun(path);
   assert.equal(again.resumed, true);
   assert.equal(again.progress.skipped, 8);
   assert.equal(again.progress.done, 0);
-  const s = openStore(path, { readonly: true });
-  assert.equal(s.readEvents('toy').length, before + 1, 'only a session marker was added');
-  s.close();
+  const s = await openStore(path, { readonly: true });
+  assert.equal((await s.readEvents('toy')).length, before + 1, 'only a session marker was added');
+  await s.close();
   await assert.rejects(toyRun(path, { protocol: { budget: 4 } }), (e: Error) => {
     assert.ok(e instanceof UserError);
     assert.match(e.message, /run 'toy' exists with a different plan/);
@@ -80,9 +80,9 @@ test('resuming after a crash at each event boundary ends in the same store as an
   const cases = toyCases(5, 'crash');
   const refPath = join(dir, 'ref.db');
   await toyRun(refPath, { cases, concurrency: 2 });
-  const ref = openStore(refPath, { readonly: true });
-  const refTrajectories = ref.loadTrajectories(['toy']);
-  const refEvents = normalisedEvents(ref.readEvents('toy'));
+  const ref = await openStore(refPath, { readonly: true });
+  const refTrajectories = await ref.loadTrajectories(['toy']);
+  const refEvents = normalisedEvents(await ref.readEvents('toy'));
   assert.equal(refEvents.lostGenerations, 0);
   ref.close();
 
@@ -90,7 +90,7 @@ test('resuming after a crash at each event boundary ends in the same store as an
   let boundaries = 0;
   for (let k = 1; ; k++) {
     const path = join(dir, `crash-${k}.db`);
-    const crashing = openStore(path, { crashAfterAppends: k });
+    const crashing = await openStore(path, { crashAfterAppends: k });
     const crashed = await runToyIn(crashing, { cases, concurrency: 2 }).then(
       () => false,
       (e) => {
@@ -101,17 +101,17 @@ test('resuming after a crash at each event boundary ends in the same store as an
     crashing.close();
     if (!crashed) break;
     boundaries++;
-    const store = openStore(path);
+    const store = await openStore(path);
     const resumed = await runToyIn(store, { cases, concurrency: 2 });
     assert.equal(resumed.stopped, null);
-    assert.deepEqual(store.loadTrajectories(['toy']), refTrajectories, `trajectories after crash ${k}`);
-    assert.deepEqual(store.loadTrajectories(['toy'], { from: 'events' }), refTrajectories);
-    const got = normalisedEvents(store.readEvents('toy'));
+    assert.deepEqual(await store.loadTrajectories(['toy']), refTrajectories, `trajectories after crash ${k}`);
+    assert.deepEqual(await store.loadTrajectories(['toy'], { from: 'events' }), refTrajectories);
+    const got = normalisedEvents(await store.readEvents('toy'));
     assert.deepEqual(got.byCase, refEvents.byCase, `event payloads after crash ${k}`);
     assert.ok(got.lostGenerations <= 2, 'at most the attempts in flight were lost');
-    const report = auditRun(store, 'toy', resolveToy);
-    assert.deepEqual(report.discrepancies.map(formatDiscrepancy), [], `audit after crash ${k}`);
-    store.close();
+    const report = await auditRun(store, 'toy', resolveToy);
+    assert.deepEqual((await report).discrepancies.map(formatDiscrepancy), [], `audit after crash ${k}`);
+    await store.close();
   }
   assert.ok(boundaries > 15, `enough boundaries (${boundaries})`);
 });
@@ -129,29 +129,29 @@ test('provider faults leave trajectories protocol-incomplete; a resume reopens a
     },
   });
   assert.equal(failing.progress.incomplete, 1);
-  let store = openStore(path, { readonly: true });
-  let ts = store.loadTrajectories(['toy']);
+  let store = await openStore(path, { readonly: true });
+  let ts = await store.loadTrajectories(['toy']);
   assert.equal(ts[2].status, 'incomplete');
   assert.match(ts[2].incompleteReason!, /^revision 1: provider attempts exhausted \(3 attempts\); last error: http: HTTP 503 from fake$/);
   assert.equal(ts[2].rounds.length, 1, 'failed attempts are never scored as text');
-  const [summary] = store.listRuns();
+  const [summary] = await store.listRuns();
   assert.equal(summary.status, 'incomplete');
   assert.equal(summary.failedAttempts, 3 + 1);
-  assert.ok(auditRun(store, 'toy', resolveToy).passed);
-  store.close();
+  assert.ok((await auditRun(store, 'toy', resolveToy)).passed);
+  await store.close();
 
   const resumed = await toyRun(path, { cases, concurrency: 1 });
   assert.equal(resumed.progress.skipped, 5);
   assert.equal(resumed.progress.done, 1);
-  store = openStore(path, { readonly: true });
-  ts = store.loadTrajectories(['toy']);
-  assert.ok(ts.every((t) => t.status === 'complete'));
+  store = await openStore(path, { readonly: true });
+  ts = await store.loadTrajectories(['toy']);
+  assert.ok((await ts).every((t) => t.status === 'complete'));
   const ref = join(dir, 'ref.db');
   await toyRun(ref, { cases, concurrency: 1 });
-  const refStore = openStore(ref, { readonly: true });
-  assert.deepEqual(ts, refStore.loadTrajectories(['toy']));
-  assert.ok(store.readEvents('toy').some((e) => e.type === 'trajectory_reopened'));
-  assert.ok(auditRun(store, 'toy', resolveToy).passed);
+  const refStore = await openStore(ref, { readonly: true });
+  assert.deepEqual(ts, await refStore.loadTrajectories(['toy']));
+  assert.ok((await store.readEvents('toy')).some((e) => e.type === 'trajectory_reopened'));
+  assert.ok((await auditRun(store, 'toy', resolveToy)).passed);
 });
 
 test('runs under other history policies record and audit their own message lists', async () => {
@@ -159,10 +159,10 @@ test('runs under other history policies record and audit their own message lists
     const dir = tempDir();
     const path = join(dir, 'runs.db');
     await toyRun(path, { protocol: { history: parseHistoryPolicy(history) } });
-    const store = openStore(path, { readonly: true });
-    assert.equal(store.listRuns()[0].protocol, `paper+history=${history}`);
-    assert.deepEqual(auditRun(store, 'toy', resolveToy).discrepancies.map(formatDiscrepancy), [], history);
-    store.close();
+    const store = await openStore(path, { readonly: true });
+    assert.equal((await store.listRuns())[0].protocol, `paper+history=${history}`);
+    assert.deepEqual((await auditRun(store, 'toy', resolveToy)).discrepancies.map(formatDiscrepancy), [], history);
+    await store.close();
     // The same stored run with its plan edited to full history: the audit sees the plan edit and
     // that the messages sent were not the full-history ones.
     const db = new Database(path);
@@ -172,8 +172,8 @@ test('runs under other history policies record and audit their own message lists
     payload.plan.protocol.history = 'full';
     db.prepare('UPDATE events SET payload = ? WHERE id = ?').run(JSON.stringify(payload), row.id);
     db.close();
-    const edited = openStore(path, { readonly: true });
-    const found = auditRun(edited, 'toy', resolveToy).discrepancies.map(formatDiscrepancy);
+    const edited = await openStore(path, { readonly: true });
+    const found = (await auditRun(edited, 'toy', resolveToy)).discrepancies.map(formatDiscrepancy);
     edited.close();
     assert.ok(found.includes('run: plan: plan_sha256 does not match the stored plan and cases'), found.join('\n'));
     assert.ok(
@@ -205,14 +205,17 @@ test('an interrupted run (abort) keeps a consistent store and resumes to the sam
   setTimeout(() => ac.abort(), 60);
   const first = await p;
   assert.equal(first.stopped?.reason, 'interrupted');
-  let store = openStore(path, { readonly: true });
-  assert.equal(store.listRuns()[0].status, 'interrupted');
-  assert.ok(auditRun(store, 'toy', resolveToy).passed);
-  store.close();
+  let store = await openStore(path, { readonly: true });
+  assert.equal((await store.listRuns())[0].status, 'interrupted');
+  assert.ok((await auditRun(store, 'toy', resolveToy)).passed);
+  await store.close();
   await toyRun(path, { cases, concurrency: 4 });
   await toyRun(join(dir, 'ref.db'), { cases, concurrency: 4 });
-  store = openStore(path, { readonly: true });
-  assert.deepEqual(store.loadTrajectories(['toy']), openStore(join(dir, 'ref.db'), { readonly: true }).loadTrajectories(['toy']));
+  store = await openStore(path, { readonly: true });
+  assert.deepEqual(
+    await store.loadTrajectories(['toy']),
+    await (await openStore(join(dir, 'ref.db'), { readonly: true })).loadTrajectories(['toy']),
+  );
 });
 
 test('the audit catches tampering: edited text, edited state, deleted event, continuation after success, edited tables', async () => {
@@ -226,11 +229,11 @@ test('the audit catches tampering: edited text, edited state, deleted event, con
     db.exec('DROP TRIGGER events_append_only_update; DROP TRIGGER events_append_only_delete;');
     return { p, db };
   };
-  const auditOf = (p: string) => {
-    const s = openStore(p, { readonly: true });
-    const r = auditRun(s, 'toy', resolveToy);
-    s.close();
-    return r.discrepancies.map(formatDiscrepancy);
+  const auditOf = async (p: string) => {
+    const s = await openStore(p, { readonly: true });
+    const r = await auditRun(s, 'toy', resolveToy);
+    await s.close();
+    return (await r).discrepancies.map(formatDiscrepancy);
   };
   const firstDraft = (db: Database.Database) =>
     db
@@ -250,7 +253,7 @@ test('the audit catches tampering: edited text, edited state, deleted event, con
     payload.text = payload.text + ' extra';
     db.prepare('UPDATE events SET payload = ? WHERE id = ?').run(JSON.stringify(payload), d.id);
     db.close();
-    const found = auditOf(p);
+    const found = await auditOf(p);
     assert.ok(
       found.some(
         (f) =>
@@ -275,7 +278,7 @@ test('the audit catches tampering: edited text, edited state, deleted event, con
     payload.state.word_count += 1;
     db.prepare('UPDATE events SET payload = ? WHERE id = ?').run(JSON.stringify(payload), d.id);
     db.close();
-    const found = auditOf(p);
+    const found = await auditOf(p);
     assert.ok(
       found.some((f) => /^case toy-001 \(#2\) revision 0: state\.word_count: stored \d+, replayed \d+$/.test(f)),
       found.join('\n'),
@@ -287,7 +290,7 @@ test('the audit catches tampering: edited text, edited state, deleted event, con
     const seq = (db.prepare('SELECT seq FROM events WHERE id = ?').get(d.id) as { seq: number }).seq;
     db.prepare('DELETE FROM events WHERE id = ?').run(d.id);
     db.close();
-    const found = auditOf(p);
+    const found = await auditOf(p);
     assert.ok(found.includes(`run: events: event seq ${seq} missing (deleted from the log)`), found.join('\n'));
     assert.ok(
       found.some((f) => f.startsWith('case toy-001 (#2)') && /revision|tables/.test(f)),
@@ -297,10 +300,10 @@ test('the audit catches tampering: edited text, edited state, deleted event, con
   {
     const p = join(dir, 'continued.db');
     copyFileSync(clean, p);
-    const s = openStore(p);
-    const t = s.loadTrajectories(['toy']).find((x) => x.rounds.at(-1)!.joint)!;
+    const s = await openStore(p);
+    const t = (await s.loadTrajectories(['toy'])).find((x) => x.rounds.at(-1)!.joint)!;
     const next = t.rounds.length;
-    s.append('toy', [
+    await s.append('toy', [
       {
         type: 'draft_accepted',
         caseIndex: t.caseIndex,
@@ -314,8 +317,8 @@ test('the audit catches tampering: edited text, edited state, deleted event, con
         },
       },
     ]);
-    s.close();
-    const found = auditOf(p);
+    await s.close();
+    const found = await auditOf(p);
     assert.ok(
       found.some((f) => f === `case ${t.caseId} (#${t.caseIndex + 1}) revision ${next}: stop rule: continuation after success`),
       found.join('\n'),
@@ -325,18 +328,18 @@ test('the audit catches tampering: edited text, edited state, deleted event, con
     const { p, db } = copy('tables.db');
     db.prepare("UPDATE rounds SET text = 'forged' WHERE case_index = 3 AND revision = 0").run();
     db.close();
-    const found = auditOf(p);
+    const found = await auditOf(p);
     assert.ok(
       found.some((f) => f.startsWith('case toy-003 (#4): tables: derived tables disagree with the events: rounds[0].text: events')),
       found.join('\n'),
     );
     // The derived tables are rebuildable from the events.
-    const s = openStore(p);
-    s.rebuild('toy');
-    assert.ok(auditRun(s, 'toy', resolveToy).passed);
-    s.close();
+    const s = await openStore(p);
+    await s.rebuild('toy');
+    assert.ok((await auditRun(s, 'toy', resolveToy)).passed);
+    await s.close();
   }
-  assert.deepEqual(auditOf(clean), []);
+  assert.deepEqual(await auditOf(clean), []);
 });
 
 function seqOf(path: string, id: number): number {

@@ -26,11 +26,11 @@ export interface ToyRunOptions {
 }
 
 export async function toyRun(path: string, o: ToyRunOptions = {}): Promise<RunResult> {
-  const store = openStore(path, o.store);
+  const store = await openStore(path, o.store);
   try {
     return await runToyIn(store, o);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -1,15 +1,12 @@
-// `revloop demo`: the main job on embedded defaults. Writes the demo case set, runs a few simulated
-// controllers over it through the real engine and store, prints a summary table (labelled
-// SIMULATED), and points at the next commands.
+// `demo`: the main job on embedded defaults. Writes the demo case set, runs a few simulated
+// controllers over it through the real engine and store, and writes the report of those runs.
+// The CLI prints the summary table (labelled SIMULATED) and the next commands.
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Table from 'cli-table3';
 import { loadCaseSet, writeCaseSet } from '../../core/cases/index.ts';
 import { PAPER_PROTOCOL } from '../../engine/protocol.ts';
-import { createProgressReporter } from '../../cli/progress/run-progress.ts';
-import type { CommandIO } from '../run.ts';
-import { executeRun } from '../../engine/run.ts';
+import { executeRun, type RunProgress } from '../../engine/run.ts';
 import { createModel } from '../../models/index.ts';
 import { openStore } from '../../store/store.ts';
 import type { TrajectoryRecord } from '../../store/types.ts';
@@ -26,6 +23,22 @@ export interface DemoOptions {
   out?: string;
   concurrency?: number;
   profiles?: string[];
+  signal?: AbortSignal;
+}
+
+export interface DemoHooks {
+  /** The case set is written and the store chosen. */
+  onCases?(s: { casesFile: string; cases: number; store: string; skippedStructured: string | null }): void;
+  onRunStart?(runId: string): void;
+  onProgress?(runId: string, p: RunProgress): void;
+  onRunEnd?(runId: string): void;
+}
+
+/** One simulated controller's results: joint successes per family within the budget. */
+export interface DemoRunResult {
+  runId: string;
+  profile: string;
+  trajectories: TrajectoryRecord[];
 }
 
 export interface DemoResult {
@@ -35,6 +48,25 @@ export interface DemoResult {
   report: string;
   runIds: string[];
   structured: boolean;
+  runs: DemoRunResult[];
+}
+
+/** The demo's summary: per controller, joint successes per family ("k/n"), overall, and mean rounds. */
+export function demoSummary(byRun: readonly DemoRunResult[]): {
+  families: string[];
+  rows: Array<{ profile: string; cells: string[]; all: string; meanRounds: string }>;
+} {
+  const families = FAMILY_ORDER.filter((f) => byRun.some((r) => r.trajectories.some((t) => t.family === f)));
+  const cell = (ts: TrajectoryRecord[]) => `${ts.filter((t) => t.status === 'complete' && t.rounds.at(-1)?.joint).length}/${ts.length}`;
+  return {
+    families,
+    rows: byRun.map(({ profile, trajectories }) => ({
+      profile,
+      cells: families.map((f) => cell(trajectories.filter((t) => t.family === f))),
+      all: cell(trajectories),
+      meanRounds: (trajectories.reduce((n, t) => n + t.rounds.length, 0) / Math.max(trajectories.length, 1)).toFixed(2),
+    })),
+  };
 }
 
 /** Whether the Punkt parameters the structured families need can be found; the reason if not. */
@@ -48,26 +80,7 @@ function punktProblem(): string | null {
   }
 }
 
-export function demoTable(byRun: Array<{ profile: string; trajectories: TrajectoryRecord[] }>): string {
-  const families = FAMILY_ORDER.filter((f) => byRun.some((r) => r.trajectories.some((t) => t.family === f)));
-  const table = new Table({ head: ['controller (SIMULATED)', ...families, 'all', 'mean rounds'], style: { head: [], border: [] } });
-  for (const { profile, trajectories } of byRun) {
-    const cell = (ts: TrajectoryRecord[]) => {
-      const ok = ts.filter((t) => t.status === 'complete' && t.rounds.at(-1)?.joint).length;
-      return `${ok}/${ts.length}`;
-    };
-    const rounds = trajectories.reduce((n, t) => n + t.rounds.length, 0) / Math.max(trajectories.length, 1);
-    table.push([
-      `sim:${profile} [SIMULATED]`,
-      ...families.map((f) => cell(trajectories.filter((t) => t.family === f))),
-      cell(trajectories),
-      rounds.toFixed(2),
-    ]);
-  }
-  return table.toString();
-}
-
-export async function runDemo(o: DemoOptions, io: CommandIO): Promise<DemoResult> {
+export async function runDemo(o: DemoOptions = {}, hooks: DemoHooks = {}): Promise<DemoResult> {
   const out = o.out ?? mkdtempSync(join(tmpdir(), 'revloop-demo-'));
   mkdirSync(out, { recursive: true });
   const punkt = punktProblem();
@@ -78,26 +91,16 @@ export async function runDemo(o: DemoOptions, io: CommandIO): Promise<DemoResult
   const storePath = o.store ?? join(out, 'demo.db');
   const profiles = o.profiles ?? DEMO_PROFILES;
 
-  io.out.write(
-    `revloop demo: ${loaded.cases.length} cases of revloop's own texts (${punkt ? 'exact-length only' : 'all six families'}) in ${casesFile}\n` +
-      `store: ${storePath}\n` +
-      'SIMULATED: the controllers below are simulations (sim: profiles), not language models; no number here describes a model.\n',
-  );
-  if (punkt) {
-    io.out.write(
-      `note: the structured families (c05, c07, c09, c10, c12) were skipped: ${punkt}\n  then run \`revloop demo\` again for all six families.\n`,
-    );
-  }
+  hooks.onCases?.({ casesFile, cases: loaded.cases.length, store: storePath, skippedStructured: punkt });
 
-  const store = openStore(storePath);
+  const store = await openStore(storePath);
   const runIds: string[] = [];
-  const results: Array<{ profile: string; trajectories: TrajectoryRecord[] }> = [];
+  const results: DemoRunResult[] = [];
   try {
     for (const profile of profiles) {
       const model = await createModel(`sim:${profile}`);
       const runId = `demo-${profile}${punkt ? '-exact' : ''}`;
-      const reporter = createProgressReporter(io.err, { tty: io.err.isTTY === true, simulated: true });
-      io.err.write(`${runId}:\n`);
+      hooks.onRunStart?.(runId);
       const result = await executeRun({
         store,
         runId,
@@ -114,19 +117,17 @@ export async function runDemo(o: DemoOptions, io: CommandIO): Promise<DemoResult
         protocol: PAPER_PROTOCOL,
         resolveFamily: getFamily,
         concurrency: o.concurrency ?? 8,
-        signal: io.signal,
-        onProgress: (p) => reporter.update(p),
+        signal: o.signal,
+        onProgress: (p) => hooks.onProgress?.(runId, p),
       });
-      reporter.finish();
+      hooks.onRunEnd?.(runId);
       if (result.stopped) throw new UserError(`demo stopped: ${result.stopped.message}; run it again to resume`);
       runIds.push(runId);
-      results.push({ profile, trajectories: store.loadTrajectories([runId]) });
+      results.push({ runId, profile, trajectories: await store.loadTrajectories([runId]) });
     }
   } finally {
-    store.close();
+    await store.close();
   }
-
-  io.out.write(`\njoint successes within the budget of 8 revisions (SIMULATED controllers):\n${demoTable(results)}\n`);
 
   // The report of the demo runs: the same renderer `revloop report` uses (tables, curves, drill-down).
   const reportPath = join(out, 'demo-report.html');
@@ -139,15 +140,5 @@ export async function runDemo(o: DemoOptions, io: CommandIO): Promise<DemoResult
     title: 'revloop demo (SIMULATED controllers)',
   });
   writeReportFile(reportPath, report.html);
-  io.out.write(`\nreport: ${reportPath} (open it in a browser; it needs no network)\n`);
-  io.out.write(
-    '\nnext:\n' +
-      `  revloop runs --store ${storePath}\n` +
-      `  revloop audit --store ${storePath} --run ${runIds[0]}\n` +
-      `  revloop analyze --store ${storePath}\n` +
-      `  revloop report --store ${storePath} -o my-report.html\n` +
-      `  revloop export --store ${storePath} --run ${runIds[0]} --format paper -o ${runIds[0]}.jsonl\n` +
-      `  revloop run --cases ${casesFile} --model <your model spec> --store ${storePath}   (a real model: see docs/running.md)\n`,
-  );
-  return { casesFile, store: storePath, report: reportPath, runIds, structured: !punkt };
+  return { casesFile, store: storePath, report: reportPath, runIds, structured: !punkt, runs: results };
 }

@@ -1,7 +1,22 @@
 // `revloop agent`: ToolShed agent rollouts under harness variants (verbatim, +instr, drop,
-// abstract, decoder ban). Logic: src/agent/rollout/command.ts; see docs/agent.md.
+// abstract, decoder ban). Parses flags into app/agent.ts's typed options; see docs/agent.md.
 import type { Command } from 'commander';
-import { addModelOptions } from '../model-flags.ts';
+import { simulatedPrefix } from '../../core/simulated.ts';
+import { addModelOptions, modelOptionsFromFlags, wholeNumber, type ModelFlags } from '../flags.ts';
+import { lineProgress } from '../progress.ts';
+import { interruptible } from '../signals.ts';
+
+interface AgentFlags extends ModelFlags {
+  model?: string;
+  harness?: string;
+  tasks?: string;
+  maxSteps?: string;
+  maxNewTokens?: string;
+  store: string;
+  run?: string;
+  json?: boolean;
+  progress?: boolean;
+}
 
 export function register(program: Command): void {
   const cmd = program
@@ -25,10 +40,63 @@ export function register(program: Command): void {
     .option('--run <id>', 'run id (default: agent-toolshed-<label>-<harness>-t<temp>-s<seed>)')
     .option('--json', 'print each finished rollout as one JSON line on stdout')
     .option('--no-progress', 'no progress line on stderr');
-  addModelOptions(cmd);
-  cmd.action(async (flags: Record<string, unknown>) => {
-    const { agentCommand } = await import('../../app/agent.ts');
-    const code = await agentCommand(flags as never, { out: process.stdout, err: process.stderr });
-    if (code) process.exitCode = code;
+  addModelOptions(cmd).action(async (flags: AgentFlags) => {
+    process.exitCode = await agentAction(flags);
   });
+}
+
+async function agentAction(flags: AgentFlags): Promise<number> {
+  const { UsageError } = await import('../../core/errors.ts');
+  if (!flags.model)
+    throw new UsageError('--model', '--model <spec> is required, e.g. --model gguf:./models/qwen2.5-0.5b-instruct-f16.gguf');
+  const { getHarness } = await import('../../studies/agent/harness.ts');
+  const harnesses = (flags.harness ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean)
+    .map(getHarness);
+  const { agentCommand } = await import('../../app/agent.ts');
+  const err = process.stderr;
+  let progress: ReturnType<typeof lineProgress> | undefined;
+  let solved = 0;
+  let done = 0;
+  let prefix = '';
+  const outcome = await interruptible(err, 'after the current rollout', (signal) =>
+    agentCommand(
+      {
+        model: flags.model!,
+        modelOptions: modelOptionsFromFlags(flags),
+        harnesses,
+        tasks: wholeNumber('--tasks', flags.tasks, { min: 1 }),
+        maxSteps: wholeNumber('--max-steps', flags.maxSteps, { min: 1 }),
+        maxNewTokens: wholeNumber('--max-new-tokens', flags.maxNewTokens, { min: 1 }),
+        store: flags.store,
+        runId: flags.run,
+        signal,
+      },
+      {
+        onRunStart: (s) => {
+          prefix = simulatedPrefix(s.simulated);
+          solved = done = 0;
+          progress = lineProgress(flags.progress === false ? null : err, `agent ${s.harness}`, { simulated: s.simulated });
+        },
+        onRollout: (r, d, total) => {
+          done++;
+          if (r.solved) solved++;
+          progress?.update(d, total, `success ${((100 * solved) / done).toFixed(0)}%`);
+          if (flags.json) process.stdout.write(JSON.stringify(r) + '\n');
+        },
+        onFailure: (taskId, e) => err.write(`\nrevloop agent: ${taskId}: ${e.message} (not stored; rerun to retry)\n`),
+        onRunEnd: (res) => {
+          progress?.finish();
+          err.write(
+            `${prefix}agent ${res.runId}: ${res.status}; ${res.done} new rollouts (${res.solved} solved), ${res.present} already stored${res.failed ? `, ${res.failed} failed` : ''} in ${res.seconds.toFixed(1)} s → ${flags.store}\n`,
+          );
+        },
+      },
+    ),
+  ).finally(() => progress?.finish());
+  const interrupted = outcome.runs.some((r) => r.status === 'interrupted');
+  const failures = outcome.runs.reduce((n, r) => n + r.failed, 0);
+  return interrupted ? 130 : failures ? 1 : 0;
 }

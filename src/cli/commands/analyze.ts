@@ -1,8 +1,9 @@
 // `revloop analyze`: the paper's analyses over stored trajectories, as terminal tables or one strict
-// JSON document. A thin shell over src/analysis; the store is opened read-only.
+// JSON document, for every study in the store. A thin shell over app/analyze.ts; read-only.
 import type { Command } from 'commander';
-import { UserError } from '../../core/errors.ts';
-import { intFlag, parsePanels, progressLine } from '../flags.ts';
+import { UsageError } from '../../core/errors.ts';
+import { parsePanels, wholeNumber } from '../flags.ts';
+import { lineProgress } from '../progress.ts';
 
 interface AnalyzeFlags {
   store?: string;
@@ -44,41 +45,18 @@ export function register(program: Command): void {
 }
 
 async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise<void> {
-  if (!flags.store) throw new UserError('analyze: --store <db> is required (the SQLite run store written by `revloop run`)');
-  const options = {
-    budget: flags.budget === undefined ? undefined : intFlag('analyze', '--budget', flags.budget, 0),
-    bootstrap: intFlag('analyze', '--bootstrap', flags.bootstrap ?? '20000', 0),
-    seed: intFlag('analyze', '--seed', flags.seed ?? '20260808', 0),
-    landmark: intFlag('analyze', '--landmark', flags.landmark ?? '4', 1),
+  if (!flags.store) throw new UsageError('--store', 'analyze: --store <db> is required (the SQLite run store written by `revloop run`)');
+  const progress = flags.progress === false ? null : lineProgress(process.stderr, 'bootstrap', { unit: ' resamples/s' });
+  const { analyzeStore, analysisDocument, analysisText } = await import('../../app/analyze.ts');
+  const results = await analyzeStore(flags.store, {
+    runIds: [...positional, ...(flags.run ?? [])],
+    budget: wholeNumber('--budget', flags.budget, { min: 0 }),
+    bootstrap: wholeNumber('--bootstrap', flags.bootstrap ?? '20000', { min: 0 }),
+    seed: wholeNumber('--seed', flags.seed ?? '20260808', { min: 0 }),
+    landmark: wholeNumber('--landmark', flags.landmark ?? '4', { min: 1 }),
     panels: parsePanels('analyze', flags.panel ?? []),
-  };
-  const requested = [...positional, ...(flags.run ?? [])];
-  // Probe and agent runs (src/probe/study-sections.ts) live in the same store; split them off.
-  const study = await import('../../studies/study-sections.ts');
-  const parts = study.partitionRunIds(flags.store, requested);
-  const runIds = requested.length ? parts.revision : [];
-  const { openStore } = await import('../../store/store.ts');
-  const store = openStore(flags.store, { readonly: true });
-  let trajectories;
-  let revisionRuns: number;
-  try {
-    revisionRuns = store.runIds().length;
-    if (!requested.length) study.assertStoreHasRuns(flags.store, revisionRuns);
-    trajectories = requested.length && !runIds.length ? [] : store.loadTrajectories(runIds.length ? [...new Set(runIds)] : undefined);
-  } finally {
-    store.close();
-  }
-  const { analyzeTrajectories } = await import('../../studies/revision/analysis/analyze.ts');
-  const progress = flags.progress === false ? undefined : progressLine('bootstrap', 'resamples');
-  const result = analyzeTrajectories(trajectories, { ...options, onProgress: progress?.update });
-  progress?.done();
-  const sections = study.loadStudySections(flags.store, { resamples: options.bootstrap, seed: options.seed, runIds: parts.study });
-  const revisionShown = trajectories.length > 0 || !study.hasStudySections(sections);
-  if (flags.json) {
-    const { analysisJson } = await import('../../studies/revision/analysis/json.ts');
-    process.stdout.write(analysisJson({ ...result, ...study.studySectionsJson(sections) }));
-  } else {
-    const { renderAnalysis } = await import('../../studies/revision/analysis/render.ts');
-    process.stdout.write((revisionShown ? renderAnalysis(result) : '') + study.renderStudySections(sections));
-  }
+    onProgress: progress ? (p) => progress.update(p.done, p.total) : undefined,
+  });
+  progress?.finish();
+  process.stdout.write(flags.json ? analysisDocument(results) : analysisText(results));
 }

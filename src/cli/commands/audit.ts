@@ -1,4 +1,4 @@
-// `revloop audit`: replay a run from its events and report every discrepancy. Logic: src/store/audit.ts.
+// `revloop audit`: replay a run from its events and report every discrepancy (app/audit.ts).
 import type { Command } from 'commander';
 import { collect, oneRun } from '../flags.ts';
 
@@ -19,10 +19,33 @@ export function register(program: Command): void {
     .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
     .action(async (runArg: string | undefined, opts: { run?: string; store: string; json?: boolean; plugin: string[] }) => {
       const run = oneRun('audit', runArg, opts.run, 'revloop audit --store DB --run ID; `revloop runs --store DB` lists them');
-      const { loadFamilyPlugins } = await import('../../core/verify/index.ts');
+      const { loadFamilyPlugins } = await import('../../core/verify/plugins.ts');
       await loadFamilyPlugins(opts.plugin);
-      const { auditCommand } = await import('../../app/store-commands.ts');
-      const { code } = auditCommand({ ...opts, run }, process.stdout);
-      if (code) process.exitCode = code;
+      const { auditStoredRun } = await import('../../app/audit.ts');
+      const { formatDiscrepancy } = await import('../../engine/audit.ts');
+      const report = await auditStoredRun(opts.store, run);
+      const out = process.stdout;
+      if (opts.json) {
+        const discrepancies = report.discrepancies.map((d) => ({ ...d, message: formatDiscrepancy(d) }));
+        out.write(JSON.stringify({ ...report, discrepancies }, null, 2) + '\n');
+      } else {
+        out.write(
+          `audit of run '${run}' in ${opts.store}: ${report.events} events, ${report.trajectories} trajectories, ${report.rounds} rounds replayed\n`,
+        );
+        for (const n of report.notes) out.write(`note: ${n}\n`);
+        if (report.passed)
+          out.write(
+            report.trajectories || !report.notes.length
+              ? 'PASS: event chain intact; every verifier state, energy, joint flag and feedback replays; revisions contiguous; stop rule and final flags hold; tables equal a fresh reduction\n'
+              : 'PASS: event chain intact; plan hash recomputes\n',
+          );
+        else {
+          const shown = report.discrepancies.slice(0, 200);
+          for (const d of shown) out.write(`${formatDiscrepancy(d)}\n`);
+          if (report.discrepancies.length > shown.length) out.write(`… and ${report.discrepancies.length - shown.length} more\n`);
+          out.write(`FAIL: ${report.discrepancies.length} discrepanc${report.discrepancies.length === 1 ? 'y' : 'ies'}\n`);
+        }
+      }
+      if (!report.passed) process.exitCode = 1;
     });
 }

@@ -1,6 +1,10 @@
 // `revloop demo`: the main job on embedded defaults (bundled cases, simulated controllers, a store,
-// a summary table). Logic: src/demo/demo.ts.
+// a summary table, a report). Logic: app/demo/demo.ts.
 import type { Command } from 'commander';
+import { wholeNumber } from '../flags.ts';
+import { commandLine } from '../invocation.ts';
+import { trajectoryProgress } from '../progress.ts';
+import { interruptible } from '../signals.ts';
 
 export function register(program: Command): void {
   program
@@ -9,17 +13,58 @@ export function register(program: Command): void {
     .description(
       "Writes revloop's own demo case set (30 cases across the six families), runs three simulated " +
         'controllers (sim:steady, sim:overshoot, sim:stubborn) through the real engine and store, prints a ' +
-        'summary table labelled SIMULATED, and shows the next commands (runs, audit, analyze, report, export).',
+        'summary table labelled SIMULATED, writes the report, and shows the next commands (runs, audit, analyze, report, export).',
     )
     .option('--store <path>', 'store file (default: <out>/demo.db)')
     .option('--out <dir>', 'folder for the case file and store (default: a new temporary folder)')
     .option('--concurrency <n>', 'trajectories in flight at once', '8')
     .action(async (opts: { store?: string; out?: string; concurrency: string }) => {
-      const { intOption } = await import('../../app/run.ts');
-      const { runDemo } = await import('../../app/demo/demo.ts');
-      await runDemo(
-        { store: opts.store, out: opts.out, concurrency: intOption('concurrency', opts.concurrency, 1, 8) },
-        { out: process.stdout, err: process.stderr },
+      const { runDemo, demoSummary } = await import('../../app/demo/demo.ts');
+      const out = process.stdout;
+      const err = process.stderr;
+      let progress: ReturnType<typeof trajectoryProgress> | undefined;
+      const r = await interruptible(err, 'the store is consistent', (signal) =>
+        runDemo(
+          { store: opts.store, out: opts.out, concurrency: wholeNumber('--concurrency', opts.concurrency, { min: 1 }), signal },
+          {
+            onCases: (c) => {
+              out.write(
+                `revloop demo: ${c.cases} cases of revloop's own texts (${c.skippedStructured ? 'exact-length only' : 'all six families'}) in ${c.casesFile}\n` +
+                  `store: ${c.store}\n` +
+                  'SIMULATED: the controllers below are simulations (sim: profiles), not language models; no number here describes a model.\n',
+              );
+              if (c.skippedStructured)
+                out.write(
+                  `note: the structured families (c05, c07, c09, c10, c12) were skipped: ${c.skippedStructured}\n  then run \`${commandLine(['demo'])}\` again for all six families.\n`,
+                );
+            },
+            onRunStart: (runId) => {
+              err.write(`${runId}:\n`);
+              progress = trajectoryProgress(err, { simulated: true, label: runId });
+            },
+            onProgress: (_runId, p) => progress?.update(p),
+            onRunEnd: () => progress?.finish(),
+          },
+        ),
+      );
+      const { default: Table } = await import('cli-table3');
+      const summary = demoSummary(r.runs);
+      const table = new Table({
+        head: ['controller (SIMULATED)', ...summary.families, 'all', 'mean rounds'],
+        style: { head: [], border: [] },
+      });
+      for (const row of summary.rows) table.push([`sim:${row.profile} [SIMULATED]`, ...row.cells, row.all, row.meanRounds]);
+      out.write(`\njoint successes within the budget of 8 revisions (SIMULATED controllers):\n${table.toString()}\n`);
+      out.write(`\nreport: ${r.report} (open it in a browser; it needs no network)\n`);
+      const db = ['--store', r.store];
+      out.write(
+        '\nnext:\n' +
+          `  ${commandLine(['runs', ...db])}\n` +
+          `  ${commandLine(['audit', ...db, '--run', r.runIds[0]])}\n` +
+          `  ${commandLine(['analyze', ...db])}\n` +
+          `  ${commandLine(['report', ...db, '-o', 'my-report.html'])}\n` +
+          `  ${commandLine(['export', ...db, '--run', r.runIds[0], '--format', 'paper', '-o', `${r.runIds[0]}.jsonl`])}\n` +
+          `  ${commandLine(['run', '--cases', r.casesFile, '--model', '<your model spec>', ...db])}   (a real model: see docs/running.md)\n`,
       );
     });
 }

@@ -1,4 +1,4 @@
-// `revloop export`: a run in the paper's per-case schema. Logic: src/store/export-paper.ts.
+// `revloop export`: a run in the paper's per-case schema (app/export.ts).
 import type { Command } from 'commander';
 import { oneRun } from '../flags.ts';
 
@@ -9,14 +9,26 @@ export function register(program: Command): void {
     .argument('[run]', 'run id (or use --run)')
     .option('--run <id>', 'run id')
     .option('--store <db>', 'SQLite store file', 'runs.db')
-    .option('--format <name>', 'paper (PROTOCOL §1.6, Python json.dumps bytes)', 'paper')
-    .requiredOption('-o, --output <file>', 'output file (written atomically)')
+    .option('--format <name>', 'paper (docs/protocol.md, Python json.dumps bytes)', 'paper')
+    .requiredOption('-o, --output <file>', "output file (written atomically; '-' = standard output)")
     .option('--partial', 'export the finished trajectories of an unfinished run')
     .action(
       async (runArg: string | undefined, opts: { run?: string; store: string; format: string; output: string; partial?: boolean }) => {
         const run = oneRun('export', runArg, opts.run, 'revloop export --store DB --run ID -o FILE');
-        const { exportCommand } = await import('../../app/store-commands.ts');
-        await exportCommand({ ...opts, run }, process.stdout);
+        const { exportRun } = await import('../../app/export.ts');
+        const toStdout = opts.output === '-';
+        const r = await exportRun({
+          store: opts.store,
+          runId: run,
+          format: opts.format as 'paper',
+          output: toStdout ? null : opts.output,
+          partial: opts.partial,
+        });
+        // With -o - the rows are the only thing on stdout; notes go to stderr.
+        const say = toStdout ? process.stderr : process.stdout;
+        if (r.simulated) say.write(`note: run '${run}' is SIMULATED; its rows describe a simulated controller\n`);
+        if (toStdout) process.stdout.write(r.text!);
+        else say.write(`wrote ${r.rows} rows to ${opts.output}\n`);
       },
     );
 }

@@ -1,6 +1,18 @@
-// `revloop import-trajectories`: store trajectories produced elsewhere as a run. Logic: src/store/import.ts.
+// `revloop import-trajectories`: store trajectories produced elsewhere as a run (app/import.ts).
 import type { Command } from 'commander';
-import { collect } from '../flags.ts';
+import { UsageError } from '../../core/errors.ts';
+import { collect, wholeNumber } from '../flags.ts';
+import { commandLine } from '../invocation.ts';
+
+interface ImportFlags {
+  store: string;
+  runId?: string;
+  budget?: string;
+  from: string;
+  collie?: string;
+  controller?: string;
+  plugin: string[];
+}
 
 export function register(program: Command): void {
   program
@@ -12,7 +24,7 @@ export function register(program: Command): void {
         'With --from collie-log, FILE is a COLLIE multi-round generation log and --collie maps its prompts ' +
         'to COLLIE instances (collie_all.jsonl). See docs/running.md.',
     )
-    .argument('<file>', 'import file')
+    .argument('<file>', "import file ('-' = standard input)")
     .option('--store <db>', 'SQLite store file', 'runs.db')
     .option('--run-id <id>', 'run id (default: the file name)')
     .option('--budget <T>', 'common budget: drafts beyond T+1 dropped; shorter unresolved trajectories are protocol-incomplete')
@@ -20,10 +32,38 @@ export function register(program: Command): void {
     .option('--collie <file>', 'collie_all.jsonl (for --from collie-log; default: ../shared/data/collie/collie_all.jsonl when present)')
     .option('--controller <name>', 'controller name for --from collie-log (default: from the log file name)')
     .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
-    .action(async (file: string, opts: Record<string, string> & { plugin: string[] }) => {
-      const { loadFamilyPlugins } = await import('../../core/verify/index.ts');
+    .action(async (file: string, opts: ImportFlags) => {
+      if (opts.from !== 'jsonl' && opts.from !== 'collie-log')
+        throw new UsageError('--from', `--from: unknown input '${opts.from}'; use jsonl or collie-log`);
+      const { loadFamilyPlugins } = await import('../../core/verify/plugins.ts');
       await loadFamilyPlugins(opts.plugin);
-      const { importCommand } = await import('../../app/store-commands.ts');
-      await importCommand(file, opts as never, process.stdout);
+      const { importRun } = await import('../../app/import.ts');
+      const out = process.stdout;
+      const budget = wholeNumber('--budget', opts.budget, { min: 0 });
+      const s = await importRun({
+        file: file === '-' ? '/dev/stdin' : file,
+        store: opts.store,
+        runId: opts.runId ?? (file === '-' ? 'stdin' : undefined),
+        budget,
+        from: opts.from,
+        collie: opts.collie,
+        controller: opts.controller,
+        onConverted: (conv, collie) => {
+          const skipped = Object.entries(conv.unsupported)
+            .map(([st, n]) => `${st} ${n}`)
+            .join(', ');
+          out.write(
+            `${file}: ${conv.prompts} prompts, rounds ${conv.roundKeys.join(', ')}; ${conv.lines.length} mapped to runnable COLLIE cases` +
+              `${skipped ? `; skipped (structure without a family): ${skipped}` : ''}${conv.ambiguous ? `; ${conv.ambiguous} ambiguous` : ''}${conv.unmatched ? `; ${conv.unmatched} not in ${collie}` : ''}\n`,
+          );
+        },
+      });
+      out.write(
+        `imported run '${s.runId}' into ${opts.store}: ${s.trajectories} trajectories (${s.controllers.join(', ')}), ${s.draftsSupplied} drafts supplied, ${s.roundsStored} rounds stored\n` +
+          `  stop rule: ${s.droppedAfterSuccess} drafts after a first success dropped (in ${s.truncatedTrajectories} trajectories)` +
+          `${budget !== undefined ? `; ${s.droppedBeyondBudget} beyond budget ${budget} dropped` : ''}\n` +
+          `  ${s.successes} joint successes, ${s.incomplete} protocol-incomplete\n` +
+          `next: ${commandLine(['audit', '--store', opts.store, '--run', s.runId])} · ${commandLine(['analyze', '--store', opts.store, s.runId])}\n`,
+      );
     });
 }

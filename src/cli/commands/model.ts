@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { ProviderError, UserError } from '../../core/errors.ts';
-import { addModelOptions, modelOptionsFromFlags, type ModelFlags } from '../model-flags.ts';
+import { addModelOptions, modelOptionsFromFlags, type ModelFlags } from '../flags.ts';
 
 interface TryFlags extends ModelFlags {
   prompt?: string;

@@ -1,7 +1,62 @@
-// `revloop probe` (score probe items under the corrective-gain conditions) and `revloop probe
-// verify` (cached vs fresh scoring on a sample). Logic: src/probe/command.ts; see docs/probe.md.
+// `revloop probe` (score probe items under the corrective-gain conditions), `revloop probe verify`
+// (cached vs fresh scoring on a sample) and `revloop probe items`. Parses flags into app/probe.ts's
+// typed options; see docs/probe.md.
 import type { Command } from 'commander';
-import { addModelOptions } from '../model-flags.ts';
+import { UsageError } from '../../core/errors.ts';
+import { markedName, simulatedPrefix } from '../../core/simulated.ts';
+import type { ItemSource } from '../../app/probe.ts';
+import { addModelOptions, modelOptionsFromFlags, numberFlag, wholeNumber, type ModelFlags } from '../flags.ts';
+import { lineProgress } from '../progress.ts';
+import { interruptible } from '../signals.ts';
+
+interface ItemFlags {
+  items?: string;
+  build?: string;
+  limit?: string;
+  env?: string;
+  mbpp?: string;
+  python?: string;
+  progress?: boolean;
+}
+
+interface ProbeFlags extends ModelFlags, ItemFlags {
+  model?: string;
+  conditions?: string;
+  store: string;
+  run?: string;
+  json?: boolean;
+}
+
+/** Items from --items FILE or --build N (ToolShed, or CodeRepair with --env coderepair --mbpp PATH), optionally --limit. */
+function itemSource(f: ItemFlags): ItemSource {
+  if (!!f.items === !!f.build)
+    throw new UsageError('--items', 'give exactly one of --items <file> (probe items as JSON Lines) or --build <N> (build N items)');
+  const limit = wholeNumber('--limit', f.limit, { min: 1 });
+  if (f.items) {
+    if (f.env) throw new UsageError('--env', '--env applies to --build; an items file says its own environment');
+    if (f.mbpp) throw new UsageError('--mbpp', '--mbpp is for CodeRepair items built with --build N --env coderepair');
+    return { file: f.items, limit };
+  }
+  const env = f.env ?? 'toolshed';
+  if (env !== 'toolshed' && env !== 'coderepair') throw new UsageError('--env', `--env must be toolshed or coderepair (got "${env}")`);
+  return { build: wholeNumber('--build', f.build!, { min: 1 }), env, mbpp: f.mbpp, python: f.python, limit };
+}
+
+function requireModel(model: string | undefined): string {
+  if (!model) throw new UsageError('--model', '--model <spec> is required, e.g. --model gguf:./models/qwen2.5-0.5b-instruct-f16.gguf');
+  return model;
+}
+
+/** Progress of building CodeRepair items (which executes every program). */
+function buildProgress(f: ItemFlags) {
+  if (f.progress === false) return undefined;
+  let line: ReturnType<typeof lineProgress> | undefined;
+  return (done: number, total: number, python: string) => {
+    line ??= lineProgress(process.stderr, `building CodeRepair items (python ${python})`);
+    line.update(done, total, 'problems');
+    if (done === total) line.finish();
+  };
+}
 
 export function register(program: Command): void {
   const probe = program
@@ -30,10 +85,8 @@ export function register(program: Command): void {
     .option('--json', 'print one JSON record per item (G, copy, sem and every measure) on stdout')
     .option('--no-progress', 'no progress line on stderr');
   addModelOptions(probe);
-  probe.action(async (flags: Record<string, unknown>) => {
-    const { probeCommand } = await import('../../app/probe.ts');
-    const code = await probeCommand(flags as never, { out: process.stdout, err: process.stderr });
-    if (code) process.exitCode = code;
+  probe.action(async (flags: ProbeFlags) => {
+    process.exitCode = await probeAction(flags);
   });
 
   const verify = probe
@@ -50,11 +103,48 @@ export function register(program: Command): void {
     .option('--tolerance <nats>', 'largest allowed |cached - fresh|', '0.001')
     .option('--json', 'print the report as JSON');
   addModelOptions(verify);
-  verify.action(async (_flags: Record<string, unknown>, cmd: Command) => {
+  verify.action(async (_flags: unknown, cmd: Command) => {
     // `probe` declares the same options; commander may hand them to the parent, so merge both.
-    const { probeVerifyCommand } = await import('../../app/probe.ts');
-    const code = await probeVerifyCommand(cmd.optsWithGlobals() as never, { out: process.stdout, err: process.stderr });
-    if (code) process.exitCode = code;
+    const f = cmd.optsWithGlobals() as ModelFlags & ItemFlags & { model?: string; n?: string; tolerance?: string; json?: boolean };
+    const tolerance = numberFlag('--tolerance', f.tolerance ?? '0.001', { min: 0 })!;
+    if (!(tolerance > 0)) throw new UsageError('--tolerance', `--tolerance must be a positive number of nats (got "${f.tolerance}")`);
+    const { probeVerify } = await import('../../app/probe.ts');
+    const report = await probeVerify(
+      {
+        model: requireModel(f.model),
+        modelOptions: modelOptionsFromFlags(f),
+        items: itemSource(f),
+        n: wholeNumber('--n', f.n ?? '12', { min: 1 }),
+        tolerance,
+      },
+      { onNote: (t) => process.stderr.write(`note: ${t}\n`), onBuildProgress: buildProgress(f) },
+    );
+    const out = process.stdout;
+    if (f.json) {
+      out.write(
+        JSON.stringify(
+          {
+            model: report.model,
+            simulated: report.simulated,
+            method: report.method,
+            ok: report.ok,
+            n: report.n,
+            tolerance,
+            max_abs_diff: Number.isFinite(report.maxAbsDiff) ? report.maxAbsDiff : null,
+            triples: report.triples,
+          },
+          null,
+          2,
+        ) + '\n',
+      );
+    } else {
+      for (const t of report.triples.filter((x) => !x.ok)) out.write(`FAIL ${t.item_id} ${t.condition} ${t.candidate}: ${t.problem}\n`);
+      out.write(
+        `${markedName(report.model, report.simulated)}: checked ${report.n} triples (${report.method}); max |cached - fresh| = ${Number.isFinite(report.maxAbsDiff) ? report.maxAbsDiff.toExponential(3) : 'NaN'} nats; tolerance ${tolerance}\n`,
+      );
+      out.write(report.ok ? 'OK\n' : 'FAIL: do not trust probe scores from this configuration\n');
+    }
+    if (!report.ok) process.exitCode = 1;
   });
 
   probe
@@ -70,9 +160,73 @@ export function register(program: Command): void {
     .option('--python <path>', 'Python 3 interpreter for CodeRepair')
     .option('--limit <n>', 'only the first n items')
     .option('--no-progress', 'no progress line on stderr')
-    .action(async (_flags: Record<string, unknown>, cmd: Command) => {
-      const { probeItemsCommand } = await import('../../app/probe.ts');
-      const code = await probeItemsCommand(cmd.optsWithGlobals() as never, { out: process.stdout, err: process.stderr });
-      if (code) process.exitCode = code;
+    .action(async (_flags: unknown, cmd: Command) => {
+      const f = cmd.optsWithGlobals() as ItemFlags & { out?: string };
+      if (!f.out) throw new UsageError('--out', '-o/--out <file> is required (where to write the items)');
+      const { writeProbeItems } = await import('../../app/probe.ts');
+      const r = await writeProbeItems(itemSource(f), f.out, {
+        onNote: (t) => process.stderr.write(`note: ${t}\n`),
+        onBuildProgress: buildProgress(f),
+      });
+      process.stderr.write(`wrote ${r.items} items (${r.tasks} tasks, ${r.operators} operators) from ${r.source} to ${f.out}\n`);
     });
+}
+
+async function probeAction(flags: ProbeFlags): Promise<number> {
+  const { probeCommand, parseConditions } = await import('../../app/probe.ts');
+  const conditions = parseConditions(flags.conditions);
+  const err = process.stderr;
+  let progress: ReturnType<typeof lineProgress> | undefined;
+  const r = await interruptible(err, 'after the current condition', (signal) =>
+    probeCommand(
+      {
+        model: requireModel(flags.model),
+        modelOptions: modelOptionsFromFlags(flags),
+        items: itemSource(flags),
+        conditions,
+        store: flags.store,
+        runId: flags.run,
+        signal,
+        withItemRecords: !!flags.json,
+      },
+      {
+        onNote: (t) => err.write(`revloop probe: note: ${t}\n`),
+        onBuildProgress: buildProgress(flags),
+        onStart: (s) => {
+          progress = lineProgress(flags.progress === false ? null : err, `probe ${s.model}`, { simulated: s.simulated });
+        },
+        onProgress: (p) =>
+          progress?.update(
+            p.done,
+            p.total,
+            `pass ${p.pass}/${p.passes} · ${p.scored} scored${p.cacheSaving !== null ? ` · cache saved ${(100 * p.cacheSaving).toFixed(0)}%` : ''}`,
+          ),
+      },
+    ),
+  ).finally(() => progress?.finish());
+  const saved =
+    r.cacheSaving !== null
+      ? `, prefix reuse saved ${(100 * r.cacheSaving).toFixed(1)}% of ${r.counters!.naiveTokens.toLocaleString('en')} tokens`
+      : '';
+  err.write(
+    `${simulatedPrefix(r.simulated)}probe ${r.runId}: ${r.status}; ${r.nScored} new scores, ${r.nPresent} already stored, ${r.nUnavailable} condition(s) unavailable (fail_other without a distractor) in ${r.seconds.toFixed(1)} s${saved} → ${flags.store}\n`,
+  );
+  for (const rec of r.itemRecords ?? []) {
+    process.stdout.write(
+      JSON.stringify({
+        run_id: rec.run_id,
+        model: rec.model,
+        simulated: rec.simulated,
+        item_id: rec.item_id,
+        task_id: rec.task_id,
+        operator: rec.operator,
+        error_type: rec.error_type,
+        G: rec.measures.G,
+        copy: rec.measures.copy,
+        sem: rec.measures.sem,
+        measures: rec.measures,
+      }) + '\n',
+    );
+  }
+  return r.status === 'interrupted' ? 130 : 0;
 }

@@ -1,11 +1,12 @@
 // `revloop report`: one self-contained HTML file (no network) with the endpoint tables, curves,
-// failure composition, budget replay and a per-trajectory drill-down. A thin shell over
-// src/report and src/analysis; the store is opened read-only.
+// failure composition, budget replay, every other study's sections and a per-trajectory browser.
+// A thin shell over app/report.ts; the store is opened read-only.
 import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { UserError } from '../../core/errors.ts';
-import { intFlag, parsePanels, progressLine } from '../flags.ts';
+import { UsageError, UserError } from '../../core/errors.ts';
+import { parsePanels, wholeNumber } from '../flags.ts';
+import { lineProgress } from '../progress.ts';
 
 interface ReportFlags {
   store?: string;
@@ -46,48 +47,45 @@ export function register(program: Command): void {
 }
 
 async function reportAction(positional: string[], flags: ReportFlags): Promise<void> {
-  if (!flags.store) throw new UserError('report: --store <db> is required (the SQLite run store written by `revloop run`)');
-  if (!flags.out) throw new UserError('report: -o/--out <file> is required (where to write the HTML report)');
+  if (!flags.store) throw new UsageError('--store', 'report: --store <db> is required (the SQLite run store written by `revloop run`)');
+  if (!flags.out) throw new UsageError('--out', 'report: -o/--out <file> is required (where to write the HTML report)');
   const out = resolve(flags.out);
   if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory())
     throw new UserError(`report: cannot write ${flags.out}: folder ${dirname(out)} does not exist`);
   if (existsSync(out) && statSync(out).isDirectory())
     throw new UserError(`report: ${flags.out} is a folder; give a file name such as ${flags.out}/report.html`);
-  const analysisOptions = {
-    budget: flags.budget === undefined ? undefined : intFlag('report', '--budget', flags.budget, 0),
-    bootstrap: intFlag('report', '--bootstrap', flags.bootstrap ?? '20000', 0),
-    seed: intFlag('report', '--seed', flags.seed ?? '20260808', 0),
-    panels: parsePanels('report', flags.panel ?? []),
-  };
+  const quiet = flags.progress === false;
+  const stderr = process.stderr;
+  const lines: { bootstrap?: ReturnType<typeof lineProgress>; rendering?: ReturnType<typeof lineProgress> } = {};
   const { buildStoreReport } = await import('../../app/report.ts');
   const { writeReportFile } = await import('../../report/index.ts');
-  const progress = flags.progress === false ? undefined : progressLine('report', 'bootstrap resamples');
-  const say = (line: string) => {
-    if (flags.progress === false) return;
-    progress?.done(); // end a pending progress line before a status line
-    process.stderr.write(`${line}\n`);
-  };
-  let rendering: ReturnType<typeof progressLine> | undefined;
-  const { html, trajectories, analysis } = await buildStoreReport(flags.store, {
-    ...analysisOptions,
+  const report = await buildStoreReport(flags.store, {
     runIds: [...positional, ...(flags.run ?? [])],
+    budget: wholeNumber('--budget', flags.budget, { min: 0 }),
+    bootstrap: wholeNumber('--bootstrap', flags.bootstrap ?? '20000', { min: 0 }),
+    seed: wholeNumber('--seed', flags.seed ?? '20260808', { min: 0 }),
+    panels: parsePanels('report', flags.panel ?? []),
     title: flags.title,
     generatedAt: flags.timestamp === false ? undefined : new Date().toISOString(),
-    say,
-    onAnalysisProgress: progress?.update,
-    onRenderProgress: (done, total) => {
-      if (flags.progress === false) return;
-      rendering ??= progressLine('report', 'trajectories');
-      rendering.update({ done, total });
+    say: (line) => {
+      if (quiet) return;
+      lines.bootstrap?.finish(); // end a pending progress line before a status line
+      stderr.write(`${line}\n`);
     },
+    onProgress: quiet
+      ? undefined
+      : (p) => (lines.bootstrap ??= lineProgress(stderr, 'report', { unit: ' resamples/s' })).update(p.done, p.total),
+    onRenderProgress: quiet
+      ? undefined
+      : (done, total) => (lines.rendering ??= lineProgress(stderr, 'report', { unit: ' trajectories/s' })).update(done, total),
   });
-  progress?.done();
-  rendering?.done();
-  writeReportFile(out, html);
-  const simulated = analysis.simulated_controllers.length
-    ? ` — includes SIMULATED controllers: ${analysis.simulated_controllers.join(', ')}`
+  lines.bootstrap?.finish();
+  lines.rendering?.finish();
+  writeReportFile(out, report.html);
+  const simulated = report.simulatedControllers.length
+    ? ` — includes SIMULATED controllers: ${report.simulatedControllers.join(', ')}`
     : '';
   process.stdout.write(
-    `wrote ${flags.out} (${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB, ${trajectories.toLocaleString('en')} trajectories)${simulated}\n`,
+    `wrote ${flags.out} (${(Buffer.byteLength(report.html) / 1e6).toFixed(1)} MB, ${report.trajectories.toLocaleString('en')} trajectories)${simulated}\n`,
   );
 }

@@ -1,9 +1,38 @@
-// `revloop run`: plan and run (or resume) the closed loop over a case set. Logic: src/loop/run-command.ts.
+// `revloop run`: plan and run (or resume) the closed loop over a case set. Parses flags into
+// app/run.ts's typed options, shows progress, stops cleanly on Ctrl-C and says what to do next.
 import type { Command } from 'commander';
-import { collect } from '../flags.ts';
+import { markedName } from '../../core/simulated.ts';
+import {
+  addModelOptions,
+  budgetFlag,
+  collect,
+  historyFlag,
+  modelOptionsFromFlags,
+  variantFlag,
+  wholeNumber,
+  type ModelFlags,
+} from '../flags.ts';
+import { commandLine } from '../invocation.ts';
+import { trajectoryProgress } from '../progress.ts';
+import { interruptible } from '../signals.ts';
+
+export interface RunFlags extends ModelFlags {
+  cases: string;
+  model: string;
+  store: string;
+  runId?: string;
+  budget?: string;
+  history?: string;
+  variant?: string;
+  concurrency?: string;
+  limit?: string;
+  format?: string;
+  maxConsecutiveFailures?: string;
+  plugin?: string[];
+}
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('run')
     .summary('run (or resume) the closed loop over a case set, recording every step in the store')
     .description(
@@ -23,21 +52,118 @@ export function register(program: Command): void {
     .option('--concurrency <n>', 'trajectories in flight at once', '4')
     .option('--limit <n>', 'only the first n cases')
     .option('--format <name>', 'case format: paper-exact, paper-structured, collie, native (default: detect)')
-    .option('--timeout <seconds>', 'per-attempt timeout for HTTP models (default 180)')
-    .option('--retries <n>', 'retries after a failed attempt (default 4)')
-    .option('--rpm <n>', 'requests started per minute at most')
-    .option('--api-key-env <name>', 'environment variable holding the API key (default OPENAI_API_KEY)')
-    .option('--extra-body <json>', 'extra request-body keys, e.g. \'{"chat_template_kwargs":{"enable_thinking":false}}\'')
-    .option('--temperature <t>', "sampling temperature (default 0 = greedy; 'omit' leaves it to the provider)")
-    .option('--seed <n>', 'sampling seed sent with every request')
-    .option('--label <name>', 'controller name in analyses (default: from the spec)')
     .option('--max-consecutive-failures <n>', 'stop after n protocol-incomplete trajectories in a row (0 = never)', '3')
-    .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
-    .action(async (opts: Record<string, string> & { plugin: string[] }) => {
-      const { loadFamilyPlugins } = await import('../../core/verify/index.ts');
-      await loadFamilyPlugins(opts.plugin);
-      const { runCommand } = await import('../../app/run.ts');
-      const code = await runCommand(opts as never, { out: process.stdout, err: process.stderr });
-      if (code) process.exitCode = code;
-    });
+    .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, []);
+  addModelOptions(cmd).action(async (flags: RunFlags) => {
+    process.exitCode = await runAction(flags);
+  });
+}
+
+/** Flags a resumed session must repeat, in help order, with the defaults they are left out at. */
+const RESUME_FLAGS: ReadonlyArray<[keyof RunFlags, string, string | undefined]> = [
+  ['format', '--format', undefined],
+  ['limit', '--limit', undefined],
+  ['budget', '--budget', '8'],
+  ['history', '--history', 'full'],
+  ['variant', '--variant', 'baseline'],
+  ['extraBody', '--extra-body', undefined],
+  ['temperature', '--temperature', undefined],
+  ['seed', '--seed', undefined],
+  ['label', '--label', undefined],
+  ['apiKeyEnv', '--api-key-env', undefined],
+  ['timeout', '--timeout', undefined],
+  ['retries', '--retries', undefined],
+  ['rpm', '--rpm', undefined],
+  ['modelConcurrency', '--model-concurrency', undefined],
+  ['concurrency', '--concurrency', '4'],
+  ['maxConsecutiveFailures', '--max-consecutive-failures', '3'],
+];
+
+/**
+ * The command that resumes a run: every option given that shapes the plan (limit, budget, history,
+ * variant, decoding, label, plugins) or reaches the provider (key variable, timeouts), shell-quoted,
+ * so that pasting it resumes instead of being refused as a different plan.
+ */
+export function resumeCommand(o: RunFlags, runId: string, env: NodeJS.ProcessEnv = process.env): string {
+  const words = ['run', '--cases', o.cases, '--model', o.model, '--store', o.store, '--run-id', runId];
+  for (const [key, flag, fallback] of RESUME_FLAGS) {
+    const value = o[key];
+    if (typeof value === 'string' && value !== fallback) words.push(flag, value);
+  }
+  for (const plugin of o.plugin ?? []) words.push('--plugin', plugin);
+  return commandLine(words, env);
+}
+
+async function runAction(flags: RunFlags, io = { out: process.stdout, err: process.stderr }): Promise<number> {
+  const { loadFamilyPlugins } = await import('../../core/verify/plugins.ts');
+  await loadFamilyPlugins(flags.plugin ?? []);
+  const { parseFormat } = await import('../../core/cases/load.ts');
+  const maxConsecutiveFailures = wholeNumber('--max-consecutive-failures', flags.maxConsecutiveFailures, { min: 0 }) ?? 3;
+  const options = {
+    cases: flags.cases,
+    format: flags.format ? parseFormat(flags.format) : undefined,
+    limit: wholeNumber('--limit', flags.limit, { min: 1 }),
+    model: flags.model,
+    modelOptions: modelOptionsFromFlags(flags),
+    store: flags.store,
+    runId: flags.runId,
+    budget: budgetFlag(flags.budget, 8),
+    history: historyFlag(flags.history),
+    variant: variantFlag(flags.variant),
+    concurrency: wholeNumber('--concurrency', flags.concurrency, { min: 1 }) ?? 4,
+    maxConsecutiveFailures,
+    sessionOptions: {
+      timeout_s: flags.timeout ?? null,
+      retries: flags.retries ?? null,
+      rpm: flags.rpm ?? null,
+      api_key_env: flags.apiKeyEnv ?? null,
+      max_consecutive_failures: maxConsecutiveFailures,
+    },
+  };
+  const { runCases } = await import('../../app/run.ts');
+  let progress: ReturnType<typeof trajectoryProgress> | undefined;
+  const outcome = await interruptible(io.err, 'in-flight calls are abandoned, nothing half-written is kept', (signal) =>
+    runCases(
+      { ...options, signal },
+      {
+        onNote: (text) => io.err.write(`note: ${text}\n`),
+        onStart: (s) => {
+          progress = trajectoryProgress(io.err, { simulated: s.simulated });
+          io.out.write(
+            `run '${s.runId}' in ${options.store}: ${s.resumed ? `resuming (${s.alreadyComplete} of ${s.cases} trajectories already complete)` : 'new'}\n` +
+              `  cases: ${options.cases} (${s.cases}${options.limit !== undefined ? ` of ${s.casesInFile}` : ''}, ${s.format}) · model: ${markedName(s.model, s.simulated)}` +
+              ` · protocol: ${s.protocol}, budget ${s.budget} · concurrency ${s.concurrency}\n` +
+              (s.simulated ? '  SIMULATED controller: every number from this run describes a simulation, not a language model.\n' : ''),
+          );
+        },
+        onProgress: (p) => progress?.update(p),
+      },
+    ),
+  ).finally(() => progress?.finish());
+
+  const { result, summary, runId, simulated } = outcome;
+  const p = result.progress;
+  const again = resumeCommand(flags, runId);
+  const tag = simulated ? ' [SIMULATED]' : '';
+  if (result.stopped) {
+    io.out.write(
+      `${result.stopped.reason === 'interrupted' ? 'interrupted' : 'stopped'}: ${result.stopped.message}; ${p.skipped + p.done} of ${p.total} trajectories finished${tag}\n`,
+    );
+    io.out.write(`the store is consistent; resume with the same command:\n  ${again}\n`);
+    return result.stopped.reason === 'interrupted' ? 130 : 3;
+  }
+  const finished = summary.complete + summary.incomplete;
+  io.out.write(
+    `finished${tag}: ${finished}/${summary.cases} trajectories · ${summary.successes} joint successes (${((100 * summary.successes) / summary.cases).toFixed(1)}%)` +
+      ` · ${summary.incomplete} protocol-incomplete · ${summary.rounds} rounds · ${summary.failedAttempts} failed provider attempts\n`,
+  );
+  if (summary.incomplete)
+    io.out.write(
+      `${summary.incomplete} trajectories are protocol-incomplete (provider failures); run the same command again to retry them:\n  ${again}\n`,
+    );
+  const db = ['--store', options.store];
+  io.out.write(
+    `next: ${commandLine(['audit', ...db, '--run', runId])} · ${commandLine(['export', ...db, '--run', runId, '--format', 'paper', '-o', `${runId}.jsonl`])} · ${commandLine(['analyze', ...db, runId])}\n`,
+  );
+  return 0;
 }

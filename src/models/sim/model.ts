@@ -1,6 +1,7 @@
 // `sim:<profile>` as an in-process Model. The reply, the toy scores and the ban are pure functions
 // of (profile, parameters, messages), and serve-sim answers HTTP requests with the same functions,
 // so a sim behaves identically in process and behind the server.
+import { simulatedLabel } from '../../core/simulated.ts';
 import type { ChatMessage, GenerateOptions, GenerateResult, Model, ModelCapabilities, ScoreResult } from '../types.ts';
 import { realClock, type Clock } from '../options.ts';
 import { simulate, SIM_VERSION, type SimOutput } from './controller.ts';
@@ -59,11 +60,11 @@ export function simScore(
 
 /** "sim:steady [simulated]", or "sim:steady?gain=0.7 [simulated]" with the spec's overrides. */
 export function simLabel(resolved: ResolvedSim, given?: string): string {
-  if (given) return /\[simulated\]/.test(given) ? given : `${given} [simulated]`;
+  if (given) return simulatedLabel(given);
   const q = Object.entries(resolved.overrides)
     .map(([k, v]) => `${k}=${v}`)
     .join('&');
-  return `sim:${resolved.profile.name}${q ? '?' + q : ''} [simulated]`;
+  return simulatedLabel(`sim:${resolved.profile.name}${q ? '?' + q : ''}`);
 }
 
 export class SimModel implements Model {

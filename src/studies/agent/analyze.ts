@@ -146,18 +146,18 @@ const harnessRank = (h: string) => {
   return i < 0 ? 99 : i;
 };
 
-export function analyzeAgentStore(
+export async function analyzeAgentStore(
   store: AgentStore,
   options: { resamples?: number; seed?: number; runIds?: string[] } = {},
-): AgentAnalysis {
+): Promise<AgentAnalysis> {
   const resamples = options.resamples ?? BOOTSTRAP_RESAMPLES;
   const seed = options.seed ?? BOOTSTRAP_SEED;
-  const runs = store.listRuns().filter((r) => !options.runIds || options.runIds.includes(r.run_id));
+  const runs = (await store.listRuns()).filter((r) => !options.runIds || options.runIds.includes(r.run_id));
   runs.sort(
     (a, b) =>
       a.model_label.localeCompare(b.model_label) || harnessRank(a.harness) - harnessRank(b.harness) || a.run_id.localeCompare(b.run_id),
   );
-  const loaded = runs.map((run) => ({ run, rollouts: store.rollouts(run.run_id) }));
+  const loaded = await Promise.all(runs.map(async (run) => ({ run, rollouts: await store.rollouts(run.run_id) })));
   const analyses: AgentRunAnalysis[] = loaded.map(({ run, rollouts }) => ({
     run_id: run.run_id,
     model: run.model_label,

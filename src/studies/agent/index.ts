@@ -19,15 +19,7 @@ export {
   type RepeatStats,
   type StepLike,
 } from './actions.ts';
-export {
-  AgentStore,
-  ensureAgentSchema,
-  hasAgentTables,
-  defaultAgentRunId,
-  AGENT_SCHEMA_VERSION,
-  type AgentRunRow,
-  type AgentRunSettings,
-} from './store.ts';
+export { AgentStore, defaultAgentRunId, AGENT_RUN_KIND, type AgentRunRow, type AgentRunSettings } from './store.ts';
 export {
   analyzeAgentStore,
   summariseRollouts,

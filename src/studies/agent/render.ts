@@ -1,5 +1,6 @@
 // Terminal tables of the agent study: success, loops and repeat rates per harness, the cost
 // columns, and the paired contrasts against verbatim (percentage points for rates).
+import { markedName } from '../../core/simulated.ts';
 import type { AgentAnalysis, MetricSummary } from './analyze.ts';
 
 function cell(m: MetricSummary | undefined, digits: number): string {
@@ -23,8 +24,7 @@ export function renderAgentAnalysis(a: AgentAnalysis): string {
   const models = [...new Set(a.runs.map((r) => r.model))];
   for (const model of models) {
     const runs = a.runs.filter((r) => r.model === model);
-    const sim = runs[0].simulated && !/\[simulated\]/i.test(model) ? ' [SIMULATED]' : '';
-    out.push('', `${model}${sim}`);
+    out.push('', markedName(model, runs[0].simulated));
     const get = (r: (typeof runs)[number], k: string) => r.metrics.find((m) => m.metric === k);
     out.push(
       table([

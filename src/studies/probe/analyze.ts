@@ -144,22 +144,22 @@ function strictSummary(s: MeasureSummary): MeasureSummary {
   return o;
 }
 
-export function analyzeProbeStore(store: ProbeStore, options: ProbeAnalysisOptions = {}): ProbeAnalysis {
+export async function analyzeProbeStore(store: ProbeStore, options: ProbeAnalysisOptions = {}): Promise<ProbeAnalysis> {
   const resamples = options.resamples ?? BOOTSTRAP_RESAMPLES;
   const breakdown = options.breakdownResamples ?? Math.min(2000, resamples);
   const seed = options.seed ?? BOOTSTRAP_SEED;
-  const runs = store.listRuns().filter((r) => !options.runIds || options.runIds.includes(r.run_id));
+  const runs = (await store.listRuns()).filter((r) => !options.runIds || options.runIds.includes(r.run_id));
   const analyses: ProbeRunAnalysis[] = [];
   for (const run of runs) {
-    const scores = store.scores(run.run_id);
-    const records = probeItemRecords(run.run_id, run.model_label, run.simulated, store.items(run.run_id), scores);
+    const scores = await store.scores(run.run_id);
+    const records = probeItemRecords(run.run_id, run.model_label, run.simulated, await store.items(run.run_id), scores);
     const measures = summarise(records, MEASURE_ORDER, resamples, seed);
     const g = measures.find((m) => m.measure === 'G');
     const byError = new Map<string, ProbeItemRecord[]>();
     for (const r of records) byError.set(r.error_type, [...(byError.get(r.error_type) ?? []), r]);
-    const sessions = store.sessions(run.run_id);
+    const sessions = await store.sessions(run.run_id);
     const sum = (k: string): number | null => {
-      const vals = sessions.map((s) => s[k]);
+      const vals = sessions.map((s) => (k === 'seconds' ? s.finished?.seconds : s.finished?.counters[k]));
       return vals.length && vals.every((v) => typeof v === 'number') ? (vals as number[]).reduce((a, b) => a + b, 0) : null;
     };
     const fwd = sum('forward_tokens');

@@ -29,15 +29,21 @@ export function buildToolShedProbeItems(
  */
 export async function buildCodeRepairProbeItems(
   n: number,
-  options: { mbpp: string; python?: string; maxPerTask?: number; progress?: { write(s: string): unknown; isTTY?: boolean } | null },
+  options: {
+    mbpp: string;
+    python?: string;
+    maxPerTask?: number;
+    /** Problems executed so far (the Python version says which interpreter runs them). */
+    onProgress?: (done: number, total: number, python: string) => void;
+  },
 ): Promise<{ items: ProbeItem[]; source: string; sha256: string }> {
   const { loadMbpp, findPython, buildCodeRepairItems } = await import('../../envs/coderepair/index.ts');
   const problems = loadMbpp(options.mbpp);
   const py = findPython(options.python);
-  const { lineProgress } = await import('../../cli/progress/work-progress.ts');
-  const progress = lineProgress(options.progress ?? null, `building CodeRepair items (python ${py.version})`);
-  const pool = await buildCodeRepairItems(problems, { python: py.executable, onProgress: (d, t) => progress.update(d, t, 'problems') });
-  progress.finish();
+  const pool = await buildCodeRepairItems(problems, {
+    python: py.executable,
+    onProgress: (d, t) => options.onProgress?.(d, t, py.version),
+  });
   const maxPerTask = options.maxPerTask ?? 1;
   const items = stratifiedSubsample(pool, n, PAPER_TOOLSHED_OPTIONS.seed, maxPerTask);
   return {

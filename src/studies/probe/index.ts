@@ -26,11 +26,9 @@ export { lengthMatchedNeutral, paddedNeutral, MAX_FILLER_UNITS, type PaddedNeutr
 export { runProbe, type RunProbeOptions, type ProbeProgress, type ProbeSessionResult } from './runner.ts';
 export {
   ProbeStore,
-  ensureProbeSchema,
-  hasProbeTables,
   scoreKey,
   defaultProbeRunId,
-  PROBE_SCHEMA_VERSION,
+  PROBE_RUN_KIND,
   type ProbeRunRow,
   type ProbeSessionStart,
   type ProbeSessionEnd,
@@ -69,13 +67,4 @@ export {
   type VerifyTriple,
   type ProbeVerifyReport,
 } from './verify.ts';
-export {
-  studyRunIds,
-  loadStudySections,
-  renderStudySections,
-  studySectionsJson,
-  studyHtmlSections,
-  type StudySections,
-  type StudyRunIds,
-  type StudyOptions,
-} from '../study-sections.ts';
+export { probeStudy, probeSections } from './study.ts';

@@ -1,5 +1,6 @@
 // Terminal tables of a probe analysis: the main measures, repetition readouts and, where the
 // extended conditions were scored, the paired manipulation deltas. Mean [95% CI] in nats.
+import { markedName } from '../../core/simulated.ts';
 import type { MeasureSummary, ProbeAnalysis, ProbeRunAnalysis } from './analyze.ts';
 
 export const MAIN_MEASURES = [
@@ -50,9 +51,8 @@ function table(rows: string[][]): string {
 }
 
 function runTitle(r: ProbeRunAnalysis): string {
-  const sim = r.simulated && !/\[simulated\]/i.test(r.model) ? ' [SIMULATED]' : '';
   const pub = r.published ? '' : ` (not published: G has fewer than 30 items)`;
-  return `${r.model}${sim} on ${r.env} — ${r.n_items} items, ${r.n_scores} scores, run ${r.run_id}${pub}`;
+  return `${markedName(r.model, r.simulated)} on ${r.env} — ${r.n_items} items, ${r.n_scores} scores, run ${r.run_id}${pub}`;
 }
 
 export function renderProbeAnalysis(a: ProbeAnalysis): string {

@@ -73,9 +73,9 @@ export async function runProbe(
       `${scorer.model.label}: neut_pad needs this model's token counts, and this backend has no tokenizer the probe can call; drop neut_pad or use a gguf:/vllm: model`,
     );
   }
-  const done = store.scoredKeys(runId);
-  const session = store.startSession(runId, {
-    modelSpec: scorer.model.spec,
+  const done = await store.scoredKeys(runId);
+  const paddings = conditions.includes('neut_pad') ? await store.paddings(runId) : new Map();
+  const session = await store.startSession(runId, {
     conditions,
     itemsSource: options.itemsSource,
     itemsSha256: options.itemsSha256,
@@ -123,9 +123,12 @@ export async function runProbe(
             continue;
           }
           if (condition === 'neut_pad' && padded === null) {
-            const stored = store.padding(runId, item.item_id);
+            const stored = paddings.get(item.item_id);
             const pad = stored ?? (await lengthMatchedNeutral(item, scorer.countTokens!));
-            if (!stored) store.savePadding(runId, item.item_id, pad);
+            if (!stored) {
+              await store.savePadding(runId, item.item_id, pad);
+              paddings.set(item.item_id, pad);
+            }
             padded = pad.observation;
           }
           const messages = buildConditionMessages(item, condition, { neutralPadded: padded });
@@ -146,7 +149,7 @@ export async function runProbe(
               ctx_tokens: s.ctxTokens,
             };
           });
-          nScored += store.insertScores(runId, session, rows);
+          nScored += await store.insertScores(runId, session, rows, done);
           for (const [name] of need) done.add(scoreKey(item.item_id, condition, name));
         }
         finished++;
@@ -164,7 +167,7 @@ export async function runProbe(
     }
   } catch (e) {
     const r = result();
-    store.endSession(runId, session, {
+    await store.endSession(runId, session, {
       status: 'failed',
       nScored: r.nScored,
       nUnavailable: r.nUnavailable,
@@ -174,6 +177,12 @@ export async function runProbe(
     throw e;
   }
   const r = result();
-  store.endSession(runId, session, { status, nScored: r.nScored, nUnavailable: r.nUnavailable, counters: r.counters, seconds: r.seconds });
+  await store.endSession(runId, session, {
+    status,
+    nScored: r.nScored,
+    nUnavailable: r.nUnavailable,
+    counters: r.counters,
+    seconds: r.seconds,
+  });
   return r;
 }

@@ -164,9 +164,9 @@ export function parseImportLines(
 }
 
 /** Verifies, truncates by the stop rule and stores the parsed lines as one run. */
-export function importTrajectories(store: RunStore, parsed: ParsedImport, options: ImportOptions): ImportSummary {
-  if (store.getPlanned(options.runId))
-    throw new UserError(`run '${options.runId}' already exists in ${store.path}; imports are written once: choose another --run-id`);
+export async function importTrajectories(store: RunStore, parsed: ParsedImport, options: ImportOptions): Promise<ImportSummary> {
+  if (await store.getPlanned(options.runId))
+    throw new UserError(`run '${options.runId}' already exists in ${store.location}; imports are written once: choose another --run-id`);
   const cases = parsed.lines.map((l) => l.c);
   const controllers = [...new Set(parsed.lines.map((l) => l.line.controller))];
   const summary: ImportSummary = {
@@ -289,6 +289,6 @@ export function importTrajectories(store: RunStore, parsed: ParsedImport, option
       pending: 0,
     },
   };
-  store.append(options.runId, [{ type: 'run_planned', payload: planned }, session, ...events]);
+  await store.append(options.runId, [{ type: 'run_planned', payload: planned }, session, ...events]);
   return summary;
 }

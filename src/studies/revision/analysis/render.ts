@@ -1,5 +1,6 @@
 // Terminal tables for `revloop analyze`: one section per analysis, clear headings, rates as
 // percentages with one decimal. Simulated controllers carry "[SIMULATED]" in every table.
+import { markedName } from '../../../core/simulated.ts';
 import Table from 'cli-table3';
 import { ASSAYS, EXACT_CATEGORIES, REPEAT_CLASSES, type AnalysisResult, type CellSummary, type Interval } from './types.ts';
 
@@ -17,8 +18,7 @@ function table(head: string[]): Table.Table {
 
 export function renderAnalysis(result: AnalysisResult): string {
   const sim = new Set(result.simulated_controllers);
-  // Sim labels already end in "[simulated]"; say it once, in capitals.
-  const name = (c: string) => (sim.has(c) ? `${c.replace(/\s*\[simulated\]$/i, '')} [SIMULATED]` : c);
+  const name = (c: string) => markedName(c, sim.has(c));
   const out: string[] = [];
   const section = (title: string, body: string) => out.push(`\n== ${title} ==\n${body}`);
   const { options: o, trajectories: t } = result;

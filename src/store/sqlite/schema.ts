@@ -1,7 +1,12 @@
-// SQLite schema of a run store. `events` is the append-only log (triggers refuse UPDATE and
-// DELETE); `runs`, `trajectories` and `rounds` are derived from it and can be dropped and rebuilt
-// at any time; `run_locks` says which live process is writing a run.
-export const SCHEMA_VERSION = 1;
+// SQLite schema of a run store and its migrations. `events` is the append-only log (triggers refuse
+// UPDATE and DELETE; `key` makes a round or a study record unique within its run); `runs`,
+// `trajectories` and `rounds` are derived from it and can be dropped and rebuilt at any time;
+// `run_locks` says which live process is writing a run; `meta` carries the marker that makes a
+// file a revloop store and the schema version.
+export const SCHEMA_VERSION = 2;
+
+/** meta key whose presence says "this file is a revloop store". */
+export const STORE_MARKER = 'revloop_store';
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -20,8 +25,11 @@ CREATE TABLE IF NOT EXISTS events (
   payload    TEXT    NOT NULL,
   prev_hash  TEXT    NOT NULL,
   hash       TEXT    NOT NULL,
+  key        TEXT,
   UNIQUE (run_id, seq)
 );
+CREATE UNIQUE INDEX IF NOT EXISTS events_key ON events (run_id, key) WHERE key IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_type ON events (run_id, type);
 
 CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
@@ -78,3 +86,36 @@ CREATE TABLE IF NOT EXISTS run_locks (
 
 /** Tables derived from events (dropped and refilled by a rebuild). */
 export const DERIVED_TABLES = ['runs', 'trajectories', 'rounds'] as const;
+
+/** Every table a revloop store may hold, legacy ones included (anything else means "not a store"). */
+export const KNOWN_TABLES = new Set([
+  'meta',
+  'events',
+  'runs',
+  'trajectories',
+  'rounds',
+  'run_locks',
+  // schema 1 kept probe and agent results in tables of their own; migration 2 turns them into events
+  'probe_runs',
+  'probe_items',
+  'probe_scores',
+  'probe_padding',
+  'probe_sessions',
+  'agent_runs',
+  'agent_rollouts',
+  'agent_sessions',
+]);
+
+/**
+ * Migration 1 → 2, the part that is plain SQL: the `key` column of events and its unique index.
+ * Existing rounds and completions get their keys in the same transaction (the append-only
+ * triggers are lifted for exactly that statement and restored).
+ */
+export const MIGRATE_1_TO_2_SQL = `
+ALTER TABLE events ADD COLUMN key TEXT;
+DROP TRIGGER IF EXISTS events_append_only_update;
+UPDATE events SET key = 'draft:' || case_index || ':' || revision WHERE type = 'draft_accepted';
+UPDATE events SET key = 'completed:' || case_index WHERE type = 'trajectory_completed';
+CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+`;

@@ -1,0 +1,51 @@
+// `analyze` and `report` share this: the runs of a store, grouped by the study that owns them,
+// each group analysed by its study. Read-only.
+import { UserError } from '../core/errors.ts';
+import type { StudyAnalysisOptions } from '../studies/kit/study.ts';
+import { runsByStudy } from '../studies/registry.ts';
+import { openStore } from '../store/store.ts';
+import type { StudyResult } from '../report/index.ts';
+import { analysisJson } from '../studies/revision/analysis/json.ts';
+
+export interface AnalyzeStoreOptions extends StudyAnalysisOptions {
+  /** Runs to analyse (any study); empty = every run in the store. */
+  runIds?: readonly string[];
+}
+
+/** Every requested run analysed by its study, in registry order. */
+export async function analyzeStore(store: string, o: AnalyzeStoreOptions): Promise<StudyResult[]> {
+  const s = await openStore(store, { readonly: true });
+  try {
+    const groups = await runsByStudy(s, o.runIds ?? []);
+    if (!groups.length)
+      throw new UserError(
+        `${store}: the store holds no runs yet (start one with \`revloop run\`, \`revloop probe\` or \`revloop agent\` --store ${store}, or try \`revloop demo\`)`,
+      );
+    const results: StudyResult[] = [];
+    for (const { study, runIds } of groups) results.push({ study, runIds, analysis: await study.analyze(s, runIds, o) });
+    return results;
+  } finally {
+    await s.close();
+  }
+}
+
+/** The `analyze --json` document: the revision study's keys at the top level, every other study under its id. */
+export function analysisDocument(results: readonly StudyResult[]): string {
+  const doc: Record<string, unknown> = {};
+  for (const r of results) {
+    const json = r.study.toJson(r.analysis);
+    if (r.study.json === 'top-level') Object.assign(doc, json);
+    else doc[r.study.id] = json;
+  }
+  return analysisJson(doc);
+}
+
+/** Terminal tables of every study, in order. */
+export function analysisText(results: readonly StudyResult[]): string {
+  return results.map((r) => r.study.renderText(r.analysis)).join('\n');
+}
+
+/** Simulated controllers named across all studies. */
+export function simulatedControllers(results: readonly StudyResult[]): string[] {
+  return [...new Set(results.flatMap((r) => r.study.simulatedControllers(r.analysis)))];
+}

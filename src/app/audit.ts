@@ -1,0 +1,29 @@
+// `audit`: replay a run from its events and report every discrepancy (engine/audit.ts).
+import { NotFoundError } from '../core/errors.ts';
+import { getFamily } from '../core/verify/registry.ts';
+import { auditRun, type AuditReport } from '../engine/audit.ts';
+import { openStore, type RunStore } from '../store/store.ts';
+
+/** The run, or a NotFoundError naming the store's runs. */
+export async function requireRun(store: RunStore, runId: string) {
+  const run = await store.getRun(runId);
+  if (!run) {
+    const known = await store.runIds();
+    throw new NotFoundError(
+      'run',
+      runId,
+      `no run '${runId}' in ${store.location}${known.length ? `; runs: ${known.join(', ')}` : ' (the store has no runs)'}`,
+    );
+  }
+  return run;
+}
+
+export async function auditStoredRun(store: string, runId: string): Promise<AuditReport> {
+  const s = await openStore(store, { readonly: true });
+  try {
+    await requireRun(s, runId);
+    return await auditRun(s, runId, getFamily);
+  } finally {
+    await s.close();
+  }
+}

@@ -1,0 +1,57 @@
+// `export`: a run in the paper's per-case schema (studies/revision/export-paper.ts).
+import { UsageError, UserError } from '../core/errors.ts';
+import { writeFileAtomic } from '../core/util/atomic-file.ts';
+import { isTrajectoryPlan } from '../store/plan.ts';
+import { openStore } from '../store/store.ts';
+import { paperJsonl } from '../studies/revision/export-paper.ts';
+import { requireRun } from './audit.ts';
+
+export type ExportFormat = 'paper';
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['paper'];
+
+export interface ExportOptions {
+  store: string;
+  runId: string;
+  format: ExportFormat;
+  /** Where to write; `null` returns the text instead. */
+  output: string | null;
+  /** Export only the finished trajectories of an unfinished run. */
+  partial?: boolean;
+}
+
+export interface ExportOutcome {
+  rows: number;
+  simulated: boolean;
+  /** The exported text when `output` was null. */
+  text: string | null;
+}
+
+export async function exportRun(o: ExportOptions): Promise<ExportOutcome> {
+  if (!(EXPORT_FORMATS as readonly string[]).includes(o.format))
+    throw new UsageError('--format', `--format: unknown export format '${o.format}'; use ${EXPORT_FORMATS.join(', ')}`);
+  const store = await openStore(o.store, { readonly: true });
+  let text: string;
+  let rows: number;
+  let simulated: boolean;
+  try {
+    const run = await requireRun(store, o.runId);
+    if (!isTrajectoryPlan(run.planned.plan))
+      throw new UserError(`run '${o.runId}' is a ${run.planned.plan.kind} run; the paper export covers revision runs and imports`);
+    let trajectories = await store.loadTrajectories([o.runId]);
+    const pending = trajectories.filter((t) => t.status === 'pending').length;
+    if (pending && !o.partial) {
+      throw new UserError(
+        `run '${o.runId}' has ${pending} unfinished trajectories; resume it first, or pass --partial to export only the finished ones`,
+      );
+    }
+    if (o.partial) trajectories = trajectories.filter((t) => t.status !== 'pending');
+    text = paperJsonl(trajectories);
+    rows = trajectories.length;
+    simulated = run.summary.simulated;
+  } finally {
+    await store.close();
+  }
+  if (o.output === null) return { rows, simulated, text };
+  await writeFileAtomic(o.output, text);
+  return { rows, simulated, text: null };
+}

@@ -1,0 +1,97 @@
+// The hash chain of a run's event log: each event's SHA-256 covers its predecessor's hash, its
+// place in the log and its payload bytes, so an edited, inserted or deleted event is detectable by
+// re-hashing alone. Every backend stores the same rows and verifies them the same way.
+import { createHash } from 'node:crypto';
+import type { StoredEvent } from './events.ts';
+
+/** The `prev_hash` of a run's first event. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** An event row exactly as stored (payload unparsed: the audit re-hashes these bytes). */
+export interface EventRow {
+  id: number;
+  run_id: string;
+  seq: number;
+  type: string;
+  case_index: number | null;
+  revision: number | null;
+  at: string;
+  payload: string;
+  prev_hash: string;
+  hash: string;
+}
+
+/** SHA-256 of the event's fields and payload joined by newlines (the payload hashed in place, not copied). */
+export function eventHash(
+  prevHash: string,
+  runId: string,
+  seq: number,
+  type: string,
+  caseIndex: number | null,
+  revision: number | null,
+  at: string,
+  payload: string,
+): string {
+  return createHash('sha256')
+    .update(`${prevHash}\n${runId}\n${seq}\n${type}\n${caseIndex ?? ''}\n${revision ?? ''}\n${at}\n`)
+    .update(payload)
+    .digest('hex');
+}
+
+export function rowToEvent(r: EventRow): StoredEvent {
+  return {
+    id: r.id,
+    runId: r.run_id,
+    seq: r.seq,
+    type: r.type,
+    caseIndex: r.case_index,
+    revision: r.revision,
+    at: r.at,
+    payload: JSON.parse(r.payload),
+    prevHash: r.prev_hash,
+    hash: r.hash,
+  } as StoredEvent;
+}
+
+/** One break in a chain: which event, and what is wrong with it. */
+export interface ChainProblem {
+  seq: number;
+  type: string;
+  caseIndex: number | null;
+  revision: number | null;
+  problem: string;
+}
+
+/**
+ * Checks a run's rows (in seq order): contiguous sequence numbers from 1, each linked to its
+ * predecessor, each hash recomputing, each payload parseable. Returns the parsed events and every
+ * problem found.
+ */
+export function verifyChain(rows: readonly EventRow[]): { events: StoredEvent[]; problems: ChainProblem[] } {
+  const problems: ChainProblem[] = [];
+  const events: StoredEvent[] = [];
+  let prev = GENESIS_HASH;
+  let expectSeq = 1;
+  for (const r of rows) {
+    const at = { seq: r.seq, type: r.type, caseIndex: r.case_index, revision: r.revision };
+    if (r.seq !== expectSeq)
+      problems.push({
+        ...at,
+        caseIndex: null,
+        revision: null,
+        problem: `event${r.seq - expectSeq === 1 ? '' : 's'} seq ${expectSeq}${r.seq - 1 > expectSeq ? `–${r.seq - 1}` : ''} missing (deleted from the log)`,
+      });
+    if (r.prev_hash !== prev && r.seq === expectSeq)
+      problems.push({ ...at, problem: `event seq ${r.seq} (${r.type}) does not link to its predecessor` });
+    if (eventHash(r.prev_hash, r.run_id, r.seq, r.type, r.case_index, r.revision, r.at, r.payload) !== r.hash)
+      problems.push({ ...at, problem: `event seq ${r.seq} (${r.type}) was modified after it was written (hash mismatch)` });
+    prev = r.hash;
+    expectSeq = r.seq + 1;
+    try {
+      events.push(rowToEvent(r));
+    } catch {
+      problems.push({ ...at, problem: `event seq ${r.seq} (${r.type}) has a payload that is not JSON` });
+    }
+  }
+  return { events, problems };
+}

@@ -1,0 +1,652 @@
+// The SQLite backend of the run store: one file (WAL). Writes are transactional — at once
+// (`append`) or grouped with the others of the same event-loop turn (`appendSoon`, resolved after
+// the commit) — so a process killed at any moment leaves every committed event and its derived
+// rows, and nothing half-written. better-sqlite3 is synchronous: each method does its work before
+// it returns its promise.
+import Database from 'better-sqlite3';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import { RunLockedError, StoreError, UserError, NotFoundError } from '../../core/errors.ts';
+import { processAlive } from '../../core/util/process-alive.ts';
+import { eventHash, GENESIS_HASH, rowToEvent, type EventRow } from '../chain.ts';
+import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent, type TrajectoryRunPlanned } from '../events.ts';
+import { isTrajectoryPlan } from '../plan.ts';
+import { initialTrajectory, reduceRun, type ReducedRun } from '../reduce.ts';
+import {
+  SimulatedCrash,
+  type MaterializedRun,
+  type ReadEventsOptions,
+  type RunInfo,
+  type RunStatus,
+  type RunStore,
+  type RunSummary,
+  type StoreOptions,
+} from '../store.ts';
+import type { TrajectoryRecord, TrajectoryStatus } from '../types.ts';
+import { migrateLegacyStudyTables } from './legacy-studies.ts';
+import { DERIVED_TABLES, KNOWN_TABLES, MIGRATE_1_TO_2_SQL, SCHEMA_SQL, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
+
+interface ChainHead {
+  seq: number;
+  hash: string;
+}
+
+interface AppendGroup {
+  runId: string;
+  events: readonly NewEvent[];
+}
+
+interface QueuedGroup extends AppendGroup {
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * A read-only open of a brand-new, still empty database file: another process has just created it
+ * and is about to write the schema (one transaction). Wait up to two seconds for it, then tell the
+ * user plainly that the file is not (yet) a revloop store.
+ */
+function waitWhileBeingCreated(db: Database.Database, path: string): void {
+  const tables = db.prepare('SELECT count(*) AS n FROM sqlite_master');
+  for (let waited = 0; (tables.get() as { n: number }).n === 0; waited += 50) {
+    if (waited >= 2000) {
+      db.close();
+      throw new StoreError(
+        path,
+        'not_a_store',
+        `${path}: the file is an empty database, not a revloop store yet (start a run with \`revloop run --store ${path} …\`)`,
+      );
+    }
+    Atomics.wait(sleeper, 0, 0, 50);
+  }
+}
+
+/** The schema version of an existing store, or null for an empty database; refuses foreign files. */
+function storeVersion(db: Database.Database, path: string): number | null {
+  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name);
+  if (!tables.length) return null;
+  const foreign = tables.filter((t) => !KNOWN_TABLES.has(t) && !t.startsWith('sqlite_'));
+  const hasMeta = tables.includes('meta');
+  const meta = hasMeta
+    ? new Map((db.prepare('SELECT key, value FROM meta').all() as Array<{ key: string; value: string }>).map((r) => [r.key, r.value]))
+    : new Map<string, string>();
+  const version = Number(meta.get('schema_version'));
+  // Schema 1 had no marker; its meta table with a schema version is what identified a store.
+  const isStore = meta.has(STORE_MARKER) || (Number.isInteger(version) && version >= 1 && tables.includes('events'));
+  if (!isStore || foreign.length) {
+    const what = foreign.length ? `it has tables revloop does not know (${foreign.slice(0, 5).join(', ')})` : 'it has no revloop marker';
+    throw new StoreError(
+      path,
+      'not_a_store',
+      `${path}: not a revloop store (${what}); revloop only turns an empty or new file into a store. Use another --store path.`,
+    );
+  }
+  if (version > SCHEMA_VERSION) {
+    throw new StoreError(
+      path,
+      'newer_schema',
+      `${path}: store schema version ${version} is newer than this revloop understands (${SCHEMA_VERSION}); upgrade revloop`,
+    );
+  }
+  return version;
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Opens (and, for writing, creates or migrates) a SQLite store file. */
+export function openSqliteStore(path: string, options: StoreOptions = {}): SqliteRunStore {
+  const readonly = options.readonly ?? false;
+  if (readonly && !existsSync(path))
+    throw new StoreError(path, 'missing', `${path}: no such store (run \`revloop run --store ${path} …\` first)`);
+  if (existsSync(path) && statSync(path).isDirectory()) throw new StoreError(path, 'other', `${path}: is a folder, not a store file`);
+  if (!readonly) {
+    if (existsSync(path) && !writable(path))
+      throw new StoreError(path, 'readonly', `${path}: the store file is read-only for you; make it writable or choose another --store`);
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (e) {
+      throw new StoreError(path, 'other', `${path}: cannot create its folder (${(e as Error).message})`);
+    }
+    if (!existsSync(path) && !writable(dirname(path)))
+      throw new StoreError(path, 'readonly', `${path}: cannot create the store: the folder ${dirname(path)} is read-only for you`);
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly, fileMustExist: readonly });
+  } catch (e) {
+    throw new StoreError(path, 'other', `${path}: cannot open as a revloop store (${(e as Error).message})`, { cause: e });
+  }
+  try {
+    db.pragma('busy_timeout = 10000');
+    if (readonly) {
+      waitWhileBeingCreated(db, path);
+      storeVersion(db, path);
+    } else {
+      // Checked before anything is written, so a foreign file is left untouched.
+      const version = storeVersion(db, path);
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
+      // One transaction, so a reader opening a store that is being created sees all of it or none.
+      db.transaction(() => {
+        if (version === 1) db.exec(MIGRATE_1_TO_2_SQL);
+        db.exec(SCHEMA_SQL);
+        const set = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+        set.run('schema_version', String(SCHEMA_VERSION));
+        set.run(STORE_MARKER, '1');
+      }).immediate();
+      if (version === 1) {
+        // Migrated events keep their original times: the migration's store reads them from `at`.
+        let at = '';
+        const migrator = new SqliteRunStore(db, path, { clock: () => at });
+        migrateLegacyStudyTables(db, (runId, events, when) => {
+          at = when;
+          migrator.appendSync(runId, events);
+        });
+      }
+    }
+  } catch (e) {
+    if (db.open) db.close();
+    if (e instanceof UserError) throw e;
+    const message = (e as Error).message;
+    if (/readonly|read-only/i.test(message)) throw new StoreError(path, 'readonly', `${path}: the store is read-only for you (${message})`);
+    throw new StoreError(path, 'other', `${path}: cannot open as a revloop store (${message})`, { cause: e });
+  }
+  return new SqliteRunStore(db, path, options);
+}
+
+export class SqliteRunStore implements RunStore {
+  readonly readonly: boolean;
+  private readonly clock: () => string;
+  private appends = 0;
+  private dead = false;
+  private readonly plannedCache = new Map<string, RunPlannedPayload>();
+  private readonly stmt: Record<string, Database.Statement>;
+  /**
+   * The last committed (seq, hash) of each run this store appended to, so an append need not read
+   * it back. Another writer that appended meanwhile makes our next seq collide with UNIQUE(run_id,
+   * seq); the commit then reads the heads from the table and tries once more.
+   */
+  private readonly heads = new Map<string, ChainHead>();
+  /** The commit transaction, built once (better-sqlite3 builds four wrappers per `transaction()`). */
+  private readonly commitTx?: (groups: readonly AppendGroup[], heads: Map<string, ChainHead>) => StoredEvent[][];
+  /** Groups waiting for the next group commit (appendSoon), in call order. */
+  private queue: QueuedGroup[] = [];
+  private flushScheduled = false;
+
+  constructor(
+    readonly db: Database.Database,
+    readonly location: string,
+    private readonly options: StoreOptions,
+  ) {
+    this.readonly = options.readonly ?? false;
+    this.clock = options.clock ?? (() => new Date().toISOString());
+    const p = (sql: string) => db.prepare(sql);
+    this.stmt = {
+      lastEvent: p('SELECT seq, hash FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
+      planned: p("SELECT * FROM events WHERE run_id = ? AND type = 'run_planned' ORDER BY seq LIMIT 1"),
+      events: p('SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
+      ...(this.readonly
+        ? {}
+        : {
+            insertEvent: p(
+              'INSERT INTO events (run_id, seq, type, case_index, revision, at, payload, prev_hash, hash, key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            ),
+            insertRun: p(
+              'INSERT OR REPLACE INTO runs (run_id, kind, controller, model_spec, simulated, budget, protocol, plan_sha256, n_cases, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            ),
+            touchRun: p('UPDATE runs SET updated_at = ? WHERE run_id = ?'),
+            insertTrajectory: p(
+              "INSERT OR REPLACE INTO trajectories (run_id, case_index, case_id, status, reason, n_rounds, final_joint, attempts_started, attempts_finished, attempts_failed) VALUES (?, ?, ?, 'pending', NULL, 0, NULL, 0, 0, 0)",
+            ),
+            attemptStarted: p('UPDATE trajectories SET attempts_started = attempts_started + 1 WHERE run_id = ? AND case_index = ?'),
+            attemptFinished: p(
+              'UPDATE trajectories SET attempts_finished = attempts_finished + 1, attempts_failed = attempts_failed + ? WHERE run_id = ? AND case_index = ?',
+            ),
+            insertRound: p(
+              'INSERT OR REPLACE INTO rounds (run_id, case_index, revision, text, state, energy, joint, feedback) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+            ),
+            roundAdded: p('UPDATE trajectories SET n_rounds = n_rounds + 1, final_joint = ? WHERE run_id = ? AND case_index = ?'),
+            setStatus: p('UPDATE trajectories SET status = ?, reason = ? WHERE run_id = ? AND case_index = ?'),
+          }),
+    };
+    if (!this.readonly) this.commitTx = db.transaction(this.commitInTransaction.bind(this)).immediate;
+  }
+
+  /** The file path (the same as `location`). */
+  get path(): string {
+    return this.location;
+  }
+
+  async close(): Promise<void> {
+    this.closeSync();
+  }
+
+  /** Closes at once (flushing queued groups); for exit handlers that cannot wait. */
+  closeSync(): void {
+    if (!this.db.open) return;
+    this.flushSync();
+    this.db.close();
+  }
+
+  // ---- writing -------------------------------------------------------------------------------
+
+  async append(runId: string, events: readonly NewEvent[]): Promise<StoredEvent[]> {
+    return this.appendSync(runId, events);
+  }
+
+  /** `append`, synchronously (SQLite only). */
+  appendSync(runId: string, events: readonly NewEvent[]): StoredEvent[] {
+    this.flushSync();
+    return this.commitGroups([{ runId, events }])[0];
+  }
+
+  appendSoon(runId: string, events: readonly NewEvent[]): Promise<void> {
+    if (this.dead) return Promise.reject(new SimulatedCrash());
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ runId, events, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => {
+          this.flushScheduled = false;
+          this.flushSync();
+        });
+      }
+    });
+  }
+
+  async flush(): Promise<void> {
+    this.flushSync();
+  }
+
+  /** Commits the queued groups now: when it returns, everything queued so far is committed (or failed). */
+  flushSync(): void {
+    if (!this.queue.length) return;
+    let batch = this.queue;
+    this.queue = [];
+    // Fault injection keeps its meaning: the store dies right after its n-th committed group.
+    const crashAt = this.options.crashAfterAppends;
+    let beyond: QueuedGroup[] = [];
+    if (crashAt !== undefined && this.appends + batch.length > crashAt) {
+      beyond = batch.slice(Math.max(0, crashAt - this.appends));
+      batch = batch.slice(0, Math.max(0, crashAt - this.appends));
+    }
+    try {
+      if (batch.length) this.commitGroups(batch);
+      for (const g of batch) g.resolve();
+    } catch (e) {
+      for (const g of batch) g.reject(e);
+    }
+    for (const g of beyond) g.reject(new SimulatedCrash());
+  }
+
+  /** Commits groups in one transaction, in order; returns each group's stored events. */
+  private commitGroups(groups: readonly AppendGroup[]): StoredEvent[][] {
+    if (this.dead) throw new SimulatedCrash();
+    if (this.readonly || !this.commitTx) throw new StoreError(this.location, 'readonly', `${this.location}: store opened read-only`);
+    const cached = groups.some((g) => this.heads.has(g.runId));
+    let stored: StoredEvent[][];
+    try {
+      stored = this.commitTx(groups, new Map(this.heads));
+    } catch (e) {
+      for (const g of groups) this.heads.delete(g.runId);
+      // Someone else appended to one of these runs since our last write: read the heads and retry.
+      const code = (e as { code?: string }).code;
+      const seqCollision = code === 'SQLITE_CONSTRAINT_UNIQUE' && /events\.run_id, events\.seq/.test((e as Error).message);
+      if (!cached || !seqCollision) throw this.translate(e);
+      try {
+        stored = this.commitTx(groups, new Map());
+      } catch (e2) {
+        throw this.translate(e2);
+      }
+    }
+    for (const events of stored) {
+      const last = events[events.length - 1];
+      if (last) this.heads.set(last.runId, { seq: last.seq, hash: last.hash });
+    }
+    this.appends += groups.length;
+    if (this.options.crashAfterAppends !== undefined && this.appends >= this.options.crashAfterAppends) {
+      this.dead = true;
+      throw new SimulatedCrash();
+    }
+    return stored;
+  }
+
+  /** SQLite failures people can act on become StoreErrors naming the file. */
+  private translate(e: unknown): unknown {
+    const message = (e as Error)?.message ?? '';
+    if (/readonly database/i.test(message))
+      return new StoreError(this.location, 'readonly', `${this.location}: the store is read-only for you (${message})`, { cause: e });
+    if (/events\.run_id, events\.key/.test(message))
+      return new UserError(`${this.location}: a result was written twice under the same key (${message}); nothing was stored`, {
+        cause: e,
+      });
+    return e;
+  }
+
+  /** The body of a commit (runs inside BEGIN IMMEDIATE … COMMIT); `heads` is updated as it goes. */
+  private commitInTransaction(groups: readonly AppendGroup[], heads: Map<string, ChainHead>): StoredEvent[][] {
+    const touched = new Map<string, string>();
+    const all = groups.map(({ runId, events }) => {
+      const last = heads.get(runId) ?? (this.stmt.lastEvent.get(runId) as ChainHead | undefined);
+      let seq = last?.seq ?? 0;
+      let prev = last?.hash ?? GENESIS_HASH;
+      const out: StoredEvent[] = [];
+      for (const e of events) {
+        if (seq === 0 && e.type !== 'run_planned') throw new Error(`run ${runId}: the first event must be run_planned`);
+        seq++;
+        const at = this.clock();
+        const payload = JSON.stringify(e.payload);
+        const caseIndex = e.caseIndex ?? null;
+        const revision = e.revision ?? null;
+        const hash = eventHash(prev, runId, seq, e.type, caseIndex, revision, at, payload);
+        const info = this.stmt.insertEvent.run(runId, seq, e.type, caseIndex, revision, at, payload, prev, hash, eventKey(e));
+        const ev = { ...e, id: Number(info.lastInsertRowid), runId, seq, at, caseIndex, revision, prevHash: prev, hash } as StoredEvent;
+        this.materialize(ev);
+        out.push(ev);
+        prev = hash;
+      }
+      heads.set(runId, { seq, hash: prev });
+      if (out.length) touched.set(runId, out[out.length - 1].at);
+      return out;
+    });
+    for (const [runId, at] of touched) this.stmt.touchRun.run(at, runId);
+    return all;
+  }
+
+  /** Updates the derived tables for one event (inside the append transaction). */
+  private materialize(e: StoredEvent): void {
+    const s = this.stmt;
+    switch (e.type) {
+      case 'run_planned': {
+        const p = e.payload;
+        this.plannedCache.set(e.runId, p);
+        const plan = p.plan;
+        const [budget, protocol] = isTrajectoryPlan(plan) ? [plan.protocol.budget, plan.protocol.name] : [0, plan.kind];
+        s.insertRun.run(
+          e.runId,
+          plan.kind,
+          plan.controller.label,
+          plan.controller.spec,
+          plan.controller.simulated ? 1 : 0,
+          budget,
+          protocol,
+          p.plan_sha256,
+          p.cases.length,
+          e.at,
+          e.at,
+        );
+        p.cases.forEach((c, i) => s.insertTrajectory.run(e.runId, i, c.id));
+        break;
+      }
+      case 'attempt_started':
+        s.attemptStarted.run(e.runId, e.caseIndex);
+        break;
+      case 'attempt_finished':
+        s.attemptFinished.run(e.payload.record.ok ? 0 : 1, e.runId, e.caseIndex);
+        break;
+      case 'draft_accepted': {
+        const p = e.payload;
+        s.insertRound.run(e.runId, e.caseIndex, e.revision, p.text, JSON.stringify(p.state), p.energy, p.joint ? 1 : 0, p.feedback);
+        s.roundAdded.run(p.joint ? 1 : 0, e.runId, e.caseIndex);
+        break;
+      }
+      case 'trajectory_completed':
+        s.setStatus.run('complete', null, e.runId, e.caseIndex);
+        break;
+      case 'trajectory_incomplete':
+        s.setStatus.run('incomplete', e.payload.reason, e.runId, e.caseIndex);
+        break;
+      case 'trajectory_reopened':
+        s.setStatus.run('pending', null, e.runId, e.caseIndex);
+        break;
+      default:
+        break;
+    }
+  }
+
+  async rebuild(runId?: string): Promise<void> {
+    const ids = runId ? [runId] : this.runIdsSync();
+    this.db
+      .transaction(() => {
+        for (const id of ids) {
+          for (const t of DERIVED_TABLES) this.db.prepare(`DELETE FROM ${t} WHERE run_id = ?`).run(id);
+          for (const e of this.readEventsSync(id)) this.materialize(e);
+          const last = this.stmt.lastEvent.get(id) as { seq: number } | undefined;
+          if (last) {
+            const at = (this.db.prepare('SELECT at FROM events WHERE run_id = ? AND seq = ?').get(id, last.seq) as { at: string }).at;
+            this.stmt.touchRun.run(at, id);
+          }
+        }
+      })
+      .immediate();
+  }
+
+  async createRun(runId: string, planned: RunPlannedPayload): Promise<void> {
+    if (this.getPlannedSync(runId)) throw new UserError(`run '${runId}' already exists in ${this.location}`);
+    this.appendSync(runId, [{ type: 'run_planned', payload: planned }]);
+  }
+
+  // ---- locking: one writing process per run ---------------------------------------------------
+
+  async acquireLock(runId: string): Promise<void> {
+    this.db
+      .transaction(() => {
+        const row = this.db.prepare('SELECT pid, host, started_at FROM run_locks WHERE run_id = ?').get(runId) as
+          { pid: number; host: string; started_at: string } | undefined;
+        if (row && processAlive(row.pid, row.host) && !(row.pid === process.pid && row.host === hostname())) {
+          throw new RunLockedError(
+            runId,
+            row.pid,
+            row.host,
+            `run '${runId}' is being written by process ${row.pid} on ${row.host} (since ${row.started_at}); wait for it or stop it, then resume`,
+          );
+        }
+        this.db
+          .prepare('INSERT OR REPLACE INTO run_locks (run_id, pid, host, started_at) VALUES (?, ?, ?, ?)')
+          .run(runId, process.pid, hostname(), this.clock());
+      })
+      .immediate();
+  }
+
+  async releaseLock(runId: string): Promise<void> {
+    this.releaseLockSync(runId);
+  }
+
+  releaseLockSync(runId: string): void {
+    if (!this.db.open || this.readonly) return;
+    this.db.prepare('DELETE FROM run_locks WHERE run_id = ? AND pid = ? AND host = ?').run(runId, process.pid, hostname());
+  }
+
+  // ---- reading -------------------------------------------------------------------------------
+
+  async runIds(): Promise<string[]> {
+    return this.runIdsSync();
+  }
+
+  private runIdsSync(): string[] {
+    return (this.db.prepare("SELECT run_id FROM events WHERE type = 'run_planned' ORDER BY id").all() as Array<{ run_id: string }>).map(
+      (r) => r.run_id,
+    );
+  }
+
+  async getPlanned(runId: string): Promise<RunPlannedPayload | null> {
+    return this.getPlannedSync(runId);
+  }
+
+  private getPlannedSync(runId: string): RunPlannedPayload | null {
+    const cached = this.plannedCache.get(runId);
+    if (cached) return cached;
+    const row = this.stmt.planned.get(runId) as EventRow | undefined;
+    if (!row) return null;
+    const p = JSON.parse(row.payload) as RunPlannedPayload;
+    this.plannedCache.set(runId, p);
+    return p;
+  }
+
+  async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<StoredEvent[]> {
+    if (!options.types && options.keyPrefix === undefined) return this.readEventsSync(runId);
+    const where = ['run_id = ?'];
+    const args: unknown[] = [runId];
+    if (options.types) {
+      where.push(`type IN (${options.types.map(() => '?').join(', ')})`);
+      args.push(...options.types);
+    }
+    if (options.keyPrefix !== undefined) {
+      // A range on the unique index instead of LIKE (which would need escaping and skips the index).
+      where.push('key >= ? AND key < ?');
+      args.push(options.keyPrefix, options.keyPrefix + '\u{10FFFF}');
+    }
+    const rows = this.db.prepare(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY seq`).all(...args) as EventRow[];
+    return rows.map(rowToEvent);
+  }
+
+  private readEventsSync(runId: string): StoredEvent[] {
+    return (this.stmt.events.all(runId) as EventRow[]).map(rowToEvent);
+  }
+
+  async rawEventRows(runId: string): Promise<EventRow[]> {
+    return this.stmt.events.all(runId) as EventRow[];
+  }
+
+  async reduce(runId: string): Promise<ReducedRun | null> {
+    return reduceRun(this.readEventsSync(runId));
+  }
+
+  async listRuns(): Promise<RunSummary[]> {
+    return this.runIdsSync()
+      .map((id) => this.summary(id))
+      .filter((s): s is RunSummary => s !== null);
+  }
+
+  async getRun(runId: string): Promise<RunInfo | null> {
+    const planned = this.getPlannedSync(runId);
+    const summary = this.summary(runId);
+    return planned && summary ? { runId, planned, summary } : null;
+  }
+
+  private summary(runId: string): RunSummary | null {
+    const run = this.db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as
+      | {
+          kind: string;
+          controller: string;
+          model_spec: string;
+          simulated: number;
+          budget: number;
+          protocol: string;
+          plan_sha256: string;
+          n_cases: number;
+          created_at: string;
+          updated_at: string;
+        }
+      | undefined;
+    if (!run) return null;
+    const c = this.db
+      .prepare(
+        `SELECT
+           SUM(status = 'complete') AS complete, SUM(status = 'incomplete') AS incomplete, SUM(status = 'pending') AS pending,
+           SUM(status = 'complete' AND final_joint = 1) AS successes, SUM(n_rounds) AS rounds,
+           SUM(attempts_finished) AS attempts, SUM(attempts_failed) AS failed
+         FROM trajectories WHERE run_id = ?`,
+      )
+      .get(runId) as Record<string, number | null>;
+    const lock = this.db.prepare('SELECT pid, host FROM run_locks WHERE run_id = ?').get(runId) as
+      { pid: number; host: string } | undefined;
+    const live = !!lock && processAlive(lock.pid, lock.host);
+    const pending = c.pending ?? 0;
+    const incomplete = c.incomplete ?? 0;
+    const status: RunStatus = live ? 'running' : pending > 0 ? 'interrupted' : incomplete > 0 ? 'incomplete' : 'complete';
+    return {
+      runId,
+      kind: run.kind,
+      controller: run.controller,
+      modelSpec: run.model_spec,
+      simulated: run.simulated === 1,
+      budget: run.budget,
+      protocol: run.protocol,
+      planSha256: run.plan_sha256,
+      cases: run.n_cases,
+      complete: c.complete ?? 0,
+      incomplete,
+      pending,
+      successes: c.successes ?? 0,
+      rounds: c.rounds ?? 0,
+      attempts: c.attempts ?? 0,
+      failedAttempts: c.failed ?? 0,
+      status,
+      createdAt: run.created_at,
+      updatedAt: run.updated_at,
+    };
+  }
+
+  async loadTrajectories(runIds?: readonly string[], options: { from?: 'tables' | 'events' } = {}): Promise<TrajectoryRecord[]> {
+    const ids = runIds ?? this.runIdsSync();
+    const out: TrajectoryRecord[] = [];
+    for (const id of ids) {
+      if (!this.getPlannedSync(id))
+        throw new NotFoundError('run', id, `run '${id}' not found in ${this.location} (see \`revloop runs --store ${this.location}\`)`);
+      if (options.from === 'events') out.push(...(reduceRun(this.readEventsSync(id))?.trajectories ?? []));
+      else out.push(...this.materializedSync(id).trajectories);
+    }
+    return out;
+  }
+
+  async materialized(runId: string): Promise<MaterializedRun> {
+    return this.materializedSync(runId);
+  }
+
+  private materializedSync(runId: string): MaterializedRun {
+    const found = this.getPlannedSync(runId);
+    if (!found || !isTrajectoryPlan(found.plan)) return { trajectories: [], attempts: [], nRounds: [] };
+    const planned = found as TrajectoryRunPlanned;
+    const trajectories = planned.cases.map((_, i) => initialTrajectory(runId, planned, i));
+    const attempts = planned.cases.map(() => ({ started: 0, finished: 0, failed: 0 }));
+    const nRounds = planned.cases.map(() => 0);
+    const rows = this.db.prepare('SELECT * FROM trajectories WHERE run_id = ? ORDER BY case_index').all(runId) as Array<{
+      case_index: number;
+      status: TrajectoryStatus;
+      reason: string | null;
+      n_rounds: number;
+      attempts_started: number;
+      attempts_finished: number;
+      attempts_failed: number;
+    }>;
+    for (const r of rows) {
+      const t = trajectories[r.case_index];
+      if (!t) continue;
+      t.status = r.status;
+      if (r.reason !== null) t.incompleteReason = r.reason;
+      attempts[r.case_index] = { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed };
+      nRounds[r.case_index] = r.n_rounds;
+    }
+    const rounds = this.db.prepare('SELECT * FROM rounds WHERE run_id = ? ORDER BY case_index, revision').all(runId) as Array<{
+      case_index: number;
+      revision: number;
+      text: string;
+      state: string;
+      energy: number;
+      joint: number;
+      feedback: string | null;
+    }>;
+    for (const r of rounds) {
+      trajectories[r.case_index]?.rounds.push({
+        revision: r.revision,
+        text: r.text,
+        state: JSON.parse(r.state),
+        energy: r.energy,
+        joint: r.joint === 1,
+        feedback: r.feedback,
+      });
+    }
+    return { trajectories, attempts, nRounds };
+  }
+}

@@ -1,0 +1,85 @@
+// The revision study: closed-loop runs and imported trajectories, analysed as in the paper
+// (endpoint tables, curves, failure taxonomy, hazards, budget replay, rescue regression).
+import { getFamily } from '../../core/verify/registry.ts';
+import type { TrajectoryRecord } from '../../store/types.ts';
+import type { ReportModel } from '../kit/report-model.ts';
+import type { Study } from '../kit/study.ts';
+import { shareOf, shortTime } from '../kit/run-status.ts';
+import { analyzeTrajectories } from './analysis/analyze.ts';
+import { renderAnalysis } from './analysis/render.ts';
+import type { AnalysisResult } from './analysis/types.ts';
+import { loadRevisionInputs, type RevisionInputs } from './from-store.ts';
+import { buildReportModel, drilldownLabels, labelTrajectory } from './report-model.ts';
+import { revisionSections } from './sections.ts';
+
+export interface RevisionAnalysis extends RevisionInputs {
+  result: AnalysisResult;
+}
+
+/** The report view model of an analysis, built once. */
+const models = new WeakMap<RevisionAnalysis, ReportModel>();
+function viewModel(a: RevisionAnalysis): ReportModel {
+  let m = models.get(a);
+  if (!m) models.set(a, (m = buildReportModel(a.trajectories, a.result, { runDetails: a.runDetails })));
+  return m;
+}
+
+export const revisionStudy: Study<RevisionAnalysis> = {
+  id: 'revision',
+  title: 'Revision runs',
+  kinds: ['run', 'import'],
+  json: 'top-level',
+  async analyze(store, runIds, o) {
+    const inputs = await loadRevisionInputs(store, runIds);
+    const result = analyzeTrajectories(inputs.trajectories, {
+      budget: o.budget,
+      bootstrap: o.bootstrap,
+      seed: o.seed,
+      landmark: o.landmark,
+      panels: o.panels ?? {},
+      onProgress: o.onProgress,
+    });
+    return { ...inputs, result };
+  },
+  runColumns: ['protocol', 'T', 'done', 'success', 'incompl.', 'pending', 'rounds', 'failed att.', 'updated'],
+  async describeRuns(_store, runs) {
+    return runs.map((r) => {
+      const finished = r.complete + r.incomplete;
+      return {
+        runId: r.runId,
+        kind: r.kind,
+        status: r.status,
+        controller: r.controller,
+        simulated: r.simulated,
+        cells: [
+          r.kind === 'import' ? 'imported' : r.protocol,
+          String(r.budget),
+          `${finished}/${r.cases}`,
+          // The rate over finished trajectories: an interrupted run's pending ones are not failures.
+          shareOf(r.successes, r.complete),
+          String(r.incomplete),
+          String(r.pending),
+          String(r.rounds),
+          String(r.failedAttempts),
+          shortTime(r.updatedAt),
+        ],
+        json: { ...r },
+      };
+    });
+  },
+  renderText: (a) => renderAnalysis(a.result),
+  toJson: (a) => a.result as unknown as Record<string, unknown>,
+  sections: (a) => revisionSections(viewModel(a)),
+  simulatedControllers: (a) => a.result.simulated_controllers,
+  notes: (a) => viewModel(a).notes,
+  drilldown(a) {
+    return {
+      trajectories: a.trajectories,
+      controllers: viewModel(a).controllers,
+      variantOf: (t: TrajectoryRecord) => a.variants.get(t.runId) ?? 'baseline',
+      getFamily,
+      label: labelTrajectory,
+      labels: drilldownLabels(),
+    };
+  },
+};
