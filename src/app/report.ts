@@ -27,7 +27,7 @@ export interface StoreReport {
 
 export async function buildStoreReport(storePath: string, o: StoreReportOptions): Promise<StoreReport> {
   const say = o.say ?? (() => undefined);
-  // Probe and agent runs (src/probe/study-sections.ts) live in the same store; split them off.
+  // Probe and agent runs (src/studies/study-sections.ts) live in the same store; split them off.
   const study = await import('../studies/study-sections.ts');
   const requested = [...(o.runIds ?? [])];
   const parts = study.partitionRunIds(storePath, requested);

@@ -14,7 +14,7 @@ import { parseBudget, parseVariant, protocolName, type ProtocolConfig } from '..
 import { executeRun, type RunResult } from '../engine/run.ts';
 import { slug } from '../core/util/slug.ts';
 
-/** The flags of `revloop run`: the run's own, plus the shared model flags (src/models/cli-options.ts). */
+/** The flags of `revloop run`: the run's own, plus the shared model flags (src/cli/model-flags.ts). */
 export interface RunCommandOptions extends ModelFlags {
   cases: string;
   model: string;

@@ -18,13 +18,13 @@ export { encodeWordDiff, decodeWordDiff } from './word-diff.ts';
 export { escapeHtml, jsonForScript } from './escape.ts';
 
 export interface ReportOptions extends ReportModelOptions {
-  /** Family lookup for verifier reports and prompts (normally `getFamily` from src/verify). */
+  /** Family lookup for verifier reports and prompts (normally `getFamily` from src/core/verify). */
   getFamily?: (name: string) => Family;
   /** The prompt/feedback variant a trajectory's run used (default: baseline). */
   variantOf?: (t: TrajectoryRecord) => PromptVariant;
   /** Per-pair diff limit in edited tokens (default 4,000); beyond it the drafts are shown whole. */
   maxDiffEditLength?: number;
-  /** Sections appended after the built-in ones (the probe and agent studies: src/probe/study-sections.ts). */
+  /** Sections appended after the built-in ones (the probe and agent studies: src/studies/study-sections.ts). */
   extraSections?: ExtraSection[];
   /** Progress of the drill-down data (trajectories done of total). */
   onProgress?: (done: number, total: number) => void;

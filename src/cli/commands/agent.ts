@@ -1,5 +1,5 @@
 // `revloop agent`: ToolShed agent rollouts under harness variants (verbatim, +instr, drop,
-// abstract, decoder ban). Logic: src/agent/rollout/command.ts; see docs/agent.md.
+// abstract, decoder ban). Logic: src/app/agent.ts; see docs/agent.md.
 import type { Command } from 'commander';
 import { addModelOptions } from '../model-flags.ts';
 

@@ -1,5 +1,5 @@
 // `revloop analyze`: the paper's analyses over stored trajectories, as terminal tables or one strict
-// JSON document. A thin shell over src/analysis; the store is opened read-only.
+// JSON document. A thin shell over src/studies/revision/analysis; the store is opened read-only.
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
 import { intFlag, parsePanels, progressLine } from '../flags.ts';
@@ -53,7 +53,7 @@ async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise
     panels: parsePanels('analyze', flags.panel ?? []),
   };
   const requested = [...positional, ...(flags.run ?? [])];
-  // Probe and agent runs (src/probe/study-sections.ts) live in the same store; split them off.
+  // Probe and agent runs (src/studies/study-sections.ts) live in the same store; split them off.
   const study = await import('../../studies/study-sections.ts');
   const parts = study.partitionRunIds(flags.store, requested);
   const runIds = requested.length ? parts.revision : [];

@@ -1,4 +1,4 @@
-// `revloop audit`: replay a run from its events and report every discrepancy. Logic: src/store/audit.ts.
+// `revloop audit`: replay a run from its events and report every discrepancy. Logic: src/app/store-commands.ts over src/engine/audit.ts.
 import type { Command } from 'commander';
 import { collect, oneRun } from '../flags.ts';
 

@@ -1,5 +1,5 @@
 // `revloop demo`: the main job on embedded defaults (bundled cases, simulated controllers, a store,
-// a summary table). Logic: src/demo/demo.ts.
+// a summary table). Logic: src/app/demo/demo.ts.
 import type { Command } from 'commander';
 
 export function register(program: Command): void {

@@ -1,4 +1,4 @@
-// `revloop export`: a run in the paper's per-case schema. Logic: src/store/export-paper.ts.
+// `revloop export`: a run in the paper's per-case schema. Logic: src/app/store-commands.ts over src/studies/revision/export-paper.ts.
 import type { Command } from 'commander';
 import { oneRun } from '../flags.ts';
 
@@ -9,7 +9,7 @@ export function register(program: Command): void {
     .argument('[run]', 'run id (or use --run)')
     .option('--run <id>', 'run id')
     .option('--store <db>', 'SQLite store file', 'runs.db')
-    .option('--format <name>', 'paper (PROTOCOL §1.6, Python json.dumps bytes)', 'paper')
+    .option('--format <name>', 'paper (docs/protocol.md §1.8, Python json.dumps bytes)', 'paper')
     .requiredOption('-o, --output <file>', 'output file (written atomically)')
     .option('--partial', 'export the finished trajectories of an unfinished run')
     .action(

@@ -1,4 +1,5 @@
-// `revloop import-trajectories`: store trajectories produced elsewhere as a run. Logic: src/store/import.ts.
+// `revloop import-trajectories`: store trajectories produced elsewhere as a run.
+// Logic: src/app/store-commands.ts over src/studies/revision/import.ts.
 import type { Command } from 'commander';
 import { collect } from '../flags.ts';
 

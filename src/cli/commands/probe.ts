@@ -1,5 +1,5 @@
 // `revloop probe` (score probe items under the corrective-gain conditions) and `revloop probe
-// verify` (cached vs fresh scoring on a sample). Logic: src/probe/command.ts; see docs/probe.md.
+// verify` (cached vs fresh scoring on a sample). Logic: src/app/probe.ts; see docs/probe.md.
 import type { Command } from 'commander';
 import { addModelOptions } from '../model-flags.ts';
 

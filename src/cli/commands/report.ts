@@ -1,6 +1,6 @@
 // `revloop report`: one self-contained HTML file (no network) with the endpoint tables, curves,
 // failure composition, budget replay and a per-trajectory drill-down. A thin shell over
-// src/report and src/analysis; the store is opened read-only.
+// src/report and src/studies/revision/analysis; the store is opened read-only.
 import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';

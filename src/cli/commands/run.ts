@@ -1,4 +1,4 @@
-// `revloop run`: plan and run (or resume) the closed loop over a case set. Logic: src/loop/run-command.ts.
+// `revloop run`: plan and run (or resume) the closed loop over a case set. Logic: src/app/run.ts.
 import type { Command } from 'commander';
 import { collect } from '../flags.ts';
 

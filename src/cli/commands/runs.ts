@@ -1,7 +1,7 @@
 // `revloop runs`: every run in a store with status and counts — revision runs (src/store), probe
-// runs (src/probe/store.ts) and agent rollout runs (src/agent/rollout/store.ts), which share the
+// runs (src/studies/probe/store.ts) and agent rollout runs (src/studies/agent/store.ts), which share the
 // store file. The probe and agent summaries are read here with a few counting queries (their
-// stores offer only whole-record reads); the revision table is src/store/commands.ts's.
+// stores offer only whole-record reads); the revision table is src/app/store-commands.ts's.
 import type { Command } from 'commander';
 import type Database from 'better-sqlite3';
 import { hasTable } from '../../store/study-tables.ts';
