@@ -6,7 +6,7 @@
 //
 //   npx tsx bench/analyze.ts [--bootstrap B] [--json out.json] [--rebuild] [--synthetic]
 //
-// --synthetic skips the store and uses the seeded synthetic generator (src/analysis/synthetic.ts);
+// --synthetic skips the store and uses the seeded synthetic generator (src/studies/revision/synthetic.ts);
 // it is also the fallback when ../shared/data is absent. Every trajectory is simulated; nothing
 // printed here describes a model.
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';

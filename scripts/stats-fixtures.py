@@ -153,7 +153,7 @@ COVARIATES = ["current_error", "current_abs_error", "log_current_abs_error", "ta
 
 
 def design(rows: list[dict]) -> tuple[np.ndarray, list[str]]:
-    """PROTOCOL §3.9: intercept, repeat_fraction raw, z-scored covariates (population SD), dummies."""
+    """docs/protocol.md §3.9: intercept, repeat_fraction raw, z-scored covariates (population SD), dummies."""
     values = np.asarray([[float(r["covariates"][c]) for c in COVARIATES] for r in rows])
     mean = values.mean(axis=0)
     std = values.std(axis=0)

@@ -1,6 +1,6 @@
 // History policies: which earlier draft/feedback exchanges a revision request carries.
 // `full` is the paper's protocol (the whole conversation). `last:K` is the reference's tail_K
-// (PROTOCOL §3.10): the initial prompt followed by the last K+1 exchanges. `reset` keeps only the
+// (docs/protocol.md §3.10): the initial prompt followed by the last K+1 exchanges. `reset` keeps only the
 // current draft and its feedback after the initial prompt. Every policy is applied at every round.
 import { UserError } from '../core/errors.ts';
 import type { ChatMessage } from '../models/types.ts';

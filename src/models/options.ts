@@ -1,7 +1,7 @@
 // Options accepted next to a model spec by `createModel(spec, options)`. Every field is optional;
 // spec query parameters take precedence over these (they are part of the spec's identity).
 
-/** How failed HTTP attempts are retried. Defaults mirror the paper's API runner (PROTOCOL §1.7). */
+/** How failed HTTP attempts are retried. Defaults mirror the paper's API runner (docs/protocol.md §1.7). */
 export interface RetryPolicy {
   /** Delay before retry k (1-based) is min(baseDelayMs · 2^(k−1), maxDelayMs). Default 1000. */
   baseDelayMs: number;

@@ -58,11 +58,11 @@ export interface ScoreResult {
   logprob: number;
   tokenLogprobs: number[];
   tokens: number;
-  /** Positions where the continuation token is the argmax (HARNESS `n_argmax_match`), where known. */
+  /** Positions where the continuation token is the argmax (`n_argmax_match`, docs/harness.md §3.4), where known. */
   argmaxMatches?: number;
   /** Greedy decoding would emit the continuation (every position is the argmax), where known. */
   isGreedy?: boolean;
-  /** Tokens of the rendered context (HARNESS `ctx_tokens`), where known. */
+  /** Tokens of the rendered context (`ctx_tokens`, docs/harness.md §3.6), where known. */
   contextTokens?: number;
 }
 

@@ -1,4 +1,4 @@
-// Ban lists from failed actions (HARNESS §6): every earlier failed action, stripped, empty ones
+// Ban lists from failed actions (docs/harness.md §6): every earlier failed action, stripped, empty ones
 // skipped. Backends that take strings (vLLM `bad_words`, `GenerateOptions.bannedSequences`) add the
 // leading-space variant themselves; a decoder of your own needs the token form, which holds both
 // whitespace variants of every string, deduplicated by token tuple (first occurrence wins).

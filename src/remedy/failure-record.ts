@@ -1,4 +1,4 @@
-// Abstracted failure records (HARNESS §3.3, §5.1): a failed step is described by the tool it called
+// Abstracted failure records (docs/harness.md §3.3, §5.1): a failed step is described by the tool it called
 // and a gloss of its error family, never by the failed call itself, so the failed token sequence is
 // not placed back in the model's context. The note text is the reference's byte for byte.
 import { errorGloss } from '../envs/toolshed/errors.ts';

@@ -1,4 +1,4 @@
-// Turning an agent's steps into chat messages under a history policy (HARNESS §5.1). Successful
+// Turning an agent's steps into chat messages under a history policy (docs/harness.md §5.1). Successful
 // steps are always an assistant turn (the action) followed by a user turn with the observation.
 // Failed steps depend on the policy: `verbatim` keeps them like successful ones, `drop` deletes
 // them, `abstract` replaces each with one user message carrying the abstracted failure note.

@@ -1,4 +1,4 @@
-// Action extraction, canonical forms and repeat statistics (HARNESS §5.2, §5.3). Expected values
+// Action extraction, canonical forms and repeat statistics (docs/harness.md §5.2, §5.3). Expected values
 // were generated with /usr/bin/python3 from the reference's extract_action / canonical_action logic.
 import test from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Rollouts (HARNESS §5.2) with scripted model turns on real ToolShed agent tasks: stop reasons,
+// Rollouts (docs/harness.md §5.2) with scripted model turns on real ToolShed agent tasks: stop reasons,
 // records, what each harness puts in the context, the ban list handed to the decoder, resume.
 import test, { after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The decoder ban in real rollouts on the tiny GGUF (HARNESS §6): under +ban no generated turn
+// The decoder ban in real rollouts on the tiny GGUF (docs/harness.md §6): under +ban no generated turn
 // contains a banned token sequence (ban lists built from the earlier failed actions, both
 // whitespace variants), while the same model without the ban does re-emit a failed action — so
 // the check is not vacuous. The tiny model's outputs are meaningless; the mechanism is real.

@@ -1,4 +1,4 @@
-// Counterfactual observations, HARNESS.md §1.7.
+// Counterfactual observations, docs/harness.md §1.7.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { successObservation, neutralObservation, lengthMatchedNeutral, traceUnit } from '../../src/envs/toolshed/counterfactual.ts';

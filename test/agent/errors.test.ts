@@ -1,4 +1,4 @@
-// Every error template of HARNESS.md §1.6 at all three verbosity levels plus echo. The expected
+// Every error template of docs/harness.md §1.6 at all three verbosity levels plus echo. The expected
 // strings are written by hand from the specification's table.
 import test from 'node:test';
 import assert from 'node:assert/strict';

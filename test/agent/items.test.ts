@@ -1,4 +1,4 @@
-// The probe item builder, HARNESS.md §3.1–3.2.
+// The probe item builder, docs/harness.md §3.1–3.2.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -61,7 +61,7 @@ test('paper settings: the JSONL bytes are pinned (SHA-256 and length of the publ
   assert.equal(sha256Hex(jsonl), PAPER_JSONL_SHA256);
 });
 
-test('golden example toolshed-0000-s0-arg_typo-1, field by field (HARNESS.md §3.2)', () => {
+test('golden example toolshed-0000-s0-arg_typo-1, field by field (docs/harness.md §3.2)', () => {
   const it = items.find((i) => i.item_id === 'toolshed-0000-s0-arg_typo-1')!;
   const std = "TypeError: find_contact() got an unexpected keyword argument 'contact_name'. Did you mean 'name'?";
   assert.deepEqual(it, {

@@ -1,4 +1,4 @@
-// Action parsing, HARNESS.md §1.4.
+// Action parsing, docs/harness.md §1.4.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { parseAction, cleanActionText, actionToolName } from '../../src/envs/toolshed/parse.ts';

@@ -1,4 +1,4 @@
-// Perturbation operators, HARNESS.md §2.
+// Perturbation operators, docs/harness.md §2.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { perturbations, PROBE_OPERATORS } from '../../src/envs/toolshed/perturb.ts';

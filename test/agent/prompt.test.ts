@@ -1,4 +1,4 @@
-// The system prompt, HARNESS.md §1.1 and §1.3, written out by hand.
+// The system prompt, docs/harness.md §1.1 and §1.3, written out by hand.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { systemPrompt, withNegativeInstruction, DEMO } from '../../src/envs/toolshed/prompt.ts';

@@ -1,4 +1,4 @@
-// The runtime: binding and checking order (HARNESS.md §1.5), tool behaviour (§1.1), no mutation on failure.
+// The runtime: binding and checking order (docs/harness.md §1.5), tool behaviour (§1.1), no mutation on failure.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { step } from '../../src/envs/toolshed/step.ts';

@@ -1,4 +1,4 @@
-// Task templates, gold actions and goal predicates, HARNESS.md §1.8.
+// Task templates, gold actions and goal predicates, docs/harness.md §1.8.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -50,7 +50,7 @@ test('agent tasks: template order, agent ids, goals and gold actions agree with 
   assert.ok(tasks.every((t) => t.task_id.startsWith('agent-')));
 });
 
-test('the golden task of HARNESS.md §3.2', () => {
+test('the golden task of docs/harness.md §3.2', () => {
   const [t] = generateTasks(1);
   assert.equal(t.goal, "Send Dana Bergmann the contents of drafts/agenda.md. Use 'agenda' as the subject.");
   assert.equal(t.gold_actions[0], "find_contact(name='Dana Bergmann')");

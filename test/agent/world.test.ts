@@ -1,4 +1,4 @@
-// Seeded world generation (HARNESS.md §1.2, §9) against values computed with CPython.
+// Seeded world generation (docs/harness.md §1.2, §9) against values computed with CPython.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

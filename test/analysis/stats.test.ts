@@ -49,7 +49,7 @@ for (const ds of fixture('logistic.json').datasets) {
   test(`clustered logit (${ds.name}) matches statsmodels with use_correction=False`, () => {
     const rows = ds.rows as RescueRow[];
     const { x, cols, columns } = rescueDesign(rows);
-    assert.deepEqual(columns, ds.columns, 'design columns and their order follow PROTOCOL §3.9');
+    assert.deepEqual(columns, ds.columns, 'design columns and their order follow docs/protocol.md §3.9');
     const fit = fitClusteredLogit({ x, rows: rows.length, cols, y: rows.map((r) => r.late_rescue), clusters: rows.map((r) => r.caseId) });
     assert.ok(fit.converged);
     assert.equal(fit.clusters, ds.clusters);

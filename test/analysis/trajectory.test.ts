@@ -1,5 +1,5 @@
 // Every failure label, cycle period and exact-length category on hand-built trajectories, with
-// the expected label worked out by hand from PROTOCOL §3.2–3.3 and Appendix A.1/G.
+// the expected label worked out by hand from docs/protocol.md §3.2–3.3 and Appendix A.1/G.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { trajectoryFacts } from '../../src/studies/revision/analysis/trajectory.ts';

@@ -1,4 +1,4 @@
-// CodeRepair (HARNESS §7): mutation operators, execution through a real Python subprocess, the
+// CodeRepair (docs/harness.md §7): mutation operators, execution through a real Python subprocess, the
 // observation renderings and the item builder. Expected values were generated with
 // /usr/bin/python3 (3.11.2) from a transcription of the reference's functions, run on problems
 // written for this test (test/coderepair/fixtures/toy-mbpp.json; not MBPP data).

@@ -17,7 +17,7 @@ import { pyStrip } from '../../src/core/py/format.ts';
 import { requireShared } from '../helpers.ts';
 import { fakeClock } from './helpers/fake-clock.ts';
 
-// ---- our own fixtures, written from the reference templates (PROTOCOL §1.2–1.3) ----------------
+// ---- our own fixtures, written from the reference templates (docs/protocol.md §1.2–1.3) ----------------
 
 const INSTRUCTION = 'Describe a walk along a quiet harbour at dawn.';
 const exactPrompt = {

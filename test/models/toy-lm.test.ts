@@ -1,5 +1,5 @@
 // The simulators' toy LM: reversible tokenizer, chat template, teacher-forced toy log-probs and the
-// bad-words ban rule (HARNESS §6: mask only the completing token, prefix matched on generated ids).
+// bad-words ban rule (docs/harness.md §6: mask only the completing token, prefix matched on generated ids).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

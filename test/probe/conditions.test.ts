@@ -1,4 +1,4 @@
-// Condition → message lists (HARNESS §3.3), byte-exact on the golden item of §3.2, structurally
+// Condition → message lists (docs/harness.md §3.3), byte-exact on the golden item of §3.2, structurally
 // on an item with prefix steps, and deterministic over the built ToolShed items.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ import { paddedNeutral } from '../../src/studies/probe/padding.ts';
 import { ALL_CONDITIONS, CORE_CONDITIONS, EXTENDED_CONDITIONS, type Condition, type ProbeItem } from '../../src/studies/probe/types.ts';
 import { canonicalJson, sha256Hex } from '../../src/core/util/hash.ts';
 
-// ---- the golden example, written by hand from HARNESS.md §1.1, §1.3, §1.6, §1.7, §3.2 ----------
+// ---- the golden example, written by hand from docs/harness.md §1.1, §1.3, §1.6, §1.7, §3.2 ----------
 
 const TOOL_DOCS = [
   "- list_files(folder: str) -> list[str]\n    List the files inside a folder.\n    folder: folder name, e.g. 'notes'",

@@ -1,4 +1,4 @@
-// Numeric guards (HARNESS §3.7): a non-finite or positive log-probability is never recorded; the
+// Numeric guards (docs/harness.md §3.7): a non-finite or positive log-probability is never recorded; the
 // run stops with a clear error, the session is marked failed, and nothing of that context is kept.
 import test, { after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Item-level measures (HARNESS §0, §4.6, §4.7) from score records.
+// Item-level measures (docs/harness.md §0, §4.6, §4.7) from score records.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

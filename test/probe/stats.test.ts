@@ -1,4 +1,4 @@
-// Statistics of HARNESS §8: cluster bootstrap (checked against numpy values generated with the
+// Statistics of docs/harness.md §8: cluster bootstrap (checked against numpy values generated with the
 // reference's own function, to Monte-Carlo precision: numpy's PCG64 stream is not reproduced),
 // Cohen's d_z, the clamped bootstrap p-value, and Holm (checked against statsmodels).
 import test from 'node:test';

@@ -250,7 +250,7 @@ test("structured initial prompts strip the task and use each variant's wording",
   }
 });
 
-test('max new tokens per family (PROTOCOL §1.4)', { skip: punkt.skip }, () => {
+test('max new tokens per family (docs/protocol.md §1.4)', { skip: punkt.skip }, () => {
   const base = { id: 'x', source: 's', task: 't' };
   assert.equal(getFamily('c05').maxNewTokens({ ...base, family: 'c05', targets: [17, ['a', 'b', 'c']] }), 128);
   assert.equal(getFamily('c05').maxNewTokens({ ...base, family: 'c05', targets: [50, ['a', 'b', 'c']] }), 150);

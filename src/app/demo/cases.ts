@@ -1,5 +1,5 @@
 // The demo case set: about thirty cases across the six families, built from revloop's own texts
-// (src/demo/texts.ts). Every target is derived from its witness with the verifier's own counters,
+// (src/app/demo/texts.ts). Every target is derived from its witness with the verifier's own counters,
 // and every witness is checked to pass its own verifier, so the set is satisfiable by construction.
 // Structured cases need the Punkt parameters (sentence splitting); without them only the
 // exact-length part is built.

@@ -1,6 +1,6 @@
 // The demo's own texts, written for revloop (no reference data): requests with human-style
 // responses for exact length, and sentences and short paragraphs for the COLLIE-style families.
-// Targets are never typed in by hand: src/demo/cases.ts derives them from these texts with the
+// Targets are never typed in by hand: src/app/demo/cases.ts derives them from these texts with the
 // verifiers' own counters, so every case is satisfiable by construction.
 
 export interface ExactSeed {

@@ -1,5 +1,5 @@
 // `revloop verify`: one text (from --text-file or stdin) or a JSON Lines batch (--jsonl), through the
-// verifier of a constraint family. A thin shell over src/verify.
+// verifier of a constraint family. A thin shell over src/core/verify.
 import type { Command } from 'commander';
 import { collect } from '../flags.ts';
 import { UserError } from '../../core/errors.ts';

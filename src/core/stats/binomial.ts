@@ -1,6 +1,6 @@
 // Exact McNemar test: a two-sided exact binomial test on the discordant pairs with p = 0.5,
 // p = min(1, 2·Σ_{j ≤ min(b,c)} C(b+c, j) / 2^(b+c)), and p = 1 when there are no discordant pairs
-// (PROTOCOL §4). The tail sum is computed exactly with BigInt and rounded once to a double, so the
+// (docs/protocol.md §4.2). The tail sum is computed exactly with BigInt and rounded once to a double, so the
 // value is the correctly rounded exact p (scipy's binomtest agrees to ~1e-15 relative).
 
 export function mcnemarExact(b: number, c: number): number {

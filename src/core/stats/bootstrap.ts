@@ -1,4 +1,4 @@
-// Seeded, stratified, paired bootstrap of binary outcome columns (PROTOCOL §4, implementation 1):
+// Seeded, stratified, paired bootstrap of binary outcome columns (docs/protocol.md §4.1, implementation 1):
 // in each resample every stratum of n cases gets multinomial(n, 1/n) case weights, drawn as n uniform
 // picks with replacement; the same weights apply to every column, which pairs the controllers.
 // A column's resampled rate is Σ w_i·y_i / N (weights sum to each stratum's size, so N is fixed).

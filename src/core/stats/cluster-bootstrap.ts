@@ -1,4 +1,4 @@
-// Statistics of the probe and agent studies (HARNESS §8): a cluster bootstrap over tasks with a
+// Statistics of the probe and agent studies (docs/harness.md §8): a cluster bootstrap over tasks with a
 // two-sided bootstrap p-value and Cohen's d_z, Holm's adjustment across cells, and the inclusion
 // rule. The reference draws with numpy's default_rng(20260808); PCG64 is not reproduced here, so
 // intervals agree with the reference's to Monte-Carlo precision only. What is kept: a fresh stream

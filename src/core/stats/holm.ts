@@ -1,4 +1,4 @@
-// Holm step-down adjustment (PROTOCOL §4): sort p ascending (stable), adjusted value = running
+// Holm step-down adjustment (docs/protocol.md §4.3): sort p ascending (stable), adjusted value = running
 // maximum of (m − rank)·p, capped at 1. Returned in the input order.
 
 export function holmAdjust(pValues: readonly number[]): number[] {

@@ -1,5 +1,5 @@
 // Unpenalised logistic regression by maximum likelihood with a case-clustered sandwich covariance
-// (PROTOCOL §3.9): bread = pinv(X′WX), meat = Σ_clusters outer(Σ x(y − p)), no small-sample
+// (docs/protocol.md §3.9): bread = pinv(X′WX), meat = Σ_clusters outer(Σ x(y − p)), no small-sample
 // correction. The reference reaches the MLE with L-BFGS-B; we use Newton–Raphson with step halving,
 // which converges to the same optimum (to far tighter tolerance) in a handful of iterations.
 import { pseudoInverse } from 'ml-matrix';

@@ -1,5 +1,5 @@
 // Anchor ("required content item") matching as the reference's `contains_literal` does it
-// (PROTOCOL.md §6, pitfall 2): the anchor's word-pattern tokens, escaped, joined by Python `\s+`,
+// (docs/protocol.md §6.2): the anchor's word-pattern tokens, escaped, joined by Python `\s+`,
 // not preceded or followed by a `\w`, matched with Python's `re.IGNORECASE`.
 //
 // Python's IGNORECASE is not JavaScript's `i` flag: sre compares simple lower-case mappings plus a

@@ -1,5 +1,5 @@
 // Python `re` (str pattern) building blocks for JavaScript `u`-flag regexes. JavaScript's own `\w`,
-// `\s`, `\d`, `\b` and `$` differ from Python's (ECOSYSTEM.md §7), so the ported NLTK and reference
+// `\s`, `\d`, `\b` and `$` differ from Python's (docs/protocol.md §6.1), so the ported NLTK and reference
 // patterns are written with these instead.
 import { PY_SPACE_CLASS } from '../py/format.ts';
 import { PY_CASE_CLASSES } from './py-case-classes.ts';

@@ -1,5 +1,5 @@
 // The exact-length word counter: the matches of the Python `re` pattern `\b\w+(?:[-']\w+)*\b` on a
-// `str`, as the reference's `word_count` computes them (PROTOCOL.md §6, pitfall 1).
+// `str`, as the reference's `word_count` computes them (docs/protocol.md §6.1).
 //
 // Python's `\w` for str patterns is `[\p{L}\p{N}_]` (JavaScript's `\w` is ASCII-only, even with `u`).
 // Python's `\b` sits between a `\w` and a non-`\w` character. We drop both `\b`s from the compiled

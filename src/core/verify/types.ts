@@ -10,7 +10,7 @@ export type BuiltinFamily = 'exact-length' | 'c05' | 'c07' | 'c09' | 'c10' | 'c1
 export const BUILTIN_FAMILIES: readonly BuiltinFamily[] = ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12'];
 
 /**
- * A verifier state. Field names and order are the reference's (PROTOCOL.md §1.6); every state has
+ * A verifier state. Field names and order are the reference's (docs/protocol.md §1.6); every state has
  * `joint_success` and `violation_vector` (floats, in the reference's order).
  */
 export interface VerifierState {
@@ -63,7 +63,7 @@ export interface Family<S extends VerifierState = VerifierState> {
   corruptionChecks?(c: ConstraintCase): Record<string, boolean>;
 }
 
-/** Exact-length state (PROTOCOL §1.6; paper Eq. 7 for the vector), fields in this order. */
+/** Exact-length state (docs/protocol.md §1.6; paper Eq. 7 for the vector), fields in this order. */
 export interface ExactLengthState extends VerifierState {
   word_count: number;
   /** word_count − target (signed). */

@@ -1,4 +1,4 @@
-// CodeRepair (HARNESS §7, optional): MBPP program repair with real execution feedback. Needs a
+// CodeRepair (docs/harness.md §7, optional): MBPP program repair with real execution feedback. Needs a
 // Python 3 interpreter and the sanitized MBPP file the user supplies; see docs/probe.md.
 export { runProgram, findPython, parseExecOutput, DEFAULT_TIMEOUT_S, type ExecResult, type ExecKind, type PythonInfo } from './runner.ts';
 export { mutate, type Mutation } from './mutate.ts';

@@ -1,4 +1,4 @@
-// CodeRepair probe items from MBPP (HARNESS §7, `build_coderepair_items`): for each of the first
+// CodeRepair probe items from MBPP (docs/harness.md §7, `build_coderepair_items`): for each of the first
 // n problems whose reference passes its own tests, every single-edit mutant that really fails
 // becomes an item, with the interpreter's own observations at three verbosities and with echo.
 // Balanced per operator (operators sorted, first `maxPerOperator` of each), sorted by item_id.

@@ -1,4 +1,4 @@
-// Mutation operators for CodeRepair items (HARNESS §7): single-edit bugs applied to a reference
+// Mutation operators for CodeRepair items (docs/harness.md §7): single-edit bugs applied to a reference
 // solution, in a fixed order, each at most once. Patterns follow Python `re` semantics for the
 // ASCII code MBPP contains (JS `\b` and `\s` are ASCII-only, which is what matters there).
 import { pySplitlines } from '../../core/py/strings.ts';

@@ -1,4 +1,4 @@
-// How an execution result is shown to the model (HARNESS §7): the standard rendering keeps the
+// How an execution result is shown to the model (docs/harness.md §7): the standard rendering keeps the
 // interpreter's message and the quoted source line but drops the frame bookkeeping.
 import { pyStrip } from '../../core/py/format.ts';
 import { pySplitlines } from '../../core/py/strings.ts';

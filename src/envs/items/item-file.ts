@@ -1,4 +1,4 @@
-// Reading and writing probe item files (HARNESS §3.2): one JSON object per line, UTF-8. Every field
+// Reading and writing probe item files (docs/harness.md §3.2): one JSON object per line, UTF-8. Every field
 // is checked, and a bad line is reported as `file:line: field: problem`. The item builder
 // (items.ts), `revloop probe --items` and the tests all read and write items through here.
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Counterfactual observations for one fixed failed call (HARNESS.md §1.7): what the runtime would
+// Counterfactual observations for one fixed failed call (docs/harness.md §1.7): what the runtime would
 // have printed had the call succeeded (argument-aware, so it names the same person or file), a
 // valence-free acknowledgement, and that acknowledgement padded with hash "trace" units to the
 // token length of the real error.

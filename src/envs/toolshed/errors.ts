@@ -1,4 +1,4 @@
-// ToolShed error families and their three renderings (HARNESS.md §1.6). Every failure the runtime
+// ToolShed error families and their three renderings (docs/harness.md §1.6). Every failure the runtime
 // reports is a ToolError carrying terse, standard and verbose texts; which one the model sees, and
 // whether the failed call is echoed back, is chosen when the observation is rendered.
 import { getCloseMatches } from '../../core/py/difflib.ts';
@@ -262,7 +262,7 @@ export const ROLLOUT_ONLY_ERROR_FAMILIES: readonly string[] = [
 ];
 
 /**
- * Short glosses per family, used by the `abstract` failure note (HARNESS.md §3.3); unknown
+ * Short glosses per family, used by the `abstract` failure note (docs/harness.md §3.3); unknown
  * families read "the call failed".
  */
 export const ERROR_GLOSS: Readonly<Record<string, string>> = {

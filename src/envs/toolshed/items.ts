@@ -1,4 +1,4 @@
-// The ToolShed probe item builder (HARNESS.md §3.1–3.2): walk each task's gold trajectory, and at
+// The ToolShed probe item builder (docs/harness.md §3.1–3.2): walk each task's gold trajectory, and at
 // every step record each perturbation that really fails, rendered four ways (standard, terse,
 // verbose, standard+echo), with its counterfactual observations and distractors. Items are
 // balanced per operator and written as JSONL exactly as the reference's json.dumps writes them.

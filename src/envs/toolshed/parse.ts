@@ -1,4 +1,4 @@
-// Action parsing (HARNESS.md §1.4): strip fences and a speaker label, parse one Python expression,
+// Action parsing (docs/harness.md §1.4): strip fences and a speaker label, parse one Python expression,
 // require a call to a bare name, and evaluate every argument with literal_eval semantics.
 import { parseExpression, PySyntaxError } from '../../core/py/ast/parse.ts';
 import { literalEval, LiteralEvalError } from '../../core/py/ast/literal.ts';

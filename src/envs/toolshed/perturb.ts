@@ -1,4 +1,4 @@
-// Perturbation operators (HARNESS.md §2): plausible wrong variants of a correct call, each tagged
+// Perturbation operators (docs/harness.md §2): plausible wrong variants of a correct call, each tagged
 // with the error family it is meant to provoke. Their order is fixed; the index in the returned
 // list is the `pert_index` of probe item ids.
 import { pyFormatG } from '../../core/py/numbers.ts';

@@ -1,4 +1,4 @@
-// The ToolShed system prompt (HARNESS.md §1.3), the agent-study format demo and the do-not-repeat
+// The ToolShed system prompt (docs/harness.md §1.3), the agent-study format demo and the do-not-repeat
 // instruction. Byte-exact: these strings are what the models were conditioned on.
 import { TOOLS, toolDoc } from './tools.ts';
 

@@ -1,4 +1,4 @@
-// Named random streams (HARNESS.md §9): seed = BLAKE2b-64("{base}:{name}") mod (2^31 − 1), fed to
+// Named random streams (docs/harness.md §9): seed = BLAKE2b-64("{base}:{name}") mod (2^31 − 1), fed to
 // CPython's random.Random. Worlds use `toolshed-world-{i}`, probe tasks `toolshed-task-{i}`, agent
 // tasks `agent-task-{i}`.
 import { blake2b } from '../../core/py/blake2b.ts';

@@ -1,4 +1,4 @@
-// Executing one action against a world (HARNESS.md §1.5): parse → finish → tool lookup → bind
+// Executing one action against a world (docs/harness.md §1.5): parse → finish → tool lookup → bind
 // positionals → unexpected keywords → missing/type checks in declaration order → the tool itself.
 // Every check precedes mutation, so a failed call never changes the world.
 import { pyRound } from '../../core/py/numbers.ts';

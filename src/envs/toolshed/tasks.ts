@@ -1,4 +1,4 @@
-// Task templates, gold actions and goal predicates (HARNESS.md §1.8). Probe tasks cycle through six
+// Task templates, gold actions and goal predicates (docs/harness.md §1.8). Probe tasks cycle through six
 // templates on `toolshed-task-{i}` streams; agent tasks interleave three single-call templates on
 // `agent-task-{i}` streams. Both build their world with buildWorld(seed, i).
 import { pyFormatG, pyRound } from '../../core/py/numbers.ts';

@@ -1,4 +1,4 @@
-// The twelve ToolShed tools: signatures, documentation lines and the unit table (HARNESS.md §1.1).
+// The twelve ToolShed tools: signatures, documentation lines and the unit table (docs/harness.md §1.1).
 // The rendered docs are part of the system prompt, so every string here is byte-exact.
 
 export type ArgType = 'str' | 'int' | 'float' | 'list[str]';

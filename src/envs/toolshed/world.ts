@@ -1,4 +1,4 @@
-// ToolShed world state and its seeded generation (HARNESS.md §1.2). The draw order (names, teams,
+// ToolShed world state and its seeded generation (docs/harness.md §1.2). The draw order (names, teams,
 // file stems, base day, then host/title/hour per event) is CPython's, so the same (seed, index)
 // gives the same office as the reference.
 import { rngFor } from './seeding.ts';

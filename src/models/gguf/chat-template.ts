@@ -1,12 +1,12 @@
 // Chat rendering with the model's own Jinja template, the way HF `apply_chat_template(messages,
-// tokenize=False, add_generation_prompt=True, **kwargs)` does it (HARNESS §3.4): the same Jinja
+// tokenize=False, add_generation_prompt=True, **kwargs)` does it (docs/harness.md §3.4): the same Jinja
 // engine node-llama-cpp uses (@huggingface/jinja, with trim_blocks/lstrip_blocks like HF), the
 // special-token strings as variables, and per-model kwargs such as enable_thinking=false.
 //
 // We do not go through node-llama-cpp's chat wrappers: they may pick a specialised built-in
 // wrapper, join adjacent messages of the same role (the abstract harness sends two user turns in
 // a row), trim whitespace in assistant turns and convert system messages, each of which changes
-// the exact prompt the model sees (HARNESS §13).
+// the exact prompt the model sees (docs/harness.md §13.2).
 import { readFileSync } from 'node:fs';
 import { Template } from '@huggingface/jinja';
 import type { ChatMessage } from '../types.ts';

@@ -20,7 +20,7 @@ import {
 import { buildBanList, type TokenSeq } from './ban.ts';
 import { NumericGuardError } from './numeric-guard.ts';
 
-/** `ScoreResult` with every optional field filled in (HARNESS §3.4, §4.7). */
+/** `ScoreResult` with every optional field filled in (docs/harness.md §3.4, §4.7). */
 export interface GgufScoreResult extends ScoreResult {
   /** Positions where the continuation token is the most probable one (`n_argmax_match`). */
   argmaxMatches: number;
@@ -44,7 +44,7 @@ export interface GenerateTokensRequest {
   topK?: number;
   topP?: number;
   minP?: number;
-  /** Strings to ban (HARNESS §6: stripped, bare and leading-space variants). */
+  /** Strings to ban (docs/harness.md §6: stripped, bare and leading-space variants). */
   bannedSequences?: readonly string[];
   /** Already tokenized banned sequences (used as given, in addition to bannedSequences). */
   bannedTokenSequences?: readonly TokenSeq[];
@@ -199,14 +199,14 @@ export class GgufModel implements Model {
     return (await this.load()).detokenize(tokens, special);
   }
 
-  /** Ban list for strings under this model's tokenizer (HARNESS §6). */
+  /** Ban list for strings under this model's tokenizer (docs/harness.md §6). */
   async banList(strings: readonly string[]): Promise<TokenSeq[]> {
     const rt = await this.load();
     return buildBanList(strings, (s) => rt.tokenize(s, false));
   }
 
   /**
-   * Context and continuation tokens for scoring. `separate` (default, HARNESS §3.4): the
+   * Context and continuation tokens for scoring. `separate` (default, docs/harness.md §3.4): the
    * continuation is tokenized alone and appended. `lm-eval`: the context's trailing whitespace
    * moves to the continuation, the whole string is tokenized, and the split is at the length of
    * the tokenized context.
@@ -270,7 +270,7 @@ export class GgufModel implements Model {
 
   /**
    * Re-scores each sample on an emptied KV cache with one forward pass of context + continuation
-   * and compares it with the cached scorer (HARNESS §3.7): fails on any non-finite or positive
+   * and compares it with the cached scorer (docs/harness.md §3.7): fails on any non-finite or positive
    * value, or when |cached − fresh| exceeds the tolerance (default 1e-3 nats). NaN never passes.
    */
   async verifyScoring(sample: readonly VerifySample[], options: { tolerance?: number } = {}): Promise<VerifyReport> {

@@ -1,4 +1,4 @@
-// Numeric guards for teacher-forced scores (HARNESS §3.7): a log-probability must be finite and
+// Numeric guards for teacher-forced scores (docs/harness.md §3.7): a log-probability must be finite and
 // <= 0, otherwise the numerical path is broken and nothing may be recorded. node-llama-cpp returns
 // float32 probabilities, so a very unlikely token can underflow to exactly 0; that is clamped to
 // the log of the smallest positive float32 and counted, never silently turned into -Infinity.

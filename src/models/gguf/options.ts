@@ -39,7 +39,7 @@ export interface GgufModelOptions {
   templateKwargs?: Record<string, unknown>;
   /** Date `strftime_now` returns in templates: `YYYY-MM-DD` (default 2024-07-26) or `now`. */
   templateDate?: string;
-  /** How a continuation is tokenized for `score`: `separate` (HARNESS §3.4, default) or `lm-eval`. */
+  /** How a continuation is tokenized for `score`: `separate` (docs/harness.md §3.4, default) or `lm-eval`. */
   scoreTokenization?: ScoreTokenization;
   /** Run the finite-output self-check after loading (default true). */
   selfCheck?: boolean;

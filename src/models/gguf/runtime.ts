@@ -67,7 +67,7 @@ export class Mutex {
   }
 }
 
-/** Counters of work done, for cost accounting (HARNESS §3.7, §10). */
+/** Counters of work done, for cost accounting (docs/harness.md §3.7, §10). */
 export interface GgufStats {
   /** Token positions actually pushed through the network (scoring, generation, self-check). */
   forwardTokens: number;
@@ -286,7 +286,7 @@ export class GgufRuntime {
     if (!this.model.disposed) await this.model.dispose();
   }
 
-  /** Model-load check (HARNESS §3.7): a forward of a fixed text must give a finite distribution summing to 1. */
+  /** Model-load check (docs/harness.md §3.7): a forward of a fixed text must give a finite distribution summing to 1. */
   private async selfCheck(): Promise<void> {
     const tokens = this.tokenize('The capital of France is', false);
     if (tokens.length === 0) return;
@@ -353,7 +353,7 @@ export class GgufRuntime {
         architecture: general.architecture ?? null,
         trainContextSize: this.model.trainContextSize,
         parameters: this.model.fileInsights.totalParameters,
-        // Quantization shifts scores by ~1e-2 nats (HARNESS §13): F32/F16 files are preferred for probes.
+        // Quantization shifts scores by ~1e-2 nats (docs/harness.md §13.3): F32/F16 files are preferred for probes.
         dominantTensorType: tensorTypeName(this.nlc, this.model.fileInsights.dominantTensorType),
       },
     };
@@ -421,7 +421,7 @@ export class GgufRuntime {
   }
 
   /**
-   * Teacher-forced scores of several continuations after one context (HARNESS §3.4, §3.7).
+   * Teacher-forced scores of several continuations after one context (docs/harness.md §3.4, §3.7).
    * Continuations are visited in lexicographic token order, so each shared prefix is pushed once
    * (a depth-first walk of their trie); results come back in the input order. Caller holds the lock.
    */

@@ -196,7 +196,7 @@ export function buildTinyLlamaGguf(options: TinyModelOptions = {}): Uint8Array {
     ['tokenizer.ggml.unknown_token_id', { type: 'u32', value: vocab.unk }],
     ['tokenizer.ggml.add_bos_token', { type: 'bool', value: true }],
     ['tokenizer.ggml.add_eos_token', { type: 'bool', value: false }],
-    // Candidates are tokenized alone with no leading space (HARNESS §3.4), so no SPM space prefix.
+    // Candidates are tokenized alone with no leading space (docs/harness.md §3.4), so no SPM space prefix.
     ['tokenizer.ggml.add_space_prefix', { type: 'bool', value: false }],
   ];
   if (template != null) metadata.push(['tokenizer.chat_template', { type: 'string', value: template }]);

@@ -1,6 +1,6 @@
 // Turns a 2xx chat-completion body into text or a failure. Anything that is not real text (null,
 // blank, a refusal, no choices, a body that is not JSON) is a failure: the paper's runner turned a
-// null content into the text "None"; revloop never does (PROTOCOL §1 "Provider faults are not drafts").
+// null content into the text "None"; revloop never does (docs/protocol.md §0.3).
 import { pyStrip } from '../../core/py/format.ts';
 import type { AttemptRecord } from '../types.ts';
 import type { FailureKind } from './retry.ts';
@@ -38,7 +38,7 @@ export function usageOf(body: Record<string, unknown>): AttemptRecord['usage'] |
   return { promptTokens: num(u.prompt_tokens), completionTokens: num(u.completion_tokens), totalTokens: num(u.total_tokens) };
 }
 
-/** Provider metadata worth keeping with every attempt (PROTOCOL §1.6 `api` fields). */
+/** Provider metadata worth keeping with every attempt (docs/protocol.md §1.6 `api` fields). */
 export function metaOf(body: Record<string, unknown>, headers?: { get(name: string): string | null }): Record<string, unknown> {
   const meta: Record<string, unknown> = {};
   if (body.id != null) meta.responseId = body.id;

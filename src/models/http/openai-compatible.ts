@@ -128,7 +128,7 @@ export class OpenAICompatibleModel implements Model {
     if (seed !== undefined) body.seed = seed;
     if (c.vllm) {
       // vLLM applies the model's generation_config.json unless every sampling parameter is sent;
-      // pin neutral values so no server-side repetition penalty or top-k leaks in (HARNESS §13).
+      // pin neutral values so no server-side repetition penalty or top-k leaks in (docs/harness.md §13.3).
       Object.assign(body, { top_p: 1, top_k: -1, min_p: 0, repetition_penalty: 1, presence_penalty: 0, frequency_penalty: 0 });
     }
     const banned = options.bannedSequences?.filter((s) => s.length > 0) ?? [];

@@ -1,4 +1,4 @@
-// Teacher-forced scoring against a vLLM server (HARNESS §3.4, §13; ECOSYSTEM §2.1):
+// Teacher-forced scoring against a vLLM server (docs/harness.md §3.4, §13.3):
 //   1. POST /tokenize {messages, add_generation_prompt: true, add_special_tokens: false} → context ids
 //      (the server renders its own chat template, as the reference renders the HF template);
 //   2. POST /tokenize {prompt: continuation, add_special_tokens: false} → continuation ids

@@ -38,7 +38,7 @@ export function simReply(messages: ChatMessage[], params: SimParams, maxTokens: 
   return { text, finishReason, promptTokens, completionTokens: ids.length, bannedMasked, decision: out.decision };
 }
 
-/** Teacher-forced toy scoring of `continuation` after the rendered context (HARNESS §3.4 layout). */
+/** Teacher-forced toy scoring of `continuation` after the rendered context (docs/harness.md §3.4 layout). */
 export function simScore(
   context: ChatMessage[],
   continuation: string,

@@ -1,6 +1,6 @@
 // What a simulated controller reads from a verifier report (the last user message): the exact-length
 // report in all three wording variants, and the structured "DETERMINISTIC VERIFIER REPORT" lines of
-// c05, c07, c09, c10 and c12 (PROTOCOL §1.2–1.3). Values are shown with Python repr(), `<missing>`
+// c05, c07, c09, c10 and c12 (docs/protocol.md §1.2–1.3). Values are shown with Python repr(), `<missing>`
 // for None and lower-case booleans; this module reads them back.
 
 export interface ExactReport {

@@ -1,4 +1,4 @@
-// Reading actions out of model turns and measuring repetition (HARNESS §5.2 step 5, §5.3). The
+// Reading actions out of model turns and measuring repetition (docs/harness.md §5.2 step 5, §5.3). The
 // canonical form is for measurement only (never executed): kwargs sorted, values as Python repr,
 // so the same call with other spacing or argument order counts as a repeat.
 import { parseAction, ToolError, TOOL_NAMES } from '../../envs/toolshed/index.ts';

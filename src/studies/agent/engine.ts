@@ -1,4 +1,4 @@
-// One rollout per task under a harness (HARNESS §5.2): build the context from the steps so far,
+// One rollout per task under a harness (docs/harness.md §5.2): build the context from the steps so far,
 // generate one turn, extract the action, execute it in the task's world, stop when the goal
 // predicate holds (checked after every step, before finish), when finish() is called, or at the
 // step limit. Records follow the reference's rollout JSONL, plus the raw model outputs.

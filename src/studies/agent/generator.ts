@@ -1,6 +1,6 @@
 // One agent turn from a model: render the messages, decode greedily (or seeded sampling) up to
 // max_new_tokens, stop at end-of-turn ids and (ToolShed) single-token newlines, and optionally ban
-// earlier failed actions (HARNESS §5.2, §6). Two paths:
+// earlier failed actions (docs/harness.md §5.2, §6). Two paths:
 //   - in process (gguf:): the exact reference loop — the model's own template, token-level stop ids,
 //     the per-step ban mask, the KV cache reused across steps;
 //   - any other Model: `generate()` with `bannedSequences` (vLLM `bad_words`); for vllm: specs the

@@ -1,4 +1,4 @@
-// The harness variants of the agent study (HARNESS §5.1): how failed steps enter the context, an
+// The harness variants of the agent study (docs/harness.md §5.1): how failed steps enter the context, an
 // optional do-not-repeat instruction, and an optional decoder ban of earlier failed actions. The
 // study compared six; `drop+ban` is registered but was not run.
 import type { HistoryPolicy } from '../../remedy/messages.ts';

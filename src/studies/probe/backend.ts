@@ -45,7 +45,7 @@ export interface ProbeScorer {
   info(): Promise<Record<string, unknown>>;
 }
 
-/** Throws unless a score is a finite log-probability ≤ 0 with a sane token count (HARNESS §3.7). */
+/** Throws unless a score is a finite log-probability ≤ 0 with a sane token count (docs/harness.md §3.7). */
 export function guardScore(s: CandidateScore, where: string): CandidateScore {
   checkLogprob(s.logprob, where);
   if (!Number.isInteger(s.nTokens) || s.nTokens < 0)

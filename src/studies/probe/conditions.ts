@@ -1,4 +1,4 @@
-// Condition → chat messages (HARNESS §3.3). Only the failure record differs between conditions:
+// Condition → chat messages (docs/harness.md §3.3). Only the failure record differs between conditions:
 // the system prompt, the goal and the successful prefix steps are byte-identical in all of them.
 import type { ChatMessage } from '../../models/types.ts';
 import { abstractFailureNote, ABSTRACT_MIN_NOTE, NEGATIVE_INSTRUCTION, OBSERVATION_PREFIX } from '../../remedy/failure-record.ts';

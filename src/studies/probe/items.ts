@@ -1,5 +1,5 @@
 // Probe items in the store: an item's content hash. Reading, validating and writing item files
-// lives with the item schema in src/agent/item-file.ts.
+// lives with the item schema in src/envs/items/item-file.ts.
 import { sha256Hex } from '../../core/util/hash.ts';
 import { itemJsonLine } from '../../envs/items/item-file.ts';
 import type { ProbeItem } from './types.ts';

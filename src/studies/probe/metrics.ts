@@ -1,4 +1,4 @@
-// Item-level probe measures from teacher-forced scores (HARNESS §0, §4.6, §4.7). All log-probs
+// Item-level probe measures from teacher-forced scores (docs/harness.md §0, §4.6, §4.7). All log-probs
 // are summed over the candidate's tokens; every measure is a difference of the SAME string's
 // log-probability under two contexts. Missing scores give NaN (null in JSON), never 0.
 import type { CandidateName, Condition, ScoreRecord } from './types.ts';

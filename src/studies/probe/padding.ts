@@ -1,4 +1,4 @@
-// The length-matched neutral observation of `neut_pad` (HARNESS §1.7): "Call recorded." plus k
+// The length-matched neutral observation of `neut_pad` (docs/harness.md §1.7): "Call recorded." plus k
 // valence-free units `trace=<8 hex>` (ToolShed's `neutralObservation`), with k chosen so the
 // observation's length in THIS model's tokens is closest to the failure observation's. Ties keep
 // the earlier (shorter) candidate; the search stops at the first candidate at least as long as

@@ -1,4 +1,4 @@
-// The probe runner (HARNESS §3.6): scores every (item, condition, candidate) triple of a model.
+// The probe runner (docs/harness.md §3.6): scores every (item, condition, candidate) triple of a model.
 // Conditions sharing the system prompt run in one pass, fail_instr in its own (its system prompt
 // differs, so it would defeat the prefix cache); within a pass items are visited in order so the
 // cache's longest-common-prefix seek does the rest. Keys already in the store are skipped (resume),

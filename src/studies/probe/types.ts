@@ -1,4 +1,4 @@
-// Probe items and conditions (HARNESS §3.2–§3.4). An item freezes one decision point: the context
+// Probe items and conditions (docs/harness.md §3.2–§3.4). An item freezes one decision point: the context
 // before an attempt, a wrong action that fails there, the observations the runtime gives for it
 // under several renderings and counterfactuals, and the correct action.
 

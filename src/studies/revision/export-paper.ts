@@ -1,4 +1,4 @@
-// Export in the paper's per-case schema (PROTOCOL §1.6): one JSON line per case, in input order,
+// Export in the paper's per-case schema (docs/protocol.md §1.6, §1.8): one JSON line per case, in input order,
 // written with Python's json.dumps bytes. Exact-length rows follow `common/exact_protocol.py`;
 // structured rows follow the vLLM runner (`content_contract/open_runner.py`). A protocol-incomplete
 // trajectory keeps the same keys with null final flags and adds `protocol_complete: false` and its

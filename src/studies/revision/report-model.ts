@@ -1,4 +1,4 @@
-// From an AnalysisResult (src/analysis) and the trajectories it was computed on to the report's
+// From an AnalysisResult (src/studies/revision/analysis) and the trajectories it was computed on to the report's
 // view model. Every number shown comes from the analysis; this module only selects, orders and
 // labels. Per-trajectory labels for the drill-down filters use the analysis's own classifier.
 import type { AnalysisResult, CellSummary } from './analysis/types.ts';
@@ -264,7 +264,7 @@ export function buildReportModel(
     composition.push({
       kind: 'categories',
       title: 'Exact-length failure categories.',
-      note: 'The first matching category in this order labels each failed, protocol-complete exact-length trajectory (PROTOCOL §3.3, paper Appendix A.1).',
+      note: 'The first matching category in this order labels each failed, protocol-complete exact-length trajectory (docs/protocol.md §3.3, paper Appendix A.1).',
       categories: EXACT_CATEGORY_DEFS,
       rows: exactRows,
     });

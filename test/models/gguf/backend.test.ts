@@ -278,7 +278,7 @@ test('lm-eval tokenization splits tokens(context + continuation) at the length o
     // lm-eval moves the context's trailing whitespace (here the template's "\n\n") to the continuation.
     assert.equal(pair.context.length, (await lm.tokenize(text.trimEnd(), true)).length);
     assert.equal(await lm.detokenize(pair.continuation), '\n\nthe note');
-    // The default (HARNESS §3.4) tokenizes the continuation alone and appends it to the full context.
+    // The default (docs/harness.md §3.4) tokenizes the continuation alone and appends it to the full context.
     const sep = await model.scoringTokens(text, 'the note');
     assert.deepEqual(sep.context, await model.tokenize(text, true));
     assert.deepEqual(sep.continuation, await model.tokenize('the note'));

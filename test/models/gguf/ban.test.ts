@@ -1,4 +1,4 @@
-// The decoder-ban rule of HARNESS §6, independent of any model.
+// The decoder-ban rule of docs/harness.md §6, independent of any model.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

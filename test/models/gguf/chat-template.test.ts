@@ -1,4 +1,4 @@
-// Rendering with the model's own Jinja template, HF apply_chat_template style (HARNESS §3.4, §13).
+// Rendering with the model's own Jinja template, HF apply_chat_template style (docs/harness.md §3.4, §13.2).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

@@ -1,4 +1,4 @@
-// Numeric guards for teacher-forced scores (HARNESS §3.7).
+// Numeric guards for teacher-forced scores (docs/harness.md §3.7).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

@@ -1,4 +1,4 @@
-// The paper's exact-length schema (PROTOCOL §2.1): anchor_eligible, anchors, id, instruction,
+// The paper's exact-length schema (docs/protocol.md §2.1): anchor_eligible, anchors, id, instruction,
 // length_band, reference, reference_sha256, source, source_id, target.
 import type { ConstraintCase } from '../../verify/types.ts';
 import { checkSha, optionalString, requireString, type Row, type RowResult } from './common.ts';

@@ -1,4 +1,4 @@
-// The paper's lexical/compositional schema (PROTOCOL §2.2): id, family, structure, split, source,
+// The paper's lexical/compositional schema (docs/protocol.md §2.2): id, family, structure, split, source,
 // upstream_key, upstream_index, task, targets, witness, witness_sha256, initial_verifier_state,
 // corruption_checks, domain, benchmark_partition. The runnable family is the `structure`.
 import { hasFamily } from '../../verify/registry.ts';

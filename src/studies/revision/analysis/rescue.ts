@@ -1,4 +1,4 @@
-// Landmark conditional rescue (Table 3, PROTOCOL §3.9): among exact-length trajectories unresolved
+// Landmark conditional rescue (Table 3, docs/protocol.md §3.9): among exact-length trajectories unresolved
 // at revision L with at least one later revision (≥ L+2 rounds), does the fraction of revisions
 // 1…L that repeated an earlier state predict success in revisions L+1…T, adjusting for the current
 // state and the action history? Unpenalised logit, case-clustered sandwich covariance.

@@ -1,6 +1,6 @@
 // Per-trajectory facts that every analysis reads: capture revision, repeat class, cycle period,
 // exact-length failure category and early-hazard counts. State identity is the exact stripped text
-// (PROTOCOL §3.1: hashing the UTF-8 bytes gives the same partition; the exact-length state tuple
+// (docs/protocol.md §3.1: hashing the UTF-8 bytes gives the same partition; the exact-length state tuple
 // (hash, error, missing) is a function of the text for a fixed case).
 import type { RoundRecord, TrajectoryRecord } from '../../../store/types.ts';
 import type { ExactCategory, RepeatClass } from './types.ts';
@@ -39,7 +39,7 @@ export function captureRevision(rounds: readonly RoundRecord[]): number | null {
 }
 
 /**
- * Repeat class of a failure (PROTOCOL §3.2, Appendix G): terminal fixed point (≥ 3 rounds, last three
+ * Repeat class of a failure (docs/protocol.md §3.2, Appendix G): terminal fixed point (≥ 3 rounds, last three
  * states equal), then terminal cycle (p = 2, 3, 4, first match wins: ≥ 2p rounds, the last p states
  * equal the p before them and hold ≥ 2 distinct states), then other repeat, then no repeat.
  */
@@ -73,7 +73,7 @@ export function exactRound(t: TrajectoryRecord, r: RoundRecord): ExactRound {
 }
 
 /**
- * The seven exact-length failure categories in priority order (PROTOCOL §3.3, Appendix A.1):
+ * The seven exact-length failure categories in priority order (docs/protocol.md §3.3, Appendix A.1):
  * anchor failure (final exact but an anchor missing), recurrence (any repeated text), sign flips
  * (≥ 2 over the nonzero errors), repeated residual (equal consecutive errors), near target
  * (min |error| ≤ 2), net contraction (|final| < |initial|), other non-contraction.

@@ -1,4 +1,4 @@
-// Result types of the paper's analyses over trajectories (PROTOCOL.md §3 and §4). Everything here is
+// Result types of the paper's analyses over trajectories (docs/protocol.md §3 and §4). Everything here is
 // plain JSON: rates are fractions in [0, 1] (not percentages), no NaN or Infinity ever appears; a
 // quantity that cannot be computed is `null`, and the object's `null_reasons` says why.
 //
@@ -21,7 +21,7 @@ export const FAMILY_ORDER = ['exact-length', 'lexical', 'c05', 'c07', 'c12', 'co
 export const REPEAT_CLASSES = ['terminal_fixed_point', 'terminal_cycle', 'other_repeat', 'no_repeat'] as const;
 export type RepeatClass = (typeof REPEAT_CLASSES)[number];
 
-/** The seven exact-length failure categories in priority order (PROTOCOL §3.3, Appendix A.1). */
+/** The seven exact-length failure categories in priority order (docs/protocol.md §3.3, Appendix A.1). */
 export const EXACT_CATEGORIES = [
   'anchor_failure',
   'recurrence',
@@ -78,9 +78,9 @@ export interface ExcludedCount {
   reasons: Record<string, number>;
 }
 
-/** Repeat-class counts among failures (PROTOCOL §3.2, Appendix G). */
+/** Repeat-class counts among failures (docs/protocol.md §3.2, Appendix G). */
 export type RepeatClassCounts = Record<RepeatClass, number>;
-/** Exact-length failure categories among failures (PROTOCOL §3.3). */
+/** Exact-length failure categories among failures (docs/protocol.md §3.3). */
 export type ExactCategoryCounts = Record<ExactCategory, number>;
 
 export interface HazardSummary {
@@ -126,7 +126,7 @@ export interface CellSummary {
   successes: number;
   /** Final joint success rate = successes / n (success at any recorded round). */
   final_success: number | null;
-  /** Index k = cap 0…T: fraction with capture revision ≤ k (PROTOCOL §3.7). */
+  /** Index k = cap 0…T: fraction with capture revision ≤ k (docs/protocol.md §3.7). */
   cumulative_success: Array<number | null>;
   /** Failures among the n complete trajectories. */
   failures: number;
@@ -222,7 +222,7 @@ export interface PairwiseComparison {
   p_holm: number;
 }
 
-/** One clustered logistic fit of the landmark rescue model (Table 3, PROTOCOL §3.9). */
+/** One clustered logistic fit of the landmark rescue model (Table 3, docs/protocol.md §3.9). */
 export interface RescueFit {
   /** A panel name, or "combined" (all panels). */
   subset: string;
