@@ -3,6 +3,7 @@
 // correction. The reference reaches the MLE with L-BFGS-B; we use Newton–Raphson with step halving,
 // which converges to the same optimum (to far tighter tolerance) in a handful of iterations.
 import { pseudoInverse } from 'ml-matrix';
+import { twoSidedNormalP } from './normal.ts';
 
 export interface LogisticInput {
   /** Row-major design matrix, rows × cols. */
@@ -204,5 +205,30 @@ export function pinvSymmetric(m: Float64Array, k: number): Float64Array {
   const inv = pseudoInverse(rows, 1e-15 / k).to2DArray();
   const out = new Float64Array(k * k);
   for (let a = 0; a < k; a++) for (let b = 0; b < k; b++) out[a * k + b] = inv[a][b];
+  return out;
+}
+
+export interface WaldOddsRatio {
+  z: number | null;
+  p: number | null;
+  odds_ratio: number | null;
+  ci95: { low: number | null; high: number | null };
+  /** Why a field is null (empty when none is). */
+  reasons: Record<string, string>;
+}
+
+/** OR = exp(β), CI = exp(β ± 1.96 SE), two-sided normal p (PROTOCOL §3.9); nulls carry their reason. */
+export function waldOddsRatio(coefficient: number, se: number): WaldOddsRatio {
+  const out: WaldOddsRatio = { z: null, p: null, odds_ratio: null, ci95: { low: null, high: null }, reasons: {} };
+  if (!(se > 0 && Number.isFinite(se))) {
+    for (const f of ['z', 'p', 'odds_ratio', 'ci95']) out.reasons[f] = 'clustered standard error is zero';
+    return out;
+  }
+  const finite = (v: number) => (Number.isFinite(v) ? v : null);
+  out.z = coefficient / se;
+  out.p = twoSidedNormalP(out.z);
+  out.odds_ratio = finite(Math.exp(coefficient));
+  out.ci95 = { low: finite(Math.exp(coefficient - 1.96 * se)), high: finite(Math.exp(coefficient + 1.96 * se)) };
+  if (out.odds_ratio === null) out.reasons.odds_ratio = 'exp(coefficient) overflows';
   return out;
 }
