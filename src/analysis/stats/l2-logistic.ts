@@ -139,17 +139,27 @@ function gradientAt(
 function newtonStep(x: Float64Array, n: number, k: number, eta: Float64Array, lambda: number, g: Float64Array): Float64Array {
   const d = k + 1;
   const h = new Float64Array(d * d);
-  const row = new Float64Array(d);
-  row[0] = 1;
+  // Only each row's nonzero entries are visited (one-hot columns are mostly zeros).
+  const index = new Int32Array(d);
+  const value = new Float64Array(d);
   for (let i = 0; i < n; i++) {
     const p = expit(eta[i]);
     const w = p * (1 - p);
     if (w === 0) continue;
-    row.set(x.subarray(i * k, i * k + k), 1);
-    for (let a = 0; a < d; a++) {
-      const wa = w * row[a];
-      if (wa === 0) continue;
-      for (let b = a; b < d; b++) h[a * d + b] += wa * row[b];
+    index[0] = 0;
+    value[0] = 1;
+    let m = 1;
+    for (let j = 0; j < k; j++) {
+      const v = x[i * k + j];
+      if (v !== 0) {
+        index[m] = j + 1;
+        value[m++] = v;
+      }
+    }
+    for (let s = 0; s < m; s++) {
+      const wa = w * value[s];
+      const rowBase = index[s] * d;
+      for (let t = s; t < m; t++) h[rowBase + index[t]] += wa * value[t];
     }
   }
   for (let j = 1; j < d; j++) h[j * d + j] += lambda;

@@ -147,16 +147,21 @@ function xtv(x: Float64Array, n: number, k: number, v: Float64Array): Float64Arr
   return out;
 }
 
+/** X′WX. Only each row's nonzero entries are visited: designs with many dummies are mostly zeros. */
 function xtwx(x: Float64Array, n: number, k: number, w: Float64Array): Float64Array {
   const out = new Float64Array(k * k);
+  const nonzero = new Int32Array(k);
   for (let i = 0; i < n; i++) {
     const wi = w[i];
     if (wi === 0) continue;
     const base = i * k;
-    for (let a = 0; a < k; a++) {
+    let m = 0;
+    for (let j = 0; j < k; j++) if (x[base + j] !== 0) nonzero[m++] = j;
+    for (let s = 0; s < m; s++) {
+      const a = nonzero[s];
       const xa = x[base + a] * wi;
       if (xa === 0) continue;
-      for (let b = a; b < k; b++) out[a * k + b] += xa * x[base + b];
+      for (let t = s; t < m; t++) out[a * k + nonzero[t]] += xa * x[base + nonzero[t]];
     }
   }
   for (let a = 0; a < k; a++) for (let b = 0; b < a; b++) out[a * k + b] = out[b * k + a];

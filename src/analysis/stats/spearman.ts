@@ -65,20 +65,35 @@ export function spearmanTest(
   y: ArrayLike<number>,
   options: { permutations: number; rng: Xoshiro128; exactMaxN?: number },
 ): SpearmanTest {
-  const rho = spearmanRho(x, y);
-  const rx = centredRanks(x);
+  return spearmanTests([x], y, options)[0];
+}
+
+/**
+ * Several x against one y, sharing the pairings: each permutation of y is compared with every x
+ * (one shuffle serves all tests, so p-values of the same y come from the same permutations).
+ */
+export function spearmanTests(
+  xs: ReadonlyArray<ArrayLike<number>>,
+  y: ArrayLike<number>,
+  options: { permutations: number; rng: Xoshiro128; exactMaxN?: number },
+): SpearmanTest[] {
+  const rhos = xs.map((x) => spearmanRho(x, y));
+  const rxs = xs.map(centredRanks);
   const ry = centredRanks(y);
-  const observed = Math.abs(dot(rx, ry));
-  const n = rx.length;
+  const observed = rxs.map((rx) => Math.abs(dot(rx, ry)));
+  const n = ry.length;
+  const extreme = new Array<number>(xs.length).fill(0);
+  const count = (perm: Int32Array) => {
+    for (let j = 0; j < rxs.length; j++) if (Math.abs(dot(rxs[j], perm)) >= observed[j]) extreme[j]++;
+  };
   if (n <= (options.exactMaxN ?? EXACT_MAX_N)) {
-    const { extreme, total } = enumerate(rx, ry, observed);
-    return { rho, p: extreme / total, method: 'exact', permutations: total, extreme };
+    const total = enumerate(ry, count);
+    return rhos.map((rho, j) => ({ rho, p: extreme[j] / total, method: 'exact', permutations: total, extreme: extreme[j] }));
   }
   const b = options.permutations;
   if (!Number.isInteger(b) || b < 1) throw new RangeError(`spearman: permutations must be a whole number ≥ 1 (got ${b})`);
   const rng = options.rng;
   const perm = Int32Array.from(ry);
-  let extreme = 0;
   for (let t = 0; t < b; t++) {
     for (let i = n - 1; i > 0; i--) {
       const j = rng.nextBelow(i + 1);
@@ -86,17 +101,17 @@ export function spearmanTest(
       perm[i] = perm[j];
       perm[j] = v;
     }
-    if (Math.abs(dot(rx, perm)) >= observed) extreme++;
+    count(perm);
   }
-  return { rho, p: (extreme + 1) / (b + 1), method: 'permutation', permutations: b, extreme };
+  return rhos.map((rho, j) => ({ rho, p: (extreme[j] + 1) / (b + 1), method: 'permutation', permutations: b, extreme: extreme[j] }));
 }
 
-/** Every pairing of y with x (Heap's algorithm), counting |statistic| ≥ observed. */
-function enumerate(rx: Int32Array, ry: Int32Array, observed: number): { extreme: number; total: number } {
-  const n = ry.length;
-  const a = Int32Array.from(ry);
+/** Visits every ordering of `values` once (Heap's algorithm, the identity first); returns n!. */
+function enumerate(values: Int32Array, visit: (perm: Int32Array) => void): number {
+  const n = values.length;
+  const a = Int32Array.from(values);
   const c = new Int32Array(n);
-  let extreme = Math.abs(dot(rx, a)) >= observed ? 1 : 0;
+  visit(a);
   let total = 1;
   for (let i = 1; i < n;) {
     if (c[i] < i) {
@@ -105,7 +120,7 @@ function enumerate(rx: Int32Array, ry: Int32Array, observed: number): { extreme:
       a[j] = a[i];
       a[i] = v;
       total++;
-      if (Math.abs(dot(rx, a)) >= observed) extreme++;
+      visit(a);
       c[i]++;
       i = 1;
     } else {
@@ -113,5 +128,5 @@ function enumerate(rx: Int32Array, ry: Int32Array, observed: number): { extreme:
       i++;
     }
   }
-  return { extreme, total };
+  return total;
 }
