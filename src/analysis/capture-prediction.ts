@@ -17,7 +17,6 @@ import {
   CAPTURE_FEATURE_SETS,
   type CaptureFeatureSet,
   type CapturePrediction,
-  type CapturePredictionDelta,
   type CapturePredictionFamily,
   type CapturePredictionSet,
   type Interval,
@@ -47,7 +46,7 @@ const PAPER_FAMILIES: Array<[RegExp, string]> = [
   [/llama/i, 'Llama'],
   [/gemma/i, 'Gemma'],
   [/glm/i, 'GLM'],
-  [/mistral/i, 'Mistral'],
+  [/m(in)?istral/i, 'Mistral'], // Mistral and Ministral
   [/qwen/i, 'Qwen'],
   [/granite/i, 'Granite'],
   [/falcon/i, 'Falcon-H1'],

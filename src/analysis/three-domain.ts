@@ -99,8 +99,11 @@ export function fitThreeDomain(subset: string, landmark: number, rows: readonly 
     const key = `${r.controller}\u001f${r.task}`;
     let table = strata.get(key);
     if (!table) strata.set(key, (table = { a: 0, b: 0, c: 0, d: 0 }));
-    if (r.recurrence_by_landmark) r.later_rescue ? table.a++ : table.b++;
-    else r.later_rescue ? table.c++ : table.d++;
+    if (r.recurrence_by_landmark) {
+      if (r.later_rescue) table.a++;
+      else table.b++;
+    } else if (r.later_rescue) table.c++;
+    else table.d++;
   }
   const reasons: Record<string, string> = {};
   const fit: ThreeDomainFit = {
@@ -151,11 +154,16 @@ export function fitThreeDomain(subset: string, landmark: number, rows: readonly 
   fit.adjusted.dropped_rows = rows.length - kept.length;
   const keptExposed = kept.reduce((a, r) => a + r.recurrence_by_landmark, 0);
   const adjustedReasons: Record<string, string> = {};
+  let keptReason = notEstimableReason(
+    kept.length,
+    kept.reduce((a, r) => a + r.later_rescue, 0),
+  );
+  if (keptReason && fit.adjusted.dropped_rows) {
+    keptReason += ` after leaving out ${fit.adjusted.dropped_rows} rows of ${fit.adjusted.dropped_strata} single-outcome controller × task strata`;
+  }
   const why =
-    notEstimableReason(
-      kept.length,
-      kept.reduce((a, r) => a + r.later_rescue, 0),
-    ) ?? (keptExposed === 0 || keptExposed === kept.length ? 'not estimable: the exposure is the same for every row of the fit' : null);
+    keptReason ??
+    (keptExposed === 0 || keptExposed === kept.length ? 'not estimable: the exposure is the same for every row of the fit' : null);
   if (why) {
     for (const f of ['converged', 'iterations', 'coefficient', 'se', 'z', 'p', 'odds_ratio', 'ci95']) adjustedReasons[f] = why;
     fit.adjusted.null_reasons = adjustedReasons;

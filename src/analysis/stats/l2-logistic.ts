@@ -43,32 +43,35 @@ export function fitL2Logistic(input: L2LogisticInput): L2LogisticFit {
   let converged = false;
   let iterations = 0;
   let gradient = gradientAt(x, n, k, y, eta, theta, lambda);
-  for (; iterations < MAX_ITERATIONS;) {
+  for (; iterations < MAX_ITERATIONS; ) {
     const step = newtonStep(x, n, k, eta, lambda, gradient);
     const slope = step.reduce((s, v, j) => s + v * gradient[j], 0);
+    // Near the optimum the objective's change drops below its rounding (~1e-16·|f|) while the
+    // coefficients still move by ~1e-8: there a full Newton step is taken on the gradient's word.
+    const rounding = 1e-13 * Math.max(1, Math.abs(f));
     let t = 1;
     let candidate = theta;
     let candidateEta = eta;
     let candidateF = f;
+    let accepted = false;
     for (let halvings = 0; halvings < 60; halvings++) {
       candidate = theta.map((v, j) => v + t * step[j]);
       candidateEta = linear(x, n, k, candidate);
       candidateF = objective(candidateEta, y, candidate, lambda);
-      if (candidateF <= f + 1e-4 * t * slope) break;
+      if (candidateF <= f + 1e-4 * t * slope || (t === 1 && -slope <= rounding && candidateF - f <= rounding)) {
+        accepted = true;
+        break;
+      }
       t /= 2;
     }
     iterations++;
+    if (!accepted) break; // no descent left in double precision
     const moved = Math.max(...step.map((s) => Math.abs(t * s)));
-    if (!(candidateF <= f)) {
-      // No decrease left in double precision: θ is the optimum to rounding.
-      converged = moved < 1e-6;
-      break;
-    }
     theta = candidate;
     eta = candidateEta;
     f = candidateF;
     gradient = gradientAt(x, n, k, y, eta, theta, lambda);
-    if (moved <= 1e-11 * (1 + Math.max(...theta.map(Math.abs)))) {
+    if (moved <= 1e-12 * (1 + Math.max(...theta.map(Math.abs)))) {
       converged = true;
       break;
     }
