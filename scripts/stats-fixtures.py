@@ -534,15 +534,18 @@ def mantel_haenszel() -> None:
     })
 
 
-def three_domain() -> None:
-    rng = np.random.default_rng(20260812)
+def three_domain_rows(seed: int, nested_sources: bool) -> list[dict]:
+    rng = np.random.default_rng(seed)
     tasks = {"exact-length": "exact-length", "c05": "lexical", "c07": "lexical", "c09": "compositional"}
-    sources = {"exact-length": ["dolly", "oasst1"], "c05": ["ccnews", "wiki"], "c07": ["guten", "wiki"], "c09": ["ccnews", "guten"]}
+    if nested_sources:  # as in the paper: exact-length sources never occur in COLLIE tasks
+        sources = {"exact-length": ["dolly", "oasst1"], "c05": ["ccnews", "wiki"], "c07": ["guten", "wiki"], "c09": ["ccnews", "guten"]}
+    else:
+        sources = {task: ["ccnews", "dolly", "wiki"] for task in tasks}
     rows = []
     for task, domain in tasks.items():
         for case in range(70):
             case_id = f"{task}-{case:03d}"
-            source = sources[task][case % 2]
+            source = sources[task][case % len(sources[task])]
             case_effect = rng.normal(scale=0.6)
             for m, controller in enumerate(["model-a", "model-b", "model-c"]):
                 if rng.uniform() < 0.3:
@@ -563,47 +566,67 @@ def three_domain() -> None:
                     y = 1  # a stratum with one outcome: infinite fixed effect, left out of the adjusted fit
                 rows.append({"controller": controller, "caseId": case_id, "task": task, "domain": domain, "source": source,
                              "recurrence_by_landmark": exposed, "later_rescue": y, "covariates": cov})
-    strata = sorted({(r["controller"], r["task"]) for r in rows})
-    tables = []
-    for s in strata:
-        t = np.zeros((2, 2))
-        for r in rows:
-            if (r["controller"], r["task"]) == s:
-                t[1 - r["recurrence_by_landmark"], 1 - r["later_rescue"]] += 1
-        tables.append(t)
-    st = StratifiedTable([t for t in tables if t.sum() >= 2])
-    kept = [r for r in rows if len({q["later_rescue"] for q in rows if (q["controller"], q["task"]) == (r["controller"], r["task"])}) == 2]
-    values = np.asarray([[r["covariates"][c] for c in ENERGY] for r in kept])
-    mean = values.mean(axis=0)
-    std = values.std(axis=0)
-    std[std < 1e-12] = 1.0
-    blocks = [np.ones((len(kept), 1)), np.asarray([[r["recurrence_by_landmark"]] for r in kept], dtype=float), (values - mean) / std]
-    names = ["intercept", "recurrence_by_landmark", *[f"z({c})" for c in ENERGY]]
-    for factor, key in (("controller_task", lambda r: f"{r['controller']}|{r['task']}"), ("source", lambda r: r["source"])):
-        levels = sorted({key(r) for r in kept})
-        for level in levels[1:]:
-            blocks.append(np.asarray([[float(key(r) == level)] for r in kept]))
-            names.append(f"{factor}={level}")
-    x = np.column_stack(blocks)
-    y = np.asarray([r["later_rescue"] for r in kept], dtype=float)
-    clusters = [f"{r['domain']}|{r['caseId']}" for r in kept]
-    codes = np.unique(clusters, return_inverse=True)[1]
-    fit = sm.Logit(y, x).fit(method="newton", tol=1e-14, maxiter=200, disp=0,
-                             cov_type="cluster", cov_kwds={"groups": codes, "use_correction": False})
-    beta = float(fit.params[1])
-    se = float(fit.bse[1])
+    return rows
+
+
+def three_domain() -> None:
+    datasets = []
+    for name, seed, nested in (("shared-sources", 20260812, False), ("nested-sources", 20260813, True)):
+        rows = three_domain_rows(seed, nested)
+        strata = sorted({(r["controller"], r["task"]) for r in rows})
+        tables = []
+        for s in strata:
+            t = np.zeros((2, 2))
+            for r in rows:
+                if (r["controller"], r["task"]) == s:
+                    t[1 - r["recurrence_by_landmark"], 1 - r["later_rescue"]] += 1
+            tables.append(t)
+        st = StratifiedTable([t for t in tables if t.sum() >= 2])
+        kept = [r for r in rows if len({q["later_rescue"] for q in rows if (q["controller"], q["task"]) == (r["controller"], r["task"])}) == 2]
+        values = np.asarray([[r["covariates"][c] for c in ENERGY] for r in kept])
+        mean = values.mean(axis=0)
+        std = values.std(axis=0)
+        std[std < 1e-12] = 1.0
+        blocks = [np.ones((len(kept), 1)), np.asarray([[r["recurrence_by_landmark"]] for r in kept], dtype=float), (values - mean) / std]
+        names = ["intercept", "recurrence_by_landmark", *[f"z({c})" for c in ENERGY]]
+        for factor, key in (("controller_task", lambda r: f"{r['controller']}|{r['task']}"), ("source", lambda r: r["source"])):
+            levels = sorted({key(r) for r in kept})
+            for level in levels[1:]:
+                blocks.append(np.asarray([[float(key(r) == level)] for r in kept]))
+                names.append(f"{factor}={level}")
+        x = np.column_stack(blocks)
+        y = np.asarray([r["later_rescue"] for r in kept], dtype=float)
+        clusters = [f"{r['domain']}|{r['caseId']}" for r in kept]
+        codes = np.unique(clusters, return_inverse=True)[1]
+        fit = sm.Logit(y, x).fit(method="newton", tol=1e-14, maxiter=200, disp=0,
+                                 cov_type="cluster", cov_kwds={"groups": codes, "use_correction": False})
+        beta = np.asarray(fit.params)
+        manual_se = float(np.sqrt(manual_sandwich(x, y, beta, clusters)[1, 1]))
+        rank = int(np.linalg.matrix_rank(x))
+        if rank == x.shape[1] and not math.isclose(manual_se, float(fit.bse[1]), rel_tol=1e-9):
+            raise SystemExit(f"three_domain {name}: statsmodels cluster SE differs from the §3.9 sandwich")
+        # With sources nested in tasks the design is rank-deficient: beta_1 is still identified, and the
+        # pinv sandwich of §3.9 is the reference (statsmodels inverts the singular Hessian as if it were not).
+        se = manual_se
+        b1 = float(beta[1])
+        datasets.append({
+            "name": name,
+            "rows": rows,
+            "design_rank": rank,
+            "mantel_haenszel": {"odds_ratio": float(st.oddsratio_pooled), "log_se": float(st.logodds_pooled_se),
+                                "chi2": float(st.test_null_odds(correction=False).statistic),
+                                "p": float(stats.chi2.sf(st.test_null_odds(correction=False).statistic, 1)),
+                                "strata": int(sum(t.sum() >= 2 for t in tables))},
+            "adjusted": {"columns": names, "rows": len(kept), "dropped_rows": len(rows) - len(kept),
+                         "coefficient": b1, "se": se, "statsmodels_bse": float(fit.bse[1]), "odds_ratio": math.exp(b1),
+                         "ci95": [math.exp(b1 - 1.96 * se), math.exp(b1 + 1.96 * se)],
+                         "p": float(2 * stats.norm.sf(abs(b1 / se)))},
+        })
     write("three_domain.json", {
         "description": "three-domain landmark: MH over controller x task strata (statsmodels StratifiedTable); adjusted Logit "
-                       "(statsmodels Newton, cluster domain|case_id, use_correction=False) after dropping single-outcome strata",
-        "rows": rows,
-        "mantel_haenszel": {"odds_ratio": float(st.oddsratio_pooled), "log_se": float(st.logodds_pooled_se),
-                            "chi2": float(st.test_null_odds(correction=False).statistic),
-                            "p": float(stats.chi2.sf(st.test_null_odds(correction=False).statistic, 1)),
-                            "strata": int(sum(t.sum() >= 2 for t in tables))},
-        "adjusted": {"columns": names, "rows": len(kept), "dropped_rows": len(rows) - len(kept),
-                     "coefficient": beta, "se": se, "odds_ratio": math.exp(beta),
-                     "ci95": [math.exp(beta - 1.96 * se), math.exp(beta + 1.96 * se)],
-                     "p": float(2 * stats.norm.sf(abs(beta / se))), "params": np.asarray(fit.params).tolist()},
+                       "(statsmodels Newton) after dropping single-outcome strata, SE = pinv sandwich clustered by domain|case_id "
+                       "(equal to statsmodels cluster use_correction=False on the full-rank design, checked)",
+        "datasets": datasets,
     }, compact=True)
 
 

@@ -55,7 +55,7 @@ export function hazardAssociation(
                 : spearmanUndefinedReason(x, y);
         if (reason) row.null_reasons = { rho: reason, p: reason, method: reason, permutations: reason };
         else pending.push({ row, x, y });
-        if (left) row.excluded = `${left} controller(s) without a ${label} or final success rate left out`;
+        if (left) row.excluded = `${left} controller(s) left out: no ${label} or final success rate`;
         rows.push(row);
       }
       // Predictors over the same controllers share one permutation stream of final success.

@@ -1,5 +1,5 @@
 // Flag parsing and progress lines shared by the commands: repeatable flags, whole-number flags
-// (analyze, report), `controller=panel` assignments, and a stderr progress line that rewrites itself on a
+// (analyze, report), `controller=panel` / `controller=family` assignments, and a stderr progress line that rewrites itself on a
 // terminal and prints a line per quarter otherwise.
 import { UserError } from '../util/errors.ts';
 
@@ -29,15 +29,26 @@ export function intFlag(command: string, name: string, value: string, min: numbe
 
 /** `--panel controller=panel` assignments (the last '=' splits, so controller names may contain one). */
 export function parsePanels(command: string, specs: readonly string[]): Record<string, string> {
-  const panels: Record<string, string> = {};
+  return parseAssignments(command, '--panel', 'controller=panel', specs, '--panel "sim:fast=simulated"');
+}
+
+/** `--FLAG controller=value` assignments, split at the last '='. */
+export function parseAssignments(
+  command: string,
+  flag: string,
+  form: string,
+  specs: readonly string[],
+  example: string,
+): Record<string, string> {
+  const out: Record<string, string> = {};
   for (const spec of specs) {
     const at = spec.lastIndexOf('=');
     if (at <= 0 || at === spec.length - 1) {
-      throw new UserError(`${command}: --panel expects controller=panel (got "${spec}"), e.g. --panel "sim:fast=simulated"`);
+      throw new UserError(`${command}: ${flag} expects ${form} (got "${spec}"), e.g. ${example}`);
     }
-    panels[spec.slice(0, at)] = spec.slice(at + 1);
+    out[spec.slice(0, at)] = spec.slice(at + 1);
   }
-  return panels;
+  return out;
 }
 
 export interface ProgressLine {
