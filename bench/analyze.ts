@@ -12,6 +12,10 @@
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyzeTrajectories } from '../src/analysis/analyze.ts';
+import { hazardAssociation } from '../src/analysis/association.ts';
+import { modelFamily, predictCapture } from '../src/analysis/capture-prediction.ts';
+import { landmarkRow, type RescueRow } from '../src/analysis/rescue.ts';
+import { fitThreeDomain, threeDomainRow, type ThreeDomainRow } from '../src/analysis/three-domain.ts';
 import { analysisJson } from '../src/analysis/json.ts';
 import { renderAnalysis } from '../src/analysis/render.ts';
 import { paperShapedControllers, syntheticTrajectories } from '../src/analysis/synthetic.ts';
@@ -133,6 +137,41 @@ const result = analyzeTrajectories(trajectories, {
   },
 });
 const t2 = performance.now();
+// The §3.8 / §3.9 sections again on their own (the same calls analyzeTrajectories makes), to show their share.
+const complete = trajectories.filter((t) => t.status === 'complete' && t.rounds.length > 0);
+const panelOf = (c: string) => panels[c] ?? 'all';
+const tA = performance.now();
+hazardAssociation(result.cells, [...new Set(result.cells.map((c) => c.family))], {
+  permutations: result.options.permutations,
+  seed: result.options.seed,
+});
+const tB = performance.now();
+const exactRows = complete
+  .filter((t) => t.family === 'exact-length')
+  .map((t) => landmarkRow(t, result.options.landmark))
+  .filter((r): r is RescueRow => r !== null);
+for (const panel of new Set(Object.values(panels))) {
+  const rows = exactRows.filter((r) => panelOf(r.controller) === panel);
+  predictCapture(rows, {
+    panel,
+    landmark: result.options.landmark,
+    simulated: true,
+    familyOf: (c) => modelFamily(c),
+    bootstrap,
+    seed: result.options.seed,
+  });
+}
+const tC = performance.now();
+const domainRows = complete.map((t) => threeDomainRow(t, result.options.landmark)).filter((r): r is ThreeDomainRow => r !== null);
+for (const panel of new Set(Object.values(panels)))
+  fitThreeDomain(
+    panel,
+    result.options.landmark,
+    domainRows.filter((r) => panelOf(r.controller) === panel),
+    true,
+  );
+fitThreeDomain('combined', result.options.landmark, domainRows, true);
+const tD = performance.now();
 const json = analysisJson(result);
 const text = renderAnalysis(result);
 const t3 = performance.now();
@@ -151,6 +190,11 @@ console.log(
 console.log(`pairwise comparisons: ${result.pairwise.length}; rescue fits: ${result.rescue.fits.length}`);
 console.log(`load: ${((t1 - t0 - buildMs) / 1000).toFixed(2)} s`);
 console.log(`analyze (incl. ${groups} × ${bootstrap} paired resamples): ${((t2 - t1) / 1000).toFixed(2)} s`);
+console.log(
+  `  of which (timed again alone): §3.8 hazard association ${((tB - tA) / 1000).toFixed(2)} s (${result.hazard_association.rows.length} tests, B = ${result.options.permutations}); ` +
+    `§3.9 capture prediction ${((tC - tB) / 1000).toFixed(2)} s (${result.capture_prediction.panels.length} panels, B = ${bootstrap}); ` +
+    `all-domain landmark ${((tD - tC) / 1000).toFixed(2)} s (${result.three_domain_landmark.fits.length} fits)`,
+);
 console.log(
   `JSON + tables: ${((t3 - t2) / 1000).toFixed(2)} s (${(json.length / 1e6).toFixed(1)} MB JSON, ${text.split('\n').length} table lines)`,
 );

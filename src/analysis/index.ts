@@ -4,6 +4,16 @@ export { analyzeTrajectories, DEFAULT_BOOTSTRAP, DEFAULT_SEED, DEFAULT_LANDMARK,
 export * from './types.ts';
 export { trajectoryFacts, repeatClass, exactCategory, captureRevision, stateIds } from './trajectory.ts';
 export { landmarkRow, rescueDesign, fitRescue, sourceFamily, RESCUE_COVARIATES } from './rescue.ts';
+export { hazardAssociation, DEFAULT_PERMUTATIONS } from './association.ts';
+export { predictCapture, leaveOneFamilyOut, FamilyBrier, modelFamily, CAPTURE_NUMERIC, RECURRENCE_FEATURES } from './capture-prediction.ts';
+export { fitThreeDomain, threeDomainRow, roundEnergy, ENERGY_COVARIATES } from './three-domain.ts';
+export { spearmanRho, spearmanTest, spearmanTests } from './stats/spearman.ts';
+export { averageRanks } from './stats/ranks.ts';
+export { fitL2Logistic, predictL2Logistic } from './stats/l2-logistic.ts';
+export { fitPreprocessor } from './stats/preprocess.ts';
+export { brierScore, logLoss, auroc } from './stats/scores.ts';
+export { mantelHaenszel } from './stats/mantel-haenszel.ts';
+export { landmarkDesign } from './stats/design.ts';
 export { mcnemarExact } from './stats/binomial.ts';
 export { holmAdjust } from './stats/holm.ts';
 export { quantiles, percentileInterval95 } from './stats/quantile.ts';
