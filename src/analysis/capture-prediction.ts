@@ -142,12 +142,18 @@ export function leaveOneFamilyOut(
 
 /**
  * Equal-family Brier scores under case weights: each family's Brier is Σ w_case·(p − y)² / Σ w_case
- * over its rows, and the score is their mean. Rows are aggregated per (family, case) once, so each
- * resample costs one pass over the family × case pairs.
+ * over its rows, and the score is their mean. Rows are aggregated per (case, family) once and stored
+ * case-major, so a resample visits only the cases it drew, each with its few family entries.
  */
 export class FamilyBrier {
-  private readonly families: Array<{ cases: Int32Array; count: Float64Array; sse: Float64Array[] }>;
   readonly sets: number;
+  private readonly families: number;
+  /** Entries of case c are caseStart[c] … caseStart[c+1] − 1. */
+  private readonly caseStart: Int32Array;
+  private readonly entryFamily: Int32Array;
+  /** Per entry: row count, then the squared-error sum of each set. */
+  private readonly entryData: Float64Array;
+  private readonly acc: Float64Array;
 
   /**
    * @param family family of each row; @param caseIndex the row's case in 0…cases−1;
@@ -160,42 +166,60 @@ export class FamilyBrier {
     predictions: ReadonlyArray<ArrayLike<number>>,
   ) {
     this.sets = predictions.length;
-    const byFamily = new Map<string, Map<number, { count: number; sse: number[] }>>();
+    const names = [...new Set(family)].sort(compareCodePoints);
+    const familyOf = new Map(names.map((f, i) => [f, i]));
+    this.families = names.length;
+    const width = 1 + this.sets;
+    let cases = 0;
+    for (let i = 0; i < family.length; i++) cases = Math.max(cases, caseIndex[i] + 1);
+    const byCase: Array<Map<number, Float64Array>> = Array.from({ length: cases }, () => new Map());
     family.forEach((f, i) => {
-      let cases = byFamily.get(f);
-      if (!cases) byFamily.set(f, (cases = new Map()));
-      let agg = cases.get(caseIndex[i]);
-      if (!agg) cases.set(caseIndex[i], (agg = { count: 0, sse: predictions.map(() => 0) }));
-      agg.count++;
-      predictions.forEach((p, s) => (agg.sse[s] += (p[i] - y[i]) ** 2));
+      const fi = familyOf.get(f)!;
+      const entries = byCase[caseIndex[i]];
+      let e = entries.get(fi);
+      if (!e) entries.set(fi, (e = new Float64Array(width)));
+      e[0]++;
+      for (let s = 0; s < this.sets; s++) e[1 + s] += (predictions[s][i] - y[i]) ** 2;
     });
-    this.families = [...byFamily.keys()].sort(compareCodePoints).map((f) => {
-      const entries = [...byFamily.get(f)!.entries()];
-      return {
-        cases: Int32Array.from(entries, ([c]) => c),
-        count: Float64Array.from(entries, ([, a]) => a.count),
-        sse: predictions.map((_, s) => Float64Array.from(entries, ([, a]) => a.sse[s])),
-      };
+    this.caseStart = new Int32Array(cases + 1);
+    const total = byCase.reduce((a, m) => a + m.size, 0);
+    this.entryFamily = new Int32Array(total);
+    this.entryData = new Float64Array(total * width);
+    let e = 0;
+    byCase.forEach((entries, c) => {
+      this.caseStart[c] = e;
+      for (const [fi, data] of [...entries.entries()].sort((a, b) => a[0] - b[0])) {
+        this.entryFamily[e] = fi;
+        this.entryData.set(data, e * width);
+        e++;
+      }
     });
+    this.caseStart[cases] = e;
+    this.acc = new Float64Array(this.families * width);
   }
 
   /** Equal-family Brier per set (null weights = every case once); null when a family gets zero weight. */
   evaluate(weights: ArrayLike<number> | null, out = new Float64Array(this.sets)): Float64Array | null {
-    out.fill(0);
-    const sums = new Float64Array(this.sets);
-    for (const fam of this.families) {
-      let total = 0;
-      sums.fill(0);
-      for (let t = 0; t < fam.cases.length; t++) {
-        const w = weights ? weights[fam.cases[t]] : 1;
-        if (w === 0) continue;
-        total += w * fam.count[t];
-        for (let s = 0; s < this.sets; s++) sums[s] += w * fam.sse[s][t];
+    const width = 1 + this.sets;
+    const acc = this.acc;
+    acc.fill(0);
+    const cases = this.caseStart.length - 1;
+    for (let c = 0; c < cases; c++) {
+      const w = weights ? weights[c] : 1;
+      if (w === 0) continue;
+      for (let e = this.caseStart[c]; e < this.caseStart[c + 1]; e++) {
+        const base = this.entryFamily[e] * width;
+        const d = e * width;
+        for (let j = 0; j < width; j++) acc[base + j] += w * this.entryData[d + j];
       }
-      if (total === 0) return null;
-      for (let s = 0; s < this.sets; s++) out[s] += sums[s] / total;
     }
-    for (let s = 0; s < this.sets; s++) out[s] /= this.families.length;
+    out.fill(0);
+    for (let f = 0; f < this.families; f++) {
+      const total = acc[f * width];
+      if (total === 0) return null;
+      for (let s = 0; s < this.sets; s++) out[s] += acc[f * width + 1 + s] / total;
+    }
+    for (let s = 0; s < this.sets; s++) out[s] /= this.families;
     return out;
   }
 }
