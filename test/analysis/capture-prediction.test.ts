@@ -13,13 +13,13 @@ import {
   leaveOneFamilyOut,
   modelFamily,
   predictCapture,
-} from '../../src/analysis/capture-prediction.ts';
-import { assertStrictJson } from '../../src/analysis/json.ts';
-import type { RescueRow } from '../../src/analysis/rescue.ts';
-import { fitL2Logistic, predictL2Logistic } from '../../src/analysis/stats/l2-logistic.ts';
-import { fitPreprocessor, type TabularRow } from '../../src/analysis/stats/preprocess.ts';
-import { auroc, brierScore, logLoss } from '../../src/analysis/stats/scores.ts';
-import { CAPTURE_FEATURE_SETS } from '../../src/analysis/types.ts';
+} from '../../src/studies/revision/analysis/capture-prediction.ts';
+import { assertStrictJson } from '../../src/studies/revision/analysis/json.ts';
+import type { RescueRow } from '../../src/studies/revision/analysis/rescue.ts';
+import { fitL2Logistic, predictL2Logistic } from '../../src/core/stats/l2-logistic.ts';
+import { fitPreprocessor, type TabularRow } from '../../src/core/stats/preprocess.ts';
+import { auroc, brierScore, logLoss } from '../../src/core/stats/scores.ts';
+import { CAPTURE_FEATURE_SETS } from '../../src/studies/revision/analysis/types.ts';
 
 const fx = JSON.parse(readFileSync(new URL('../fixtures/stats/capture.json', import.meta.url), 'utf8'));
 const rows = fx.rows as RescueRow[];

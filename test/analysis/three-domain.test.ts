@@ -5,10 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { analyzeTrajectories } from '../../src/analysis/analyze.ts';
-import { assertStrictJson } from '../../src/analysis/json.ts';
-import { mantelHaenszel } from '../../src/analysis/stats/mantel-haenszel.ts';
-import { fitThreeDomain, roundEnergy, threeDomainRow, type ThreeDomainRow } from '../../src/analysis/three-domain.ts';
+import { analyzeTrajectories } from '../../src/studies/revision/analysis/analyze.ts';
+import { assertStrictJson } from '../../src/studies/revision/analysis/json.ts';
+import { mantelHaenszel } from '../../src/core/stats/mantel-haenszel.ts';
+import { fitThreeDomain, roundEnergy, threeDomainRow, type ThreeDomainRow } from '../../src/studies/revision/analysis/three-domain.ts';
 import { traj } from './build.ts';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/stats/${name}`, import.meta.url), 'utf8'));
