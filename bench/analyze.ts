@@ -12,6 +12,10 @@
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyzeTrajectories } from '../src/studies/revision/analysis/analyze.ts';
+import { hazardAssociation } from '../src/studies/revision/analysis/association.ts';
+import { modelFamily, predictCapture } from '../src/studies/revision/analysis/capture-prediction.ts';
+import { landmarkRow, type RescueRow } from '../src/studies/revision/analysis/rescue.ts';
+import { fitThreeDomain, threeDomainRow, type ThreeDomainRow } from '../src/studies/revision/analysis/three-domain.ts';
 import { analysisJson } from '../src/studies/revision/analysis/json.ts';
 import { renderAnalysis } from '../src/studies/revision/analysis/render.ts';
 import { paperShapedControllers, syntheticTrajectories } from '../src/studies/revision/synthetic.ts';
@@ -120,6 +124,7 @@ if (useStore) {
   source = 'synthetic generator';
 }
 const t1 = performance.now();
+const cpu1 = process.cpuUsage();
 let lastStage = '';
 const result = analyzeTrajectories(trajectories, {
   bootstrap,
@@ -133,6 +138,48 @@ const result = analyzeTrajectories(trajectories, {
   },
 });
 const t2 = performance.now();
+const cpuAnalyze = process.cpuUsage(cpu1);
+const cpuSeconds = (c: NodeJS.CpuUsage) => ((c.user + c.system) / 1e6).toFixed(2);
+const diff = (b: NodeJS.CpuUsage, a: NodeJS.CpuUsage): NodeJS.CpuUsage => ({ user: b.user - a.user, system: b.system - a.system });
+// The §3.8 / §3.9 sections again on their own (the same calls analyzeTrajectories makes), to show their share.
+const complete = trajectories.filter((t) => t.status === 'complete' && t.rounds.length > 0);
+const panelOf = (c: string) => panels[c] ?? 'all';
+const tA = performance.now();
+const cpuA = process.cpuUsage();
+hazardAssociation(result.cells, [...new Set(result.cells.map((c) => c.family))], {
+  permutations: result.options.permutations,
+  seed: result.options.seed,
+});
+const tB = performance.now();
+const cpuB = process.cpuUsage();
+const exactRows = complete
+  .filter((t) => t.family === 'exact-length')
+  .map((t) => landmarkRow(t, result.options.landmark))
+  .filter((r): r is RescueRow => r !== null);
+for (const panel of new Set(Object.values(panels))) {
+  const rows = exactRows.filter((r) => panelOf(r.controller) === panel);
+  predictCapture(rows, {
+    panel,
+    landmark: result.options.landmark,
+    simulated: true,
+    familyOf: (c) => modelFamily(c),
+    bootstrap,
+    seed: result.options.seed,
+  });
+}
+const tC = performance.now();
+const cpuC = process.cpuUsage();
+const domainRows = complete.map((t) => threeDomainRow(t, result.options.landmark)).filter((r): r is ThreeDomainRow => r !== null);
+for (const panel of new Set(Object.values(panels)))
+  fitThreeDomain(
+    panel,
+    result.options.landmark,
+    domainRows.filter((r) => panelOf(r.controller) === panel),
+    true,
+  );
+fitThreeDomain('combined', result.options.landmark, domainRows, true);
+const tD = performance.now();
+const cpuD = process.cpuUsage();
 const json = analysisJson(result);
 const text = renderAnalysis(result);
 const t3 = performance.now();
@@ -150,7 +197,14 @@ console.log(
 );
 console.log(`pairwise comparisons: ${result.pairwise.length}; rescue fits: ${result.rescue.fits.length}`);
 console.log(`load: ${((t1 - t0 - buildMs) / 1000).toFixed(2)} s`);
-console.log(`analyze (incl. ${groups} × ${bootstrap} paired resamples): ${((t2 - t1) / 1000).toFixed(2)} s`);
+console.log(
+  `analyze (incl. ${groups} × ${bootstrap} paired resamples): ${((t2 - t1) / 1000).toFixed(2)} s (CPU ${cpuSeconds(cpuAnalyze)} s)`,
+);
+console.log(
+  `  of which (timed again alone, wall / CPU): §3.8 hazard association ${((tB - tA) / 1000).toFixed(2)} / ${cpuSeconds(diff(cpuB, cpuA))} s (${result.hazard_association.rows.length} tests, B = ${result.options.permutations}); ` +
+    `§3.9 capture prediction ${((tC - tB) / 1000).toFixed(2)} / ${cpuSeconds(diff(cpuC, cpuB))} s (${result.capture_prediction.panels.length} panels, B = ${bootstrap}); ` +
+    `all-domain landmark ${((tD - tC) / 1000).toFixed(2)} / ${cpuSeconds(diff(cpuD, cpuC))} s (${result.three_domain_landmark.fits.length} fits)`,
+);
 console.log(
   `JSON + tables: ${((t3 - t2) / 1000).toFixed(2)} s (${(json.length / 1e6).toFixed(1)} MB JSON, ${text.split('\n').length} table lines)`,
 );

@@ -48,15 +48,26 @@ export function oneRun(command: string, positional: string | undefined, flag: st
 
 /** `--panel controller=panel` assignments (the last '=' splits, so controller names may contain one). */
 export function parsePanels(command: string, specs: readonly string[]): Record<string, string> {
-  const panels: Record<string, string> = {};
+  return parseAssignments(command, '--panel', 'controller=panel', specs, '--panel "sim:fast=simulated"');
+}
+
+/** `--FLAG controller=value` assignments, split at the last '='. */
+export function parseAssignments(
+  command: string,
+  flag: string,
+  form: string,
+  specs: readonly string[],
+  example: string,
+): Record<string, string> {
+  const out: Record<string, string> = {};
   for (const spec of specs) {
     const at = spec.lastIndexOf('=');
     if (at <= 0 || at === spec.length - 1) {
-      throw new UsageError('--panel', `${command}: --panel expects controller=panel (got "${spec}"), e.g. --panel "sim:fast=simulated"`);
+      throw new UsageError(flag, `${command}: ${flag} expects ${form} (got "${spec}"), e.g. ${example}`);
     }
-    panels[spec.slice(0, at)] = spec.slice(at + 1);
+    out[spec.slice(0, at)] = spec.slice(at + 1);
   }
-  return panels;
+  return out;
 }
 
 // ---- protocol ------------------------------------------------------------------------------------

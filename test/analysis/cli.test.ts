@@ -40,6 +40,13 @@ test('--json prints one strict document with a cell per controller × family', a
     cell.failures,
   );
   assert.ok(!/NaN|Infinity/.test(r.stdout));
+  // The §3.8 / §3.9 sections are always present; with one controller they say why they are empty.
+  assert.equal(doc.options.permutations, 100000);
+  assert.equal(doc.hazard_association.rows.length, 3);
+  assert.match(doc.hazard_association.rows[0].null_reasons.rho, /needs at least 3 controllers/);
+  assert.equal(doc.capture_prediction.panels[0].estimable, false, 'a toy family has no exact-length risk set');
+  assert.match(doc.capture_prediction.panels[0].null_reasons.estimable, /0 risk-set rows/);
+  assert.equal(doc.three_domain_landmark.fits[0].subset, 'combined');
   // Same seed, same document.
   assert.equal(revloop('analyze', '--store', db, '--json', '--bootstrap', '200', '--seed', '5', '--run', 'toy-a').stdout, r.stdout);
 });
@@ -53,6 +60,8 @@ test('tables by default, with headings', async () => {
     'Cumulative joint success',
     'Output recurrence among failures',
     'Conditional rescue',
+    "Early hazards and final success across controllers: Spearman's ρ",
+    'All-domain landmark',
   ]) {
     assert.ok(r.stdout.includes(heading), heading);
   }
@@ -73,4 +82,7 @@ test('user errors: a clear message, no stack trace, non-zero exit', async () => 
   assert.match(nostore.stderr, /no such store/);
   const panel = revloop('analyze', '--store', db, '--panel', 'oops');
   assert.match(panel.stderr, /--panel expects controller=panel/);
+  const family = revloop('analyze', '--store', db, '--model-family', 'llama');
+  assert.notEqual(family.status, 0);
+  assert.match(family.stderr, /--model-family expects controller=family \(got "llama"\)/);
 });

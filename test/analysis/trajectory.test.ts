@@ -112,6 +112,14 @@ test('landmark features: risk set, repeat fraction and the chain-breaking sign-f
   assert.equal(rescued.covariates.sign_flip_count, 0);
   assert.equal(rescued.covariates.escape_by_landmark, 0);
   assert.equal(rescued.covariates.largest_abs_action, 28);
+  // The capture prediction's B2 block over r0…r4 = A A B A A: 3 repeats, 2 distinct states of 5,
+  // longest identical run 2, and a period-2 return (r3 = A equals r1 and differs from r2 = B).
+  assert.deepEqual(
+    [rescued.recurrence_count, rescued.any_recurrence, rescued.unique_output_ratio, rescued.longest_identical_run, rescued.period2_return],
+    [3, 1, 2 / 5, 2, 1],
+  );
+  const flat = landmarkRow(traj({ texts: 'ABCCCD' }), 4)!;
+  assert.deepEqual([flat.recurrence_count, flat.unique_output_ratio, flat.longest_identical_run, flat.period2_return], [2, 3 / 5, 3, 0]);
   // Escape: 0 < |e| ≤ 20 followed by |e′| > 50, within r0…r4.
   assert.equal(landmarkRow(traj({ texts: 'ABCDEF', errors: [10, 60, 5, 4, 3, 2] }), 4)!.covariates.escape_by_landmark, 1);
   // Outside the risk set: fewer than L+2 rounds, or resolved by L.

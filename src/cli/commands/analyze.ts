@@ -2,7 +2,7 @@
 // JSON document, for every study in the store. A thin shell over app/analyze.ts; read-only.
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
-import { parsePanels, wholeNumber } from '../flags.ts';
+import { parseAssignments, parsePanels, wholeNumber } from '../flags.ts';
 import { lineProgress } from '../progress.ts';
 
 interface AnalyzeFlags {
@@ -14,6 +14,7 @@ interface AnalyzeFlags {
   seed?: string;
   landmark?: string;
   panel?: string[];
+  modelFamily?: string[];
   progress?: boolean;
 }
 
@@ -21,7 +22,7 @@ export function register(program: Command): void {
   program
     .command('analyze')
     .description(
-      'endpoint tables with bootstrap CIs, cumulative success, budget replay, failure taxonomy, hazards, McNemar/Holm and the rescue regression',
+      'endpoint tables with bootstrap CIs, cumulative success, budget replay, failure taxonomy, hazards and their association with success, McNemar/Holm, the rescue regression, the leave-one-family-out capture prediction and the all-domain landmark',
     )
     .argument('[runs...]', 'run ids to analyse (same as --run; default: every run in the store)')
     .option('--store <db>', 'the run store (SQLite file)')
@@ -32,6 +33,10 @@ export function register(program: Command): void {
     .option('--seed <S>', 'bootstrap seed', '20260808')
     .option('--landmark <L>', 'landmark revision of the rescue regression', '4')
     .option('--panel <controller=panel...>', 'put a controller in a named panel (pairs, reversals and panel means are within panels)')
+    .option(
+      '--model-family <controller=family...>',
+      'model family of a controller for the leave-one-family-out prediction (default: Llama, Gemma, GLM, Mistral, Qwen, Granite or Falcon-H1 when the name says so, else the controller itself)',
+    )
     .option('--no-progress', 'do not report bootstrap progress on stderr')
     .addHelpText(
       'after',
@@ -55,6 +60,13 @@ async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise
     seed: wholeNumber('--seed', flags.seed ?? '20260808', { min: 0 }),
     landmark: wholeNumber('--landmark', flags.landmark ?? '4', { min: 1 }),
     panels: parsePanels('analyze', flags.panel ?? []),
+    modelFamilies: parseAssignments(
+      'analyze',
+      '--model-family',
+      'controller=family',
+      flags.modelFamily ?? [],
+      '--model-family "llama-3.1-8b=Llama"',
+    ),
     onProgress: progress ? (p) => progress.update(p.done, p.total) : undefined,
   });
   progress?.finish();

@@ -26,13 +26,7 @@ export function pairedBootstrapRates(input: PairedBootstrapInput): Float64Array 
   const k = columns.length;
   const out = new Float64Array(resamples * k);
   if (n === 0 || resamples === 0) return out;
-  const byStratum = new Map<string, number[]>();
-  strata.forEach((s, i) => {
-    const list = byStratum.get(s);
-    if (list) list.push(i);
-    else byStratum.set(s, [i]);
-  });
-  const groups = [...byStratum.keys()].sort(compareCodePoints).map((s) => Int32Array.from(byStratum.get(s)!));
+  const groups = strataGroups(strata);
 
   // Sparse form of each column: sum the rarer value's positions.
   const sparse = columns.map((col) => {
@@ -53,11 +47,7 @@ export function pairedBootstrapRates(input: PairedBootstrapInput): Float64Array 
   const counts = new Int32Array(n);
   const every = input.progressEvery ?? 1000;
   for (let b = 0; b < resamples; b++) {
-    counts.fill(0);
-    for (const positions of groups) {
-      const size = positions.length;
-      for (let t = 0; t < size; t++) counts[positions[rng.nextBelow(size)]]++;
-    }
+    drawStratifiedCounts(groups, rng, counts);
     const row = b * k;
     for (let c = 0; c < k; c++) {
       const { complement, index } = sparse[c];
@@ -68,6 +58,26 @@ export function pairedBootstrapRates(input: PairedBootstrapInput): Float64Array 
     if (input.onProgress && ((b + 1) % every === 0 || b + 1 === resamples)) input.onProgress(b + 1);
   }
   return out;
+}
+
+/** The positions of each stratum's cases, strata in sorted (code-point) order. */
+export function strataGroups(strata: readonly string[]): Int32Array[] {
+  const byStratum = new Map<string, number[]>();
+  strata.forEach((s, i) => {
+    const list = byStratum.get(s);
+    if (list) list.push(i);
+    else byStratum.set(s, [i]);
+  });
+  return [...byStratum.keys()].sort(compareCodePoints).map((s) => Int32Array.from(byStratum.get(s)!));
+}
+
+/** One resample's case weights: multinomial(n, 1/n) within each stratum of n cases, as n uniform picks. */
+export function drawStratifiedCounts(groups: readonly Int32Array[], rng: Xoshiro128, counts: Int32Array): void {
+  counts.fill(0);
+  for (const positions of groups) {
+    const size = positions.length;
+    for (let t = 0; t < size; t++) counts[positions[rng.nextBelow(size)]]++;
+  }
 }
 
 /** Column c of a resample-major matrix with K columns, as its own array. */

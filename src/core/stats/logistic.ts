@@ -3,6 +3,7 @@
 // correction. The reference reaches the MLE with L-BFGS-B; we use Newton–Raphson with step halving,
 // which converges to the same optimum (to far tighter tolerance) in a handful of iterations.
 import { pseudoInverse } from 'ml-matrix';
+import { twoSidedNormalP } from './normal.ts';
 
 export interface LogisticInput {
   /** Row-major design matrix, rows × cols. */
@@ -146,16 +147,21 @@ function xtv(x: Float64Array, n: number, k: number, v: Float64Array): Float64Arr
   return out;
 }
 
+/** X′WX. Only each row's nonzero entries are visited: designs with many dummies are mostly zeros. */
 function xtwx(x: Float64Array, n: number, k: number, w: Float64Array): Float64Array {
   const out = new Float64Array(k * k);
+  const nonzero = new Int32Array(k);
   for (let i = 0; i < n; i++) {
     const wi = w[i];
     if (wi === 0) continue;
     const base = i * k;
-    for (let a = 0; a < k; a++) {
+    let m = 0;
+    for (let j = 0; j < k; j++) if (x[base + j] !== 0) nonzero[m++] = j;
+    for (let s = 0; s < m; s++) {
+      const a = nonzero[s];
       const xa = x[base + a] * wi;
       if (xa === 0) continue;
-      for (let b = a; b < k; b++) out[a * k + b] += xa * x[base + b];
+      for (let t = s; t < m; t++) out[a * k + nonzero[t]] += xa * x[base + nonzero[t]];
     }
   }
   for (let a = 0; a < k; a++) for (let b = 0; b < a; b++) out[a * k + b] = out[b * k + a];
@@ -204,5 +210,30 @@ export function pinvSymmetric(m: Float64Array, k: number): Float64Array {
   const inv = pseudoInverse(rows, 1e-15 / k).to2DArray();
   const out = new Float64Array(k * k);
   for (let a = 0; a < k; a++) for (let b = 0; b < k; b++) out[a * k + b] = inv[a][b];
+  return out;
+}
+
+export interface WaldOddsRatio {
+  z: number | null;
+  p: number | null;
+  odds_ratio: number | null;
+  ci95: { low: number | null; high: number | null };
+  /** Why a field is null (empty when none is). */
+  reasons: Record<string, string>;
+}
+
+/** OR = exp(β), CI = exp(β ± 1.96 SE), two-sided normal p (docs/protocol.md §3.9); nulls carry their reason. */
+export function waldOddsRatio(coefficient: number, se: number): WaldOddsRatio {
+  const out: WaldOddsRatio = { z: null, p: null, odds_ratio: null, ci95: { low: null, high: null }, reasons: {} };
+  if (!(se > 0 && Number.isFinite(se))) {
+    for (const f of ['z', 'p', 'odds_ratio', 'ci95']) out.reasons[f] = 'clustered standard error is zero';
+    return out;
+  }
+  const finite = (v: number) => (Number.isFinite(v) ? v : null);
+  out.z = coefficient / se;
+  out.p = twoSidedNormalP(out.z);
+  out.odds_ratio = finite(Math.exp(coefficient));
+  out.ci95 = { low: finite(Math.exp(coefficient - 1.96 * se)), high: finite(Math.exp(coefficient + 1.96 * se)) };
+  if (out.odds_ratio === null) out.reasons.odds_ratio = 'exp(coefficient) overflows';
   return out;
 }

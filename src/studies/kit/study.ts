@@ -19,6 +19,8 @@ export interface StudyAnalysisOptions {
   landmark?: number;
   /** controller → panel assignments. */
   panels?: Record<string, string>;
+  /** controller → model family assignments (the capture prediction's leave-one-family-out folds). */
+  modelFamilies?: Record<string, string>;
   onProgress?: (p: { stage: string; done: number; total: number }) => void;
 }
 

@@ -37,6 +37,7 @@ export const revisionStudy: Study<RevisionAnalysis> = {
       seed: o.seed,
       landmark: o.landmark,
       panels: o.panels ?? {},
+      modelFamilies: o.modelFamilies,
       onProgress: o.onProgress,
     });
     return { ...inputs, result };

@@ -8,19 +8,22 @@ import { holmAdjust } from '../../../core/stats/holm.ts';
 import { PRNG_NAME, Xoshiro128 } from '../../../core/stats/prng.ts';
 import { percentileInterval95 } from '../../../core/stats/quantile.ts';
 import { fitRescue, landmarkRow, sourceFamily, type RescueRow } from './rescue.ts';
+import { DEFAULT_PERMUTATIONS, hazardAssociation } from './association.ts';
+import { CAPTURE_MODEL, modelFamily, predictCapture } from './capture-prediction.ts';
+import { fitThreeDomain, threeDomainRow, type ThreeDomainRow } from './three-domain.ts';
 import { trajectoryFacts, type TrajectoryFacts } from './trajectory.ts';
 import {
-  AGGREGATE_FAMILIES,
+  aggregateOf,
   ASSAYS,
   EXACT_CATEGORIES,
   FAMILY_ORDER,
   REPEAT_CLASSES,
-  type AggregateFamily,
   type AnalysisOptions,
   type AnalysisResult,
   type Assay,
   type BudgetReplay,
   type BudgetReplayCell,
+  type CapturePredictionAnalysis,
   type CellSummary,
   type EndpointPanelRow,
   type EndpointTable,
@@ -30,6 +33,7 @@ import {
   type PairwiseComparison,
   type RescueAnalysis,
   type RescueFit,
+  type ThreeDomainAnalysis,
 } from './types.ts';
 
 export const DEFAULT_BOOTSTRAP = 20_000;
@@ -64,6 +68,7 @@ export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], o
   const sensitivity = (options.sensitivityLandmarks ?? DEFAULT_SENSITIVITY_LANDMARKS)
     .map((l) => checkInt('sensitivity landmark', l, 1))
     .filter((l) => l !== landmark);
+  const permutations = checkInt('permutations', options.permutations ?? DEFAULT_PERMUTATIONS, 1);
   const budget =
     options.budget !== undefined
       ? checkInt('budget', options.budget, 0)
@@ -254,6 +259,14 @@ export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], o
   const budgetReplay = replayBudget(panels, controllers, panelOf, commonSets, caps);
   const endpointTable = buildEndpointTable(panels, controllers, panelOf, simulated, cellList);
   const rescue = analyzeRescue(orderedCells, panels, panelOf, landmark, sensitivity);
+  const association = hazardAssociation(cellList, families, { permutations, seed });
+  const capture = analyzeCapture(orderedCells, panels, panelOf, simulated, {
+    landmark,
+    bootstrap,
+    seed,
+    modelFamilies: options.modelFamilies,
+  });
+  const threeDomain = analyzeThreeDomain(orderedCells, panels, panelOf, simulated, landmark);
   const notes: string[] = [];
   if (simulated.size) {
     notes.push(
@@ -271,6 +284,7 @@ export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], o
       seed,
       landmark,
       sensitivity_landmarks: sensitivity,
+      permutations,
       prng: PRNG_NAME,
       ci_level: 0.95,
       strata: 'source family (dolly, no_robots, oasst1, writingprompts; other sources as recorded)',
@@ -289,6 +303,9 @@ export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], o
     budget_replay: budgetReplay,
     pairwise,
     rescue,
+    hazard_association: association,
+    capture_prediction: capture,
+    three_domain_landmark: threeDomain,
     notes,
   };
 }
@@ -485,12 +502,7 @@ function analyzeRescue(
   const exactItems = cells.filter((c) => c.family === 'exact-length').flatMap((c) => c.items);
   const fits: RescueFit[] = [];
   for (const l of [landmark, ...sensitivity]) {
-    let rows: RescueRow[];
-    try {
-      rows = exactItems.map((i) => landmarkRow(i.t, l)).filter((r): r is RescueRow => r !== null);
-    } catch (e) {
-      throw new UserError((e as Error).message);
-    }
+    const rows = rescueRows(cells, l);
     if (panels.length > 1)
       for (const p of panels)
         fits.push(
@@ -510,11 +522,87 @@ function analyzeRescue(
   return { family: 'exact-length', primary_landmark: landmark, fits, notes };
 }
 
-function aggregateOf(family: string): AggregateFamily | null {
-  for (const [agg, members] of Object.entries(AGGREGATE_FAMILIES) as Array<[AggregateFamily, readonly string[]]>) {
-    if (members.includes(family)) return agg;
+/** Exact-length risk-set rows at landmark l (docs/protocol.md §3.9); malformed states are user errors. */
+function rescueRows(cells: CellData[], l: number): RescueRow[] {
+  const items = cells.filter((c) => c.family === 'exact-length').flatMap((c) => c.items);
+  try {
+    return items.map((i) => landmarkRow(i.t, l)).filter((r): r is RescueRow => r !== null);
+  } catch (e) {
+    throw new UserError((e as Error).message);
   }
-  return null;
+}
+
+/** Leave-one-family-out capture prediction per panel at the primary landmark (§3.9). */
+function analyzeCapture(
+  cells: CellData[],
+  panels: string[],
+  panelOf: (c: string) => string,
+  simulated: Set<string>,
+  o: { landmark: number; bootstrap: number; seed: number; modelFamilies?: Record<string, string> },
+): CapturePredictionAnalysis {
+  const rows = rescueRows(cells, o.landmark);
+  const familyOf = (controller: string) => modelFamily(controller, o.modelFamilies);
+  const results = panels.map((panel) => {
+    const members = rows.filter((r) => panelOf(r.controller) === panel);
+    return predictCapture(members, {
+      panel,
+      landmark: o.landmark,
+      simulated: members.some((r) => simulated.has(r.controller)),
+      familyOf,
+      bootstrap: o.bootstrap,
+      seed: o.seed,
+    });
+  });
+  const notes = [
+    'Rows: the exact-length rescue risk set at the primary landmark; outcome = late rescue. Each model family of a panel is held out in turn and predicted by a model trained on the others.',
+    'B0 = current state; B1 = B0 + action history; B2 = B1 + recurrence (repeat fraction, recurrence count, any recurrence, unique-output ratio, longest identical run, period-2 return).',
+    "Equal-family Brier = mean of the held-out families' Brier scores; its 95% interval and those of the differences come from one stratified case-weight matrix (multinomial within source family) shared by every set.",
+  ];
+  const unassigned = [...new Set(rows.map((r) => r.controller))]
+    .filter((c) => familyOf(c).assigned_by === 'controller')
+    .sort(compareCodePoints);
+  if (unassigned.length) {
+    notes.push(
+      `No model family known for ${unassigned.join(', ')}: each is its own family (assign families with --model-family CONTROLLER=FAMILY).`,
+    );
+  }
+  return { family: 'exact-length', landmark: o.landmark, model: CAPTURE_MODEL, panels: results, notes };
+}
+
+/** The all-domain landmark: MH common OR and the adjusted logit, per panel (when several) and combined. */
+function analyzeThreeDomain(
+  cells: CellData[],
+  panels: string[],
+  panelOf: (c: string) => string,
+  simulated: Set<string>,
+  landmark: number,
+): ThreeDomainAnalysis {
+  const items = cells.filter((c) => !c.aggregate).flatMap((c) => c.items);
+  let rows: ThreeDomainRow[];
+  try {
+    rows = items.map((i) => threeDomainRow(i.t, landmark)).filter((r): r is ThreeDomainRow => r !== null);
+  } catch (e) {
+    throw new UserError((e as Error).message);
+  }
+  const subsets: Array<[string, ThreeDomainRow[]]> =
+    panels.length > 1 ? panels.map((p) => [p, rows.filter((r) => panelOf(r.controller) === p)]) : [];
+  subsets.push(['combined', rows]);
+  const fits = subsets.map(([subset, members]) =>
+    fitThreeDomain(
+      subset,
+      landmark,
+      members,
+      members.some((r) => simulated.has(r.controller)),
+    ),
+  );
+  const tasks = [...new Set(rows.map((r) => r.task))].sort(familyRank).map((task) => ({ task, domain: aggregateOf(task) ?? task }));
+  const notes = [
+    `Risk set: trajectories of every family with at least L+2 = ${landmark + 2} rounds; exposure = any repeated text among r0…r${landmark}; outcome = final joint success (later rescue).`,
+    'Mantel–Haenszel common OR over controller × task strata (Robins–Breslow–Greenland CI, MH χ² without continuity correction).',
+    'Adjusted OR: unpenalised logit with the violation-energy path by the landmark (current, log1p, minimum, improvement, contractions, no-ops |ΔE| < 1e-12, largest |ΔE|; exact length: |error|/max(target, 1) + missing anchors) and controller×task and source fixed effects; covariance clustered by domain|case id.',
+  ];
+  if (!rows.length) notes.push(`No trajectory has ${landmark + 2} or more rounds: nothing to estimate.`);
+  return { landmark, tasks, fits, notes };
 }
 
 function familyRank(a: string, b: string): number {

@@ -4,6 +4,16 @@ export { analyzeTrajectories, DEFAULT_BOOTSTRAP, DEFAULT_SEED, DEFAULT_LANDMARK,
 export * from './types.ts';
 export { trajectoryFacts, repeatClass, exactCategory, captureRevision, stateIds } from './trajectory.ts';
 export { landmarkRow, rescueDesign, fitRescue, sourceFamily, RESCUE_COVARIATES } from './rescue.ts';
+export { hazardAssociation, DEFAULT_PERMUTATIONS } from './association.ts';
+export { predictCapture, leaveOneFamilyOut, FamilyBrier, modelFamily, CAPTURE_NUMERIC, RECURRENCE_FEATURES } from './capture-prediction.ts';
+export { fitThreeDomain, threeDomainRow, roundEnergy, ENERGY_COVARIATES } from './three-domain.ts';
+export { spearmanRho, spearmanTest, spearmanTests } from '../../../core/stats/spearman.ts';
+export { averageRanks } from '../../../core/stats/ranks.ts';
+export { fitL2Logistic, predictL2Logistic } from '../../../core/stats/l2-logistic.ts';
+export { fitPreprocessor } from '../../../core/stats/preprocess.ts';
+export { brierScore, logLoss, auroc } from '../../../core/stats/scores.ts';
+export { mantelHaenszel } from '../../../core/stats/mantel-haenszel.ts';
+export { landmarkDesign } from '../../../core/stats/design.ts';
 export { mcnemarExact } from '../../../core/stats/binomial.ts';
 export { holmAdjust } from '../../../core/stats/holm.ts';
 export { quantiles, percentileInterval95 } from '../../../core/stats/quantile.ts';

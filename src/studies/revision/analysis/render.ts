@@ -2,7 +2,7 @@
 // percentages with one decimal. Simulated controllers carry "[SIMULATED]" in every table.
 import { markedName } from '../../../core/simulated.ts';
 import Table from 'cli-table3';
-import { ASSAYS, EXACT_CATEGORIES, REPEAT_CLASSES, type AnalysisResult, type CellSummary, type Interval } from './types.ts';
+import { ASSAYS, EXACT_CATEGORIES, FAMILY_ORDER, REPEAT_CLASSES, type AnalysisResult, type CellSummary, type Interval } from './types.ts';
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '—' : (100 * v).toFixed(1));
 const ci = (i: Interval) => (i.low === null || i.high === null ? '' : ` [${pct(i.low)}, ${pct(i.high)}]`);
@@ -193,6 +193,8 @@ export function renderAnalysis(result: AnalysisResult): string {
   }
   section('Conditional rescue after the landmark: repeat fraction 1 vs 0, case-clustered (Table 3)', t8.toString());
 
+  renderNewSections(result, section);
+
   if (result.excluded.length) {
     const t9 = table(['controller', 'family', 'status', 'count', 'reasons']);
     for (const e of result.excluded)
@@ -209,6 +211,107 @@ export function renderAnalysis(result: AnalysisResult): string {
   }
   if (result.notes.length) section('Notes', result.notes.map((n) => `- ${n}`).join('\n'));
   return out.join('\n') + '\n';
+}
+
+/** §3.8 hazard association, §3.9 capture prediction and the all-domain landmark. */
+function renderNewSections(result: AnalysisResult, section: (title: string, body: string) => void): void {
+  const sim = (label: string, simulated: boolean) => (simulated ? `${label} [SIMULATED]` : label);
+  const num = (v: number | null, digits = 3) => (v === null ? '—' : v.toFixed(digits));
+  const or = (v: number | null, i: Interval) =>
+    v === null ? '—' : `${v.toPrecision(3)} [${i.low?.toPrecision(3) ?? '—'}, ${i.high?.toPrecision(3) ?? '—'}]`;
+  const firstReason = (r?: Record<string, string>) => (r ? (Object.values(r)[0] ?? '') : '');
+
+  const ha = result.hazard_association;
+  // The terminal shows the assays (and user families); the member structures are in --json.
+  const structures = new Set<string>(FAMILY_ORDER.filter((f) => !(ASSAYS as readonly string[]).includes(f)));
+  const shown = ha.rows.filter((r) => !structures.has(r.family));
+  if (shown.length) {
+    const t = table(['panel', 'family', 'predictor', 'n', 'ρ', 'p', 'test', 'note']);
+    for (const r of shown) {
+      t.push([
+        sim(r.panel, r.simulated),
+        r.family,
+        r.predictor.replace(/_/g, ' '),
+        r.n,
+        num(r.rho),
+        r.p === null ? '—' : pval(r.p),
+        r.method === null ? '—' : r.method === 'exact' ? `exact (${r.permutations} pairings)` : `${r.permutations} permutations`,
+        [firstReason(r.null_reasons), r.excluded ?? ''].filter(Boolean).join('; '),
+      ]);
+    }
+    section(
+      "Early hazards and final success across controllers: Spearman's ρ, two-sided permutation p (§3.8; per structure in --json)",
+      t.toString(),
+    );
+  }
+
+  const cp = result.capture_prediction;
+  if (cp.panels.length) {
+    const lines: string[] = [];
+    const t = table(['panel', 'set', 'rows', 'Brier', 'log loss', 'AUROC', 'equal-family Brier [95% CI]', 'note']);
+    for (const p of cp.panels) {
+      for (const s of p.feature_sets) {
+        t.push([
+          sim(p.panel, p.simulated),
+          s.name,
+          p.evaluated_rows,
+          num(s.brier, 4),
+          num(s.log_loss, 4),
+          num(s.auroc),
+          s.equal_family_brier === null
+            ? '—'
+            : `${s.equal_family_brier.toFixed(4)}${s.equal_family_brier_ci95.low === null ? '' : ` [${s.equal_family_brier_ci95.low.toFixed(4)}, ${s.equal_family_brier_ci95.high!.toFixed(4)}]`}`,
+          p.estimable ? firstReason(s.null_reasons) : firstReason(p.null_reasons),
+        ]);
+      }
+    }
+    lines.push(t.toString());
+    for (const p of cp.panels) {
+      if (!p.estimable) continue;
+      const deltas = p.differences.map(
+        (d) =>
+          `${d.comparison} ${num(d.equal_family_brier_delta, 4)}${d.ci95.low === null ? '' : ` [${d.ci95.low.toFixed(4)}, ${d.ci95.high!.toFixed(4)}]`}`,
+      );
+      const held = p.families.map((f) => `${f.family} (${f.rows}${f.estimable ? '' : ', not fitted'})`).join(', ');
+      lines.push(`${sim(p.panel, p.simulated)}: equal-family Brier differences ${deltas.join('; ')}; held-out families: ${held}`);
+    }
+    section(
+      `Leave-one-family-out prediction of late rescue at revision ${cp.landmark} (exact length, L2 logit C = 1; §3.9)`,
+      lines.join('\n'),
+    );
+  }
+
+  const td = result.three_domain_landmark;
+  if (td.fits.length) {
+    const t = table(['subset', 'rows', 'exposed', 'rescue % exposed / not', 'MH OR [95% CI]', 'MH p', 'adjusted OR [95% CI]', 'p', 'note']);
+    for (const f of td.fits) {
+      const a = f.adjusted;
+      const note = [
+        a.estimable ? '' : firstReason(a.null_reasons),
+        a.dropped_rows ? `${a.dropped_rows} rows in ${a.dropped_strata} single-outcome strata left out of the adjusted fit` : '',
+        a.estimable && !a.converged ? 'not converged' : '',
+        ...a.warnings,
+        f.mantel_haenszel.odds_ratio === null ? `MH: ${firstReason(f.mantel_haenszel.null_reasons)}` : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
+      t.push([
+        sim(f.subset, f.simulated),
+        f.rows,
+        f.exposed,
+        `${pct(f.rescue_rate_exposed)} / ${pct(f.rescue_rate_unexposed)}`,
+        or(f.mantel_haenszel.odds_ratio, f.mantel_haenszel.ci95),
+        f.mantel_haenszel.p === null ? '—' : pval(f.mantel_haenszel.p),
+        or(a.odds_ratio, a.ci95),
+        a.p === null ? '—' : pval(a.p),
+        note,
+      ]);
+    }
+    section(
+      `All-domain landmark: any repeated text by revision ${td.landmark} and later rescue (Mantel–Haenszel over controller × task; adjusted clustered logit; §3.9)`,
+      t.toString(),
+    );
+  }
 }
 
 function meanSd(mean: number | null, sd: number | null): string {

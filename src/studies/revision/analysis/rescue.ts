@@ -3,9 +3,8 @@
 // 1…L that repeated an earlier state predict success in revisions L+1…T, adjusting for the current
 // state and the action history? Unpenalised logit, case-clustered sandwich covariance.
 import type { TrajectoryRecord } from '../../../store/types.ts';
-import { compareCodePoints } from '../../../core/stats/bootstrap.ts';
-import { fitClusteredLogit } from '../../../core/stats/logistic.ts';
-import { twoSidedNormalP } from '../../../core/stats/normal.ts';
+import { landmarkDesign } from '../../../core/stats/design.ts';
+import { fitClusteredLogit, waldOddsRatio } from '../../../core/stats/logistic.ts';
 import { exactRound, stateIds } from './trajectory.ts';
 import type { RescueFit } from './types.ts';
 
@@ -36,6 +35,14 @@ export interface RescueRow {
   late_rescue: 0 | 1;
   repeat_fraction: number;
   any_recurrence: 0 | 1;
+  /** Recurrence features of revisions 0…L (the capture prediction's B2 block, §3.9). */
+  recurrence_count: number;
+  /** Distinct states among r0…rL / (L + 1). */
+  unique_output_ratio: number;
+  /** Longest run of consecutive identical states among r0…rL. */
+  longest_identical_run: number;
+  /** 1 if some state equals the one two steps back and differs from the previous one. */
+  period2_return: 0 | 1;
   covariates: Record<(typeof RESCUE_COVARIATES)[number], number>;
 }
 
@@ -59,6 +66,14 @@ export function landmarkRow(t: TrajectoryRecord, landmark: number): RescueRow | 
   for (const s of states.slice(1)) {
     if (seen.has(s)) recurrences++;
     seen.add(s);
+  }
+  let longestRun = 1;
+  let run = 1;
+  let period2 = 0;
+  for (let i = 1; i < states.length; i++) {
+    run = states[i] === states[i - 1] ? run + 1 : 1;
+    longestRun = Math.max(longestRun, run);
+    if (i >= 2 && states[i] === states[i - 2] && states[i] !== states[i - 1]) period2 = 1;
   }
   let signFlips = 0;
   let contractions = 0;
@@ -87,6 +102,10 @@ export function landmarkRow(t: TrajectoryRecord, landmark: number): RescueRow | 
     late_rescue: rounds.some((r) => r.joint) ? 1 : 0,
     repeat_fraction: recurrences / landmark,
     any_recurrence: recurrences > 0 ? 1 : 0,
+    recurrence_count: recurrences,
+    unique_output_ratio: new Set(states).size / states.length,
+    longest_identical_run: longestRun,
+    period2_return: period2 ? 1 : 0,
     covariates: {
       current_error: current,
       current_abs_error: Math.abs(current),
@@ -104,43 +123,25 @@ export function landmarkRow(t: TrajectoryRecord, landmark: number): RescueRow | 
   };
 }
 
-/**
- * Design matrix of the common-effect model: intercept, repeat_fraction (raw), the covariates
- * z-scored with the population SD (SD < 1e-12 → 1), then dummies for model, source family and
- * length band with the first sorted level as reference.
- */
+/** Design matrix of the common-effect model (stats/design.ts): repeat_fraction raw, the covariates z-scored, dummies for model, source family and length band. */
 export function rescueDesign(rows: readonly RescueRow[]): { x: Float64Array; cols: number; columns: string[] } {
-  const n = rows.length;
-  const columns = ['intercept', 'repeat_fraction', ...RESCUE_COVARIATES.map((c) => `z(${c})`)];
-  const stats = RESCUE_COVARIATES.map((c) => {
-    const values = rows.map((r) => r.covariates[c]);
-    const mean = values.reduce((a, b) => a + b, 0) / n;
-    const variance = values.reduce((a, v) => a + (v - mean) * (v - mean), 0) / n;
-    const sd = Math.sqrt(variance);
-    return { mean, sd: sd < 1e-12 ? 1 : sd };
-  });
-  const dummies: Array<{ factor: (typeof RESCUE_FACTORS)[number]; level: string }> = [];
-  for (const factor of RESCUE_FACTORS) {
-    const levels = [...new Set(rows.map((r) => r[factor]))].sort(compareCodePoints);
-    for (const level of levels.slice(1)) {
-      dummies.push({ factor, level });
-      columns.push(`${factor}=${level}`);
-    }
-  }
-  const cols = columns.length;
-  const x = new Float64Array(n * cols);
-  rows.forEach((r, i) => {
-    const base = i * cols;
-    x[base] = 1;
-    x[base + 1] = r.repeat_fraction;
-    RESCUE_COVARIATES.forEach((c, j) => {
-      x[base + 2 + j] = (r.covariates[c] - stats[j].mean) / stats[j].sd;
-    });
-    dummies.forEach((d, j) => {
-      x[base + 2 + RESCUE_COVARIATES.length + j] = r[d.factor] === d.level ? 1 : 0;
-    });
-  });
-  return { x, cols, columns };
+  return landmarkDesign(
+    rows.map((r) => ({
+      exposure: r.repeat_fraction,
+      numeric: RESCUE_COVARIATES.map((c) => r.covariates[c]),
+      factors: RESCUE_FACTORS.map((f) => r[f]),
+    })),
+    'repeat_fraction',
+    RESCUE_COVARIATES,
+    RESCUE_FACTORS,
+  );
+}
+
+/** Why a landmark model cannot be fitted on `rows` rows with `events` outcomes of 1, or null. */
+export function notEstimableReason(rows: number, events: number): string | null {
+  if (rows < MIN_ESTIMABLE_ROWS) return `not estimable: ${rows} risk-set rows (< ${MIN_ESTIMABLE_ROWS})`;
+  if (events === 0 || events === rows) return 'not estimable: only one outcome class in the risk set';
+  return null;
 }
 
 /** Fit the rescue model on one subset of risk-set rows. */
@@ -168,11 +169,8 @@ export function fitRescue(subset: string, landmark: number, rows: readonly Rescu
   };
   const reasons: Record<string, string> = {};
   if (!rows.length) reasons.late_rescue_rate = 'empty risk set';
-  if (rows.length < MIN_ESTIMABLE_ROWS || lateRescues === 0 || lateRescues === rows.length) {
-    const why =
-      rows.length < MIN_ESTIMABLE_ROWS
-        ? `not estimable: ${rows.length} risk-set rows (< ${MIN_ESTIMABLE_ROWS})`
-        : 'not estimable: only one outcome class in the risk set';
+  const why = notEstimableReason(rows.length, lateRescues);
+  if (why) {
     for (const f of ['converged', 'iterations', 'coefficient', 'se', 'z', 'p', 'odds_ratio', 'ci95']) reasons[f] = why;
     return { ...base, null_reasons: reasons };
   }
@@ -197,19 +195,9 @@ export function fitRescue(subset: string, landmark: number, rows: readonly Rescu
     columns,
     warnings: fit.warnings,
   };
-  if (se > 0 && Number.isFinite(se)) {
-    out.z = coefficient / se;
-    out.p = twoSidedNormalP(out.z);
-    out.odds_ratio = finiteOrNull(Math.exp(coefficient));
-    out.ci95 = { low: finiteOrNull(Math.exp(coefficient - 1.96 * se)), high: finiteOrNull(Math.exp(coefficient + 1.96 * se)) };
-    if (out.odds_ratio === null) reasons.odds_ratio = 'exp(coefficient) overflows';
-  } else {
-    for (const f of ['z', 'p', 'odds_ratio', 'ci95']) reasons[f] = 'clustered standard error is zero';
-  }
+  const wald = waldOddsRatio(coefficient, se);
+  Object.assign(out, { z: wald.z, p: wald.p, odds_ratio: wald.odds_ratio, ci95: wald.ci95 });
+  Object.assign(reasons, wald.reasons);
   if (Object.keys(reasons).length) out.null_reasons = reasons;
   return out;
-}
-
-function finiteOrNull(v: number): number | null {
-  return Number.isFinite(v) ? v : null;
 }

@@ -3,6 +3,7 @@
 // quantity that cannot be computed is `null`, and the object's `null_reasons` says why.
 //
 // The report renderer codes against these types; they evolve compatibly (fields are only added).
+import type { MantelHaenszel } from '../../../core/stats/mantel-haenszel.ts';
 
 /** The two aggregate families and their member structures (paper Appendix A.1). */
 export const AGGREGATE_FAMILIES = {
@@ -10,6 +11,14 @@ export const AGGREGATE_FAMILIES = {
   compositional: ['c09', 'c10'],
 } as const;
 export type AggregateFamily = keyof typeof AGGREGATE_FAMILIES;
+
+/** The aggregate a structure belongs to (c05 → lexical), or null. */
+export function aggregateOf(family: string): AggregateFamily | null {
+  for (const [agg, members] of Object.entries(AGGREGATE_FAMILIES) as Array<[AggregateFamily, readonly string[]]>) {
+    if (members.includes(family)) return agg;
+  }
+  return null;
+}
 
 /** The three assays compared across controllers (budget replay reversals, Tables 1 and 10). */
 export const ASSAYS = ['exact-length', 'lexical', 'compositional'] as const;
@@ -59,6 +68,14 @@ export interface AnalysisOptions {
    * Controllers not named here go to panel "all". Default: every controller in one panel "all".
    */
   panels?: Record<string, string>;
+  /** Random permutations of the hazard–success Spearman test when a panel has more than 7 controllers (default 100,000). */
+  permutations?: number;
+  /**
+   * Model family of each controller, for the leave-one-family-out capture prediction (§3.9).
+   * Controllers not named here get a paper family from their name (Llama, Gemma, GLM, Mistral, Qwen,
+   * Granite, Falcon-H1), else form a family of their own.
+   */
+  modelFamilies?: Record<string, string>;
   /** Called during long work (bootstraps), for progress display. */
   onProgress?: (progress: AnalysisProgress) => void;
 }
@@ -258,6 +275,149 @@ export interface RescueAnalysis {
   notes: string[];
 }
 
+/** Hazard summaries whose controller-level association with final success is tested (§3.8). */
+export const HAZARD_PREDICTORS = ['capture_recurrence_ratio', 'early_capture_hazard', 'early_recurrence_hazard'] as const;
+export type HazardPredictor = (typeof HAZARD_PREDICTORS)[number];
+
+/** Spearman's ρ across a panel's controllers between one hazard summary and final success, in one family. */
+export interface HazardAssociationRow {
+  panel: string;
+  family: string;
+  predictor: HazardPredictor;
+  /** Controllers entering the test (those with the predictor and a final success rate). */
+  controllers: string[];
+  /** Some of them are simulated (sim:) controllers. */
+  simulated: boolean;
+  n: number;
+  rho: number | null;
+  /** Two-sided permutation p. */
+  p: number | null;
+  /** "exact" enumerates all n! pairings (n ≤ 7); "permutation" draws B seeded permutations. */
+  method: 'exact' | 'permutation' | null;
+  /** Pairings compared: n! or B. */
+  permutations: number | null;
+  /** Controllers of the panel left out of this row, and why. */
+  excluded?: string;
+  null_reasons?: NullReasons;
+}
+
+export interface HazardAssociation {
+  outcome: 'final_success';
+  predictors: HazardPredictor[];
+  /** B for panels with more than `exact_max_n` controllers. */
+  permutations: number;
+  exact_max_n: number;
+  rows: HazardAssociationRow[];
+  notes: string[];
+}
+
+/** Nested feature sets of the capture prediction (§3.9). */
+export const CAPTURE_FEATURE_SETS = ['B0', 'B1', 'B2'] as const;
+export type CaptureFeatureSet = (typeof CAPTURE_FEATURE_SETS)[number];
+
+/** One held-out model family of the leave-one-family-out prediction. */
+export interface CapturePredictionFamily {
+  family: string;
+  controllers: string[];
+  /** How the family was assigned: --model-family option, the paper family named in the controller, or the controller itself. */
+  assigned_by: 'option' | 'name' | 'controller';
+  rows: number;
+  late_rescues: number;
+  /** The models trained without this family could be fitted (the training rows hold both outcomes). */
+  estimable: boolean;
+  /** Brier score of this family's held-out predictions, per feature set. */
+  brier: Record<CaptureFeatureSet, number | null>;
+  null_reasons?: NullReasons;
+}
+
+export interface CapturePredictionSet {
+  name: CaptureFeatureSet;
+  /** Numeric features (median-imputed, standardised); source_family and length_band are one-hot in every set. */
+  numeric_features: string[];
+  /** Pooled over every held-out prediction. */
+  brier: number | null;
+  log_loss: number | null;
+  auroc: number | null;
+  /** Mean over held-out families of each family's Brier score. */
+  equal_family_brier: number | null;
+  equal_family_brier_ci95: Interval;
+  /** Fitted folds and how many reached the optimum. */
+  folds: number;
+  converged_folds: number;
+  null_reasons?: NullReasons;
+}
+
+export interface CapturePredictionDelta {
+  comparison: 'B1 − B0' | 'B2 − B1';
+  /** Equal-family Brier of the larger set minus the smaller; negative = the added features help. */
+  equal_family_brier_delta: number | null;
+  ci95: Interval;
+  null_reasons?: NullReasons;
+}
+
+/** Leave-one-family-out prediction of late rescue at the landmark, in one panel. */
+export interface CapturePrediction {
+  panel: string;
+  landmark: number;
+  simulated: boolean;
+  /** Risk-set rows of the panel (as in the rescue regression). */
+  rows: number;
+  /** Rows predicted by an estimable fold (every metric uses these). */
+  evaluated_rows: number;
+  late_rescues: number;
+  estimable: boolean;
+  families: CapturePredictionFamily[];
+  feature_sets: CapturePredictionSet[];
+  differences: CapturePredictionDelta[];
+  /** The equal-family Brier bootstrap: one case-weight matrix for every set and difference. */
+  bootstrap: { resamples: number; cases: number; degenerate_resamples: number };
+  null_reasons?: NullReasons;
+}
+
+export interface CapturePredictionAnalysis {
+  family: 'exact-length';
+  landmark: number;
+  /** Model and pipeline, in words. */
+  model: string;
+  panels: CapturePrediction[];
+  notes: string[];
+}
+
+/** The all-domain landmark association of recurrence by revision L with later rescue, in one subset. */
+export interface ThreeDomainFit {
+  /** A panel name, or "combined". */
+  subset: string;
+  landmark: number;
+  simulated: boolean;
+  /** Risk-set rows: trajectories with at least L+2 rounds. */
+  rows: number;
+  /** Clusters "domain|case id". */
+  clusters: number;
+  exposed: number;
+  late_rescues: number;
+  rescue_rate_exposed: number | null;
+  rescue_rate_unexposed: number | null;
+  /** Mantel–Haenszel common OR over controller × task strata. */
+  mantel_haenszel: MantelHaenszel;
+  /** Clustered logit with the energy covariates and controller×task and source fixed effects. */
+  adjusted: Omit<RescueFit, 'subset' | 'landmark' | 'rows' | 'clusters' | 'late_rescues' | 'late_rescue_rate'> & {
+    /** Rows fitted: the risk set less the strata with a single outcome. */
+    rows: number;
+    /** Controller × task strata whose rows share one outcome (infinite fixed effect), left out of the fit. */
+    dropped_strata: number;
+    dropped_rows: number;
+  };
+  null_reasons?: NullReasons;
+}
+
+export interface ThreeDomainAnalysis {
+  landmark: number;
+  /** Tasks (member families) in the risk set, each with its domain. */
+  tasks: Array<{ task: string; domain: string }>;
+  fits: ThreeDomainFit[];
+  notes: string[];
+}
+
 export interface AnalysisResult {
   schema: 'revloop.analysis/1';
   options: {
@@ -266,6 +426,7 @@ export interface AnalysisResult {
     seed: number;
     landmark: number;
     sensitivity_landmarks: number[];
+    permutations: number;
     prng: string;
     ci_level: 0.95;
     strata: string;
@@ -281,5 +442,8 @@ export interface AnalysisResult {
   budget_replay: BudgetReplay;
   pairwise: PairwiseComparison[];
   rescue: RescueAnalysis;
+  hazard_association: HazardAssociation;
+  capture_prediction: CapturePredictionAnalysis;
+  three_domain_landmark: ThreeDomainAnalysis;
   notes: string[];
 }
