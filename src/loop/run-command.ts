@@ -7,7 +7,7 @@ import { modelOptionsFromFlags, type ModelFlags } from '../models/cli-options.ts
 import type { Model } from '../models/types.ts';
 import { openStore } from '../store/store.ts';
 import { UserError } from '../util/errors.ts';
-import { getFamily } from '../verify/index.ts';
+import { getFamily, withIfevalMode } from '../verify/index.ts';
 import { parseHistoryPolicy } from './history.ts';
 import { createProgressReporter } from './progress.ts';
 import { parseBudget, parseVariant, protocolName, type ProtocolConfig } from './protocol.ts';
@@ -28,6 +28,7 @@ export interface RunCommandOptions extends ModelFlags {
   format?: string;
   maxConsecutiveFailures?: string;
   plugin?: string[];
+  ifevalMode?: string;
 }
 
 export interface CommandIO {
@@ -68,6 +69,7 @@ const RESUME_FLAGS: ReadonlyArray<[keyof RunCommandOptions, string, string | und
   ['rpm', '--rpm', undefined],
   ['concurrency', '--concurrency', '4'],
   ['maxConsecutiveFailures', '--max-consecutive-failures', '3'],
+  ['ifevalMode', '--ifeval-mode', 'strict'],
 ];
 
 /**
@@ -102,6 +104,9 @@ export async function runCommand(o: RunCommandOptions, io: CommandIO): Promise<n
   const concurrency = intOption('concurrency', o.concurrency, 1, 4);
   const limit = intOption('limit', o.limit, 1);
   const maxConsecutiveFailures = intOption('max-consecutive-failures', o.maxConsecutiveFailures, 0, 3);
+  const ifevalMode = o.ifevalMode ?? 'strict';
+  if (ifevalMode !== 'strict' && ifevalMode !== 'loose')
+    throw new UserError(`--ifeval-mode: expected strict or loose, got '${ifevalMode}'`);
   const specParams = parseSpec(o.model).params;
 
   // The model flags parse as for every command with --model; the run's concurrency is the model's.
@@ -125,7 +130,9 @@ export async function runCommand(o: RunCommandOptions, io: CommandIO): Promise<n
   const loaded = await loadCaseSet(o.cases, o.format ? { format: parseFormat(o.format) } : {});
   if (loaded.unsupported.length)
     io.err.write(`note: ${loaded.unsupported.length} rows of ${o.cases} have structures without a family and are not run\n`);
-  const cases = limit !== undefined ? loaded.cases.slice(0, limit) : loaded.cases;
+  let cases = limit !== undefined ? loaded.cases.slice(0, limit) : loaded.cases;
+  // The loose mode is part of each IFEval case, so it is in the plan and audits replay it (strict = unset).
+  if (ifevalMode === 'loose') cases = cases.map((c) => withIfevalMode(c, 'loose'));
   if (!cases.length) throw new UserError(`${o.cases}: no runnable cases`);
   const model = await createModel(o.model, modelOptions);
   const simulated = model.capabilities.simulated;

@@ -13,7 +13,7 @@ export function register(program: Command): void {
         'last accepted draft. A different plan under an existing run id is refused. Ctrl-C stops cleanly. ' +
         'See docs/running.md.',
     )
-    .requiredOption('--cases <file>', 'case file (paper, COLLIE or native JSON Lines)')
+    .requiredOption('--cases <file>', 'case file (paper, COLLIE, IFEval or native JSON Lines)')
     .requiredOption('--model <spec>', 'openai:<model>, openai-compatible:<url>#<model>, vllm:<url>#<model>, gguf:<path>, sim:<profile>')
     .option('--store <db>', 'SQLite store file', 'runs.db')
     .option('--run-id <id>', 'run id (default: <cases>__<model label>[__<protocol>])')
@@ -22,7 +22,8 @@ export function register(program: Command): void {
     .option('--variant <name>', 'prompt wording: baseline | structured | concise', 'baseline')
     .option('--concurrency <n>', 'trajectories in flight at once', '4')
     .option('--limit <n>', 'only the first n cases')
-    .option('--format <name>', 'case format: paper-exact, paper-structured, collie, native (default: detect)')
+    .option('--format <name>', 'case format: paper-exact, paper-structured, collie, native, ifeval (default: detect)')
+    .option('--ifeval-mode <mode>', 'IFEval cases: joint success from the strict or the loose follow list', 'strict')
     .option('--timeout <seconds>', 'per-attempt timeout for HTTP models (default 180)')
     .option('--retries <n>', 'retries after a failed attempt (default 4)')
     .option('--rpm <n>', 'requests started per minute at most')
