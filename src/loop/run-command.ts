@@ -88,12 +88,19 @@ export function resumeCommand(o: RunCommandOptions, runId: string): string {
 }
 
 /** The run id a command gets when none is given: the same command always resumes the same run. */
-export function defaultRunId(casesPath: string, model: Model, protocol: ProtocolConfig, limit: number | undefined): string {
+export function defaultRunId(
+  casesPath: string,
+  model: Model,
+  protocol: ProtocolConfig,
+  limit: number | undefined,
+  ifevalMode: 'strict' | 'loose' = 'strict',
+): string {
   const parts = [slug(basename(casesPath).replace(/\.jsonl?$/i, '')), slug(model.label)];
   const name = protocolName(protocol);
   if (name !== 'paper') parts.push(slug(name.replace(/^paper\+/, '')));
   if (protocol.budget !== 8) parts.push(`T${protocol.budget}`);
   if (limit !== undefined) parts.push(`n${limit}`);
+  if (ifevalMode === 'loose') parts.push('ifeval-loose');
   return parts.join('__');
 }
 
@@ -136,7 +143,7 @@ export async function runCommand(o: RunCommandOptions, io: CommandIO): Promise<n
   if (!cases.length) throw new UserError(`${o.cases}: no runnable cases`);
   const model = await createModel(o.model, modelOptions);
   const simulated = model.capabilities.simulated;
-  const runId = o.runId ?? defaultRunId(o.cases, model, protocol, limit);
+  const runId = o.runId ?? defaultRunId(o.cases, model, protocol, limit, ifevalMode);
   const store = openStore(o.store);
 
   const ac = new AbortController();

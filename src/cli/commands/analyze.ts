@@ -73,12 +73,15 @@ async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise
   const result = analyzeTrajectories(trajectories, { ...options, onProgress: progress?.update });
   progress?.done();
   const sections = study.loadStudySections(flags.store, { resamples: options.bootstrap, seed: options.seed, runIds: parts.study });
+  const { analyzeIfeval, renderIfeval } = await import('../../analysis/ifeval.ts');
+  const ifeval = analyzeIfeval(trajectories);
+  const ifevalPart = ifeval.controllers.length || ifeval.excluded_incomplete ? { ifeval } : {};
   const revisionShown = trajectories.length > 0 || !study.hasStudySections(sections);
   if (flags.json) {
     const { analysisJson } = await import('../../analysis/json.ts');
-    process.stdout.write(analysisJson({ ...result, ...study.studySectionsJson(sections) }));
+    process.stdout.write(analysisJson({ ...result, ...ifevalPart, ...study.studySectionsJson(sections) }));
   } else {
     const { renderAnalysis } = await import('../../analysis/render.ts');
-    process.stdout.write((revisionShown ? renderAnalysis(result) : '') + study.renderStudySections(sections));
+    process.stdout.write((revisionShown ? renderAnalysis(result) + renderIfeval(ifeval) : '') + study.renderStudySections(sections));
   }
 }
