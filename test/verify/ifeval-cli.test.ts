@@ -197,3 +197,32 @@ test(
     });
   },
 );
+
+test('sim: an IFEval report makes the controller fix the listed instructions of its last draft', { skip: punkt.skip }, async () => {
+  const { reviseIfeval, parseIfevalReport } = await import('../../src/models/sim/ifeval.ts');
+  const { stream } = await import('../../src/models/sim/rng.ts');
+  const { SIM_PROFILES } = await import('../../src/models/sim/profiles.ts');
+  const { getFamily } = await import('../../src/verify/index.ts');
+  const family = getFamily('ifeval');
+  const c = {
+    id: 'x',
+    family: 'ifeval',
+    source: 'mine',
+    task: 'p',
+    targets: {
+      instruction_id_list: ['punctuation:no_comma', 'detectable_format:title', 'startend:end_checker', 'detectable_content:postscript'],
+      kwargs: [{}, {}, { end_phrase: 'Any other questions?' }, { postscript_marker: 'P.P.S' }],
+    },
+  };
+  const draft = 'Well, this is a draft, with commas.';
+  const report = family.feedback(family.verify(draft, c), c);
+  assert.deepEqual(
+    parseIfevalReport(report)!.map((x) => x.id),
+    c.targets.instruction_id_list,
+  );
+  const revised = reviseIfeval(draft, report, { ...SIM_PROFILES.ideal.params, fix: 1 }, stream('k', 'decisions'))!;
+  assert.equal(revised.fixed.length, 4);
+  const state = family.verify(revised.text, c);
+  assert.deepEqual(state.follow_instruction_list_strict, [true, true, true, true]);
+  assert.equal(reviseIfeval(draft, 'DETERMINISTIC VERIFIER REPORT\n- total words: …', SIM_PROFILES.ideal.params, stream('k', 'd')), null);
+});

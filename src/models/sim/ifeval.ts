@@ -42,7 +42,10 @@ export function reviseIfeval(draft: string, report: string, p: SimParams, rng: H
   if (!unmet) return null;
   let text = draft;
   const fixed: string[] = [];
-  for (const { id, detail } of unmet) {
+  // Fixes that must see the final text come last: the end phrase, then the quotes around everything.
+  const LAST = ['startend:end_checker', 'startend:quotation'];
+  const ordered = [...unmet.filter((u) => !LAST.includes(u.id)), ...LAST.flatMap((id) => unmet.filter((u) => u.id === id))];
+  for (const { id, detail } of ordered) {
     const fix = FIXERS[id];
     if (fix && rng.chance(p.fix)) {
       text = fix(text, detail);
