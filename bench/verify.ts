@@ -7,9 +7,9 @@
 // Single-threaded (one core). Run: npx tsx bench/verify.ts [--seconds S]
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { sharedDataFile } from '../src/util/shared-data.ts';
-import { countWords, getDefaultPunkt, wordMatches } from '../src/text/index.ts';
-import { getFamily, type ConstraintCase, type Family } from '../src/verify/index.ts';
+import { sharedDataFile } from '../src/core/util/shared-data.ts';
+import { countWords, getDefaultPunkt, wordMatches } from '../src/core/text/index.ts';
+import { getFamily, type ConstraintCase, type Family } from '../src/core/verify/index.ts';
 
 interface Job {
   family: Family;

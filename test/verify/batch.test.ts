@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { verifyBatch, verifyBatchToFile } from '../../src/verify/index.ts';
+import { verifyBatch, verifyBatchToFile } from '../../src/core/verify/index.ts';
 
 const line = (id: number, words: number) =>
   JSON.stringify({ id, family: 'exact-length', target: 3, anchors: [], text: Array.from({ length: words }, () => 'w').join(' ') }) + '\n';

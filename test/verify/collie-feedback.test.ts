@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { requirePunkt } from '../helpers.ts';
-import { getFamily, type ConstraintCase } from '../../src/verify/index.ts';
+import { getFamily, type ConstraintCase } from '../../src/core/verify/index.ts';
 
 const punkt = requirePunkt();
 const SUFFIX =

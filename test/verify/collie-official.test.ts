@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { requirePunkt, requireShared } from '../helpers.ts';
-import { getFamily, type ConstraintCase } from '../../src/verify/index.ts';
-import { pyStrip } from '../../src/util/python.ts';
+import { getFamily, type ConstraintCase } from '../../src/core/verify/index.ts';
+import { pyStrip } from '../../src/core/py/format.ts';
 
 const FIXTURES = new URL('../fixtures/collie/', import.meta.url);
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8'));

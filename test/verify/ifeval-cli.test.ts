@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { requirePunkt, requireShared } from '../helpers.ts';
-import { analyzeIfeval, renderIfeval } from '../../src/analysis/ifeval.ts';
+import { analyzeIfeval, renderIfeval } from '../../src/studies/revision/analysis/ifeval.ts';
 import type { TrajectoryRecord } from '../../src/store/types.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -202,7 +202,7 @@ test('sim: an IFEval report makes the controller fix the listed instructions of 
   const { reviseIfeval, parseIfevalReport } = await import('../../src/models/sim/ifeval.ts');
   const { stream } = await import('../../src/models/sim/rng.ts');
   const { SIM_PROFILES } = await import('../../src/models/sim/profiles.ts');
-  const { getFamily } = await import('../../src/verify/index.ts');
+  const { getFamily } = await import('../../src/core/verify/index.ts');
   const family = getFamily('ifeval');
   const c = {
     id: 'x',

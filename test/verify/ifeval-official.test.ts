@@ -14,9 +14,9 @@ import {
   looseVariants,
   type ConstraintCase,
   type IfevalState,
-} from '../../src/verify/index.ts';
-import { buildInstructions } from '../../src/verify/ifeval/evaluate.ts';
-import type { BuiltInstruction } from '../../src/verify/ifeval/instructions.ts';
+} from '../../src/core/verify/index.ts';
+import { buildInstructions } from '../../src/core/verify/ifeval/evaluate.ts';
+import type { BuiltInstruction } from '../../src/core/verify/ifeval/instructions.ts';
 
 const FIXTURES = new URL('../fixtures/ifeval/', import.meta.url);
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8'));
