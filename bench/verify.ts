@@ -1,6 +1,9 @@
 // Verification throughput over every COLLIE witness (../shared/data/collie/collie_all.jsonl):
 // each c05/c07/c09/c10/c12 witness under its own family, and every witness (all 2,080) under
 // exact-length with target = its own word count and up to 4 anchors taken from its words.
+// Then the other COLLIE structures (c01 c02 c03 c04 c06a c08 c11 c14) and IFEval (all 541 prompts of
+// ../shared/data/ifeval/input_data.jsonl) on long outputs: each text is the case's own witness (IFEval:
+// none) followed by other witnesses until it has at least LONG_CHARS characters, separated by blank lines.
 // Single-threaded (one core). Run: npx tsx bench/verify.ts [--seconds S]
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -121,3 +124,53 @@ for (const g of ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12']) {
 const structuredJobs = jobs.filter((j) => j.family.name !== 'exact-length');
 console.log(line('structured', structuredJobs.length, measure(structuredJobs)));
 console.log(line('all', jobs.length, measure(jobs), '  (target >= 20,000/s)'));
+
+// ---- the other COLLIE structures and IFEval, on long outputs ------------------------------------
+const LONG_CHARS = 8000;
+function longText(start: string, i: number): string {
+  let text = start;
+  for (let k = 1; text.length < LONG_CHARS; k++) text += '\n\n' + rows[(i + k * 37) % rows.length].witness;
+  return text;
+}
+const longJobs: Job[] = [];
+rows.forEach((row, i) => {
+  if (['c05', 'c07', 'c09', 'c10', 'c12'].includes(row.structure)) return;
+  const text = longText(row.witness, i);
+  longJobs.push({
+    family: getFamily(row.structure),
+    case: { id: row.id, family: row.structure, source: row.source, targets: row.targets },
+    text,
+    bytes: Buffer.byteLength(text, 'utf8'),
+  });
+});
+const ifevalPath = sharedDataFile('ifeval', 'input_data.jsonl');
+if (ifevalPath) {
+  readFileSync(ifevalPath, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .forEach((l, i) => {
+      const r = JSON.parse(l);
+      // A long answer with some markdown, so the format checks have something to scan.
+      const text = `<<Answer>>\n* first point\n* second point\n${longText(rows[i].witness, i)}\n\nP.S. *done*`;
+      longJobs.push({
+        family: getFamily('ifeval'),
+        case: {
+          id: `ifeval__${r.key}`,
+          family: 'ifeval',
+          source: 'ifeval',
+          task: r.prompt,
+          targets: { instruction_id_list: r.instruction_id_list, kwargs: r.kwargs },
+        },
+        text,
+        bytes: Buffer.byteLength(text, 'utf8'),
+      });
+    });
+} else console.log('  (../shared/data/ifeval/input_data.jsonl not found: IFEval skipped)');
+const meanChars = Math.round(longJobs.reduce((n, j) => n + j.text.length, 0) / Math.max(1, longJobs.length));
+console.log(`\nlong outputs (mean ${meanChars.toLocaleString('en-US')} characters per text)`);
+for (const g of ['c01', 'c02', 'c03', 'c04', 'c06a', 'c08', 'c11', 'c14', 'ifeval']) {
+  const sel = longJobs.filter((j) => j.family.name === g);
+  if (!sel.length) continue;
+  const r = measure(sel);
+  console.log(line(g, sel.length, r, `  (joint ${r.joint}/${sel.length})`));
+}

@@ -6,6 +6,7 @@ import { loadCaseSet } from '../core/cases/load.ts';
 import type { CaseFormat } from '../core/cases/types.ts';
 import { slug } from '../core/util/slug.ts';
 import { getFamily } from '../core/verify/registry.ts';
+import { withIfevalMode } from '../core/verify/index.ts';
 import type { PromptVariant } from '../core/verify/types.ts';
 import type { HistoryPolicy } from '../engine/history.ts';
 import { protocolName, type ProtocolConfig } from '../engine/protocol.ts';
@@ -36,6 +37,8 @@ export interface RunCasesOptions {
   concurrency?: number;
   /** Stop after this many protocol-incomplete trajectories in a row (0 = never). */
   maxConsecutiveFailures?: number;
+  /** IFEval cases: joint success from the strict (default) or the loose follow list; part of each case, so of the plan. */
+  ifevalMode?: 'strict' | 'loose';
   /** Operational settings recorded with the session (never part of the plan). */
   sessionOptions?: Record<string, unknown>;
   signal?: AbortSignal;
@@ -73,12 +76,19 @@ export interface RunCasesOutcome {
 }
 
 /** The run id a command gets when none is given: the same command always resumes the same run. */
-export function defaultRunId(casesPath: string, model: Model, protocol: ProtocolConfig, limit: number | undefined): string {
+export function defaultRunId(
+  casesPath: string,
+  model: Model,
+  protocol: ProtocolConfig,
+  limit: number | undefined,
+  ifevalMode: 'strict' | 'loose' = 'strict',
+): string {
   const parts = [slug(basename(casesPath).replace(/\.jsonl?$/i, '')), slug(model.label)];
   const name = protocolName(protocol);
   if (name !== 'paper') parts.push(slug(name.replace(/^paper\+/, '')));
   if (protocol.budget !== 8) parts.push(`T${protocol.budget}`);
   if (limit !== undefined) parts.push(`n${limit}`);
+  if (ifevalMode === 'loose') parts.push('ifeval-loose');
   return parts.join('__');
 }
 
@@ -105,11 +115,13 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
   const loaded = await loadCaseSet(o.cases, o.format ? { format: o.format } : {});
   if (loaded.unsupported.length)
     hooks.onNote?.(`${loaded.unsupported.length} rows of ${o.cases} have structures without a family and are not run`);
-  const cases = o.limit !== undefined ? loaded.cases.slice(0, o.limit) : loaded.cases;
+  let cases = o.limit !== undefined ? loaded.cases.slice(0, o.limit) : loaded.cases;
+  // The loose mode is part of each IFEval case, so it is in the plan and audits replay it (strict = unset).
+  if (o.ifevalMode === 'loose') cases = cases.map((c) => withIfevalMode(c, 'loose'));
   if (!cases.length) throw new UserError(`${o.cases}: no runnable cases`);
   const model = await createModel(o.model, modelOptions);
   const simulated = model.capabilities.simulated;
-  const runId = o.runId ?? defaultRunId(o.cases, model, protocol, o.limit);
+  const runId = o.runId ?? defaultRunId(o.cases, model, protocol, o.limit, o.ifevalMode);
   const store = await openStore(o.store);
   try {
     const prior = await store.getRun(runId);

@@ -39,5 +39,5 @@ test('cases manifest --json prints the manifest loadCaseSet computes; readable b
   assert.match(h.stdout, /manifest sha256 [0-9a-f]{64}\n/);
   const bad = revloop(['cases', 'manifest', file, '--format', 'tsv']);
   assert.equal(bad.code, 2);
-  assert.equal(bad.stderr, "revloop: unknown case format 'tsv'; formats: paper-exact, paper-structured, collie, native\n");
+  assert.equal(bad.stderr, "revloop: unknown case format 'tsv'; formats: paper-exact, paper-structured, collie, native, ifeval\n");
 });

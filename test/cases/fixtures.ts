@@ -122,10 +122,11 @@ export function collieRows(): Record<string, unknown>[] {
       official_check: true,
     },
     {
-      id: 'collie__mine_c14__0000',
-      key: 'mine_c14',
+      // A structure COLLIE's data does not have (all 13 that it has are runnable): reported, not dropped.
+      id: 'collie__mine_c13__0000',
+      key: 'mine_c13',
       source: 'mine',
-      structure: 'c14',
+      structure: 'c13',
       index: 0,
       prompt: 'Please generate a passage.',
       witness: 'A first paragraph. It ends.',

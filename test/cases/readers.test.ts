@@ -151,15 +151,15 @@ test(
     assert.equal(set.cases[0].task, "Please generate a sentence containing the word 'Lena', 'is', 'heron'.");
     assert.deepEqual(
       set.unsupported.map((u) => [u.line, u.id, u.structure]),
-      [[2, 'collie__mine_c14__0000', 'c14']],
+      [[2, 'collie__mine_c13__0000', 'c13']],
     );
     assert.deepEqual(set.manifest.unsupported, {
       count: 1,
-      by_structure: { c14: 1 },
-      rows: [{ id: 'collie__mine_c14__0000', structure: 'c14', sha256: rowSha256(collieRows()[1]) }],
+      by_structure: { c13: 1 },
+      rows: [{ id: 'collie__mine_c13__0000', structure: 'c13', sha256: rowSha256(collieRows()[1]) }],
     });
     assert.deepEqual(await problemsOf(path, { strict: true }), [
-      `${path}:2: structure: structure c14 has no family (runnable: c05, c07, c09, c10, c12)`,
+      `${path}:2: structure: structure c13 has no family (runnable: c01, c02, c03, c04, c05, c06a, c07, c08, c09, c10, c11, c12, c14)`,
     ]);
   },
 );
@@ -187,7 +187,7 @@ test('native: any family, optional source, unknown fields and families refused, 
   ]);
   assert.deepEqual(await problemsOf(bad), [
     `${bad}:1: anchor: unknown field; native case fields are id, family, source, instruction, target, anchors, task, targets, witness, meta`,
-    `${bad}:2: family: unknown family 'c99'; known families: exact-length, c05, c07, c09, c10, c12`,
+    `${bad}:2: family: unknown family 'c99'; known families: exact-length, c05, c07, c09, c10, c12, c01, c02, c03, c04, c06a, c08, c11, c14, ifeval`,
     `${bad}:3: witness: does not pass its own verifier: - required word 'heron': present=false`,
     `${bad}:4: expected a JSON object`,
   ]);
@@ -312,13 +312,27 @@ test(
 );
 
 test(
-  "COLLIE's collie_all.jsonl: 1,335 runnable cases, 745 rows reported as unsupported",
+  "COLLIE's collie_all.jsonl: all 2,080 rows of the 13 structures are runnable, every witness passes",
   { skip: collie.skip || skipStructured },
   async () => {
-    const set = await loadCaseSet(collie.path!);
+    const set = await loadCaseSet(collie.path!, { strict: true });
     assert.equal(set.format, 'collie');
-    assert.deepEqual(set.manifest.counts.by_family, { c05: 279, c07: 267, c09: 274, c10: 286, c12: 229 });
-    assert.equal(set.manifest.unsupported.count, 745);
-    assert.deepEqual(set.manifest.unsupported.by_structure, { c01: 100, c02: 98, c03: 7, c04: 113, c06a: 108, c08: 36, c11: 55, c14: 228 });
+    assert.equal(set.cases.length, 2080);
+    assert.deepEqual(set.manifest.counts.by_family, {
+      c01: 100,
+      c02: 98,
+      c03: 7,
+      c04: 113,
+      c05: 279,
+      c06a: 108,
+      c07: 267,
+      c08: 36,
+      c09: 274,
+      c10: 286,
+      c11: 55,
+      c12: 229,
+      c14: 228,
+    });
+    assert.equal(set.manifest.unsupported.count, 0);
   },
 );

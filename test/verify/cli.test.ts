@@ -84,7 +84,7 @@ const BATCH =
     JSON.stringify({ id: 'a1', family: 'exact-length', target: 5, anchors: ['five'], text: 'Exactly five words are here.' }),
     '{"id": "broken", "family": ',
     '',
-    JSON.stringify({ id: 7, family: 'c11', targets: [1], text: 'x' }),
+    JSON.stringify({ id: 7, family: 'c99', targets: [1], text: 'x' }),
     JSON.stringify({ family: 'exact-length', target: 3, anchors: [] }),
     JSON.stringify({ id: 'a2', family: 'exact-length', target: 'ten', anchors: [], text: 'x' }),
     JSON.stringify({ id: 'a3', family: 'exact-length', target: 2, anchors: [], text: ' two words \n' }),
@@ -94,7 +94,7 @@ const BATCH_OUT =
   [
     '{"id": "a1", "word_count": 5, "error": 0, "exact_length": true, "missing": [], "joint_success": true, "violation_vector": [0.0, 0.0]}',
     '{"id": null, "line": 2, "error": "invalid JSON (Unexpected end of JSON input)"}',
-    '{"id": 7, "line": 4, "error": "family: unknown family \'c11\'; known families: exact-length, c05, c07, c09, c10, c12"}',
+    '{"id": 7, "line": 4, "error": "family: unknown family \'c99\'; known families: exact-length, c05, c07, c09, c10, c12, c01, c02, c03, c04, c06a, c08, c11, c14, ifeval"}',
     '{"id": null, "line": 5, "error": "text: must be a string, got nothing"}',
     '{"id": "a2", "line": 6, "error": "target: must be an integer, got the string \\"ten\\""}',
     '{"id": "a3", "word_count": 2, "error": 0, "exact_length": true, "missing": [], "joint_success": true, "violation_vector": [0.0]}',
@@ -134,7 +134,7 @@ test('batch with a missing input file fails cleanly and writes nothing', () => {
 
 test('bad flags: clear message, non-zero exit, no stack trace', () => {
   assertUserError(revloop(['verify'], 'x'), /--family is required/);
-  assertUserError(revloop(['verify', '--family', 'c11'], 'x'), /unknown family 'c11'; known families: exact-length, c05/);
+  assertUserError(revloop(['verify', '--family', 'c99'], 'x'), /unknown family 'c99'; known families: exact-length, c05/);
   assertUserError(
     revloop(['verify', '--family', 'exact-length', '--target', 'abc'], 'x'),
     /--target must be a whole number of words, got 'abc'/,

@@ -147,9 +147,14 @@ test('registry: built-ins in order, unknown names list the known families', () =
       .map((f) => f.name),
     ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12'],
   );
+  assert.deepEqual(familyNames().slice(6, 15), ['c01', 'c02', 'c03', 'c04', 'c06a', 'c08', 'c11', 'c14', 'ifeval']);
   assert.throws(
-    () => getFamily('c11'),
-    (e: unknown) => e instanceof UserError && /unknown family 'c11'; known families: exact-length, c05, c07, c09, c10, c12/.test(e.message),
+    () => getFamily('c99'),
+    (e: unknown) =>
+      e instanceof UserError &&
+      /unknown family 'c99'; known families: exact-length, c05, c07, c09, c10, c12, c01, c02, c03, c04, c06a, c08, c11, c14, ifeval/.test(
+        e.message,
+      ),
   );
 });
 

@@ -1,6 +1,7 @@
 // `revloop run`: plan and run (or resume) the closed loop over a case set. Parses flags into
 // app/run.ts's typed options, shows progress, stops cleanly on Ctrl-C and says what to do next.
 import type { Command } from 'commander';
+import { UsageError } from '../../core/errors.ts';
 import { markedName } from '../../core/simulated.ts';
 import {
   addModelOptions,
@@ -29,6 +30,7 @@ export interface RunFlags extends ModelFlags {
   format?: string;
   maxConsecutiveFailures?: string;
   plugin?: string[];
+  ifevalMode?: string;
 }
 
 export function register(program: Command): void {
@@ -42,7 +44,7 @@ export function register(program: Command): void {
         'last accepted draft. A different plan under an existing run id is refused. Ctrl-C stops cleanly. ' +
         'See docs/running.md.',
     )
-    .requiredOption('--cases <file>', 'case file (paper, COLLIE or native JSON Lines)')
+    .requiredOption('--cases <file>', 'case file (paper, COLLIE, IFEval or native JSON Lines)')
     .requiredOption('--model <spec>', 'openai:<model>, openai-compatible:<url>#<model>, vllm:<url>#<model>, gguf:<path>, sim:<profile>')
     .option('--store <db>', 'SQLite store file', 'runs.db')
     .option('--run-id <id>', 'run id (default: <cases>__<model label>[__<protocol>])')
@@ -51,7 +53,8 @@ export function register(program: Command): void {
     .option('--variant <name>', 'prompt wording: baseline | structured | concise', 'baseline')
     .option('--concurrency <n>', 'trajectories in flight at once', '4')
     .option('--limit <n>', 'only the first n cases')
-    .option('--format <name>', 'case format: paper-exact, paper-structured, collie, native (default: detect)')
+    .option('--format <name>', 'case format: paper-exact, paper-structured, collie, native, ifeval (default: detect)')
+    .option('--ifeval-mode <mode>', 'IFEval cases: joint success from the strict or the loose follow list', 'strict')
     .option('--max-consecutive-failures <n>', 'stop after n protocol-incomplete trajectories in a row (0 = never)', '3')
     .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, []);
   addModelOptions(cmd).action(async (flags: RunFlags) => {
@@ -77,6 +80,7 @@ const RESUME_FLAGS: ReadonlyArray<[keyof RunFlags, string, string | undefined]> 
   ['modelConcurrency', '--model-concurrency', undefined],
   ['concurrency', '--concurrency', '4'],
   ['maxConsecutiveFailures', '--max-consecutive-failures', '3'],
+  ['ifevalMode', '--ifeval-mode', 'strict'],
 ];
 
 /**
@@ -99,7 +103,11 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
   await loadFamilyPlugins(flags.plugin ?? []);
   const { parseFormat } = await import('../../core/cases/load.ts');
   const maxConsecutiveFailures = wholeNumber('--max-consecutive-failures', flags.maxConsecutiveFailures, { min: 0 }) ?? 3;
+  const ifevalMode = flags.ifevalMode ?? 'strict';
+  if (ifevalMode !== 'strict' && ifevalMode !== 'loose')
+    throw new UsageError('--ifeval-mode', `--ifeval-mode: expected strict or loose, got '${ifevalMode}'`);
   const options = {
+    ifevalMode: ifevalMode as 'strict' | 'loose',
     cases: flags.cases,
     format: flags.format ? parseFormat(flags.format) : undefined,
     limit: wholeNumber('--limit', flags.limit, { min: 1 }),

@@ -16,6 +16,7 @@ interface VerifyOptions {
   jsonl?: string;
   output?: string;
   plugin?: string[];
+  ifevalMode?: string;
 }
 
 const SINGLE_ONLY = ['family', 'target', 'anchors', 'targets', 'textFile', 'feedback', 'variant', 'json'] as const;
@@ -40,10 +41,14 @@ export function register(program: Command): void {
         'exactly as the reference protocol records them), or verify a JSON Lines batch with --jsonl. ' +
         'The text is stripped (Python str.strip()) first, as the protocol does with every draft.',
     )
-    .option('--family <name>', 'constraint family: exact-length, c05, c07, c09, c10, c12 or a registered one')
+    .option('--family <name>', 'constraint family: exact-length, c01…c14 (COLLIE), ifeval, or a registered one')
     .option('--target <n>', 'exact-length: the target word count')
     .option('--anchors <list>', 'exact-length: required anchors separated by \';\' (e.g. "IPO;quiet period")')
-    .option('--targets <json>', "c05/c07/c09/c10/c12: the COLLIE targets as JSON (e.g. '[3, 5, 20]' for c10)")
+    .option(
+      '--targets <json>',
+      'COLLIE families: the targets as JSON (e.g. \'[3, 5, 20]\' for c10); ifeval: \'{"instruction_id_list": [...], "kwargs": [...]}\'',
+    )
+    .option('--ifeval-mode <mode>', 'ifeval: the follow list joint success uses, strict or loose', 'strict')
     .option('--text-file <file>', 'read the text from this file (default: standard input)')
     .option('--json', 'print the state as one JSON object (Python json.dumps bytes)')
     .option('--feedback', 'also print the exact feedback message the model would receive')
@@ -56,7 +61,8 @@ export function register(program: Command): void {
       '\nExamples:\n' +
         '  revloop verify --family exact-length --target 120 --anchors "IPO;quiet period" < draft.txt\n' +
         "  revloop verify --family c10 --targets '[3, 5, 20]' --text-file draft.txt --feedback\n" +
-        '  revloop verify --jsonl texts.jsonl -o states.jsonl\n',
+        '  revloop verify --jsonl texts.jsonl -o states.jsonl\n' +
+        '  revloop verify --jsonl ifeval-responses.jsonl --ifeval-mode loose\n',
     )
     .action(async (opts: VerifyOptions, cmd: Command) => {
       const { loadFamilyPlugins } = await import('../../core/verify/index.ts');
@@ -68,6 +74,12 @@ export function register(program: Command): void {
 
 function explicitlySet(cmd: Command, key: string): boolean {
   return cmd.getOptionValueSource(key) === 'cli';
+}
+
+function ifevalMode(opts: VerifyOptions): 'strict' | 'loose' {
+  const mode = opts.ifevalMode ?? 'strict';
+  if (mode !== 'strict' && mode !== 'loose') throw new UserError(`--ifeval-mode must be strict or loose, got '${mode}'`);
+  return mode;
 }
 
 async function runBatch(opts: VerifyOptions, cmd: Command): Promise<void> {
@@ -87,9 +99,10 @@ async function runBatch(opts: VerifyOptions, cmd: Command): Promise<void> {
         process.stderr.write(`\rverified ${done} lines (${failed} failed), ${Math.round(rate)} lines/s`);
       }
     : undefined;
+  const request = { ifevalMode: ifevalMode(opts) };
   const summary = opts.output
-    ? await verifyBatchToFile(input, opts.output, { onProgress })
-    : await verifyBatch(input, process.stdout, { onProgress });
+    ? await verifyBatchToFile(input, opts.output, { onProgress, request })
+    : await verifyBatch(input, process.stdout, { onProgress, request });
   if (tty && summary.lines >= 1000) process.stderr.write('\n');
   if (summary.failed > 0) {
     process.stderr.write(
@@ -124,7 +137,7 @@ function parseTargets(raw: string): unknown {
 async function runSingle(opts: VerifyOptions): Promise<void> {
   if (opts.output) throw new UserError('--output is for batches (--jsonl); a single result goes to standard output');
   if (!opts.family)
-    throw new UserError('--family is required (exact-length, c05, c07, c09, c10, c12 or a registered family), or use --jsonl for a batch');
+    throw new UserError('--family is required (exact-length, c01…c14, ifeval or a registered family), or use --jsonl for a batch');
   const { caseFromRequest, getFamily, PROMPT_VARIANTS, stateEnergy } = await import('../../core/verify/index.ts');
   const { pyJsonDumps, pyFloatRepr, pyStrip } = await import('../../core/py/format.ts');
   const variant = opts.variant ?? 'baseline';
@@ -141,7 +154,7 @@ async function runSingle(opts: VerifyOptions): Promise<void> {
       .filter((a) => a !== '');
   if (opts.targets !== undefined) req.targets = parseTargets(opts.targets);
   if (family.name === 'exact-length' && req.anchors === undefined) req.anchors = [];
-  const built = caseFromRequest(req as any);
+  const built = caseFromRequest(req as any, { ifevalMode: ifevalMode(opts) });
   if (!built.ok) {
     const flag = (f: string) => (f === 'target' ? '--target' : f === 'anchors' ? '--anchors' : f === 'targets' ? '--targets' : f);
     throw new UserError(

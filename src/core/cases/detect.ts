@@ -6,6 +6,7 @@ const has = (row: Record<string, unknown>, ...keys: string[]) => keys.every((k) 
 /** The format a row looks like, or null when it matches none. */
 export function detectRowFormat(row: Record<string, unknown>): CaseFormat | null {
   if (has(row, 'prompt', 'structure', 'witness', 'targets')) return 'collie';
+  if (has(row, 'key', 'prompt', 'instruction_id_list', 'kwargs') && !('family' in row)) return 'ifeval';
   if (has(row, 'structure', 'task', 'targets')) return 'paper-structured';
   if (has(row, 'instruction', 'anchors', 'target') && !('family' in row)) return 'paper-exact';
   if (typeof row.family === 'string' && !('structure' in row)) return 'native';
@@ -17,4 +18,5 @@ export const FORMAT_HINTS: Record<CaseFormat, string> = {
   'paper-structured': 'rows with id, structure, task, targets, witness, source (*_constraints_combined480.jsonl)',
   collie: 'rows with id, structure, prompt, targets, witness, source (collie_all.jsonl)',
   native: "rows with id, family and the family's fields (docs/cases.md)",
+  ifeval: 'rows with key, prompt, instruction_id_list, kwargs (IFEval input_data.jsonl)',
 };

@@ -8,8 +8,9 @@ import { readJsonlLines } from '../util/jsonl.ts';
 import type { ConstraintCase } from '../verify/types.ts';
 import { FORMAT_HINTS, detectRowFormat } from './detect.ts';
 import { CaseSetError, DEFAULT_MAX_SHOWN } from './errors.ts';
-import { readCollieRow } from './formats/collie.ts';
+import { COLLIE_STRUCTURES, readCollieRow } from './formats/collie.ts';
 import type { Row, RowResult } from './formats/common.ts';
+import { readIfevalRow } from './formats/ifeval.ts';
 import { readNativeRow } from './formats/native.ts';
 import { readPaperExactRow } from './formats/paper-exact.ts';
 import { readPaperStructuredRow } from './formats/paper-structured.ts';
@@ -22,6 +23,7 @@ const READERS: Record<CaseFormat, (row: Row) => RowResult> = {
   'paper-structured': readPaperStructuredRow,
   collie: readCollieRow,
   native: readNativeRow,
+  ifeval: readIfevalRow,
 };
 
 export interface LoadOptions {
@@ -103,7 +105,7 @@ export async function validateCaseFile(path: string, options: LoadOptions = {}):
         problems.push({
           line: item.line,
           field: 'structure',
-          problem: `structure ${result.structure} has no family (runnable: c05, c07, c09, c10, c12)`,
+          problem: `structure ${result.structure} has no family (runnable: ${COLLIE_STRUCTURES.join(', ')})`,
         });
       else unsupported.push({ line: item.line, id: result.id, structure: result.structure, sha256: rowSha256(row) });
       continue;

@@ -4,11 +4,12 @@ import type { ConstraintCase } from '../verify/types.ts';
 /**
  * - `paper-exact`: the paper's exact-length schema (generation_combined480.jsonl).
  * - `paper-structured`: the paper's lexical/compositional schema (*_constraints_combined480.jsonl).
- * - `collie`: rows of COLLIE's data as in collie_all.jsonl (only c05/c07/c09/c10/c12 are runnable).
+ * - `collie`: rows of COLLIE's data as in collie_all.jsonl (all 13 structures).
  * - `native`: revloop's own JSON Lines format, for any family including registered ones.
+ * - `ifeval`: IFEval's input_data.jsonl rows ({key, prompt, instruction_id_list, kwargs}).
  */
-export type CaseFormat = 'paper-exact' | 'paper-structured' | 'collie' | 'native';
-export const CASE_FORMATS: readonly CaseFormat[] = ['paper-exact', 'paper-structured', 'collie', 'native'];
+export type CaseFormat = 'paper-exact' | 'paper-structured' | 'collie' | 'native' | 'ifeval';
+export const CASE_FORMATS: readonly CaseFormat[] = ['paper-exact', 'paper-structured', 'collie', 'native', 'ifeval'];
 
 /** One problem in one row: rendered `file:line: field: problem`. */
 export interface CaseProblem {

@@ -13,6 +13,7 @@ const FIELD_NAMES: Record<CaseFormat, Record<string, string>> = {
   'paper-structured': {},
   collie: { task: 'prompt' },
   native: {},
+  ifeval: { task: 'prompt', targets: 'kwargs' },
 };
 
 export function rowField(format: CaseFormat, caseField: string): string {

@@ -9,13 +9,15 @@ import { requireOutputFolder, tempPathFor } from '../util/atomic-file.ts';
 import { UserError } from '../errors.ts';
 import { readJsonlLines } from '../util/jsonl.ts';
 import { pyJsonDumps, pyStrip } from '../py/format.ts';
-import { caseFromRequest, type VerifyRequest } from './input.ts';
+import { caseFromRequest, type RequestOptions, type VerifyRequest } from './input.ts';
 import { verifyRecord } from './records.ts';
 
 export interface BatchOptions {
   /** Called every `progressEvery` lines with the number of lines done so far. */
   onProgress?: (done: number, failed: number) => void;
   progressEvery?: number;
+  /** How bare rows become cases (e.g. the IFEval mode for rows that do not set one). */
+  request?: RequestOptions;
 }
 
 export interface BatchSummary {
@@ -25,7 +27,7 @@ export interface BatchSummary {
 }
 
 /** Verifies one parsed input line; returns the output record. */
-export function verifyLine(value: unknown, line: number): { record: Record<string, unknown>; ok: boolean } {
+export function verifyLine(value: unknown, line: number, request: RequestOptions = {}): { record: Record<string, unknown>; ok: boolean } {
   const fail = (id: unknown, error: string) => ({ record: { id: id ?? null, line, error }, ok: false });
   if (!value || typeof value !== 'object' || Array.isArray(value)) return fail(null, 'expected a JSON object');
   const req = value as VerifyRequest;
@@ -33,7 +35,7 @@ export function verifyLine(value: unknown, line: number): { record: Record<strin
   if (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number')
     return fail(null, 'id: must be a string or a number');
   if (typeof req.text !== 'string') return fail(id, `text: must be a string, got ${req.text === undefined ? 'nothing' : typeof req.text}`);
-  const built = caseFromRequest(req);
+  const built = caseFromRequest(req, request);
   if (!built.ok) return fail(id, built.problems.map(([f, p]) => `${f}: ${p}`).join('; '));
   try {
     // The protocol verifies the stripped text (Python str.strip()).
@@ -53,7 +55,7 @@ export async function verifyBatch(input: string | Readable, output: Writable, op
     summary.lines++;
     const { record, ok } = item.error
       ? { record: { id: null, line: item.line, error: item.error }, ok: false }
-      : verifyLine(item.value, item.line);
+      : verifyLine(item.value, item.line, options.request);
     if (ok) summary.verified++;
     else summary.failed++;
     if (!output.write(pyJsonDumps(record) + '\n')) await once(output, 'drain');

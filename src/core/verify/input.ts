@@ -6,6 +6,11 @@ import type { ConstraintCase, Family } from './types.ts';
 
 const PROMPT_ONLY_FIELDS = new Set(['instruction', 'task']);
 
+export interface RequestOptions {
+  /** IFEval: the follow list joint success uses, for rows that do not say (`--ifeval-mode`). */
+  ifevalMode?: 'strict' | 'loose';
+}
+
 export interface VerifyRequest {
   id?: unknown;
   family: unknown;
@@ -17,7 +22,7 @@ export interface VerifyRequest {
 
 export type RequestResult = { ok: true; family: Family; case: ConstraintCase } | { ok: false; problems: Array<[string, string]> };
 
-export function caseFromRequest(req: VerifyRequest): RequestResult {
+export function caseFromRequest(req: VerifyRequest, options: RequestOptions = {}): RequestResult {
   if (typeof req.family !== 'string' || req.family === '') {
     return { ok: false, problems: [['family', `must name a family (${familyNames().join(', ')})`]] };
   }
@@ -33,6 +38,15 @@ export function caseFromRequest(req: VerifyRequest): RequestResult {
   if (req.anchors !== undefined) c.anchors = req.anchors as string[];
   if (req.targets !== undefined) c.targets = req.targets;
   for (const k of ['instruction', 'task', 'witness'] as const) if (typeof req[k] === 'string') c[k] = req[k] as string;
+  // IFEval rows: {prompt, instruction_id_list, kwargs} as in IFEval's input_data.jsonl.
+  if (typeof req.prompt === 'string' && c.task === undefined) c.task = req.prompt;
+  if (req.targets === undefined && (req.instruction_id_list !== undefined || req.kwargs !== undefined)) {
+    c.targets = { instruction_id_list: req.instruction_id_list, kwargs: req.kwargs };
+  }
+  const t = c.targets as Record<string, unknown> | undefined;
+  if (family.name === 'ifeval' && options.ifevalMode && t && typeof t === 'object' && t.mode === undefined) {
+    c.targets = { ...t, mode: options.ifevalMode };
+  }
   const problems = family.validateCase(c).filter(([field]) => !(PROMPT_ONLY_FIELDS.has(field) && req[field] === undefined));
   return problems.length ? { ok: false, problems } : { ok: true, family, case: c };
 }

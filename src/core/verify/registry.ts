@@ -1,11 +1,22 @@
-// The family registry: the six built-in families plus any the user registers. Everything that
+// The family registry: the built-in families plus any the user registers. Everything that
 // takes a family name (case readers, `revloop verify`, the run engine) resolves it here.
 import { UserError } from '../errors.ts';
+import { COLLIE_FAMILIES } from './collie/families.ts';
 import { exactLengthFamily } from './exact-length.ts';
+import { ifevalFamily } from './ifeval/family.ts';
 import { c05Family, c07Family, c09Family, c10Family, c12Family } from './structured/families.ts';
 import type { Family, VerifierState } from './types.ts';
 
-const BUILTINS: Family<any>[] = [exactLengthFamily, c05Family, c07Family, c09Family, c10Family, c12Family];
+const BUILTINS: Family<any>[] = [
+  exactLengthFamily,
+  c05Family,
+  c07Family,
+  c09Family,
+  c10Family,
+  c12Family,
+  ...COLLIE_FAMILIES,
+  ifevalFamily,
+];
 const families = new Map<string, Family<any>>(BUILTINS.map((f) => [f.name, f]));
 
 const NAME_RE = /^[a-z0-9][a-z0-9._-]*$/;
@@ -51,7 +62,7 @@ export function hasFamily(name: string): boolean {
   return families.has(name);
 }
 
-/** Every family: the built-ins first (exact-length, c05, c07, c09, c10, c12), then user families in registration order. */
+/** Every family: the built-ins first (exact-length, c05, c07, c09, c10, c12, the other COLLIE structures, ifeval), then user families in registration order. */
 export function listFamilies(): Family[] {
   return [...families.values()];
 }

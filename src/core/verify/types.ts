@@ -1,13 +1,14 @@
 // The verifier contract shared by every constraint family. A verifier is pure and deterministic:
 // (text, case) → state. Feedback rendering and prompts are separate functions of the family.
+import { COLLIE_CODES, type CollieCode } from './collie/types.ts';
 
 /** Prompt/feedback wording variants. "baseline" is the reference protocol. */
 export type PromptVariant = 'baseline' | 'structured' | 'concise';
 export const PROMPT_VARIANTS: readonly PromptVariant[] = ['baseline', 'structured', 'concise'];
 
 /** Built-in family names; users may register more. */
-export type BuiltinFamily = 'exact-length' | 'c05' | 'c07' | 'c09' | 'c10' | 'c12';
-export const BUILTIN_FAMILIES: readonly BuiltinFamily[] = ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12'];
+export type BuiltinFamily = 'exact-length' | 'c05' | 'c07' | 'c09' | 'c10' | 'c12' | CollieCode | 'ifeval';
+export const BUILTIN_FAMILIES: readonly BuiltinFamily[] = ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12', ...COLLIE_CODES, 'ifeval'];
 
 /**
  * A verifier state. Field names and order are the reference's (docs/protocol.md §1.6); every state has
@@ -30,7 +31,7 @@ export interface ConstraintCase {
   instruction?: string;
   target?: number;
   anchors?: string[];
-  /** Structured (COLLIE) families: the task text and the COLLIE targets. */
+  /** Structured (COLLIE) families: the task text and the COLLIE targets. IFEval: the prompt, and {instruction_id_list, kwargs, mode?}. */
   task?: string;
   targets?: unknown;
   /**

@@ -9,6 +9,7 @@
 import { canonicalJson, sha256Hex } from '../../core/util/hash.ts';
 import type { ChatMessage } from '../types.ts';
 import type { SimParams } from './profiles.ts';
+import { reviseIfeval } from './ifeval.ts';
 import { parseReport, type ExactReport, type StructuredReport } from './report.ts';
 import { HashRng, stream } from './rng.ts';
 import { parseTask, type SimTask } from './task.ts';
@@ -314,7 +315,13 @@ export function simulate(messages: ChatMessage[], p: SimParams): SimOutput {
   const drafts = messages.filter((m) => m.role === 'assistant').map((m) => m.content);
   const last = messages[messages.length - 1];
 
-  if (task.family === 'unknown') return { text: draft(task, layout, p, rng), decision: { kind: 'unknown-task', family: task.family } };
+  if (task.family === 'unknown') {
+    // An IFEval report (the only unparsed task whose report it can act on): fix the listed instructions.
+    const revised =
+      drafts.length && last?.role === 'user' && last !== users[0] ? reviseIfeval(drafts[drafts.length - 1], last.content, p, rng) : null;
+    if (revised) return { text: revised.text, decision: { kind: 'revise', family: task.family, detail: { fixed: revised.fixed } } };
+    return { text: draft(task, layout, p, rng), decision: { kind: 'unknown-task', family: task.family } };
+  }
   if (!drafts.length || last?.role !== 'user' || last === users[0]) {
     return { text: draft(task, layout, p, rng), decision: { kind: 'draft', family: task.family } };
   }

@@ -6,14 +6,21 @@ import type { ReportModel } from '../kit/report-model.ts';
 import type { Study } from '../kit/study.ts';
 import { shareOf, shortTime } from '../kit/run-status.ts';
 import { analyzeTrajectories } from './analysis/analyze.ts';
+import { analyzeIfeval, renderIfeval, type IfevalAnalysis } from './analysis/ifeval.ts';
 import { renderAnalysis } from './analysis/render.ts';
 import type { AnalysisResult } from './analysis/types.ts';
 import { loadRevisionInputs, type RevisionInputs } from './from-store.ts';
 import { buildReportModel, drilldownLabels, labelTrajectory } from './report-model.ts';
-import { revisionSections } from './sections.ts';
+import { ifevalSections, revisionSections } from './sections.ts';
 
 export interface RevisionAnalysis extends RevisionInputs {
   result: AnalysisResult;
+  /** IFEval's standard accuracies, where the runs hold IFEval trajectories. */
+  ifeval?: IfevalAnalysis | null;
+}
+
+function hasIfeval(a: RevisionAnalysis): a is RevisionAnalysis & { ifeval: IfevalAnalysis } {
+  return !!a.ifeval && (a.ifeval.controllers.length > 0 || a.ifeval.excluded_incomplete > 0);
 }
 
 /** The report view model of an analysis, built once. */
@@ -40,7 +47,7 @@ export const revisionStudy: Study<RevisionAnalysis> = {
       modelFamilies: o.modelFamilies,
       onProgress: o.onProgress,
     });
-    return { ...inputs, result };
+    return { ...inputs, result, ifeval: analyzeIfeval(inputs.trajectories) };
   },
   runColumns: ['protocol', 'T', 'done', 'success', 'incompl.', 'pending', 'rounds', 'failed att.', 'updated'],
   async describeRuns(_store, runs) {
@@ -68,9 +75,9 @@ export const revisionStudy: Study<RevisionAnalysis> = {
       };
     });
   },
-  renderText: (a) => renderAnalysis(a.result),
-  toJson: (a) => a.result as unknown as Record<string, unknown>,
-  sections: (a) => revisionSections(viewModel(a)),
+  renderText: (a) => renderAnalysis(a.result) + (hasIfeval(a) ? renderIfeval(a.ifeval) : ''),
+  toJson: (a) => ({ ...(a.result as unknown as Record<string, unknown>), ...(hasIfeval(a) ? { ifeval: a.ifeval } : {}) }),
+  sections: (a) => [...revisionSections(viewModel(a)), ...(hasIfeval(a) ? ifevalSections(a.ifeval) : [])],
   simulatedControllers: (a) => a.result.simulated_controllers,
   notes: (a) => viewModel(a).notes,
   drilldown(a) {

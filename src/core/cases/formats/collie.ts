@@ -1,15 +1,20 @@
 // Rows of COLLIE's data in the format of collie_all.jsonl: id, key, source, structure, index, prompt,
-// witness, witness_sha256, targets, metadata, constraint, official_check. Structures without a
-// family (c01, c14, …) are reported as unsupported, never dropped silently.
+// witness, witness_sha256, targets, metadata, constraint, official_check. All 13 structures of
+// COLLIE's data have a family; a structure without one is reported as unsupported, never dropped
+// silently.
+import { COLLIE_CODES } from '../../verify/collie/types.ts';
 import type { ConstraintCase } from '../../verify/types.ts';
 import { checkSha, requireString, type Row, type RowResult } from './common.ts';
 import { STRUCTURED_FAMILIES } from './paper-structured.ts';
+
+/** COLLIE structures revloop runs: the paper's five and the other eight of COLLIE's data. */
+export const COLLIE_STRUCTURES: readonly string[] = [...STRUCTURED_FAMILIES, ...COLLIE_CODES].sort();
 
 export function readCollieRow(row: Row): RowResult {
   const problems: Array<[string, string]> = [];
   const id = requireString(row, 'id', problems);
   const structure = requireString(row, 'structure', problems);
-  if (id !== undefined && structure !== undefined && !STRUCTURED_FAMILIES.includes(structure)) {
+  if (id !== undefined && structure !== undefined && !COLLIE_STRUCTURES.includes(structure)) {
     return { kind: 'unsupported', id, structure };
   }
   const source = requireString(row, 'source', problems);

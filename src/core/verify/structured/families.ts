@@ -37,7 +37,7 @@ function makeFamily<S extends VerifierState>(spec: StructuredSpec<S>): Family<S>
 }
 
 /** c07/c09/c12: three tokens per NLTK word of the witness, between 128 and 1024. */
-function witnessSizedTokens(c: ConstraintCase): number {
+export function witnessSizedTokens(c: ConstraintCase): number {
   if (typeof c.witness !== 'string') return NO_WITNESS_MAX_TOKENS;
   return Math.max(128, Math.min(1024, words(c.witness).length * 3));
 }

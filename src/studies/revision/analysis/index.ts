@@ -24,3 +24,5 @@ export { Xoshiro128, PRNG_NAME } from '../../../core/stats/prng.ts';
 export { renderAnalysis } from './render.ts';
 export { analysisJson, assertStrictJson } from './json.ts';
 export { syntheticTrajectories, paperShapedControllers, type SyntheticController, type SyntheticOptions } from '../synthetic.ts';
+export { analyzeIfeval, renderIfeval, IFEVAL_ANALYSIS_SCHEMA } from './ifeval.ts';
+export type { IfevalAnalysis, IfevalAccuracies, IfevalControllerSummary, IfevalInstructionRow } from './ifeval.ts';
