@@ -27,7 +27,7 @@ export async function describeModel(spec: string, options: ModelOptions = {}): P
       spec,
       path: parsed.target,
       params: parsed.params,
-      capabilities: 'declared by the GGUF backend when loaded (score, ban)',
+      capabilities: 'score, ban, tokenize, decode, stopTokens, counters, info (declared by the in-process backend)',
     };
   }
   const m = (await createHttpModel(parsed, options)) as OpenAICompatibleModel;

@@ -25,7 +25,34 @@ export { SIM_PROFILES, PARAM_RANGES, type SimParams } from './sim/profiles.ts';
 export { simReply, simScore, SimModel } from './sim/model.ts';
 export { simulate, SIM_VERSION } from './sim/controller.ts';
 export { startSimServer, type SimServer, type SimServerOptions } from './sim/server.ts';
-export { requireScore, requireBan } from './capabilities.ts';
+export {
+  requireScore,
+  requireBan,
+  requireTokenize,
+  canScore,
+  canBan,
+  canStopOnTokens,
+  canTokenize,
+  canDecodeTokens,
+  hasScoringCounters,
+  hasBackendInfo,
+  modelCapabilities,
+  type ScoringModel,
+  type BanningModel,
+  type StopTokenModel,
+  type TokenizingModel,
+  type TokenDecodingModel,
+  type ScoringCostModel,
+  type BackendInfoModel,
+  type ScoringCounters,
+  type CapabilitiesWith,
+  type VerifySample,
+  type VerifyRow,
+  type VerifyReport,
+  type RenderedPrompt,
+  type GenerateTokensRequest,
+  type GenerateTokensOutput,
+} from './capabilities.ts';
 
 /** Parameters an HTTP spec may carry after `?`, and the option each one sets. */
 const HTTP_PARAMS = [
@@ -140,13 +167,12 @@ export async function createHttpModel(
     // Without a key (local servers), send no Authorization header at all.
     ...(config.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
   });
-  const { OpenAICompatibleModel } = await import('./http/openai-compatible.ts');
-  const model = new OpenAICompatibleModel(config, client, sdk);
   if (config.vllm) {
-    const { vllmScore } = await import('./http/vllm.ts');
-    model.score = (context, continuation) => vllmScore(model, context, continuation);
+    const { VllmModel } = await import('./http/vllm.ts');
+    return new VllmModel(config, client, sdk);
   }
-  return model;
+  const { OpenAICompatibleModel } = await import('./http/openai-compatible.ts');
+  return new OpenAICompatibleModel(config, client, sdk);
 }
 
 interface GgufModule {

@@ -6,7 +6,6 @@ export { buildToolShedProbeItems, buildCodeRepairProbeItems, BUILD_MAX_PER_TASK 
 export {
   probeScorerFor,
   guardScore,
-  vllmTokenize,
   type ProbeScorer,
   type CandidateScore,
   type ScoringCounters,
