@@ -38,7 +38,6 @@ export {
 export { itemMeasures, pRepeat, groupScores, MEASURE_ORDER, MEASURE_DOC, EXTENDED_CONTRASTS, type ItemScores } from './metrics.ts';
 export {
   clusterBootstrap,
-  holm,
   sampleSd,
   bootstrapRng,
   BOOTSTRAP_SEED,
@@ -47,6 +46,7 @@ export {
   type Estimate,
   type BootstrapOptions,
 } from '../../core/stats/cluster-bootstrap.ts';
+export { holmAdjust } from '../../core/stats/holm.ts';
 export {
   analyzeProbeStore,
   probeItemRecords,

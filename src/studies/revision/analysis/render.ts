@@ -1,6 +1,7 @@
 // Terminal tables for `revloop analyze`: one section per analysis, clear headings, rates as
 // percentages with one decimal. Simulated controllers carry "[SIMULATED]" in every table.
 import Table from 'cli-table3';
+import { formatMeanSd } from '../../../core/stats/summary.ts';
 import { ASSAYS, EXACT_CATEGORIES, REPEAT_CLASSES, type AnalysisResult, type CellSummary, type Interval } from './types.ts';
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '—' : (100 * v).toFixed(1));
@@ -39,9 +40,9 @@ export function renderAnalysis(result: AnalysisResult): string {
   // Tables 1 / 10
   const et = result.endpoint_table;
   const t1 = table(['controller', 'panel', ...ASSAYS, 'mean ± SD']);
-  for (const r of et.rows) t1.push([name(r.controller), r.panel, ...ASSAYS.map((a) => pct(r.final[a])), meanSd(r.mean, r.sd)]);
+  for (const r of et.rows) t1.push([name(r.controller), r.panel, ...ASSAYS.map((a) => pct(r.final[a])), formatMeanSd(r.mean, r.sd, pct)]);
   for (const p of et.panels)
-    t1.push([`${p.panel} mean (n=${p.controllers})`, '', ...ASSAYS.map((a) => pct(p.final[a])), meanSd(p.mean, p.sd)]);
+    t1.push([`${p.panel} mean (n=${p.controllers})`, '', ...ASSAYS.map((a) => pct(p.final[a])), formatMeanSd(p.mean, p.sd, pct)]);
   t1.push([
     'range across controllers',
     '',
@@ -209,11 +210,6 @@ export function renderAnalysis(result: AnalysisResult): string {
   }
   if (result.notes.length) section('Notes', result.notes.map((n) => `- ${n}`).join('\n'));
   return out.join('\n') + '\n';
-}
-
-function meanSd(mean: number | null, sd: number | null): string {
-  if (mean === null) return '—';
-  return sd === null ? pct(mean) : `${pct(mean)} ± ${pct(sd)}`;
 }
 
 function share(count: number, total: number): string {
