@@ -37,15 +37,48 @@ export function pyLen(s: string): number {
   return n;
 }
 
-/** `s.strip(chars)` with an explicit character set. */
+/** Python's `string.punctuation`. */
+export const PY_PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+
+/** Code points of small character sets, reused across calls (strip sets are a handful of literals). */
+const charSets = new Map<string, Set<number>>();
+
+function codePointSet(chars: string): Set<number> {
+  let set = charSets.get(chars);
+  if (!set) {
+    set = new Set(Array.from(chars, (c) => c.codePointAt(0)!));
+    if (charSets.size < 256) charSets.set(chars, set);
+  }
+  return set;
+}
+
+/**
+ * Python `s.strip(chars)`: removes any of `chars` from both ends, by code point as Python does (a
+ * surrogate pair is one character; a lone surrogate in `chars` never splits a pair).
+ */
 export function pyStripChars(s: string, chars: string): string {
-  const set = new Set(Array.from(chars));
-  const cps = Array.from(s);
-  let lo = 0;
-  let hi = cps.length;
-  while (lo < hi && set.has(cps[lo])) lo++;
-  while (hi > lo && set.has(cps[hi - 1])) hi--;
-  return cps.slice(lo, hi).join('');
+  const set = codePointSet(chars);
+  let start = 0;
+  let end = s.length;
+  while (start < end) {
+    const cp = s.codePointAt(start)!;
+    if (!set.has(cp)) break;
+    start += cp > 0xffff ? 2 : 1;
+  }
+  while (end > start) {
+    let cp = s.charCodeAt(end - 1);
+    let width = 1;
+    if (cp >= 0xdc00 && cp <= 0xdfff && end - 2 >= start) {
+      const hi = s.charCodeAt(end - 2);
+      if (hi >= 0xd800 && hi <= 0xdbff) {
+        cp = ((hi - 0xd800) << 10) + (cp - 0xdc00) + 0x10000;
+        width = 2;
+      }
+    }
+    if (!set.has(cp)) break;
+    end -= width;
+  }
+  return start === 0 && end === s.length ? s : s.slice(start, end);
 }
 
 const SPLITLINES = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/u;
