@@ -8,6 +8,18 @@ import type { ChatMessage, ScoreResult } from './types.ts';
 /** The default tolerance of `verifyScoring`, in nats. */
 export const VERIFY_TOLERANCE = 1e-3;
 
+/** A ScoreResult from per-token log-probabilities and the count of argmax positions. */
+export function scoreFromTokens(tokenLogprobs: number[], argmaxMatches: number, contextTokens: number): ScoreResult {
+  return {
+    logprob: tokenLogprobs.reduce((s, x) => s + x, 0),
+    tokenLogprobs,
+    tokens: tokenLogprobs.length,
+    argmaxMatches,
+    isGreedy: argmaxMatches === tokenLogprobs.length,
+    contextTokens,
+  };
+}
+
 /** Scores continuations one call at a time, in input order. */
 export async function scoreEach(
   score: (context: readonly ChatMessage[], continuation: string) => Promise<ScoreResult>,

@@ -132,16 +132,8 @@ export interface GenerateTokensOptions {
 /** What one token-level generation returns before detokenizing (see GenerateTokensOutput). */
 export type GenerateTokensResult = Omit<GenerateTokensOutput, 'text' | 'banList'>;
 
-interface LoadKey {
-  path: string;
-  gpu: GpuSetting;
-  gpuLayers: number | 'auto' | 'max';
-  contextSize: number | null;
-  batchSize: number | null;
-  threads: number | null;
-  flashAttention: boolean;
-  selfCheck: boolean;
-}
+/** The settings that make a loaded runtime (one per distinct key in the process). */
+type LoadKey = Pick<GgufSettings, 'path' | 'gpu' | 'gpuLayers' | 'contextSize' | 'batchSize' | 'threads' | 'flashAttention' | 'selfCheck'>;
 
 const llamaCache = new Map<string, Promise<Llama>>();
 const runtimeCache = new Map<string, { runtime: Promise<GgufRuntime>; refs: number }>();

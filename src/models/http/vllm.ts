@@ -19,7 +19,7 @@ import type {
   VerifyReport,
   VerifySample,
 } from '../capabilities.ts';
-import { scoreEach, verifyByRescoring } from '../scoring.ts';
+import { scoreEach, scoreFromTokens, verifyByRescoring } from '../scoring.ts';
 import { ProviderError } from '../../core/errors.ts';
 import { OpenAICompatibleModel, redactUrl, type HttpModelConfig } from './openai-compatible.ts';
 
@@ -161,8 +161,7 @@ export async function vllmScore(
     attempts,
   );
   const cont = tokenIds(contResp, 'continuation', attempts);
-  if (!cont.length)
-    return { logprob: 0, tokenLogprobs: [], tokens: 0, argmaxMatches: 0, isGreedy: true, contextTokens: ctx.length, attempts };
+  if (!cont.length) return { ...scoreFromTokens([], 0, ctx.length), attempts };
   if (!ctx.length) throw new ScoreError('the rendered context has no tokens; nothing to condition on', attempts);
   const prompt = [...ctx, ...cont];
   const resp = await postJson(
@@ -207,13 +206,5 @@ export async function vllmScore(
     tokenLogprobs.push(lp);
     if (entry?.rank === 1) argmaxMatches++;
   }
-  return {
-    logprob: tokenLogprobs.reduce((s, x) => s + x, 0),
-    tokenLogprobs,
-    tokens: cont.length,
-    argmaxMatches,
-    isGreedy: argmaxMatches === cont.length,
-    contextTokens: ctx.length,
-    attempts,
-  };
+  return { ...scoreFromTokens(tokenLogprobs, argmaxMatches, ctx.length), attempts };
 }

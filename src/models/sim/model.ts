@@ -3,7 +3,7 @@
 // so a sim behaves identically in process and behind the server.
 import type { ChatMessage, GenerateOptions, GenerateResult, ModelCapabilities, ScoreResult } from '../types.ts';
 import type { BackendInfoModel, BanningModel, ScoringModel, TokenizingModel, VerifyReport, VerifySample } from '../capabilities.ts';
-import { scoreEach, verifyByRescoring } from '../scoring.ts';
+import { scoreEach, scoreFromTokens, verifyByRescoring } from '../scoring.ts';
 import { realClock, type Clock } from '../options.ts';
 import { simulate, SIM_VERSION, type SimOutput } from './controller.ts';
 import { resolveSim, type ResolvedSim, type SimParams } from './profiles.ts';
@@ -45,15 +45,7 @@ export function simScore(context: readonly ChatMessage[], continuation: string):
   const cont = toyTokenize(continuation);
   const positions = toyPromptLogprobs([...ctx, ...cont], ctx.length);
   const tokenLogprobs = positions.map((p) => p.logprob);
-  const argmaxMatches = positions.filter((p) => p.rank === 1).length;
-  return {
-    logprob: tokenLogprobs.reduce((s, x) => s + x, 0),
-    tokenLogprobs,
-    tokens: cont.length,
-    argmaxMatches,
-    isGreedy: argmaxMatches === cont.length,
-    contextTokens: ctx.length,
-  };
+  return scoreFromTokens(tokenLogprobs, positions.filter((p) => p.rank === 1).length, ctx.length);
 }
 
 /** "sim:steady [simulated]", or "sim:steady?gain=0.7 [simulated]" with the spec's overrides. */
