@@ -4,7 +4,7 @@
 //   vllm:<base-url>#<model>             the same, plus vLLM's scoring (prompt_logprobs) and bans (bad_words)
 //   gguf:<path>                         in-process llama.cpp (src/models/gguf)
 //   sim:<profile>[?k=v&…]               a simulated controller (always labelled as a simulation)
-import { UserError } from '../core/errors.ts';
+import { UserError, UsageError } from '../core/errors.ts';
 import type { Model } from './types.ts';
 import {
   DEFAULT_CONCURRENCY,
@@ -72,7 +72,7 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
   const { spec, params } = parsed;
   for (const k of Object.keys(params)) {
     if (!(HTTP_PARAMS as readonly string[]).includes(k)) {
-      throw new UserError(`invalid model spec ${JSON.stringify(spec)}: unknown parameter "${k}"; known: ${HTTP_PARAMS.join(', ')}`);
+      throw new UsageError(k, `invalid model spec ${JSON.stringify(spec)}: unknown parameter "${k}"; known: ${HTTP_PARAMS.join(', ')}`);
     }
   }
   const num = (k: string, o: { min?: number; max?: number; integer?: boolean }) =>
@@ -95,7 +95,10 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
   const seed = num('seed', { integer: true }) ?? checkNum('seed', options.seed, { integer: true });
   const maxTokensField = (params.max_tokens_field ?? options.maxTokensField ?? 'max_tokens') as HttpModelConfig['maxTokensField'];
   if (maxTokensField !== 'max_tokens' && maxTokensField !== 'max_completion_tokens') {
-    throw new UserError(`invalid model spec ${JSON.stringify(spec)}: max_tokens_field must be max_tokens or max_completion_tokens`);
+    throw new UsageError(
+      'max_tokens_field',
+      `invalid model spec ${JSON.stringify(spec)}: max_tokens_field must be max_tokens or max_completion_tokens`,
+    );
   }
   const vllm = parsed.scheme === 'vllm' || (params.vllm !== undefined && booleanParam(spec, 'vllm', params.vllm));
 
@@ -104,7 +107,7 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
   let apiKey: string | null;
   if (keyEnv !== undefined) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv))
-      throw new UserError(`api key variable name "${keyEnv}" is not a valid environment variable name`);
+      throw new UsageError('api_key_env', `api key variable name "${keyEnv}" is not a valid environment variable name`);
     apiKey = env[keyEnv]?.trim() || null;
     if (!apiKey) throw new UserError(`${spec}: the API key variable ${keyEnv} is not set (or empty); export it, e.g. export ${keyEnv}=…`);
   } else {
@@ -115,7 +118,7 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
   }
   const baseUrl = (parsed.baseUrl ?? options.baseUrl ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
   const extraBody = options.extraBody ?? {};
-  if (typeof extraBody !== 'object' || Array.isArray(extraBody)) throw new UserError('extraBody must be a JSON object');
+  if (typeof extraBody !== 'object' || Array.isArray(extraBody)) throw new UsageError('extraBody', 'extraBody must be a JSON object');
   return {
     spec,
     label: simulatedLabel(parsed.target, params.label ?? options.label ?? parsed.target),
@@ -144,10 +147,10 @@ function simulatedLabel(model: string, label: string): string {
 
 function checkNum(name: string, v: unknown, o: { min?: number; max?: number; integer?: boolean }): number | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new UserError(`model option ${name} must be a number (got ${JSON.stringify(v)})`);
-  if (o.integer && !Number.isInteger(v)) throw new UserError(`model option ${name} must be an integer (got ${v})`);
-  if (o.min != null && v < o.min) throw new UserError(`model option ${name} must be at least ${o.min} (got ${v})`);
-  if (o.max != null && v > o.max) throw new UserError(`model option ${name} must be at most ${o.max} (got ${v})`);
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new UsageError(name, `model option ${name} must be a number (got ${JSON.stringify(v)})`);
+  if (o.integer && !Number.isInteger(v)) throw new UsageError(name, `model option ${name} must be an integer (got ${v})`);
+  if (o.min != null && v < o.min) throw new UsageError(name, `model option ${name} must be at least ${o.min} (got ${v})`);
+  if (o.max != null && v > o.max) throw new UsageError(name, `model option ${name} must be at most ${o.max} (got ${v})`);
   return v;
 }
 

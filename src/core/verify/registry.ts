@@ -1,6 +1,6 @@
 // The family registry: the six built-in families plus any the user registers. Everything that
 // takes a family name (case readers, `revloop verify`, the run engine) resolves it here.
-import { UserError } from '../errors.ts';
+import { UserError, NotFoundError } from '../errors.ts';
 import { exactLengthFamily } from './exact-length.ts';
 import { c05Family, c07Family, c09Family, c10Family, c12Family } from './structured/families.ts';
 import type { Family, VerifierState } from './types.ts';
@@ -43,7 +43,7 @@ export function unregisterFamily(name: string): boolean {
 /** The family of that name; a UserError listing the known families when there is none. */
 export function getFamily(name: string): Family {
   const f = families.get(name);
-  if (!f) throw new UserError(`unknown family '${name}'; known families: ${familyNames().join(', ')}`);
+  if (!f) throw new NotFoundError('family', name, `unknown family '${name}'; known families: ${familyNames().join(', ')}`);
   return f;
 }
 

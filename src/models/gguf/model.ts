@@ -19,7 +19,7 @@ import type {
   VerifySample,
 } from '../capabilities.ts';
 import { VERIFY_TOLERANCE, verifyReport, verifyRow } from '../scoring.ts';
-import { UserError } from '../../core/errors.ts';
+import { UserError, UsageError } from '../../core/errors.ts';
 import { ChatRenderer, resolveChatTemplate } from './chat-template.ts';
 import { resolveGgufSettings, type GgufModelOptions, type GgufSettings } from './options.ts';
 import {
@@ -280,9 +280,9 @@ export class GgufModel implements ScoringModel, ScoringCostModel, TokenDecodingM
       ...(request.bannedTokenSequences ?? []).filter((s) => s.length > 0),
     ];
     const temperature = request.temperature ?? this.settings.temperature;
-    if (!(temperature >= 0)) throw new UserError(`temperature must be >= 0, got ${temperature}`);
+    if (!(temperature >= 0)) throw new UsageError('temperature', `temperature must be >= 0, got ${temperature}`);
     if (!Number.isInteger(request.maxTokens) || request.maxTokens < 0)
-      throw new UserError(`maxTokens must be a non-negative integer, got ${request.maxTokens}`);
+      throw new UsageError('maxTokens', `maxTokens must be a non-negative integer, got ${request.maxTokens}`);
     const res = await this.exclusive((r) =>
       r.generateTokens(prompt as Token[], {
         maxTokens: request.maxTokens,
