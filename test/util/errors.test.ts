@@ -83,9 +83,15 @@ test('core: missing files, bad rows and unknown names carry their code and field
     'punkt_tab/english/ortho_context.tab:2: flags: expected an integer, got "x"',
     { line: 2, field: 'flags' },
   );
-  check(await caught(() => resolvePunkt(null, { env: {}, sharedFile: null })), DataMissingError, 'E_DATA_MISSING', NO_PUNKT_MESSAGE, {
-    what: 'punkt',
-  });
+  check(
+    await caught(() => resolvePunkt(null, { env: { REVLOOP_DATA_DIR: dir }, sharedFile: null })),
+    DataMissingError,
+    'E_DATA_MISSING',
+    NO_PUNKT_MESSAGE,
+    {
+      what: 'punkt',
+    },
+  );
   check(
     await caught(() => zipEntries(Buffer.from('not a zip'), 'punkt_tab.zip')),
     InputError,
