@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import revloop from './eslint-rules/layers.mjs';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.revloop/**', 'test/.tmp/**'] },
@@ -32,6 +33,30 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       'no-control-regex': 'off',
       'no-misleading-character-class': 'off',
+    },
+  },
+  {
+    // Layers import downward only, sibling modules stay apart, no folder cycles (eslint-rules/layers.mjs).
+    files: ['src/**/*.{ts,mts,js,mjs}'],
+    plugins: { revloop },
+    rules: {
+      'revloop/layers': [
+        'error',
+        {
+          // Issue 8: the restructuring of app/, cli/ and studies/ removes these; none may be added.
+          known: [
+            'src/app/agent.ts -> src/cli/model-flags.ts',
+            'src/app/agent.ts -> src/cli/progress/work-progress.ts',
+            'src/app/demo/demo.ts -> src/cli/progress/run-progress.ts',
+            'src/app/probe.ts -> src/cli/model-flags.ts',
+            'src/app/probe.ts -> src/cli/progress/work-progress.ts',
+            'src/app/run.ts -> src/cli/model-flags.ts',
+            'src/app/run.ts -> src/cli/progress/run-progress.ts',
+            'src/studies/probe/build.ts -> src/cli/progress/work-progress.ts',
+            'src/studies/study-sections.ts -> src/report/escape.ts',
+          ],
+        },
+      ],
     },
   },
 );

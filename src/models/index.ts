@@ -147,7 +147,8 @@ function simulatedLabel(model: string, label: string): string {
 
 function checkNum(name: string, v: unknown, o: { min?: number; max?: number; integer?: boolean }): number | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new UsageError(name, `model option ${name} must be a number (got ${JSON.stringify(v)})`);
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    throw new UsageError(name, `model option ${name} must be a number (got ${JSON.stringify(v)})`);
   if (o.integer && !Number.isInteger(v)) throw new UsageError(name, `model option ${name} must be an integer (got ${v})`);
   if (o.min != null && v < o.min) throw new UsageError(name, `model option ${name} must be at least ${o.min} (got ${v})`);
   if (o.max != null && v > o.max) throw new UsageError(name, `model option ${name} must be at most ${o.max} (got ${v})`);

@@ -110,7 +110,8 @@ export function numberParam(
   opts: { min?: number; max?: number; integer?: boolean } = {},
 ): number {
   const n = Number(value);
-  const bad = (what: string) => new UsageError(key, `invalid model spec ${JSON.stringify(spec)}: parameter "${key}" ${what} (got "${value}")`);
+  const bad = (what: string) =>
+    new UsageError(key, `invalid model spec ${JSON.stringify(spec)}: parameter "${key}" ${what} (got "${value}")`);
   if (value.trim() === '' || !Number.isFinite(n)) throw bad('must be a number');
   if (opts.integer && !Number.isInteger(n)) throw bad('must be an integer');
   if (opts.min != null && n < opts.min) throw bad(`must be at least ${opts.min}`);

@@ -125,7 +125,8 @@ export function extractEnglish(zip: Buffer, label: string, expected: FetchPunktO
 export async function fetchPunkt(options: FetchPunktOptions = {}): Promise<FetchPunktResult> {
   const url = options.url ?? PUNKT_TAB_URL;
   const wantSha = (options.sha256 ?? PUNKT_TAB_ZIP_SHA256).toLowerCase();
-  if (!/^[0-9a-f]{64}$/.test(wantSha)) throw new UsageError('--sha256', `--sha256: expected 64 hex digits, got ${JSON.stringify(options.sha256)}`);
+  if (!/^[0-9a-f]{64}$/.test(wantSha))
+    throw new UsageError('--sha256', `--sha256: expected 64 hex digits, got ${JSON.stringify(options.sha256)}`);
   const expectedFiles = options.files === undefined ? (options.sha256 ? null : PUNKT_TAB_ENGLISH_FILES) : options.files;
   const dataDir = options.dest ?? userDataDir();
   const zip = await download(url, options.onProgress, options.timeoutMs ?? 120_000);
