@@ -16,7 +16,7 @@ import {
 } from './options.ts';
 import { booleanParam, numberParam, parseSpec, type ParsedSpec } from './spec.ts';
 import { createSimModel } from './sim/model.ts';
-import type { HttpModelConfig } from './http/openai-compatible.ts';
+import type { HttpModelConfig, OpenAICompatibleModel } from './http/openai-compatible.ts';
 
 export type { Model, ChatMessage, GenerateOptions, GenerateResult, AttemptRecord, ScoreResult, ModelCapabilities } from './types.ts';
 export type { ModelOptions, RetryPolicy, Clock } from './options.ts';
@@ -160,7 +160,7 @@ export async function createHttpModel(
   parsed: ParsedSpec,
   options: ModelOptions = {},
   env: NodeJS.ProcessEnv = process.env,
-): Promise<Model> {
+): Promise<OpenAICompatibleModel> {
   const config = httpConfig(parsed, options, env);
   const sdk = await import('openai');
   const client = new sdk.default({
