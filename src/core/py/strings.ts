@@ -40,42 +40,51 @@ export function pyLen(s: string): number {
 /** Python's `string.punctuation`. */
 export const PY_PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
 
-/** Code points of small character sets, reused across calls (strip sets are a handful of literals). */
-const charSets = new Map<string, Set<number>>();
-
-function codePointSet(chars: string): Set<number> {
-  let set = charSets.get(chars);
-  if (!set) {
-    set = new Set(Array.from(chars, (c) => c.codePointAt(0)!));
-    if (charSets.size < 256) charSets.set(chars, set);
-  }
-  return set;
+/** Whether code point `cp` is one of the characters (code points) of `chars`. */
+function hasCodePoint(chars: string, cp: number): boolean {
+  for (const ch of chars) if (ch.codePointAt(0) === cp) return true;
+  return false;
 }
+
+const isSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdfff;
 
 /**
  * Python `s.strip(chars)`: removes any of `chars` from both ends, by code point as Python does (a
- * surrogate pair is one character; a lone surrogate in `chars` never splits a pair).
+ * surrogate pair is one character; a lone surrogate in `chars` never splits a pair). A BMP
+ * character that is not a surrogate is compared as one UTF-16 unit, which is the same thing and
+ * keeps the common case a plain `includes`.
  */
 export function pyStripChars(s: string, chars: string): string {
-  const set = codePointSet(chars);
   let start = 0;
   let end = s.length;
   while (start < end) {
+    const unit = s.charCodeAt(start);
+    if (!isSurrogate(unit)) {
+      if (!chars.includes(s[start])) break;
+      start++;
+      continue;
+    }
     const cp = s.codePointAt(start)!;
-    if (!set.has(cp)) break;
+    if (!hasCodePoint(chars, cp)) break;
     start += cp > 0xffff ? 2 : 1;
   }
   while (end > start) {
-    let cp = s.charCodeAt(end - 1);
+    const unit = s.charCodeAt(end - 1);
+    if (!isSurrogate(unit)) {
+      if (!chars.includes(s[end - 1])) break;
+      end--;
+      continue;
+    }
+    let cp = unit;
     let width = 1;
-    if (cp >= 0xdc00 && cp <= 0xdfff && end - 2 >= start) {
+    if (unit >= 0xdc00 && end - 2 >= start) {
       const hi = s.charCodeAt(end - 2);
       if (hi >= 0xd800 && hi <= 0xdbff) {
-        cp = ((hi - 0xd800) << 10) + (cp - 0xdc00) + 0x10000;
+        cp = ((hi - 0xd800) << 10) + (unit - 0xdc00) + 0x10000;
         width = 2;
       }
     }
-    if (!set.has(cp)) break;
+    if (!hasCodePoint(chars, cp)) break;
     end -= width;
   }
   return start === 0 && end === s.length ? s : s.slice(start, end);

@@ -93,7 +93,9 @@ function numericValue(v: PyValue): number | bigint | null {
 
 /** Python `==` for literal values and JSON values (1 == 1.0 == True; containers element-wise). */
 export function pyEquals(x: PyValue | JsonValue, y: PyValue | JsonValue): boolean {
-  if (x === undefined || y === undefined) return x === y;
+  // The same value is equal to itself (NaN is never the same: NaN !== NaN, as nan != nan).
+  if (x === y) return true;
+  if (x === undefined || y === undefined) return false;
   const ox = isJsonObject(x) ? (x as { [key: string]: JsonValue }) : null;
   const oy = isJsonObject(y) ? (y as { [key: string]: JsonValue }) : null;
   if (ox || oy) {
@@ -188,31 +190,31 @@ export function pyReprValue(v: PyValue | JsonValue, options: PyReprOptions = {})
 }
 
 function repr(v: PyValue | JsonValue, jsonNumbers: boolean): string {
-  if (v === null || v === undefined) return 'None';
-  if (typeof v === 'string') return pyRepr(v);
-  if (typeof v === 'bigint') return v.toString();
-  if (typeof v === 'number') return jsonNumbers && Number.isInteger(v) ? String(v) : pyFloatRepr(v);
-  if (typeof v === 'boolean') return v ? 'True' : 'False';
-  const each = (xs: ReadonlyArray<PyValue | JsonValue>) => xs.map((x) => repr(x, jsonNumbers)).join(', ');
-  if (Array.isArray(v)) return '[' + each(v) + ']';
-  if (isJsonObject(v)) {
-    return (
-      '{' +
-      Object.entries(v)
-        .map(([k, x]) => `${pyRepr(k)}: ${repr(x, jsonNumbers)}`)
-        .join(', ') +
-      '}'
-    );
+  switch (typeof v) {
+    case 'string':
+      return pyRepr(v);
+    case 'number':
+      return jsonNumbers && Number.isInteger(v) ? String(v) : pyFloatRepr(v);
+    case 'boolean':
+      return v ? 'True' : 'False';
+    case 'bigint':
+      return v.toString();
+    case 'undefined':
+      return 'None';
   }
+  if (v === null) return 'None';
+  if (Array.isArray(v)) return '[' + reprItems(v, jsonNumbers) + ']';
   if (v instanceof PyTuple) {
     if (v.items.length === 1) return '(' + repr(v.items[0], jsonNumbers) + ',)';
-    return '(' + each(v.items) + ')';
+    return '(' + reprItems(v.items, jsonNumbers) + ')';
   }
   if (v instanceof PyDict) {
-    return '{' + v.entries.map(([k, x]) => repr(k, jsonNumbers) + ': ' + repr(x, jsonNumbers)).join(', ') + '}';
+    let out = '';
+    for (const [k, x] of v.entries) out += (out ? ', ' : '') + repr(k, jsonNumbers) + ': ' + repr(x, jsonNumbers);
+    return '{' + out + '}';
   }
   if (v instanceof PySet) {
-    return v.items.length ? '{' + each(v.items) + '}' : 'set()';
+    return v.items.length ? '{' + reprItems(v.items, jsonNumbers) + '}' : 'set()';
   }
   if (v instanceof PyComplex) {
     if (v.real === 0 && !Object.is(v.real, -0)) return complexPart(v.imag) + 'j';
@@ -221,7 +223,17 @@ function repr(v: PyValue | JsonValue, jsonNumbers: boolean): string {
     return '(' + complexPart(v.real) + sign + im + 'j)';
   }
   if (v instanceof PyBytes) return bytesRepr(v.bytes);
-  return 'Ellipsis';
+  if (v === PyEllipsis) return 'Ellipsis';
+  // A JSON object: a dict with str keys.
+  let out = '';
+  for (const k of Object.keys(v)) out += (out ? ', ' : '') + pyRepr(k) + ': ' + repr((v as { [key: string]: JsonValue })[k], jsonNumbers);
+  return '{' + out + '}';
+}
+
+function reprItems(xs: ReadonlyArray<PyValue | JsonValue>, jsonNumbers: boolean): string {
+  let out = '';
+  for (let i = 0; i < xs.length; i++) out += (i ? ', ' : '') + repr(xs[i], jsonNumbers);
+  return out;
 }
 
 /** Python `str(v)`: the string itself for str, repr otherwise. */

@@ -5,9 +5,11 @@ import { pyStrip } from '../../py/format.ts';
 import { pyReprValue, zipShortest, type JsonValue } from '../../py/values.ts';
 import type { C05State, C07State, C09State, C10State, C12State, ConstraintCase, PromptVariant } from '../types.ts';
 
+const JSON_NUMBERS = { numbers: 'json' } as const;
+
 /** `display()`: "<missing>" for None, else Python repr. */
 export function display(value: unknown): string {
-  return value === null || value === undefined ? '<missing>' : pyReprValue(value as JsonValue, { numbers: 'json' });
+  return value === null || value === undefined ? '<missing>' : pyReprValue(value as JsonValue, JSON_NUMBERS);
 }
 
 /** Python `str(bool).lower()`. */
