@@ -4,12 +4,13 @@
 //   1. A layer imports only the layers below it (`src/index.ts`, the package root, is exempt).
 //   2. The sub-folders of `studies` and `envs` are separate modules: a sibling may import only the
 //      shared kit named in SHARED_SIBLINGS.
-//   3. No two folders import each other, directly or around a longer loop (a folder and one inside
+//   3. A layer in ONLY_BELOW imports only the layers listed there.
+//   4. No two folders import each other, directly or around a longer loop (a folder and one inside
 //      it are exempt: an index re-exporting its children, a child importing its parent's types).
 //
 // Every kind of import counts: static, `import type`, `export … from`, dynamic `import('…')` with a
 // literal path, and `import('…')` in type positions. Imports are read with TypeScript's own import
-// scanner (ts.preProcessFile), so comments and strings never count. Rule 3 needs the whole tree: it
+// scanner (ts.preProcessFile), so comments and strings never count. Rule 4 needs the whole tree: it
 // is read once per lint process, with the file being linted taken from its current text.
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
@@ -20,6 +21,9 @@ export const LAYERS = ['cli', 'app', ['viewer', 'report'], 'studies', 'revise', 
 
 /** Layers whose sub-folders are independent modules, and the one sibling each may share. */
 export const SHARED_SIBLINGS = { studies: ['kit'], envs: ['items'] };
+
+/** Layers that may import only some of the layers below them (remedy is for anyone's agent loop). */
+export const ONLY_BELOW = { remedy: ['models', 'core'] };
 
 /** Files directly in src/ that may import anything (the package root). */
 export const ROOT_ENTRIES = ['index.ts'];
@@ -134,6 +138,7 @@ export const layersRule = {
       upward: '{{from}} (layer {{fromLayer}}) imports {{to}} (layer {{toLayer}}): layers import downward only ({{order}}).',
       sameLevel:
         '{{from}} (layer {{fromLayer}}) imports {{to}} (layer {{toLayer}}): these layers share a level and stay apart ({{order}}).',
+      only: '{{from}} (layer {{fromLayer}}) imports {{to}} (layer {{toLayer}}): {{fromLayer}} may import only {{allowed}}.',
       sibling: '{{from}} imports {{to}}: {{layer}}/{{a}} and {{layer}}/{{b}} are separate modules; they may share only {{shared}}.',
       rootImport: '{{from}} imports {{to}}: nothing inside src imports the package root.',
       noLayer: '{{from}} is in src/{{layer}}, which is not a layer; add it to the table in eslint-rules/layers.mjs ({{order}}).',
@@ -183,6 +188,9 @@ export const layersRule = {
           if (layer !== toLayer) {
             if (LEVEL.get(toLayer) < LEVEL.get(layer)) context.report({ loc, messageId: 'upward', data });
             else if (LEVEL.get(toLayer) === LEVEL.get(layer)) context.report({ loc, messageId: 'sameLevel', data });
+            else if (ONLY_BELOW[layer] && !ONLY_BELOW[layer].includes(toLayer)) {
+              context.report({ loc, messageId: 'only', data: { ...data, allowed: ONLY_BELOW[layer].join(', ') } });
+            }
             continue;
           }
           const shared = SHARED_SIBLINGS[layer];

@@ -48,6 +48,8 @@ test('planted violations fail the lint, each message naming both files', () => {
   plant('src/viewer/planted-level.ts', "export { escapeHtml } from '../report/escape.ts';\n");
   plant('src/misc/planted-nolayer.ts', 'export const x = 1;\n');
   plant('src/core/util/planted-root.ts', "export type { Model } from '../../index.ts';\n");
+  // remedy may import only models and core, though store is below it.
+  plant('src/remedy/planted-store.ts', "import type { TrajectoryRecord } from '../store/types.ts';\nexport type R = TrajectoryRecord;\n");
   // A known-violation entry that matches nothing.
   const config = readFileSync(join(tmp, 'eslint.config.js'), 'utf8');
   assert.match(config, /known: \[/);
@@ -108,6 +110,10 @@ test('planted violations fail the lint, each message naming both files', () => {
   assert.match(one('src/misc/planted-nolayer.ts')[0], /^src\/misc\/planted-nolayer.ts is in src\/misc, which is not a layer/);
   assert.deepEqual(one('src/core/util/planted-root.ts'), [
     'src/core/util/planted-root.ts imports src/index.ts: nothing inside src imports the package root.',
+  ]);
+
+  assert.deepEqual(one('src/remedy/planted-store.ts'), [
+    'src/remedy/planted-store.ts (layer remedy) imports src/store/types.ts (layer store): remedy may import only models, core.',
   ]);
 
   // Nothing else in the copy is reported: the planted files are the only violations.
