@@ -14,7 +14,10 @@
 // is read once per lint process, with the file being linted taken from its current text.
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Top to bottom; names in one inner list share a level and may not import each other. */
 export const LAYERS = ['cli', 'app', ['viewer', 'report'], 'studies', 'revise', 'engine', 'envs', 'remedy', 'store', 'models', 'core'];
@@ -147,7 +150,8 @@ export const layersRule = {
     },
   },
   create(context) {
-    const root = resolve(context.cwd, context.options[0]?.root ?? 'src');
+    // Relative to the repository (this file's parent folder), wherever eslint was started.
+    const root = resolve(REPO, context.options[0]?.root ?? 'src');
     const file = context.filename;
     const rel = posix(relative(root, file));
     if (rel.startsWith('../') || !SOURCE.test(rel)) return {};
