@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import revloop from './eslint-rules/layers.mjs';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.revloop/**', 'test/.tmp/**'] },
@@ -32,6 +33,20 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       'no-control-regex': 'off',
       'no-misleading-character-class': 'off',
+    },
+  },
+  {
+    // Layers import downward only, sibling modules stay apart, no folder cycles (eslint-rules/layers.mjs).
+    files: ['src/**/*.{ts,mts,js,mjs}'],
+    plugins: { revloop },
+    rules: {
+      'revloop/layers': [
+        'error',
+        {
+          // Accepted violations ("from -> to"); empty, and an entry that stops occurring is an error.
+          known: [],
+        },
+      ],
     },
   },
 );

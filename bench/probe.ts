@@ -31,7 +31,7 @@ const scorer = await probeScorerFor(model);
 const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-probe-'));
 try {
   const store = await ProbeStore.open(join(dir, 'b.db'));
-  await store.openRun('bench', 'toolshed', { spec: spec, label: model.label, capabilities: { score: true, ban: false, simulated: false } });
+  await store.openRun('bench', 'toolshed', { spec: spec, label: model.label, capabilities: { simulated: false } });
   await store.addItems('bench', items, 'bench');
   const t0 = performance.now();
   const r = await runProbe(scorer, store, items, { runId: 'bench', conditions, itemsSource: 'bench', itemsSha256: '-' });

@@ -88,7 +88,7 @@ export function formatLocation(file: string, line: number | null, field: string 
 /** Something named does not exist (`target`): a run in a store, a file, a family, a profile. */
 export class NotFoundError extends UserError {
   constructor(
-    readonly kind: 'run' | 'file' | 'store' | 'family' | 'case' | 'profile' | 'item' | 'other',
+    readonly kind: 'run' | 'file' | 'folder' | 'store' | 'family' | 'case' | 'profile' | 'item' | 'other',
     readonly target: string,
     message: string,
   ) {

@@ -5,6 +5,7 @@ import { REVLOOP_VERSION } from '../core/version.ts';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Model } from '../models/types.ts';
+import { recordedCapabilities } from '../models/capabilities.ts';
 import type { PerCase, RunPlannedPayload as RunPlannedPayloadAny, TrajectoryRunPlanned } from '../store/events.ts';
 import { assertSamePlan, casesSha256, familyFingerprint, isTrajectoryPlan, planSha256, type RunPlan } from '../store/plan.ts';
 import { StoreRecorder } from './recorder.ts';
@@ -108,7 +109,7 @@ export function planRun(
       label: req.model.label,
       spec: req.model.spec,
       simulated: req.model.capabilities.simulated,
-      capabilities: req.model.capabilities,
+      capabilities: recordedCapabilities(req.model.capabilities),
       generation: { temperature: req.protocol.temperature, seed: req.protocol.seed, extra_body: req.extraBody ?? null },
     },
     protocol,

@@ -1,23 +1,244 @@
-// Refusing cleanly: experiments that need teacher-forced scoring or decoder bans call these before
-// starting, so a backend that cannot do it stops the run with a message instead of approximating.
+// Typed optional capabilities. Each flag of `ModelCapabilities` promises one interface below, and
+// the guards check the declared flag (never the shape of an object), so code that needs scoring,
+// bans or a tokenizer narrows a `Model` once and then calls typed methods: a signature change in a
+// backend is a compile error in every study that uses it. Backends declare what they implement with
+// `implements ScoringModel, …`; the `require…` helpers refuse cleanly instead of approximating.
 import { CapabilityError } from '../core/errors.ts';
-import type { Model } from './types.ts';
+import type { TokenSeq } from './ban.ts';
+import type { ChatMessage, Model, ModelCapabilities, ScoreResult } from './types.ts';
+
+/** The capabilities with the flags in `K` known to be true. */
+export type CapabilitiesWith<K extends keyof ModelCapabilities> = ModelCapabilities & { readonly [P in K]: true };
+
+/** Every flag false except those given: a fake or a new backend states only what it adds. */
+export function modelCapabilities(declared: Partial<ModelCapabilities> = {}): ModelCapabilities {
+  return {
+    score: false,
+    ban: false,
+    tokenize: false,
+    decode: false,
+    stopTokens: false,
+    counters: false,
+    info: false,
+    simulated: false,
+    ...declared,
+  };
+}
+
+/** The flags a run plan records (the plan hash covers them, so the set stays fixed across versions). */
+export interface RecordedCapabilities {
+  score: boolean;
+  ban: boolean;
+  simulated: boolean;
+}
+
+export function recordedCapabilities(c: RecordedCapabilities): RecordedCapabilities {
+  return { score: c.score, ban: c.ban, simulated: c.simulated };
+}
+
+// ---- scoring ------------------------------------------------------------------------------------
+
+/** A context + continuation to score twice (cached-vs-fresh verification). */
+export interface VerifySample {
+  context: ChatMessage[];
+  continuation: string;
+}
+
+/** One compared pair; `problem` says why it failed. */
+export interface VerifyRow {
+  index: number;
+  cached: number;
+  fresh: number;
+  diff: number;
+  ok: boolean;
+  problem?: string;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  n: number;
+  tolerance: number;
+  /** NaN when any pair could not be compared (a NaN never passes). */
+  maxAbsDiff: number;
+  rows: VerifyRow[];
+  /** What was compared, in words (the check differs by backend). */
+  method: string;
+}
+
+/** Teacher-forced scoring (`capabilities.score`): GGUF in process, vLLM prompt_logprobs, the sim toy LM. */
+export interface ScoringModel extends Model {
+  readonly capabilities: CapabilitiesWith<'score'>;
+  /** Score of `continuation` after the rendered context + generation prompt. */
+  score(context: readonly ChatMessage[], continuation: string): Promise<ScoreResult>;
+  /** Scores of several continuations under one context, in input order (one KV walk where the backend can). */
+  scoreMany(context: readonly ChatMessage[], continuations: readonly string[]): Promise<ScoreResult[]>;
+  /**
+   * Scores each sample twice — the normal path and an independent one (GGUF: an emptied KV cache;
+   * HTTP and sim: a second call) — and fails on any non-finite or positive value or a difference
+   * above the tolerance (default 1e-3 nats).
+   */
+  verifyScoring(sample: readonly VerifySample[], options?: { tolerance?: number }): Promise<VerifyReport>;
+}
+
+/** Cumulative cost of scoring: what was pushed through the network against a cache-free scorer. */
+export interface ScoringCounters {
+  /** Token positions actually pushed through the network. */
+  forwardTokens: number;
+  /** Decode calls issued. */
+  forwardCalls: number;
+  /** What a cache-free scorer would push: len(context) + len(continuation) per scored continuation. */
+  naiveTokens: number;
+  /** Continuations scored. */
+  nScored: number;
+}
+
+/** Scoring cost counters (`capabilities.counters`): GGUF in process. */
+export interface ScoringCostModel extends Model {
+  readonly capabilities: CapabilitiesWith<'counters'>;
+  /** Counters of this model object since creation or the last reset. */
+  stats(): ScoringCounters;
+}
+
+// ---- decoding -----------------------------------------------------------------------------------
+
+/** Bans in decoding (`capabilities.ban`): `generate` never completes a sequence in `bannedSequences`. */
+export interface BanningModel extends Model {
+  readonly capabilities: CapabilitiesWith<'ban'>;
+}
+
+/** Extra stop tokens (`capabilities.stopTokens`): `generate` ends the reply at any of `stopTokenIds`. */
+export interface StopTokenModel extends Model {
+  readonly capabilities: CapabilitiesWith<'stopTokens'>;
+}
+
+/** The backend's own tokenizer (`capabilities.tokenize`): GGUF in process, vLLM `/tokenize`, the sim's toy tokenizer. */
+export interface TokenizingModel extends Model {
+  readonly capabilities: CapabilitiesWith<'tokenize'>;
+  /** Token ids of `text` without added special tokens (no BOS). */
+  tokenize(text: string): Promise<number[]>;
+  /** `(await tokenize(text)).length`. */
+  countTokens(text: string): Promise<number>;
+}
+
+export interface RenderedPrompt {
+  text: string;
+  tokens: number[];
+}
+
+export interface GenerateTokensRequest {
+  maxTokens: number;
+  /** Defaults: the model's temperature / seed / topK / topP / minP. */
+  temperature?: number;
+  seed?: number;
+  topK?: number;
+  topP?: number;
+  minP?: number;
+  /** Strings to ban (docs/harness.md §6: stripped, bare and leading-space variants). */
+  bannedSequences?: readonly string[];
+  /** Already tokenized banned sequences (used as given, in addition to bannedSequences). */
+  bannedTokenSequences?: readonly TokenSeq[];
+  /** Stop tokens besides the model's end-of-generation tokens (e.g. single-token "\n"). */
+  stopTokenIds?: readonly number[];
+  signal?: AbortSignal;
+}
+
+export interface GenerateTokensOutput {
+  /** Generated tokens, the stop token excluded. */
+  tokens: number[];
+  text: string;
+  finishReason: 'stop' | 'length';
+  /** The token that stopped generation (an end-of-generation or extra stop token), if any. */
+  stopToken: number | null;
+  /** Ban mask applications (every sequence × step, as the reference's `n_banned_masked`). */
+  nBannedMasked: number;
+  /** Prompt tokens actually pushed (the rest came from the KV cache). */
+  promptTokensEvaluated: number;
+  /** The banned token sequences that were in force. */
+  banList: TokenSeq[];
+}
+
+/** Token-level decoding in process (`capabilities.decode`): the reference agent loop's exact path. */
+export interface TokenDecodingModel extends TokenizingModel {
+  readonly capabilities: CapabilitiesWith<'decode' | 'tokenize'>;
+  /** `special` parses special-token markup such as <|im_end|>. */
+  tokenize(text: string, special?: boolean): Promise<number[]>;
+  /** The chat template rendered (+ generation prompt) and tokenized with special tokens parsed, no automatic BOS. */
+  renderPrompt(messages: readonly ChatMessage[], addGenerationPrompt?: boolean): Promise<RenderedPrompt>;
+  /** Generates after prompt tokens, with optional bans and stop tokens. */
+  generateTokens(prompt: readonly number[], request: GenerateTokensRequest): Promise<GenerateTokensOutput>;
+}
+
+// ---- records ------------------------------------------------------------------------------------
+
+/** Facts to record with a run (`capabilities.info`): binary, device, server, template, sampler. */
+export interface BackendInfoModel extends Model {
+  readonly capabilities: CapabilitiesWith<'info'>;
+  backendInfo(): Promise<Record<string, unknown>>;
+}
+
+// ---- guards -------------------------------------------------------------------------------------
+
+export function canScore(model: Model): model is ScoringModel {
+  return model.capabilities.score === true;
+}
+
+export function canBan(model: Model): model is BanningModel {
+  return model.capabilities.ban === true;
+}
+
+export function canStopOnTokens(model: Model): model is StopTokenModel {
+  return model.capabilities.stopTokens === true;
+}
+
+export function canTokenize(model: Model): model is TokenizingModel {
+  return model.capabilities.tokenize === true;
+}
+
+export function canDecodeTokens(model: Model): model is TokenDecodingModel {
+  return model.capabilities.decode === true && model.capabilities.tokenize === true;
+}
+
+export function hasScoringCounters(model: Model): model is ScoringCostModel {
+  return model.capabilities.counters === true;
+}
+
+export function hasBackendInfo(model: Model): model is BackendInfoModel {
+  return model.capabilities.info === true;
+}
 
 const HOW =
   'Use a gguf: model (in-process llama.cpp) or a vllm: spec (a vLLM server: prompt_logprobs scoring, bad_words bans); sim: models emulate both with a toy LM.';
 
 /** Throws a CapabilityError unless the model can score continuations (teacher forcing). */
-export function requireScore(model: Model, purpose = 'this experiment'): asserts model is Model & { score: NonNullable<Model['score']> } {
-  if (!model.capabilities.score || typeof model.score !== 'function') {
+export function requireScore(model: Model, purpose = 'this experiment'): asserts model is ScoringModel {
+  if (!canScore(model)) {
     throw new CapabilityError(
       `${model.label} cannot score a given continuation (no teacher-forced log-probabilities), which ${purpose} needs. ${HOW}`,
+      'score',
+      model.label,
     );
   }
 }
 
 /** Throws a CapabilityError unless the model can ban token sequences during decoding. */
-export function requireBan(model: Model, purpose = 'this harness'): void {
-  if (!model.capabilities.ban) {
-    throw new CapabilityError(`${model.label} cannot ban token sequences during decoding, which ${purpose} needs. ${HOW}`);
+export function requireBan(model: Model, purpose = 'this harness'): asserts model is BanningModel {
+  if (!canBan(model)) {
+    throw new CapabilityError(
+      `${model.label} cannot ban token sequences during decoding, which ${purpose} needs. ${HOW}`,
+      'ban',
+      model.label,
+    );
+  }
+}
+
+/** Throws a CapabilityError unless the model exposes its own tokenizer (token counts, context-window checks). */
+export function requireTokenize(model: Model, purpose = 'this check'): asserts model is TokenizingModel {
+  if (!canTokenize(model)) {
+    throw new CapabilityError(
+      `${model.label} does not expose its tokenizer, which ${purpose} needs. ` +
+        "gguf: models tokenize in process, vllm: specs through the server's /tokenize, sim: models with their toy tokenizer; plain OpenAI-compatible APIs cannot count tokens.",
+      'tokenize',
+      model.label,
+    );
   }
 }

@@ -4,7 +4,6 @@ import type { ModelOptions } from './options.ts';
 import { parseSpec } from './spec.ts';
 import { createHttpModel } from './index.ts';
 import { createSimModel } from './sim/model.ts';
-import type { OpenAICompatibleModel } from './http/openai-compatible.ts';
 import { redactUrl } from './http/openai-compatible.ts';
 
 export async function describeModel(spec: string, options: ModelOptions = {}): Promise<Record<string, unknown>> {
@@ -27,10 +26,10 @@ export async function describeModel(spec: string, options: ModelOptions = {}): P
       spec,
       path: parsed.target,
       params: parsed.params,
-      capabilities: 'declared by the GGUF backend when loaded (score, ban)',
+      capabilities: 'score, ban, tokenize, decode, stopTokens, counters, info (declared by the in-process backend)',
     };
   }
-  const m = (await createHttpModel(parsed, options)) as OpenAICompatibleModel;
+  const m = await createHttpModel(parsed, options);
   const c = m.config;
   const keyEnv = options.apiKeyEnv ?? parsed.params.api_key_env ?? 'OPENAI_API_KEY';
   return {

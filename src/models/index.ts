@@ -5,7 +5,7 @@
 //   gguf:<path>                         in-process llama.cpp (src/models/gguf)
 //   sim:<profile>[?k=v&…]               a simulated controller (always labelled as a simulation)
 import { simulatedLabel } from '../core/simulated.ts';
-import { UserError } from '../core/errors.ts';
+import { UserError, UsageError } from '../core/errors.ts';
 import type { Model } from './types.ts';
 import {
   DEFAULT_CONCURRENCY,
@@ -17,7 +17,7 @@ import {
 } from './options.ts';
 import { booleanParam, numberParam, parseSpec, type ParsedSpec } from './spec.ts';
 import { createSimModel } from './sim/model.ts';
-import type { HttpModelConfig } from './http/openai-compatible.ts';
+import type { HttpModelConfig, OpenAICompatibleModel } from './http/openai-compatible.ts';
 
 export type { Model, ChatMessage, GenerateOptions, GenerateResult, AttemptRecord, ScoreResult, ModelCapabilities } from './types.ts';
 export type { ModelOptions, RetryPolicy, Clock } from './options.ts';
@@ -26,7 +26,34 @@ export { SIM_PROFILES, PARAM_RANGES, type SimParams } from './sim/profiles.ts';
 export { simReply, simScore, SimModel } from './sim/model.ts';
 export { simulate, SIM_VERSION } from './sim/controller.ts';
 export { startSimServer, type SimServer, type SimServerOptions } from './sim/server.ts';
-export { requireScore, requireBan } from './capabilities.ts';
+export {
+  requireScore,
+  requireBan,
+  requireTokenize,
+  canScore,
+  canBan,
+  canStopOnTokens,
+  canTokenize,
+  canDecodeTokens,
+  hasScoringCounters,
+  hasBackendInfo,
+  modelCapabilities,
+  type ScoringModel,
+  type BanningModel,
+  type StopTokenModel,
+  type TokenizingModel,
+  type TokenDecodingModel,
+  type ScoringCostModel,
+  type BackendInfoModel,
+  type ScoringCounters,
+  type CapabilitiesWith,
+  type VerifySample,
+  type VerifyRow,
+  type VerifyReport,
+  type RenderedPrompt,
+  type GenerateTokensRequest,
+  type GenerateTokensOutput,
+} from './capabilities.ts';
 
 /** Parameters an HTTP spec may carry after `?`, and the option each one sets. */
 const HTTP_PARAMS = [
@@ -46,7 +73,7 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
   const { spec, params } = parsed;
   for (const k of Object.keys(params)) {
     if (!(HTTP_PARAMS as readonly string[]).includes(k)) {
-      throw new UserError(`invalid model spec ${JSON.stringify(spec)}: unknown parameter "${k}"; known: ${HTTP_PARAMS.join(', ')}`);
+      throw new UsageError(k, `invalid model spec ${JSON.stringify(spec)}: unknown parameter "${k}"; known: ${HTTP_PARAMS.join(', ')}`);
     }
   }
   const num = (k: string, o: { min?: number; max?: number; integer?: boolean }) =>
@@ -69,7 +96,10 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
   const seed = num('seed', { integer: true }) ?? checkNum('seed', options.seed, { integer: true });
   const maxTokensField = (params.max_tokens_field ?? options.maxTokensField ?? 'max_tokens') as HttpModelConfig['maxTokensField'];
   if (maxTokensField !== 'max_tokens' && maxTokensField !== 'max_completion_tokens') {
-    throw new UserError(`invalid model spec ${JSON.stringify(spec)}: max_tokens_field must be max_tokens or max_completion_tokens`);
+    throw new UsageError(
+      'max_tokens_field',
+      `invalid model spec ${JSON.stringify(spec)}: max_tokens_field must be max_tokens or max_completion_tokens`,
+    );
   }
   const vllm = parsed.scheme === 'vllm' || (params.vllm !== undefined && booleanParam(spec, 'vllm', params.vllm));
 
@@ -78,7 +108,7 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
   let apiKey: string | null;
   if (keyEnv !== undefined) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv))
-      throw new UserError(`api key variable name "${keyEnv}" is not a valid environment variable name`);
+      throw new UsageError('api_key_env', `api key variable name "${keyEnv}" is not a valid environment variable name`);
     apiKey = env[keyEnv]?.trim() || null;
     if (!apiKey) throw new UserError(`${spec}: the API key variable ${keyEnv} is not set (or empty); export it, e.g. export ${keyEnv}=…`);
   } else {
@@ -89,7 +119,7 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
   }
   const baseUrl = (parsed.baseUrl ?? options.baseUrl ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
   const extraBody = options.extraBody ?? {};
-  if (typeof extraBody !== 'object' || Array.isArray(extraBody)) throw new UserError('extraBody must be a JSON object');
+  if (typeof extraBody !== 'object' || Array.isArray(extraBody)) throw new UsageError('extraBody', 'extraBody must be a JSON object');
   return {
     spec,
     // Models named `sim:…` are served by a simulator: their label always says so.
@@ -116,10 +146,11 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
 
 function checkNum(name: string, v: unknown, o: { min?: number; max?: number; integer?: boolean }): number | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new UserError(`model option ${name} must be a number (got ${JSON.stringify(v)})`);
-  if (o.integer && !Number.isInteger(v)) throw new UserError(`model option ${name} must be an integer (got ${v})`);
-  if (o.min != null && v < o.min) throw new UserError(`model option ${name} must be at least ${o.min} (got ${v})`);
-  if (o.max != null && v > o.max) throw new UserError(`model option ${name} must be at most ${o.max} (got ${v})`);
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    throw new UsageError(name, `model option ${name} must be a number (got ${JSON.stringify(v)})`);
+  if (o.integer && !Number.isInteger(v)) throw new UsageError(name, `model option ${name} must be an integer (got ${v})`);
+  if (o.min != null && v < o.min) throw new UsageError(name, `model option ${name} must be at least ${o.min} (got ${v})`);
+  if (o.max != null && v > o.max) throw new UsageError(name, `model option ${name} must be at most ${o.max} (got ${v})`);
   return v;
 }
 
@@ -128,7 +159,7 @@ export async function createHttpModel(
   parsed: ParsedSpec,
   options: ModelOptions = {},
   env: NodeJS.ProcessEnv = process.env,
-): Promise<Model> {
+): Promise<OpenAICompatibleModel> {
   const config = httpConfig(parsed, options, env);
   const sdk = await import('openai');
   const client = new sdk.default({
@@ -139,13 +170,12 @@ export async function createHttpModel(
     // Without a key (local servers), send no Authorization header at all.
     ...(config.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
   });
-  const { OpenAICompatibleModel } = await import('./http/openai-compatible.ts');
-  const model = new OpenAICompatibleModel(config, client, sdk);
   if (config.vllm) {
-    const { vllmScore } = await import('./http/vllm.ts');
-    model.score = (context, continuation) => vllmScore(model, context, continuation);
+    const { VllmModel } = await import('./http/vllm.ts');
+    return new VllmModel(config, client, sdk);
   }
-  return model;
+  const { OpenAICompatibleModel } = await import('./http/openai-compatible.ts');
+  return new OpenAICompatibleModel(config, client, sdk);
 }
 
 interface GgufModule {

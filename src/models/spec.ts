@@ -8,7 +8,7 @@
 //
 // Query parameters belong to the spec (they are part of a run's identity); generic options passed
 // next to the spec fill in whatever the query leaves unset.
-import { UserError } from '../core/errors.ts';
+import { UserError, UsageError } from '../core/errors.ts';
 
 export type SpecScheme = 'openai' | 'openai-compatible' | 'vllm' | 'gguf' | 'sim';
 
@@ -37,7 +37,7 @@ export function specFormsText(): string {
 }
 
 function invalid(spec: string, problem: string): UserError {
-  return new UserError(`invalid model spec ${JSON.stringify(spec)}: ${problem}\nvalid forms:\n${specFormsText()}`);
+  return new UsageError(null, `invalid model spec ${JSON.stringify(spec)}: ${problem}\nvalid forms:\n${specFormsText()}`);
 }
 
 /** Splits `x?k=v&k2=v2` into `x` and its parameters (values URL-decoded; repeated keys refused). */
@@ -110,7 +110,8 @@ export function numberParam(
   opts: { min?: number; max?: number; integer?: boolean } = {},
 ): number {
   const n = Number(value);
-  const bad = (what: string) => new UserError(`invalid model spec ${JSON.stringify(spec)}: parameter "${key}" ${what} (got "${value}")`);
+  const bad = (what: string) =>
+    new UsageError(key, `invalid model spec ${JSON.stringify(spec)}: parameter "${key}" ${what} (got "${value}")`);
   if (value.trim() === '' || !Number.isFinite(n)) throw bad('must be a number');
   if (opts.integer && !Number.isInteger(n)) throw bad('must be an integer');
   if (opts.min != null && n < opts.min) throw bad(`must be at least ${opts.min}`);
@@ -121,5 +122,5 @@ export function numberParam(
 export function booleanParam(spec: string, key: string, value: string): boolean {
   if (['1', 'true', 'yes', 'on'].includes(value.toLowerCase())) return true;
   if (['0', 'false', 'no', 'off'].includes(value.toLowerCase())) return false;
-  throw new UserError(`invalid model spec ${JSON.stringify(spec)}: parameter "${key}" must be true or false (got "${value}")`);
+  throw new UsageError(key, `invalid model spec ${JSON.stringify(spec)}: parameter "${key}" must be true or false (got "${value}")`);
 }

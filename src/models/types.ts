@@ -1,16 +1,28 @@
-// One interface for every model backend. Capabilities are declared so that experiments needing
-// teacher-forced scoring or decoder bans can refuse cleanly instead of approximating.
+// One interface for every model backend. What a backend can do beyond `generate` is declared in
+// `capabilities`, and each flag promises one typed interface of ./capabilities.ts, so experiments
+// needing scoring, bans or the tokenizer check the flag and refuse cleanly instead of approximating.
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
 }
 
+/** What a backend can do besides `generate`; each flag promises the interface named (./capabilities.ts). */
 export interface ModelCapabilities {
-  /** Teacher-forced log-probabilities of a given continuation. */
+  /** Teacher-forced log-probabilities of given continuations: `ScoringModel`. */
   score: boolean;
-  /** Per-step bans of token sequences during decoding. */
+  /** Per-step bans of token sequences during decoding: `generate` honours `bannedSequences`. */
   ban: boolean;
+  /** The backend's own tokenizer: `TokenizingModel` (`tokenize`, `countTokens`). */
+  tokenize: boolean;
+  /** Token-level decoding in process (template → tokens, stop ids, per-step ban mask): `TokenDecodingModel`. */
+  decode: boolean;
+  /** `generate` honours `stopTokenIds` (e.g. vLLM `stop_token_ids`). */
+  stopTokens: boolean;
+  /** Cumulative scoring cost counters: `ScoringCostModel`. */
+  counters: boolean;
+  /** Facts about the backend to record with a run: `BackendInfoModel`. */
+  info: boolean;
   /** A simulated controller: every output that shows its numbers says so. */
   simulated: boolean;
 }
@@ -22,6 +34,8 @@ export interface GenerateOptions {
   seed?: number;
   /** Sequences the decoder must never complete (needs the `ban` capability). */
   bannedSequences?: string[];
+  /** Extra token ids that end the reply (needs the `stopTokens` capability; others ignore it). */
+  stopTokenIds?: readonly number[];
   /** Extra request-body keys for HTTP backends (e.g. chat_template_kwargs). */
   extraBody?: Record<string, unknown>;
   signal?: AbortSignal;
@@ -53,17 +67,19 @@ export interface GenerateResult {
   attempts: AttemptRecord[];
 }
 
+/** A teacher-forced score of one continuation after a rendered chat context (+ generation prompt). */
 export interface ScoreResult {
-  /** Summed log-probability of the continuation. */
+  /** Summed log-probability of the continuation (nats). */
   logprob: number;
   tokenLogprobs: number[];
+  /** Continuation tokens. */
   tokens: number;
-  /** Positions where the continuation token is the argmax (`n_argmax_match`, docs/harness.md §3.4), where known. */
-  argmaxMatches?: number;
-  /** Greedy decoding would emit the continuation (every position is the argmax), where known. */
-  isGreedy?: boolean;
-  /** Tokens of the rendered context (`ctx_tokens`, docs/harness.md §3.6), where known. */
-  contextTokens?: number;
+  /** Positions where the continuation token is the argmax (`n_argmax_match`, docs/harness.md §3.4). */
+  argmaxMatches: number;
+  /** Greedy decoding would emit the continuation (every position is the argmax). */
+  isGreedy: boolean;
+  /** Tokens of the rendered context (`ctx_tokens`, docs/harness.md §3.6). */
+  contextTokens: number;
 }
 
 export interface Model {
@@ -73,6 +89,5 @@ export interface Model {
   label: string;
   capabilities: ModelCapabilities;
   generate(messages: ChatMessage[], options: GenerateOptions): Promise<GenerateResult>;
-  score?(context: ChatMessage[], continuation: string): Promise<ScoreResult>;
   close?(): Promise<void>;
 }

@@ -3,7 +3,7 @@
 // leading-space variant themselves; a decoder of your own needs the token form, which holds both
 // whitespace variants of every string, deduplicated by token tuple (first occurrence wins).
 import { pyStrip } from '../core/py/format.ts';
-import { buildBanList, type TokenSeq } from '../models/gguf/ban.ts';
+import { buildBanList, type TokenSeq } from '../models/ban.ts';
 import type { AgentStep } from './failure-record.ts';
 
 export type { TokenSeq };

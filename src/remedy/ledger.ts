@@ -3,10 +3,10 @@
 // for the ban list of failed actions (strings, or token sequences for a decoder of your own), or
 // let it call any revloop Model with the ban applied where the backend can enforce it.
 import type { ChatMessage, GenerateOptions, GenerateResult, Model } from '../models/types.ts';
+import { canBan } from '../models/capabilities.ts';
 import { CapabilityError } from '../core/errors.ts';
 import { pyStrip } from '../core/py/format.ts';
-import { actionToolName } from '../envs/toolshed/parse.ts';
-import { abstractFailureNote, defaultGloss, type AgentStep, type GlossLookup } from './failure-record.ts';
+import { abstractFailureNote, callName, defaultGloss, type AgentStep, type GlossLookup } from './failure-record.ts';
 import { buildAgentMessages, type FailurePolicy } from './messages.ts';
 import { banStrings, banTokenSequences, failedActions, type TokenSeq } from './ban.ts';
 
@@ -17,11 +17,14 @@ export interface LedgerOptions {
   ban?: boolean;
   /** Append the do-not-repeat instruction to the system prompt (default false). */
   negativeInstruction?: boolean;
-  /** Gloss of an error family (default: the ToolShed/CodeRepair table). */
+  /** Gloss of an error family (default: `defaultGloss`, generic; ToolShed's table is `errorGloss` from revloop/toolshed). */
   gloss?: GlossLookup;
   /** Observation prefix (default "Observation: "). */
   observationPrefix?: string;
-  /** Tool name of an action when a step does not say (default: parse `name(...)`; null if it does not parse). */
+  /**
+   * Tool name of an action when a step does not say (default: `callName`, the identifier of a
+   * single `name(...)` call, null otherwise; ToolShed's parser is `actionToolName` from revloop/toolshed).
+   */
   toolOf?: (action: string) => string | null;
 }
 
@@ -59,7 +62,7 @@ export interface LedgerGenerateResult {
 /** Abstracted failure records of a transcript (stateless form of `FailureLedger.failures`). */
 export function abstractFailures(steps: readonly AgentStep[], options: Pick<LedgerOptions, 'gloss' | 'toolOf'> = {}): FailureRecord[] {
   const gloss = options.gloss ?? defaultGloss;
-  const toolOf = options.toolOf ?? actionToolName;
+  const toolOf = options.toolOf ?? callName;
   const out: FailureRecord[] = [];
   steps.forEach((s, i) => {
     if (s.ok) return;
@@ -83,7 +86,7 @@ export class FailureLedger {
 
   /** Records one executed step; returns its failure record when it failed. */
   record(step: AgentStep): FailureRecord | null {
-    const tool = step.tool !== undefined ? step.tool : (this.options.toolOf ?? actionToolName)(step.action);
+    const tool = step.tool !== undefined ? step.tool : (this.options.toolOf ?? callName)(step.action);
     this.steps.push({ ...step, tool });
     if (step.ok) return null;
     const records = this.failures();
@@ -134,20 +137,22 @@ export class FailureLedger {
     const { requireBan, ...rest } = options;
     const messages = this.messages(system, goal);
     const wanted = this.ban ? this.banList() : [];
-    const canBan = model.capabilities.ban;
-    if (wanted.length && !canBan && requireBan) {
+    const bans = canBan(model);
+    if (wanted.length && !bans && requireBan) {
       throw new CapabilityError(
         `${model.label}: this backend cannot ban token sequences during decoding; use a gguf: or vllm: model, or call without requireBan`,
+        'ban',
+        model.label,
       );
     }
-    const banned = canBan ? wanted : [];
+    const banned = bans ? wanted : [];
     const result = await model.generate(messages, { ...rest, ...(banned.length ? { bannedSequences: banned } : {}) });
     return {
       result,
       text: result.text,
       messages,
       banned,
-      banEnforced: this.ban && canBan,
+      banEnforced: this.ban && bans,
       repeat: result.text !== null && this.isRepeat(result.text),
     };
   }

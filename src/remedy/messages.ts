@@ -24,7 +24,7 @@ export interface HistoryPolicy {
   observationPrefix?: string;
   /** Keep only the last N steps (default: all; unused in the reference study). */
   maxHistorySteps?: number | null;
-  /** Gloss lookup for abstracted notes (default: the ToolShed/CodeRepair table). */
+  /** Gloss lookup for abstracted notes (default: the generic `defaultGloss`; ToolShed's is `errorGloss`). */
   gloss?: GlossLookup;
   /** Instruction text (default: the reference's do-not-repeat instruction). */
   instruction?: string;

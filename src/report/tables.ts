@@ -4,6 +4,7 @@ import type { AssaySummary, BudgetReplay, CurvePanel, EndpointTable, Proportion,
 import { SIMULATED } from '../core/simulated.ts';
 import { escapeHtml } from './escape.ts';
 import { pct, pctInterval, shownName } from './format.ts';
+import { formatMeanSd } from '../core/stats/summary.ts';
 
 export { SIMULATED };
 /** The SIMULATED mark next to a controller whose numbers are shown. */
@@ -82,7 +83,7 @@ export function assaySummaryTable(s: AssaySummary): string {
   const rows = s.rows
     .map(
       (r) =>
-        `<tr${r.simulated ? ' class="simulated"' : ''}>${controllerCell(r.controller, r.simulated)}${showPanel ? `<td>${escapeHtml(r.panel)}</td>` : ''}${r.final.map((v) => `<td class="num">${pct(v)}</td>`).join('')}<td class="num summary">${meanSd(r.mean, r.sd)}</td></tr>`,
+        `<tr${r.simulated ? ' class="simulated"' : ''}>${controllerCell(r.controller, r.simulated)}${showPanel ? `<td>${escapeHtml(r.panel)}</td>` : ''}${r.final.map((v) => `<td class="num">${pct(v)}</td>`).join('')}<td class="num summary">${formatMeanSd(r.mean, r.sd, pct)}</td></tr>`,
     )
     .join('');
   const panels = s.panels
@@ -93,18 +94,13 @@ export function assaySummaryTable(s: AssaySummary): string {
           : p.simulated === 'some'
             ? ` <span class="badge sim" title="This mean includes simulated controllers">includes ${SIMULATED}</span>`
             : '';
-      return `<tr class="panel"><th scope="row">${escapeHtml(p.label)} mean <span class="muted">(n = ${p.controllers})</span>${tag}</th>${showPanel ? '<td></td>' : ''}${p.final.map((v) => `<td class="num">${pct(v)}</td>`).join('')}<td class="num summary">${meanSd(p.mean, p.sd)}</td></tr>`;
+      return `<tr class="panel"><th scope="row">${escapeHtml(p.label)} mean <span class="muted">(n = ${p.controllers})</span>${tag}</th>${showPanel ? '<td></td>' : ''}${p.final.map((v) => `<td class="num">${pct(v)}</td>`).join('')}<td class="num summary">${formatMeanSd(p.mean, p.sd, pct)}</td></tr>`;
     })
     .join('');
   const range = s.range.some((r) => r)
     ? `<tr class="panel range"><th scope="row">range across controllers</th>${showPanel ? '<td></td>' : ''}${s.range.map((r) => `<td class="num">${r ? `${pct(r.min)}–${pct(r.max)}` : '–'}</td>`).join('')}<td></td></tr>`
     : '';
   return `<div class="table-wrap"><table class="summary-table"><thead><tr><th scope="col">controller</th>${showPanel ? '<th scope="col">panel</th>' : ''}${head}<th scope="col" class="num">mean ± SD</th></tr></thead><tbody>${rows}</tbody><tbody class="panels">${panels}${range}</tbody></table></div><p class="note">${escapeHtml(s.note)}</p>`;
-}
-
-function meanSd(mean: number | null, sd: number | null): string {
-  if (mean == null) return '–';
-  return sd == null ? pct(mean) : `${pct(mean)} ± ${pct(sd)}`;
 }
 
 /** Cumulative success by cap for one family: the numbers behind its curve. */

@@ -1,7 +1,7 @@
 // The immutable plan of a run: what is run (frozen cases, hashed), by whom (model spec, label,
 // capabilities, decoding), under which protocol, with which prompt templates and verifiers. A run id
 // is bound to one plan for ever: resuming with anything different is refused, naming what differs.
-import type { ModelCapabilities } from '../models/types.ts';
+import type { RecordedCapabilities } from '../models/capabilities.ts';
 import { canonicalJson, sha256Hex } from '../core/util/hash.ts';
 import type { ConstraintCase, Family, PromptVariant } from '../core/verify/types.ts';
 import { diffLeaves } from '../core/util/json-diff.ts';
@@ -21,7 +21,8 @@ export interface PlanController {
   label: string;
   spec: string;
   simulated: boolean;
-  capabilities: ModelCapabilities;
+  /** score, ban and simulated only: a fixed set, so plan hashes stay stable as backends gain capabilities. */
+  capabilities: RecordedCapabilities;
   /** Decoding settings that change outputs (timeouts and retries do not, and are not here). */
   generation: { temperature: number | null; seed: number | null; extra_body: Record<string, unknown> | null };
 }

@@ -114,11 +114,7 @@ test('from the store: runs, contrasts against the verbatim run of the same setti
     ['v', 'verbatim', verbatim],
     ['b', 'verbatim+ban', ban],
   ] as const) {
-    await store.openRun(
-      id,
-      { env: 'toolshed', harness: h, settings },
-      { spec: 'gguf:m', label: 'm', capabilities: { score: true, ban: true, simulated: false } },
-    );
+    await store.openRun(id, { env: 'toolshed', harness: h, settings }, { spec: 'gguf:m', label: 'm', capabilities: { simulated: false } });
     for (const r of rs) await store.insertRollout(id, 1, r);
   }
   const a = await analyzeAgentStore(store, { resamples: 300 });

@@ -132,7 +132,7 @@ test('runs are stored per task and resume where they stopped; settings of a run 
     harness: 'verbatim' as const,
     settings: { max_steps: 6, max_new_tokens: 32, temperature: 0, seed: 20260808, task_seed: 20260808 },
   };
-  const model = { spec: 'fake:scripted', label: 'scripted', capabilities: { score: false, ban: false, simulated: false } };
+  const model = { spec: 'fake:scripted', label: 'scripted', capabilities: { simulated: false } };
   await store.openRun('r', run, model);
   const gen = new ScriptedGenerator(() => 'finish()');
   const controller = new AbortController();

@@ -1,13 +1,14 @@
 // Scripted turn generators for rollout tests: the model's turns are given, everything else (the
 // harness, the environment, the goal predicates, the records) is the real code.
 import type { ChatMessage, Model } from '../../src/models/types.ts';
+import { modelCapabilities } from '../../src/models/capabilities.ts';
 import type { TurnGenerator, TurnRequest, TurnResult } from '../../src/studies/agent/generator.ts';
 
 export function fakeModel(capabilities: Partial<Model['capabilities']> = {}): Model {
   return {
     spec: 'fake:scripted',
     label: 'scripted',
-    capabilities: { score: false, ban: true, simulated: false, ...capabilities },
+    capabilities: modelCapabilities({ ban: true, ...capabilities }),
     async generate() {
       throw new Error('not used');
     },

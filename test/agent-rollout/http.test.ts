@@ -24,8 +24,14 @@ test('vllm: a +ban rollout sends bad_words and records usage tokens; the model i
   const bodies: Array<Record<string, unknown>> = [];
   const orig = model.generate.bind(model);
   model.generate = async (messages, options) => {
-    bodies.push({ banned: options.bannedSequences, extraBody: options.extraBody, maxTokens: options.maxTokens });
-    return orig(messages, options);
+    const res = await orig(messages, options);
+    bodies.push({
+      banned: options.bannedSequences,
+      stopTokenIds: options.stopTokenIds,
+      maxTokens: options.maxTokens,
+      sent: res.attempts[0].request,
+    });
+    return res;
   };
   const [task] = agentTasks(1);
   const r = await runToolShedRollout(task, 0, HARNESSES['verbatim+ban'], gen, {
@@ -39,11 +45,8 @@ test('vllm: a +ban rollout sends bad_words and records usage tokens; the model i
   assert.ok(r.gen_tokens! > 0 && r.prompt_tokens! > 0);
   assert.equal(bodies[0].banned, undefined);
   assert.deepEqual(bodies[1].banned, [r.actions[0].trim()]);
-  assert.deepEqual(
-    (bodies[0].extraBody as { stop_token_ids?: number[] }).stop_token_ids?.length,
-    2,
-    'single-token "\\n" and "\\n\\n" stop ids',
-  );
+  assert.equal((bodies[0].stopTokenIds as number[] | undefined)?.length, 2, 'single-token "\\n" and "\\n\\n" stop ids');
+  assert.deepEqual((bodies[0].sent as { stop_token_ids?: number[] }).stop_token_ids, bodies[0].stopTokenIds, 'sent as vLLM stop_token_ids');
   assert.equal(bodies[0].maxTokens, 32);
   assert.ok(sim.stats.byPath['/v1/chat/completions'] >= 3);
 });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { mcnemarExact } from '../../src/core/stats/binomial.ts';
 import { holmAdjust } from '../../src/core/stats/holm.ts';
+import { formatMeanSd, mean, median, medianSorted, sampleSd } from '../../src/core/stats/summary.ts';
 import { quantiles, percentileInterval95 } from '../../src/core/stats/quantile.ts';
 import { normalSf } from '../../src/core/stats/normal.ts';
 import { fitClusteredLogit } from '../../src/core/stats/logistic.ts';
@@ -31,6 +32,19 @@ test('exact McNemar equals the exact rational value and scipy binomtest', () => 
 
 test('Holm matches statsmodels multipletests exactly', () => {
   for (const { p, holm } of fixture('holm.json').cases) assert.deepEqual(holmAdjust(p), holm);
+});
+
+test('Holm: a non-finite p-value is no test — it stays NaN, m counts the finite ones, the rest is unchanged', () => {
+  for (const { p, holm } of fixture('holm.json').cases) {
+    // The same family with NaN, +Infinity and -Infinity cells mixed in at fixed places.
+    const mixed = [NaN, ...p.slice(0, 1), Infinity, ...p.slice(1), -Infinity];
+    const out = holmAdjust(mixed);
+    assert.deepEqual([out[0], out[2], out[out.length - 1]], [NaN, NaN, NaN]);
+    assert.deepEqual([out[1], ...out.slice(3, -1)], holm, 'finite values adjusted over the finite m only');
+  }
+  assert.deepEqual(holmAdjust([NaN, NaN]), [NaN, NaN]);
+  assert.deepEqual(holmAdjust([]), []);
+  assert.deepEqual(holmAdjust([NaN, 0.04]), [NaN, 0.04], 'a lone finite p is its own family (m = 1)');
 });
 
 test('percentiles match numpy.quantile / numpy.percentile (linear) exactly', () => {
@@ -81,4 +95,19 @@ test('rescue fit is not estimable below 50 rows or with one outcome class', () =
   const one = fitRescue('x', 4, all);
   assert.equal(one.estimable, false);
   assert.match(one.null_reasons!.coefficient, /one outcome class/);
+});
+
+test('summaries: one mean, sample SD, median and "mean ± SD" for every study and table', () => {
+  // Python: statistics.median([3, 1, 2]) == 2; statistics.median([4, 1, 3, 2]) == 2.5; statistics.stdev([1, 2, 3, 4]) == sqrt(5/3)
+  assert.equal(median([3, 1, 2]), 2);
+  assert.equal(median([4, 1, 3, 2]), 2.5);
+  assert.equal(medianSorted([1, 2, 3, 4]), 2.5);
+  assert.ok(Number.isNaN(median([])));
+  assert.equal(mean([0.1, 0.2, 0.3]), (0.1 + 0.2 + 0.3) / 3);
+  assert.equal(sampleSd([1, 2, 3, 4]), Math.sqrt(5 / 3));
+  assert.ok(Number.isNaN(sampleSd([1])));
+  const fmt = (x: number | null) => (x === null ? '—' : (100 * x).toFixed(1));
+  assert.equal(formatMeanSd(0.5, 0.125, fmt), '50.0 ± 12.5');
+  assert.equal(formatMeanSd(0.5, null, fmt), '50.0');
+  assert.equal(formatMeanSd(null, 0.1, fmt), '—', "a missing mean reads as the table's missing mark");
 });

@@ -3,6 +3,7 @@
 // latency and provider faults.
 import { createHash } from 'node:crypto';
 import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, Model } from '../../src/models/types.ts';
+import { modelCapabilities } from '../../src/models/capabilities.ts';
 import type { ConstraintCase, Family, PromptVariant, VerifierState } from '../../src/core/verify/types.ts';
 
 export interface ToyState extends VerifierState {
@@ -97,7 +98,7 @@ export function fakeModel(opts: FakeModelOptions = {}): FakeModel {
   return {
     spec: 'fake:toy',
     label: opts.label ?? 'fake-toy',
-    capabilities: { score: false, ban: opts.ban ?? false, simulated: true },
+    capabilities: modelCapabilities({ ban: opts.ban ?? false, simulated: true }),
     calls,
     async generate(messages, options): Promise<GenerateResult> {
       const call = calls.length;
@@ -159,7 +160,7 @@ export function scriptedModel(outputs: Array<string | null>, label = 'script'): 
   return {
     spec: 'script:test',
     label,
-    capabilities: { score: false, ban: true, simulated: true },
+    capabilities: modelCapabilities({ ban: true, simulated: true }),
     seen,
     options,
     async generate(messages, opts): Promise<GenerateResult> {

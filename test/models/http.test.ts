@@ -3,6 +3,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createModel } from '../../src/models/index.ts';
+import { canScore, canTokenize } from '../../src/models/capabilities.ts';
 import type { AttemptRecord, GenerateOptions, Model } from '../../src/models/types.ts';
 import type { ModelOptions } from '../../src/models/options.ts';
 import { CapabilityError, UserError } from '../../src/core/errors.ts';
@@ -322,8 +323,18 @@ test('keys: openai: needs one; a named variable must be set', async () => {
     process.env.OPENAI_API_KEY = 'sk-test';
     const m = await createModel('openai:gpt-4o-mini');
     assert.equal(m.label, 'gpt-4o-mini');
-    assert.deepEqual(m.capabilities, { score: false, ban: false, simulated: false });
-    assert.equal(m.score, undefined);
+    assert.deepEqual(m.capabilities, {
+      score: false,
+      ban: false,
+      tokenize: false,
+      decode: false,
+      stopTokens: false,
+      counters: false,
+      info: true,
+      simulated: false,
+    });
+    assert.equal(canScore(m), false);
+    assert.equal(canTokenize(m), false);
   } finally {
     if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
     else delete process.env.OPENAI_API_KEY;

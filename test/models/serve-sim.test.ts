@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:net';
 import { createModel } from '../../src/models/index.ts';
+import { canScore, requireScore } from '../../src/models/capabilities.ts';
 import type { ChatMessage, Model } from '../../src/models/types.ts';
 import { startSimServer, type SimServer } from '../../src/models/sim/server.ts';
 import { simScore } from '../../src/models/sim/model.ts';
@@ -118,7 +119,17 @@ test('artificial latency: the server default, a spec override, and instant', asy
 
 test('vLLM scoring through serve-sim equals the in-process toy score', async () => {
   const m = await createModel(`vllm:${sim.url}#sim:steady`);
-  assert.deepEqual(m.capabilities, { score: true, ban: true, simulated: true });
+  assert.deepEqual(m.capabilities, {
+    score: true,
+    ban: true,
+    tokenize: true,
+    decode: false,
+    stopTokens: true,
+    counters: false,
+    info: true,
+    simulated: true,
+  });
+  requireScore(m);
   const ctx: ChatMessage[] = [
     { role: 'system', content: 'You are an agent.' },
     { role: 'user', content: 'Goal: mail the agenda to Dana.' },
@@ -126,7 +137,7 @@ test('vLLM scoring through serve-sim equals the in-process toy score', async () 
     { role: 'user', content: "Observation: TypeError: unexpected keyword argument 'contact_name'" },
   ];
   for (const cont of ["find_contact(contact_name='Dana')", "find_contact(name='Dana')", 'x']) {
-    const remote = await m.score!(ctx, cont);
+    const remote = await m.score(ctx, cont);
     const local = simScore(ctx, cont);
     assert.equal(remote.logprob, local.logprob, cont);
     assert.deepEqual(remote.tokenLogprobs, local.tokenLogprobs);
@@ -135,7 +146,7 @@ test('vLLM scoring through serve-sim equals the in-process toy score', async () 
     assert.equal(remote.isGreedy, local.isGreedy);
     assert.equal(remote.contextTokens, toyTokenize(toyRenderChat(ctx, { addGenerationPrompt: true }), { special: true }).length);
   }
-  const empty = await m.score!(ctx, '');
+  const empty = await m.score(ctx, '');
   assert.equal(empty.logprob, 0);
   assert.equal(empty.tokens, 0);
 });
@@ -180,7 +191,7 @@ test('vLLM bans: bad_words reach the server and the banned text never comes back
   assert.equal(banned.attempts[0].request!.top_k, -1, 'vllm pins neutral sampling parameters');
   if (free.text!.includes('gulls')) assert.ok(!banned.text!.includes('gulls'), banned.text!);
   const plain = await createModel(`openai-compatible:${sim.url}#sim:ideal`);
-  assert.equal(plain.score, undefined);
+  assert.equal(canScore(plain), false);
   assert.equal(plain.capabilities.ban, false);
   await assert.rejects(plain.generate(msgs, { maxTokens: 10, bannedSequences: ['gulls'] }), CapabilityError);
 });

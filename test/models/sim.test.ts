@@ -369,7 +369,16 @@ test('seeds change the draws; a different conversation changes them too', () => 
 test('labels, capabilities and parameter overrides', async () => {
   const m = await createModel('sim:steady?gain=0.7&recur=0.2&seed=3');
   assert.equal(m.label, 'sim:steady?gain=0.7&recur=0.2&seed=3 [simulated]');
-  assert.deepEqual(m.capabilities, { score: true, ban: true, simulated: true });
+  assert.deepEqual(m.capabilities, {
+    score: true,
+    ban: true,
+    tokenize: true,
+    decode: false,
+    stopTokens: false,
+    counters: false,
+    info: true,
+    simulated: true,
+  });
   const params = (m as unknown as { params: Record<string, number> }).params;
   assert.equal(params.gain, 0.7);
   assert.equal(params.recur, 0.2);

@@ -78,8 +78,18 @@ test('HTTP spec parameters are validated and applied', async () => {
   await assert.rejects(createModel('openai-compatible:http://127.0.0.1:9/v1#m', { maxRetries: -1 }), /maxRetries must be at least 0/);
   await assert.rejects(createModel('openai-compatible:http://127.0.0.1:9/v1#m?vllm=maybe'), /true or false/);
   const v = await createModel('openai-compatible:http://127.0.0.1:9/v1#m?vllm=1');
-  assert.deepEqual(v.capabilities, { score: true, ban: true, simulated: false });
-  assert.equal(typeof v.score, 'function');
+  assert.deepEqual(v.capabilities, {
+    score: true,
+    ban: true,
+    tokenize: true,
+    decode: false,
+    stopTokens: true,
+    counters: false,
+    info: true,
+    simulated: false,
+  });
+  requireScore(v);
+  assert.equal(typeof v.scoreMany, 'function');
 });
 
 test('gguf specs go to the GGUF backend (or say it is missing)', async () => {

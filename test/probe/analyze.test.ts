@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeProbeStore } from '../../src/studies/probe/analyze.ts';
 import { renderProbeAnalysis } from '../../src/studies/probe/render.ts';
-import { holm } from '../../src/core/stats/cluster-bootstrap.ts';
+import { holmAdjust } from '../../src/core/stats/holm.ts';
 import { ProbeStore } from '../../src/studies/probe/store.ts';
 import type { ProbeItem } from '../../src/studies/probe/types.ts';
 import { shortItems } from './fixtures.ts';
@@ -24,7 +24,7 @@ function items(): ProbeItem[] {
 /** A run whose G per item is `gains[i]` (lp(failed | pre) − lp(failed | fail)). */
 async function addRun(store: ProbeStore, runId: string, simulated: boolean, gains: number[]): Promise<void> {
   const its = items();
-  await store.openRun(runId, 'toolshed', { spec: runId, label: runId, capabilities: { score: true, ban: false, simulated } });
+  await store.openRun(runId, 'toolshed', { spec: runId, label: runId, capabilities: { simulated } });
   await store.addItems(runId, its, 'test');
   const session = await store.startSession(runId, {
     conditions: ['pre', 'fail'],
@@ -60,7 +60,7 @@ test('Holm for G: real models form one family, simulated runs another', async ()
     const r = a.runs.find((x) => x.run_id === run)!;
     return key === 'holm' ? r.p_holm_G! : r.measures.find((m) => m.measure === 'G')!.p!;
   };
-  const real = holm([p(after, 'model-a', 'p'), p(after, 'model-b', 'p')]);
+  const real = holmAdjust([p(after, 'model-a', 'p'), p(after, 'model-b', 'p')]);
   assert.equal(p(after, 'model-a', 'holm'), real[0]);
   assert.equal(p(after, 'model-b', 'holm'), real[1]);
   assert.equal(p(after, 'model-a', 'holm'), p(before, 'model-a', 'holm'), "adding a simulated run leaves a model's adjusted p alone");

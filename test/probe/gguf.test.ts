@@ -36,7 +36,7 @@ test('core + extended on two items: every triple scored once, finite and ≤ 0; 
   await store.openRun('r', 'toolshed', {
     spec: model.spec,
     label: model.label,
-    capabilities: { score: true, ban: false, simulated: false },
+    capabilities: { simulated: false },
   });
   await store.addItems('r', items, 'fixture');
   const res = await runProbe(scorer, store, items, { runId: 'r', conditions: all, itemsSource: 'fixture', itemsSha256: 'x' });
@@ -112,7 +112,7 @@ test('a real ToolShed item (the golden item) through the core conditions', async
   await store.openRun('g', 'toolshed', {
     spec: model.spec,
     label: model.label,
-    capabilities: { score: true, ban: false, simulated: false },
+    capabilities: { simulated: false },
   });
   await store.addItems('g', golden, 'build');
   const res = await runProbe(scorer, store, golden, {

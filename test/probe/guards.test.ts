@@ -9,6 +9,7 @@ import { guardScore, type CandidateScore, type ProbeScorer } from '../../src/stu
 import { runProbe } from '../../src/studies/probe/runner.ts';
 import { ProbeStore } from '../../src/studies/probe/store.ts';
 import { NumericGuardError } from '../../src/models/gguf/numeric-guard.ts';
+import { modelCapabilities } from '../../src/models/capabilities.ts';
 import { shortItems } from './fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'revloop-probe-guard-'));
@@ -28,7 +29,7 @@ test('a bad value from the backend stops the run before it is written', async ()
     model: {
       spec: 'fake:',
       label: 'fake',
-      capabilities: { score: true, ban: false, simulated: false },
+      capabilities: modelCapabilities({ score: true }),
       generate: async () => ({ text: null, attempts: [] }),
     },
     // The third context returns NaN for its second candidate.
@@ -45,7 +46,7 @@ test('a bad value from the backend stops the run before it is written', async ()
   };
   const store = await ProbeStore.open(join(dir, 'g.db'));
   const items = shortItems().slice(0, 1);
-  await store.openRun('g', 'toolshed', { spec: 'fake:', label: 'fake', capabilities: { score: true, ban: false, simulated: false } });
+  await store.openRun('g', 'toolshed', { spec: 'fake:', label: 'fake', capabilities: { simulated: false } });
   await store.addItems('g', items, 'fixture');
   await assert.rejects(
     runProbe(scorer, store, items, { runId: 'g', conditions: ['pre', 'fail', 'succ'], itemsSource: 'fixture', itemsSha256: '-' }),

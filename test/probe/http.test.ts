@@ -59,7 +59,7 @@ test('vllm: a full probe run over HTTP (all conditions incl. neut_pad) is stored
   await store.openRun('h', 'toolshed', {
     spec: model.spec,
     label: model.label,
-    capabilities: { score: true, ban: false, simulated: true },
+    capabilities: { simulated: true },
   });
   await store.addItems('h', items, 'fixture');
   const res = await runProbe(scorer, store, items, {

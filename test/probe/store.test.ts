@@ -15,7 +15,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 test('scores are insert-only; a key is written once; items cannot change under the same id', async () => {
   const path = join(dir, 's.db');
   const s = await ProbeStore.open(path);
-  await s.openRun('p', 'toolshed', { spec: 'm', label: 'm', capabilities: { score: true, ban: false, simulated: false } });
+  await s.openRun('p', 'toolshed', { spec: 'm', label: 'm', capabilities: { simulated: false } });
   const items = shortItems();
   await s.addItems('p', items, 'a.jsonl');
   await s.addItems('p', items, 'a.jsonl'); // same content: fine
@@ -48,11 +48,11 @@ test('scores are insert-only; a key is written once; items cannot change under t
   });
   assert.equal((await s.sessions('p'))[0].finished?.status, 'complete');
   await assert.rejects(
-    s.openRun('p', 'coderepair', { spec: 'm', label: 'm', capabilities: { score: true, ban: false, simulated: false } }),
+    s.openRun('p', 'coderepair', { spec: 'm', label: 'm', capabilities: { simulated: false } }),
     /run 'p' exists with a different plan[\s\S]*settings\.env: stored "toolshed", requested "coderepair"/,
   );
   await assert.rejects(
-    s.openRun('p', 'toolshed', { spec: 'other', label: 'm', capabilities: { score: true, ban: false, simulated: false } }),
+    s.openRun('p', 'toolshed', { spec: 'other', label: 'm', capabilities: { simulated: false } }),
     /controller\.spec: stored "m", requested "other"/,
   );
   await s.close();

@@ -11,9 +11,14 @@ import {
   FailureLedger,
   glossTable,
   NEGATIVE_INSTRUCTION,
+  callName,
+  defaultGloss,
+  GENERIC_GLOSS,
   type AgentStep,
 } from '../../src/remedy/index.ts';
+import { actionToolName, ERROR_GLOSS, errorGloss, NEGATIVE_INSTRUCTION as TOOLSHED_INSTRUCTION } from '../../src/envs/toolshed/index.ts';
 import type { ChatMessage, GenerateOptions, GenerateResult, Model } from '../../src/models/types.ts';
+import { modelCapabilities } from '../../src/models/capabilities.ts';
 import { CapabilityError } from '../../src/core/errors.ts';
 
 const steps: AgentStep[] = [
@@ -125,6 +130,42 @@ test('abstractFailures: records with 1-based index, transcript position, parsed 
   assert.equal(recs[0].note, '[attempt 1 failed: delete_file \u2014 no such file; that call is not repeatable]');
 });
 
+test('generic defaults: families any tool-calling harness meets, "<thing>_not_found", else "the call failed"', () => {
+  assert.equal(defaultGloss('parse_error'), 'the call could not be parsed');
+  assert.equal(defaultGloss('calendar_slot_not_found'), 'no such calendar slot');
+  assert.equal(defaultGloss('unsupported_conversion'), 'the call failed', 'environment-specific families are not built in');
+  assert.equal(defaultGloss('test_failure'), 'the call failed');
+  assert.equal(defaultGloss('_not_found'), 'the call failed');
+  assert.equal(defaultGloss('toString'), 'the call failed');
+  assert.equal(defaultGloss(null), 'the call failed');
+  assert.equal(callName("  read_file(path='a.md') "), 'read_file');
+  assert.equal(callName("read_file(path='a.md') and more"), null);
+  assert.equal(callName('not a call'), null);
+});
+
+test('ToolShed supplies its gloss table and parser; the generic defaults agree with it wherever they speak', () => {
+  for (const [family, gloss] of Object.entries(ERROR_GLOSS)) {
+    assert.equal(errorGloss(family), gloss);
+    const generic = defaultGloss(family);
+    if (family in GENERIC_GLOSS || family.endsWith('_not_found')) assert.equal(generic, gloss, family);
+    else assert.equal(generic, 'the call failed', family);
+  }
+  assert.equal(TOOLSHED_INSTRUCTION, NEGATIVE_INSTRUCTION, 'one owner: ToolShed re-exports the remedy instruction');
+  // The ToolShed parser strips fences and labels; the generic default does not.
+  const fenced = { action: "```python\nread_file(path='a')\n```", observation: 'e', ok: false, errorType: 'unsupported_conversion' };
+  assert.equal(abstractFailures([fenced])[0].note, '[attempt 1 failed: the tool \u2014 the call failed; that call is not repeatable]');
+  assert.equal(
+    abstractFailures([fenced], { toolOf: actionToolName, gloss: errorGloss })[0].note,
+    '[attempt 1 failed: read_file \u2014 that conversion is not supported; that call is not repeatable]',
+  );
+  const ledger = new FailureLedger({ toolOf: actionToolName, gloss: errorGloss });
+  assert.equal(ledger.record(fenced)?.tool, 'read_file');
+  assert.equal(
+    ledger.messages('SYS', 'GOAL')[2].content,
+    '[attempt 1 failed: read_file \u2014 that conversion is not supported; that call is not repeatable]',
+  );
+});
+
 class FakeModel implements Model {
   readonly spec = 'fake:';
   readonly label = 'fake';
@@ -148,14 +189,14 @@ test('FailureLedger: abstracted context, ban where the backend can, repeat detec
   assert.ok(ledger.isRepeat("  read_file(path='notes/x.md')\n"));
   assert.ok(!ledger.isRepeat("find_contact(name='Ana Ruiz')"));
 
-  const banning = new FakeModel({ score: false, ban: true, simulated: false }, "read_file(path='notes/y.md')");
+  const banning = new FakeModel(modelCapabilities({ ban: true }), "read_file(path='notes/y.md')");
   const r1 = await ledger.generate(banning, 'SYS', 'GOAL', { maxTokens: 16 });
   assert.deepEqual(banning.calls[0].options.bannedSequences, ["read_file(path='notes/x.md')"]);
   assert.equal(r1.banEnforced, true);
   assert.equal(r1.repeat, false);
   assert.ok(!banning.calls[0].messages.some((m) => m.content === "read_file(path='notes/x.md')"));
 
-  const plain = new FakeModel({ score: false, ban: false, simulated: false }, "read_file(path='notes/x.md')");
+  const plain = new FakeModel(modelCapabilities(), "read_file(path='notes/x.md')");
   const r2 = await ledger.generate(plain, 'SYS', 'GOAL', { maxTokens: 16 });
   assert.equal(plain.calls[0].options.bannedSequences, undefined);
   assert.equal(r2.banEnforced, false);

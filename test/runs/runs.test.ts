@@ -136,7 +136,7 @@ test('status of probe and agent runs: running while a live process holds it, int
     backend: {},
   };
   for (const id of ['p-live', 'p-killed', 'p-failed', 'p-done', 'p-unstarted']) {
-    await probe.openRun(id, 'toolshed', { spec: 'm', label: 'model-m', capabilities: { score: true, ban: false, simulated: false } });
+    await probe.openRun(id, 'toolshed', { spec: 'm', label: 'model-m', capabilities: { simulated: false } });
     if (id === 'p-unstarted') continue;
     await probe.addItems(id, items, 'a.jsonl');
     const s = await probe.startSession(id, start);
@@ -169,7 +169,7 @@ test('status of probe and agent runs: running while a live process holds it, int
   await agent.openRun(
     'a-partial',
     { env: 'toolshed', harness: 'verbatim', settings },
-    { spec: 'sim:steady', label: 'sim:steady [simulated]', capabilities: { score: true, ban: true, simulated: true } },
+    { spec: 'sim:steady', label: 'sim:steady [simulated]', capabilities: { simulated: true } },
   );
   const session = await agent.startSession('a-partial', 4, {});
   await agent.insertRollout('a-partial', session, rollout('t-0', 0, true));

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { countWords, wordMatches, WORD_PATTERN_LITERAL } from '../../src/core/text/words.ts';
 import { anchorPresent, missingAnchors } from '../../src/core/text/anchors.ts';
-import { PY_CASE_CLASSES } from '../../src/core/text/py-case-classes.ts';
+import { PY_CASE_CLASSES } from '../../src/core/py/case-classes.ts';
 
 interface Fixture {
   python: string;

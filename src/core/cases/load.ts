@@ -3,7 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { UserError } from '../errors.ts';
+import { UsageError, NotFoundError, InputError } from '../errors.ts';
 import { readJsonlLines } from '../util/jsonl.ts';
 import type { ConstraintCase } from '../verify/types.ts';
 import { FORMAT_HINTS, detectRowFormat } from './detect.ts';
@@ -45,7 +45,7 @@ export interface ValidationReport extends Partial<LoadedCaseSet> {
 
 export function parseFormat(name: string): CaseFormat {
   if ((CASE_FORMATS as readonly string[]).includes(name)) return name as CaseFormat;
-  throw new UserError(`unknown case format '${name}'; formats: ${CASE_FORMATS.join(', ')}`);
+  throw new UsageError('format', `unknown case format '${name}'; formats: ${CASE_FORMATS.join(', ')}`);
 }
 
 /** Hashes the file's bytes and counts them (one streaming pass). */
@@ -65,9 +65,9 @@ export async function validateCaseFile(path: string, options: LoadOptions = {}):
   try {
     info = await stat(path);
   } catch {
-    throw new UserError(`${path}: no such file`);
+    throw new NotFoundError('file', path, `${path}: no such file`);
   }
-  if (!info.isFile()) throw new UserError(`${path}: not a file`);
+  if (!info.isFile()) throw new InputError(path, null, null, 'not a file');
 
   const problems: CaseProblem[] = [];
   const cases: ConstraintCase[] = [];
@@ -92,8 +92,11 @@ export async function validateCaseFile(path: string, options: LoadOptions = {}):
     if (!format) {
       const detected = detectRowFormat(row);
       if (!detected) {
-        throw new UserError(
-          `${path}:${item.line}: cannot tell the case format from the first row (fields: ${Object.keys(row).join(', ')}); ` +
+        throw new InputError(
+          path,
+          item.line,
+          null,
+          `cannot tell the case format from the first row (fields: ${Object.keys(row).join(', ')}); ` +
             `pass --format (${CASE_FORMATS.map((f) => `${f}: ${FORMAT_HINTS[f]}`).join('; ')})`,
         );
       }

@@ -19,6 +19,8 @@ export {
   pyTruthy,
   pyTypeName,
   type PyValue,
+  type JsonValue,
+  type PyReprOptions,
 } from './values.ts';
 export { pyCompare, pyLen, pySorted, pyStripChars } from './strings.ts';
 export { parseExpression, literalEval, unparse, PySyntaxError, LiteralEvalError, type Expr } from './ast/index.ts';

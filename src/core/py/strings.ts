@@ -37,15 +37,57 @@ export function pyLen(s: string): number {
   return n;
 }
 
-/** `s.strip(chars)` with an explicit character set. */
+/** Python's `string.punctuation`. */
+export const PY_PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+
+/** Whether code point `cp` is one of the characters (code points) of `chars`. */
+function hasCodePoint(chars: string, cp: number): boolean {
+  for (const ch of chars) if (ch.codePointAt(0) === cp) return true;
+  return false;
+}
+
+const isSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdfff;
+
+/**
+ * Python `s.strip(chars)`: removes any of `chars` from both ends, by code point as Python does (a
+ * surrogate pair is one character; a lone surrogate in `chars` never splits a pair). A BMP
+ * character that is not a surrogate is compared as one UTF-16 unit, which is the same thing and
+ * keeps the common case a plain `includes`.
+ */
 export function pyStripChars(s: string, chars: string): string {
-  const set = new Set(Array.from(chars));
-  const cps = Array.from(s);
-  let lo = 0;
-  let hi = cps.length;
-  while (lo < hi && set.has(cps[lo])) lo++;
-  while (hi > lo && set.has(cps[hi - 1])) hi--;
-  return cps.slice(lo, hi).join('');
+  let start = 0;
+  let end = s.length;
+  while (start < end) {
+    const unit = s.charCodeAt(start);
+    if (!isSurrogate(unit)) {
+      if (!chars.includes(s[start])) break;
+      start++;
+      continue;
+    }
+    const cp = s.codePointAt(start)!;
+    if (!hasCodePoint(chars, cp)) break;
+    start += cp > 0xffff ? 2 : 1;
+  }
+  while (end > start) {
+    const unit = s.charCodeAt(end - 1);
+    if (!isSurrogate(unit)) {
+      if (!chars.includes(s[end - 1])) break;
+      end--;
+      continue;
+    }
+    let cp = unit;
+    let width = 1;
+    if (unit >= 0xdc00 && end - 2 >= start) {
+      const hi = s.charCodeAt(end - 2);
+      if (hi >= 0xd800 && hi <= 0xdbff) {
+        cp = ((hi - 0xd800) << 10) + (unit - 0xdc00) + 0x10000;
+        width = 2;
+      }
+    }
+    if (!hasCodePoint(chars, cp)) break;
+    end -= width;
+  }
+  return start === 0 && end === s.length ? s : s.slice(start, end);
 }
 
 const SPLITLINES = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/u;

@@ -1,6 +1,11 @@
-// A small model of the Python values `ast.literal_eval` can produce, with Python's `repr`, type
-// names and truthiness. Ints are bigints and floats are numbers, so `59` and `59.0` stay distinct
-// (they print differently: `value=59` vs `got float (59.0)`).
+// A small model of the Python values `ast.literal_eval` can produce, with Python's `repr`, `==`,
+// type names and truthiness. Ints are bigints and floats are numbers, so `59` and `59.0` stay
+// distinct (they print differently: `value=59` vs `got float (59.0)`).
+//
+// The same functions take JSON values as `json.loads` would give them to Python (plain objects are
+// dicts with str keys, `undefined` is None): `==` needs no hint, and `repr` takes
+// `{ numbers: 'json' }`, because JSON.parse has already turned "3" and "3.0" into the same number
+// and the JSON reading of an integral number is an int.
 import { pyFloatRepr, pyRepr } from './format.ts';
 
 export class PyTuple {
@@ -39,6 +44,16 @@ export type PyEllipsisType = typeof PyEllipsis;
 export type PyValue =
   string | bigint | number | boolean | null | PyComplex | PyBytes | PyTuple | PyValue[] | PyDict | PySet | PyEllipsisType;
 
+/** A value from JSON.parse (or built like one), as `json.loads` would hand it to Python. */
+export type JsonValue = string | number | boolean | null | undefined | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON object (a dict with str keys), not one of the Py* classes. */
+function isJsonObject(v: unknown): v is { [key: string]: JsonValue } {
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || v === PyEllipsis) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
 /** `type(v).__name__`. */
 export function pyTypeName(v: PyValue): string {
   if (v === null) return 'NoneType';
@@ -76,8 +91,22 @@ function numericValue(v: PyValue): number | bigint | null {
   return null;
 }
 
-/** Python `==` for literal values (1 == 1.0 == True; containers element-wise). */
-export function pyEquals(x: PyValue, y: PyValue): boolean {
+/** Python `==` for literal values and JSON values (1 == 1.0 == True; containers element-wise). */
+export function pyEquals(x: PyValue | JsonValue, y: PyValue | JsonValue): boolean {
+  // The same value is equal to itself (NaN is never the same: NaN !== NaN, as nan != nan).
+  if (x === y) return true;
+  if (x === undefined || y === undefined) return false;
+  const ox = isJsonObject(x) ? (x as { [key: string]: JsonValue }) : null;
+  const oy = isJsonObject(y) ? (y as { [key: string]: JsonValue }) : null;
+  if (ox || oy) {
+    if (!ox || !oy) return false;
+    const kx = Object.keys(ox);
+    return kx.length === Object.keys(oy).length && kx.every((k) => Object.prototype.hasOwnProperty.call(oy, k) && pyEquals(ox[k], oy[k]));
+  }
+  return pyValueEquals(x as PyValue, y as PyValue);
+}
+
+function pyValueEquals(x: PyValue, y: PyValue): boolean {
   const nx = numericValue(x);
   const ny = numericValue(y);
   if (nx !== null && ny !== null) {
@@ -147,23 +176,45 @@ function bytesRepr(b: Uint8Array): string {
   return out + quote;
 }
 
-/** Python `repr(v)` for literal values, containers included. */
-export function pyReprValue(v: PyValue): string {
+export interface PyReprOptions {
+  /**
+   * How a JS number reads: `float` (default, PyValue: ints are bigints) or `json` (as `json.loads`
+   * gives it: an integral number is an int, `3` not `3.0`).
+   */
+  numbers?: 'float' | 'json';
+}
+
+/** Python `repr(v)` for literal values and JSON values, containers included. */
+export function pyReprValue(v: PyValue | JsonValue, options: PyReprOptions = {}): string {
+  return options.numbers === 'json' ? repr(v, true) : repr(v, false);
+}
+
+function repr(v: PyValue | JsonValue, jsonNumbers: boolean): string {
+  switch (typeof v) {
+    case 'string':
+      return pyRepr(v);
+    case 'number':
+      return jsonNumbers && Number.isInteger(v) ? String(v) : pyFloatRepr(v);
+    case 'boolean':
+      return v ? 'True' : 'False';
+    case 'bigint':
+      return v.toString();
+    case 'undefined':
+      return 'None';
+  }
   if (v === null) return 'None';
-  if (typeof v === 'string') return pyRepr(v);
-  if (typeof v === 'bigint') return v.toString();
-  if (typeof v === 'number') return pyFloatRepr(v);
-  if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (Array.isArray(v)) return '[' + v.map(pyReprValue).join(', ') + ']';
+  if (Array.isArray(v)) return '[' + reprItems(v, jsonNumbers) + ']';
   if (v instanceof PyTuple) {
-    if (v.items.length === 1) return '(' + pyReprValue(v.items[0]) + ',)';
-    return '(' + v.items.map(pyReprValue).join(', ') + ')';
+    if (v.items.length === 1) return '(' + repr(v.items[0], jsonNumbers) + ',)';
+    return '(' + reprItems(v.items, jsonNumbers) + ')';
   }
   if (v instanceof PyDict) {
-    return '{' + v.entries.map(([k, x]) => pyReprValue(k) + ': ' + pyReprValue(x)).join(', ') + '}';
+    let out = '';
+    for (const [k, x] of v.entries) out += (out ? ', ' : '') + repr(k, jsonNumbers) + ': ' + repr(x, jsonNumbers);
+    return '{' + out + '}';
   }
   if (v instanceof PySet) {
-    return v.items.length ? '{' + v.items.map(pyReprValue).join(', ') + '}' : 'set()';
+    return v.items.length ? '{' + reprItems(v.items, jsonNumbers) + '}' : 'set()';
   }
   if (v instanceof PyComplex) {
     if (v.real === 0 && !Object.is(v.real, -0)) return complexPart(v.imag) + 'j';
@@ -172,10 +223,36 @@ export function pyReprValue(v: PyValue): string {
     return '(' + complexPart(v.real) + sign + im + 'j)';
   }
   if (v instanceof PyBytes) return bytesRepr(v.bytes);
-  return 'Ellipsis';
+  if (v === PyEllipsis) return 'Ellipsis';
+  // A JSON object: a dict with str keys.
+  let out = '';
+  for (const k of Object.keys(v)) out += (out ? ', ' : '') + pyRepr(k) + ': ' + repr((v as { [key: string]: JsonValue })[k], jsonNumbers);
+  return '{' + out + '}';
+}
+
+function reprItems(xs: ReadonlyArray<PyValue | JsonValue>, jsonNumbers: boolean): string {
+  let out = '';
+  for (let i = 0; i < xs.length; i++) out += (i ? ', ' : '') + repr(xs[i], jsonNumbers);
+  return out;
 }
 
 /** Python `str(v)`: the string itself for str, repr otherwise. */
-export function pyStr(v: PyValue): string {
-  return typeof v === 'string' ? v : pyReprValue(v);
+export function pyStr(v: PyValue | JsonValue, options: PyReprOptions = {}): string {
+  return typeof v === 'string' ? v : pyReprValue(v, options);
+}
+
+/** Python `zip(*arrays)`: stops at the shortest. */
+export function zipShortest<T extends unknown[][]>(...arrays: T): Array<{ [K in keyof T]: T[K][number] }> {
+  const n = Math.min(...arrays.map((a) => a.length));
+  const out: any[] = [];
+  for (let i = 0; i < n; i++) out.push(arrays.map((a) => a[i]));
+  return out;
+}
+
+/** Python `int(x)` for the JSON values COLLIE targets hold (ints, integral floats, digit strings). */
+export function pyInt(x: unknown): number {
+  if (typeof x === 'number' && Number.isFinite(x)) return Math.trunc(x);
+  if (typeof x === 'boolean') return x ? 1 : 0;
+  if (typeof x === 'string' && /^\s*[+-]?\d+\s*$/.test(x)) return parseInt(x, 10);
+  throw new TypeError(`int() argument is not a number: ${pyReprValue(x as JsonValue, { numbers: 'json' })}`);
 }

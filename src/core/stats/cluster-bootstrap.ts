@@ -1,11 +1,14 @@
 // Statistics of the probe and agent studies (docs/harness.md §8): a cluster bootstrap over tasks with a
-// two-sided bootstrap p-value and Cohen's d_z, Holm's adjustment across cells, and the inclusion
-// rule. The reference draws with numpy's default_rng(20260808); PCG64 is not reproduced here, so
+// two-sided bootstrap p-value and Cohen's d_z, and the inclusion rule (Holm's adjustment across
+// cells is holm.ts). The reference draws with numpy's default_rng(20260808); PCG64 is not reproduced here, so
 // intervals agree with the reference's to Monte-Carlo precision only. What is kept: a fresh stream
 // per call from the same seed, so every measure of a cell reuses the same resample sequence.
 import { Xoshiro128 } from './prng.ts';
 import { quantiles } from './quantile.ts';
 import { compareCodePoints } from './bootstrap.ts';
+import { mean, median as medianOf, sampleSd } from './summary.ts';
+
+export { sampleSd };
 
 export const BOOTSTRAP_SEED = 20260808;
 export const BOOTSTRAP_RESAMPLES = 10_000;
@@ -62,7 +65,7 @@ export function clusterBootstrap(values: readonly number[], clusters: readonly s
   c.forEach((l, i) => groups[index.get(l)!].push(v[i]));
   const sums = groups.map((g) => g.reduce((s, x) => s + x, 0));
   const sizes = groups.map((g) => g.length);
-  const stat = (xs: number[]) => (median ? medianOf(xs) : xs.reduce((s, x) => s + x, 0) / xs.length);
+  const stat = (xs: number[]) => (median ? medianOf(xs) : mean(xs));
   const point = stat(v);
 
   const rng = bootstrapRng(options.seed ?? BOOTSTRAP_SEED);
@@ -97,36 +100,4 @@ export function clusterBootstrap(values: readonly number[], clusters: readonly s
   const sd = sampleSd(v);
   const dz = Number.isFinite(sd) && sd > 0 ? point / sd : NaN;
   return { mean: point, ci_lo: lo, ci_hi: hi, n: v.length, n_clusters: G, dz, p };
-}
-
-function medianOf(xs: number[]): number {
-  const s = [...xs].sort((x, y) => x - y);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-/** Standard deviation with ddof = 1 (NaN for fewer than 2 values). */
-export function sampleSd(xs: readonly number[]): number {
-  if (xs.length < 2) return NaN;
-  const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
-  let ss = 0;
-  for (const x of xs) ss += (x - mean) ** 2;
-  return Math.sqrt(ss / (xs.length - 1));
-}
-
-/**
- * Holm's step-down adjustment over the finite p-values (stable ascending sort; adjusted = running
- * maximum of min(1, (m − i)·p_i)); non-finite inputs stay NaN and do not count towards m.
- */
-export function holm(pValues: readonly number[]): number[] {
-  const finite = pValues.map((p, i) => [p, i] as const).filter(([p]) => Number.isFinite(p));
-  finite.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
-  const m = finite.length;
-  const out = pValues.map(() => NaN);
-  let running = 0;
-  finite.forEach(([p, i], rank) => {
-    running = Math.max(running, Math.min(1, (m - rank) * p));
-    out[i] = running;
-  });
-  return out;
 }

@@ -12,7 +12,7 @@
 // conditions are checked by hand around each candidate match instead (anchorPresent), with the same
 // result: at a given start the tokens are literals separated by greedy whitespace runs, so each start
 // position has at most one possible match end, and candidates are tried at every start in order.
-import { pyCaselessLiteral, S, W } from './pyre.ts';
+import { pyCaselessLiteral, S, W } from '../py/re.ts';
 import { wordMatches } from './words.ts';
 
 const anchorCache = new Map<string, RegExp | null>();

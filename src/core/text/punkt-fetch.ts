@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { UserError } from '../errors.ts';
+import { UserError, NotFoundError, InputError, UsageError } from '../errors.ts';
 import { parsePunktTab, PUNKT_TAB_FILES, type PunktParams } from './punkt-params.ts';
 import { userDataDir } from './punkt-resolve.ts';
 import { zipEntries, zipRead } from './zip.ts';
@@ -61,7 +61,8 @@ async function download(url: string, onProgress: FetchPunktOptions['onProgress']
   // A local copy (downloaded elsewhere, for machines without internet): a path or a file: URL.
   if (!/^https?:\/\//i.test(url)) {
     const path = url.startsWith('file:') ? fileURLToPath(url) : url;
-    if (!existsSync(path)) throw new UserError(`${url}: no such file (give an http(s) URL or the path of a downloaded punkt_tab.zip)`);
+    if (!existsSync(path))
+      throw new NotFoundError('file', path, `${url}: no such file (give an http(s) URL or the path of a downloaded punkt_tab.zip)`);
     const data = readFileSync(path);
     onProgress?.(data.length, data.length);
     return data;
@@ -104,12 +105,15 @@ export function extractEnglish(zip: Buffer, label: string, expected: FetchPunktO
   const out: Record<string, Buffer> = {};
   for (const name of PUNKT_TAB_FILES) {
     const entry = entries.find((e) => e.name === `punkt_tab/english/${name}`);
-    if (!entry) throw new UserError(`${label}: punkt_tab/english/${name} is missing from the archive`);
+    if (!entry) throw new InputError(label, null, null, `punkt_tab/english/${name} is missing from the archive`);
     const data = zipRead(zip, entry, label);
     const want = expected?.[name];
     if (want && (data.length !== want.bytes || sha256(data) !== want.sha256)) {
-      throw new UserError(
-        `${label}: punkt_tab/english/${name}: ${data.length} bytes, SHA-256 ${sha256(data)}; expected ${want.bytes} bytes, ${want.sha256}`,
+      throw new InputError(
+        label,
+        null,
+        `punkt_tab/english/${name}`,
+        `${data.length} bytes, SHA-256 ${sha256(data)}; expected ${want.bytes} bytes, ${want.sha256}`,
       );
     }
     out[name] = data;
@@ -121,7 +125,8 @@ export function extractEnglish(zip: Buffer, label: string, expected: FetchPunktO
 export async function fetchPunkt(options: FetchPunktOptions = {}): Promise<FetchPunktResult> {
   const url = options.url ?? PUNKT_TAB_URL;
   const wantSha = (options.sha256 ?? PUNKT_TAB_ZIP_SHA256).toLowerCase();
-  if (!/^[0-9a-f]{64}$/.test(wantSha)) throw new UserError(`--sha256: expected 64 hex digits, got ${JSON.stringify(options.sha256)}`);
+  if (!/^[0-9a-f]{64}$/.test(wantSha))
+    throw new UsageError('--sha256', `--sha256: expected 64 hex digits, got ${JSON.stringify(options.sha256)}`);
   const expectedFiles = options.files === undefined ? (options.sha256 ? null : PUNKT_TAB_ENGLISH_FILES) : options.files;
   const dataDir = options.dest ?? userDataDir();
   const zip = await download(url, options.onProgress, options.timeoutMs ?? 120_000);

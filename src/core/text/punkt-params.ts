@@ -2,7 +2,7 @@
 // export (`../shared/data/punkt/english.json`) or an NLTK `punkt_tab/<language>/` folder.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from '../errors.ts';
+import { DataMissingError, InputError } from '../errors.ts';
 
 /** The parameters PunktSentenceTokenizer reads (NLTK's PunktParameters). */
 export interface PunktParams {
@@ -27,7 +27,7 @@ export function collocationKey(type1: string, type2: string): string {
 
 /** Loads Punkt parameters from an english.json-style file or a punkt_tab language folder. */
 export function loadPunktParams(path: string): PunktParams {
-  if (!existsSync(path)) throw new UserError(`Punkt parameters not found: ${path}`);
+  if (!existsSync(path)) throw new DataMissingError('punkt', `Punkt parameters not found: ${path}`);
   if (statSync(path).isDirectory()) {
     // Accept both `.../punkt_tab/english` and `.../punkt_tab` (then English).
     const dir = existsSync(join(path, 'abbrev_types.txt')) || !existsSync(join(path, 'english')) ? path : join(path, 'english');
@@ -37,7 +37,7 @@ export function loadPunktParams(path: string): PunktParams {
 }
 
 function readText(path: string): string {
-  if (!existsSync(path)) throw new UserError(`${path}: missing (a punkt_tab folder holds ${PUNKT_TAB_FILES.join(', ')})`);
+  if (!existsSync(path)) throw new DataMissingError('punkt', `${path}: missing (a punkt_tab folder holds ${PUNKT_TAB_FILES.join(', ')})`);
   return readFileSync(path, 'utf8');
 }
 
@@ -47,27 +47,27 @@ export function parsePunktJson(text: string, source: string): PunktParams {
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new UserError(`${source}: not valid JSON (${(e as Error).message})`);
+    throw new InputError(source, null, null, `not valid JSON (${(e as Error).message})`);
   }
   const obj = data as Record<string, unknown>;
   const strings = (field: string): string[] => {
     const v = obj?.[field];
     if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
-      throw new UserError(`${source}: ${field}: expected a list of strings`);
+      throw new InputError(source, null, field, 'expected a list of strings');
     }
     return v as string[];
   };
   const colls = obj?.collocations;
   if (!Array.isArray(colls) || colls.some((c) => !Array.isArray(c) || c.length !== 2 || c.some((x) => typeof x !== 'string'))) {
-    throw new UserError(`${source}: collocations: expected a list of [type, type] pairs`);
+    throw new InputError(source, null, 'collocations', 'expected a list of [type, type] pairs');
   }
   const ortho = obj?.ortho_context;
   if (ortho === null || typeof ortho !== 'object' || Array.isArray(ortho)) {
-    throw new UserError(`${source}: ortho_context: expected an object mapping types to integer flags`);
+    throw new InputError(source, null, 'ortho_context', 'expected an object mapping types to integer flags');
   }
   const orthoContext = new Map<string, number>();
   for (const [k, v] of Object.entries(ortho as Record<string, unknown>)) {
-    if (!Number.isInteger(v)) throw new UserError(`${source}: ortho_context: ${JSON.stringify(k)}: expected an integer`);
+    if (!Number.isInteger(v)) throw new InputError(source, null, 'ortho_context', `${JSON.stringify(k)}: expected an integer`);
     orthoContext.set(k, v as number);
   }
   return {
@@ -93,13 +93,13 @@ export function parsePunktTab(read: (name: (typeof PUNKT_TAB_FILES)[number]) => 
   const pairs = (name: 'collocations.tab' | 'ortho_context.tab'): Array<[number, string, string]> =>
     lines(read(name)).map(([n, line]) => {
       const parts = line.split('\t');
-      if (parts.length !== 2) throw new UserError(`${join(source, name)}:${n}: expected two tab-separated fields`);
+      if (parts.length !== 2) throw new InputError(join(source, name), n, null, 'expected two tab-separated fields');
       return [n, parts[0], parts[1]];
     });
   const orthoContext = new Map<string, number>();
   for (const [n, type, flags] of pairs('ortho_context.tab')) {
     if (!/^\d+$/.test(flags))
-      throw new UserError(`${join(source, 'ortho_context.tab')}:${n}: flags: expected an integer, got ${JSON.stringify(flags)}`);
+      throw new InputError(join(source, 'ortho_context.tab'), n, 'flags', `expected an integer, got ${JSON.stringify(flags)}`);
     orthoContext.set(type, Number(flags));
   }
   return {

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { UserError } from '../errors.ts';
+import { DataMissingError } from '../errors.ts';
 import { sharedDataFile } from '../util/shared-data.ts';
 import { loadPunktParams, type PunktParams } from './punkt-params.ts';
 
@@ -51,10 +51,11 @@ export const NO_PUNKT_MESSAGE =
 /** Resolves and loads Punkt parameters; `explicit` wins and is never silently replaced. */
 export function resolvePunkt(explicit?: string | null, where: PunktEnvironment = {}): PunktParams {
   const first = punktCandidates(explicit, where)[0];
-  if (!first) throw new UserError(NO_PUNKT_MESSAGE);
+  if (!first) throw new DataMissingError('punkt', NO_PUNKT_MESSAGE);
   if (!existsSync(first.path)) {
     const via = first.origin === 'explicit' ? '--punkt' : '$REVLOOP_PUNKT';
-    throw new UserError(
+    throw new DataMissingError(
+      'punkt',
       `Punkt parameters not found at ${first.path} (from ${via}). Give an existing english.json file or ` +
         'punkt_tab/english folder, or run `revloop data fetch punkt`.',
     );

@@ -5,7 +5,7 @@
 // throughout, which is equivalent to Python's code-point slicing because every cut falls between
 // whole characters.
 import { collocationKey, type PunktParams } from './punkt-params.ts';
-import { END_MULTILINE, NS, pyHasNonSpace, pyRstrip, S, W_NOT_DIGIT } from './pyre.ts';
+import { END_MULTILINE, NS, pyHasNonSpace, pyRstrip, S, W_NOT_DIGIT } from '../py/re.ts';
 
 // Orthographic context flags (NLTK _ORTHO_*).
 const ORTHO_BEG_UC = 1 << 1;

@@ -3,7 +3,7 @@
 // the clitic rule; the reference data predates that (docs/text.md). Each rule is NLTK's regex with
 // Python semantics spelled out: Unicode `\w`/`\d`/`\s`, `\b` as lookarounds, `$` = end or before a
 // final newline, and `(?i)` as Python's IGNORECASE (pyCaselessLiteral), not JavaScript's `i`.
-import { B_AFTER_WORD, B_BEFORE_WORD, D, END, pyCaselessLiteral, pySplit, S, W } from './pyre.ts';
+import { B_AFTER_WORD, B_BEFORE_WORD, D, END, pyCaselessLiteral, pySplit, S, W } from '../py/re.ts';
 
 /**
  * One substitution: NLTK's regex and replacement, plus a cheap necessary condition on the current text

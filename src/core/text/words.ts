@@ -6,9 +6,7 @@
 // pattern because they can never fail here: a match starts at the first `\w` after a non-`\w` (the
 // scanner only reaches a `\w` preceded by a `\w` inside an earlier match) and the greedy `\w+` runs to
 // the next non-`\w`. test/text/words.test.ts checks this against a literal translation with lookarounds.
-
-/** Python `\w` (str patterns), as a character class for `u`-flag regexes. */
-export const PY_WORD_CHAR = '[\\p{L}\\p{N}_]';
+import { W as PY_WORD_CHAR } from '../py/re.ts';
 
 /** The reference word pattern with Python `\b` written out as lookarounds (reference semantics). */
 export const WORD_PATTERN_LITERAL = `(?:(?<!${PY_WORD_CHAR})(?=${PY_WORD_CHAR}))${PY_WORD_CHAR}+(?:[-']${PY_WORD_CHAR}+)*(?:(?<=${PY_WORD_CHAR})(?!${PY_WORD_CHAR}))`;

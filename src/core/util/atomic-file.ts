@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { UserError } from '../errors.ts';
+import { UserError, NotFoundError } from '../errors.ts';
 
 /** A fresh temporary path next to `path` (hidden, unique per process and call). */
 export function tempPathFor(path: string): string {
@@ -22,7 +22,7 @@ export function requireOutputFolder(path: string): void {
   } catch {
     // missing: reported below
   }
-  if (!isDir) throw new UserError(`cannot write ${path}: folder ${dir} does not exist (create it first)`);
+  if (!isDir) throw new NotFoundError('folder', dir, `cannot write ${path}: folder ${dir} does not exist (create it first)`);
 }
 
 /** Writes `path` atomically (optionally fsynced before the rename). */

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { UserError } from '../errors.ts';
+import { UserError, NotFoundError, UsageError } from '../errors.ts';
 import { familyNames, hasFamily, registerFamily } from './registry.ts';
 import type { Family } from './types.ts';
 
@@ -31,21 +31,24 @@ export async function loadFamilyPlugins(paths: readonly string[] = []): Promise<
   const added: string[] = [];
   for (const p of paths) {
     const abs = resolve(p);
-    if (!existsSync(abs)) throw new UserError(`--plugin: no such file: ${p}`);
+    if (!existsSync(abs)) throw new NotFoundError('file', p, `--plugin: no such file: ${p}`);
     const before = new Set(familyNames());
     let mod: Record<string, unknown>;
     try {
       mod = await importPlugin(abs);
     } catch (e) {
       if (e instanceof UserError) throw e;
-      throw new UserError(`--plugin ${p}: the module failed to load: ${(e as Error).message}`);
+      throw new UsageError('--plugin', `--plugin ${p}: the module failed to load: ${(e as Error).message}`);
     }
     const exported = new Set<unknown>([...Object.values(mod), ...Object.values((mod.default as Record<string, unknown>) ?? {})]);
     if (looksLikeFamily(mod.default)) exported.add(mod.default);
     for (const x of exported) if (looksLikeFamily(x) && !hasFamily(x.name)) registerFamily(x);
     const now = familyNames().filter((n) => !before.has(n));
     if (now.length === 0) {
-      throw new UserError(`--plugin ${p}: the module registered no new family (call registerFamily(family) or export the Family object)`);
+      throw new UsageError(
+        '--plugin',
+        `--plugin ${p}: the module registered no new family (call registerFamily(family) or export the Family object)`,
+      );
     }
     added.push(...now);
   }

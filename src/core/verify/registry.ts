@@ -1,6 +1,6 @@
 // The family registry: the built-in families plus any the user registers. Everything that
 // takes a family name (case readers, `revloop verify`, the run engine) resolves it here.
-import { UserError } from '../errors.ts';
+import { UserError, NotFoundError } from '../errors.ts';
 import { COLLIE_FAMILIES } from './collie/families.ts';
 import { exactLengthFamily } from './exact-length.ts';
 import { ifevalFamily } from './ifeval/family.ts';
@@ -54,7 +54,7 @@ export function unregisterFamily(name: string): boolean {
 /** The family of that name; a UserError listing the known families when there is none. */
 export function getFamily(name: string): Family {
   const f = families.get(name);
-  if (!f) throw new UserError(`unknown family '${name}'; known families: ${familyNames().join(', ')}`);
+  if (!f) throw new NotFoundError('family', name, `unknown family '${name}'; known families: ${familyNames().join(', ')}`);
   return f;
 }
 

@@ -3,7 +3,7 @@
 // becomes an item, with the interpreter's own observations at three verbosities and with echo.
 // Balanced per operator (operators sorted, first `maxPerOperator` of each), sorted by item_id.
 import { readFileSync } from 'node:fs';
-import { UserError } from '../../core/errors.ts';
+import { UserError, DataMissingError, InputError } from '../../core/errors.ts';
 import { pyStrip } from '../../core/py/format.ts';
 import { pyCompare } from '../../core/py/strings.ts';
 import { pySplitlines } from '../../core/py/strings.ts';
@@ -26,18 +26,18 @@ export function loadMbpp(path: string): MbppProblem[] {
     text = readFileSync(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new UserError(
+    const message =
       `${path}: cannot read the MBPP file (${code === 'ENOENT' ? 'no such file' : (e as Error).message}). CodeRepair needs the sanitized MBPP split ` +
-        '(sanitized-mbpp.json from google-research/mbpp), which revloop does not bundle; pass its path with --mbpp.',
-    );
+      '(sanitized-mbpp.json from google-research/mbpp), which revloop does not bundle; pass its path with --mbpp.';
+    throw code === 'ENOENT' ? new DataMissingError('mbpp', message) : new UserError(message);
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new UserError(`${path}: not valid JSON (${(e as Error).message}); expected the sanitized MBPP list`);
+    throw new InputError(path, null, null, `not valid JSON (${(e as Error).message}); expected the sanitized MBPP list`);
   }
-  if (!Array.isArray(data)) throw new UserError(`${path}: expected a JSON list of MBPP problems`);
+  if (!Array.isArray(data)) throw new InputError(path, null, null, 'expected a JSON list of MBPP problems');
   return data.map((p, i) => {
     const where = `${path}: problem ${i}`;
     const o = p as Record<string, unknown>;

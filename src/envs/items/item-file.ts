@@ -2,7 +2,7 @@
 // is checked, and a bad line is reported as `file:line: field: problem`. The item builder
 // (items.ts), `revloop probe --items` and the tests all read and write items through here.
 import { readFileSync } from 'node:fs';
-import { InputError, UserError } from '../../core/errors.ts';
+import { InputError, UserError, NotFoundError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/util/hash.ts';
 import { pyJsonDumps } from '../../core/py/format.ts';
 import type { ProbeItem } from './probe-item.ts';
@@ -141,7 +141,7 @@ export function parseItems(text: string, file: string): ProbeItem[] {
     seen.set(item.item_id, i + 1);
     items.push(item);
   });
-  if (!items.length) throw new UserError(`${file}: no probe items (the file is empty)`);
+  if (!items.length) throw new InputError(file, null, null, 'no probe items (the file is empty)');
   return items;
 }
 
@@ -151,7 +151,8 @@ export function readItemsFile(path: string): { items: ProbeItem[]; sha256: strin
     text = readFileSync(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new UserError(`${path}: cannot read the items file (${code === 'ENOENT' ? 'no such file' : (e as Error).message})`);
+    const message = `${path}: cannot read the items file (${code === 'ENOENT' ? 'no such file' : (e as Error).message})`;
+    throw code === 'ENOENT' ? new NotFoundError('file', path, message) : new UserError(message);
   }
   return { items: parseItems(text, path), sha256: sha256Hex(text) };
 }

@@ -6,6 +6,7 @@ import { pySorted } from '../../core/py/strings.ts';
 import { pyStrip } from '../../core/py/format.ts';
 import { pyReprValue, pyTypeName, type PyValue } from '../../core/py/values.ts';
 import { TOOL_NAMES, toolSignature, type ArgSpec, type ToolSpec } from './tools.ts';
+import { GENERIC_GLOSS, glossTable, type GlossLookup } from '../../remedy/failure-record.ts';
 
 export type Verbosity = 'terse' | 'standard' | 'verbose';
 
@@ -262,19 +263,12 @@ export const ROLLOUT_ONLY_ERROR_FAMILIES: readonly string[] = [
 ];
 
 /**
- * Short glosses per family, used by the `abstract` failure note (docs/harness.md §3.3); unknown
- * families read "the call failed".
+ * Short glosses per family, used by the `abstract` failure note (docs/harness.md §3.3): the generic
+ * tool-call families (remedy's GENERIC_GLOSS), ToolShed's own, and CodeRepair's, as the reference
+ * harness had them in one table; unknown families read "the call failed".
  */
 export const ERROR_GLOSS: Readonly<Record<string, string>> = {
-  parse_error: 'the call could not be parsed',
-  unknown_tool: 'no such tool',
-  missing_argument: 'a required argument was missing',
-  unexpected_argument: 'an argument name was not recognised',
-  arity_error: 'wrong number of arguments',
-  type_error: 'an argument had the wrong type',
-  format_error: 'an argument was badly formatted',
-  permission_error: 'the target was read-only',
-  state_error: 'the target was already in the requested state',
+  ...GENERIC_GLOSS,
   unsupported_conversion: 'that conversion is not supported',
   contact_not_found: 'no such contact',
   file_not_found: 'no such file',
@@ -288,6 +282,5 @@ export const ERROR_GLOSS: Readonly<Record<string, string>> = {
   syntax_error: 'the code did not compile',
 };
 
-export function errorGloss(kind: string | null | undefined): string {
-  return (kind && Object.prototype.hasOwnProperty.call(ERROR_GLOSS, kind) ? ERROR_GLOSS[kind] : undefined) ?? 'the call failed';
-}
+/** The gloss of a family under ERROR_GLOSS: what the studies pass to the remedy's notes. */
+export const errorGloss: GlossLookup = glossTable(ERROR_GLOSS);

@@ -1,16 +1,13 @@
 // The ToolShed system prompt (docs/harness.md §1.3), the agent-study format demo and the do-not-repeat
 // instruction. Byte-exact: these strings are what the models were conditioned on.
 import { TOOLS, toolDoc } from './tools.ts';
+import { NEGATIVE_INSTRUCTION, OBSERVATION_PREFIX } from '../../remedy/failure-record.ts';
+
+/** The remedy owns the do-not-repeat instruction and the observation prefix; ToolShed uses them as they are. */
+export { NEGATIVE_INSTRUCTION, OBSERVATION_PREFIX };
 
 /** Appended after the prompt's trailing newline in the free-running agent study (demo on). */
 export const DEMO = "\nA valid reply looks exactly like this, with no prefix or explanation:\nlist_files(folder='notes')\n";
-
-/** Appended as system + "\n" + NEGATIVE_INSTRUCTION (harness verbatim+instr, probe fail_instr). */
-export const NEGATIVE_INSTRUCTION =
-  'Important: some of your earlier tool calls failed. Do not repeat a call that has already failed; change the call before trying again.';
-
-/** Prefix of every observation message (always in the user role). */
-export const OBSERVATION_PREFIX = 'Observation: ';
 
 export interface SystemPromptOptions {
   /** Append the format demonstration (agent study); off for the probe. */

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { Template } from '@huggingface/jinja';
 import type { ChatMessage } from '../types.ts';
-import { UserError } from '../../core/errors.ts';
+import { UserError, DataMissingError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/util/hash.ts';
 
 export interface ChatTemplateSource {
@@ -55,7 +55,8 @@ export function resolveChatTemplate(
     return { template: text, origin: templateFile };
   }
   if (typeof ggufTemplate === 'string' && ggufTemplate.trim()) return { template: ggufTemplate, origin: 'gguf' };
-  throw new UserError(
+  throw new DataMissingError(
+    'chat_template',
     `${modelPath}: the GGUF has no tokenizer.chat_template; pass a Jinja file with ?chatTemplate=<path> (or the chatTemplate option)`,
   );
 }

@@ -1,19 +1,19 @@
 // The in-process GGUF backend (node-llama-cpp) and the project's tiny test model. See docs/gguf.md.
 export { createGgufModel, GgufModel } from './model.ts';
+export type { GgufScoreResult } from './model.ts';
 export type {
-  GgufScoreResult,
   RenderedPrompt,
   GenerateTokensRequest,
   GenerateTokensOutput,
   VerifySample,
   VerifyRow,
   VerifyReport,
-} from './model.ts';
+} from '../capabilities.ts';
 export type { GgufModelOptions, GgufSettings, GpuSetting, ScoreTokenization } from './options.ts';
 export { parseGgufSpec, resolveGgufSettings } from './options.ts';
 export type { GgufStats, TokenScore } from './runtime.ts';
 export { disposeAllGgufRuntimes, ContextOverflowError } from './runtime.ts';
-export { buildBanList, bannedNextTokens, findBannedOccurrence, type TokenSeq } from './ban.ts';
+export { buildBanList, bannedNextTokens, findBannedOccurrence, type TokenSeq } from '../ban.ts';
 export { checkLogprob, probabilityToLogprob, checkDistribution, NumericGuardError, LOGPROB_UNDERFLOW_FLOOR } from './numeric-guard.ts';
 export { ChatRenderer, strftimeUtc, DEFAULT_TEMPLATE_KWARGS } from './chat-template.ts';
 export {

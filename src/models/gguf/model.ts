@@ -3,8 +3,23 @@
 // list and stop tokens, counters). The model file is loaded lazily on first use, once per
 // (path, load options) in the process, and shared by every GgufModel created for it.
 import type { Token } from 'node-llama-cpp';
-import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, Model, ModelCapabilities, ScoreResult } from '../types.ts';
-import { UserError } from '../../core/errors.ts';
+import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, ModelCapabilities, ScoreResult } from '../types.ts';
+import type {
+  BackendInfoModel,
+  BanningModel,
+  GenerateTokensOutput,
+  GenerateTokensRequest,
+  RenderedPrompt,
+  ScoringCostModel,
+  ScoringModel,
+  StopTokenModel,
+  TokenDecodingModel,
+  VerifyReport,
+  VerifyRow,
+  VerifySample,
+} from '../capabilities.ts';
+import { VERIFY_TOLERANCE, verifyReport, verifyRow } from '../scoring.ts';
+import { UserError, UsageError } from '../../core/errors.ts';
 import { ChatRenderer, resolveChatTemplate } from './chat-template.ts';
 import { resolveGgufSettings, type GgufModelOptions, type GgufSettings } from './options.ts';
 import {
@@ -15,75 +30,28 @@ import {
   type GgufRuntime,
   type GgufStats,
   type TokenScore,
-  type GenerateTokensResult,
 } from './runtime.ts';
-import { buildBanList, type TokenSeq } from './ban.ts';
+import { buildBanList, type TokenSeq } from '../ban.ts';
 import { NumericGuardError } from './numeric-guard.ts';
 
-/** `ScoreResult` with every optional field filled in (docs/harness.md §3.4, §4.7). */
+/** A `ScoreResult` plus the GGUF backend's underflow count (docs/harness.md §3.4, §4.7). */
 export interface GgufScoreResult extends ScoreResult {
-  /** Positions where the continuation token is the most probable one (`n_argmax_match`). */
-  argmaxMatches: number;
-  isGreedy: boolean;
-  /** Context length in tokens (`ctx_tokens`). */
-  contextTokens: number;
   /** Positions whose probability underflowed float32 and was clamped (0 in healthy runs). */
   underflowClamps: number;
 }
 
-export interface RenderedPrompt {
-  text: string;
-  tokens: number[];
-}
+const CAPABILITIES = Object.freeze({
+  score: true,
+  ban: true,
+  tokenize: true,
+  decode: true,
+  stopTokens: true,
+  counters: true,
+  info: true,
+  simulated: false,
+} as const satisfies ModelCapabilities);
 
-export interface GenerateTokensRequest {
-  maxTokens: number;
-  /** Defaults: the model's temperature / seed / topK / topP / minP. */
-  temperature?: number;
-  seed?: number;
-  topK?: number;
-  topP?: number;
-  minP?: number;
-  /** Strings to ban (docs/harness.md §6: stripped, bare and leading-space variants). */
-  bannedSequences?: readonly string[];
-  /** Already tokenized banned sequences (used as given, in addition to bannedSequences). */
-  bannedTokenSequences?: readonly TokenSeq[];
-  /** Stop tokens besides the model's end-of-generation tokens (e.g. single-token "\n"). */
-  stopTokenIds?: readonly number[];
-  signal?: AbortSignal;
-}
-
-export interface GenerateTokensOutput extends GenerateTokensResult {
-  text: string;
-  /** The banned token sequences that were in force. */
-  banList: TokenSeq[];
-}
-
-export interface VerifySample {
-  context: ChatMessage[];
-  continuation: string;
-}
-
-export interface VerifyRow {
-  index: number;
-  cached: number;
-  fresh: number;
-  diff: number;
-  ok: boolean;
-  problem?: string;
-}
-
-export interface VerifyReport {
-  ok: boolean;
-  n: number;
-  tolerance: number;
-  maxAbsDiff: number;
-  rows: VerifyRow[];
-}
-
-const CAPABILITIES: ModelCapabilities = Object.freeze({ score: true, ban: true, simulated: false });
-
-export class GgufModel implements Model {
+export class GgufModel implements ScoringModel, ScoringCostModel, TokenDecodingModel, BanningModel, StopTokenModel, BackendInfoModel {
   readonly capabilities = CAPABILITIES;
   readonly settings: GgufSettings;
   readonly label: string;
@@ -195,6 +163,11 @@ export class GgufModel implements Model {
     return (await this.load()).tokenize(text, special);
   }
 
+  /** Tokens of `text` without special tokens. */
+  async countTokens(text: string): Promise<number> {
+    return (await this.tokenize(text, false)).length;
+  }
+
   async detokenize(tokens: readonly number[], special = false): Promise<string> {
     return (await this.load()).detokenize(tokens, special);
   }
@@ -264,17 +237,16 @@ export class GgufModel implements Model {
   }
 
   /** Summed log-probability of `continuation` after the rendered context + generation prompt. */
-  async score(context: ChatMessage[], continuation: string): Promise<GgufScoreResult> {
+  async score(context: readonly ChatMessage[], continuation: string): Promise<GgufScoreResult> {
     return (await this.scoreMany(context, [continuation]))[0];
   }
 
   /**
    * Re-scores each sample on an emptied KV cache with one forward pass of context + continuation
-   * and compares it with the cached scorer (docs/harness.md §3.7): fails on any non-finite or positive
-   * value, or when |cached − fresh| exceeds the tolerance (default 1e-3 nats). NaN never passes.
+   * and compares it with the cached scorer (docs/harness.md §3.7). NaN never passes.
    */
   async verifyScoring(sample: readonly VerifySample[], options: { tolerance?: number } = {}): Promise<VerifyReport> {
-    const tolerance = options.tolerance ?? 1e-3;
+    const tolerance = options.tolerance ?? VERIFY_TOLERANCE;
     const rows: VerifyRow[] = [];
     for (const [index, s] of sample.entries()) {
       const { text } = await this.renderPrompt(s.context, true);
@@ -289,17 +261,13 @@ export class GgufModel implements Model {
         if (!(e instanceof NumericGuardError)) throw e;
         problem = e.message;
       }
-      const diff = Math.abs(cached - fresh);
-      if (!problem) {
-        if (!Number.isFinite(cached) || !Number.isFinite(fresh)) problem = 'non-finite score';
-        else if (cached > 0 || fresh > 0) problem = 'positive log-probability';
-        else if (!(diff <= tolerance)) problem = `cached and fresh scores differ by ${diff.toExponential(3)} nats (> ${tolerance})`;
-      }
-      rows.push({ index, cached, fresh, diff, ok: !problem, ...(problem ? { problem } : {}) });
+      rows.push(verifyRow(index, cached, fresh, tolerance, 'cached and fresh scores differ', problem));
     }
-    // Explicit: a NaN difference must fail, never vanish in a max() (the reference's recorded lesson).
-    const maxAbsDiff = rows.reduce((m, r) => (Number.isNaN(r.diff) || Number.isNaN(m) ? NaN : Math.max(m, r.diff)), 0);
-    return { ok: rows.every((r) => r.ok) && !Number.isNaN(maxAbsDiff), n: rows.length, tolerance, maxAbsDiff, rows };
+    return verifyReport(
+      rows,
+      tolerance,
+      'prefix-cached scoring vs one fresh forward pass of context + continuation on an emptied KV cache',
+    );
   }
 
   // ---- generation ----------------------------------------------------------------------------
@@ -312,9 +280,9 @@ export class GgufModel implements Model {
       ...(request.bannedTokenSequences ?? []).filter((s) => s.length > 0),
     ];
     const temperature = request.temperature ?? this.settings.temperature;
-    if (!(temperature >= 0)) throw new UserError(`temperature must be >= 0, got ${temperature}`);
+    if (!(temperature >= 0)) throw new UsageError('temperature', `temperature must be >= 0, got ${temperature}`);
     if (!Number.isInteger(request.maxTokens) || request.maxTokens < 0)
-      throw new UserError(`maxTokens must be a non-negative integer, got ${request.maxTokens}`);
+      throw new UsageError('maxTokens', `maxTokens must be a non-negative integer, got ${request.maxTokens}`);
     const res = await this.exclusive((r) =>
       r.generateTokens(prompt as Token[], {
         maxTokens: request.maxTokens,
@@ -344,6 +312,7 @@ export class GgufModel implements Model {
       seed,
       messages: messages.length,
       bannedSequences: options.bannedSequences?.length ?? 0,
+      ...(options.stopTokenIds?.length ? { stopTokenIds: [...options.stopTokenIds] } : {}),
     };
     let attempt: AttemptRecord;
     try {
@@ -353,6 +322,7 @@ export class GgufModel implements Model {
         temperature,
         seed,
         bannedSequences: options.bannedSequences,
+        stopTokenIds: options.stopTokenIds,
         signal: options.signal,
       });
       const rt = await this.load();

@@ -22,7 +22,8 @@ import type { Llama, LlamaContext, LlamaContextSequence, LlamaModel, Token, Cont
 import { UserError } from '../../core/errors.ts';
 import type { GgufSettings, GpuSetting } from './options.ts';
 import { checkDistribution, probabilityToLogprob, NumericGuardError } from './numeric-guard.ts';
-import { bannedNextTokens, type TokenSeq } from './ban.ts';
+import { bannedNextTokens, type TokenSeq } from '../ban.ts';
+import type { GenerateTokensOutput } from '../capabilities.ts';
 
 type NodeLlamaCpp = typeof import('node-llama-cpp');
 
@@ -128,27 +129,11 @@ export interface GenerateTokensOptions {
   signal?: AbortSignal;
 }
 
-export interface GenerateTokensResult {
-  /** Generated tokens, the stop token excluded. */
-  tokens: number[];
-  finishReason: 'stop' | 'length';
-  /** The token that stopped generation (an end-of-generation or extra stop token), if any. */
-  stopToken: number | null;
-  nBannedMasked: number;
-  /** Prompt tokens actually pushed (the rest came from the KV cache). */
-  promptTokensEvaluated: number;
-}
+/** What one token-level generation returns before detokenizing (see GenerateTokensOutput). */
+export type GenerateTokensResult = Omit<GenerateTokensOutput, 'text' | 'banList'>;
 
-interface LoadKey {
-  path: string;
-  gpu: GpuSetting;
-  gpuLayers: number | 'auto' | 'max';
-  contextSize: number | null;
-  batchSize: number | null;
-  threads: number | null;
-  flashAttention: boolean;
-  selfCheck: boolean;
-}
+/** The settings that make a loaded runtime (one per distinct key in the process). */
+type LoadKey = Pick<GgufSettings, 'path' | 'gpu' | 'gpuLayers' | 'contextSize' | 'batchSize' | 'threads' | 'flashAttention' | 'selfCheck'>;
 
 const llamaCache = new Map<string, Promise<Llama>>();
 const runtimeCache = new Map<string, { runtime: Promise<GgufRuntime>; refs: number }>();

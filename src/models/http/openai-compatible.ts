@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import type OpenAI from 'openai';
 import { canonicalJson, sha256Hex } from '../../core/util/hash.ts';
 import { CapabilityError } from '../../core/errors.ts';
-import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, Model, ModelCapabilities, ScoreResult } from '../types.ts';
+import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, ModelCapabilities } from '../types.ts';
+import { modelCapabilities, type BackendInfoModel, type CapabilitiesWith } from '../capabilities.ts';
 import type { Clock, RetryPolicy } from '../options.ts';
 import { ConcurrencyLimiter, RateLimiter } from './limiter.ts';
 import { extractChatText, type Extracted } from './extract.ts';
@@ -89,22 +90,23 @@ interface AttemptOutcome {
   parsed?: unknown;
 }
 
-export class OpenAICompatibleModel implements Model {
+export class OpenAICompatibleModel implements BackendInfoModel {
   readonly spec: string;
   readonly label: string;
-  readonly capabilities: ModelCapabilities;
+  readonly capabilities: CapabilitiesWith<'info'>;
   readonly config: HttpModelConfig;
-  score?: (context: ChatMessage[], continuation: string) => Promise<ScoreResult>;
   private readonly concurrency: ConcurrencyLimiter;
   private readonly rate?: RateLimiter;
   private readonly client: OpenAI;
   private readonly redactedBaseUrl: string;
   private readonly messageHashes = new WeakMap<unknown[], string>();
 
+  /** `capabilities`: what a subclass adds (the vLLM backend: scoring and its tokenizer). */
   constructor(
     config: HttpModelConfig,
     client: OpenAI,
     private readonly sdk: typeof import('openai'),
+    capabilities: Partial<ModelCapabilities> = {},
   ) {
     this.client = withKeepAliveFetch(client);
     this.config = config;
@@ -112,7 +114,11 @@ export class OpenAICompatibleModel implements Model {
     this.spec = config.spec;
     this.label = config.label;
     // A `sim:` model name means serve-sim (or another simulator) answers: labelled as a simulation.
-    this.capabilities = { score: config.vllm, ban: config.vllm, simulated: config.model.startsWith('sim:') };
+    // vLLM's request extensions (bad_words, stop_token_ids) are sent only to a vLLM server.
+    this.capabilities = {
+      ...modelCapabilities({ ban: config.vllm, stopTokens: config.vllm, simulated: config.model.startsWith('sim:'), ...capabilities }),
+      info: true,
+    };
     this.concurrency = new ConcurrencyLimiter(config.concurrency);
     if (config.rpm != null) this.rate = new RateLimiter(config.rpm, config.rpmWindowMs, config.clock);
   }
@@ -141,7 +147,9 @@ export class OpenAICompatibleModel implements Model {
       }
       body.bad_words = banned;
     }
-    Object.assign(body, c.extraBody, options.extraBody ?? {});
+    Object.assign(body, c.extraBody);
+    if (c.vllm && options.stopTokenIds?.length) body.stop_token_ids = [...options.stopTokenIds];
+    Object.assign(body, options.extraBody ?? {});
     body.stream = false;
     body.messages = messages.map((m) => ({ role: m.role, content: m.content }));
     return body;
@@ -168,6 +176,15 @@ export class OpenAICompatibleModel implements Model {
       }
     }
     return summary;
+  }
+
+  /** The server, the model name and the decoding extensions in use (never the API key). */
+  async backendInfo(): Promise<Record<string, unknown>> {
+    return {
+      backend: this.config.vllm ? 'vllm (prompt_logprobs over HTTP)' : 'openai-compatible (HTTP chat completions)',
+      baseUrl: this.redactedBaseUrl,
+      model: this.config.model,
+    };
   }
 
   async generate(messages: ChatMessage[], options: GenerateOptions): Promise<GenerateResult> {

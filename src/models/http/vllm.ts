@@ -7,19 +7,71 @@
 //      prompt_logprobs: 1} → the log-probability and rank of every prompt token; the continuation
 //      positions are summed. Rank 1 = the argmax (for is_greedy).
 // Token-id prompts avoid re-tokenising the seam between template and candidate.
-import type { ChatMessage, ScoreResult } from '../types.ts';
-import type { AttemptRecord } from '../types.ts';
-import type { Model } from '../types.ts';
-import { UserError } from '../../core/errors.ts';
-import type { OpenAICompatibleModel } from './openai-compatible.ts';
+import type OpenAI from 'openai';
+import type { AttemptRecord, ChatMessage, ScoreResult } from '../types.ts';
+import type {
+  BackendInfoModel,
+  BanningModel,
+  CapabilitiesWith,
+  ScoringModel,
+  StopTokenModel,
+  TokenizingModel,
+  VerifyReport,
+  VerifySample,
+} from '../capabilities.ts';
+import { scoreEach, scoreFromTokens, verifyByRescoring } from '../scoring.ts';
+import { ProviderError } from '../../core/errors.ts';
+import { OpenAICompatibleModel, redactUrl, type HttpModelConfig } from './openai-compatible.ts';
 
-export class ScoreError extends Error {
+/** Scoring or tokenizing through the server failed; `attempts` are every provider call it made. */
+export class ScoreError extends ProviderError {
   constructor(
     message: string,
     readonly attempts: AttemptRecord[] = [],
+    url: string | null = null,
   ) {
-    super(message);
+    super(message, attempts.at(-1)?.status ?? null, url);
     this.name = 'ScoreError';
+  }
+}
+
+/**
+ * An OpenAI-compatible backend talking to a vLLM server: chat completions plus teacher-forced
+ * scoring (prompt_logprobs), the server's tokenizer (/tokenize), bans (bad_words) and extra stop
+ * tokens (stop_token_ids).
+ */
+export class VllmModel
+  extends OpenAICompatibleModel
+  implements ScoringModel, TokenizingModel, BanningModel, StopTokenModel, BackendInfoModel
+{
+  declare readonly capabilities: CapabilitiesWith<'score' | 'tokenize' | 'ban' | 'stopTokens' | 'info'>;
+
+  constructor(config: HttpModelConfig, client: OpenAI, sdk: typeof import('openai')) {
+    super({ ...config, vllm: true }, client, sdk, { score: true, tokenize: true });
+  }
+
+  score(context: readonly ChatMessage[], continuation: string): Promise<ScoreResult> {
+    return vllmScore(this, context, continuation);
+  }
+
+  scoreMany(context: readonly ChatMessage[], continuations: readonly string[]): Promise<ScoreResult[]> {
+    return scoreEach((c, x) => this.score(c, x), context, continuations);
+  }
+
+  verifyScoring(sample: readonly VerifySample[], options: { tolerance?: number } = {}): Promise<VerifyReport> {
+    return verifyByRescoring((c, x) => this.score(c, x), sample, options);
+  }
+
+  /** Token ids of `text` through the server's /tokenize (no special tokens added), with the model's retries and auth. */
+  async tokenize(text: string): Promise<number[]> {
+    const attempts: AttemptRecord[] = [];
+    const url = serverRoot(this.config.baseUrl) + '/tokenize';
+    const resp = await postJson(this, url, { model: this.config.model, prompt: text, add_special_tokens: false }, 'tokenizing', attempts);
+    return tokenIds(resp, 'tokenizing', attempts);
+  }
+
+  async countTokens(text: string): Promise<number> {
+    return (await this.tokenize(text)).length;
   }
 }
 
@@ -39,7 +91,7 @@ function parseJsonObject(body: string): { ok: true; value: Record<string, unknow
 }
 
 async function postJson(
-  model: OpenAICompatibleModel,
+  model: VllmModel,
   path: string,
   body: Record<string, unknown>,
   what: string,
@@ -54,7 +106,11 @@ async function postJson(
   attempts.push(...result.attempts);
   if (!result.ok) {
     const e = result.record.error;
-    throw new ScoreError(`${model.label}: ${what} failed after ${result.attempts.length} attempt(s): ${e?.kind}: ${e?.message}`, attempts);
+    throw new ScoreError(
+      `${model.label}: ${what} failed after ${result.attempts.length} attempt(s): ${e?.kind}: ${e?.message}`,
+      attempts,
+      redactUrl(/^https?:\/\//.test(path) ? path : model.config.baseUrl + path),
+    );
   }
   return result.parsed as Record<string, unknown>;
 }
@@ -74,11 +130,12 @@ function templateKeys(extra: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+/** Teacher-forced score of `continuation` after the server-rendered context (the steps above). */
 export async function vllmScore(
-  model: OpenAICompatibleModel,
-  context: ChatMessage[],
+  model: VllmModel,
+  context: readonly ChatMessage[],
   continuation: string,
-): Promise<ScoreResult & { argmaxMatches: number; isGreedy: boolean; contextTokens: number; attempts: AttemptRecord[] }> {
+): Promise<ScoreResult & { attempts: AttemptRecord[] }> {
   const c = model.config;
   const attempts: AttemptRecord[] = [];
   const tokenizeUrl = serverRoot(c.baseUrl) + '/tokenize';
@@ -104,8 +161,7 @@ export async function vllmScore(
     attempts,
   );
   const cont = tokenIds(contResp, 'continuation', attempts);
-  if (!cont.length)
-    return { logprob: 0, tokenLogprobs: [], tokens: 0, argmaxMatches: 0, isGreedy: true, contextTokens: ctx.length, attempts };
+  if (!cont.length) return { ...scoreFromTokens([], 0, ctx.length), attempts };
   if (!ctx.length) throw new ScoreError('the rendered context has no tokens; nothing to condition on', attempts);
   const prompt = [...ctx, ...cont];
   const resp = await postJson(
@@ -150,51 +206,5 @@ export async function vllmScore(
     tokenLogprobs.push(lp);
     if (entry?.rank === 1) argmaxMatches++;
   }
-  return {
-    logprob: tokenLogprobs.reduce((s, x) => s + x, 0),
-    tokenLogprobs,
-    tokens: cont.length,
-    argmaxMatches,
-    isGreedy: argmaxMatches === cont.length,
-    contextTokens: ctx.length,
-    attempts,
-  };
-}
-
-/** Whether a model is an OpenAI-compatible backend talking to a vLLM server. */
-export function isVllmModel(model: Model): model is OpenAICompatibleModel {
-  const m = model as Partial<OpenAICompatibleModel>;
-  return !!m.config && m.config.vllm === true && typeof m.withRetries === 'function';
-}
-
-/** Token ids of `text` through vLLM's /tokenize endpoint (no special tokens). */
-export async function vllmTokenize(model: Model, text: string): Promise<number[]> {
-  if (!isVllmModel(model)) throw new UserError(`${model.label}: not a vLLM model (use a vllm:<url>#<model> spec)`);
-  const root = model.config.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-  const res = await model.withRetries(
-    root + '/tokenize',
-    { model: model.config.model, prompt: text, add_special_tokens: false },
-    undefined,
-    undefined,
-    (raw) => {
-      try {
-        return { ok: true as const, parsed: JSON.parse(raw.body) as unknown };
-      } catch (e) {
-        return {
-          ok: false as const,
-          kind: 'malformed_json' as const,
-          message: (e as Error).message,
-          raw: raw.body.slice(0, 2000),
-          meta: {},
-        };
-      }
-    },
-  );
-  const tokens = (res.parsed as { tokens?: unknown } | undefined)?.tokens;
-  if (!res.ok || !Array.isArray(tokens) || !tokens.every((t) => Number.isInteger(t))) {
-    throw new UserError(
-      `${model.label}: tokenizing through ${root}/tokenize failed (${res.record.error?.message ?? 'no "tokens" list in the response'})`,
-    );
-  }
-  return tokens as number[];
+  return { ...scoreFromTokens(tokenLogprobs, argmaxMatches, ctx.length), attempts };
 }

@@ -2,7 +2,9 @@
 // of (profile, parameters, messages), and serve-sim answers HTTP requests with the same functions,
 // so a sim behaves identically in process and behind the server.
 import { simulatedLabel } from '../../core/simulated.ts';
-import type { ChatMessage, GenerateOptions, GenerateResult, Model, ModelCapabilities, ScoreResult } from '../types.ts';
+import type { ChatMessage, GenerateOptions, GenerateResult, ModelCapabilities, ScoreResult } from '../types.ts';
+import type { BackendInfoModel, BanningModel, ScoringModel, TokenizingModel, VerifyReport, VerifySample } from '../capabilities.ts';
+import { scoreEach, scoreFromTokens, verifyByRescoring } from '../scoring.ts';
 import { realClock, type Clock } from '../options.ts';
 import { simulate, SIM_VERSION, type SimOutput } from './controller.ts';
 import { resolveSim, type ResolvedSim, type SimParams } from './profiles.ts';
@@ -39,23 +41,12 @@ export function simReply(messages: ChatMessage[], params: SimParams, maxTokens: 
 }
 
 /** Teacher-forced toy scoring of `continuation` after the rendered context (docs/harness.md §3.4 layout). */
-export function simScore(
-  context: ChatMessage[],
-  continuation: string,
-): ScoreResult & { argmaxMatches: number; isGreedy: boolean; contextTokens: number } {
+export function simScore(context: readonly ChatMessage[], continuation: string): ScoreResult {
   const ctx = toyTokenize(toyRenderChat(context, { addGenerationPrompt: true }), { special: true });
   const cont = toyTokenize(continuation);
   const positions = toyPromptLogprobs([...ctx, ...cont], ctx.length);
   const tokenLogprobs = positions.map((p) => p.logprob);
-  const argmaxMatches = positions.filter((p) => p.rank === 1).length;
-  return {
-    logprob: tokenLogprobs.reduce((s, x) => s + x, 0),
-    tokenLogprobs,
-    tokens: cont.length,
-    argmaxMatches,
-    isGreedy: argmaxMatches === cont.length,
-    contextTokens: ctx.length,
-  };
+  return scoreFromTokens(tokenLogprobs, positions.filter((p) => p.rank === 1).length, ctx.length);
 }
 
 /** "sim:steady [simulated]", or "sim:steady?gain=0.7 [simulated]" with the spec's overrides. */
@@ -67,8 +58,19 @@ export function simLabel(resolved: ResolvedSim, given?: string): string {
   return simulatedLabel(`sim:${resolved.profile.name}${q ? '?' + q : ''}`);
 }
 
-export class SimModel implements Model {
-  readonly capabilities: ModelCapabilities = { score: true, ban: true, simulated: true };
+const CAPABILITIES = Object.freeze({
+  score: true,
+  ban: true,
+  tokenize: true,
+  decode: false,
+  stopTokens: false,
+  counters: false,
+  info: true,
+  simulated: true,
+} as const satisfies ModelCapabilities);
+
+export class SimModel implements ScoringModel, TokenizingModel, BanningModel, BackendInfoModel {
+  readonly capabilities = CAPABILITIES;
   readonly label: string;
 
   constructor(
@@ -120,8 +122,29 @@ export class SimModel implements Model {
     return { text: reply.text, attempts: [attempt] };
   }
 
-  async score(context: ChatMessage[], continuation: string): Promise<ScoreResult> {
+  async score(context: readonly ChatMessage[], continuation: string): Promise<ScoreResult> {
     return simScore(context, continuation);
+  }
+
+  scoreMany(context: readonly ChatMessage[], continuations: readonly string[]): Promise<ScoreResult[]> {
+    return scoreEach((c, x) => this.score(c, x), context, continuations);
+  }
+
+  verifyScoring(sample: readonly VerifySample[], options: { tolerance?: number } = {}): Promise<VerifyReport> {
+    return verifyByRescoring((c, x) => this.score(c, x), sample, options);
+  }
+
+  /** The toy tokenizer; special-token markup is text here (no special tokens are parsed or added). */
+  async tokenize(text: string): Promise<number[]> {
+    return toyTokenize(text);
+  }
+
+  async countTokens(text: string): Promise<number> {
+    return toyTokenize(text).length;
+  }
+
+  async backendInfo(): Promise<Record<string, unknown>> {
+    return { backend: 'simulated toy LM (numbers mean nothing about any real model)', spec: this.spec };
   }
 }
 

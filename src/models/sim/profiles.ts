@@ -1,6 +1,6 @@
 // Named simulated-controller profiles and their parameters. A profile is a response curve plus a
 // few probabilities; any parameter can be overridden in the spec: `sim:steady?gain=0.7&recur=0.2&seed=3`.
-import { UserError } from '../../core/errors.ts';
+import { NotFoundError, UsageError } from '../../core/errors.ts';
 import { numberParam } from '../spec.ts';
 
 export interface SimParams {
@@ -142,7 +142,9 @@ export function resolveSim(
 ): ResolvedSim {
   const profile = SIM_PROFILES[profileName];
   if (!profile) {
-    throw new UserError(
+    throw new NotFoundError(
+      'profile',
+      profileName,
       `unknown simulated profile "${profileName}" in ${JSON.stringify(spec)}; known profiles: ${Object.keys(SIM_PROFILES).join(', ')}`,
     );
   }
@@ -150,7 +152,8 @@ export function resolveSim(
   const overrides: Partial<SimParams> = {};
   for (const [key, value] of Object.entries(query)) {
     if (!(key in PARAM_RANGES)) {
-      throw new UserError(
+      throw new UsageError(
+        key,
         `invalid model spec ${JSON.stringify(spec)}: unknown sim parameter "${key}"; known: ${Object.keys(PARAM_RANGES).join(', ')}`,
       );
     }

@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sha256Hex } from '../../core/util/hash.ts';
-import { UserError } from '../../core/errors.ts';
+import { UsageError } from '../../core/errors.ts';
 import type { ChatMessage } from '../types.ts';
 import { parseSpec } from '../spec.ts';
 import { SIM_VERSION } from './controller.ts';
@@ -139,7 +139,7 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
     const spec = name.startsWith('sim:') ? name : `sim:${name}`;
     try {
       const parsed = parseSpec(spec);
-      if (parsed.scheme !== 'sim') throw new UserError(`not a sim spec: ${name}`);
+      if (parsed.scheme !== 'sim') throw new UsageError(null, `not a sim spec: ${name}`);
       const resolved = { ...resolveSim(spec, parsed.target, parsed.params), modelId: spec };
       if (resolved.overrides.latency_ms === undefined && !resolved.profile.fixedLatency) resolved.params.latency_ms = defaultLatency;
       resolvedCache.set(name, resolved);

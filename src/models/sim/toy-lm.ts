@@ -120,7 +120,7 @@ export interface ToyChatOptions {
 }
 
 /** Renders messages with the toy chat template. */
-export function toyRenderChat(messages: Array<{ role: string; content: string }>, opts: ToyChatOptions = {}): string {
+export function toyRenderChat(messages: ReadonlyArray<{ role: string; content: string }>, opts: ToyChatOptions = {}): string {
   let s = '';
   messages.forEach((m, i) => {
     const open = opts.continueFinalMessage && i === messages.length - 1;

@@ -36,7 +36,7 @@ export function canonicalAction(action: string): string {
       .sort((a, b) => pyCompare(a[0], b[0]))
       .map(([k, v]) => `${k}=${pyReprValue(v)}`)
       .join(',');
-    const pos = p.positional.map(pyReprValue).join(',');
+    const pos = p.positional.map((v) => pyReprValue(v)).join(',');
     return `${p.name}(${pos}|${args})`;
   } catch (e) {
     if (!(e instanceof ToolError)) throw e;

@@ -4,6 +4,7 @@
 // step limit. Records follow the reference's rollout JSONL, plus the raw model outputs.
 import {
   actionToolName,
+  errorGloss,
   generateAgentTasks,
   isSolved,
   step as execute,
@@ -97,7 +98,7 @@ export async function runToolShedRollout(
   let stop: StopReason | null = null;
   let solved = false;
   for (let s = 0; s < settings.maxSteps; s++) {
-    const messages = buildAgentMessages(system, task.goal, steps, harness.policy);
+    const messages = buildAgentMessages(system, task.goal, steps, { gloss: errorGloss, ...harness.policy });
     const banned = harness.ban ? banStrings(failedActions(steps)) : [];
     const turn = await gen.turn(messages, {
       maxNewTokens: settings.maxNewTokens,

@@ -1,11 +1,21 @@
 // One agent turn from a model: render the messages, decode greedily (or seeded sampling) up to
 // max_new_tokens, stop at end-of-turn ids and (ToolShed) single-token newlines, and optionally ban
 // earlier failed actions (docs/harness.md §5.2, §6). Two paths:
-//   - in process (gguf:): the exact reference loop — the model's own template, token-level stop ids,
-//     the per-step ban mask, the KV cache reused across steps;
-//   - any other Model: `generate()` with `bannedSequences` (vLLM `bad_words`); for vllm: specs the
-//     newline stop ids are sent as `stop_token_ids` when "\n" and "\n\n" are single tokens.
+//   - token-level decoding in process (the `decode` capability, gguf:): the exact reference loop —
+//     the model's own template, token-level stop ids, the per-step ban mask, the KV cache reused
+//     across steps;
+//   - any other Model: `generate()` with `bannedSequences` (vLLM `bad_words`); where the backend
+//     takes extra stop tokens and has a tokenizer (vllm:), the newline stop ids are sent as
+//     `stopTokenIds` when "\n" and "\n\n" are single tokens.
 import type { ChatMessage, Model } from '../../models/types.ts';
+import {
+  canBan,
+  canDecodeTokens,
+  canStopOnTokens,
+  canTokenize,
+  hasBackendInfo,
+  type TokenDecodingModel,
+} from '../../models/capabilities.ts';
 import { CapabilityError, UserError } from '../../core/errors.ts';
 
 export interface TurnRequest {
@@ -50,44 +60,24 @@ export class TurnFailedError extends UserError {
   }
 }
 
-interface GgufLike extends Model {
-  renderPrompt(messages: readonly ChatMessage[], addGenerationPrompt?: boolean): Promise<{ text: string; tokens: number[] }>;
-  tokenize(text: string, special?: boolean): Promise<number[]>;
-  generateTokens(
-    prompt: readonly number[],
-    request: {
-      maxTokens: number;
-      temperature?: number;
-      seed?: number;
-      topP?: number;
-      bannedSequences?: readonly string[];
-      stopTokenIds?: readonly number[];
-    },
-  ): Promise<{ tokens: number[]; text: string; finishReason: string; nBannedMasked: number; banList: ReadonlyArray<readonly number[]> }>;
-  backendInfo(): Promise<Record<string, unknown>>;
-}
-
-function isGguf(m: Model): m is GgufLike {
-  const x = m as Partial<GgufLike>;
-  return typeof x.renderPrompt === 'function' && typeof x.generateTokens === 'function' && typeof x.tokenize === 'function';
-}
-
 /** End-of-turn markers the reference adds to the stop set when they are single vocabulary tokens. */
 export const END_OF_TURN_MARKERS = ['<|im_end|>', '<|eot_id|>', '<|endoftext|>', '<|end|>'];
 
 /** A generator for the model; refuses up front when a ban is needed and the backend cannot ban. */
 export async function turnGeneratorFor(model: Model, options: { needsBan: boolean }): Promise<TurnGenerator> {
-  if (options.needsBan && !model.capabilities.ban) {
+  if (options.needsBan && !canBan(model)) {
     throw new CapabilityError(
       `${model.label}: this backend cannot ban token sequences during decoding, which the +ban harnesses need. ` +
         'Use a gguf:<path> model (per-step token bias in process) or a vllm:<url>#<model> server (bad_words), or a harness without +ban.',
+      'ban',
+      model.label,
     );
   }
-  if (isGguf(model)) return ggufGenerator(model);
+  if (canDecodeTokens(model)) return tokenGenerator(model);
   return chatGenerator(model);
 }
 
-async function ggufGenerator(model: GgufLike): Promise<TurnGenerator> {
+async function tokenGenerator(model: TokenDecodingModel): Promise<TurnGenerator> {
   const stopIds = new Map<boolean, number[]>();
   const stops = async (newlines: boolean): Promise<number[]> => {
     const cached = stopIds.get(newlines);
@@ -132,27 +122,23 @@ async function ggufGenerator(model: GgufLike): Promise<TurnGenerator> {
       };
     },
     async info() {
-      const info = await model.backendInfo();
+      const info = hasBackendInfo(model) ? await model.backendInfo() : {};
       return { ...info, stopTokenIds: await stops(true) };
     },
   };
 }
 
-interface VllmLike extends Model {
-  config: { vllm: boolean };
-}
-
 function chatGenerator(model: Model): TurnGenerator {
-  const vllm = (model as Partial<VllmLike>).config?.vllm === true;
+  // Newline stops need both the server's tokenizer and its extra stop tokens (vLLM).
+  const tokenStops = canStopOnTokens(model) && canTokenize(model) ? model : null;
   let newlineIds: number[] | null | undefined;
   const newlineStopIds = async (): Promise<number[] | null> => {
-    if (!vllm) return null;
+    if (!tokenStops) return null;
     if (newlineIds !== undefined) return newlineIds;
     const ids: number[] = [];
     try {
-      const { vllmTokenize } = await import('../../models/http/vllm.ts');
       for (const s of ['\n', '\n\n']) {
-        const t = await vllmTokenize(model, s);
+        const t = await tokenStops.tokenize(s);
         if (t.length === 1) ids.push(t[0]);
       }
       newlineIds = ids;
@@ -163,19 +149,17 @@ function chatGenerator(model: Model): TurnGenerator {
   };
   return {
     model,
-    method: vllm
+    method: tokenStops
       ? 'HTTP chat completions (server-side chat template), bad_words for the ban, stop_token_ids for single-token newlines'
       : 'HTTP chat completions (server-side chat template); no token-level newline stop (the first line is taken)',
     async turn(messages, r) {
-      const extraBody: Record<string, unknown> = {};
       const nl = r.newlineStops ? await newlineStopIds() : null;
-      if (nl && nl.length) extraBody.stop_token_ids = nl;
       const res = await model.generate(messages, {
         maxTokens: r.maxNewTokens,
         temperature: r.temperature,
         seed: r.seed,
         ...(r.banned.length ? { bannedSequences: [...r.banned] } : {}),
-        ...(Object.keys(extraBody).length ? { extraBody } : {}),
+        ...(nl && nl.length ? { stopTokenIds: nl } : {}),
       });
       if (res.text === null) {
         const last = res.attempts[res.attempts.length - 1];
@@ -193,6 +177,6 @@ function chatGenerator(model: Model): TurnGenerator {
         finishReason: ok?.finishReason ?? null,
       };
     },
-    info: async () => ({ backend: vllm ? 'vllm' : 'chat', spec: model.spec, newlineStopTokenIds: await newlineStopIds() }),
+    info: async () => ({ backend: tokenStops ? 'vllm' : 'chat', spec: model.spec, newlineStopTokenIds: await newlineStopIds() }),
   };
 }

@@ -74,7 +74,7 @@ export class AgentStore {
   openRun(
     runId: string,
     run: { env: string; harness: HarnessName; settings: AgentRunSettings },
-    model: Pick<Model, 'spec' | 'label' | 'capabilities'>,
+    model: { spec: string; label: string; capabilities: Pick<Model['capabilities'], 'simulated'> },
   ): Promise<{ created: boolean }> {
     return openStudyRun(this.store, {
       runId,

@@ -7,9 +7,9 @@ import {
   BOOTSTRAP_SEED,
   MIN_PUBLISHED_ITEMS,
   clusterBootstrap,
-  holm,
   type Estimate,
 } from '../../core/stats/cluster-bootstrap.ts';
+import { holmAdjust } from '../../core/stats/holm.ts';
 import { PRNG_NAME } from '../../core/stats/prng.ts';
 import type { ProbeStore } from './store.ts';
 import type { ProbeItem, ScoreRecord } from './types.ts';
@@ -194,7 +194,7 @@ export async function analyzeProbeStore(store: ProbeStore, options: ProbeAnalysi
   // model's adjusted p.
   for (const simulated of [false, true]) {
     const family = analyses.filter((a) => a.simulated === simulated);
-    holm(family.map((a) => a.measures.find((m) => m.measure === 'G')?.p ?? NaN)).forEach((p, i) => (family[i].p_holm_G = finite(p)));
+    holmAdjust(family.map((a) => a.measures.find((m) => m.measure === 'G')?.p ?? NaN)).forEach((p, i) => (family[i].p_holm_G = finite(p)));
   }
   for (const a of analyses) {
     a.measures = a.measures.map(strictSummary);

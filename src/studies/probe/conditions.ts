@@ -2,6 +2,7 @@
 // the system prompt, the goal and the successful prefix steps are byte-identical in all of them.
 import type { ChatMessage } from '../../models/types.ts';
 import { abstractFailureNote, ABSTRACT_MIN_NOTE, NEGATIVE_INSTRUCTION, OBSERVATION_PREFIX } from '../../remedy/failure-record.ts';
+import { errorGloss } from '../../envs/toolshed/errors.ts';
 import { UserError } from '../../core/errors.ts';
 import { DISTRACTOR_CONDITIONS, OWN_PASS_CONDITIONS, type CandidateName, type Condition, type ProbeItem } from './types.ts';
 
@@ -69,7 +70,7 @@ export function buildConditionMessages(item: ProbeItem, condition: Condition, op
       pushFailure(options.neutralPadded);
       break;
     case 'abstract':
-      msgs.push({ role: 'user', content: abstractFailureNote({ tool: item.tool, errorType: item.error_type }, 1) });
+      msgs.push({ role: 'user', content: abstractFailureNote({ tool: item.tool, errorType: item.error_type }, 1, errorGloss) });
       break;
     case 'abstract_min':
       msgs.push({ role: 'user', content: ABSTRACT_MIN_NOTE });

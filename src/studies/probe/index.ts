@@ -6,7 +6,6 @@ export { buildToolShedProbeItems, buildCodeRepairProbeItems, BUILD_MAX_PER_TASK 
 export {
   probeScorerFor,
   guardScore,
-  vllmTokenize,
   type ProbeScorer,
   type CandidateScore,
   type ScoringCounters,
@@ -37,7 +36,6 @@ export {
 export { itemMeasures, pRepeat, groupScores, MEASURE_ORDER, MEASURE_DOC, EXTENDED_CONTRASTS, type ItemScores } from './metrics.ts';
 export {
   clusterBootstrap,
-  holm,
   sampleSd,
   bootstrapRng,
   BOOTSTRAP_SEED,
@@ -46,6 +44,7 @@ export {
   type Estimate,
   type BootstrapOptions,
 } from '../../core/stats/cluster-bootstrap.ts';
+export { holmAdjust } from '../../core/stats/holm.ts';
 export {
   analyzeProbeStore,
   probeItemRecords,

@@ -95,7 +95,11 @@ export class ProbeStore {
    * Creates the run on first use; a later session must name the same environment and model
    * (a different one is refused, naming what differs).
    */
-  async openRun(runId: string, env: string, model: Pick<Model, 'spec' | 'label' | 'capabilities'>): Promise<{ created: boolean }> {
+  async openRun(
+    runId: string,
+    env: string,
+    model: { spec: string; label: string; capabilities: Pick<Model['capabilities'], 'simulated'> },
+  ): Promise<{ created: boolean }> {
     return openStudyRun(this.store, {
       runId,
       kind: PROBE_RUN_KIND,

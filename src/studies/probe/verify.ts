@@ -3,11 +3,12 @@
 // positive value fails, and a NaN difference can never pass. The sample is Python's
 // random.Random(0).sample(items, n), as the reference's verify_scoring.py draws it.
 import { PyRandom } from '../../core/py/random.ts';
+import { VERIFY_TOLERANCE } from '../../models/scoring.ts';
 import type { ProbeScorer, VerifyInput, VerifyResult } from './backend.ts';
 import { buildConditionMessages } from './conditions.ts';
 import { CORE_CONDITIONS, type Condition, type ProbeItem } from './types.ts';
 
-export const VERIFY_TOLERANCE = 1e-3;
+export { VERIFY_TOLERANCE };
 export const VERIFY_SAMPLE = 12;
 export const VERIFY_SEED = 0;
 
@@ -50,7 +51,6 @@ export async function verifyProbeScoring(
   const fin = (x: number) => (Number.isFinite(x) ? x : null);
   return {
     ...res,
-    maxAbsDiff: res.maxAbsDiff,
     triples: res.rows.map((r) => ({
       ...triples[r.index],
       cached: fin(r.cached),

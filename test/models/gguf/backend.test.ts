@@ -12,7 +12,7 @@ import { createGgufModel, type GgufModel } from '../../../src/models/gguf/model.
 import { ensureTinyModel } from '../../../src/models/gguf/tiny-model.ts';
 import { UserError } from '../../../src/core/errors.ts';
 import { disposeAllGgufRuntimes, ContextOverflowError, type GgufRuntime } from '../../../src/models/gguf/runtime.ts';
-import { findBannedOccurrence } from '../../../src/models/gguf/ban.ts';
+import { findBannedOccurrence } from '../../../src/models/ban.ts';
 import type { AttemptRecord, ChatMessage } from '../../../src/models/types.ts';
 
 let path = '';
@@ -34,7 +34,10 @@ after(async () => {
 });
 
 test('loads on CPU and declares its capabilities and backend details', async () => {
-  assert.deepEqual({ ...model.capabilities }, { score: true, ban: true, simulated: false });
+  assert.deepEqual(
+    { ...model.capabilities },
+    { score: true, ban: true, tokenize: true, decode: true, stopTokens: true, counters: true, info: true, simulated: false },
+  );
   assert.equal(model.label, 'tiny');
   const info = await model.backendInfo();
   assert.equal(info.backend, 'node-llama-cpp');

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { buildBanList, bannedNextTokens, findBannedOccurrence } from '../../../src/models/gguf/ban.ts';
+import { buildBanList, bannedNextTokens, findBannedOccurrence } from '../../../src/models/ban.ts';
 
 // A toy tokenizer: one token per character code (space = 32), so token lists are easy to read.
 const chars = (s: string) => [...s].map((c) => c.codePointAt(0)!);

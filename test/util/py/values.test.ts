@@ -10,6 +10,7 @@ import {
   pyEquals,
   pyHashable,
   pyReprValue,
+  pyStr,
   pyTruthy,
   pyTypeName,
 } from '../../../src/core/py/values.ts';
@@ -60,8 +61,39 @@ test('type names, truthiness, equality and hashability follow Python', () => {
   assert.ok(pyHashable(new PyTuple([1n, 'a'])) && !pyHashable(new PyTuple([[1n]])) && !pyHashable([]));
 });
 
+test('one repr and one == for literal values and JSON values (json.loads reading)', () => {
+  // Python: repr(json.loads('{"a": [1, 2.5, true, null, "x\'y"], "b": {}}'))
+  const json = JSON.parse('{"a": [1, 2.5, true, null, "x\'y"], "b": {}}');
+  assert.equal(pyReprValue(json, { numbers: 'json' }), `{'a': [1, 2.5, True, None, "x'y"], 'b': {}}`);
+  assert.equal(pyReprValue(3, { numbers: 'json' }), '3');
+  assert.equal(pyReprValue(3), '3.0', 'a PyValue number is a float');
+  assert.equal(pyReprValue(3n, { numbers: 'json' }), '3');
+  assert.equal(pyReprValue(undefined), 'None');
+  assert.equal(pyReprValue(PyEllipsis), 'Ellipsis', 'Ellipsis is not a JSON object');
+  assert.equal(pyStr(json.b, { numbers: 'json' }), '{}');
+  assert.equal(pyStr('bare'), 'bare');
+  // == needs no hint: 1 == 1.0 == True, containers element-wise, dict keys in any order.
+  assert.ok(pyEquals(JSON.parse('{"x": 1, "y": [true]}'), JSON.parse('{"y": [1.0], "x": true}')));
+  assert.ok(!pyEquals(JSON.parse('{"x": 1}'), JSON.parse('{"x": 1, "y": 2}')));
+  assert.ok(!pyEquals(JSON.parse('{"toString": 1}'), {}), 'own keys only');
+  assert.ok(!pyEquals({}, new PyDict([])), 'a JSON object is only compared with JSON objects');
+  assert.ok(pyEquals([1, 'a'], [1n, 'a']));
+  assert.ok(pyEquals(undefined, undefined) && !pyEquals(undefined, null));
+  assert.ok(pyEquals(PyEllipsis, PyEllipsis));
+});
+
 test('str helpers use code points like Python', () => {
   assert.equal(pyLen('a😀b'), 3);
   assert.deepEqual(pySorted(['\uffff', '😀', 'b', 'B']), ['B', 'b', '\uffff', '😀']);
   assert.equal(pyStripChars('//notes/', '/'), 'notes');
+  // Python: '😀x😀'.strip('😀') == 'x'; a lone surrogate in chars never splits a pair:
+  // '😀x'.strip('\ud83d') == '😀x' and 'x😀'.strip('\ude00') == 'x😀' (code points, not UTF-16 units).
+  assert.equal(pyStripChars('😀x😀', '😀'), 'x');
+  assert.equal(pyStripChars('😀x', '\ud83d'), '😀x');
+  assert.equal(pyStripChars('x😀', '\ude00'), 'x😀');
+  assert.equal(pyStripChars('\ude00x\ud83d', '\ude00\ud83d'), 'x', 'lone surrogates are characters of their own');
+  assert.equal(pyStripChars('..a.b..', '.'), 'a.b');
+  assert.equal(pyStripChars('abc', ''), 'abc');
+  assert.equal(pyStripChars('', '.'), '');
+  assert.equal(pyStripChars('...', '.'), '');
 });

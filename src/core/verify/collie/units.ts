@@ -2,7 +2,7 @@
 // paper's families already share (structured/units.ts): characters and paragraphs. Every unit is
 // `strip()`ped and then stripped of "." at both ends, exactly as COLLIE does for every level.
 import { pyStrip } from '../../py/format.ts';
-import { stripChars } from '../../py/json-values.ts';
+import { pyStripChars as stripChars } from '../../py/strings.ts';
 
 /** COLLIE's unit clean-up: `tok.strip().strip('.')`. */
 export function unitStrip(token: string): string {

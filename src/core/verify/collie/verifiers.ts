@@ -8,7 +8,7 @@
 //   original kept when nothing remains (normalizedLiteral); a one-element target list is unwrapped;
 // - `Position` gives None past either end; `Reduction('all')` is false when the number of units
 //   differs from the number of targets.
-import { pyEquals, pyInt } from '../../py/json-values.ts';
+import { pyEquals, pyInt, type JsonValue } from '../../py/values.ts';
 import { normalizedLiteral, sentences, words } from '../structured/units.ts';
 import type { C01State, C02State, C03State, C04State, C06aState, C08State, C11State, C14State } from './types.ts';
 import { characterCount, characters, paragraphs } from './units.ts';
@@ -23,7 +23,7 @@ function asList(x: unknown, what: string): unknown[] {
 
 /** COLLIE `Relation('==')` on two literals after patching. */
 function same(observed: unknown, target: unknown): boolean {
-  return pyEquals(normalizedLiteral(observed ?? null), normalizedLiteral(target));
+  return pyEquals(normalizedLiteral(observed ?? null) as JsonValue, normalizedLiteral(target) as JsonValue);
 }
 
 /** COLLIE `Position.get`: the unit at a (possibly negative) index, or None past either end. */

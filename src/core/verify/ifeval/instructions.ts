@@ -8,7 +8,7 @@
 // "#" and 1129 "!"), the checker at the data's revision (26d8ccdab) checks a *random* letter;
 // revloop counts the given character, as google-research's later revision also does.
 import { sentTokenize, wordTokenize } from '../../text/index.ts';
-import { escapeLiteralChar, pyCaselessLiteral, pySplit } from '../../text/pyre.ts';
+import { escapeLiteralChar, pyCaselessLiteral, pySplit } from '../../py/re.ts';
 import { pyStrip } from '../../py/format.ts';
 import { LangDetectError, detectLanguage } from './langdetect/detector.ts';
 import { PY, PY_BOUNDARY, countRegexWords, pyIsLower, pyIsUpper, pyJsonLoads, pyLen, pyStripChars } from './python.ts';

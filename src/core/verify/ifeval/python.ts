@@ -1,7 +1,7 @@
 // The Python semantics IFEval's checks depend on, beyond what text/ and util/ already provide:
 // str.isupper()/islower(), `re.findall(r"\w+")`, Python's `json.loads` acceptance, and patterns
 // written with Python's `^`/`$`/`.`/`\s` meanings (JavaScript's differ at \r, U+2028 and U+2029).
-import { S, W } from '../../text/pyre.ts';
+import { S, W } from '../../py/re.ts';
 
 const LOWER = /\p{Lowercase}/u;
 const UPPER = /\p{Uppercase}/u;

@@ -1,7 +1,7 @@
 // The reference's corruption checks (constraint_protocol.corruption_checks and
 // structured_data.corruption_checks): each perturbs the witness so that the verifier must report a
 // violation. Stored per row in the paper's case files; every value must be true.
-import { pyInt, pyStrValue } from '../../py/json-values.ts';
+import { pyInt, pyStr, type JsonValue } from '../../py/values.ts';
 import { normalizedLiteral, sentences, words } from './units.ts';
 import { C05_POSITIONS, verifyC05, verifyC07, verifyC09, verifyC10, verifyC12 } from './verifiers.ts';
 
@@ -47,7 +47,8 @@ export function corruptionChecks(structure: StructureCode, witness: string, targ
       const units = sentences(witness);
       return {
         sentence_count_corruption_detected: verifyC09(at(units, 0, 'c09 sentence corruption'), targets).sentence_count_residual !== 0,
-        forbidden_word_corruption_detected: verifyC09(witness + ' ' + pyStrValue(t[1]), targets).forbidden_word_counts[0] > 0,
+        forbidden_word_corruption_detected:
+          verifyC09(witness + ' ' + pyStr(t[1] as JsonValue, { numbers: 'json' }), targets).forbidden_word_counts[0] > 0,
       };
     }
     case 'c12': {

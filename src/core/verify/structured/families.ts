@@ -2,7 +2,7 @@
 // case validation and corruption checks.
 import { describe, intProblem, isInt, problems, stringListProblem, textProblem } from '../checks.ts';
 import { stateEnergy } from '../energy.ts';
-import { pyInt } from '../../py/json-values.ts';
+import { pyInt } from '../../py/values.ts';
 import type { ConstraintCase, Family, PromptVariant, VerifierState } from '../types.ts';
 import { corruptionChecks, type StructureCode } from './corruption.ts';
 import { reportC05, reportC07, reportC09, reportC10, reportC12, structuredInitialPrompt, structuredSuffix } from './text.ts';

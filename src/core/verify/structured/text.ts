@@ -2,12 +2,14 @@
 // values shown with Python repr(), None as <missing>, booleans lower-case. The three variants
 // change only the preamble (initial prompt) and the suffix (feedback).
 import { pyStrip } from '../../py/format.ts';
-import { pyReprValue, zipShortest } from '../../py/json-values.ts';
+import { pyReprValue, zipShortest, type JsonValue } from '../../py/values.ts';
 import type { C05State, C07State, C09State, C10State, C12State, ConstraintCase, PromptVariant } from '../types.ts';
+
+const JSON_NUMBERS = { numbers: 'json' } as const;
 
 /** `display()`: "<missing>" for None, else Python repr. */
 export function display(value: unknown): string {
-  return value === null || value === undefined ? '<missing>' : pyReprValue(value);
+  return value === null || value === undefined ? '<missing>' : pyReprValue(value as JsonValue, JSON_NUMBERS);
 }
 
 /** Python `str(bool).lower()`. */

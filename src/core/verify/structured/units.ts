@@ -2,7 +2,7 @@
 // (constraint_protocol.words / sentences / normalized_literal), on top of the NLTK ports in text/.
 import { sentTokenize, treebankWordTokenize, wordTokenize } from '../../text/index.ts';
 import { pyStrip } from '../../py/format.ts';
-import { PY_PUNCTUATION, stripChars } from '../../py/json-values.ts';
+import { PY_PUNCTUATION, pyStripChars } from '../../py/strings.ts';
 
 const PUNCT_AND_SPACE = PY_PUNCTUATION + ' ';
 
@@ -18,13 +18,13 @@ export function words(text: string): string[] {
 function wordsFromTokens(tokens: Iterable<string>, out: string[] = []): string[] {
   for (const token of tokens) {
     if (PY_PUNCTUATION.includes(token)) continue;
-    out.push(stripChars(pyStrip(token), '.'));
+    out.push(pyStripChars(pyStrip(token), '.'));
   }
   return out;
 }
 
 function sentenceUnit(raw: string): string {
-  return stripChars(pyStrip(raw), '.');
+  return pyStripChars(pyStrip(raw), '.');
 }
 
 /** Punkt sentences, each `strip()`ped and then stripped of ".". */
@@ -50,7 +50,7 @@ export function sentencesAndWords(text: string): { sentences: string[]; words: s
  */
 export function normalizedLiteral<T>(value: T): T | string {
   if (typeof value !== 'string') return value;
-  const stripped = stripChars(value.toLowerCase(), PUNCT_AND_SPACE);
+  const stripped = pyStripChars(value.toLowerCase(), PUNCT_AND_SPACE);
   return stripped === '' ? value : stripped;
 }
 

@@ -1,7 +1,10 @@
 // The five COLLIE-derived verifiers, reproducing the reference's verifier dicts field for field
 // (constraint_protocol.verify_c05 / verify_c10, structured_data.verify_c07 / c09 / c12).
 // Targets are the COLLIE targets exactly as stored in the case files.
-import { pyEquals, pyInt } from '../../py/json-values.ts';
+import { pyEquals, pyInt, type JsonValue } from '../../py/values.ts';
+
+/** Python `==` between the JSON values of targets and observations. */
+const jsonEquals = (a: unknown, b: unknown): boolean => pyEquals(a as JsonValue, b as JsonValue);
 import type { C05State, C07State, C09State, C10State, C12State } from '../types.ts';
 import { normalizedLiteral, normalizedTokens, sentences, sentencesAndWords, words } from './units.ts';
 
@@ -23,7 +26,7 @@ export function verifyC05(text: string, targets: unknown): C05State {
   // zip(observed_words, target_words): stops at the shorter list.
   const n = Math.min(observedWords.length, targetWords.length);
   const matches: boolean[] = [];
-  for (let i = 0; i < n; i++) matches.push(pyEquals(normalizedLiteral(observedWords[i]), normalizedLiteral(targetWords[i])));
+  for (let i = 0; i < n; i++) matches.push(jsonEquals(normalizedLiteral(observedWords[i]), normalizedLiteral(targetWords[i])));
   const countResidual = tokens.length - targetCount;
   const mismatchCount = matches.filter((m) => !m).length;
   return {
@@ -69,7 +72,7 @@ export function verifyC10(text: string, targets: unknown): C10State {
 
 function includesPy(haystack: readonly unknown[], needle: unknown): boolean {
   if (typeof needle === 'string') return haystack.includes(needle);
-  return haystack.some((x) => pyEquals(x, needle));
+  return haystack.some((x) => jsonEquals(x, needle));
 }
 
 /** targets = the required words. */
@@ -100,7 +103,7 @@ export function verifyC09(text: string, targets: unknown): C09State {
   const counts = forbidden.map((f) => {
     const nf = normalizedLiteral(f);
     let k = 0;
-    for (const t of tokens) if (typeof nf === 'string' ? t === nf : pyEquals(t, nf)) k++;
+    for (const t of tokens) if (typeof nf === 'string' ? t === nf : jsonEquals(t, nf)) k++;
     return k;
   });
   const sentenceResidual = units.length - targetSentences;
@@ -126,7 +129,7 @@ export function verifyC12(text: string, targets: unknown): C12State {
     return tokens.length ? tokens[tokens.length - 1] : null;
   });
   const matches = targetLastWords.map(
-    (target, i) => i < observedLastWords.length && pyEquals(normalizedLiteral(observedLastWords[i]), normalizedLiteral(target)),
+    (target, i) => i < observedLastWords.length && jsonEquals(normalizedLiteral(observedLastWords[i]), normalizedLiteral(target)),
   );
   const sentenceResidual = units.length - targetSentences;
   return {

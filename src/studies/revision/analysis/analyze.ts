@@ -7,6 +7,7 @@ import { mcnemarExact } from '../../../core/stats/binomial.ts';
 import { holmAdjust } from '../../../core/stats/holm.ts';
 import { PRNG_NAME, Xoshiro128 } from '../../../core/stats/prng.ts';
 import { percentileInterval95 } from '../../../core/stats/quantile.ts';
+import { mean, medianSorted, sampleSd } from '../../../core/stats/summary.ts';
 import { fitRescue, landmarkRow, sourceFamily, type RescueRow } from './rescue.ts';
 import { DEFAULT_PERMUTATIONS, hazardAssociation } from './association.ts';
 import { CAPTURE_MODEL, modelFamily, predictCapture } from './capture-prediction.ts';
@@ -430,7 +431,7 @@ function replayBudget(
     return {
       cap,
       cell_min: values.length ? values[0] : null,
-      cell_median: values.length ? median(values) : null,
+      cell_median: values.length ? medianSorted(values) : null,
       cell_max: values.length ? values[values.length - 1] : null,
       reversals,
     };
@@ -486,10 +487,9 @@ function buildEndpointTable(
 function meanSd(final: Record<Assay, number | null>): { mean: number | null; sd: number | null; null_reasons?: Record<string, string> } {
   const values = ASSAYS.map((a) => final[a]).filter((v): v is number => v !== null);
   if (!values.length) return { mean: null, sd: null, null_reasons: { mean: 'no assay rate', sd: 'no assay rate' } };
-  const mean = values.reduce((a, b) => a + b, 0) / values.length;
-  if (values.length < 2) return { mean, sd: null, null_reasons: { sd: 'a sample SD needs at least two assays' } };
-  const sd = Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / (values.length - 1));
-  return { mean, sd };
+  const m = mean(values);
+  if (values.length < 2) return { mean: m, sd: null, null_reasons: { sd: 'a sample SD needs at least two assays' } };
+  return { mean: m, sd: sampleSd(values) };
 }
 
 function analyzeRescue(
@@ -613,12 +613,6 @@ function familyRank(a: string, b: string): number {
   if (ia >= 0) return -1;
   if (ib >= 0) return 1;
   return compareCodePoints(a, b);
-}
-
-/** Python's statistics.median: the middle value, or the mean of the middle two. */
-function median(sorted: number[]): number {
-  const m = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
 }
 
 function checkInt(name: string, value: number, min: number): number {

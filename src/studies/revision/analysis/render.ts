@@ -2,6 +2,7 @@
 // percentages with one decimal. Simulated controllers carry "[SIMULATED]" in every table.
 import { markedName } from '../../../core/simulated.ts';
 import Table from 'cli-table3';
+import { formatMeanSd } from '../../../core/stats/summary.ts';
 import { ASSAYS, EXACT_CATEGORIES, FAMILY_ORDER, REPEAT_CLASSES, type AnalysisResult, type CellSummary, type Interval } from './types.ts';
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '—' : (100 * v).toFixed(1));
@@ -39,9 +40,9 @@ export function renderAnalysis(result: AnalysisResult): string {
   // Tables 1 / 10
   const et = result.endpoint_table;
   const t1 = table(['controller', 'panel', ...ASSAYS, 'mean ± SD']);
-  for (const r of et.rows) t1.push([name(r.controller), r.panel, ...ASSAYS.map((a) => pct(r.final[a])), meanSd(r.mean, r.sd)]);
+  for (const r of et.rows) t1.push([name(r.controller), r.panel, ...ASSAYS.map((a) => pct(r.final[a])), formatMeanSd(r.mean, r.sd, pct)]);
   for (const p of et.panels)
-    t1.push([`${p.panel} mean (n=${p.controllers})`, '', ...ASSAYS.map((a) => pct(p.final[a])), meanSd(p.mean, p.sd)]);
+    t1.push([`${p.panel} mean (n=${p.controllers})`, '', ...ASSAYS.map((a) => pct(p.final[a])), formatMeanSd(p.mean, p.sd, pct)]);
   t1.push([
     'range across controllers',
     '',
@@ -312,11 +313,6 @@ function renderNewSections(result: AnalysisResult, section: (title: string, body
       t.toString(),
     );
   }
-}
-
-function meanSd(mean: number | null, sd: number | null): string {
-  if (mean === null) return '—';
-  return sd === null ? pct(mean) : `${pct(mean)} ± ${pct(sd)}`;
 }
 
 function share(count: number, total: number): string {

@@ -1,8 +1,8 @@
 // Python `re` (str pattern) building blocks for JavaScript `u`-flag regexes. JavaScript's own `\w`,
 // `\s`, `\d`, `\b` and `$` differ from Python's (docs/protocol.md §6.1), so the ported NLTK and reference
 // patterns are written with these instead.
-import { PY_SPACE_CLASS } from '../py/format.ts';
-import { PY_CASE_CLASSES } from './py-case-classes.ts';
+import { PY_SPACE_CLASS } from './format.ts';
+import { PY_CASE_CLASSES } from './case-classes.ts';
 
 /** Python `\w`. */
 export const W = '[\\p{L}\\p{N}_]';
