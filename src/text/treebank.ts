@@ -101,7 +101,14 @@ const BRACKETS_AND_DASHES = [PARENS_BRACKETS, DOUBLE_DASHES];
 
 /** NLTK `NLTKWordTokenizer().tokenize(sentence)` (convert_parentheses=False). */
 export function treebankWordTokenize(sentence: string): string[] {
-  return simpleTreebankTokens(sentence) ?? treebankRegexTokenize(sentence);
+  const out: string[] = [];
+  treebankTokensInto(sentence, out);
+  return out;
+}
+
+/** Appends the tokens of `sentence` (NLTKWordTokenizer) to `out`. */
+export function treebankTokensInto(sentence: string, out: string[]): void {
+  if (!scanTreebankInto(sentence, out)) for (const t of treebankRegexTokenize(sentence)) out.push(t);
 }
 
 /**
@@ -173,7 +180,6 @@ function kindTable(): Uint8Array {
 /** Characters that can follow a sentence-final period inside NLTK's rule (without the space). */
 const CLOSERS = new Set([0x5d, 0x29, 0x7d, 0x3e, 0x22, 0x27, 0xbb, 0x201d, 0x2019]);
 const OPENS_QUOTE = new Set([0x20, 0x28, 0x5b, 0x7b, 0x3c, 0xab, 0x201c, 0x2018, 0x201e]);
-const MACINTYRE = /cannot|d'ye|gimme|gonna|gotta|lemme|more'n|wanna/i;
 
 function isDecimalDigit(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c > 0x7f && DECIMAL_DIGIT.test(String.fromCharCode(c)));
@@ -202,119 +208,164 @@ function finalPeriod(s: string): number {
   return j > 0 && s.charCodeAt(j - 1) === 0x2e ? -2 : -1;
 }
 
+/** Whether a word (ASCII case ignored) holds one of the MacIntyre contractions NLTK splits ("gonna" → "gon na"). */
+function hasContraction(word: string): boolean {
+  const w = word.toLowerCase();
+  return (
+    w.includes('cannot') || w.includes('gimme') || w.includes('gonna') || w.includes('gotta') || w.includes('lemme') || w.includes('wanna')
+  );
+}
+
+/** The letter pairs every letters-only MacIntyre contraction contains ("nn", "mm" or "tt", any case). */
+function doubledNMT(prev: number, c: number): boolean {
+  const l = c | 0x20;
+  return (l === 0x6e || l === 0x6d || l === 0x74) && (prev | 0x20) === l;
+}
+
 /** NLTK's tokens for `sentence` when it has only the shapes described above; null otherwise. */
 export function simpleTreebankTokens(s: string): string[] | null {
+  const out: string[] = [];
+  return scanTreebankInto(s, out) ? out : null;
+}
+
+/**
+ * Appends NLTK's tokens for `s` to `out` and returns true, when `s` has only the shapes the scanner
+ * covers; otherwise leaves `out` as it was and returns false.
+ */
+export function scanTreebankInto(s: string, out: string[]): boolean {
   const kind = kindTable();
   const n = s.length;
   const fp = finalPeriod(s);
-  if (fp === -2 || MACINTYRE.test(s)) return null;
-  const out: string[] = [];
-  let start = -1; // start of the glued token being built
-  const flush = (end: number): void => {
-    if (start >= 0) out.push(s.slice(start, end));
-    start = -1;
-  };
-  for (let i = 0; i < n; i++) {
+  if (fp === -2) return false;
+  const mark = out.length;
+  let start = -1; // start of the glued word being built
+  let doubled = false; // the word has "nn", "mm" or "tt": it may hold a MacIntyre contraction
+  let i = 0;
+  for (; i < n; i++) {
     const c = s.charCodeAt(i);
-    switch (kind[c]) {
-      case GLUE:
-        if (start < 0) start = i;
-        break;
-      case SPACE:
-        flush(i);
-        break;
-      case SPLIT:
-        flush(i);
-        out.push(s[i]);
-        break;
-      case HYPHEN:
-        if (i + 1 < n && s.charCodeAt(i + 1) === 0x2d) return null;
-        if (start < 0) start = i;
-        break;
-      case DOT:
-        if (i === fp) {
-          flush(i);
-          out.push('.');
-        } else {
-          if (i + 1 < n && s.charCodeAt(i + 1) === 0x2e) return null;
-          if (start < 0) start = i;
-        }
-        break;
-      case COMMA: {
-        const next = i + 1 < n ? s.charCodeAt(i + 1) : -1;
-        if (next >= 0 && kind[next] === COMMA) return null;
-        if (next >= 0 && isDecimalDigit(next)) {
-          if (start < 0) start = i;
-        } else {
-          flush(i);
-          out.push(s[i]);
-        }
-        break;
-      }
-      case QUOTE: {
-        const prev = i > 0 ? s.charCodeAt(i - 1) : -1;
-        const next = i + 1 < n ? s.charCodeAt(i + 1) : -1;
-        if (prev === 0x22 || prev === 0x27 || next === 0x22 || next === 0x27) return null;
-        flush(i);
-        out.push(prev < 0 || OPENS_QUOTE.has(prev) ? '``' : "''");
-        break;
-      }
-      case APOS: {
-        // pre = the glued word before the apostrophe (it never holds another one: an apostrophe ends a word).
-        if (start < 0) return null;
-        let j = i + 1;
-        while (j < n && isAsciiLetter(s.charCodeAt(j))) j++;
-        const after = j < n ? s.charCodeAt(j) : -1;
-        const k = after < 0 ? SPACE : kind[after];
-        // What follows the suffix must end the word; a space must follow for the split rules to apply.
-        let spaced: boolean;
-        if (after < 0 || after === 0x20 || k === SPLIT || (k === DOT && j === fp)) spaced = true;
-        else if (k === SPACE) spaced = false;
-        else if (k === COMMA) {
-          const next = j + 1 < n ? s.charCodeAt(j + 1) : -1;
-          if (next >= 0 && (kind[next] === COMMA || isDecimalDigit(next))) return null;
-          spaced = true;
-        } else return null;
-        const suffix = s.slice(i + 1, j);
-        let cut = -1; // where the word splits, or -1 when it stays whole
-        switch (suffix) {
-          case '':
-          case 's':
-          case 'S':
-          case 'm':
-          case 'M':
-          case 'd':
-          case 'D':
-          case 'll':
-          case 'LL':
-          case 're':
-          case 'RE':
-          case 've':
-          case 'VE':
-            cut = i;
-            break;
-          case 't':
-          case 'T':
-            if (s.charCodeAt(i - 1) === (suffix === 't' ? 0x6e : 0x4e)) {
-              if (i - 1 <= start) return null;
-              cut = i - 1;
-            }
-            break;
-          default:
-            // One other letter: NLTK's (?i)(')(?!re|ve|ll|m|t|s|d|n)(\w)\b applies; leave it to the rules.
-            if (suffix.length === 1 && suffix !== 'n' && suffix !== 'N') return null;
-        }
-        if (spaced && cut >= 0) {
-          out.push(s.slice(start, cut), s.slice(cut, j));
-        } else out.push(s.slice(start, j));
-        start = -1;
-        i = j - 1;
-        break;
-      }
-      default:
-        return null;
+    const k = kind[c];
+    if (k === GLUE) {
+      if (start < 0) {
+        start = i;
+        doubled = false;
+      } else if (!doubled && doubledNMT(s.charCodeAt(i - 1), c)) doubled = true;
+      continue;
     }
+    if (k === HYPHEN || (k === DOT && i !== fp)) {
+      // Glued, except "--" and "..", which the rules treat specially.
+      if (i + 1 < n && s.charCodeAt(i + 1) === c) break;
+      if (start < 0) {
+        start = i;
+        doubled = false;
+      }
+      continue;
+    }
+    // Everything else ends the word being built.
+    if (start >= 0 && k !== APOS && k !== COMMA) {
+      if (doubled && hasContraction(s.slice(start, i))) break;
+      out.push(s.slice(start, i));
+      start = -1;
+    }
+    if (k === SPACE) continue;
+    if (k === SPLIT) {
+      out.push(s[i]);
+      continue;
+    }
+    if (k === DOT) {
+      out.push('.'); // the sentence-final period
+      continue;
+    }
+    if (k === COMMA) {
+      const next = i + 1 < n ? s.charCodeAt(i + 1) : -1;
+      if (next >= 0 && kind[next] === COMMA) break;
+      if (next >= 0 && isDecimalDigit(next)) {
+        if (start < 0) {
+          start = i;
+          doubled = false;
+        }
+        continue;
+      }
+      if (start >= 0) {
+        if (doubled && hasContraction(s.slice(start, i))) break;
+        out.push(s.slice(start, i));
+        start = -1;
+      }
+      out.push(s[i]);
+      continue;
+    }
+    if (k === QUOTE) {
+      const prev = i > 0 ? s.charCodeAt(i - 1) : -1;
+      const next = i + 1 < n ? s.charCodeAt(i + 1) : -1;
+      if (prev === 0x22 || prev === 0x27 || next === 0x22 || next === 0x27) break;
+      out.push(prev < 0 || OPENS_QUOTE.has(prev) ? '``' : "''");
+      continue;
+    }
+    if (k !== APOS) break; // BAIL: a character only the rules handle
+    // An apostrophe inside a word (pre'suffix): the word before it must exist.
+    if (start < 0) break;
+    let j = i + 1;
+    while (j < n && isAsciiLetter(s.charCodeAt(j))) j++;
+    const after = j < n ? s.charCodeAt(j) : -1;
+    const ka = after < 0 ? SPACE : kind[after];
+    // What follows the suffix must end the word; a space must follow for the split rules to apply.
+    let spaced: boolean;
+    if (after < 0 || after === 0x20 || ka === SPLIT || (ka === DOT && j === fp)) spaced = true;
+    else if (ka === SPACE) spaced = false;
+    else if (ka === COMMA) {
+      const next = j + 1 < n ? s.charCodeAt(j + 1) : -1;
+      if (next >= 0 && (kind[next] === COMMA || isDecimalDigit(next))) break;
+      spaced = true;
+    } else break;
+    const suffix = s.slice(i + 1, j);
+    const pre = s.slice(start, i);
+    // d'ye and more'n are contractions too; so is a letters-only one on either side of the apostrophe.
+    if ((doubled && hasContraction(pre)) || (suffix.length >= 5 && hasContraction(suffix))) break;
+    const sl = suffix.toLowerCase();
+    if (
+      (sl.startsWith('ye') && (pre.charCodeAt(pre.length - 1) | 0x20) === 0x64) ||
+      (sl.startsWith('n') && pre.toLowerCase().endsWith('more'))
+    )
+      break;
+    let cut = -1; // where the word splits, or -1 when it stays whole
+    switch (suffix) {
+      case '':
+      case 's':
+      case 'S':
+      case 'm':
+      case 'M':
+      case 'd':
+      case 'D':
+      case 'll':
+      case 'LL':
+      case 're':
+      case 'RE':
+      case 've':
+      case 'VE':
+        cut = i;
+        break;
+      case 't':
+      case 'T':
+        if (s.charCodeAt(i - 1) === (suffix === 't' ? 0x6e : 0x4e)) {
+          if (i - 1 <= start) cut = -2;
+          else cut = i - 1;
+        }
+        break;
+      default:
+        // One other letter: NLTK's (?i)(')(?!re|ve|ll|m|t|s|d|n)(\w)\b applies; leave it to the rules.
+        if (suffix.length === 1 && suffix !== 'n' && suffix !== 'N') cut = -2;
+    }
+    if (cut === -2) break;
+    if (spaced && cut >= 0) out.push(s.slice(start, cut), s.slice(cut, j));
+    else out.push(s.slice(start, j));
+    start = -1;
+    i = j - 1;
+    continue;
   }
-  flush(n);
-  return out;
+  if (i === n && start >= 0) {
+    if (doubled && hasContraction(s.slice(start))) i = -1;
+    else out.push(s.slice(start));
+  }
+  if (i === n) return true;
+  out.length = mark; // bailed out: the rules take the whole sentence
+  return false;
 }

@@ -34,6 +34,8 @@ export interface BatchOptions {
    * registered in this thread by other means cannot reach workers: the batch then runs on this thread.
    */
   plugins?: readonly string[];
+  /** Called as each chunk is written: its sequence number and the thread that verified it (0 = this thread, 1… = workers). */
+  onChunk?: (seq: number, thread: number) => void;
 }
 
 export interface BatchSummary {
@@ -134,7 +136,7 @@ class BatchRun {
   private nextSeq = 0;
   private nextToWrite = 0;
   private readonly queue: Chunk[] = [];
-  private readonly done = new Map<number, ChunkResult>();
+  private readonly done = new Map<number, ChunkResult & { thread: number }>();
   private inFlight = 0;
   private mainBusy = false;
   private draining = false;
@@ -205,12 +207,13 @@ class BatchRun {
   private startWorkers(): void {
     this.workersStarted = true;
     for (let i = 1; i < this.jobs; i++) {
+      const thread = i;
       const worker = startBatchWorker({
         plugins: this.options.plugins ?? [],
         onReady: () => this.pump(),
         onResult: (seq, result) => {
           this.inFlight--;
-          this.complete(seq, result);
+          this.complete(seq, result, thread);
         },
         // The worker lacks a family this thread has: keep its chunks here, on this thread.
         onUnusable: (returned) => {
@@ -245,7 +248,7 @@ class BatchRun {
         const c = this.queue.shift();
         if (c) {
           try {
-            this.complete(c.seq, verifyChunk(c.lines, c.firstLine));
+            this.complete(c.seq, verifyChunk(c.lines, c.firstLine), 0);
           } catch (e) {
             this.fail(e);
             return;
@@ -256,8 +259,8 @@ class BatchRun {
     }
   }
 
-  private complete(seq: number, result: ChunkResult): void {
-    this.done.set(seq, result);
+  private complete(seq: number, result: ChunkResult, thread: number): void {
+    this.done.set(seq, { ...result, thread });
     this.flush();
     this.pump();
     this.wake();
@@ -268,6 +271,7 @@ class BatchRun {
     while (!this.draining && this.failure === null && this.done.has(this.nextToWrite)) {
       const r = this.done.get(this.nextToWrite)!;
       this.done.delete(this.nextToWrite);
+      this.options.onChunk?.(this.nextToWrite, r.thread);
       this.nextToWrite++;
       this.summary.lines += r.lines;
       this.summary.verified += r.verified;

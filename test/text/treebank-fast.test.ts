@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { simpleTreebankTokens, treebankRegexTokenize, treebankWordTokenize } from '../../src/text/treebank.ts';
+import { scanTreebankInto, simpleTreebankTokens, treebankRegexTokenize, treebankWordTokenize } from '../../src/text/treebank.ts';
 
 function check(s: string): boolean {
   const fast = simpleTreebankTokens(s);
@@ -174,4 +174,14 @@ test('treebankWordTokenize answers through the scanner or the rules, never diffe
   }
   assert.deepEqual(simpleTreebankTokens("It's 10:30, and we're done."), ['It', "'s", '10:30', ',', 'and', 'we', "'re", 'done', '.']);
   assert.equal(simpleTreebankTokens('gimme the ball'), null);
+  for (const s of ['You GoNNa go', "d'ye see", "MORE'N enough", "x'gotta", 'Cannot.', 'a lemme,'])
+    assert.equal(simpleTreebankTokens(s), null, s);
+});
+
+test('scanTreebankInto appends to the array it is given, and leaves it as it was when it bails out', () => {
+  const out = ['kept'];
+  assert.equal(scanTreebankInto('Hello, world.', out), true);
+  assert.deepEqual(out, ['kept', 'Hello', ',', 'world', '.']);
+  assert.equal(scanTreebankInto('We were -- gonna -- go', out), false);
+  assert.deepEqual(out, ['kept', 'Hello', ',', 'world', '.']);
 });
