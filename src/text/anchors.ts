@@ -4,95 +4,49 @@
 //
 // Python's IGNORECASE is not JavaScript's `i` flag: sre compares simple lower-case mappings plus a
 // few extra equivalences (re._casefix: i/ı, s/ſ, µ/μ, …), while JS `iu` uses simple case folding.
-// anchorRegExp therefore expands each cased anchor character into the explicit class of characters
-// Python treats as equal (pyCaselessLiteral); "ß" never matches "SS" in either engine, because both
-// compare one character at a time.
+// So we compile without `i` and expand each cased anchor character into the explicit class of
+// characters Python treats as equal (see pyCaselessLiteral). "ß" never matches "SS" in either
+// engine, because both compare one character at a time.
 //
-// anchorPresent does not run that regex: it folds each character to its IGNORECASE representative
-// (chars.ts) and scans. At a given start the tokens are literals separated by greedy whitespace runs,
-// and a token starts with a `\w` character, which no whitespace equals, so each start has at most
-// one possible match end; a regex search tries the starts in order, and so does the scanner. The
-// compiled form of an anchor (its folded tokens) is cached, so a case's anchors are prepared once,
-// not once per text; test/text/words.test.ts checks the scanner against Python and the regex.
-import { isPySpaceCode } from '../util/python.ts';
-import { bmpFoldTable, bmpWordTable, foldAstral, foldString, wordCharBefore, wordCharLength } from './chars.ts';
+// Speed: V8 compiles a `\p{…}` lookaround in ~150 µs, so the "not preceded / not followed by \w"
+// conditions are checked by hand around each candidate match instead (anchorPresent, with chars.ts's
+// table), with the same result: at a given start the tokens are literals separated by greedy
+// whitespace runs, so each start position has at most one possible match end, and candidates are
+// tried at every start in order. (A regex-free scanner over case-folded text was tried and measured
+// slower than V8's compiled literal search, cold and warm: bench/verify.ts.)
+import { bmpWordTable, wordCharBefore, wordCharLength } from './chars.ts';
 import { pyCaselessLiteral, S } from './pyre.ts';
 import { wordMatches } from './words.ts';
 
-const regexCache = new Map<string, RegExp | null>();
-const foldedCache = new Map<string, readonly string[] | null>();
+const anchorCache = new Map<string, RegExp | null>();
 const ANCHOR_CACHE_LIMIT = 65536;
-
-/** Caches with oldest-first eviction, so a working set larger than the cache degrades gently. */
-function remember<T>(cache: Map<string, T>, key: string, value: T): T {
-  if (cache.size >= ANCHOR_CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
-  cache.set(key, value);
-  return value;
-}
 
 /**
  * The compiled matcher for an anchor's token sequence (global, no boundary conditions), or null when
  * the anchor has no word tokens (never matches). Use anchorPresent for the reference semantics.
  */
 export function anchorRegExp(anchor: string): RegExp | null {
-  const hit = regexCache.get(anchor);
+  const hit = anchorCache.get(anchor);
   if (hit !== undefined) return hit;
   const tokens = wordMatches(anchor);
-  return remember(regexCache, anchor, tokens.length ? new RegExp(tokens.map(pyCaselessLiteral).join(`${S}+`), 'gu') : null);
-}
-
-/** The anchor's word tokens, each folded to IGNORECASE representatives; null when it has none. */
-function foldedTokens(anchor: string): readonly string[] | null {
-  const hit = foldedCache.get(anchor);
-  if (hit !== undefined) return hit;
-  const tokens = wordMatches(anchor);
-  return remember(foldedCache, anchor, tokens.length ? tokens.map(foldString) : null);
-}
-
-/** End of `token` (folded) matched case-insensitively at text[j], or -1. */
-function matchFolded(text: string, j: number, token: string, fold: Uint16Array): number {
-  const n = text.length;
-  const m = token.length;
-  let k = 0;
-  while (k < m) {
-    if (j >= n) return -1;
-    const c = text.charCodeAt(j);
-    if (c >= 0xd800 && c <= 0xdbff && j + 1 < n) {
-      const d = text.charCodeAt(j + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        if (token.codePointAt(k) !== foldAstral(((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000)) return -1;
-        j += 2;
-        k += 2;
-        continue;
-      }
-    }
-    if (fold[c] !== token.charCodeAt(k)) return -1;
-    j++;
-    k++;
-  }
-  return j;
+  const re = tokens.length ? new RegExp(tokens.map(pyCaselessLiteral).join(`${S}+`), 'gu') : null;
+  // Evict the oldest entry rather than clearing, so a working set larger than the cache degrades gently.
+  if (anchorCache.size >= ANCHOR_CACHE_LIMIT) anchorCache.delete(anchorCache.keys().next().value as string);
+  anchorCache.set(anchor, re);
+  return re;
 }
 
 /** Whether `text` contains the anchor (reference `contains_literal(text, anchor)`). */
 export function anchorPresent(anchor: string, text: string): boolean {
-  const tokens = foldedTokens(anchor);
-  if (tokens === null) return false;
-  const fold = bmpFoldTable();
+  const re = anchorRegExp(anchor);
+  if (re === null) return false;
   const word = bmpWordTable();
-  const first = tokens[0];
-  // A BMP first character is compared before anything else; an astral one goes to matchFolded.
-  const head = first.charCodeAt(0) < 0xd800 || first.charCodeAt(0) > 0xdfff ? first.charCodeAt(0) : -1;
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
-    if (head >= 0 && fold[text.charCodeAt(i)] !== head) continue;
-    let j = matchFolded(text, i, first, fold);
-    if (j < 0 || wordCharBefore(text, i, word)) continue;
-    for (let t = 1; t < tokens.length && j >= 0; t++) {
-      const gap = j;
-      while (j < n && isPySpaceCode(text.charCodeAt(j))) j++;
-      j = j === gap ? -1 : matchFolded(text, j, tokens[t], fold);
-    }
-    if (j >= 0 && wordCharLength(text, j, word) === 0) return true;
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const end = m.index + m[0].length;
+    if (!wordCharBefore(text, m.index, word) && wordCharLength(text, end, word) === 0) return true;
+    // Retry from the next start position (code point), as a regex search would.
+    re.lastIndex = m.index + (text.codePointAt(m.index)! > 0xffff ? 2 : 1);
   }
   return false;
 }

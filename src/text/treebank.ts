@@ -3,7 +3,7 @@
 // the clitic rule; the reference data predates that (docs/text.md). Each rule is NLTK's regex with
 // Python semantics spelled out: Unicode `\w`/`\d`/`\s`, `\b` as lookarounds, `$` = end or before a
 // final newline, and `(?i)` as Python's IGNORECASE (pyCaselessLiteral), not JavaScript's `i`.
-import { isPySpaceCode } from '../util/python.ts';
+import { isPySpaceCode, PY_SPACE_CODES } from '../util/python.ts';
 import { B_AFTER_WORD, B_BEFORE_WORD, D, END, pyCaselessLiteral, pySplit, S, W } from './pyre.ts';
 
 /**
@@ -165,7 +165,7 @@ let kinds: Uint8Array | null = null;
 function kindTable(): Uint8Array {
   if (kinds) return kinds;
   const t = new Uint8Array(0x10000);
-  for (let c = 0; c < 0x10000; c++) if (isPySpaceCode(c)) t[c] = SPACE;
+  for (const c of PY_SPACE_CODES) t[c] = SPACE;
   for (const ch of ';@#$%&?!*()[]{}<>\u00ab\u201c\u2018\u201e\u00bb\u201d\u2019') t[ch.charCodeAt(0)] = SPLIT;
   t[0x2c] = COMMA; // ,
   t[0x3a] = COMMA; // :

@@ -91,6 +91,17 @@ export function pyJsonDumps(value: unknown, options: PyJsonOptions = {}): string
   return dump(value, false, options.floatKeys ?? REFERENCE_FLOAT_KEYS, options.sortKeys === true);
 }
 
+// Serialised keys (`"name": `), cached: records repeat the same few field names.
+const keyCache = new Map<string, string>();
+function dumpKey(k: string): string {
+  let out = keyCache.get(k);
+  if (out === undefined) {
+    out = JSON.stringify(k) + ': ';
+    if (keyCache.size < 4096) keyCache.set(k, out);
+  }
+  return out;
+}
+
 // One recursive function with string concatenation (no closures or intermediate arrays): batch
 // verification serialises every state through here.
 function dump(v: unknown, asFloat: boolean, floatKeys: ReadonlySet<string>, sortKeys: boolean): string {
@@ -120,7 +131,7 @@ function dump(v: unknown, asFloat: boolean, floatKeys: ReadonlySet<string>, sort
         const x = obj[k];
         if (x === undefined) continue;
         if (out.length > 1) out += ', ';
-        out += JSON.stringify(k) + ': ' + dump(x, floatKeys.has(k), floatKeys, sortKeys);
+        out += dumpKey(k) + dump(x, floatKeys.has(k), floatKeys, sortKeys);
       }
       return out + '}';
     }
@@ -140,6 +151,12 @@ export function pyStrip(s: string): string {
 
 /** Python's `\s` / str.isspace() set for str patterns. */
 export const PY_SPACE_CLASS = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+
+/** The code points of PY_SPACE_CLASS. */
+export const PY_SPACE_CODES: readonly number[] = [
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006,
+  0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
+];
 
 /** Whether a UTF-16 code unit is in PY_SPACE_CLASS (every member is in the BMP). */
 export function isPySpaceCode(c: number): boolean {

@@ -9,7 +9,7 @@
 // at both ends: the input is read only while fewer than QUEUE_PER_JOB × jobs chunks are waiting,
 // running or written-but-unflushed, and nothing more is written while the output asks to drain.
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, statSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { requireOutputFolder, tempPathFor } from '../util/atomic-file.ts';
@@ -26,9 +26,15 @@ export interface BatchOptions {
   progressEvery?: number;
   /**
    * Threads that verify: 1 (the default) verifies on this thread only; N > 1 adds N − 1 worker threads
-   * once the input is longer than one chunk. The output is the same for every value.
+   * once the input reaches `workersFrom` bytes. The output is the same for every value.
    */
   jobs?: number;
+  /**
+   * Input size from which worker threads start (default 2 MiB, about 2,000 long model outputs): each
+   * worker costs about as much CPU to start and warm up as this thread spends on that much input.
+   * A file at least this large starts them before the first line is read.
+   */
+  workersFrom?: number;
   /**
    * Modules that register families (as `--plugin` takes them), loaded in every worker thread. Families
    * registered in this thread by other means cannot reach workers: the batch then runs on this thread.
@@ -113,6 +119,7 @@ interface Chunk {
 export async function verifyBatch(input: string | Readable, output: Writable, options: BatchOptions = {}): Promise<BatchSummary> {
   const run = new BatchRun(output, options);
   try {
+    if (typeof input === 'string') run.knownSize(statSync(input).size);
     for await (const block of readLineBlocks(input)) {
       run.bytesRead = block.bytesRead;
       for (let i = 0; i < block.lines.length; i += CHUNK_LINES) {
@@ -144,6 +151,7 @@ class BatchRun {
   private waiter: (() => void) | null = null;
   private workers: BatchWorker[] = [];
   private workersStarted = false;
+  private readonly workersFrom: number;
   private readonly onOutputError = (e: unknown): void => this.fail(e);
 
   constructor(
@@ -152,6 +160,7 @@ class BatchRun {
   ) {
     this.jobs = Math.max(1, Math.floor(options.jobs ?? 1));
     this.every = options.progressEvery ?? 1000;
+    this.workersFrom = options.workersFrom ?? 2 << 20;
     this.nextReport = this.every;
     // A closed pipe (EPIPE) or a failing disk surfaces here; the batch stops and rethrows it.
     output.on('error', this.onOutputError);
@@ -165,10 +174,14 @@ class BatchRun {
     if (this.failure !== null) throw this.failure;
   }
 
+  /** The input's size, when known before reading (a file): a large one starts the workers now. */
+  knownSize(bytes: number): void {
+    if (this.jobs > 1 && bytes >= this.workersFrom) this.startWorkers();
+  }
+
   submit(firstLine: number, lines: string[]): void {
     this.queue.push({ seq: this.nextSeq++, firstLine, lines });
-    // More than one chunk of input: worth starting the worker threads.
-    if (this.jobs > 1 && !this.workersStarted && this.nextSeq > 1) this.startWorkers();
+    if (this.jobs > 1 && !this.workersStarted && this.bytesRead >= this.workersFrom) this.startWorkers();
     this.pump();
   }
 
@@ -205,6 +218,7 @@ class BatchRun {
   }
 
   private startWorkers(): void {
+    if (this.workersStarted) return;
     this.workersStarted = true;
     for (let i = 1; i < this.jobs; i++) {
       const thread = i;
@@ -300,7 +314,8 @@ class BatchRun {
 export async function verifyBatchToFile(input: string | Readable, outPath: string, options: BatchOptions = {}): Promise<BatchSummary> {
   requireOutputFolder(outPath);
   const tmp = tempPathFor(outPath);
-  const out = createWriteStream(tmp, { flags: 'wx' });
+  // A large buffer: each chunk's output is written in one piece, without waiting for 'drain' between chunks.
+  const out = createWriteStream(tmp, { flags: 'wx', highWaterMark: 1 << 20 });
   // Write errors surface through verifyBatch and the awaited 'open' / 'finish'; this keeps a late error
   // from a destroyed stream (a write still in flight) from crashing the process.
   out.on('error', () => {});

@@ -178,21 +178,26 @@ test('--plugin loads the documented max-chars family (a .ts file outside the pac
   assertUserError(revloop(['verify', '--plugin', '/nonexistent/plugin.ts', '--family', 'max-chars'], 'x'), /--plugin: no such file/);
 });
 
-test('batch --jobs 1 and --jobs 3 write the same bytes (messy texts over all six families)', { skip: skipStructured }, () => {
-  const dir = tmp();
-  const input = join(dir, 'messy.jsonl');
-  writeFileSync(input, messyJsonl({ rows: 1200, seed: 3, targets: 'synthetic' }));
-  const outs = ['1', '3'].map((jobs) => {
-    const out = join(dir, `out-${jobs}.jsonl`);
-    const r = revloop(['verify', '--jsonl', input, '-o', out, '--jobs', jobs]);
-    assert.equal(r.code, 0, r.stderr);
-    return readFileSync(out, 'utf8');
-  });
-  assert.equal(outs[1], outs[0]);
-  assert.equal(outs[0].split('\n').length - 1, 1200);
-  assertUserError(revloop(['verify', '--jsonl', input, '--jobs', '0']), /--jobs must be a whole number ≥ 1/);
-  assertUserError(revloop(['verify', '--family', 'c10', '--targets', '[1, 1, 9]', '--jobs', '2'], 'One.'), /--jobs is for batches/);
-});
+test(
+  'batch --jobs 1 and --jobs 3 write the same bytes (messy texts over all six families, large enough for workers)',
+  { skip: skipStructured },
+  () => {
+    const dir = tmp();
+    const input = join(dir, 'messy.jsonl');
+    const rows = 2600; // over 2 MiB, so --jobs 3 starts its worker threads before reading
+    writeFileSync(input, messyJsonl({ rows, seed: 3, targets: 'synthetic' }));
+    const outs = ['1', '3'].map((jobs) => {
+      const out = join(dir, `out-${jobs}.jsonl`);
+      const r = revloop(['verify', '--jsonl', input, '-o', out, '--jobs', jobs]);
+      assert.equal(r.code, 0, r.stderr);
+      return readFileSync(out, 'utf8');
+    });
+    assert.equal(outs[1], outs[0]);
+    assert.equal(outs[0].split('\n').length - 1, rows);
+    assertUserError(revloop(['verify', '--jsonl', input, '--jobs', '0']), /--jobs must be a whole number ≥ 1/);
+    assertUserError(revloop(['verify', '--family', 'c10', '--targets', '[1, 1, 9]', '--jobs', '2'], 'One.'), /--jobs is for batches/);
+  },
+);
 
 test('batch to a pipe the reader closes early (revloop verify --jsonl … | head): stops quietly, exit 0', async () => {
   const dir = tmp();
