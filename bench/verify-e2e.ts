@@ -15,6 +15,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { messyJsonl, DEFAULT_ROWS, DEFAULT_SEED, type TargetSource } from './messy-outputs.ts';
+import { idleCores } from '../src/verify/batch-threads.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, 'bench', '.out');
@@ -27,7 +28,7 @@ const rounds = Number(arg('--rounds', '3'));
 const rows = Number(arg('--rows', String(DEFAULT_ROWS)));
 const seed = Number(arg('--seed', String(DEFAULT_SEED)));
 const targets = arg('--targets', 'shared') as TargetSource;
-const jobsList = arg('--jobs', 'default,1').split(',').filter(Boolean);
+const jobsList = arg('--jobs', 'default,1,2').split(',').filter(Boolean);
 const python = arg('--python', '/usr/bin/python3');
 const withTsx = !argv.includes('--no-tsx');
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
@@ -96,6 +97,7 @@ console.log(
   `verify end to end: ${rows} messy model outputs (${(inputBytes / 1e6).toFixed(1)} MB, seed ${seed}, ${targets} targets), ` +
     `${rounds} rounds, Node ${process.version}, ${cpus().length} cores, load ${load0.toFixed(2)} at start`,
 );
+console.log(`  revloop's default --jobs is the idle cores (cores − whole 1-minute load, at least 1): ${idleCores()} now`);
 for (let r = 0; r < rounds; r++) for (const c of commands) run(c);
 
 const reference = sha(pyOut);

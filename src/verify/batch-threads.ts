@@ -2,10 +2,23 @@
 // it is handed with verifyChunk, exactly as the main thread would. Started from the compiled
 // package, the worker is dist/verify/batch-worker.js; started from the sources (tsx), it first
 // registers tsx's loader, which a worker does not inherit, then imports batch-worker.ts.
+import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { UserError } from '../util/errors.ts';
 import type { ChunkResult } from './batch.ts';
 import { familyNames } from './registry.ts';
+
+/**
+ * Threads worth using for a batch now: the CPU cores not already busy (cores minus the whole part of
+ * the 1-minute load average; all cores where the system reports none, as on Windows), at least 1. A worker
+ * thread pays its start-up and JIT warm-up (about 0.4 s of CPU) before it helps, which only a
+ * core of its own repays: on a busy machine one thread finishes first (docs/verify.md, Speed).
+ */
+export function idleCores(): number {
+  const cores = availableParallelism();
+  const load = loadavg()[0];
+  return Math.max(1, Math.min(cores, cores - Math.floor(load)));
+}
 
 /** A chunk of input lines as batch.ts hands it over. */
 export interface WorkerChunk {

@@ -196,3 +196,10 @@ test(
     assert.ok(pulled < 20 * lines.length, 'stopped reading the input');
   },
 );
+
+test('idleCores: between 1 and the number of cores', async () => {
+  const { availableParallelism } = await import('node:os');
+  const { idleCores } = await import('../../src/verify/index.ts');
+  const n = idleCores();
+  assert.ok(Number.isInteger(n) && n >= 1 && n <= availableParallelism(), String(n));
+});

@@ -52,7 +52,7 @@ export function register(program: Command): void {
     .option('--variant <name>', 'feedback wording: baseline, structured or concise', 'baseline')
     .option('--jsonl <file>', "batch: one JSON object per line ('-' = standard input), see docs/verify.md")
     .option('-o, --output <file>', 'batch: write the results to this file (atomically) instead of standard output')
-    .option('--jobs <n>', 'batch: threads that verify (default: the number of CPU cores); the output is the same for any number')
+    .option('--jobs <n>', 'batch: threads that verify (default: the idle CPU cores, at least 1); the output is the same for any number')
     .option('--plugin <module>', 'load a module that registers more families (repeatable; see docs/verify.md)', collect, [])
     .addHelpText(
       'after',
@@ -78,12 +78,11 @@ async function runBatch(opts: VerifyOptions, cmd: Command): Promise<void> {
   if (clash.length) {
     throw new UserError(`--jsonl takes the family and targets from each line; drop ${clash.map((k) => FLAG_NAMES[k]).join(', ')}`);
   }
-  const { verifyBatch, verifyBatchToFile } = await import('../../verify/index.ts');
+  const { idleCores, verifyBatch, verifyBatchToFile } = await import('../../verify/index.ts');
   const { existsSync, statSync } = await import('node:fs');
-  const { availableParallelism } = await import('node:os');
   const input = opts.jsonl === '-' ? process.stdin : opts.jsonl!;
   if (typeof input === 'string' && !existsSync(input)) throw new UserError(`--jsonl: no such file: ${input}`);
-  const jobs = opts.jobs === undefined ? availableParallelism() : intFlag('verify', '--jobs', opts.jobs, 1);
+  const jobs = opts.jobs === undefined ? idleCores() : intFlag('verify', '--jobs', opts.jobs, 1);
   const totalBytes = typeof input === 'string' ? statSync(input).size : 0;
   const tty = process.stderr.isTTY;
   const started = Date.now();
