@@ -58,7 +58,7 @@ for (const jobs of jobsList) {
   const out = join(OUT, `e2e-dist-${jobs}.jsonl`);
   const extra = jobs === 'default' ? [] : ['--jobs', jobs];
   add(
-    `revloop dist/${jobs === 'default' ? '' : ` --jobs ${jobs}`}`,
+    `revloop dist/${jobs === 'default' ? ' (default jobs)' : ` --jobs ${jobs}`}`,
     [process.execPath, join(ROOT, 'bench', 'revloop-dist.mjs'), 'verify', '--jsonl', input, '-o', out, ...extra],
     out,
   );
