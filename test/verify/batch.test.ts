@@ -203,3 +203,44 @@ test('idleCores: between 1 and the number of cores', async () => {
   const n = idleCores();
   assert.ok(Number.isInteger(n) && n >= 1 && n <= availableParallelism(), String(n));
 });
+
+test('--plugin families reach the workers; a family registered in this thread only keeps the batch here, same output', async () => {
+  const { writeDocExample } = await import('./doc-example.ts');
+  const { loadFamilyPlugins, unregisterFamily } = await import('../../src/verify/index.ts');
+  const { dirname } = await import('node:path');
+  const plugin = writeDocExample('.ts');
+  dirs.push(dirname(plugin));
+  await loadFamilyPlugins([plugin]);
+  try {
+    const input = Array.from(
+      { length: 4 * CHUNK_LINES },
+      (_, i) =>
+        JSON.stringify(i % 2 ? { id: i, family: 'max-chars', targets: 40, text: 'x'.repeat(i % 60) } : JSON.parse(line(i, 3))) + '\n',
+    );
+    async function* slowStart() {
+      yield input.slice(0, CHUNK_LINES).join('');
+      await sleep(3000); // the workers start (and load the plugin) meanwhile
+      yield input.slice(CHUNK_LINES).join('');
+    }
+    const alone = await run([input.join('')], { jobs: 1 });
+    const viaPlugin = new Set<number>();
+    const shared = await run(Readable.from(slowStart()), {
+      jobs: 3,
+      plugins: [plugin],
+      workersFrom: 1,
+      onChunk: (_s, t) => viaPlugin.add(t),
+    });
+    assert.equal(shared.out, alone.out);
+    assert.ok(
+      [...viaPlugin].some((t) => t > 0),
+      'workers verified max-chars lines',
+    );
+    const hereOnly = new Set<number>();
+    const local = await run(Readable.from(slowStart()), { jobs: 3, workersFrom: 1, onChunk: (_s, t) => hereOnly.add(t) });
+    assert.equal(local.out, alone.out);
+    assert.deepEqual([...hereOnly], [0], 'without the plugin module the workers lack max-chars: this thread verifies everything');
+    assert.match(alone.out, /"char_count": 39, "max_chars": 40/);
+  } finally {
+    unregisterFamily('max-chars');
+  }
+});
