@@ -96,14 +96,13 @@ export function verifyChunk(lines: readonly string[], firstLine: number): ChunkR
     count++;
     const line = firstLine + i;
     let value: unknown;
-    let result: { record: Record<string, unknown>; ok: boolean };
+    let result: { record: Record<string, unknown>; ok: boolean } | null = null;
     try {
       value = JSON.parse(raw);
-      result = verifyLine(value, line);
     } catch (e) {
-      if (e instanceof UserError) throw e;
       result = { record: { id: null, line, error: `invalid JSON (${(e as Error).message})` }, ok: false };
     }
+    result ??= verifyLine(value, line);
     if (result.ok) verified++;
     out += pyJsonDumps(result.record) + '\n';
   }
