@@ -145,9 +145,11 @@ export function treebankRegexTokenize(sentence: string): string[] {
 //   - one ASCII apostrophe inside a word: `'s 'm 'd 'll 're 've n't` (exactly these cases) split off
 //     when a space follows (an ASCII space, the sentence end, or a character that gets a space before
 //     it); otherwise the word stays whole.
-// Anything else (backticks, `''`, `--`, `..`, `,,`, leading or doubled apostrophes, one-letter
-// apostrophe suffixes, the MacIntyre contractions, İ ı ſ, mixed whitespace after a final period) returns
-// null and goes through the rules. test/text/treebank-fast.test.ts compares the two exhaustively over
+//   - a run of two or more periods (an ellipsis) is a token of its own; a run of hyphens gives one
+//     "--" per pair, from the left, and an odd last hyphen starts the next word;
+// Anything else (backticks, `''`, `,,`, leading or doubled apostrophes,
+// one-letter apostrophe suffixes, the MacIntyre contractions, İ ı ſ, mixed whitespace after a final
+// period) returns null and goes through the rules. test/text/treebank-fast.test.ts compares the two exhaustively over
 // short strings of every interesting character and on random sentences.
 
 const GLUE = 0;
@@ -200,6 +202,8 @@ function finalPeriod(s: string): number {
   const tail = j;
   while (j > 0 && CLOSERS.has(s.charCodeAt(j - 1))) j--;
   if (j > 0 && s.charCodeAt(j - 1) === 0x2e) {
+    // An ellipsis ("word...") is not a final period: NLTK's rule needs a non-period before it.
+    if (j > 1 && s.charCodeAt(j - 2) === 0x2e) return -1;
     for (let k = j; k < tail; k++) if (s.charCodeAt(k) === 0x27) return -2;
     return j - 1;
   }
@@ -252,8 +256,27 @@ export function scanTreebankInto(s: string, out: string[]): boolean {
       continue;
     }
     if (k === HYPHEN || (k === DOT && i !== fp)) {
-      // Glued, except "--" and "..", which the rules treat specially.
-      if (i + 1 < n && s.charCodeAt(i + 1) === c) break;
+      if (i + 1 < n && s.charCodeAt(i + 1) === c) {
+        // A run: ".." or longer is one token (NLTK's \.{2,} rule); hyphens are paired off from the
+        // left ("--" → " -- "), and an odd one out starts the next word ("---a" → "--", "-a").
+        let r = i + 2;
+        while (r < n && s.charCodeAt(r) === c) r++;
+        if (start >= 0) {
+          if (doubled && hasContraction(s.slice(start, i))) break;
+          out.push(s.slice(start, i));
+          start = -1;
+        }
+        if (k === DOT) out.push(s.slice(i, r));
+        else {
+          for (let d = i; d + 1 < r; d += 2) out.push('--');
+          if ((r - i) % 2 === 1) {
+            start = r - 1;
+            doubled = false;
+          }
+        }
+        i = r - 1;
+        continue;
+      }
       if (start < 0) {
         start = i;
         doubled = false;
@@ -309,7 +332,15 @@ export function scanTreebankInto(s: string, out: string[]): boolean {
     const ka = after < 0 ? SPACE : kind[after];
     // What follows the suffix must end the word; a space must follow for the split rules to apply.
     let spaced: boolean;
-    if (after < 0 || after === 0x20 || ka === SPLIT || (ka === DOT && j === fp)) spaced = true;
+    // (A run of periods, or "--", gets a space before it too.)
+    if (
+      after < 0 ||
+      after === 0x20 ||
+      ka === SPLIT ||
+      (ka === DOT && j === fp) ||
+      ((ka === DOT || ka === HYPHEN) && s.charCodeAt(j + 1) === after)
+    )
+      spaced = true;
     else if (ka === SPACE) spaced = false;
     else if (ka === COMMA) {
       const next = j + 1 < n ? s.charCodeAt(j + 1) : -1;

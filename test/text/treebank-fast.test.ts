@@ -41,6 +41,12 @@ test("exhaustive: apostrophe suffixes ('s 'S 'll 'Ll n't N'T 're …) before eve
   exhaustive(alphabet, 5);
 });
 
+test('exhaustive: ellipses and dashes ("...", "--", "---") next to words, apostrophes, quotes and closers, up to 6 characters', () => {
+  const alphabet = ['a', 's', '.', '-', "'", '"', ')', ' ', '\n'];
+  const { answered, total } = exhaustive(alphabet, 6);
+  assert.ok(answered > total / 4, `scanner answered ${answered} of ${total}`);
+});
+
 test('exhaustive: final periods with closing brackets and quotes, and whitespace of every kind', () => {
   const alphabet = ['x', '.', ')', ']', '"', '\u201d', '\u00bb', '>', ' ', '\t', '\u00a0', '\n', '-', ';'];
   exhaustive(alphabet, 5);
