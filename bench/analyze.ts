@@ -11,18 +11,18 @@
 // printed here describes a model.
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { analyzeTrajectories } from '../src/analysis/analyze.ts';
-import { analysisJson } from '../src/analysis/json.ts';
-import { renderAnalysis } from '../src/analysis/render.ts';
-import { paperShapedControllers, syntheticTrajectories } from '../src/analysis/synthetic.ts';
-import { loadCaseSet } from '../src/cases/index.ts';
-import { PAPER_PROTOCOL } from '../src/loop/protocol.ts';
-import { executeRun } from '../src/loop/run.ts';
+import { analyzeTrajectories } from '../src/studies/revision/analysis/analyze.ts';
+import { analysisJson } from '../src/studies/revision/analysis/json.ts';
+import { renderAnalysis } from '../src/studies/revision/analysis/render.ts';
+import { paperShapedControllers, syntheticTrajectories } from '../src/studies/revision/synthetic.ts';
+import { loadCaseSet } from '../src/core/cases/index.ts';
+import { PAPER_PROTOCOL } from '../src/engine/protocol.ts';
+import { executeRun } from '../src/engine/run.ts';
 import { createModel } from '../src/models/index.ts';
 import { openStore } from '../src/store/store.ts';
 import type { TrajectoryRecord } from '../src/store/types.ts';
-import { PROJECT_ROOT, sharedDataFile } from '../src/util/shared-data.ts';
-import { getFamily } from '../src/verify/index.ts';
+import { PROJECT_ROOT, sharedDataFile } from '../src/core/util/shared-data.ts';
+import { getFamily } from '../src/core/verify/index.ts';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);

@@ -11,16 +11,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadCaseSet } from '../src/cases/index.ts';
-import { runTrajectory, type TrajectorySink } from '../src/loop/engine.ts';
-import { PAPER_PROTOCOL } from '../src/loop/protocol.ts';
-import { executeRun } from '../src/loop/run.ts';
+import { loadCaseSet } from '../src/core/cases/index.ts';
+import { runTrajectory, type TrajectorySink } from '../src/engine/loop.ts';
+import { PAPER_PROTOCOL } from '../src/engine/protocol.ts';
+import { executeRun } from '../src/engine/run.ts';
 import { createModel } from '../src/models/index.ts';
 import type { Model } from '../src/models/types.ts';
 import { openStore } from '../src/store/store.ts';
-import { sharedDataFile } from '../src/util/shared-data.ts';
-import { getFamily } from '../src/verify/index.ts';
-import type { ConstraintCase, Family } from '../src/verify/types.ts';
+import { sharedDataFile } from '../src/core/util/shared-data.ts';
+import { getFamily } from '../src/core/verify/index.ts';
+import type { ConstraintCase, Family } from '../src/core/verify/types.ts';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

@@ -15,8 +15,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PyRandom } from '../src/util/py/random.ts';
-import { sharedDataFile } from '../src/util/shared-data.ts';
+import { PyRandom } from '../src/core/py/random.ts';
+import { sharedDataFile } from '../src/core/util/shared-data.ts';
 
 export type TargetSource = 'shared' | 'synthetic';
 export const MESSY_FAMILIES = ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12'] as const;

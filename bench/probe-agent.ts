@@ -3,9 +3,9 @@
 //
 //   npx tsx bench/probe-agent.ts [--tasks 4] [--max-steps 6] [--model gguf:<path>]
 import { createGgufModel, disposeAllGgufRuntimes, ensureTinyModel } from '../src/models/gguf/index.ts';
-import { agentTasks, runToolShedRollout, type RolloutRecord } from '../src/agent/rollout/engine.ts';
-import { HARNESSES, STUDY_HARNESSES } from '../src/agent/rollout/harness.ts';
-import { turnGeneratorFor } from '../src/agent/rollout/generator.ts';
+import { agentTasks, runToolShedRollout, type RolloutRecord } from '../src/studies/agent/engine.ts';
+import { HARNESSES, STUDY_HARNESSES } from '../src/studies/agent/harness.ts';
+import { turnGeneratorFor } from '../src/studies/agent/generator.ts';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

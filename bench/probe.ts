@@ -9,12 +9,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGgufModel, disposeAllGgufRuntimes, ensureTinyModel } from '../src/models/gguf/index.ts';
-import { probeScorerFor } from '../src/probe/backend.ts';
-import { buildToolShedProbeItems } from '../src/probe/build.ts';
-import { parseConditions } from '../src/probe/command.ts';
-import { runProbe } from '../src/probe/runner.ts';
-import { ProbeStore } from '../src/probe/store.ts';
-import { verifyProbeScoring } from '../src/probe/verify.ts';
+import { probeScorerFor } from '../src/studies/probe/backend.ts';
+import { buildToolShedProbeItems } from '../src/studies/probe/build.ts';
+import { parseConditions } from '../src/app/probe.ts';
+import { runProbe } from '../src/studies/probe/runner.ts';
+import { ProbeStore } from '../src/studies/probe/store.ts';
+import { verifyProbeScoring } from '../src/studies/probe/verify.ts';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

@@ -8,11 +8,11 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { analyzeTrajectories } from '../src/analysis/analyze.ts';
-import { paperShapedControllers, syntheticTrajectories } from '../src/analysis/synthetic.ts';
+import { analyzeTrajectories } from '../src/studies/revision/analysis/analyze.ts';
+import { paperShapedControllers, syntheticTrajectories } from '../src/studies/revision/synthetic.ts';
 import { buildReport, writeReportFile } from '../src/report/index.ts';
 import { renderReportHtml } from '../src/report/render.ts';
-import { getFamily } from '../src/verify/index.ts';
+import { getFamily } from '../src/core/verify/index.ts';
 import type { TrajectoryRecord } from '../src/store/types.ts';
 
 const arg = (name: string) => {

@@ -20,9 +20,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCommand } from '../src/loop/run-command.ts';
+import { runCommand } from '../src/app/run.ts';
 import { openStore } from '../src/store/store.ts';
-import { sharedDataFile } from '../src/util/shared-data.ts';
+import { sharedDataFile } from '../src/core/util/shared-data.ts';
 import { benchServer, machineCeiling, machineLine, pct, requestPool, steadyState, type Span } from './http-lib.ts';
 
 function arg(name: string, fallback: string): string {

@@ -2,8 +2,8 @@
 // sentTokenize, wordTokenize, countWords and a c10-style pass (word_tokenize of every sentence).
 // Run: npx tsx bench/text.ts [--rounds N]
 import { readFileSync } from 'node:fs';
-import { countWords, getDefaultPunkt, sentTokenize, wordTokenize } from '../src/text/index.ts';
-import { sharedDataFile } from '../src/util/shared-data.ts';
+import { countWords, getDefaultPunkt, sentTokenize, wordTokenize } from '../src/core/text/index.ts';
+import { sharedDataFile } from '../src/core/util/shared-data.ts';
 
 const path = sharedDataFile('collie', 'collie_all.jsonl');
 if (!path) {

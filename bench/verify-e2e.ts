@@ -15,7 +15,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { messyJsonl, DEFAULT_ROWS, DEFAULT_SEED, type TargetSource } from './messy-outputs.ts';
-import { idleCores } from '../src/verify/batch-threads.ts';
+import { idleCores } from '../src/core/verify/batch-threads.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, 'bench', '.out');

@@ -7,10 +7,10 @@
 // Run: npx tsx bench/verify.ts [--seconds S] [--input collie|messy|both]
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { sharedDataFile } from '../src/util/shared-data.ts';
-import { countWords, getDefaultPunkt, wordMatches } from '../src/text/index.ts';
-import { pyStrip } from '../src/util/python.ts';
-import { caseFromRequest, getFamily, type ConstraintCase, type Family } from '../src/verify/index.ts';
+import { sharedDataFile } from '../src/core/util/shared-data.ts';
+import { countWords, getDefaultPunkt, wordMatches } from '../src/core/text/index.ts';
+import { pyStrip } from '../src/core/py/format.ts';
+import { caseFromRequest, getFamily, type ConstraintCase, type Family } from '../src/core/verify/index.ts';
 import { messyRows } from './messy-outputs.ts';
 
 interface Job {

@@ -4,7 +4,7 @@
 // (there should be none). About 77 million strings, 1.5–3 minutes. Run by hand, never at test time:
 //
 //   npx tsx scripts/treebank-exhaustive.ts
-import { simpleTreebankTokens, treebankRegexTokenize } from '../src/text/treebank.ts';
+import { simpleTreebankTokens, treebankRegexTokenize } from '../src/core/text/treebank.ts';
 
 const RUNS: Array<[string[], number]> = [
   [['a', 'n', 't', 's', "'", '"', '.', ',', ':', '1', ' ', '\n', ')', '(', '!', '\u2019', '\u201c'], 6],

@@ -10,12 +10,12 @@ export {
   type VerifierState,
   type ConstraintCase,
   type PromptVariant,
-} from './verify/index.ts';
-export { loadCaseSet, validateCaseFile, writeCaseSet } from './cases/index.ts';
-export { countWords, sentTokenize, wordTokenize } from './text/index.ts';
+} from './core/verify/index.ts';
+export { loadCaseSet, validateCaseFile, writeCaseSet } from './core/cases/index.ts';
+export { countWords, sentTokenize, wordTokenize } from './core/text/index.ts';
 export { createModel, type Model, type ModelOptions, type ChatMessage, type GenerateOptions, type GenerateResult } from './models/index.ts';
-export { executeRun, runTrajectory, PAPER_PROTOCOL, type RunRequest, type RunResult, type ProtocolConfig } from './loop/index.ts';
+export { executeRun, runTrajectory, PAPER_PROTOCOL, type RunRequest, type RunResult, type ProtocolConfig } from './engine/index.ts';
 export { openStore, type RunStore, type TrajectoryRecord, type RoundRecord } from './store/index.ts';
-export { analyzeTrajectories, renderAnalysis, type AnalysisResult } from './analysis/index.ts';
+export { analyzeTrajectories, renderAnalysis, type AnalysisResult } from './studies/revision/analysis/index.ts';
 export { renderReport, writeReportFile } from './report/index.ts';
 export { FailureLedger, type FailureRecord, type LedgerOptions } from './remedy/index.ts';

@@ -1,6 +1,6 @@
 // Shared test helpers: locating the reference data and skipping visibly when it is absent.
-import { getDefaultPunkt } from '../src/text/index.ts';
-import { sharedDataFile } from '../src/util/shared-data.ts';
+import { getDefaultPunkt } from '../src/core/text/index.ts';
+import { sharedDataFile } from '../src/core/util/shared-data.ts';
 
 /** Path of a shared data file, or a skip reason naming what is missing. */
 export function requireShared(...parts: string[]): { path: string | null; skip: string | false } {

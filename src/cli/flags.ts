@@ -1,7 +1,7 @@
 // Flag parsing and progress lines shared by the commands: repeatable flags, whole-number flags
 // (analyze, report), `controller=panel` assignments, and a stderr progress line that rewrites itself on a
 // terminal and prints a line per quarter otherwise.
-import { UserError } from '../util/errors.ts';
+import { UserError } from '../core/errors.ts';
 
 /** Commander's collector for a repeatable flag (`--plugin a.ts --plugin b.ts`). */
 export function collect(value: string, previous: string[]): string[] {

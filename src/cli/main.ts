@@ -1,7 +1,7 @@
 // The revloop command line: a thin shell over the library. Each command lives in its own module
 // under ./commands and registers itself; heavy dependencies are imported inside actions.
 import { Command, CommanderError } from 'commander';
-import { UserError } from '../util/errors.ts';
+import { UserError } from '../core/errors.ts';
 import { COMMANDS } from './commands/index.ts';
 
 export function buildProgram(): Command {

@@ -1,6 +1,6 @@
 // Refusing cleanly: experiments that need teacher-forced scoring or decoder bans call these before
 // starting, so a backend that cannot do it stops the run with a message instead of approximating.
-import { CapabilityError } from '../util/errors.ts';
+import { CapabilityError } from '../core/errors.ts';
 import type { Model } from './types.ts';
 
 const HOW =

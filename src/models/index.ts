@@ -4,7 +4,7 @@
 //   vllm:<base-url>#<model>             the same, plus vLLM's scoring (prompt_logprobs) and bans (bad_words)
 //   gguf:<path>                         in-process llama.cpp (src/models/gguf)
 //   sim:<profile>[?k=v&…]               a simulated controller (always labelled as a simulation)
-import { UserError } from '../util/errors.ts';
+import { UserError } from '../core/errors.ts';
 import type { Model } from './types.ts';
 import {
   DEFAULT_CONCURRENCY,
@@ -26,7 +26,7 @@ export { simReply, simScore, SimModel } from './sim/model.ts';
 export { simulate, SIM_VERSION } from './sim/controller.ts';
 export { startSimServer, type SimServer, type SimServerOptions } from './sim/server.ts';
 export { requireScore, requireBan } from './capabilities.ts';
-export { addModelOptions, modelOptionsFromFlags, type ModelFlags } from './cli-options.ts';
+export { addModelOptions, modelOptionsFromFlags, type ModelFlags } from '../cli/model-flags.ts';
 
 /** Parameters an HTTP spec may carry after `?`, and the option each one sets. */
 const HTTP_PARAMS = [

@@ -8,7 +8,7 @@
 //
 // Query parameters belong to the spec (they are part of a run's identity); generic options passed
 // next to the spec fill in whatever the query leaves unset.
-import { UserError } from '../util/errors.ts';
+import { UserError } from '../core/errors.ts';
 
 export type SpecScheme = 'openai' | 'openai-compatible' | 'vllm' | 'gguf' | 'sim';
 

@@ -2,7 +2,7 @@
 // skipped. Backends that take strings (vLLM `bad_words`, `GenerateOptions.bannedSequences`) add the
 // leading-space variant themselves; a decoder of your own needs the token form, which holds both
 // whitespace variants of every string, deduplicated by token tuple (first occurrence wins).
-import { pyStrip } from '../util/python.ts';
+import { pyStrip } from '../core/py/format.ts';
 import { buildBanList, type TokenSeq } from '../models/gguf/ban.ts';
 import type { AgentStep } from './failure-record.ts';
 

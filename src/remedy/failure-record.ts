@@ -1,8 +1,8 @@
 // Abstracted failure records (HARNESS §3.3, §5.1): a failed step is described by the tool it called
 // and a gloss of its error family, never by the failed call itself, so the failed token sequence is
 // not placed back in the model's context. The note text is the reference's byte for byte.
-import { errorGloss } from '../agent/errors.ts';
-import { NEGATIVE_INSTRUCTION, OBSERVATION_PREFIX } from '../agent/prompt.ts';
+import { errorGloss } from '../envs/toolshed/errors.ts';
+import { NEGATIVE_INSTRUCTION, OBSERVATION_PREFIX } from '../envs/toolshed/prompt.ts';
 
 export { NEGATIVE_INSTRUCTION, OBSERVATION_PREFIX };
 

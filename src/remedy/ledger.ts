@@ -3,9 +3,9 @@
 // for the ban list of failed actions (strings, or token sequences for a decoder of your own), or
 // let it call any revloop Model with the ban applied where the backend can enforce it.
 import type { ChatMessage, GenerateOptions, GenerateResult, Model } from '../models/types.ts';
-import { CapabilityError } from '../util/errors.ts';
-import { pyStrip } from '../util/python.ts';
-import { actionToolName } from '../agent/parse.ts';
+import { CapabilityError } from '../core/errors.ts';
+import { pyStrip } from '../core/py/format.ts';
+import { actionToolName } from '../envs/toolshed/parse.ts';
 import { abstractFailureNote, defaultGloss, type AgentStep, type GlossLookup } from './failure-record.ts';
 import { buildAgentMessages, type FailurePolicy } from './messages.ts';
 import { banStrings, banTokenSequences, failedActions, type TokenSeq } from './ban.ts';

@@ -2,7 +2,7 @@
 // and failure-composition bars. Colours come from CSS variables (colour-blind-safe palettes with
 // light and dark values), and each controller also gets its own dash pattern and marker shape, so
 // lines stay distinguishable in greyscale print and beyond the palette's seven colours.
-import type { CompositionChart, CurvePanel } from './model.ts';
+import type { CompositionChart, CurvePanel } from '../studies/kit/report-model.ts';
 import { escapeHtml } from './escape.ts';
 import { coord, pct, shownName } from './format.ts';
 

@@ -1,18 +1,18 @@
 // Public API of the self-contained HTML report: trajectories + their analysis → one HTML file
 // that needs no network. `revloop report` is a thin shell over `renderReport` and `writeReportFile`.
-import { writeFileAtomicSync } from '../util/atomic-file.ts';
-import type { AnalysisResult } from '../analysis/types.ts';
+import { writeFileAtomicSync } from '../core/util/atomic-file.ts';
+import type { AnalysisResult } from '../studies/revision/analysis/types.ts';
 import type { RoundRecord, TrajectoryRecord } from '../store/types.ts';
-import type { Family, PromptVariant } from '../verify/types.ts';
-import { buildReportModel, drilldownLabels, labelTrajectory, type ReportModelOptions } from './from-analysis.ts';
-import type { ReportModel } from './model.ts';
+import type { Family, PromptVariant } from '../core/verify/types.ts';
+import { buildReportModel, drilldownLabels, labelTrajectory, type ReportModelOptions } from '../studies/revision/report-model.ts';
+import type { ReportModel } from '../studies/kit/report-model.ts';
 import { buildDrilldownPayload, type DrilldownPayload } from './payload.ts';
 import { renderReportHtml, type ExtraSection } from './render.ts';
 
-export type { ReportModel } from './model.ts';
+export type { ReportModel } from '../studies/kit/report-model.ts';
 export type { DrilldownPayload } from './payload.ts';
 export { renderReportHtml, type ExtraSection } from './render.ts';
-export { buildReportModel, labelTrajectory } from './from-analysis.ts';
+export { buildReportModel, labelTrajectory } from '../studies/revision/report-model.ts';
 export { buildDrilldownPayload } from './payload.ts';
 export { encodeWordDiff, decodeWordDiff } from './word-diff.ts';
 export { escapeHtml, jsonForScript } from './escape.ts';

@@ -4,7 +4,7 @@
 // cycles (the same draft many times) and shared prompts cost one copy; identical indices also tell
 // the browser, without hashing, which drafts are byte-identical repeats.
 import type { RoundRecord, TrajectoryRecord } from '../store/types.ts';
-import type { ControllerInfo, TrajectoryLabel } from './model.ts';
+import type { ControllerInfo, TrajectoryLabel } from '../studies/kit/report-model.ts';
 import { encodeWordDiff, type EncodedDiff } from './word-diff.ts';
 
 /** Where the drill-down gets what is not in the trajectory record itself. */

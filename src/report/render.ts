@@ -4,7 +4,7 @@
 // "no network" promise checkable: the browser refuses any request the page might try to make.
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import type { ReportModel } from './model.ts';
+import type { ReportModel } from '../studies/kit/report-model.ts';
 import type { DrilldownPayload } from './payload.ts';
 import { escapeHtml, jsonForScript } from './escape.ts';
 import { compositionHtml, curveChartSvg, legendSwatch } from './charts.ts';

@@ -1,6 +1,6 @@
 // HTML tables: runs, endpoint (controller × family), cumulative success by cap, budget replay.
 // Simulated controllers carry a SIMULATED badge in every row that shows their numbers.
-import type { AssaySummary, BudgetReplay, CurvePanel, EndpointTable, Proportion, RunInfo } from './model.ts';
+import type { AssaySummary, BudgetReplay, CurvePanel, EndpointTable, Proportion, RunInfo } from '../studies/kit/report-model.ts';
 import { escapeHtml } from './escape.ts';
 import { pct, pctInterval, shownName } from './format.ts';
 

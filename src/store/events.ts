@@ -2,7 +2,7 @@
 // `events` is derived from them and can be rebuilt (see materialize.ts). Payload keys are
 // snake_case because payloads are stored and hashed as JSON.
 import type { AttemptRecord } from '../models/types.ts';
-import type { ConstraintCase, VerifierState } from '../verify/types.ts';
+import type { ConstraintCase, VerifierState } from '../core/verify/types.ts';
 import type { RunPlan } from './plan.ts';
 
 /** Per-trajectory settings of imported runs (each line has its own controller and budget). */

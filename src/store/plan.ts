@@ -2,10 +2,10 @@
 // capabilities, decoding), under which protocol, with which prompt templates and verifiers. A run id
 // is bound to one plan for ever: resuming with anything different is refused, naming what differs.
 import type { ModelCapabilities } from '../models/types.ts';
-import { canonicalJson, sha256Hex } from '../util/hash.ts';
-import type { ConstraintCase, Family, PromptVariant } from '../verify/types.ts';
-import type { ProtocolSpec } from '../loop/protocol.ts';
-import { diffLeaves } from './diff.ts';
+import { canonicalJson, sha256Hex } from '../core/util/hash.ts';
+import type { ConstraintCase, Family, PromptVariant } from '../core/verify/types.ts';
+import type { ProtocolSpec } from '../engine/protocol.ts';
+import { diffLeaves } from '../core/util/json-diff.ts';
 import type { PerCase } from './events.ts';
 
 export interface FamilyFingerprint {

@@ -1,7 +1,7 @@
 // The reducer: a run's events, in log order, to its trajectories. Pure and total (it never
 // throws on odd logs; the audit judges them), so a fresh reduction can always be compared with the
 // materialised tables.
-import type { ConstraintCase } from '../verify/types.ts';
+import type { ConstraintCase } from '../core/verify/types.ts';
 import type { PerCase, RunPlannedPayload, StoredEvent } from './events.ts';
 import type { RunPlan } from './plan.ts';
 import type { TrajectoryRecord } from './types.ts';

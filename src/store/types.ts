@@ -1,6 +1,6 @@
 // Trajectories as every analysis, report and export sees them. They are reduced from the store's
 // append-only events; nothing downstream reads anything else.
-import type { ConstraintCase, VerifierState } from '../verify/types.ts';
+import type { ConstraintCase, VerifierState } from '../core/verify/types.ts';
 
 export interface RoundRecord {
   revision: number;

@@ -9,7 +9,7 @@ import {
   parseErrorBreakdown,
   pySplitlines,
   repeatStats,
-} from '../../src/agent/rollout/actions.ts';
+} from '../../src/studies/agent/actions.ts';
 
 const PY = {
   extract: [

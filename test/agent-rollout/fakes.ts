@@ -1,7 +1,7 @@
 // Scripted turn generators for rollout tests: the model's turns are given, everything else (the
 // harness, the environment, the goal predicates, the records) is the real code.
 import type { ChatMessage, Model } from '../../src/models/types.ts';
-import type { TurnGenerator, TurnRequest, TurnResult } from '../../src/agent/rollout/generator.ts';
+import type { TurnGenerator, TurnRequest, TurnResult } from '../../src/studies/agent/generator.ts';
 
 export function fakeModel(capabilities: Partial<Model['capabilities']> = {}): Model {
   return {

@@ -11,9 +11,9 @@ import {
   ensureTinyModel,
   findBannedOccurrence,
 } from '../../src/models/gguf/index.ts';
-import { agentTasks, runToolShedRollout } from '../../src/agent/rollout/engine.ts';
-import { HARNESSES } from '../../src/agent/rollout/harness.ts';
-import { turnGeneratorFor, type TurnGenerator, type TurnResult } from '../../src/agent/rollout/generator.ts';
+import { agentTasks, runToolShedRollout } from '../../src/studies/agent/engine.ts';
+import { HARNESSES } from '../../src/studies/agent/harness.ts';
+import { turnGeneratorFor, type TurnGenerator, type TurnResult } from '../../src/studies/agent/generator.ts';
 import { banStrings } from '../../src/remedy/ban.ts';
 
 const model = createGgufModel(`gguf:${ensureTinyModel()}?contextSize=8192`);

@@ -5,10 +5,10 @@ import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createModel } from '../../src/models/index.ts';
 import { startSimServer, type SimServer } from '../../src/models/sim/server.ts';
-import { agentTasks, runToolShedRollout } from '../../src/agent/rollout/engine.ts';
-import { HARNESSES } from '../../src/agent/rollout/harness.ts';
-import { turnGeneratorFor } from '../../src/agent/rollout/generator.ts';
-import { CapabilityError } from '../../src/util/errors.ts';
+import { agentTasks, runToolShedRollout } from '../../src/studies/agent/engine.ts';
+import { HARNESSES } from '../../src/studies/agent/harness.ts';
+import { turnGeneratorFor } from '../../src/studies/agent/generator.ts';
+import { CapabilityError } from '../../src/core/errors.ts';
 
 let sim: SimServer;
 before(async () => {

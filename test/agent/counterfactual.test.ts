@@ -1,7 +1,7 @@
 // Counterfactual observations, HARNESS.md §1.7.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { successObservation, neutralObservation, lengthMatchedNeutral, traceUnit } from '../../src/agent/counterfactual.ts';
+import { successObservation, neutralObservation, lengthMatchedNeutral, traceUnit } from '../../src/envs/toolshed/counterfactual.ts';
 
 test('success observations are argument-aware', () => {
   assert.equal(

@@ -2,8 +2,8 @@
 // strings are written by hand from the specification's table.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { step, type Outcome } from '../../src/agent/step.ts';
-import { errorGloss } from '../../src/agent/errors.ts';
+import { step, type Outcome } from '../../src/envs/toolshed/step.ts';
+import { errorGloss } from '../../src/envs/toolshed/errors.ts';
 import { officeWorld } from './world-fixture.ts';
 
 interface Expect {

@@ -14,13 +14,13 @@ import {
   summarizeItems,
   writeItemsJsonl,
   type ProbeItem,
-} from '../../src/agent/items.ts';
-import { PROBE_OPERATORS } from '../../src/agent/perturb.ts';
-import { PROBE_ERROR_FAMILIES } from '../../src/agent/errors.ts';
-import { systemPrompt } from '../../src/agent/prompt.ts';
-import { step } from '../../src/agent/step.ts';
-import type { Task } from '../../src/agent/tasks.ts';
-import { sha256Hex } from '../../src/util/hash.ts';
+} from '../../src/envs/toolshed/items.ts';
+import { PROBE_OPERATORS } from '../../src/envs/toolshed/perturb.ts';
+import { PROBE_ERROR_FAMILIES } from '../../src/envs/toolshed/errors.ts';
+import { systemPrompt } from '../../src/envs/toolshed/prompt.ts';
+import { step } from '../../src/envs/toolshed/step.ts';
+import type { Task } from '../../src/envs/toolshed/tasks.ts';
+import { sha256Hex } from '../../src/core/util/hash.ts';
 import { officeWorld } from './world-fixture.ts';
 
 /**

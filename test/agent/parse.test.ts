@@ -1,9 +1,9 @@
 // Action parsing, HARNESS.md §1.4.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { parseAction, cleanActionText, actionToolName } from '../../src/agent/parse.ts';
-import { ToolError } from '../../src/agent/errors.ts';
-import { PyTuple } from '../../src/util/py/values.ts';
+import { parseAction, cleanActionText, actionToolName } from '../../src/envs/toolshed/parse.ts';
+import { ToolError } from '../../src/envs/toolshed/errors.ts';
+import { PyTuple } from '../../src/core/py/values.ts';
 
 function kind(action: string): string {
   try {
@@ -98,8 +98,8 @@ test('actionToolName: the parsed name (misspellings included) or null', () => {
 
 test('property: any text either parses or fails with a ToolError, and step never throws', async () => {
   const fc = (await import('fast-check')).default;
-  const { step } = await import('../../src/agent/step.ts');
-  const { buildWorld } = await import('../../src/agent/world.ts');
+  const { step } = await import('../../src/envs/toolshed/step.ts');
+  const { buildWorld } = await import('../../src/envs/toolshed/world.ts');
   const world = buildWorld(20260808, 0);
   const pieces = [
     ...Array.from('abcfnrt_0129.,:;=+-*/%@!~<>()[]{}\'"\\ \n\t#`$—é😀'),

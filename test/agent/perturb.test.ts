@@ -1,9 +1,9 @@
 // Perturbation operators, HARNESS.md §2.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { perturbations, PROBE_OPERATORS } from '../../src/agent/perturb.ts';
-import { step } from '../../src/agent/step.ts';
-import { generateAgentTasks, generateTasks, taskWorld } from '../../src/agent/tasks.ts';
+import { perturbations, PROBE_OPERATORS } from '../../src/envs/toolshed/perturb.ts';
+import { step } from '../../src/envs/toolshed/step.ts';
+import { generateAgentTasks, generateTasks, taskWorld } from '../../src/envs/toolshed/tasks.ts';
 import { officeWorld } from './world-fixture.ts';
 
 const summary = (gold: string, world = officeWorld()): string[][] =>

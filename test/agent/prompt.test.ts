@@ -1,8 +1,8 @@
 // The system prompt, HARNESS.md §1.1 and §1.3, written out by hand.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { systemPrompt, withNegativeInstruction, DEMO } from '../../src/agent/prompt.ts';
-import { TOOLS, toolSignature } from '../../src/agent/tools.ts';
+import { systemPrompt, withNegativeInstruction, DEMO } from '../../src/envs/toolshed/prompt.ts';
+import { TOOLS, toolSignature } from '../../src/envs/toolshed/tools.ts';
 
 const EXPECTED = `You are a tool-using assistant working inside a small office workspace. Solve the user's request by calling tools one at a time.
 

@@ -1,8 +1,8 @@
 // The runtime: binding and checking order (HARNESS.md §1.5), tool behaviour (§1.1), no mutation on failure.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { step } from '../../src/agent/step.ts';
-import { cloneWorld } from '../../src/agent/world.ts';
+import { step } from '../../src/envs/toolshed/step.ts';
+import { cloneWorld } from '../../src/envs/toolshed/world.ts';
 import { officeWorld } from './world-fixture.ts';
 
 const kind = (action: string): string | null => step(officeWorld(), action).errorType;

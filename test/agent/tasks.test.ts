@@ -2,9 +2,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { generateAgentTasks, generateTasks, isSolved, taskWorld, formatCall, AGENT_TEMPLATES } from '../../src/agent/tasks.ts';
-import { step } from '../../src/agent/step.ts';
-import { PyTuple } from '../../src/util/py/values.ts';
+import { generateAgentTasks, generateTasks, isSolved, taskWorld, formatCall, AGENT_TEMPLATES } from '../../src/envs/toolshed/tasks.ts';
+import { step } from '../../src/envs/toolshed/step.ts';
+import { PyTuple } from '../../src/core/py/values.ts';
 
 const fixture = JSON.parse(readFileSync(new URL('./fixtures/cpython-tasks.json', import.meta.url), 'utf8'));
 

@@ -1,5 +1,5 @@
 // A small hand-made office for tests (not a generated world), so expected texts are easy to read.
-import type { World } from '../../src/agent/world.ts';
+import type { World } from '../../src/envs/toolshed/world.ts';
 
 export function officeWorld(): World {
   return {

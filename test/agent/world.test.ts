@@ -2,8 +2,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { buildWorld, cloneWorld } from '../../src/agent/world.ts';
-import { deriveSeed, rngFor } from '../../src/agent/seeding.ts';
+import { buildWorld, cloneWorld } from '../../src/envs/toolshed/world.ts';
+import { deriveSeed, rngFor } from '../../src/envs/toolshed/seeding.ts';
 
 const fixture = JSON.parse(readFileSync(new URL('./fixtures/cpython-worlds.json', import.meta.url), 'utf8'));
 

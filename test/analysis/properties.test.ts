@@ -2,9 +2,9 @@
 // the paper's case allocation, a few protocol-incomplete trajectories).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyzeTrajectories } from '../../src/analysis/analyze.ts';
-import { assertStrictJson } from '../../src/analysis/json.ts';
-import { paperShapedControllers, syntheticTrajectories } from '../../src/analysis/synthetic.ts';
+import { analyzeTrajectories } from '../../src/studies/revision/analysis/analyze.ts';
+import { assertStrictJson } from '../../src/studies/revision/analysis/json.ts';
+import { paperShapedControllers, syntheticTrajectories } from '../../src/studies/revision/synthetic.ts';
 
 const trajectories = syntheticTrajectories({ controllers: paperShapedControllers().slice(0, 3), seed: 11, incompleteRate: 0.01 });
 const result = analyzeTrajectories(trajectories, { bootstrap: 300, seed: 2 });

@@ -3,12 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mcnemarExact } from '../../src/analysis/stats/binomial.ts';
-import { holmAdjust } from '../../src/analysis/stats/holm.ts';
-import { quantiles, percentileInterval95 } from '../../src/analysis/stats/quantile.ts';
-import { normalSf } from '../../src/analysis/stats/normal.ts';
-import { fitClusteredLogit } from '../../src/analysis/stats/logistic.ts';
-import { fitRescue, rescueDesign, type RescueRow } from '../../src/analysis/rescue.ts';
+import { mcnemarExact } from '../../src/core/stats/binomial.ts';
+import { holmAdjust } from '../../src/core/stats/holm.ts';
+import { quantiles, percentileInterval95 } from '../../src/core/stats/quantile.ts';
+import { normalSf } from '../../src/core/stats/normal.ts';
+import { fitClusteredLogit } from '../../src/core/stats/logistic.ts';
+import { fitRescue, rescueDesign, type RescueRow } from '../../src/studies/revision/analysis/rescue.ts';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/stats/${name}`, import.meta.url), 'utf8'));
 

@@ -2,8 +2,8 @@
 // the expected label worked out by hand from PROTOCOL §3.2–3.3 and Appendix A.1/G.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { trajectoryFacts } from '../../src/analysis/trajectory.ts';
-import { landmarkRow } from '../../src/analysis/rescue.ts';
+import { trajectoryFacts } from '../../src/studies/revision/analysis/trajectory.ts';
+import { landmarkRow } from '../../src/studies/revision/analysis/rescue.ts';
 import { traj } from './build.ts';
 
 const facts = (texts: string, extra: Parameters<typeof traj>[0] extends infer S ? Partial<S> : never = {}) =>

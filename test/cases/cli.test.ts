@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { loadCaseSet } from '../../src/cases/index.ts';
+import { loadCaseSet } from '../../src/core/cases/index.ts';
 import { paperExactRows, tmpDir, writeLines } from './fixtures.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

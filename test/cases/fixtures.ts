@@ -2,7 +2,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sha256Hex } from '../../src/util/hash.ts';
+import { sha256Hex } from '../../src/core/util/hash.ts';
 
 export function tmpDir(): string {
   return mkdtempSync(join(tmpdir(), 'revloop-cases-'));

@@ -13,9 +13,9 @@ import {
   validateCaseFile,
   writeCaseSet,
   type LoadedCaseSet,
-} from '../../src/cases/index.ts';
-import { canonicalJson, sha256Hex } from '../../src/util/hash.ts';
-import { InputError } from '../../src/util/errors.ts';
+} from '../../src/core/cases/index.ts';
+import { canonicalJson, sha256Hex } from '../../src/core/util/hash.ts';
+import { InputError } from '../../src/core/errors.ts';
 import { requireShared } from '../helpers.ts';
 import { punktSkip } from '../verify/doc-example.ts';
 import { collieRows, nativeRows, paperExactRows, paperStructuredRows, tmpDir, writeLines } from './fixtures.ts';

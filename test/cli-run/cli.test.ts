@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { writeCaseSet } from '../../src/cases/index.ts';
-import { exactLengthDemoCases } from '../../src/demo/cases.ts';
+import { writeCaseSet } from '../../src/core/cases/index.ts';
+import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { openStore } from '../../src/store/store.ts';
 import { requirePunkt } from '../helpers.ts';
 

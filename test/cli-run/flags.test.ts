@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { collect, oneRun } from '../../src/cli/flags.ts';
-import { UserError } from '../../src/util/errors.ts';
+import { UserError } from '../../src/core/errors.ts';
 
 test('collect gathers a repeated flag in order', () => {
   assert.deepEqual(collect('b.ts', collect('a.ts', [])), ['a.ts', 'b.ts']);

@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeCaseSet } from '../../src/cases/index.ts';
-import { exactLengthDemoCases } from '../../src/demo/cases.ts';
+import { writeCaseSet } from '../../src/core/cases/index.ts';
+import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { startSimServer } from '../../src/models/index.ts';
 import { openStore } from '../../src/store/store.ts';
 

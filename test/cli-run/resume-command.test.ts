@@ -6,9 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeCaseSet } from '../../src/cases/index.ts';
-import { exactLengthDemoCases } from '../../src/demo/cases.ts';
-import { resumeCommand, shellQuote } from '../../src/loop/run-command.ts';
+import { writeCaseSet } from '../../src/core/cases/index.ts';
+import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
+import { resumeCommand, shellQuote } from '../../src/app/run.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
 

@@ -15,11 +15,11 @@ import {
   parseExecOutput,
   renderExecObservation,
   runProgram,
-} from '../../src/coderepair/index.ts';
-import { itemsJsonl } from '../../src/probe/items.ts';
-import { buildConditionMessages } from '../../src/probe/conditions.ts';
-import { sha256Hex } from '../../src/util/hash.ts';
-import { UserError } from '../../src/util/errors.ts';
+} from '../../src/envs/coderepair/index.ts';
+import { itemsJsonl } from '../../src/studies/probe/items.ts';
+import { buildConditionMessages } from '../../src/studies/probe/conditions.ts';
+import { sha256Hex } from '../../src/core/util/hash.ts';
+import { UserError } from '../../src/core/errors.ts';
 
 const TOY = fileURLToPath(new URL('./fixtures/toy-mbpp.json', import.meta.url));
 const MUTANTS = [

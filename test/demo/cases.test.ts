@@ -2,7 +2,7 @@
 // every target the demo asks for is reachable, and ids are unique across the set.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { exactLengthDemoCases, structuredDemoCases, unsatisfiedWitnesses } from '../../src/demo/cases.ts';
+import { exactLengthDemoCases, structuredDemoCases, unsatisfiedWitnesses } from '../../src/app/demo/cases.ts';
 import { requireShared } from '../helpers.ts';
 
 const punkt = requireShared('punkt', 'english.json');

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runTrajectory, type AcceptedRound, type TrajectorySink } from '../../src/loop/engine.ts';
-import { buildHistoryMessages, parseHistoryPolicy, selectExchanges } from '../../src/loop/history.ts';
-import { PAPER_PROTOCOL, protocolName, type ProtocolConfig } from '../../src/loop/protocol.ts';
-import type { ConstraintCase, Family } from '../../src/verify/types.ts';
+import { runTrajectory, type AcceptedRound, type TrajectorySink } from '../../src/engine/loop.ts';
+import { buildHistoryMessages, parseHistoryPolicy, selectExchanges } from '../../src/engine/history.ts';
+import { PAPER_PROTOCOL, protocolName, type ProtocolConfig } from '../../src/engine/protocol.ts';
+import type { ConstraintCase, Family } from '../../src/core/verify/types.ts';
 import { fakeModel, scriptedModel as scripted, toyFamily } from './fakes.ts';
 
 const family = toyFamily as unknown as Family;

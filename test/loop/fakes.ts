@@ -3,7 +3,7 @@
 // latency and provider faults.
 import { createHash } from 'node:crypto';
 import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, Model } from '../../src/models/types.ts';
-import type { ConstraintCase, Family, PromptVariant, VerifierState } from '../../src/verify/types.ts';
+import type { ConstraintCase, Family, PromptVariant, VerifierState } from '../../src/core/verify/types.ts';
 
 export interface ToyState extends VerifierState {
   word_count: number;

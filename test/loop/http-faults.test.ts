@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { executeRun } from '../../src/loop/run.ts';
-import { PAPER_PROTOCOL } from '../../src/loop/protocol.ts';
+import { executeRun } from '../../src/engine/run.ts';
+import { PAPER_PROTOCOL } from '../../src/engine/protocol.ts';
 import { createModel } from '../../src/models/index.ts';
-import { auditRun, formatDiscrepancy } from '../../src/store/audit.ts';
+import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import { openStore } from '../../src/store/store.ts';
-import { getFamily } from '../../src/verify/index.ts';
-import type { ConstraintCase } from '../../src/verify/types.ts';
+import { getFamily } from '../../src/core/verify/index.ts';
+import type { ConstraintCase } from '../../src/core/verify/types.ts';
 import { tempDir } from '../store/toy-run.ts';
 
 type Fault = 'ok' | '503' | '429' | 'null' | 'malformed' | 'drop';

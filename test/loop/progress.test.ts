@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createProgressReporter, formatDuration, progressLine } from '../../src/loop/progress.ts';
-import type { RunProgress } from '../../src/loop/run.ts';
+import { createProgressReporter, formatDuration, progressLine } from '../../src/cli/progress/run-progress.ts';
+import type { RunProgress } from '../../src/engine/run.ts';
 
 const p = (done: number, extra: Partial<RunProgress> = {}): RunProgress => ({
   total: 100,

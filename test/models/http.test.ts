@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createModel } from '../../src/models/index.ts';
 import type { AttemptRecord, GenerateOptions, Model } from '../../src/models/types.ts';
 import type { ModelOptions } from '../../src/models/options.ts';
-import { CapabilityError, UserError } from '../../src/util/errors.ts';
+import { CapabilityError, UserError } from '../../src/core/errors.ts';
 import { startFaultServer, chatOk, type FaultServer, type Step } from './helpers/fault-server.ts';
 import { fakeClock } from './helpers/fake-clock.ts';
 

@@ -11,7 +11,7 @@ import type { ChatMessage, Model } from '../../src/models/types.ts';
 import { startSimServer, type SimServer } from '../../src/models/sim/server.ts';
 import { simScore } from '../../src/models/sim/model.ts';
 import { toyTokenize, toyRenderChat, toyPromptLogprobs } from '../../src/models/sim/toy-lm.ts';
-import { CapabilityError } from '../../src/util/errors.ts';
+import { CapabilityError } from '../../src/core/errors.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/revloop.mjs', import.meta.url));

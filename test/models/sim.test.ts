@@ -12,8 +12,8 @@ import { parseTask } from '../../src/models/sim/task.ts';
 import { parseReport, readPyValue } from '../../src/models/sim/report.ts';
 import { simulate, countPlanWords } from '../../src/models/sim/controller.ts';
 import { SIM_PROFILES } from '../../src/models/sim/profiles.ts';
-import { UserError } from '../../src/util/errors.ts';
-import { pyStrip } from '../../src/util/python.ts';
+import { UserError } from '../../src/core/errors.ts';
+import { pyStrip } from '../../src/core/py/format.ts';
 import { requireShared } from '../helpers.ts';
 import { fakeClock } from './helpers/fake-clock.ts';
 
@@ -432,8 +432,8 @@ test('latency_ms sleeps in process; instant never does', async () => {
 
 async function loadVerify() {
   try {
-    const v = await import('../../src/verify/index.ts');
-    const { getDefaultPunkt } = await import('../../src/text/index.ts');
+    const v = await import('../../src/core/verify/index.ts');
+    const { getDefaultPunkt } = await import('../../src/core/text/index.ts');
     getDefaultPunkt();
     return v;
   } catch (e) {

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createModel, parseSpec, requireScore, requireBan } from '../../src/models/index.ts';
-import { modelOptionsFromFlags } from '../../src/models/cli-options.ts';
-import { CapabilityError, UserError } from '../../src/util/errors.ts';
+import { modelOptionsFromFlags } from '../../src/cli/model-flags.ts';
+import { CapabilityError, UserError } from '../../src/core/errors.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/revloop.mjs', import.meta.url));

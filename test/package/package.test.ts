@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getFamily } from '../../src/verify/index.ts';
+import { getFamily } from '../../src/core/verify/index.ts';
 import { createModel } from '../../src/models/index.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { analyzeProbeStore } from '../../src/probe/analyze.ts';
-import { renderProbeAnalysis } from '../../src/probe/render.ts';
-import { holm } from '../../src/probe/stats.ts';
-import { ProbeStore } from '../../src/probe/store.ts';
-import type { ProbeItem } from '../../src/probe/types.ts';
+import { analyzeProbeStore } from '../../src/studies/probe/analyze.ts';
+import { renderProbeAnalysis } from '../../src/studies/probe/render.ts';
+import { holm } from '../../src/core/stats/cluster-bootstrap.ts';
+import { ProbeStore } from '../../src/studies/probe/store.ts';
+import type { ProbeItem } from '../../src/studies/probe/types.ts';
 import { shortItems } from './fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'revloop-probe-analyze-'));

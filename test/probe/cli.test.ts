@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { itemsJsonl } from '../../src/probe/items.ts';
+import { itemsJsonl } from '../../src/studies/probe/items.ts';
 import { shortItems } from './fixtures.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/revloop.mjs', import.meta.url));

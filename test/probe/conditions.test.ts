@@ -2,18 +2,18 @@
 // on an item with prefix steps, and deterministic over the built ToolShed items.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { buildToolshedItems } from '../../src/agent/index.ts';
+import { buildToolshedItems } from '../../src/envs/toolshed/index.ts';
 import {
   buildConditionMessages,
   candidatesFor,
   conditionAvailable,
   conditionPasses,
   ConditionUnavailableError,
-} from '../../src/probe/conditions.ts';
-import { buildToolShedProbeItems } from '../../src/probe/build.ts';
-import { paddedNeutral } from '../../src/probe/padding.ts';
-import { ALL_CONDITIONS, CORE_CONDITIONS, EXTENDED_CONDITIONS, type Condition, type ProbeItem } from '../../src/probe/types.ts';
-import { canonicalJson, sha256Hex } from '../../src/util/hash.ts';
+} from '../../src/studies/probe/conditions.ts';
+import { buildToolShedProbeItems } from '../../src/studies/probe/build.ts';
+import { paddedNeutral } from '../../src/studies/probe/padding.ts';
+import { ALL_CONDITIONS, CORE_CONDITIONS, EXTENDED_CONDITIONS, type Condition, type ProbeItem } from '../../src/studies/probe/types.ts';
+import { canonicalJson, sha256Hex } from '../../src/core/util/hash.ts';
 
 // ---- the golden example, written by hand from HARNESS.md §1.1, §1.3, §1.6, §1.7, §3.2 ----------
 

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { guardScore, type CandidateScore, type ProbeScorer } from '../../src/probe/backend.ts';
-import { runProbe } from '../../src/probe/runner.ts';
-import { ProbeStore } from '../../src/probe/store.ts';
+import { guardScore, type CandidateScore, type ProbeScorer } from '../../src/studies/probe/backend.ts';
+import { runProbe } from '../../src/studies/probe/runner.ts';
+import { ProbeStore } from '../../src/studies/probe/store.ts';
 import { NumericGuardError } from '../../src/models/gguf/numeric-guard.ts';
 import { shortItems } from './fixtures.ts';
 

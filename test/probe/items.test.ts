@@ -2,9 +2,9 @@
 // the reference does (the same bytes as ToolShed's writer for built items).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { buildToolshedItems, itemToJson } from '../../src/agent/index.ts';
-import { itemJsonLine, itemsJsonl, parseItems } from '../../src/probe/items.ts';
-import { InputError } from '../../src/util/errors.ts';
+import { buildToolshedItems, itemToJson } from '../../src/envs/toolshed/index.ts';
+import { itemJsonLine, itemsJsonl, parseItems } from '../../src/studies/probe/items.ts';
+import { InputError } from '../../src/core/errors.ts';
 import { shortItems } from './fixtures.ts';
 
 test("items written by the probe module are byte-identical to ToolShed's writer", () => {

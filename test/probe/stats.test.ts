@@ -3,7 +3,7 @@
 // Cohen's d_z, the clamped bootstrap p-value, and Holm (checked against statsmodels).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { clusterBootstrap, holm, sampleSd } from '../../src/probe/stats.ts';
+import { clusterBootstrap, holm, sampleSd } from '../../src/core/stats/cluster-bootstrap.ts';
 
 // Generated with /usr/bin/python3 (numpy 1.24.2): the reference's cluster_bootstrap, B = 10,000,
 // default_rng(20260808) -> (mean, ci_lo, ci_hi, n, n_clusters, dz, p).

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProbeStore, defaultProbeRunId } from '../../src/probe/store.ts';
+import { ProbeStore, defaultProbeRunId } from '../../src/studies/probe/store.ts';
 import { openStore } from '../../src/store/store.ts';
 import { shortItems } from './fixtures.ts';
 

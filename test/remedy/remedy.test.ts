@@ -14,7 +14,7 @@ import {
   type AgentStep,
 } from '../../src/remedy/index.ts';
 import type { ChatMessage, GenerateOptions, GenerateResult, Model } from '../../src/models/types.ts';
-import { CapabilityError } from '../../src/util/errors.ts';
+import { CapabilityError } from '../../src/core/errors.ts';
 
 const steps: AgentStep[] = [
   { action: "find_contact(name='Ana Ruiz')", observation: "{'name': 'Ana Ruiz'}", ok: true, errorType: null, tool: 'find_contact' },

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
-import { analyzeTrajectories } from '../../src/analysis/index.ts';
+import { analyzeTrajectories } from '../../src/studies/revision/analysis/index.ts';
 import { renderReport } from '../../src/report/index.ts';
-import { getFamily } from '../../src/verify/index.ts';
-import type { Family } from '../../src/verify/types.ts';
+import { getFamily } from '../../src/core/verify/index.ts';
+import type { Family } from '../../src/core/verify/types.ts';
 import { requirePunkt } from '../helpers.ts';
 import { CASES, HOSTILE, largeSet, minCharsFamily, smallSet } from './build.ts';
 

@@ -1,7 +1,7 @@
 // Test-side builders: small trajectories verified by the real families (our own sentences), with
 // hostile texts mixed in, plus a larger synthetic set for the lazy-rendering checks.
-import { getFamily } from '../../src/verify/index.ts';
-import type { ConstraintCase, Family, VerifierState } from '../../src/verify/types.ts';
+import { getFamily } from '../../src/core/verify/index.ts';
+import type { ConstraintCase, Family, VerifierState } from '../../src/core/verify/types.ts';
 import type { TrajectoryRecord } from '../../src/store/types.ts';
 
 export const HOSTILE = '</script><script>alert(1)</script>';

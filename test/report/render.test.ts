@@ -3,13 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { analyzeTrajectories } from '../../src/analysis/index.ts';
+import { analyzeTrajectories } from '../../src/studies/revision/analysis/index.ts';
 import { buildReport, renderReport, renderReportHtml } from '../../src/report/index.ts';
 import type { DrilldownPayload } from '../../src/report/payload.ts';
 import { decodeWordDiff } from '../../src/report/word-diff.ts';
-import { getFamily } from '../../src/verify/index.ts';
+import { getFamily } from '../../src/core/verify/index.ts';
 import { CASES, HOSTILE, LINE_SEP, minCharsFamily, smallSet, trajectory } from './build.ts';
-import type { ConstraintCase } from '../../src/verify/types.ts';
+import type { ConstraintCase } from '../../src/core/verify/types.ts';
 import { requirePunkt } from '../helpers.ts';
 
 const punkt = requirePunkt();

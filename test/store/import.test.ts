@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { auditRun, formatDiscrepancy } from '../../src/store/audit.ts';
-import { convertCollieLog } from '../../src/store/collie-log.ts';
-import { importCommand } from '../../src/store/commands.ts';
+import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
+import { convertCollieLog } from '../../src/studies/revision/collie-log.ts';
+import { importCommand } from '../../src/app/store-commands.ts';
 import { openStore } from '../../src/store/store.ts';
-import { getFamily } from '../../src/verify/index.ts';
+import { getFamily } from '../../src/core/verify/index.ts';
 import { requireShared, requirePunkt } from '../helpers.ts';
 import { tempDir } from './toy-run.ts';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { auditRun, formatDiscrepancy } from '../../src/store/audit.ts';
+import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import { openStore } from '../../src/store/store.ts';
 import { resolveToy, toyCases } from '../loop/fakes.ts';
 import { tempDir, toyRun } from './toy-run.ts';

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { parseHistoryPolicy } from '../../src/loop/history.ts';
-import { auditRun, formatDiscrepancy } from '../../src/store/audit.ts';
+import { parseHistoryPolicy } from '../../src/engine/history.ts';
+import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import { openStore, SimulatedCrash } from '../../src/store/store.ts';
-import { UserError } from '../../src/util/errors.ts';
+import { UserError } from '../../src/core/errors.ts';
 import { resolveToy, toyCases } from '../loop/fakes.ts';
 import { normalisedEvents, runToyIn, tempDir, toyRun } from './toy-run.ts';
 

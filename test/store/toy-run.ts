@@ -4,11 +4,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { executeRun, type RunRequest, type RunResult } from '../../src/loop/run.ts';
-import { PAPER_PROTOCOL, type ProtocolConfig } from '../../src/loop/protocol.ts';
+import { executeRun, type RunRequest, type RunResult } from '../../src/engine/run.ts';
+import { PAPER_PROTOCOL, type ProtocolConfig } from '../../src/engine/protocol.ts';
 import type { StoredEvent } from '../../src/store/events.ts';
 import { openStore, type RunStore, type StoreOptions } from '../../src/store/store.ts';
-import type { ConstraintCase } from '../../src/verify/types.ts';
+import type { ConstraintCase } from '../../src/core/verify/types.ts';
 import { fakeModel, resolveToy, toyCases, type FakeModelOptions } from '../loop/fakes.ts';
 
 export function tempDir(prefix = 'revloop-store-'): string {

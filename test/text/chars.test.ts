@@ -2,8 +2,8 @@
 // every BMP code point: Python `\w` (chars.ts) and Python `\s` (util/python.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bmpWordTable, PY_WORD_CHAR, wordCharBefore, wordCharLength } from '../../src/text/chars.ts';
-import { isPySpaceCode, PY_SPACE_CLASS, PY_SPACE_CODES, pyStrip } from '../../src/util/python.ts';
+import { bmpWordTable, PY_WORD_CHAR, wordCharBefore, wordCharLength } from '../../src/core/text/chars.ts';
+import { isPySpaceCode, PY_SPACE_CLASS, PY_SPACE_CODES, pyStrip } from '../../src/core/py/format.ts';
 
 test('the \\w table equals the regex class [\\p{L}\\p{N}_] on every BMP code point (surrogates: 0)', () => {
   const table = bmpWordTable();

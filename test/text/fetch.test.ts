@@ -13,9 +13,9 @@ import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { requireShared } from '../helpers.ts';
 import { buildZip } from './zip-writer.ts';
-import { loadPunktParams, punktTabFiles, sentTokenize, PUNKT_TAB_FILES } from '../../src/text/index.ts';
-import { fetchPunkt, PUNKT_TAB_ENGLISH_FILES } from '../../src/text/punkt-fetch.ts';
-import { PROJECT_ROOT } from '../../src/util/shared-data.ts';
+import { loadPunktParams, punktTabFiles, sentTokenize, PUNKT_TAB_FILES } from '../../src/core/text/index.ts';
+import { fetchPunkt, PUNKT_TAB_ENGLISH_FILES } from '../../src/core/text/punkt-fetch.ts';
+import { PROJECT_ROOT } from '../../src/core/util/shared-data.ts';
 
 const shared = requireShared('punkt', 'english.json');
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');

@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { requireShared } from '../helpers.ts';
-import { countWords, loadPunktParams, sentTokenize, wordTokenize } from '../../src/text/index.ts';
-import { pyStrip } from '../../src/util/python.ts';
+import { countWords, loadPunktParams, sentTokenize, wordTokenize } from '../../src/core/text/index.ts';
+import { pyStrip } from '../../src/core/py/format.ts';
 
 const reference = requireShared('collie', 'nltk_reference.jsonl');
 const witnesses = requireShared('collie', 'collie_all.jsonl');

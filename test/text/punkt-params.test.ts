@@ -14,9 +14,9 @@ import {
   sentTokenize,
   wordTokenize,
   PUNKT_TAB_FILES,
-} from '../../src/text/index.ts';
-import { codePointCompare } from '../../src/text/punkt-params.ts';
-import { UserError } from '../../src/util/errors.ts';
+} from '../../src/core/text/index.ts';
+import { codePointCompare } from '../../src/core/text/punkt-params.ts';
+import { UserError } from '../../src/core/errors.ts';
 
 const shared = requireShared('punkt', 'english.json');
 const root = mkdtempSync(join(tmpdir(), 'revloop-punkt-'));

@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { requireShared } from '../helpers.ts';
-import { loadPunktParams, sentSpans, sentTokenize, treebankWordTokenize, wordTokenize } from '../../src/text/index.ts';
-import { parsePunktJson } from '../../src/text/punkt-params.ts';
+import { loadPunktParams, sentSpans, sentTokenize, treebankWordTokenize, wordTokenize } from '../../src/core/text/index.ts';
+import { parsePunktJson } from '../../src/core/text/punkt-params.ts';
 
 const punkt = requireShared('punkt', 'english.json');
 const fixture = JSON.parse(readFileSync(new URL('./fixtures/python-nltk.json', import.meta.url), 'utf8')) as {

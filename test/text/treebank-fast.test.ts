@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { scanTreebankInto, simpleTreebankTokens, treebankRegexTokenize, treebankWordTokenize } from '../../src/text/treebank.ts';
+import { scanTreebankInto, simpleTreebankTokens, treebankRegexTokenize, treebankWordTokenize } from '../../src/core/text/treebank.ts';
 
 function check(s: string): boolean {
   const fast = simpleTreebankTokens(s);

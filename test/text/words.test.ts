@@ -4,9 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { countWords, PY_WORD_CHAR, wordMatches, WORD_PATTERN_LITERAL } from '../../src/text/words.ts';
-import { anchorPresent, anchorRegExp, missingAnchors } from '../../src/text/anchors.ts';
-import { PY_CASE_CLASSES } from '../../src/text/py-case-classes.ts';
+import { countWords, PY_WORD_CHAR, wordMatches, WORD_PATTERN_LITERAL } from '../../src/core/text/words.ts';
+import { anchorPresent, anchorRegExp, missingAnchors } from '../../src/core/text/anchors.ts';
+import { PY_CASE_CLASSES } from '../../src/core/text/py-case-classes.ts';
 
 interface Fixture {
   python: string;

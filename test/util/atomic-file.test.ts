@@ -5,8 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeFileAtomic, writeFileAtomicSync } from '../../src/util/atomic-file.ts';
-import { UserError } from '../../src/util/errors.ts';
+import { writeFileAtomic, writeFileAtomicSync } from '../../src/core/util/atomic-file.ts';
+import { UserError } from '../../src/core/errors.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
 

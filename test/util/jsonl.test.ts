@@ -5,9 +5,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { parseItems } from '../../src/agent/item-file.ts';
-import { itemsJsonl } from '../../src/probe/items.ts';
-import { readJsonlLines } from '../../src/util/jsonl.ts';
+import { parseItems } from '../../src/envs/items/item-file.ts';
+import { itemsJsonl } from '../../src/studies/probe/items.ts';
+import { readJsonlLines } from '../../src/core/util/jsonl.ts';
 import { shortItems } from '../probe/fixtures.ts';
 
 async function lines(text: string) {
@@ -37,7 +37,7 @@ test('a case file and a probe item file saved with a byte-order mark read as wit
     file,
     '\uFEFF{"id": "k", "family": "exact-length", "source": "mine", "instruction": "Say hi.", "target": 2, "anchors": []}\r\n',
   );
-  const { loadCaseSet } = await import('../../src/cases/index.ts');
+  const { loadCaseSet } = await import('../../src/core/cases/index.ts');
   const set = await loadCaseSet(file);
   assert.deepEqual(
     set.cases.map((c) => c.id),

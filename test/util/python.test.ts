@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pyRepr, pyFloatRepr, pyJsonDumps, pyStrip, PyFloat } from '../../src/util/python.ts';
+import { pyRepr, pyFloatRepr, pyJsonDumps, pyStrip, PyFloat } from '../../src/core/py/format.ts';
 
 test('pyRepr chooses quotes and escapes like Python', () => {
   assert.equal(pyRepr('the'), "'the'");

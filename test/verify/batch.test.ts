@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { messyJsonl } from '../../bench/messy-outputs.ts';
-import { CHUNK_LINES } from '../../src/verify/batch.ts';
-import { verifyBatch, verifyBatchToFile, type BatchOptions } from '../../src/verify/index.ts';
+import { CHUNK_LINES } from '../../src/core/verify/batch.ts';
+import { verifyBatch, verifyBatchToFile, type BatchOptions } from '../../src/core/verify/index.ts';
 import { requirePunkt } from '../helpers.ts';
 
 const dirs: string[] = [];
@@ -199,14 +199,14 @@ test(
 
 test('idleCores: between 1 and the number of cores', async () => {
   const { availableParallelism } = await import('node:os');
-  const { idleCores } = await import('../../src/verify/index.ts');
+  const { idleCores } = await import('../../src/core/verify/index.ts');
   const n = idleCores();
   assert.ok(Number.isInteger(n) && n >= 1 && n <= availableParallelism(), String(n));
 });
 
 test('--plugin families reach the workers; a family registered in this thread only keeps the batch here, same output', async () => {
   const { writeDocExample } = await import('./doc-example.ts');
-  const { loadFamilyPlugins, unregisterFamily } = await import('../../src/verify/index.ts');
+  const { loadFamilyPlugins, unregisterFamily } = await import('../../src/core/verify/index.ts');
   const { dirname } = await import('node:path');
   const plugin = writeDocExample('.ts');
   dirs.push(dirname(plugin));

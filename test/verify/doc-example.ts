@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { getDefaultPunkt } from '../../src/text/index.ts';
+import { getDefaultPunkt } from '../../src/core/text/index.ts';
 
 export function writeDocExample(ext: '.ts' | '.mts'): string {
   const doc = readFileSync(resolve(import.meta.dirname, '../../docs/verify.md'), 'utf8');

@@ -15,8 +15,8 @@ import {
   violationEnergy,
   type ConstraintCase,
   type Family,
-} from '../../src/verify/index.ts';
-import { UserError } from '../../src/util/errors.ts';
+} from '../../src/core/verify/index.ts';
+import { UserError } from '../../src/core/errors.ts';
 import { punktSkip as punktSkipReason, writeDocExample } from './doc-example.ts';
 
 const punktSkip = punktSkipReason();

@@ -4,7 +4,7 @@
 // the renderers alone; verification is tested elsewhere.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { getFamily, type ConstraintCase, type PromptVariant, type VerifierState } from '../../src/verify/index.ts';
+import { getFamily, type ConstraintCase, type PromptVariant, type VerifierState } from '../../src/core/verify/index.ts';
 import { requirePunkt } from '../helpers.ts';
 
 const punkt = requirePunkt();

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { requireShared } from '../helpers.ts';
-import { getFamily, stateJson } from '../../src/verify/index.ts';
-import { pyJsonDumps } from '../../src/util/python.ts';
+import { getFamily, stateJson } from '../../src/core/verify/index.ts';
+import { pyJsonDumps } from '../../src/core/py/format.ts';
 
 const collie = requireShared('collie', 'collie_all.jsonl');
 const ref = requireShared('collie', 'nltk_reference.jsonl');

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { messyJsonl } from '../../bench/messy-outputs.ts';
 import { familyCounts, type MessyParityCase } from '../../scripts/messy-parity-fixture.ts';
-import { verifyBatch } from '../../src/verify/index.ts';
+import { verifyBatch } from '../../src/core/verify/index.ts';
 import { requirePunkt, requireShared } from '../helpers.ts';
 
 const fixture = JSON.parse(readFileSync(new URL('./fixtures/messy-python.json', import.meta.url), 'utf8')) as {

@@ -5,9 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { requireShared } from '../helpers.ts';
-import { exactLengthFamily, getFamily, stateJson } from '../../src/verify/index.ts';
-import { pyJsonDumps } from '../../src/util/python.ts';
-import { sha256Hex } from '../../src/util/hash.ts';
+import { exactLengthFamily, getFamily, stateJson } from '../../src/core/verify/index.ts';
+import { pyJsonDumps } from '../../src/core/py/format.ts';
+import { sha256Hex } from '../../src/core/util/hash.ts';
 
 function lines(path: string): string[] {
   return readFileSync(path, 'utf8')

@@ -1,7 +1,7 @@
 // `revloop agent`: ToolShed agent rollouts under harness variants (verbatim, +instr, drop,
 // abstract, decoder ban). Logic: src/agent/rollout/command.ts; see docs/agent.md.
 import type { Command } from 'commander';
-import { addModelOptions } from '../../models/cli-options.ts';
+import { addModelOptions } from '../model-flags.ts';
 
 export function register(program: Command): void {
   const cmd = program
@@ -27,7 +27,7 @@ export function register(program: Command): void {
     .option('--no-progress', 'no progress line on stderr');
   addModelOptions(cmd);
   cmd.action(async (flags: Record<string, unknown>) => {
-    const { agentCommand } = await import('../../agent/rollout/command.ts');
+    const { agentCommand } = await import('../../app/agent.ts');
     const code = await agentCommand(flags as never, { out: process.stdout, err: process.stderr });
     if (code) process.exitCode = code;
   });

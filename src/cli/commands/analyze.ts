@@ -1,7 +1,7 @@
 // `revloop analyze`: the paper's analyses over stored trajectories, as terminal tables or one strict
 // JSON document. A thin shell over src/analysis; the store is opened read-only.
 import type { Command } from 'commander';
-import { UserError } from '../../util/errors.ts';
+import { UserError } from '../../core/errors.ts';
 import { intFlag, parsePanels, progressLine } from '../flags.ts';
 
 interface AnalyzeFlags {
@@ -54,7 +54,7 @@ async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise
   };
   const requested = [...positional, ...(flags.run ?? [])];
   // Probe and agent runs (src/probe/study-sections.ts) live in the same store; split them off.
-  const study = await import('../../probe/study-sections.ts');
+  const study = await import('../../studies/study-sections.ts');
   const parts = study.partitionRunIds(flags.store, requested);
   const runIds = requested.length ? parts.revision : [];
   const { openStore } = await import('../../store/store.ts');
@@ -68,17 +68,17 @@ async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise
   } finally {
     store.close();
   }
-  const { analyzeTrajectories } = await import('../../analysis/analyze.ts');
+  const { analyzeTrajectories } = await import('../../studies/revision/analysis/analyze.ts');
   const progress = flags.progress === false ? undefined : progressLine('bootstrap', 'resamples');
   const result = analyzeTrajectories(trajectories, { ...options, onProgress: progress?.update });
   progress?.done();
   const sections = study.loadStudySections(flags.store, { resamples: options.bootstrap, seed: options.seed, runIds: parts.study });
   const revisionShown = trajectories.length > 0 || !study.hasStudySections(sections);
   if (flags.json) {
-    const { analysisJson } = await import('../../analysis/json.ts');
+    const { analysisJson } = await import('../../studies/revision/analysis/json.ts');
     process.stdout.write(analysisJson({ ...result, ...study.studySectionsJson(sections) }));
   } else {
-    const { renderAnalysis } = await import('../../analysis/render.ts');
+    const { renderAnalysis } = await import('../../studies/revision/analysis/render.ts');
     process.stdout.write((revisionShown ? renderAnalysis(result) : '') + study.renderStudySections(sections));
   }
 }

@@ -19,9 +19,9 @@ export function register(program: Command): void {
     .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
     .action(async (runArg: string | undefined, opts: { run?: string; store: string; json?: boolean; plugin: string[] }) => {
       const run = oneRun('audit', runArg, opts.run, 'revloop audit --store DB --run ID; `revloop runs --store DB` lists them');
-      const { loadFamilyPlugins } = await import('../../verify/index.ts');
+      const { loadFamilyPlugins } = await import('../../core/verify/index.ts');
       await loadFamilyPlugins(opts.plugin);
-      const { auditCommand } = await import('../../store/commands.ts');
+      const { auditCommand } = await import('../../app/store-commands.ts');
       const { code } = auditCommand({ ...opts, run }, process.stdout);
       if (code) process.exitCode = code;
     });

@@ -1,7 +1,7 @@
 // `revloop cases validate|manifest`: check case files and show the manifest a run plan embeds.
 import type { Command } from 'commander';
 import { collect } from '../flags.ts';
-import { UserError } from '../../util/errors.ts';
+import { UserError } from '../../core/errors.ts';
 
 interface CommonOptions {
   plugin?: string[];
@@ -11,7 +11,7 @@ interface CommonOptions {
 }
 
 async function loadPlugins(paths: string[] | undefined): Promise<void> {
-  const { loadFamilyPlugins } = await import('../../verify/index.ts');
+  const { loadFamilyPlugins } = await import('../../core/verify/index.ts');
   await loadFamilyPlugins(paths);
 }
 
@@ -45,7 +45,7 @@ export function register(program: Command): void {
     .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
     .action(async (files: string[], opts: CommonOptions) => {
       await loadPlugins(opts.plugin);
-      const { validateCaseFile, parseFormat, renderProblems } = await import('../../cases/index.ts');
+      const { validateCaseFile, parseFormat, renderProblems } = await import('../../core/cases/index.ts');
       const format = opts.format ? parseFormat(opts.format) : undefined;
       const shown = maxShown(opts.maxErrors);
       let bad = 0;
@@ -95,7 +95,7 @@ export function register(program: Command): void {
     .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
     .action(async (file: string, opts: CommonOptions & { json?: boolean }) => {
       await loadPlugins(opts.plugin);
-      const { loadCaseSet, parseFormat } = await import('../../cases/index.ts');
+      const { loadCaseSet, parseFormat } = await import('../../core/cases/index.ts');
       const format = opts.format ? parseFormat(opts.format) : undefined;
       const { manifest: m } = await loadCaseSet(file, { format, strict: opts.strict, maxShown: maxShown(opts.maxErrors) });
       if (opts.json) {

@@ -1,7 +1,7 @@
 // `revloop data`: reference data the library needs at run time. `data fetch punkt` installs NLTK's
 // English Punkt parameters; `data where punkt` shows which copy the tokenizers would use.
 import type { Command } from 'commander';
-import { UserError } from '../../util/errors.ts';
+import { UserError } from '../../core/errors.ts';
 
 export function register(program: Command): void {
   const data = program.command('data').description('fetch and locate reference data (NLTK Punkt parameters)');
@@ -18,8 +18,8 @@ export function register(program: Command): void {
     .option('--sha256 <hex>', 'expected SHA-256 of the archive, for a release other than the pinned one')
     .action(async (pkg: string, opts: { dest?: string; url?: string; sha256?: string }) => {
       if (pkg !== 'punkt') throw new UserError(`unknown data package ${JSON.stringify(pkg)}; available: punkt`);
-      const { fetchPunkt, PUNKT_TAB_URL } = await import('../../text/punkt-fetch.ts');
-      const { resetDefaultPunkt } = await import('../../text/punkt-resolve.ts');
+      const { fetchPunkt, PUNKT_TAB_URL } = await import('../../core/text/punkt-fetch.ts');
+      const { resetDefaultPunkt } = await import('../../core/text/punkt-resolve.ts');
       const url = opts.url ?? PUNKT_TAB_URL;
       process.stderr.write(`downloading ${url}\n`);
       let lastShown = 0;
@@ -53,7 +53,7 @@ export function register(program: Command): void {
     .option('--punkt <path>', 'an explicit english.json file or punkt_tab/english folder')
     .action(async (pkg: string, opts: { punkt?: string }) => {
       if (pkg !== 'punkt') throw new UserError(`unknown data package ${JSON.stringify(pkg)}; available: punkt`);
-      const { punktCandidates, resolvePunkt } = await import('../../text/punkt-resolve.ts');
+      const { punktCandidates, resolvePunkt } = await import('../../core/text/punkt-resolve.ts');
       const candidates = punktCandidates(opts.punkt);
       const params = resolvePunkt(opts.punkt);
       for (const [i, c] of candidates.entries()) process.stdout.write(`${i === 0 ? '* ' : '  '}${c.origin.padEnd(13)} ${c.path}\n`);

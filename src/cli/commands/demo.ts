@@ -15,8 +15,8 @@ export function register(program: Command): void {
     .option('--out <dir>', 'folder for the case file and store (default: a new temporary folder)')
     .option('--concurrency <n>', 'trajectories in flight at once', '8')
     .action(async (opts: { store?: string; out?: string; concurrency: string }) => {
-      const { intOption } = await import('../../loop/run-command.ts');
-      const { runDemo } = await import('../../demo/demo.ts');
+      const { intOption } = await import('../../app/run.ts');
+      const { runDemo } = await import('../../app/demo/demo.ts');
       await runDemo(
         { store: opts.store, out: opts.out, concurrency: intOption('concurrency', opts.concurrency, 1, 8) },
         { out: process.stdout, err: process.stderr },

@@ -15,7 +15,7 @@ export function register(program: Command): void {
     .action(
       async (runArg: string | undefined, opts: { run?: string; store: string; format: string; output: string; partial?: boolean }) => {
         const run = oneRun('export', runArg, opts.run, 'revloop export --store DB --run ID -o FILE');
-        const { exportCommand } = await import('../../store/commands.ts');
+        const { exportCommand } = await import('../../app/store-commands.ts');
         await exportCommand({ ...opts, run }, process.stdout);
       },
     );

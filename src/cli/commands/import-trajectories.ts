@@ -21,9 +21,9 @@ export function register(program: Command): void {
     .option('--controller <name>', 'controller name for --from collie-log (default: from the log file name)')
     .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
     .action(async (file: string, opts: Record<string, string> & { plugin: string[] }) => {
-      const { loadFamilyPlugins } = await import('../../verify/index.ts');
+      const { loadFamilyPlugins } = await import('../../core/verify/index.ts');
       await loadFamilyPlugins(opts.plugin);
-      const { importCommand } = await import('../../store/commands.ts');
+      const { importCommand } = await import('../../app/store-commands.ts');
       await importCommand(file, opts as never, process.stdout);
     });
 }

@@ -1,8 +1,8 @@
 // `revloop model`: inspect a model spec, try one generation, list the simulated profiles.
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
-import { UserError } from '../../util/errors.ts';
-import { addModelOptions, modelOptionsFromFlags, type ModelFlags } from '../../models/cli-options.ts';
+import { UserError } from '../../core/errors.ts';
+import { addModelOptions, modelOptionsFromFlags, type ModelFlags } from '../model-flags.ts';
 
 interface TryFlags extends ModelFlags {
   prompt?: string;

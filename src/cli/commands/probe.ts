@@ -1,7 +1,7 @@
 // `revloop probe` (score probe items under the corrective-gain conditions) and `revloop probe
 // verify` (cached vs fresh scoring on a sample). Logic: src/probe/command.ts; see docs/probe.md.
 import type { Command } from 'commander';
-import { addModelOptions } from '../../models/cli-options.ts';
+import { addModelOptions } from '../model-flags.ts';
 
 export function register(program: Command): void {
   const probe = program
@@ -31,7 +31,7 @@ export function register(program: Command): void {
     .option('--no-progress', 'no progress line on stderr');
   addModelOptions(probe);
   probe.action(async (flags: Record<string, unknown>) => {
-    const { probeCommand } = await import('../../probe/command.ts');
+    const { probeCommand } = await import('../../app/probe.ts');
     const code = await probeCommand(flags as never, { out: process.stdout, err: process.stderr });
     if (code) process.exitCode = code;
   });
@@ -52,7 +52,7 @@ export function register(program: Command): void {
   addModelOptions(verify);
   verify.action(async (_flags: Record<string, unknown>, cmd: Command) => {
     // `probe` declares the same options; commander may hand them to the parent, so merge both.
-    const { probeVerifyCommand } = await import('../../probe/command.ts');
+    const { probeVerifyCommand } = await import('../../app/probe.ts');
     const code = await probeVerifyCommand(cmd.optsWithGlobals() as never, { out: process.stdout, err: process.stderr });
     if (code) process.exitCode = code;
   });
@@ -71,7 +71,7 @@ export function register(program: Command): void {
     .option('--limit <n>', 'only the first n items')
     .option('--no-progress', 'no progress line on stderr')
     .action(async (_flags: Record<string, unknown>, cmd: Command) => {
-      const { probeItemsCommand } = await import('../../probe/command.ts');
+      const { probeItemsCommand } = await import('../../app/probe.ts');
       const code = await probeItemsCommand(cmd.optsWithGlobals() as never, { out: process.stdout, err: process.stderr });
       if (code) process.exitCode = code;
     });

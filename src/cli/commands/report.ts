@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { UserError } from '../../util/errors.ts';
+import { UserError } from '../../core/errors.ts';
 import { intFlag, parsePanels, progressLine } from '../flags.ts';
 
 interface ReportFlags {
@@ -59,7 +59,7 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
     seed: intFlag('report', '--seed', flags.seed ?? '20260808', 0),
     panels: parsePanels('report', flags.panel ?? []),
   };
-  const { buildStoreReport } = await import('../../report/from-store-report.ts');
+  const { buildStoreReport } = await import('../../app/report.ts');
   const { writeReportFile } = await import('../../report/index.ts');
   const progress = flags.progress === false ? undefined : progressLine('report', 'bootstrap resamples');
   const say = (line: string) => {

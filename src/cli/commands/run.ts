@@ -34,9 +34,9 @@ export function register(program: Command): void {
     .option('--max-consecutive-failures <n>', 'stop after n protocol-incomplete trajectories in a row (0 = never)', '3')
     .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
     .action(async (opts: Record<string, string> & { plugin: string[] }) => {
-      const { loadFamilyPlugins } = await import('../../verify/index.ts');
+      const { loadFamilyPlugins } = await import('../../core/verify/index.ts');
       await loadFamilyPlugins(opts.plugin);
-      const { runCommand } = await import('../../loop/run-command.ts');
+      const { runCommand } = await import('../../app/run.ts');
       const code = await runCommand(opts as never, { out: process.stdout, err: process.stderr });
       if (code) process.exitCode = code;
     });

@@ -4,8 +4,8 @@
 // stores offer only whole-record reads); the revision table is src/store/commands.ts's.
 import type { Command } from 'commander';
 import type Database from 'better-sqlite3';
-import { hasTable } from '../../store/extensions.ts';
-import { processAlive } from '../../util/process-alive.ts';
+import { hasTable } from '../../store/study-tables.ts';
+import { processAlive } from '../../core/util/process-alive.ts';
 import type { RunSummary } from '../../store/store.ts';
 
 export function register(program: Command): void {
@@ -88,7 +88,7 @@ export async function runsCommand(o: { store: string; json?: boolean }, out: Out
     out.write(`no runs in ${o.store}\n`);
     return 0;
   }
-  const { runsTable } = await import('../../store/commands.ts');
+  const { runsTable } = await import('../../app/store-commands.ts');
   const blocks: string[] = [];
   if (revision.length) blocks.push(`revision runs (${revision.length}):\n${runsTable(revision)}`);
   if (probe.length) blocks.push(`probe runs (${probe.length}):\n${await probeTable(probe)}`);

@@ -1,7 +1,7 @@
 // `revloop serve-sim`: the simulated controllers behind an OpenAI-compatible HTTP API, for tests,
 // demos and benchmarks. Everything it answers is marked as simulated.
 import type { Command } from 'commander';
-import { UserError } from '../../util/errors.ts';
+import { UserError } from '../../core/errors.ts';
 
 interface ServeSimFlags {
   port: string;

@@ -2,7 +2,7 @@
 // verifier of a constraint family. A thin shell over src/verify.
 import type { Command } from 'commander';
 import { collect, intFlag } from '../flags.ts';
-import { UserError } from '../../util/errors.ts';
+import { UserError } from '../../core/errors.ts';
 
 interface VerifyOptions {
   family?: string;
@@ -62,7 +62,7 @@ export function register(program: Command): void {
         '  revloop verify --jsonl texts.jsonl -o states.jsonl\n',
     )
     .action(async (opts: VerifyOptions, cmd: Command) => {
-      const { loadFamilyPlugins } = await import('../../verify/index.ts');
+      const { loadFamilyPlugins } = await import('../../core/verify/index.ts');
       await loadFamilyPlugins(opts.plugin);
       if (opts.jsonl !== undefined) await runBatch(opts, cmd);
       else await runSingle(opts);
@@ -78,7 +78,7 @@ async function runBatch(opts: VerifyOptions, cmd: Command): Promise<void> {
   if (clash.length) {
     throw new UserError(`--jsonl takes the family and targets from each line; drop ${clash.map((k) => FLAG_NAMES[k]).join(', ')}`);
   }
-  const { idleCores, verifyBatch, verifyBatchToFile } = await import('../../verify/index.ts');
+  const { idleCores, verifyBatch, verifyBatchToFile } = await import('../../core/verify/index.ts');
   const { existsSync, statSync } = await import('node:fs');
   const input = opts.jsonl === '-' ? process.stdin : opts.jsonl!;
   if (typeof input === 'string' && !existsSync(input)) throw new UserError(`--jsonl: no such file: ${input}`);
@@ -139,8 +139,8 @@ async function runSingle(opts: VerifyOptions): Promise<void> {
   if (opts.jobs !== undefined) throw new UserError('--jobs is for batches (--jsonl); a single text is verified on one thread');
   if (!opts.family)
     throw new UserError('--family is required (exact-length, c05, c07, c09, c10, c12 or a registered family), or use --jsonl for a batch');
-  const { caseFromRequest, getFamily, PROMPT_VARIANTS, stateEnergy } = await import('../../verify/index.ts');
-  const { pyJsonDumps, pyFloatRepr, pyStrip } = await import('../../util/python.ts');
+  const { caseFromRequest, getFamily, PROMPT_VARIANTS, stateEnergy } = await import('../../core/verify/index.ts');
+  const { pyJsonDumps, pyFloatRepr, pyStrip } = await import('../../core/py/format.ts');
   const variant = opts.variant ?? 'baseline';
   if (!(PROMPT_VARIANTS as readonly string[]).includes(variant)) {
     throw new UserError(`--variant must be one of ${PROMPT_VARIANTS.join(', ')}, got '${variant}'`);

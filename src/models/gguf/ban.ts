@@ -1,7 +1,7 @@
 // The decoder ban of HARNESS §6 (the same rule as vLLM's `bad_words`), independent of any backend:
 // build the banned token sequences from strings, then, before each decoding step, compute which
 // tokens to mask given the tokens generated so far in this turn.
-import { pyStrip } from '../../util/python.ts';
+import { pyStrip } from '../../core/py/format.ts';
 
 export type TokenSeq = readonly number[];
 

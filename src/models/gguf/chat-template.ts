@@ -10,8 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { Template } from '@huggingface/jinja';
 import type { ChatMessage } from '../types.ts';
-import { UserError } from '../../util/errors.ts';
-import { sha256Hex } from '../../util/hash.ts';
+import { UserError } from '../../core/errors.ts';
+import { sha256Hex } from '../../core/util/hash.ts';
 
 export interface ChatTemplateSource {
   /** The Jinja text. */

@@ -4,7 +4,7 @@
 // (path, load options) in the process, and shared by every GgufModel created for it.
 import type { Token } from 'node-llama-cpp';
 import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, Model, ModelCapabilities, ScoreResult } from '../types.ts';
-import { UserError } from '../../util/errors.ts';
+import { UserError } from '../../core/errors.ts';
 import { ChatRenderer, resolveChatTemplate } from './chat-template.ts';
 import { resolveGgufSettings, type GgufModelOptions, type GgufSettings } from './options.ts';
 import {

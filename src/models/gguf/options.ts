@@ -3,7 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { UserError } from '../../util/errors.ts';
+import { UserError } from '../../core/errors.ts';
 import { DEFAULT_TEMPLATE_KWARGS } from './chat-template.ts';
 
 export type GpuSetting = false | 'auto' | 'cuda' | 'vulkan' | 'metal';

@@ -19,7 +19,7 @@
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaModel, Token, ControlledEvaluateInputItem } from 'node-llama-cpp';
-import { UserError } from '../../util/errors.ts';
+import { UserError } from '../../core/errors.ts';
 import type { GgufSettings, GpuSetting } from './options.ts';
 import { checkDistribution, probabilityToLogprob, NumericGuardError } from './numeric-guard.ts';
 import { bannedNextTokens, type TokenSeq } from './ban.ts';

@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sha256Hex } from '../../util/hash.ts';
+import { sha256Hex } from '../../core/util/hash.ts';
 import { serializeGguf, type GgufTensor, type GgufValue } from './gguf-writer.ts';
 
 /**

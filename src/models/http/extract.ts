@@ -1,7 +1,7 @@
 // Turns a 2xx chat-completion body into text or a failure. Anything that is not real text (null,
 // blank, a refusal, no choices, a body that is not JSON) is a failure: the paper's runner turned a
 // null content into the text "None"; revloop never does (PROTOCOL §1 "Provider faults are not drafts").
-import { pyStrip } from '../../util/python.ts';
+import { pyStrip } from '../../core/py/format.ts';
 import type { AttemptRecord } from '../types.ts';
 import type { FailureKind } from './retry.ts';
 

@@ -3,8 +3,8 @@
 // AttemptRecord and reported through `onAttempt`, and a failed attempt never becomes text.
 import { createHash } from 'node:crypto';
 import type OpenAI from 'openai';
-import { canonicalJson, sha256Hex } from '../../util/hash.ts';
-import { CapabilityError } from '../../util/errors.ts';
+import { canonicalJson, sha256Hex } from '../../core/util/hash.ts';
+import { CapabilityError } from '../../core/errors.ts';
 import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, Model, ModelCapabilities, ScoreResult } from '../types.ts';
 import type { Clock, RetryPolicy } from '../options.ts';
 import { ConcurrencyLimiter, RateLimiter } from './limiter.ts';

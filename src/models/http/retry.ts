@@ -1,6 +1,6 @@
 // Retry semantics for HTTP attempts: which failures are retried, how long to wait, and how a
 // server's Retry-After header is read. Kept free of I/O so it can be tested exhaustively.
-import { sha256Hex } from '../../util/hash.ts';
+import { sha256Hex } from '../../core/util/hash.ts';
 import type { RetryPolicy } from '../options.ts';
 
 /**

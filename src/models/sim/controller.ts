@@ -6,7 +6,7 @@
 // add/remove asymmetry, noise), and writes the draft from its own vocabulary. Every random draw
 // comes from a hash of the seed and the messages (see rng.ts); the words of a case come from a stream
 // keyed on the seed and the initial prompt, so the same plan always gives the same text.
-import { canonicalJson, sha256Hex } from '../../util/hash.ts';
+import { canonicalJson, sha256Hex } from '../../core/util/hash.ts';
 import type { ChatMessage } from '../types.ts';
 import type { SimParams } from './profiles.ts';
 import { parseReport, type ExactReport, type StructuredReport } from './report.ts';

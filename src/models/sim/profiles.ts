@@ -1,6 +1,6 @@
 // Named simulated-controller profiles and their parameters. A profile is a response curve plus a
 // few probabilities; any parameter can be overridden in the spec: `sim:steady?gain=0.7&recur=0.2&seed=3`.
-import { UserError } from '../../util/errors.ts';
+import { UserError } from '../../core/errors.ts';
 import { numberParam } from '../spec.ts';
 
 export interface SimParams {

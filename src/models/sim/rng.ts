@@ -1,7 +1,7 @@
 // Randomness for simulated controllers, derived only from hashes of their inputs (seed, messages,
 // purpose): never from call order or wall time, so a sim's output is a pure function of
 // (profile, parameters, messages) in every process.
-import { sha256Hex } from '../../util/hash.ts';
+import { sha256Hex } from '../../core/util/hash.ts';
 
 /** sfc32 seeded from 128 bits of SHA-256(key): small, fast and good enough for simulations. */
 export class HashRng {

@@ -9,8 +9,8 @@
 // POST /detokenize (also under /v1/).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sha256Hex } from '../../util/hash.ts';
-import { UserError } from '../../util/errors.ts';
+import { sha256Hex } from '../../core/util/hash.ts';
+import { UserError } from '../../core/errors.ts';
 import type { ChatMessage } from '../types.ts';
 import { parseSpec } from '../spec.ts';
 import { SIM_VERSION } from './controller.ts';

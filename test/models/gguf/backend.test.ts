@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import type { Token } from 'node-llama-cpp';
 import { createGgufModel, type GgufModel } from '../../../src/models/gguf/model.ts';
 import { ensureTinyModel } from '../../../src/models/gguf/tiny-model.ts';
-import { UserError } from '../../../src/util/errors.ts';
+import { UserError } from '../../../src/core/errors.ts';
 import { disposeAllGgufRuntimes, ContextOverflowError, type GgufRuntime } from '../../../src/models/gguf/runtime.ts';
 import { findBannedOccurrence } from '../../../src/models/gguf/ban.ts';
 import type { AttemptRecord, ChatMessage } from '../../../src/models/types.ts';

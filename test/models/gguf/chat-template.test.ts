@@ -9,7 +9,7 @@ import {
   resolveChatTemplate,
 } from '../../../src/models/gguf/chat-template.ts';
 import { TINY_CHAT_TEMPLATE } from '../../../src/models/gguf/tiny-model.ts';
-import { UserError } from '../../../src/util/errors.ts';
+import { UserError } from '../../../src/core/errors.ts';
 
 const tiny = (kwargs: Record<string, unknown> = { ...DEFAULT_TEMPLATE_KWARGS }) =>
   new ChatRenderer(

@@ -12,7 +12,7 @@ import {
   TINY_CHAT_TEMPLATE,
 } from '../../../src/models/gguf/tiny-model.ts';
 import { serializeGguf } from '../../../src/models/gguf/gguf-writer.ts';
-import { sha256Hex } from '../../../src/util/hash.ts';
+import { sha256Hex } from '../../../src/core/util/hash.ts';
 
 test('same options give byte-identical files; another seed gives other weights; under 1 MB', () => {
   const a = buildTinyLlamaGguf();

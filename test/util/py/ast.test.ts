@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { literalEval, parseExpression, PySyntaxError, unparse } from '../../../src/util/py/ast/index.ts';
-import { pyReprValue } from '../../../src/util/py/values.ts';
+import { literalEval, parseExpression, PySyntaxError, unparse } from '../../../src/core/py/ast/index.ts';
+import { pyReprValue } from '../../../src/core/py/values.ts';
 import { loadFixture } from './fixtures.ts';
 
 const { cases, python } = loadFixture('cpython-ast.json');

@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { blake2b, blake2bHex } from '../../../src/util/py/blake2b.ts';
+import { blake2b, blake2bHex } from '../../../src/core/py/blake2b.ts';
 import { loadFixture } from './fixtures.ts';
 
 const { blake2b: cases } = loadFixture('cpython-helpers.json');

@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { getCloseMatches, SequenceMatcher } from '../../../src/util/py/difflib.ts';
-import { pyFloatRepr } from '../../../src/util/python.ts';
+import { getCloseMatches, SequenceMatcher } from '../../../src/core/py/difflib.ts';
+import { pyFloatRepr } from '../../../src/core/py/format.ts';
 import { loadFixture } from './fixtures.ts';
 
 const { difflib: cases, ratios } = loadFixture('cpython-helpers.json');

@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { pyFormatG, pyRound } from '../../../src/util/py/numbers.ts';
-import { pyFloatRepr } from '../../../src/util/python.ts';
+import { pyFormatG, pyRound } from '../../../src/core/py/numbers.ts';
+import { pyFloatRepr } from '../../../src/core/py/format.ts';
 import { loadFixture } from './fixtures.ts';
 
 const { round, format_g } = loadFixture('cpython-helpers.json');

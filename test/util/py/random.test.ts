@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { PyRandom } from '../../../src/util/py/random.ts';
-import { pyFloatRepr } from '../../../src/util/python.ts';
+import { PyRandom } from '../../../src/core/py/random.ts';
+import { pyFloatRepr } from '../../../src/core/py/format.ts';
 import { loadFixture } from './fixtures.ts';
 
 const { random: cases } = loadFixture('cpython-helpers.json');

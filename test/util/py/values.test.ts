@@ -12,8 +12,8 @@ import {
   pyReprValue,
   pyTruthy,
   pyTypeName,
-} from '../../../src/util/py/values.ts';
-import { pyLen, pySorted, pyStripChars } from '../../../src/util/py/strings.ts';
+} from '../../../src/core/py/values.ts';
+import { pyLen, pySorted, pyStripChars } from '../../../src/core/py/strings.ts';
 
 // Expected strings written from CPython 3.11 output.
 test('repr of nested containers, as Python prints them', () => {

@@ -1,0 +1,13 @@
+// Verifier states as the reference writes them: Python json.dumps bytes (", "/": " separators,
+// insertion order, floats in violation vectors printed as floats, e.g. 0.0 and 0.39999999999999997).
+import { pyJsonDumps } from '../py/format.ts';
+import type { VerifierState } from './types.ts';
+
+export function stateJson(state: VerifierState): string {
+  return pyJsonDumps(state);
+}
+
+/** A batch output record: `{"id": …, <state fields in the reference's order>}`. */
+export function verifyRecord(id: unknown, state: VerifierState): Record<string, unknown> {
+  return { id: id ?? null, ...state };
+}

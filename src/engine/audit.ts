@@ -1,0 +1,317 @@
+// The replay audit of one run. It trusts nothing stored: it re-hashes the event chain, replays
+// every verifier state from the stored text, checks revision continuity, the stop rule (no
+// continuation after success, the full budget when unresolved), final flags, that every accepted
+// draft came from a successful attempt, that the messages sent were the protocol's, and that the
+// derived tables equal a fresh reduction of the events. Each discrepancy names case, revision and
+// field.
+import { buildHistoryMessages, parseHistoryPolicy } from './history.ts';
+import { messagesSha256 } from './loop.ts';
+import { canonicalJson } from '../core/util/hash.ts';
+import { pyStrip } from '../core/py/format.ts';
+import type { ConstraintCase, Family, PromptVariant } from '../core/verify/types.ts';
+import { diffLeaves } from '../core/util/json-diff.ts';
+import type { RunPlannedPayload, StoredEvent } from '../store/events.ts';
+import { planSha256 } from '../store/plan.ts';
+import { reduceRun } from '../store/reduce.ts';
+import { eventHash, GENESIS_HASH, rowToEvent, type RunStore } from '../store/store.ts';
+import type { TrajectoryRecord } from '../store/types.ts';
+
+export interface Discrepancy {
+  caseIndex: number | null;
+  caseId: string | null;
+  revision: number | null;
+  field: string;
+  problem: string;
+}
+
+export interface AuditReport {
+  runId: string;
+  events: number;
+  trajectories: number;
+  rounds: number;
+  pending: number;
+  discrepancies: Discrepancy[];
+  notes: string[];
+  passed: boolean;
+}
+
+export function formatDiscrepancy(d: Discrepancy): string {
+  const where = [
+    d.caseId !== null ? `case ${d.caseId} (#${(d.caseIndex ?? 0) + 1})` : d.caseIndex !== null ? `case #${d.caseIndex + 1}` : 'run',
+    d.revision !== null ? `revision ${d.revision}` : null,
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return `${where}: ${d.field}: ${d.problem}`;
+}
+
+/** The first differing field of two verifier states, e.g. "observed_word_count: stored 11, replayed 12". */
+function stateDiff(stored: unknown, replayed: unknown): { field: string; problem: string } | null {
+  const diffs = diffLeaves(stored, replayed, ['stored', 'replayed'], 1);
+  if (!diffs.length) return null;
+  const [path, ...rest] = diffs[0].split(': ');
+  return { field: `state.${path}`, problem: rest.join(': ') };
+}
+
+export function auditRun(store: RunStore, runId: string, resolveFamily: (name: string) => Family): AuditReport {
+  const found: Discrepancy[] = [];
+  const notes: string[] = [];
+  const add = (caseIndex: number | null, caseId: string | null, revision: number | null, field: string, problem: string) =>
+    found.push({ caseIndex, caseId, revision, field, problem });
+
+  // 1. The event chain: contiguous sequence numbers, linked and unmodified hashes, parseable payloads.
+  const rows = store.rawEventRows(runId);
+  const events: StoredEvent[] = [];
+  let prev = GENESIS_HASH;
+  let expectSeq = 1;
+  for (const r of rows) {
+    if (r.seq !== expectSeq)
+      add(
+        null,
+        null,
+        null,
+        'events',
+        `event${r.seq - expectSeq === 1 ? '' : 's'} seq ${expectSeq}${r.seq - 1 > expectSeq ? `–${r.seq - 1}` : ''} missing (deleted from the log)`,
+      );
+    if (r.prev_hash !== prev && r.seq === expectSeq)
+      add(r.case_index, null, r.revision, 'events', `event seq ${r.seq} (${r.type}) does not link to its predecessor`);
+    if (eventHash(r.prev_hash, r.run_id, r.seq, r.type, r.case_index, r.revision, r.at, r.payload) !== r.hash) {
+      add(r.case_index, null, r.revision, 'events', `event seq ${r.seq} (${r.type}) was modified after it was written (hash mismatch)`);
+    }
+    prev = r.hash;
+    expectSeq = r.seq + 1;
+    try {
+      events.push(rowToEvent(r));
+    } catch {
+      add(r.case_index, null, r.revision, 'events', `event seq ${r.seq} (${r.type}) has a payload that is not JSON`);
+    }
+  }
+  const reduced = reduceRun(events);
+  if (!reduced) {
+    add(null, null, null, 'plan', rows.length ? 'the log has no run_planned event' : `no run '${runId}' in ${store.path}`);
+    return finish();
+  }
+
+  // 2. The plan: first, unique, and its hash recomputes.
+  const plannedEvents = events.filter((e) => e.type === 'run_planned');
+  const planned = plannedEvents[0].payload as RunPlannedPayload;
+  if (events[0]?.type !== 'run_planned') add(null, null, null, 'plan', 'run_planned is not the first event');
+  if (plannedEvents.length > 1) add(null, null, null, 'plan', `${plannedEvents.length} run_planned events (a plan never changes)`);
+  if (planSha256(planned.plan, planned.cases, planned.per_case) !== planned.plan_sha256)
+    add(null, null, null, 'plan', 'plan_sha256 does not match the stored plan and cases');
+
+  const variant = planned.plan.protocol.variant as PromptVariant;
+  let history: ReturnType<typeof parseHistoryPolicy> | null = null;
+  try {
+    history = parseHistoryPolicy(planned.plan.protocol.history);
+  } catch {
+    add(null, null, null, 'plan', `unknown history policy '${planned.plan.protocol.history}'`);
+  }
+  const checkMessages = planned.plan.kind === 'run' && planned.plan.protocol.message_policy === 'verbatim' && history !== null;
+  if (planned.plan.kind === 'run' && !checkMessages)
+    notes.push(`messages not re-derived: message policy '${planned.plan.protocol.message_policy}' is not the verbatim one`);
+
+  // 3. Per trajectory: its events in order, then the replay of every round.
+  const byCase = new Map<number, StoredEvent[]>();
+  for (const e of events) {
+    if (e.caseIndex === null) continue;
+    if (e.caseIndex < 0 || e.caseIndex >= planned.cases.length) {
+      add(e.caseIndex, null, e.revision, 'events', `event seq ${e.seq} (${e.type}) names a case outside the plan`);
+      continue;
+    }
+    const list = byCase.get(e.caseIndex) ?? [];
+    list.push(e);
+    byCase.set(e.caseIndex, list);
+  }
+  const familyCache = new Map<string, Family | null>();
+  const familyOf = (name: string): Family | null => {
+    if (!familyCache.has(name)) {
+      try {
+        familyCache.set(name, resolveFamily(name));
+      } catch (e) {
+        familyCache.set(name, null);
+        add(null, null, null, 'family', `cannot replay family '${name}': ${(e as Error).message}`);
+      }
+    }
+    return familyCache.get(name)!;
+  };
+  for (const [name, fp] of Object.entries(planned.plan.families)) {
+    const f = familyOf(name);
+    if (f && f.version !== fp.version)
+      notes.push(`family ${name}: run planned with verifier version ${fp.version}, replayed with ${f.version}`);
+  }
+
+  reduced.trajectories.forEach((t) => {
+    const family = familyOf(t.family);
+    auditEvents(t, byCase.get(t.caseIndex) ?? [], planned.plan.kind, add);
+    if (family) auditRounds(t, family, variant, planned.plan.kind, add);
+    if (family && checkMessages && history) auditMessages(t, byCase.get(t.caseIndex) ?? [], family, variant, history, add);
+  });
+
+  // 4. The derived tables equal a fresh reduction.
+  const mat = store.materialized(runId);
+  reduced.trajectories.forEach((t, i) => {
+    const m = mat.trajectories[i];
+    const diffs = diffLeaves(t, m, ['events', 'tables'], 3);
+    for (const d of diffs) add(i, t.caseId, null, 'tables', `derived tables disagree with the events: ${d}`);
+    const a = reduced.attempts[i];
+    const ma = mat.attempts[i];
+    if (ma && canonicalJson(a) !== canonicalJson(ma))
+      add(i, t.caseId, null, 'tables', `attempt counts: events ${canonicalJson(a)}, tables ${canonicalJson(ma)}`);
+    if (mat.nRounds[i] !== t.rounds.length)
+      add(i, t.caseId, null, 'tables', `n_rounds: events ${t.rounds.length}, tables ${mat.nRounds[i]}`);
+  });
+  const pendingCount = reduced.trajectories.filter((t) => t.status === 'pending').length;
+  if (pendingCount) notes.push(`${pendingCount} trajectories not finished (the run was interrupted or is running; resume it to finish)`);
+  return finish();
+
+  function finish(): AuditReport {
+    const ts = reduced?.trajectories ?? [];
+    for (const d of found) if (d.caseId === null && d.caseIndex !== null && ts[d.caseIndex]) d.caseId = ts[d.caseIndex].caseId;
+    return {
+      runId,
+      events: rows.length,
+      trajectories: ts.length,
+      rounds: ts.reduce((n, t) => n + t.rounds.length, 0),
+      pending: ts.filter((t) => t.status === 'pending').length,
+      discrepancies: found,
+      notes,
+      passed: found.length === 0,
+    };
+  }
+}
+
+type Add = (caseIndex: number | null, caseId: string | null, revision: number | null, field: string, problem: string) => void;
+
+/** Event order within one trajectory: continuity, attempts behind drafts, stop markers. */
+function auditEvents(t: TrajectoryRecord, events: StoredEvent[], kind: 'run' | 'import', add: Add): void {
+  const id = t.caseId;
+  let rounds = 0;
+  let ended: 'success' | 'complete' | null = null;
+  let okTexts: string[] = [];
+  let started = false;
+  for (const e of events) {
+    switch (e.type) {
+      case 'attempt_started':
+        started = true;
+        okTexts = [];
+        if (e.revision !== rounds)
+          add(t.caseIndex, id, e.revision, 'revision', `attempt started for revision ${e.revision} when revision ${rounds} was next`);
+        break;
+      case 'attempt_finished':
+        if (!started) add(t.caseIndex, id, e.revision, 'attempts', `attempt ${e.payload.attempt} finished without being started`);
+        if (e.payload.record.ok && typeof e.payload.record.text === 'string') okTexts.push(pyStrip(e.payload.record.text));
+        break;
+      case 'draft_accepted': {
+        const r = e.revision ?? -1;
+        if (ended)
+          add(
+            t.caseIndex,
+            id,
+            r,
+            'stop rule',
+            ended === 'success' ? 'continuation after success' : 'draft accepted after the trajectory was completed',
+          );
+        if (r !== rounds)
+          add(t.caseIndex, id, r, 'revision', `expected revision ${rounds}, found ${r} (revisions must be contiguous from 0)`);
+        if (kind === 'run') {
+          if (!started) add(t.caseIndex, id, r, 'attempts', 'draft accepted without an attempt');
+          else if (!okTexts.includes(e.payload.text))
+            add(t.caseIndex, id, r, 'text', 'accepted text is not the stripped text of a successful attempt');
+        }
+        if (e.payload.joint) ended = 'success';
+        rounds++;
+        started = false;
+        okTexts = [];
+        break;
+      }
+      case 'trajectory_completed': {
+        const p = e.payload;
+        if (p.rounds !== rounds) add(t.caseIndex, id, null, 'rounds', `completion says ${p.rounds} rounds, the log holds ${rounds}`);
+        ended ??= 'complete';
+        break;
+      }
+      case 'trajectory_reopened':
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+/** Replays every round and checks the stop rule and final flags against the budget. */
+function auditRounds(t: TrajectoryRecord, family: Family, variant: PromptVariant, kind: 'run' | 'import', add: Add): void {
+  const id = t.caseId;
+  const c: ConstraintCase = t.case;
+  t.rounds.forEach((r, i) => {
+    if (r.text !== pyStrip(r.text)) add(t.caseIndex, id, r.revision, 'text', 'stored text is not stripped');
+    let state;
+    try {
+      state = family.verify(r.text, c);
+    } catch (e) {
+      add(t.caseIndex, id, r.revision, 'state', `verifier failed on the stored text: ${(e as Error).message}`);
+      return;
+    }
+    const d = stateDiff(r.state, state);
+    if (d) add(t.caseIndex, id, r.revision, d.field, d.problem);
+    const energy = family.energy(state);
+    if (!Object.is(energy, r.energy)) add(t.caseIndex, id, r.revision, 'energy', `stored ${r.energy}, replayed ${energy}`);
+    if (r.joint !== (state.joint_success === true))
+      add(t.caseIndex, id, r.revision, 'joint', `stored ${r.joint}, replayed ${state.joint_success}`);
+    const last = i === t.rounds.length - 1;
+    if (r.joint && !last)
+      add(t.caseIndex, id, t.rounds[i + 1].revision, 'stop rule', `continuation after success at revision ${r.revision}`);
+    if (r.feedback !== null && r.feedback !== undefined) {
+      const expected = family.feedback(state, c, variant);
+      if (r.feedback !== expected)
+        add(t.caseIndex, id, r.revision, 'feedback', 'stored feedback differs from the report rendered from the replayed state');
+    } else if (!last && kind === 'run') {
+      add(t.caseIndex, id, r.revision, 'feedback', 'the loop continued but no feedback was recorded');
+    }
+  });
+  const n = t.rounds.length;
+  const lastRound = t.rounds[n - 1];
+  if (n > t.budget + 1) add(t.caseIndex, id, lastRound.revision, 'stop rule', `${n} rounds exceed the budget of ${t.budget} revisions`);
+  const stopReached = !!lastRound && (lastRound.joint || n >= t.budget + 1);
+  if (t.status === 'complete') {
+    if (!lastRound) add(t.caseIndex, id, null, 'status', 'complete without any round');
+    else if (!lastRound.joint && n < t.budget + 1)
+      add(t.caseIndex, id, lastRound.revision, 'stop rule', `unresolved but stopped after ${n} of ${t.budget + 1} rounds`);
+    else if (lastRound.feedback !== null && lastRound.feedback !== undefined)
+      add(t.caseIndex, id, lastRound.revision, 'feedback', 'feedback recorded after the final round');
+  } else if (stopReached) {
+    add(t.caseIndex, id, lastRound.revision, 'status', `the stop rule was reached but the trajectory is ${t.status}`);
+  }
+  if (t.status === 'incomplete' && !t.incompleteReason) add(t.caseIndex, id, null, 'status', 'protocol-incomplete without a reason');
+}
+
+/** Each attempt's message list must be the one the protocol builds from the accepted rounds. */
+function auditMessages(
+  t: TrajectoryRecord,
+  events: StoredEvent[],
+  family: Family,
+  variant: PromptVariant,
+  history: ReturnType<typeof parseHistoryPolicy>,
+  add: Add,
+): void {
+  const initial = family.initialPrompt(t.case, variant);
+  for (const e of events) {
+    if (e.type !== 'attempt_started' || e.revision === null) continue;
+    const prior = t.rounds.slice(0, e.revision);
+    if (prior.length !== e.revision || prior.some((r) => r.feedback === null || r.feedback === undefined)) continue; // reported elsewhere
+    const messages = buildHistoryMessages(
+      initial,
+      prior.map((r) => ({ revision: r.revision, draft: r.text, feedback: r.feedback as string })),
+      history,
+    );
+    if (messagesSha256(messages) !== e.payload.messages_sha256) {
+      add(
+        t.caseIndex,
+        t.caseId,
+        e.revision,
+        'messages',
+        `the messages sent (seq ${e.seq}) are not the protocol's for the accepted history`,
+      );
+    }
+  }
+}

@@ -1,0 +1,53 @@
+// History policies: which earlier draft/feedback exchanges a revision request carries.
+// `full` is the paper's protocol (the whole conversation). `last:K` is the reference's tail_K
+// (PROTOCOL §3.10): the initial prompt followed by the last K+1 exchanges. `reset` keeps only the
+// current draft and its feedback after the initial prompt. Every policy is applied at every round.
+import { UserError } from '../core/errors.ts';
+import type { ChatMessage } from '../models/types.ts';
+
+export type HistoryPolicy = { kind: 'full' } | { kind: 'last'; k: number } | { kind: 'reset' };
+
+/** One failed round as the model saw it: its stripped draft and the feedback on it. */
+export interface Exchange {
+  revision: number;
+  draft: string;
+  feedback: string;
+}
+
+export function parseHistoryPolicy(spec: string): HistoryPolicy {
+  const s = spec.trim();
+  if (s === 'full') return { kind: 'full' };
+  if (s === 'reset') return { kind: 'reset' };
+  const m = /^last:(\d+)$/.exec(s);
+  if (m) return { kind: 'last', k: Number(m[1]) };
+  throw new UserError(`--history: unknown history policy '${spec}'; use full, last:K (K = 0, 1, 2, …) or reset`);
+}
+
+export function formatHistoryPolicy(p: HistoryPolicy): string {
+  return p.kind === 'last' ? `last:${p.k}` : p.kind;
+}
+
+/** The exchanges a policy keeps, oldest first. */
+export function selectExchanges<T>(exchanges: readonly T[], policy: HistoryPolicy): T[] {
+  switch (policy.kind) {
+    case 'full':
+      return exchanges.slice();
+    case 'reset':
+      return exchanges.slice(-1);
+    case 'last':
+      return exchanges.slice(-(policy.k + 1));
+  }
+}
+
+/**
+ * The paper's message list: the initial prompt as the only user message to start (no system
+ * message), then for each kept exchange the stripped draft as the assistant turn and the verifier
+ * report as the user turn.
+ */
+export function buildHistoryMessages(initialPrompt: string, exchanges: readonly Exchange[], policy: HistoryPolicy): ChatMessage[] {
+  const messages: ChatMessage[] = [{ role: 'user', content: initialPrompt }];
+  for (const e of selectExchanges(exchanges, policy)) {
+    messages.push({ role: 'assistant', content: e.draft }, { role: 'user', content: e.feedback });
+  }
+  return messages;
+}

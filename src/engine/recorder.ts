@@ -1,0 +1,79 @@
+// The engine's sink backed by the store: every step of a trajectory becomes events, each step one
+// atomic group. A round is one group (its successful attempt, the accepted draft, then the
+// completion or the next generation's start), so the log never holds a finished loop without its
+// end marker. Rounds and first starts go through the store's group commit (all the groups queued in
+// one turn of the event loop share a transaction) and the engine waits for the commit before it
+// starts the generation they announce, so a dead process loses only attempts in flight. Failed
+// attempts and incomplete markers are written at once.
+import type { AcceptedRound, AttemptStart, NumberedAttempt, StopReason, TrajectorySink } from './loop.ts';
+import type { AttemptRecord } from '../models/types.ts';
+import type { NewEvent } from '../store/events.ts';
+import type { RunStore } from '../store/store.ts';
+
+export class StoreRecorder implements TrajectorySink {
+  /** Set when the run is stopping: late callbacks from abandoned calls are not recorded. */
+  closed = false;
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly runId: string,
+    private readonly caseIndex: number,
+  ) {}
+
+  private write(events: NewEvent[]): void {
+    if (!this.closed) this.store.append(this.runId, events);
+  }
+
+  /** Resolves once the events are committed (group commit). */
+  private writeSoon(events: NewEvent[]): Promise<void> {
+    return this.closed ? Promise.resolve() : this.store.appendSoon(this.runId, events);
+  }
+
+  private started(s: AttemptStart): NewEvent {
+    const payload = {
+      messages_sha256: s.messagesSha256,
+      message_count: s.messageCount,
+      max_tokens: s.maxTokens,
+      ...(s.bannedSequences ? { banned_sequences: s.bannedSequences } : {}),
+    };
+    return { type: 'attempt_started', caseIndex: this.caseIndex, revision: s.revision, payload };
+  }
+
+  attemptStarted(s: AttemptStart): Promise<void> {
+    return this.writeSoon([this.started(s)]);
+  }
+
+  attemptFinished(revision: number, attempt: number, record: AttemptRecord): void {
+    this.write([{ type: 'attempt_finished', caseIndex: this.caseIndex, revision, payload: { attempt, record } }]);
+  }
+
+  draftAccepted(round: AcceptedRound, stop: StopReason | null, attempt: NumberedAttempt, next: AttemptStart | null): Promise<void> {
+    const events: NewEvent[] = [
+      {
+        type: 'attempt_finished',
+        caseIndex: this.caseIndex,
+        revision: round.revision,
+        payload: { attempt: attempt.attempt, record: attempt.record },
+      },
+      {
+        type: 'draft_accepted',
+        caseIndex: this.caseIndex,
+        revision: round.revision,
+        payload: { text: round.text, state: round.state, energy: round.energy, joint: round.joint, feedback: round.feedback },
+      },
+    ];
+    if (stop) {
+      events.push({
+        type: 'trajectory_completed',
+        caseIndex: this.caseIndex,
+        revision: round.revision,
+        payload: { stop, rounds: round.revision + 1, final_joint: round.joint },
+      });
+    } else if (next) events.push(this.started(next));
+    return this.writeSoon(events);
+  }
+
+  incomplete(revision: number, reason: string): void {
+    this.write([{ type: 'trajectory_incomplete', caseIndex: this.caseIndex, revision, payload: { reason } }]);
+  }
+}

@@ -1,0 +1,306 @@
+// Plans and runs (or resumes) a run: binds a run id to an immutable plan, skips completed
+// trajectories, continues the others from their last accepted draft with the history rebuilt from
+// the store, and records every step. A different plan under an existing run id is refused.
+import { setMaxListeners } from 'node:events';
+import { hostname } from 'node:os';
+import type { Model } from '../models/types.ts';
+import type { PerCase, RunPlannedPayload } from '../store/events.ts';
+import { casesSha256, diffPlans, familyFingerprint, planSha256, type RunPlan } from '../store/plan.ts';
+import { StoreRecorder } from './recorder.ts';
+import type { RunStore } from '../store/store.ts';
+import type { TrajectoryRecord } from '../store/types.ts';
+import { CapabilityError, UserError } from '../core/errors.ts';
+import type { ConstraintCase, Family } from '../core/verify/types.ts';
+import { runTrajectory, type AcceptedRound, type TrajectoryOutcome } from './loop.ts';
+import type { BanProvider, MessagePolicy } from './harness.ts';
+import { runPool } from './pool.ts';
+import { protocolSpec, type ProtocolConfig } from './protocol.ts';
+
+export const REVLOOP_VERSION = '0.1.0';
+
+export interface CaseSetInfo {
+  format: string;
+  /** Cases in the source before --limit. */
+  total: number;
+  limit: number | null;
+  fileSha256: string | null;
+  manifest: unknown;
+  /** Where the cases were read from (recorded per session, not part of the plan). */
+  path: string | null;
+}
+
+export interface RunRequest {
+  store: RunStore;
+  runId: string;
+  /** The selected cases, in input order. */
+  cases: ConstraintCase[];
+  caseSet: CaseSetInfo;
+  model: Model;
+  protocol: ProtocolConfig;
+  resolveFamily: (name: string) => Family;
+  extraBody?: Record<string, unknown> | null;
+  messagePolicy?: MessagePolicy;
+  banProvider?: BanProvider;
+  concurrency?: number;
+  signal?: AbortSignal;
+  /** Stop the run after this many trajectories in a row end protocol-incomplete (0 = never). */
+  maxConsecutiveFailures?: number;
+  /** How long to wait for in-flight calls once stopping, before abandoning them (ms). */
+  abandonAfterMs?: number;
+  /** Operational settings recorded with the session (timeouts, retries, rate limits, …). */
+  sessionOptions?: Record<string, unknown>;
+  onProgress?: (p: RunProgress) => void;
+}
+
+export interface RunProgress {
+  total: number;
+  /** Trajectories already finished before this session started. */
+  skipped: number;
+  /** Trajectories finished in this session. */
+  done: number;
+  /** Finished with a joint success (whole run, including skipped ones). */
+  successes: number;
+  incomplete: number;
+  rounds: number;
+  startedAtMs: number;
+}
+
+export interface RunResult {
+  runId: string;
+  resumed: boolean;
+  progress: RunProgress;
+  /** Set when the run stopped before every trajectory finished. */
+  stopped: null | { reason: 'interrupted' | 'provider-failures'; message: string };
+}
+
+/** The plan a request would bind its run id to. */
+export function planRun(
+  req: Pick<RunRequest, 'cases' | 'caseSet' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider'>,
+  kind: RunPlan['kind'] = 'run',
+  perCase: PerCase[] | null = null,
+): RunPlannedPayload {
+  const byFamily = new Map<string, ConstraintCase[]>();
+  for (const c of req.cases) {
+    const list = byFamily.get(c.family) ?? [];
+    list.push(c);
+    byFamily.set(c.family, list);
+  }
+  const families: RunPlan['families'] = {};
+  for (const name of [...byFamily.keys()].sort())
+    families[name] = familyFingerprint(req.resolveFamily(name), byFamily.get(name)!, req.protocol.variant);
+  const protocol = protocolSpec({
+    ...req.protocol,
+    messagePolicy: req.messagePolicy?.name ?? req.protocol.messagePolicy,
+    banProvider: req.banProvider?.name ?? req.protocol.banProvider,
+  });
+  const plan: RunPlan = {
+    format: 'revloop.plan/1',
+    kind,
+    case_set: {
+      format: req.caseSet.format,
+      total: req.caseSet.total,
+      limit: req.caseSet.limit,
+      count: req.cases.length,
+      file_sha256: req.caseSet.fileSha256,
+      cases_sha256: casesSha256(req.cases),
+      manifest: req.caseSet.manifest ?? null,
+    },
+    controller: {
+      label: req.model.label,
+      spec: req.model.spec,
+      simulated: req.model.capabilities.simulated,
+      capabilities: req.model.capabilities,
+      generation: { temperature: req.protocol.temperature, seed: req.protocol.seed, extra_body: req.extraBody ?? null },
+    },
+    protocol,
+    families,
+  };
+  return { plan, cases: req.cases, per_case: perCase, plan_sha256: planSha256(plan, req.cases, perCase) };
+}
+
+/** Checks cases against their families before anything is written. */
+export function validateCases(cases: readonly ConstraintCase[], resolveFamily: (name: string) => Family, where: string): void {
+  const problems: string[] = [];
+  const seen = new Map<string, number>();
+  cases.forEach((c, i) => {
+    const at = `${where}: case ${i + 1} (${c.id})`;
+    const prev = seen.get(c.id);
+    if (prev !== undefined) problems.push(`${at}: id: duplicate of case ${prev + 1}`);
+    seen.set(c.id, i);
+    let family: Family;
+    try {
+      family = resolveFamily(c.family);
+    } catch (e) {
+      problems.push(`${at}: family: ${(e as Error).message}`);
+      return;
+    }
+    for (const [field, problem] of family.validateCase(c)) problems.push(`${at}: ${field}: ${problem}`);
+  });
+  if (problems.length) {
+    const shown = problems.slice(0, 20).join('\n');
+    throw new UserError(
+      `${problems.length} problem${problems.length === 1 ? '' : 's'} in the case set:\n${shown}${problems.length > 20 ? `\n… and ${problems.length - 20} more` : ''}`,
+    );
+  }
+}
+
+/** Refuses a different plan under an existing run id, naming what differs. */
+export function checkSamePlan(runId: string, stored: RunPlannedPayload, requested: RunPlannedPayload): void {
+  if (stored.plan_sha256 === requested.plan_sha256) return;
+  const diffs = diffPlans(stored.plan, requested.plan);
+  if (!diffs.length) diffs.push('the frozen cases or per-case settings differ');
+  throw new UserError(
+    `run '${runId}' exists with a different plan; a run's plan never changes.\n` +
+      diffs.map((d) => `  ${d}`).join('\n') +
+      `\nUse a new --run-id to run this plan, or repeat the original command to resume '${runId}'.`,
+  );
+}
+
+/** Accepted rounds of a stored trajectory, with the feedback the model saw after each. */
+function priorRounds(t: TrajectoryRecord, family: Family, req: RunRequest): AcceptedRound[] {
+  return t.rounds.map((r, i) => {
+    const last = i === t.rounds.length - 1;
+    const feedback = r.feedback ?? (last && r.joint ? null : family.feedback(r.state, t.case, req.protocol.variant));
+    return { ...r, feedback };
+  });
+}
+
+export async function executeRun(req: RunRequest): Promise<RunResult> {
+  const { store, runId } = req;
+  validateCases(req.cases, req.resolveFamily, req.caseSet.path ?? 'cases');
+  if (req.banProvider && !req.model.capabilities.ban) {
+    throw new CapabilityError(`the ban provider '${req.banProvider.name}' needs a model with decoder bans; ${req.model.spec} has none`);
+  }
+  const requested = planRun(req);
+  const stored = store.getPlanned(runId);
+  if (stored) checkSamePlan(runId, stored, requested);
+
+  store.acquireLock(runId);
+  try {
+    if (!stored) store.createRun(runId, requested);
+    const trajectories = store.loadTrajectories([runId]);
+    const open = trajectories.filter((t) => t.status !== 'complete');
+    const progress: RunProgress = {
+      total: trajectories.length,
+      skipped: trajectories.length - open.length,
+      done: 0,
+      successes: trajectories.filter((t) => t.status === 'complete' && t.rounds[t.rounds.length - 1]?.joint).length,
+      incomplete: 0,
+      rounds: 0,
+      startedAtMs: Date.now(),
+    };
+    store.append(runId, [
+      {
+        type: 'session_started',
+        payload: {
+          kind: stored ? 'resume' : 'run',
+          revloop_version: REVLOOP_VERSION,
+          pid: process.pid,
+          host: hostname(),
+          cases_path: req.caseSet.path,
+          options: { concurrency: req.concurrency ?? 1, ...(req.sessionOptions ?? {}) },
+          pending: open.length,
+        },
+      },
+    ]);
+    req.onProgress?.({ ...progress });
+
+    const controller = new AbortController();
+    // Every call in flight listens on this one signal (timers, sockets): that is by design.
+    setMaxListeners(4 * (req.concurrency ?? 1) + 16, controller.signal);
+    let stopped: RunResult['stopped'] = null;
+    const onExternalAbort = () => {
+      stopped ??= { reason: 'interrupted', message: 'stopped by request' };
+      controller.abort();
+    };
+    if (req.signal?.aborted) onExternalAbort();
+    req.signal?.addEventListener('abort', onExternalAbort, { once: true });
+
+    const recorders = new Set<StoreRecorder>();
+    let consecutiveFailures = 0;
+    const maxFailures = req.maxConsecutiveFailures ?? 0;
+
+    const work = async (t: TrajectoryRecord): Promise<void> => {
+      const family = req.resolveFamily(t.family);
+      const recorder = new StoreRecorder(store, runId, t.caseIndex);
+      recorders.add(recorder);
+      try {
+        if (t.status === 'incomplete') {
+          store.append(runId, [
+            { type: 'trajectory_reopened', caseIndex: t.caseIndex, payload: { previous_reason: t.incompleteReason ?? null } },
+          ]);
+        }
+        const outcome: TrajectoryOutcome = await runTrajectory(
+          { caseIndex: t.caseIndex, case: t.case, family, prior: priorRounds(t, family, req) },
+          req.model,
+          {
+            attemptStarted: (s) => recorder.attemptStarted(s),
+            attemptFinished: (r, a, rec) => recorder.attemptFinished(r, a, rec),
+            draftAccepted: async (round, stop, attempt, next) => {
+              await recorder.draftAccepted(round, stop, attempt, next);
+              if (!recorder.closed) progress.rounds++;
+            },
+            incomplete: (r, reason) => recorder.incomplete(r, reason),
+          },
+          {
+            protocol: req.protocol,
+            messagePolicy: req.messagePolicy,
+            banProvider: req.banProvider,
+            extraBody: req.extraBody ?? undefined,
+            signal: controller.signal,
+          },
+        );
+        if (recorder.closed || outcome.status === 'aborted') return;
+        progress.done++;
+        if (outcome.status === 'incomplete') {
+          progress.incomplete++;
+          consecutiveFailures++;
+          if (maxFailures > 0 && consecutiveFailures >= maxFailures && !controller.signal.aborted) {
+            stopped = {
+              reason: 'provider-failures',
+              message: `${consecutiveFailures} trajectories in a row ended protocol-incomplete (last: ${outcome.reason}); stopped to spare the provider`,
+            };
+            controller.abort();
+          }
+        } else {
+          consecutiveFailures = 0;
+          if (outcome.rounds[outcome.rounds.length - 1]?.joint) progress.successes++;
+        }
+        req.onProgress?.({ ...progress });
+      } finally {
+        recorders.delete(recorder);
+      }
+    };
+
+    let fatal: { error: unknown } | null = null;
+    const pool = runPool(open, req.concurrency ?? 1, controller.signal, work, (error) => {
+      fatal = { error };
+      controller.abort();
+    });
+    // Once stopping, nothing more is recorded, and calls that ignore the abort signal are abandoned
+    // after a grace period (resuming repeats them).
+    let timer: NodeJS.Timeout | undefined;
+    const abandoned = new Promise<void>((resolve) => {
+      const onAbort = () => {
+        for (const r of recorders) r.closed = true;
+        timer = setTimeout(resolve, req.abandonAfterMs ?? 2000);
+      };
+      if (controller.signal.aborted) onAbort();
+      else controller.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    pool.catch(() => undefined); // an abandoned pool may still fail later; that is no longer news
+    try {
+      await Promise.race([pool, abandoned]);
+    } finally {
+      if (timer) clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onExternalAbort);
+    }
+    // A worker's error stops the run even when its siblings had to be abandoned.
+    if (fatal) throw (fatal as { error: unknown }).error;
+    return { runId, resumed: stored !== null, progress: { ...progress }, stopped };
+  } finally {
+    // Rounds of abandoned calls may still wait for their group commit: they are complete, keep them.
+    store.flush();
+    store.releaseLock(runId);
+  }
+}

@@ -1,0 +1,293 @@
+// ToolShed error families and their three renderings (HARNESS.md §1.6). Every failure the runtime
+// reports is a ToolError carrying terse, standard and verbose texts; which one the model sees, and
+// whether the failed call is echoed back, is chosen when the observation is rendered.
+import { getCloseMatches } from '../../core/py/difflib.ts';
+import { pySorted } from '../../core/py/strings.ts';
+import { pyStrip } from '../../core/py/format.ts';
+import { pyReprValue, pyTypeName, type PyValue } from '../../core/py/values.ts';
+import { TOOL_NAMES, toolSignature, type ArgSpec, type ToolSpec } from './tools.ts';
+
+export type Verbosity = 'terse' | 'standard' | 'verbose';
+
+export interface RenderOptions {
+  verbosity?: Verbosity;
+  /** Append "\n  while calling: <stripped action>" (the probe's fail_echo condition). */
+  echoAction?: boolean;
+}
+
+/** One failure, rendered three ways; `kind` is the error family used in every breakdown. */
+export class ToolError extends Error {
+  readonly terse: string;
+  readonly standard: string;
+  readonly verbose: string;
+
+  constructor(
+    readonly kind: string,
+    terse: string,
+    standard: string,
+    verbose = '',
+  ) {
+    super(standard);
+    this.name = 'ToolError';
+    this.terse = terse;
+    this.standard = standard;
+    this.verbose = verbose || standard;
+  }
+
+  text(verbosity: Verbosity = 'standard'): string {
+    return verbosity === 'terse' ? this.terse : verbosity === 'verbose' ? this.verbose : this.standard;
+  }
+}
+
+/** `difflib.get_close_matches(name, candidates, n=1, cutoff=0.0)[0]`, else the first candidate. */
+export function closest(name: string, candidates: readonly string[]): string {
+  const match = getCloseMatches(name, candidates, 1, 0.0);
+  return match.length ? match[0] : candidates[0];
+}
+
+// ---- parse errors ------------------------------------------------------------------------------
+
+export function parseEmptyError(): ToolError {
+  return new ToolError(
+    'parse_error',
+    'Error: empty action.',
+    'Error: empty action. Emit exactly one tool call.',
+    'Error: empty action. Emit exactly one tool call of the form tool_name(arg=value).',
+  );
+}
+
+/** `msg` is CPython's SyntaxError.msg. */
+export function parseSyntaxError(msg: string): ToolError {
+  return new ToolError(
+    'parse_error',
+    'Error: syntax error.',
+    `SyntaxError: could not parse the call (${msg}).`,
+    `SyntaxError: could not parse the call (${msg}). Expected a single call of the form tool_name(arg=value).`,
+  );
+}
+
+export function parseNotCallError(): ToolError {
+  return new ToolError(
+    'parse_error',
+    'Error: not a tool call.',
+    "Error: the action must be a single tool call, e.g. read_file(path='notes/todo.md').",
+    "Error: the action must be a single tool call, e.g. read_file(path='notes/todo.md'). Expressions, assignments and multiple statements are not accepted.",
+  );
+}
+
+export function parseKwargsError(): ToolError {
+  return new ToolError(
+    'parse_error',
+    'Error: **kwargs not supported.',
+    'Error: argument unpacking (**) is not supported.',
+    'Error: argument unpacking (**) is not supported; pass each argument explicitly.',
+  );
+}
+
+/** `src` is `ast.unparse` of the offending argument; it is shown through repr. */
+export function parseNonLiteralError(tool: string, src: string): ToolError {
+  const shown = pyReprValue(src);
+  return new ToolError(
+    'parse_error',
+    'Error: bad argument value.',
+    `Error: ${tool}: argument value ${shown} is not a literal.`,
+    `Error: ${tool}: argument value ${shown} is not a literal. Arguments must be plain strings, numbers or lists of strings.`,
+  );
+}
+
+// ---- binding errors ----------------------------------------------------------------------------
+
+export function unknownToolError(name: string): ToolError {
+  const near = closest(name, TOOL_NAMES);
+  return new ToolError(
+    'unknown_tool',
+    `Error: unknown tool '${name}'.`,
+    `NameError: unknown tool '${name}'. Did you mean '${near}'?`,
+    `NameError: unknown tool '${name}'. Did you mean '${near}'? The available tools are: ${TOOL_NAMES.join(', ')}.`,
+  );
+}
+
+export function arityTooManyError(spec: ToolSpec, given: number): ToolError {
+  const n = spec.args.length;
+  return new ToolError(
+    'arity_error',
+    `Error: ${spec.name} takes ${n} arguments.`,
+    `TypeError: ${spec.name}() takes ${n} arguments but ${given} positional were given.`,
+    `TypeError: ${spec.name}() takes ${n} arguments but ${given} positional were given. Signature: ${toolSignature(spec)}.`,
+  );
+}
+
+export function arityDuplicateError(spec: ToolSpec, name: string): ToolError {
+  return new ToolError(
+    'arity_error',
+    `Error: duplicate argument '${name}'.`,
+    `TypeError: ${spec.name}() got multiple values for '${name}'.`,
+    `TypeError: ${spec.name}() got multiple values for '${name}'. Signature: ${toolSignature(spec)}.`,
+  );
+}
+
+export function unexpectedArgumentError(spec: ToolSpec, key: string): ToolError {
+  const near = closest(key, pySorted(spec.args.map((a) => a.name)));
+  return new ToolError(
+    'unexpected_argument',
+    `Error: unexpected argument '${key}'.`,
+    `TypeError: ${spec.name}() got an unexpected keyword argument '${key}'. Did you mean '${near}'?`,
+    `TypeError: ${spec.name}() got an unexpected keyword argument '${key}'. Did you mean '${near}'? Signature: ${toolSignature(spec)}.`,
+  );
+}
+
+export function missingArgumentError(spec: ToolSpec, a: ArgSpec): ToolError {
+  return new ToolError(
+    'missing_argument',
+    `Error: missing argument '${a.name}'.`,
+    `TypeError: ${spec.name}() missing required argument '${a.name}'.`,
+    `TypeError: ${spec.name}() missing required argument '${a.name}' (${a.description}). Signature: ${toolSignature(spec)}.`,
+  );
+}
+
+export type WantedType = 'string' | 'number' | 'list of strings';
+
+export function typeErrorFor(spec: ToolSpec, a: ArgSpec, value: PyValue, want: WantedType): ToolError {
+  const got = pyTypeName(value);
+  return new ToolError(
+    'type_error',
+    `Error: '${a.name}' must be a ${want}.`,
+    `TypeError: ${spec.name}(): argument '${a.name}' must be a ${want}, got ${got}.`,
+    `TypeError: ${spec.name}(): argument '${a.name}' must be a ${want}, got ${got} (${pyReprValue(value)}). Signature: ${toolSignature(spec)}.`,
+  );
+}
+
+// ---- tool errors -------------------------------------------------------------------------------
+
+export type NotFoundKind = 'folder' | 'file' | 'contact' | 'team' | 'event' | 'attendee' | 'recipient';
+
+/** `{kind}_not_found`; the closest-match and known-options clauses appear only when there are options. */
+export function notFoundError(kind: NotFoundKind, key: string, options: readonly string[]): ToolError {
+  const near = options.length ? closest(key, options) : '';
+  const shown = options.slice(0, 6).join(', ');
+  const standard = `LookupError: no ${kind} matching '${key}'.` + (near ? ` Closest match: '${near}'.` : '');
+  return new ToolError(
+    `${kind}_not_found`,
+    `Error: no ${kind} '${key}'.`,
+    standard,
+    standard + (shown ? ` Known ${kind}s include: ${shown}.` : ''),
+  );
+}
+
+export function permissionError(path: string, action: 'written' | 'deleted'): ToolError {
+  return new ToolError(
+    'permission_error',
+    `Error: '${path}' is read-only.`,
+    `PermissionError: '${path}' is read-only and cannot be ${action}.`,
+    `PermissionError: '${path}' is read-only and cannot be ${action}. Files under system/ are managed by the workspace.`,
+  );
+}
+
+export function dateFormatError(value: string, field: string, tool: string): ToolError {
+  return new ToolError(
+    'format_error',
+    `Error: bad ${field} '${value}'.`,
+    `ValueError: ${tool}(): '${field}' must be YYYY-MM-DD, got '${value}'.`,
+    `ValueError: ${tool}(): '${field}' must be YYYY-MM-DD, got '${value}'. Example: 2026-09-14.`,
+  );
+}
+
+export function timeFormatError(time: string): ToolError {
+  return new ToolError(
+    'format_error',
+    `Error: bad time '${time}'.`,
+    `ValueError: create_event(): 'time' must be HH:MM, got '${time}'.`,
+    `ValueError: create_event(): 'time' must be HH:MM, got '${time}'. Example: 14:30.`,
+  );
+}
+
+export function emailFormatError(to: string): ToolError {
+  return new ToolError(
+    'format_error',
+    `Error: '${to}' is not an email address.`,
+    `ValueError: send_message(): 'to' must be an email address, got '${to}'.`,
+    `ValueError: send_message(): 'to' must be an email address, got '${to}'. Use find_contact() to resolve a name to an address.`,
+  );
+}
+
+export function stateError(eid: string): ToolError {
+  return new ToolError(
+    'state_error',
+    `Error: '${eid}' already cancelled.`,
+    `StateError: event '${eid}' is already cancelled.`,
+    `StateError: event '${eid}' is already cancelled; cancelling it again has no effect.`,
+  );
+}
+
+export function unsupportedConversionError(src: string, dst: string, pairs: string): ToolError {
+  return new ToolError(
+    'unsupported_conversion',
+    `Error: cannot convert ${src} to ${dst}.`,
+    `ValueError: convert_units(): no conversion from '${src}' to '${dst}'.`,
+    `ValueError: convert_units(): no conversion from '${src}' to '${dst}'. Supported pairs include: ${pairs}.`,
+  );
+}
+
+// ---- rendering ---------------------------------------------------------------------------------
+
+/** The observation text of a failure: the chosen verbosity, plus the echo clause when asked. */
+export function renderError(action: string, err: ToolError, options: RenderOptions = {}): string {
+  const body = err.text(options.verbosity ?? 'standard');
+  return options.echoAction ? `${body}\n  while calling: ${pyStrip(action)}` : body;
+}
+
+/** Error families seen in the probe item pool (12). */
+export const PROBE_ERROR_FAMILIES: readonly string[] = [
+  'attendee_not_found',
+  'contact_not_found',
+  'event_not_found',
+  'file_not_found',
+  'format_error',
+  'missing_argument',
+  'permission_error',
+  'team_not_found',
+  'type_error',
+  'unexpected_argument',
+  'unknown_tool',
+  'unsupported_conversion',
+];
+
+/** Families that only occur in free rollouts. */
+export const ROLLOUT_ONLY_ERROR_FAMILIES: readonly string[] = [
+  'parse_error',
+  'arity_error',
+  'state_error',
+  'recipient_not_found',
+  'folder_not_found',
+];
+
+/**
+ * Short glosses per family, used by the `abstract` failure note (HARNESS.md §3.3); unknown
+ * families read "the call failed".
+ */
+export const ERROR_GLOSS: Readonly<Record<string, string>> = {
+  parse_error: 'the call could not be parsed',
+  unknown_tool: 'no such tool',
+  missing_argument: 'a required argument was missing',
+  unexpected_argument: 'an argument name was not recognised',
+  arity_error: 'wrong number of arguments',
+  type_error: 'an argument had the wrong type',
+  format_error: 'an argument was badly formatted',
+  permission_error: 'the target was read-only',
+  state_error: 'the target was already in the requested state',
+  unsupported_conversion: 'that conversion is not supported',
+  contact_not_found: 'no such contact',
+  file_not_found: 'no such file',
+  folder_not_found: 'no such folder',
+  team_not_found: 'no such team',
+  event_not_found: 'no such event',
+  attendee_not_found: 'no such attendee',
+  recipient_not_found: 'no such recipient',
+  test_failure: 'the code did not pass the tests',
+  runtime_error: 'the code raised an exception',
+  syntax_error: 'the code did not compile',
+};
+
+export function errorGloss(kind: string | null | undefined): string {
+  return (kind && Object.prototype.hasOwnProperty.call(ERROR_GLOSS, kind) ? ERROR_GLOSS[kind] : undefined) ?? 'the call failed';
+}

@@ -1,0 +1,163 @@
+// One rollout per task under a harness (HARNESS §5.2): build the context from the steps so far,
+// generate one turn, extract the action, execute it in the task's world, stop when the goal
+// predicate holds (checked after every step, before finish), when finish() is called, or at the
+// step limit. Records follow the reference's rollout JSONL, plus the raw model outputs.
+import { actionToolName, generateAgentTasks, isSolved, step as execute, systemPrompt, taskWorld, type Task } from '../../envs/toolshed/index.ts';
+import { buildAgentMessages } from '../../remedy/messages.ts';
+import { banStrings, failedActions } from '../../remedy/ban.ts';
+import type { AgentStep } from '../../remedy/failure-record.ts';
+import { extractAction, parseErrorBreakdown, repeatStats, type RepeatStats } from './actions.ts';
+import type { Harness, HarnessName } from './harness.ts';
+import type { TurnGenerator } from './generator.ts';
+
+export interface RolloutSettings {
+  maxSteps: number;
+  maxNewTokens: number;
+  temperature: number;
+  seed: number;
+}
+
+/** Settings of record of the reference study (configs/agent_study.yaml). */
+export const STUDY_SETTINGS: RolloutSettings & { nTasks: number } = {
+  nTasks: 24,
+  maxSteps: 6,
+  maxNewTokens: 32,
+  temperature: 0,
+  seed: 20260808,
+};
+
+export type StopReason = 'solved' | 'finish_called' | 'step_limit';
+
+export interface RolloutRecord extends RepeatStats {
+  task_id: string;
+  task_index: number;
+  template: string;
+  harness: HarnessName;
+  model: string;
+  simulated: boolean;
+  env: 'toolshed';
+  solved: boolean;
+  n_steps: number;
+  stop_reason: StopReason;
+  /** null when the backend does not report token counts. */
+  gen_tokens: number | null;
+  prompt_tokens: number | null;
+  n_banned_masked: number | null;
+  seconds: number;
+  actions: string[];
+  ok: boolean[];
+  error_types: Array<string | null>;
+  observations: string[];
+  tools: Array<string | null>;
+  /** The raw generations the actions were extracted from. */
+  raw_outputs: string[];
+  /** stop_reason == step_limit and ≥ 2 canonical repeats among failed actions. */
+  stuck: boolean;
+  ok_call_rate: number | null;
+  prompt_tokens_per_step: number | null;
+  truncated_rate: number;
+  prose_rate: number;
+  temperature: number;
+  seed: number;
+  max_steps: number;
+  max_new_tokens: number;
+  model_params: number | null;
+}
+
+const RENDER = { verbosity: 'standard', echoAction: false } as const;
+
+function sumOrNull(xs: ReadonlyArray<number | null>): number | null {
+  return xs.some((x) => x === null) ? null : (xs as number[]).reduce((a, b) => a + b, 0);
+}
+
+export async function runToolShedRollout(
+  task: Task,
+  taskIndex: number,
+  harness: Harness,
+  gen: TurnGenerator,
+  settings: RolloutSettings,
+  modelParams: number | null = null,
+): Promise<RolloutRecord> {
+  const t0 = performance.now();
+  const world = taskWorld(task);
+  const system = systemPrompt({ demo: true });
+  const steps: AgentStep[] = [];
+  const raw: string[] = [];
+  const genTokens: Array<number | null> = [];
+  const promptTokens: Array<number | null> = [];
+  const masked: Array<number | null> = [];
+  let stop: StopReason | null = null;
+  let solved = false;
+  for (let s = 0; s < settings.maxSteps; s++) {
+    const messages = buildAgentMessages(system, task.goal, steps, harness.policy);
+    const banned = harness.ban ? banStrings(failedActions(steps)) : [];
+    const turn = await gen.turn(messages, {
+      maxNewTokens: settings.maxNewTokens,
+      temperature: settings.temperature,
+      seed: settings.seed,
+      banned,
+      newlineStops: true,
+    });
+    raw.push(turn.text);
+    genTokens.push(turn.genTokens);
+    promptTokens.push(turn.promptTokens);
+    masked.push(harness.ban ? turn.nBannedMasked : 0);
+    const action = extractAction(turn.text);
+    const outcome = execute(world, action, RENDER);
+    steps.push({ action, observation: outcome.observation, ok: outcome.ok, errorType: outcome.errorType, tool: actionToolName(action) });
+    if (isSolved(task, world)) {
+      solved = true;
+      stop = 'solved';
+      break;
+    }
+    if (outcome.info.finish) {
+      stop = 'finish_called';
+      break;
+    }
+  }
+  const stats = repeatStats(steps);
+  const actions = steps.map((s) => s.action);
+  const errorTypes = steps.map((s) => s.errorType ?? null);
+  const { truncated, prose } = parseErrorBreakdown(actions, errorTypes);
+  const nActions = Math.max(actions.length, 1);
+  const prompt = sumOrNull(promptTokens);
+  const stopReason = stop ?? 'step_limit';
+  return {
+    task_id: task.task_id,
+    task_index: taskIndex,
+    template: task.payload.template,
+    harness: harness.name,
+    model: gen.model.label,
+    simulated: gen.model.capabilities.simulated,
+    env: 'toolshed',
+    solved,
+    n_steps: steps.length,
+    stop_reason: stopReason,
+    gen_tokens: sumOrNull(genTokens),
+    prompt_tokens: prompt,
+    n_banned_masked: sumOrNull(masked),
+    seconds: (performance.now() - t0) / 1000,
+    actions,
+    ok: steps.map((s) => s.ok),
+    error_types: errorTypes,
+    observations: steps.map((s) => s.observation),
+    tools: steps.map((s) => s.tool ?? null),
+    raw_outputs: raw,
+    ...stats,
+    stuck: stopReason === 'step_limit' && stats.n_canonical_repeats >= 2,
+    ok_call_rate: steps.length ? steps.filter((s) => s.ok).length / steps.length : null,
+    prompt_tokens_per_step: prompt !== null && steps.length ? prompt / steps.length : null,
+    truncated_rate: truncated / nActions,
+    prose_rate: prose / nActions,
+    temperature: settings.temperature,
+    seed: settings.seed,
+    max_steps: settings.maxSteps,
+    max_new_tokens: settings.maxNewTokens,
+    model_params: modelParams,
+  };
+}
+
+/** The agent study's task list: `generate_agent_tasks(n, 20260808)` (ids agent-0000 …). */
+export function agentTasks(n: number, seed = 20260808): Task[] {
+  return generateAgentTasks(n, seed);
+}

@@ -1,0 +1,198 @@
+// One agent turn from a model: render the messages, decode greedily (or seeded sampling) up to
+// max_new_tokens, stop at end-of-turn ids and (ToolShed) single-token newlines, and optionally ban
+// earlier failed actions (HARNESS §5.2, §6). Two paths:
+//   - in process (gguf:): the exact reference loop — the model's own template, token-level stop ids,
+//     the per-step ban mask, the KV cache reused across steps;
+//   - any other Model: `generate()` with `bannedSequences` (vLLM `bad_words`); for vllm: specs the
+//     newline stop ids are sent as `stop_token_ids` when "\n" and "\n\n" are single tokens.
+import type { ChatMessage, Model } from '../../models/types.ts';
+import { CapabilityError, UserError } from '../../core/errors.ts';
+
+export interface TurnRequest {
+  maxNewTokens: number;
+  temperature: number;
+  seed: number;
+  /** Failed actions to ban (stripped, de-duplicated); empty: no ban. */
+  banned: readonly string[];
+  /** Stop at single-token "\n" / "\n\n" (ToolShed; not CodeRepair). */
+  newlineStops: boolean;
+}
+
+export interface TurnResult {
+  /** Decoded generation (special tokens skipped). */
+  text: string;
+  /** Generated tokens, stop token excluded (null: the backend did not say). */
+  genTokens: number | null;
+  /** Tokens of the full rendered context (what a cache-free implementation would prefill). */
+  promptTokens: number | null;
+  /** Ban mask applications (null: the backend does not report them). */
+  nBannedMasked: number | null;
+  finishReason: string | null;
+  /** Generated token ids and the banned token sequences in force (in-process backends only; not stored). */
+  tokenIds?: number[];
+  banTokenSequences?: ReadonlyArray<readonly number[]>;
+}
+
+export interface TurnGenerator {
+  readonly model: Model;
+  /** The path in words, recorded with the run. */
+  readonly method: string;
+  turn(messages: ChatMessage[], request: TurnRequest): Promise<TurnResult>;
+  /** Facts recorded with the run (model parameters, backend versions). */
+  info(): Promise<Record<string, unknown>>;
+}
+
+/** Thrown when a turn could not be generated (the backend's attempts all failed). */
+export class TurnFailedError extends UserError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TurnFailedError';
+  }
+}
+
+interface GgufLike extends Model {
+  renderPrompt(messages: readonly ChatMessage[], addGenerationPrompt?: boolean): Promise<{ text: string; tokens: number[] }>;
+  tokenize(text: string, special?: boolean): Promise<number[]>;
+  generateTokens(
+    prompt: readonly number[],
+    request: {
+      maxTokens: number;
+      temperature?: number;
+      seed?: number;
+      topP?: number;
+      bannedSequences?: readonly string[];
+      stopTokenIds?: readonly number[];
+    },
+  ): Promise<{ tokens: number[]; text: string; finishReason: string; nBannedMasked: number; banList: ReadonlyArray<readonly number[]> }>;
+  backendInfo(): Promise<Record<string, unknown>>;
+}
+
+function isGguf(m: Model): m is GgufLike {
+  const x = m as Partial<GgufLike>;
+  return typeof x.renderPrompt === 'function' && typeof x.generateTokens === 'function' && typeof x.tokenize === 'function';
+}
+
+/** End-of-turn markers the reference adds to the stop set when they are single vocabulary tokens. */
+export const END_OF_TURN_MARKERS = ['<|im_end|>', '<|eot_id|>', '<|endoftext|>', '<|end|>'];
+
+/** A generator for the model; refuses up front when a ban is needed and the backend cannot ban. */
+export async function turnGeneratorFor(model: Model, options: { needsBan: boolean }): Promise<TurnGenerator> {
+  if (options.needsBan && !model.capabilities.ban) {
+    throw new CapabilityError(
+      `${model.label}: this backend cannot ban token sequences during decoding, which the +ban harnesses need. ` +
+        'Use a gguf:<path> model (per-step token bias in process) or a vllm:<url>#<model> server (bad_words), or a harness without +ban.',
+    );
+  }
+  if (isGguf(model)) return ggufGenerator(model);
+  return chatGenerator(model);
+}
+
+async function ggufGenerator(model: GgufLike): Promise<TurnGenerator> {
+  const stopIds = new Map<boolean, number[]>();
+  const stops = async (newlines: boolean): Promise<number[]> => {
+    const cached = stopIds.get(newlines);
+    if (cached) return cached;
+    const ids = new Set<number>();
+    for (const m of END_OF_TURN_MARKERS) {
+      const t = await model.tokenize(m, true);
+      if (t.length === 1) ids.add(t[0]);
+    }
+    if (newlines) {
+      for (const s of ['\n', '\n\n']) {
+        const t = await model.tokenize(s, false);
+        if (t.length === 1) ids.add(t[0]);
+      }
+    }
+    const list = [...ids].sort((a, b) => a - b);
+    stopIds.set(newlines, list);
+    return list;
+  };
+  return {
+    model,
+    method: 'in process: chat template → tokens, KV cache reused across steps, token-level stop ids, per-step ban mask',
+    async turn(messages, r) {
+      const prompt = await model.renderPrompt(messages, true);
+      const out = await model.generateTokens(prompt.tokens, {
+        maxTokens: r.maxNewTokens,
+        temperature: r.temperature,
+        seed: r.seed,
+        // The reference's sampling path (temperature > 0, unused in the study) is nucleus sampling with top_p 0.95.
+        ...(r.temperature > 0 ? { topP: 0.95 } : {}),
+        bannedSequences: r.banned.length ? r.banned : undefined,
+        stopTokenIds: await stops(r.newlineStops),
+      });
+      return {
+        text: out.text,
+        genTokens: out.tokens.length,
+        promptTokens: prompt.tokens.length,
+        nBannedMasked: out.nBannedMasked,
+        finishReason: out.finishReason,
+        tokenIds: out.tokens,
+        banTokenSequences: out.banList,
+      };
+    },
+    async info() {
+      const info = await model.backendInfo();
+      return { ...info, stopTokenIds: await stops(true) };
+    },
+  };
+}
+
+interface VllmLike extends Model {
+  config: { vllm: boolean };
+}
+
+function chatGenerator(model: Model): TurnGenerator {
+  const vllm = (model as Partial<VllmLike>).config?.vllm === true;
+  let newlineIds: number[] | null | undefined;
+  const newlineStopIds = async (): Promise<number[] | null> => {
+    if (!vllm) return null;
+    if (newlineIds !== undefined) return newlineIds;
+    const ids: number[] = [];
+    try {
+      const { vllmTokenize } = await import('../probe/backend.ts');
+      for (const s of ['\n', '\n\n']) {
+        const t = await vllmTokenize(model, s);
+        if (t.length === 1) ids.push(t[0]);
+      }
+      newlineIds = ids;
+    } catch {
+      newlineIds = null; // no /tokenize: generate to the token limit and take the first line
+    }
+    return newlineIds;
+  };
+  return {
+    model,
+    method: vllm
+      ? 'HTTP chat completions (server-side chat template), bad_words for the ban, stop_token_ids for single-token newlines'
+      : 'HTTP chat completions (server-side chat template); no token-level newline stop (the first line is taken)',
+    async turn(messages, r) {
+      const extraBody: Record<string, unknown> = {};
+      const nl = r.newlineStops ? await newlineStopIds() : null;
+      if (nl && nl.length) extraBody.stop_token_ids = nl;
+      const res = await model.generate(messages, {
+        maxTokens: r.maxNewTokens,
+        temperature: r.temperature,
+        seed: r.seed,
+        ...(r.banned.length ? { bannedSequences: [...r.banned] } : {}),
+        ...(Object.keys(extraBody).length ? { extraBody } : {}),
+      });
+      if (res.text === null) {
+        const last = res.attempts[res.attempts.length - 1];
+        throw new TurnFailedError(
+          `${model.label}: generation failed after ${res.attempts.length} attempt(s): ${last?.error?.kind ?? 'error'}: ${last?.error?.message ?? 'no text'}`,
+        );
+      }
+      const ok = [...res.attempts].reverse().find((a) => a.ok);
+      const masked = ok?.meta?.bannedMasked;
+      return {
+        text: res.text,
+        genTokens: ok?.usage?.completionTokens ?? null,
+        promptTokens: ok?.usage?.promptTokens ?? null,
+        nBannedMasked: typeof masked === 'number' ? masked : null,
+        finishReason: ok?.finishReason ?? null,
+      };
+    },
+    info: async () => ({ backend: vllm ? 'vllm' : 'chat', spec: model.spec, newlineStopTokenIds: await newlineStopIds() }),
+  };
+}

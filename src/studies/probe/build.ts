@@ -1,0 +1,48 @@
+// `--build N`: the ToolShed probe item pool built with the paper's settings (60 tasks, 45 items
+// per operator, 2 distractors; 275 items over 58 tasks), thinned to N items by the reference's
+// stratified subsample (round-robin over operators, at most 3 items per task, seed 20260808) —
+// the selection of the reference's phase A for N = 100.
+import { buildToolshedItems, stratifiedSubsample, PAPER_TOOLSHED_OPTIONS } from '../../envs/toolshed/index.ts';
+import { sha256Hex } from '../../core/util/hash.ts';
+import { itemsJsonl } from './items.ts';
+import type { ProbeItem } from './types.ts';
+
+export const BUILD_MAX_PER_TASK = 3;
+
+export function buildToolShedProbeItems(
+  n: number,
+  options: { maxPerTask?: number; seed?: number } = {},
+): { items: ProbeItem[]; source: string; sha256: string } {
+  const pool = buildToolshedItems(PAPER_TOOLSHED_OPTIONS);
+  const items = stratifiedSubsample(pool, n, options.seed ?? PAPER_TOOLSHED_OPTIONS.seed, options.maxPerTask ?? BUILD_MAX_PER_TASK);
+  return {
+    items,
+    source: `toolshed:build(n=${n}, pool=${pool.length}, max_per_task=${options.maxPerTask ?? BUILD_MAX_PER_TASK})`,
+    sha256: sha256Hex(itemsJsonl(items)),
+  };
+}
+
+/**
+ * CodeRepair items from a user-supplied sanitized MBPP file: the reference's builder settings (the
+ * first 200 problems, 60 items per operator, 2 distractors), thinned to N items with at most one
+ * item per problem (the reference's phase B). Needs Python 3 to execute the programs.
+ */
+export async function buildCodeRepairProbeItems(
+  n: number,
+  options: { mbpp: string; python?: string; maxPerTask?: number; progress?: { write(s: string): unknown; isTTY?: boolean } | null },
+): Promise<{ items: ProbeItem[]; source: string; sha256: string }> {
+  const { loadMbpp, findPython, buildCodeRepairItems } = await import('../../envs/coderepair/index.ts');
+  const problems = loadMbpp(options.mbpp);
+  const py = findPython(options.python);
+  const { lineProgress } = await import('../../cli/progress/work-progress.ts');
+  const progress = lineProgress(options.progress ?? null, `building CodeRepair items (python ${py.version})`);
+  const pool = await buildCodeRepairItems(problems, { python: py.executable, onProgress: (d, t) => progress.update(d, t, 'problems') });
+  progress.finish();
+  const maxPerTask = options.maxPerTask ?? 1;
+  const items = stratifiedSubsample(pool, n, PAPER_TOOLSHED_OPTIONS.seed, maxPerTask);
+  return {
+    items,
+    source: `coderepair:build(n=${n}, pool=${pool.length}, max_per_task=${maxPerTask}, mbpp=${options.mbpp}, python ${py.version})`,
+    sha256: sha256Hex(itemsJsonl(items)),
+  };
+}

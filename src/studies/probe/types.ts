@@ -1,0 +1,73 @@
+// Probe items and conditions (HARNESS §3.2–§3.4). An item freezes one decision point: the context
+// before an attempt, a wrong action that fails there, the observations the runtime gives for it
+// under several renderings and counterfactuals, and the correct action.
+
+/** One probe item, field for field as the reference's JSONL schema (defined with the item builder). */
+export type { ProbeItem } from '../../envs/toolshed/items.ts';
+
+export const CORE_CONDITIONS = ['pre', 'fail', 'succ', 'neut', 'abstract'] as const;
+export const EXTENDED_CONDITIONS = [
+  'neut_pad',
+  'fail_echo',
+  'fail_terse',
+  'fail_verbose',
+  'fail_instr',
+  'fail_k2',
+  'fail_k3',
+  'fail_early',
+  'fail_other',
+  'abstract_min',
+] as const;
+export const ALL_CONDITIONS = [...CORE_CONDITIONS, ...EXTENDED_CONDITIONS] as const;
+
+export type Condition = (typeof ALL_CONDITIONS)[number];
+
+export const CONDITION_DOC: Readonly<Record<Condition, string>> = {
+  pre: 'context before the attempt (baseline)',
+  fail: 'attempt + error observation (standard ReAct harness)',
+  succ: 'attempt + counterfactual success observation',
+  neut: 'attempt + valence-free observation',
+  neut_pad: 'attempt + valence-free observation, length-matched to `fail`',
+  abstract: 'harness-generated failure description, no verbatim call',
+  fail_echo: 'as `fail`, but the error quotes the failed call verbatim',
+  fail_terse: 'as `fail`, with the shortest error rendering',
+  fail_verbose: 'as `fail`, with the longest error rendering',
+  fail_instr: 'as `fail`, plus an explicit do-not-repeat instruction',
+  fail_k2: 'the same call fails twice',
+  fail_k3: 'the same call fails three times',
+  fail_early: 'as `fail`, but the failure precedes the successful steps',
+  fail_other: 'a DIFFERENT wrong action failed; the scored one was never written',
+  abstract_min: 'bare failure marker, no diagnosis and no verbatim call',
+};
+
+export type ConditionSet = 'core' | 'extended' | 'all';
+
+export function conditionsOf(set: ConditionSet): Condition[] {
+  if (set === 'core') return [...CORE_CONDITIONS];
+  if (set === 'extended') return [...EXTENDED_CONDITIONS];
+  return [...ALL_CONDITIONS];
+}
+
+export function isCondition(name: string): name is Condition {
+  return (ALL_CONDITIONS as readonly string[]).includes(name);
+}
+
+/** Candidate names: the failed and gold actions always; the distractors under pre and fail only. */
+export type CandidateName = 'failed' | 'gold' | 'distractor0' | 'distractor1';
+
+export const DISTRACTOR_CONDITIONS: ReadonlySet<Condition> = new Set<Condition>(['pre', 'fail']);
+
+/** Conditions that change the system prompt, scored in their own pass (a different cache prefix). */
+export const OWN_PASS_CONDITIONS: ReadonlySet<Condition> = new Set<Condition>(['fail_instr']);
+
+/** One teacher-forced score as the reference's raw JSONL records it. */
+export interface ScoreRecord {
+  item_id: string;
+  condition: Condition;
+  candidate: CandidateName;
+  logprob: number;
+  n_tokens: number;
+  n_argmax_match: number | null;
+  is_greedy: boolean | null;
+  ctx_tokens: number | null;
+}

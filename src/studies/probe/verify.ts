@@ -1,0 +1,63 @@
+// `revloop probe verify` (HARNESS §3.7): re-score a sample of (item, core condition, candidate)
+// triples without the prefix cache and require agreement within 1e-3 nats; any non-finite or
+// positive value fails, and a NaN difference can never pass. The sample is Python's
+// random.Random(0).sample(items, n), as the reference's verify_scoring.py draws it.
+import { PyRandom } from '../../core/py/random.ts';
+import type { ProbeScorer, VerifyInput, VerifyResult } from './backend.ts';
+import { buildConditionMessages } from './conditions.ts';
+import { CORE_CONDITIONS, type Condition, type ProbeItem } from './types.ts';
+
+export const VERIFY_TOLERANCE = 1e-3;
+export const VERIFY_SAMPLE = 12;
+export const VERIFY_SEED = 0;
+
+export interface VerifyTriple {
+  item_id: string;
+  condition: Condition;
+  candidate: 'failed' | 'gold';
+}
+
+export interface ProbeVerifyReport extends VerifyResult {
+  triples: Array<VerifyTriple & { cached: number | null; fresh: number | null; diff: number | null; ok: boolean; problem?: string }>;
+}
+
+export function verifySample(items: readonly ProbeItem[], n: number, seed = VERIFY_SEED): ProbeItem[] {
+  return new PyRandom(seed).sample(items, Math.min(n, items.length));
+}
+
+export async function verifyProbeScoring(
+  scorer: ProbeScorer,
+  items: readonly ProbeItem[],
+  options: { n?: number; tolerance?: number; seed?: number } = {},
+): Promise<ProbeVerifyReport> {
+  const tolerance = options.tolerance ?? VERIFY_TOLERANCE;
+  const sample = verifySample(items, options.n ?? VERIFY_SAMPLE, options.seed ?? VERIFY_SEED);
+  const inputs: VerifyInput[] = [];
+  const triples: VerifyTriple[] = [];
+  for (const item of sample) {
+    for (const condition of CORE_CONDITIONS) {
+      const context = buildConditionMessages(item, condition);
+      for (const [candidate, continuation] of [
+        ['failed', item.failed_action],
+        ['gold', item.gold_action],
+      ] as const) {
+        inputs.push({ context, continuation });
+        triples.push({ item_id: item.item_id, condition, candidate });
+      }
+    }
+  }
+  const res = await scorer.verify(inputs, tolerance);
+  const fin = (x: number) => (Number.isFinite(x) ? x : null);
+  return {
+    ...res,
+    maxAbsDiff: res.maxAbsDiff,
+    triples: res.rows.map((r) => ({
+      ...triples[r.index],
+      cached: fin(r.cached),
+      fresh: fin(r.fresh),
+      diff: fin(r.diff),
+      ok: r.ok,
+      ...(r.problem ? { problem: r.problem } : {}),
+    })),
+  };
+}
