@@ -3,14 +3,14 @@
 import { getDefaultPunkt } from './punkt-resolve.ts';
 import { punktSentences, punktSpans } from './punkt.ts';
 import type { PunktParams } from './punkt-params.ts';
-import { treebankWordTokenize } from './treebank.ts';
+import { treebankTokensInto } from './treebank.ts';
 
 export { countWords, wordMatches } from './words.ts';
 export { anchorPresent, missingAnchors, anchorRegExp } from './anchors.ts';
 export { loadPunktParams, parsePunktJson, parsePunktTab, punktTabFiles, PUNKT_TAB_FILES } from './punkt-params.ts';
 export type { PunktParams } from './punkt-params.ts';
 export { getDefaultPunkt, resetDefaultPunkt, resolvePunkt, punktCandidates, userDataDir, fetchedPunktDir } from './punkt-resolve.ts';
-export { treebankWordTokenize } from './treebank.ts';
+export { treebankWordTokenize, treebankTokensInto } from './treebank.ts';
 
 /** NLTK `sent_tokenize(text)` (English Punkt). */
 export function sentTokenize(text: string, params: PunktParams = getDefaultPunkt()): string[] {
@@ -25,9 +25,7 @@ export function sentSpans(text: string, params: PunktParams = getDefaultPunkt())
 /** NLTK `word_tokenize(text)` (preserve_line=False: Punkt sentences, then NLTKWordTokenizer on each). */
 export function wordTokenize(text: string, params: PunktParams = getDefaultPunkt()): string[] {
   const out: string[] = [];
-  for (const sentence of punktSentences(text, params)) {
-    for (const tok of treebankWordTokenize(sentence)) out.push(tok);
-  }
+  for (const sentence of punktSentences(text, params)) treebankTokensInto(sentence, out);
   return out;
 }
 export { fetchPunkt, PUNKT_TAB_URL, PUNKT_TAB_ZIP_SHA256, PUNKT_TAB_ENGLISH_FILES } from './punkt-fetch.ts';

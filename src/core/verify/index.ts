@@ -9,6 +9,7 @@ export { words as structuredWords, sentences as structuredSentences, normalizedL
 export { violationEnergy, stateEnergy } from './energy.ts';
 export { stateJson, verifyRecord } from './records.ts';
 export { verifyBatch, verifyBatchToFile, verifyLine, type BatchOptions, type BatchSummary } from './batch.ts';
+export { idleCores } from './batch-threads.ts';
 export { caseFromRequest, type VerifyRequest, type RequestResult, type RequestOptions } from './input.ts';
 export { loadFamilyPlugins } from './plugins.ts';
 export {
