@@ -88,7 +88,8 @@ export interface ProtocolSpec {
   max_new_tokens: 'family';
   message_policy: string;
   ban_provider: string | null;
-  stop_rule: 'first-joint-success-or-budget';
+  /** The paper's rule, or (harnesses whose cycle action is `stop`) also a persistent cycle. */
+  stop_rule: 'first-joint-success-or-budget' | 'first-joint-success-budget-or-cycle';
 }
 
 /** Probe texts for the verifier fingerprint: empty, a plain sentence, and a messy one. */
