@@ -12,7 +12,7 @@ import { pyStrip } from '../core/py/format.ts';
 import type { ConstraintCase, Family, PromptVariant } from '../core/verify/types.ts';
 import { diffLeaves } from '../core/util/json-diff.ts';
 import type { StoredEvent, TrajectoryRunPlanned } from '../store/events.ts';
-import { isTrajectoryPlan, planSha256 } from '../store/plan.ts';
+import { isTrajectoryPlan, planSha256, type TrajectoryRunKind } from '../store/plan.ts';
 import { reduceRun } from '../store/reduce.ts';
 import { verifyChain } from '../store/chain.ts';
 import type { RunStore } from '../store/store.ts';
@@ -104,7 +104,9 @@ export async function auditRun(store: RunStore, runId: string, resolveFamily: (n
     harness = null;
   }
   const checkMessages = planned.plan.kind === 'run' && history !== null && harness !== null;
-  if (planned.plan.kind === 'run' && !checkMessages)
+  if (planned.plan.kind === 'revise')
+    notes.push("a revise() loop: its requests are the caller's prompt under its policy; messages are not re-derived");
+  else if (planned.plan.kind === 'run' && !checkMessages)
     notes.push(`messages not re-derived: message policy '${planned.plan.protocol.message_policy}' is not one of revloop's harnesses`);
   const cycleStop = planned.plan.protocol.stop_rule === 'first-joint-success-budget-or-cycle';
 
@@ -127,7 +129,9 @@ export async function auditRun(store: RunStore, runId: string, resolveFamily: (n
         familyCache.set(name, resolveFamily(name));
       } catch (e) {
         familyCache.set(name, null);
-        add(null, null, null, 'family', `cannot replay family '${name}': ${(e as Error).message}`);
+        // A revise() loop verified by the caller's own function has no family to replay.
+        if (planned.plan.kind === 'revise') notes.push(`family '${name}' is the caller's verifier: its states are not replayed`);
+        else add(null, null, null, 'family', `cannot replay family '${name}': ${(e as Error).message}`);
       }
     }
     return familyCache.get(name)!;
@@ -182,7 +186,7 @@ export async function auditRun(store: RunStore, runId: string, resolveFamily: (n
 type Add = (caseIndex: number | null, caseId: string | null, revision: number | null, field: string, problem: string) => void;
 
 /** Event order within one trajectory: continuity, attempts behind drafts, stop markers. */
-function auditEvents(t: TrajectoryRecord, events: StoredEvent[], kind: 'run' | 'import', add: Add): void {
+function auditEvents(t: TrajectoryRecord, events: StoredEvent[], kind: TrajectoryRunKind, add: Add): void {
   const id = t.caseId;
   let rounds = 0;
   let ended: 'success' | 'complete' | null = null;
@@ -212,7 +216,7 @@ function auditEvents(t: TrajectoryRecord, events: StoredEvent[], kind: 'run' | '
           );
         if (r !== rounds)
           add(t.caseIndex, id, r, 'revision', `expected revision ${rounds}, found ${r} (revisions must be contiguous from 0)`);
-        if (kind === 'run') {
+        if (kind !== 'import') {
           if (!started) add(t.caseIndex, id, r, 'attempts', 'draft accepted without an attempt');
           else if (!okTexts.includes(e.payload.text))
             add(t.caseIndex, id, r, 'text', 'accepted text is not the stripped text of a successful attempt');
@@ -242,7 +246,7 @@ function auditRounds(
   t: TrajectoryRecord,
   family: Family,
   variant: PromptVariant,
-  kind: 'run' | 'import',
+  kind: TrajectoryRunKind,
   cycleStop: boolean,
   add: Add,
 ): void {
@@ -270,7 +274,7 @@ function auditRounds(
       const expected = family.feedback(state, c, variant);
       if (r.feedback !== expected)
         add(t.caseIndex, id, r.revision, 'feedback', 'stored feedback differs from the report rendered from the replayed state');
-    } else if (!last && kind === 'run') {
+    } else if (!last && kind !== 'import') {
       add(t.caseIndex, id, r.revision, 'feedback', 'the loop continued but no feedback was recorded');
     }
   });
@@ -283,7 +287,8 @@ function auditRounds(
   const stopReached = !!lastRound && (lastRound.joint || n >= t.budget + 1 || cycled);
   if (t.status === 'complete') {
     if (!lastRound) add(t.caseIndex, id, null, 'status', 'complete without any round');
-    else if (!lastRound.joint && n < t.budget + 1 && !cycled)
+    // revise() also stops at its token, money and time budgets (docs/revise.md §1).
+    else if (!lastRound.joint && n < t.budget + 1 && !cycled && kind !== 'revise')
       add(t.caseIndex, id, lastRound.revision, 'stop rule', `unresolved but stopped after ${n} of ${t.budget + 1} rounds`);
     else if (lastRound.feedback !== null && lastRound.feedback !== undefined)
       add(t.caseIndex, id, lastRound.revision, 'feedback', 'feedback recorded after the final round');

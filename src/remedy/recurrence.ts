@@ -9,8 +9,8 @@
 //   at each new draft: a fixed point (the last three drafts equal), or a period-p cycle (p = 2, 3, 4:
 //   the last p drafts equal the p before them and hold at least two distinct drafts). A repeated
 //   violation set is the same stall in the verifier's terms: the last three attempts violated the
-//   same set of constraints (by code and path) and the last is no better (score, else count) than
-//   the first of the three.
+//   same set of constraints (by code and path) by the same measure (score, else count), so the
+//   verifier said the same thing three times while the drafts changed.
 import { pyStrip } from '../core/py/format.ts';
 import { sha256Hex } from '../core/util/hash.ts';
 
@@ -67,7 +67,13 @@ export function cycleAt(attempts: readonly AttemptShape[], i: number): CycleFind
   }
   if (i >= 2) {
     const [a, b, c] = [attempts[i - 2], attempts[i - 1], attempts[i]];
-    if (c.violations.length && same(a.violations, b.violations) && same(b.violations, c.violations) && c.measure >= a.measure) {
+    if (
+      c.violations.length &&
+      same(a.violations, b.violations) &&
+      same(b.violations, c.violations) &&
+      a.measure === b.measure &&
+      b.measure === c.measure
+    ) {
       return { kind: 'repeated-violations', period: 3, attempt: i };
     }
   }

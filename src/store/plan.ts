@@ -27,8 +27,9 @@ export interface PlanController {
   generation: { temperature: number | null; seed: number | null; extra_body: Record<string, unknown> | null };
 }
 
-/** The kinds of trajectory run: the closed loop run here, and trajectories imported from elsewhere. */
-export type TrajectoryRunKind = 'run' | 'import';
+/** The kinds of trajectory run: the closed loop run here, trajectories imported from elsewhere, `revise()` loops. */
+/** `revise`: one loop recorded by `revise()` (src/revise/record.ts). */
+export type TrajectoryRunKind = 'run' | 'import' | 'revise';
 
 /** The plan of a trajectory run: frozen cases, a controller, the protocol, family fingerprints. */
 export interface RunPlan {
