@@ -42,10 +42,13 @@ export interface AiSdkGenerateResult {
   [key: string]: unknown;
 }
 
-/** An AI SDK LanguageModel (specification v2 or v3). */
+/**
+ * An AI SDK LanguageModel (specification v2 or v3). The call options are typed loosely on purpose:
+ * the SDK's own option types must be assignable here without revloop depending on its packages.
+ */
 export interface LanguageModelLike {
   readonly specificationVersion: 'v2' | 'v3';
   readonly provider: string;
   readonly modelId: string;
-  doGenerate(options: AiSdkCallOptions): PromiseLike<AiSdkGenerateResult>;
+  doGenerate(options: any): PromiseLike<any>;
 }

@@ -31,11 +31,8 @@ export class RevisionFailedError extends Error {
 /** What the AI SDK's wrapLanguageModel takes (LanguageModelV3Middleware, generate only). */
 export interface ReviseLanguageModelMiddleware {
   readonly specificationVersion: 'v3';
-  wrapGenerate(options: {
-    doGenerate: () => PromiseLike<AiSdkGenerateResult>;
-    params: AiSdkCallOptions;
-    model: LanguageModelLike;
-  }): Promise<AiSdkGenerateResult>;
+  // The SDK's option and result types are assignable to and from these loose ones (no dependency on its packages).
+  wrapGenerate(options: { doGenerate: () => PromiseLike<any>; params: any; model: LanguageModelLike }): Promise<any>;
 }
 
 /** A JSON-safe summary of a loop, for provider metadata. */
@@ -63,7 +60,8 @@ export function reviseMiddleware(options: ReviseMiddlewareOptions): ReviseLangua
   const { onFailure = 'best', banOption, onResult, ...reviseOptions } = options;
   return {
     specificationVersion: 'v3',
-    async wrapGenerate({ doGenerate, params, model }) {
+    async wrapGenerate({ doGenerate, params: raw, model }) {
+      const params = raw as AiSdkCallOptions;
       const initial = fromAiSdkPrompt(params.prompt);
       const { prompt: _prompt, maxOutputTokens, temperature, seed, abortSignal, ...callSettings } = params;
       const adapter = aiSdkModel(model, {
@@ -84,7 +82,8 @@ export function reviseMiddleware(options: ReviseMiddlewareOptions): ReviseLangua
       onResult?.(r);
       if (r.status !== 'ok' && onFailure === 'throw') throw new RevisionFailedError(r);
       const chosen = r.status === 'ok' ? r.attempts.at(-1)! : r.attempts[r.best?.attempt ?? -1];
-      const base = (chosen && adapter.results[chosen.index]) ?? adapter.results.filter((x) => x !== null).at(-1);
+      const base: AiSdkGenerateResult | null | undefined =
+        (chosen && adapter.results[chosen.index]) ?? adapter.results.filter((x) => x !== null).at(-1);
       if (!base) throw new RevisionFailedError(r);
       const text = chosen?.draft ?? '';
       const v3 = model.specificationVersion === 'v3';
