@@ -32,7 +32,11 @@ export interface RevisionExchange extends Exchange, AttemptShape {}
 
 /**
  * Where the window starts: the latest exchange at which a restart rule fired (the exchange itself
- * is kept, so the next request is [initial, that draft, its report]), or 0.
+ * is kept, so the next request is [initial, that draft, its report]), or 0. A restart that would
+ * replay an earlier request is skipped: when the repeated draft is one that an earlier request
+ * already carried alone (always so for a repeat of the first draft), the reset request equals that
+ * request, and a deterministic model answers it as before (the paper's trigger-state caveat,
+ * docs/revise.md §5).
  */
 export function windowStart(
   exchanges: readonly RevisionExchange[],
@@ -40,11 +44,17 @@ export function windowStart(
 ): number {
   if (!policy.resetOnRecurrence && !policy.resetOnCycle) return 0;
   const keys = exchanges.map((e) => e.key);
-  for (let i = exchanges.length - 1; i > 0; i--) {
-    if (policy.resetOnRecurrence && recurrenceOf(keys, i) !== null) return i;
-    if (policy.resetOnCycle && cycleAt(exchanges, i)) return i;
+  /** Keys of drafts that some request carried as the only exchange after the initial messages. */
+  const alone = new Set<string>(keys.length ? [keys[0]] : []);
+  let start = 0;
+  for (let i = 1; i < exchanges.length; i++) {
+    const fires = (policy.resetOnRecurrence && recurrenceOf(keys, i) !== null) || (policy.resetOnCycle && cycleAt(exchanges, i) !== null);
+    if (fires && !alone.has(keys[i])) {
+      start = i;
+      alone.add(keys[i]);
+    }
   }
-  return 0;
+  return start;
 }
 
 /** The exchanges a request carries, oldest first. */

@@ -21,14 +21,15 @@ export interface RevisionPolicy {
 
 /**
  * The default: the paper's verbatim loop until a draft recurs, then the window restarts at the
- * recurring draft; earlier failed drafts banned where the backend can ban; a persistent cycle stops
- * the loop. Why, with the figures it rests on: docs/revise.md §5.
+ * recurring draft (unless that would replay an earlier request); earlier failed drafts banned where
+ * the backend can ban; a persistent cycle restarts the window too. Why, with the figures it rests
+ * on: docs/revise.md §5.
  */
 export const REVLOOP_DEFAULT_POLICY: Readonly<RevisionPolicy> = Object.freeze({
   history: 'reset-on-recurrence',
   feedback: 'verbatim',
   ban: 'auto',
-  onCycle: 'stop',
+  onCycle: 'reset',
 });
 
 /** Named policies (lab harnesses). `verbatim` is the paper's loop; `verbatim-full` is its alias. */

@@ -55,55 +55,53 @@ test('a server that always returns the same draft: status cycle under onCycle st
     assert.equal(all.attempts.length, 5);
   }));
 
+const drafts = (...texts: string[]) =>
+  startFaultServer(
+    texts.map((t) => ({ json: chatOk(t) })),
+    { json: chatOk('a b c d e f g') },
+  );
+
 test('reset-on-recurrence: the request after a repeated draft has exactly three messages', () =>
-  withServer(
-    startFaultServer([{ json: chatOk('one two three') }, { json: chatOk('one two three four five') }, { json: chatOk('one two three') }], {
-      json: chatOk('a b c d e f g'),
-    }),
-    async (s) => {
-      const model = await createModel(`openai-compatible:${s.url}#m`, fast);
-      const events: string[] = [];
-      const r = await revise({
-        model,
-        prompt: 'Write six words.',
-        verify: words(6),
-        policy: { history: 'reset-on-recurrence', feedback: 'verbatim', ban: 'none', onCycle: 'continue' },
-        budget: { revisions: 4 },
-        onEvent: (e) => (e.type === 'policy' ? events.push(`${e.action}@${e.attempt}`) : undefined),
-      });
-      const counts = s.requests.map((q) => q.body.messages.length);
-      // Drafts: d0, d1, d2 = d0 (a recurrence) → the next request is [prompt, d2, report on d2].
-      assert.deepEqual(counts.slice(0, 4), [1, 3, 5, 3]);
-      const fourth = s.requests[3].body.messages as ChatMessage[];
-      assert.deepEqual(
-        fourth.map((m) => m.role),
-        ['user', 'assistant', 'user'],
-      );
-      assert.equal(fourth[1].content, 'one two three');
-      assert.equal(r.attempts[2].recurrenceOf, 0);
-      assert.ok(events.includes('reset@3'));
-      // Without the rule the same drafts give a growing history.
-      const full = await withServer(
-        startFaultServer(
-          [{ json: chatOk('one two three') }, { json: chatOk('one two three four five') }, { json: chatOk('one two three') }],
-          {
-            json: chatOk('a b c d e f g'),
-          },
-        ),
-        async (t) => {
-          await revise({
-            model: await createModel(`openai-compatible:${t.url}#m`, fast),
-            prompt: 'Write six words.',
-            verify: words(6),
-            policy: CONTINUE,
-            budget: { revisions: 3 },
-          });
-          return t.requests.map((q) => q.body.messages.length);
-        },
-      );
-      assert.deepEqual(full, [1, 3, 5, 7]);
-    },
-  ));
+  withServer(drafts('one two three', 'one two three four five', 'one', 'one two three four five'), async (s) => {
+    const model = await createModel(`openai-compatible:${s.url}#m`, fast);
+    const events: string[] = [];
+    const r = await revise({
+      model,
+      prompt: 'Write six words.',
+      verify: words(6),
+      policy: { history: 'reset-on-recurrence', feedback: 'verbatim', ban: 'none', onCycle: 'continue' },
+      budget: { revisions: 5 },
+      onEvent: (e) => (e.type === 'policy' ? events.push(`${e.action}@${e.attempt}`) : undefined),
+    });
+    const counts = s.requests.map((q) => q.body.messages.length);
+    // Drafts d0, d1, d2, d3 = d1 (a recurrence) → the next request is [prompt, d3, report on d3].
+    assert.deepEqual(counts.slice(0, 5), [1, 3, 5, 7, 3]);
+    const fifth = s.requests[4].body.messages as ChatMessage[];
+    assert.deepEqual(
+      fifth.map((m) => m.role),
+      ['user', 'assistant', 'user'],
+    );
+    assert.equal(fifth[1].content, 'one two three four five');
+    assert.equal(r.attempts[3].recurrenceOf, 1);
+    assert.ok(events.includes('reset@4'));
+  }));
+
+test('reset-on-recurrence does not replay an earlier request: a repeat of the first draft keeps the history', () =>
+  withServer(drafts('one two three', 'one two three four five', 'one two three'), async (s) => {
+    const model = await createModel(`openai-compatible:${s.url}#m`, fast);
+    await revise({
+      model,
+      prompt: 'Write six words.',
+      verify: words(6),
+      policy: { history: 'reset-on-recurrence', feedback: 'verbatim', ban: 'none', onCycle: 'continue' },
+      budget: { revisions: 3 },
+    });
+    // [prompt, d2, report] would be the request of revision 1 again (d2 = d0): not sent.
+    assert.deepEqual(
+      s.requests.map((q) => q.body.messages.length),
+      [1, 3, 5, 7],
+    );
+  }));
 
 /** A server that reports usage from the request: prompt tokens = ceil(characters / 4) (roles included), completion = words of the reply. */
 function meteredServer(reply: string) {
