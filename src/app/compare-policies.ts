@@ -33,7 +33,10 @@ export interface ComparePoliciesHooks {
   run?: RunCasesHooks;
 }
 
-export async function comparePolicies(o: ComparePoliciesOptions, hooks: ComparePoliciesHooks = {}): Promise<PolicyComparison & { stopped: boolean }> {
+export async function comparePolicies(
+  o: ComparePoliciesOptions,
+  hooks: ComparePoliciesHooks = {},
+): Promise<PolicyComparison & { stopped: boolean }> {
   if (!o.policies.length) throw new UsageError('--policies', '--policies: name at least one policy');
   const seen = new Set<string>();
   for (const p of o.policies) {

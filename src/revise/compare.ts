@@ -60,7 +60,8 @@ export async function comparePolicyRuns(
   let cases = 0;
   for (const { policy, runId } of entries) {
     const planned = await store.getPlanned(runId);
-    if (!planned || !isTrajectoryPlan(planned.plan)) throw new UserError(`compare-policies: no revision run '${runId}' in ${store.location}`);
+    if (!planned || !isTrajectoryPlan(planned.plan))
+      throw new UserError(`compare-policies: no revision run '${runId}' in ${store.location}`);
     model = planned.plan.controller.label;
     simulated = planned.plan.controller.simulated;
     budget = planned.plan.protocol.budget;
@@ -139,7 +140,20 @@ const pv = (x: number | null) => (x === null ? '—' : x < 1e-4 ? x.toExponentia
 
 /** The comparison as terminal text (SIMULATED said in the title and on the model). */
 export function renderComparison(c: PolicyComparison): string {
-  const head = ['policy', 'success', 'vs ' + c.reference + ' (b/c)', 'McNemar p', 'Holm p', 'generations', 'attempts (failed)', 'tokens in/out', 'USD', 'recurrences', 'cycles', 'cycle stops'];
+  const head = [
+    'policy',
+    'success',
+    'vs ' + c.reference + ' (b/c)',
+    'McNemar p',
+    'Holm p',
+    'generations',
+    'attempts (failed)',
+    'tokens in/out',
+    'USD',
+    'recurrences',
+    'cycles',
+    'cycle stops',
+  ];
   const body = c.rows.map((r) => [
     r.policy,
     `${r.successes}/${r.n} ${pct(r.success_rate)}${r.incomplete ? ` (+${r.incomplete} incomplete)` : ''}`,
@@ -155,10 +169,16 @@ export function renderComparison(c: PolicyComparison): string {
     String(r.stopped_by_cycle),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((x, i) => x.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((x, i) => x.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   const title =
     `${c.simulated ? `[${SIMULATED}] ` : ''}policies compared on ${c.cases} cases at budget ${c.budget} · model ${markedName(c.model, c.simulated)}\n` +
     `success = joint success at the budget; b/c = cases only the reference / only this policy solved; exact McNemar, Holm over ${Math.max(0, c.rows.length - 1)} comparisons\n`;
-  const note = c.simulated ? `${SIMULATED}: these figures describe simulated controllers, a check of the mechanism, not evidence about language models.\n` : '';
+  const note = c.simulated
+    ? `${SIMULATED}: these figures describe simulated controllers, a check of the mechanism, not evidence about language models.\n`
+    : '';
   return title + [line(head), ...body.map(line)].join('\n') + '\n' + note;
 }

@@ -28,12 +28,16 @@ export function register(program: Command): void {
       'Runs each policy as its own revision run on the same cases and budget (resumable: repeat the command), then reports ' +
         'per policy: joint success at the budget with exact paired McNemar tests against the first policy and Holm over the ' +
         'comparisons, generations, provider attempts, tokens and money (failed attempts included), and trajectories that hit ' +
-        'a recurrence or a persistent cycle. Policies: verbatim-full (the paper\'s loop), abstract, drop, reset-on-recurrence, ' +
+        "a recurrence or a persistent cycle. Policies: verbatim-full (the paper's loop), abstract, drop, reset-on-recurrence, " +
         'revloop-default. Simulated models (sim:) are marked SIMULATED. See docs/revise.md.',
     )
     .requiredOption('--cases <file>', 'case file (paper, COLLIE, IFEval or native JSON Lines)')
     .requiredOption('--model <spec>', 'openai:<model>, openai-compatible:<url>#<model>, vllm:<url>#<model>, gguf:<path>, sim:<profile>')
-    .option('--policies <list>', 'comma-separated policy names; the first is the reference', 'verbatim-full,abstract,reset-on-recurrence,revloop-default')
+    .option(
+      '--policies <list>',
+      'comma-separated policy names; the first is the reference',
+      'verbatim-full,abstract,reset-on-recurrence,revloop-default',
+    )
     .option('--budget <T>', 'revisions after the first draft, the same for every policy', '8')
     .option('--store <db>', 'SQLite store file', 'runs.db')
     .option('--limit <n>', 'only the first n cases')
@@ -51,7 +55,10 @@ async function compareAction(flags: CompareFlags, io = { out: process.stdout, er
   const priceIn = numberFlag('--price-in', flags.priceIn, { min: 0 });
   const priceOut = numberFlag('--price-out', flags.priceOut, { min: 0 });
   if ((priceIn === undefined) !== (priceOut === undefined)) throw new UsageError('--price-in', '--price-in and --price-out go together');
-  const policies = flags.policies.split(',').map((s) => s.trim()).filter(Boolean);
+  const policies = flags.policies
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const { comparePolicies } = await import('../../app/compare-policies.ts');
   const { renderComparison } = await import('../../revise/compare.ts');
   let progress: ReturnType<typeof trajectoryProgress> | null = null;
