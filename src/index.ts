@@ -19,3 +19,20 @@ export { openStore, type RunStore, type TrajectoryRecord, type RoundRecord } fro
 export { analyzeTrajectories, renderAnalysis, type AnalysisResult } from './studies/revision/analysis/index.ts';
 export { renderReport, writeReportFile } from './report/index.ts';
 export { FailureLedger, type FailureRecord, type LedgerOptions } from './remedy/index.ts';
+export {
+  revise,
+  reviseStream,
+  zodVerifier,
+  jsonSchemaVerifier,
+  familyVerifier,
+  reviseMiddleware,
+  repairToolCall,
+  aiSdkModel,
+  REVLOOP_DEFAULT_POLICY,
+  type ReviseOptions,
+  type ReviseResult,
+  type ReviseEvent,
+  type Attempt,
+  type Violation,
+  type VerifyResult,
+} from './revise/index.ts';

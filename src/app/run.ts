@@ -8,7 +8,8 @@ import { slug } from '../core/util/slug.ts';
 import { getFamily } from '../core/verify/registry.ts';
 import { withIfevalMode } from '../core/verify/index.ts';
 import type { PromptVariant } from '../core/verify/types.ts';
-import type { HistoryPolicy } from '../engine/history.ts';
+import type { HistoryWindow } from '../remedy/history-window.ts';
+import { bansFailedDrafts, policyName, POLICY_PRESETS } from '../remedy/revision-policy.ts';
 import { protocolName, type ProtocolConfig } from '../engine/protocol.ts';
 import { executeRun, type RunProgress, type RunResult } from '../engine/run.ts';
 import { createModel } from '../models/index.ts';
@@ -31,7 +32,17 @@ export interface RunCasesOptions {
   runId?: string;
   /** Revisions after the first draft (T). */
   budget?: number;
-  history?: HistoryPolicy;
+  history?: HistoryWindow;
+  /**
+   * The harness (docs/revise.md §2): `verbatim` (the paper's, default), `abstract`, `drop`,
+   * `reset-on-recurrence` or `revloop-default`; recorded in the plan as its message policy.
+   */
+  harness?: string;
+  /**
+   * Ban earlier failed drafts at decoding (`failed-drafts`; needs a backend that can ban), or
+   * `none`. Default: the harness's own (`revloop-default` bans where the backend can).
+   */
+  ban?: 'failed-drafts' | 'none';
   variant?: PromptVariant;
   /** Trajectories in flight at once (also the model's concurrency unless modelOptions sets one). */
   concurrency?: number;
@@ -108,9 +119,10 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
     variant: o.variant ?? 'baseline',
     temperature: specParams.temperature !== undefined ? null : temperature,
     seed: specParams.seed !== undefined ? null : seed,
-    messagePolicy: 'verbatim',
+    messagePolicy: policyName(o.harness ?? 'verbatim'),
     banProvider: null,
   };
+  const preset = POLICY_PRESETS[protocol.messagePolicy];
 
   const loaded = await loadCaseSet(o.cases, o.format ? { format: o.format } : {});
   if (loaded.unsupported.length)
@@ -121,6 +133,9 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
   if (!cases.length) throw new UserError(`${o.cases}: no runnable cases`);
   const model = await createModel(o.model, modelOptions);
   const simulated = model.capabilities.simulated;
+  // An explicit --ban wins; otherwise the harness's own (`auto` bans where the backend can).
+  const ban = o.ban ?? (bansFailedDrafts(preset.ban, model.capabilities.ban) ? 'failed-drafts' : 'none');
+  protocol.banProvider = ban === 'failed-drafts' ? 'failed-drafts' : null;
   const runId = o.runId ?? defaultRunId(o.cases, model, protocol, o.limit, o.ifevalMode);
   const store = await openStore(o.store);
   try {

@@ -4,14 +4,15 @@
 // draft came from a successful attempt, that the messages sent were the protocol's, and that the
 // derived tables equal a fresh reduction of the events. Each discrepancy names case, revision and
 // field.
-import { buildHistoryMessages, parseHistoryPolicy } from './history.ts';
+import { parseHistoryWindow, type HistoryWindow } from '../remedy/history-window.ts';
+import { banProviderNamed, cycleOfRounds, messagePolicyNamed, verbatimPolicy, type BanProvider, type MessagePolicy } from './harness.ts';
 import { messagesSha256 } from './loop.ts';
 import { canonicalJson } from '../core/util/hash.ts';
 import { pyStrip } from '../core/py/format.ts';
 import type { ConstraintCase, Family, PromptVariant } from '../core/verify/types.ts';
 import { diffLeaves } from '../core/util/json-diff.ts';
 import type { StoredEvent, TrajectoryRunPlanned } from '../store/events.ts';
-import { isTrajectoryPlan, planSha256 } from '../store/plan.ts';
+import { isTrajectoryPlan, planSha256, type TrajectoryRunKind } from '../store/plan.ts';
 import { reduceRun } from '../store/reduce.ts';
 import { verifyChain } from '../store/chain.ts';
 import type { RunStore } from '../store/store.ts';
@@ -85,15 +86,29 @@ export async function auditRun(store: RunStore, runId: string, resolveFamily: (n
   const planned = anyPlanned as TrajectoryRunPlanned;
 
   const variant = planned.plan.protocol.variant as PromptVariant;
-  let history: ReturnType<typeof parseHistoryPolicy> | null = null;
+  let history: HistoryWindow | null = null;
   try {
-    history = parseHistoryPolicy(planned.plan.protocol.history);
+    history = parseHistoryWindow(planned.plan.protocol.history);
   } catch {
     add(null, null, null, 'plan', `unknown history policy '${planned.plan.protocol.history}'`);
   }
-  const checkMessages = planned.plan.kind === 'run' && planned.plan.protocol.message_policy === 'verbatim' && history !== null;
-  if (planned.plan.kind === 'run' && !checkMessages)
-    notes.push(`messages not re-derived: message policy '${planned.plan.protocol.message_policy}' is not the verbatim one`);
+  // Every harness of src/engine/harness.ts is rebuilt by name; a policy of someone else's cannot be.
+  let harness: { messages: MessagePolicy; ban: BanProvider | undefined } | null = null;
+  try {
+    const p = planned.plan.protocol;
+    harness = {
+      messages: p.message_policy === 'verbatim' ? verbatimPolicy : messagePolicyNamed(p.message_policy),
+      ban: banProviderNamed(p.ban_provider),
+    };
+  } catch {
+    harness = null;
+  }
+  const checkMessages = planned.plan.kind === 'run' && history !== null && harness !== null;
+  if (planned.plan.kind === 'revise')
+    notes.push("a revise() loop: its requests are the caller's prompt under its policy; messages are not re-derived");
+  else if (planned.plan.kind === 'run' && !checkMessages)
+    notes.push(`messages not re-derived: message policy '${planned.plan.protocol.message_policy}' is not one of revloop's harnesses`);
+  const cycleStop = planned.plan.protocol.stop_rule === 'first-joint-success-budget-or-cycle';
 
   // 3. Per trajectory: its events in order, then the replay of every round.
   const byCase = new Map<number, StoredEvent[]>();
@@ -114,7 +129,9 @@ export async function auditRun(store: RunStore, runId: string, resolveFamily: (n
         familyCache.set(name, resolveFamily(name));
       } catch (e) {
         familyCache.set(name, null);
-        add(null, null, null, 'family', `cannot replay family '${name}': ${(e as Error).message}`);
+        // A revise() loop verified by the caller's own function has no family to replay.
+        if (planned.plan.kind === 'revise') notes.push(`family '${name}' is the caller's verifier: its states are not replayed`);
+        else add(null, null, null, 'family', `cannot replay family '${name}': ${(e as Error).message}`);
       }
     }
     return familyCache.get(name)!;
@@ -128,8 +145,9 @@ export async function auditRun(store: RunStore, runId: string, resolveFamily: (n
   reduced.trajectories.forEach((t) => {
     const family = familyOf(t.family);
     auditEvents(t, byCase.get(t.caseIndex) ?? [], planned.plan.kind, add);
-    if (family) auditRounds(t, family, variant, planned.plan.kind, add);
-    if (family && checkMessages && history) auditMessages(t, byCase.get(t.caseIndex) ?? [], family, variant, history, add);
+    if (family) auditRounds(t, family, variant, planned.plan.kind, cycleStop, add);
+    if (family && checkMessages && history && harness)
+      auditMessages(t, byCase.get(t.caseIndex) ?? [], family, variant, history, harness, add);
   });
 
   // 4. The derived tables equal a fresh reduction.
@@ -168,7 +186,7 @@ export async function auditRun(store: RunStore, runId: string, resolveFamily: (n
 type Add = (caseIndex: number | null, caseId: string | null, revision: number | null, field: string, problem: string) => void;
 
 /** Event order within one trajectory: continuity, attempts behind drafts, stop markers. */
-function auditEvents(t: TrajectoryRecord, events: StoredEvent[], kind: 'run' | 'import', add: Add): void {
+function auditEvents(t: TrajectoryRecord, events: StoredEvent[], kind: TrajectoryRunKind, add: Add): void {
   const id = t.caseId;
   let rounds = 0;
   let ended: 'success' | 'complete' | null = null;
@@ -198,7 +216,7 @@ function auditEvents(t: TrajectoryRecord, events: StoredEvent[], kind: 'run' | '
           );
         if (r !== rounds)
           add(t.caseIndex, id, r, 'revision', `expected revision ${rounds}, found ${r} (revisions must be contiguous from 0)`);
-        if (kind === 'run') {
+        if (kind !== 'import') {
           if (!started) add(t.caseIndex, id, r, 'attempts', 'draft accepted without an attempt');
           else if (!okTexts.includes(e.payload.text))
             add(t.caseIndex, id, r, 'text', 'accepted text is not the stripped text of a successful attempt');
@@ -224,7 +242,14 @@ function auditEvents(t: TrajectoryRecord, events: StoredEvent[], kind: 'run' | '
 }
 
 /** Replays every round and checks the stop rule and final flags against the budget. */
-function auditRounds(t: TrajectoryRecord, family: Family, variant: PromptVariant, kind: 'run' | 'import', add: Add): void {
+function auditRounds(
+  t: TrajectoryRecord,
+  family: Family,
+  variant: PromptVariant,
+  kind: TrajectoryRunKind,
+  cycleStop: boolean,
+  add: Add,
+): void {
   const id = t.caseId;
   const c: ConstraintCase = t.case;
   t.rounds.forEach((r, i) => {
@@ -249,17 +274,21 @@ function auditRounds(t: TrajectoryRecord, family: Family, variant: PromptVariant
       const expected = family.feedback(state, c, variant);
       if (r.feedback !== expected)
         add(t.caseIndex, id, r.revision, 'feedback', 'stored feedback differs from the report rendered from the replayed state');
-    } else if (!last && kind === 'run') {
+    } else if (!last && kind !== 'import') {
       add(t.caseIndex, id, r.revision, 'feedback', 'the loop continued but no feedback was recorded');
     }
   });
   const n = t.rounds.length;
   const lastRound = t.rounds[n - 1];
   if (n > t.budget + 1) add(t.caseIndex, id, lastRound.revision, 'stop rule', `${n} rounds exceed the budget of ${t.budget} revisions`);
-  const stopReached = !!lastRound && (lastRound.joint || n >= t.budget + 1);
+  // Under a harness that stops at persistent cycles, the replayed drafts must show the cycle.
+  const cycled =
+    cycleStop && !!lastRound && cycleOfRounds(t.rounds.map((r) => ({ draft: r.text, state: r.state, energy: r.energy }))) !== null;
+  const stopReached = !!lastRound && (lastRound.joint || n >= t.budget + 1 || cycled);
   if (t.status === 'complete') {
     if (!lastRound) add(t.caseIndex, id, null, 'status', 'complete without any round');
-    else if (!lastRound.joint && n < t.budget + 1)
+    // revise() also stops at its token, money and time budgets (docs/revise.md §1).
+    else if (!lastRound.joint && n < t.budget + 1 && !cycled && kind !== 'revise')
       add(t.caseIndex, id, lastRound.revision, 'stop rule', `unresolved but stopped after ${n} of ${t.budget + 1} rounds`);
     else if (lastRound.feedback !== null && lastRound.feedback !== undefined)
       add(t.caseIndex, id, lastRound.revision, 'feedback', 'feedback recorded after the final round');
@@ -275,7 +304,8 @@ function auditMessages(
   events: StoredEvent[],
   family: Family,
   variant: PromptVariant,
-  history: ReturnType<typeof parseHistoryPolicy>,
+  history: HistoryWindow,
+  harness: { messages: MessagePolicy; ban: BanProvider | undefined },
   add: Add,
 ): void {
   const initial = family.initialPrompt(t.case, variant);
@@ -283,11 +313,33 @@ function auditMessages(
     if (e.type !== 'attempt_started' || e.revision === null) continue;
     const prior = t.rounds.slice(0, e.revision);
     if (prior.length !== e.revision || prior.some((r) => r.feedback === null || r.feedback === undefined)) continue; // reported elsewhere
-    const messages = buildHistoryMessages(
-      initial,
-      prior.map((r) => ({ revision: r.revision, draft: r.text, feedback: r.feedback as string })),
+    const ctx = {
+      case: t.case,
+      family,
+      variant,
       history,
-    );
+      revision: e.revision,
+      initialPrompt: initial,
+      exchanges: prior.map((r) => ({
+        revision: r.revision,
+        draft: r.text,
+        feedback: r.feedback as string,
+        state: r.state,
+        energy: r.energy,
+        joint: r.joint,
+      })),
+    };
+    const banned = harness.ban?.sequences(ctx) ?? [];
+    const recorded = (e.payload as { banned_sequences?: string[] }).banned_sequences ?? [];
+    if (canonicalJson(banned) !== canonicalJson(recorded))
+      add(
+        t.caseIndex,
+        t.caseId,
+        e.revision,
+        'ban',
+        `the banned sequences sent (seq ${e.seq}) are not the harness's for the accepted history`,
+      );
+    const messages = harness.messages.build(ctx);
     if (messagesSha256(messages) !== e.payload.messages_sha256) {
       add(
         t.caseIndex,

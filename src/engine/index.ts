@@ -26,14 +26,27 @@ export {
   type CaseSetInfo,
 } from './run.ts';
 export {
-  parseHistoryPolicy,
-  formatHistoryPolicy,
+  parseHistoryWindow,
+  formatHistoryWindow,
   selectExchanges,
   buildHistoryMessages,
-  type HistoryPolicy,
+  type HistoryWindow,
   type Exchange,
-} from './history.ts';
+} from '../remedy/history-window.ts';
 export { PAPER_PROTOCOL, protocolName, protocolSpec, protocolFromSpec, type ProtocolConfig } from './protocol.ts';
 export type { ProtocolSpec } from '../store/plan.ts';
-export { verbatimPolicy, type MessagePolicy, type BanProvider, type RoundContext, type ExchangeRecord } from './harness.ts';
+export {
+  verbatimPolicy,
+  messagePolicyNamed,
+  banProviderNamed,
+  failedDraftsBan,
+  harnessPolicy,
+  stopsOnCycle,
+  roundShape,
+  cycleOfRounds,
+  type MessagePolicy,
+  type BanProvider,
+  type RoundContext,
+  type ExchangeRecord,
+} from './harness.ts';
 export { REVLOOP_VERSION } from '../core/version.ts';

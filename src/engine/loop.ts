@@ -8,7 +8,17 @@ import type { RoundRecord } from '../store/types.ts';
 import { UserError } from '../core/errors.ts';
 import { pyStrip } from '../core/py/format.ts';
 import type { ConstraintCase, Family } from '../core/verify/types.ts';
-import { verbatimPolicy, type BanProvider, type ExchangeRecord, type MessagePolicy, type RoundContext } from './harness.ts';
+import {
+  banProviderNamed,
+  cycleOfRounds,
+  messagePolicyNamed,
+  stopsOnCycle,
+  verbatimPolicy,
+  type BanProvider,
+  type ExchangeRecord,
+  type MessagePolicy,
+  type RoundContext,
+} from './harness.ts';
 import type { ProtocolConfig } from './protocol.ts';
 
 /** A round as the engine keeps it: the record plus the feedback sent after it (null when it stopped). */
@@ -16,7 +26,8 @@ export interface AcceptedRound extends RoundRecord {
   feedback: string | null;
 }
 
-export type StopReason = 'success' | 'budget';
+/** `cycle`: a persistent cycle ended the loop (harnesses whose cycle action is `stop`, docs/revise.md §4). */
+export type StopReason = 'success' | 'budget' | 'cycle';
 
 export interface AttemptStart {
   revision: number;
@@ -67,6 +78,8 @@ export interface EngineOptions {
   protocol: ProtocolConfig;
   messagePolicy?: MessagePolicy;
   banProvider?: BanProvider;
+  /** End a trajectory at a persistent cycle (default: the protocol's message policy decides). */
+  stopOnCycle?: boolean;
   extraBody?: Record<string, unknown>;
   signal?: AbortSignal;
 }
@@ -104,12 +117,17 @@ export function acceptDraft(
   revision: number,
   rawText: string,
   protocol: ProtocolConfig,
+  cycleStop: { earlier: readonly AcceptedRound[] } | null = null,
 ): { round: AcceptedRound; stop: StopReason | null } {
   const text = pyStrip(rawText);
   const state = job.family.verify(text, job.case);
   const energy = job.family.energy(state);
   const joint = state.joint_success === true;
-  const stop = stopReason(joint, revision, protocol.budget);
+  let stop = stopReason(joint, revision, protocol.budget);
+  if (!stop && cycleStop) {
+    const rounds = [...cycleStop.earlier, { text, state, energy }].map((r) => ({ draft: r.text, state: r.state, energy: r.energy }));
+    if (cycleOfRounds(rounds)) stop = 'cycle';
+  }
   const feedback = stop ? null : job.family.feedback(state, job.case, protocol.variant);
   return { round: { revision, text, state, energy, joint, feedback }, stop };
 }
@@ -125,11 +143,16 @@ export async function runTrajectory(
   options: EngineOptions,
 ): Promise<TrajectoryOutcome> {
   const { protocol, signal } = options;
-  const policy = options.messagePolicy ?? verbatimPolicy;
+  const policy =
+    options.messagePolicy ?? (protocol.messagePolicy === 'verbatim' ? verbatimPolicy : messagePolicyNamed(protocol.messagePolicy));
+  const banProvider = options.banProvider ?? (protocol.banProvider ? banProviderNamed(protocol.banProvider) : undefined);
+  const cycles = options.stopOnCycle ?? stopsOnCycle(protocol.messagePolicy);
   const rounds = job.prior.slice();
   const last = rounds[rounds.length - 1];
   if (last) {
-    const stop = stopReason(last.joint, last.revision, protocol.budget);
+    const stop =
+      stopReason(last.joint, last.revision, protocol.budget) ??
+      (cycles && cycleOfRounds(rounds.map((r) => ({ draft: r.text, state: r.state, energy: r.energy }))) ? 'cycle' : null);
     if (stop) return { status: 'complete', rounds, stop };
   }
   const initialPrompt = job.family.initialPrompt(job.case, protocol.variant);
@@ -147,7 +170,7 @@ export async function runTrajectory(
       exchanges: rounds.map(toExchange),
     };
     const messages = policy.build(ctx);
-    const banned = options.banProvider?.sequences(ctx);
+    const banned = banProvider?.sequences(ctx);
     const bannedSequences = banned && banned.length ? banned : undefined;
     return {
       messages,
@@ -206,7 +229,7 @@ export async function runTrajectory(
       attempt: attempt + 1,
       record: { ok: true, text, startedAt: new Date().toISOString(), latencyMs: 0, meta: { unreported: true } },
     };
-    const { round, stop } = acceptDraft(job, revision, text, protocol);
+    const { round, stop } = acceptDraft(job, revision, text, protocol, cycles ? { earlier: rounds } : null);
     rounds.push(round);
     const next = stop ? null : prepare(revision + 1);
     await sink.draftAccepted(round, stop, used, next?.start ?? null);

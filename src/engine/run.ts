@@ -161,8 +161,13 @@ function priorRounds(t: TrajectoryRecord, family: Family, req: RunRequest): Acce
 export async function executeRun(req: RunRequest): Promise<RunResult> {
   const { store, runId } = req;
   validateCases(req.cases, req.resolveFamily, req.caseSet.path ?? 'cases');
-  if (req.banProvider && !req.model.capabilities.ban) {
-    throw new CapabilityError(`the ban provider '${req.banProvider.name}' needs a model with decoder bans; ${req.model.spec} has none`);
+  const ban = req.banProvider?.name ?? req.protocol.banProvider;
+  if (ban && !req.model.capabilities.ban) {
+    throw new CapabilityError(
+      `the ban '${ban}' needs a model with decoder bans (gguf:, vllm:, sim:); ${req.model.spec} has none. Run without --ban, or with a backend that can ban`,
+      'ban',
+      req.model.label,
+    );
   }
   const requested = planRun(req);
   const stored = await store.getPlanned(runId);

@@ -66,7 +66,8 @@ export interface DraftAcceptedPayload {
 }
 
 export interface TrajectoryCompletedPayload {
-  stop: 'success' | 'budget';
+  /** `cycle`: a persistent cycle under a harness that stops there; `limit`: a token, money or time budget of `revise()`. */
+  stop: 'success' | 'budget' | 'cycle' | 'limit';
   rounds: number;
   final_joint: boolean;
 }

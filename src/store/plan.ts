@@ -27,8 +27,9 @@ export interface PlanController {
   generation: { temperature: number | null; seed: number | null; extra_body: Record<string, unknown> | null };
 }
 
-/** The kinds of trajectory run: the closed loop run here, and trajectories imported from elsewhere. */
-export type TrajectoryRunKind = 'run' | 'import';
+/** The kinds of trajectory run: the closed loop run here, trajectories imported from elsewhere, `revise()` loops. */
+/** `revise`: one loop recorded by `revise()` (src/revise/record.ts). */
+export type TrajectoryRunKind = 'run' | 'import' | 'revise';
 
 /** The plan of a trajectory run: frozen cases, a controller, the protocol, family fingerprints. */
 export interface RunPlan {
@@ -88,7 +89,8 @@ export interface ProtocolSpec {
   max_new_tokens: 'family';
   message_policy: string;
   ban_provider: string | null;
-  stop_rule: 'first-joint-success-or-budget';
+  /** The paper's rule, or (harnesses whose cycle action is `stop`) also a persistent cycle. */
+  stop_rule: 'first-joint-success-or-budget' | 'first-joint-success-budget-or-cycle';
 }
 
 /** Probe texts for the verifier fingerprint: empty, a plain sentence, and a messy one. */

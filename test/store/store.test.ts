@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { parseHistoryPolicy } from '../../src/engine/history.ts';
+import { parseHistoryWindow } from '../../src/remedy/history-window.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import { openStore, SimulatedCrash } from '../../src/store/store.ts';
 import { UserError } from '../../src/core/errors.ts';
@@ -158,7 +158,7 @@ test('runs under other history policies record and audit their own message lists
   for (const history of ['reset', 'last:1'] as const) {
     const dir = tempDir();
     const path = join(dir, 'runs.db');
-    await toyRun(path, { protocol: { history: parseHistoryPolicy(history) } });
+    await toyRun(path, { protocol: { history: parseHistoryWindow(history) } });
     const store = await openStore(path, { readonly: true });
     assert.equal((await store.listRuns())[0].protocol, `paper+history=${history}`);
     assert.deepEqual((await auditRun(store, 'toy', resolveToy)).discrepancies.map(formatDiscrepancy), [], history);

@@ -5,6 +5,7 @@ import { register as demo } from './demo.ts';
 import { register as verify } from './verify.ts';
 import { register as cases } from './cases.ts';
 import { register as run } from './run.ts';
+import { register as comparePolicies } from './compare-policies.ts';
 import { register as runs } from './runs.ts';
 import { register as audit } from './audit.ts';
 import { register as exportRun } from './export.ts';
@@ -22,6 +23,7 @@ export const COMMANDS: Array<(program: Command) => void> = [
   verify,
   cases,
   run,
+  comparePolicies,
   runs,
   audit,
   exportRun,

@@ -7,6 +7,7 @@ import {
   addModelOptions,
   budgetFlag,
   collect,
+  banFlag,
   historyFlag,
   modelOptionsFromFlags,
   variantFlag,
@@ -24,6 +25,8 @@ export interface RunFlags extends ModelFlags {
   runId?: string;
   budget?: string;
   history?: string;
+  harness?: string;
+  ban?: string;
   variant?: string;
   concurrency?: string;
   limit?: string;
@@ -50,6 +53,12 @@ export function register(program: Command): void {
     .option('--run-id <id>', 'run id (default: <cases>__<model label>[__<protocol>])')
     .option('--budget <T>', 'revisions after the first draft (at most T+1 generations)', '8')
     .option('--history <policy>', 'full | last:K | reset', 'full')
+    .option(
+      '--harness <name>',
+      "verbatim (the paper's) | abstract | drop | reset-on-recurrence | revloop-default (docs/revise.md); recorded in the plan",
+      'verbatim',
+    )
+    .option('--ban <what>', "failed-drafts: ban earlier failed drafts at decoding (gguf:, vllm:, sim:) | none (default: the harness's own)")
     .option('--variant <name>', 'prompt wording: baseline | structured | concise', 'baseline')
     .option('--concurrency <n>', 'trajectories in flight at once', '4')
     .option('--limit <n>', 'only the first n cases')
@@ -68,6 +77,8 @@ const RESUME_FLAGS: ReadonlyArray<[keyof RunFlags, string, string | undefined]> 
   ['limit', '--limit', undefined],
   ['budget', '--budget', '8'],
   ['history', '--history', 'full'],
+  ['harness', '--harness', 'verbatim'],
+  ['ban', '--ban', undefined],
   ['variant', '--variant', 'baseline'],
   ['extraBody', '--extra-body', undefined],
   ['temperature', '--temperature', undefined],
@@ -117,6 +128,8 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
     runId: flags.runId,
     budget: budgetFlag(flags.budget, 8),
     history: historyFlag(flags.history),
+    harness: flags.harness,
+    ban: banFlag(flags.ban),
     variant: variantFlag(flags.variant),
     concurrency: wholeNumber('--concurrency', flags.concurrency, { min: 1 }) ?? 4,
     maxConsecutiveFailures,

@@ -12,9 +12,7 @@ import {
   taskWorld,
   type Task,
 } from '../../envs/toolshed/index.ts';
-import { buildAgentMessages } from '../../remedy/messages.ts';
-import { banStrings, failedActions } from '../../remedy/ban.ts';
-import type { AgentStep } from '../../remedy/failure-record.ts';
+import { FailureLedger } from '../../remedy/ledger.ts';
 import { extractAction, parseErrorBreakdown, repeatStats, type RepeatStats } from './actions.ts';
 import type { Harness, HarnessName } from './harness.ts';
 import type { TurnGenerator } from './generator.ts';
@@ -90,7 +88,15 @@ export async function runToolShedRollout(
   const t0 = performance.now();
   const world = taskWorld(task);
   const system = systemPrompt({ demo: true });
-  const steps: AgentStep[] = [];
+  // The harness layer's agent side: the ledger builds each turn's context and ban list.
+  const ledger = new FailureLedger({
+    policy: harness.policy.failurePolicy,
+    negativeInstruction: harness.policy.negativeInstruction,
+    ban: harness.ban,
+    gloss: errorGloss,
+    toolOf: actionToolName,
+  });
+  const steps = ledger.transcript;
   const raw: string[] = [];
   const genTokens: Array<number | null> = [];
   const promptTokens: Array<number | null> = [];
@@ -98,8 +104,8 @@ export async function runToolShedRollout(
   let stop: StopReason | null = null;
   let solved = false;
   for (let s = 0; s < settings.maxSteps; s++) {
-    const messages = buildAgentMessages(system, task.goal, steps, { gloss: errorGloss, ...harness.policy });
-    const banned = harness.ban ? banStrings(failedActions(steps)) : [];
+    const messages = ledger.messages(system, task.goal);
+    const banned = ledger.ban ? ledger.banList() : [];
     const turn = await gen.turn(messages, {
       maxNewTokens: settings.maxNewTokens,
       temperature: settings.temperature,
@@ -113,7 +119,7 @@ export async function runToolShedRollout(
     masked.push(harness.ban ? turn.nBannedMasked : 0);
     const action = extractAction(turn.text);
     const outcome = execute(world, action, RENDER);
-    steps.push({ action, observation: outcome.observation, ok: outcome.ok, errorType: outcome.errorType, tool: actionToolName(action) });
+    ledger.record({ action, observation: outcome.observation, ok: outcome.ok, errorType: outcome.errorType, tool: actionToolName(action) });
     if (isSolved(task, world)) {
       solved = true;
       stop = 'solved';

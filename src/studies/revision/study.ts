@@ -34,7 +34,7 @@ function viewModel(a: RevisionAnalysis): ReportModel {
 export const revisionStudy: Study<RevisionAnalysis> = {
   id: 'revision',
   title: 'Revision runs',
-  kinds: ['run', 'import'],
+  kinds: ['run', 'import', 'revise'],
   json: 'top-level',
   async analyze(store, runIds, o) {
     const inputs = await loadRevisionInputs(store, runIds);
