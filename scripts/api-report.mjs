@@ -68,7 +68,10 @@ function emitDeclarations(root) {
   if (errors.length) throw new Error(`the sources do not compile:\n${ts.formatDiagnostics(errors.slice(0, 20), formatHost(root))}`);
   const files = new Map();
   const result = program.emit(undefined, (name, text) => files.set(resolve(name), text));
-  if (result.emitSkipped) throw new Error(ts.formatDiagnostics(result.diagnostics, formatHost(root)));
+  const emitErrors = result.diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error);
+  if (result.emitSkipped || emitErrors.length) {
+    throw new Error(`the declarations cannot be emitted:\n${ts.formatDiagnostics(emitErrors.slice(0, 40), formatHost(root))}`);
+  }
   return { files, options };
 }
 

@@ -87,19 +87,19 @@ export function messagesSha256(messages: ChatMessage[]): string {
 }
 
 /** The stop rule: stop at the first joint success, or after revision `budget`. */
-export function stopReason(joint: boolean, revision: number, budget: number): StopReason | null {
+function stopReason(joint: boolean, revision: number, budget: number): StopReason | null {
   if (joint) return 'success';
   if (revision >= budget) return 'budget';
   return null;
 }
 
-export function toExchange(r: AcceptedRound): ExchangeRecord {
+function toExchange(r: AcceptedRound): ExchangeRecord {
   if (r.feedback === null) throw new Error(`round ${r.revision} has no feedback but the trajectory continued`);
   return { revision: r.revision, draft: r.text, feedback: r.feedback, state: r.state, energy: r.energy, joint: r.joint };
 }
 
 /** Verifies one stripped draft and, if the loop goes on, renders the feedback the model will see. */
-export function acceptDraft(
+function acceptDraft(
   job: TrajectoryJob,
   revision: number,
   rawText: string,

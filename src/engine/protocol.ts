@@ -2,7 +2,7 @@
 // loop stops. It is part of the immutable run plan; `paper` defaults reproduce the reference.
 import type { PromptVariant } from '../core/verify/types.ts';
 import type { ProtocolSpec } from '../store/plan.ts';
-import { formatHistoryPolicy, parseHistoryPolicy, type HistoryPolicy } from './history.ts';
+import { formatHistoryPolicy, type HistoryPolicy } from './history.ts';
 
 export interface ProtocolConfig {
   /** Revisions after the first draft (T); at most T+1 generations. */
@@ -51,17 +51,5 @@ export function protocolSpec(p: ProtocolConfig): ProtocolSpec {
     message_policy: p.messagePolicy,
     ban_provider: p.banProvider,
     stop_rule: 'first-joint-success-or-budget',
-  };
-}
-
-export function protocolFromSpec(s: ProtocolSpec): ProtocolConfig {
-  return {
-    budget: s.budget,
-    history: parseHistoryPolicy(s.history),
-    variant: s.variant,
-    temperature: s.temperature,
-    seed: s.seed,
-    messagePolicy: s.message_policy,
-    banProvider: s.ban_provider,
   };
 }

@@ -74,7 +74,7 @@ export interface RunResult {
 }
 
 /** The plan a request would bind its run id to. */
-export function planRun(
+function planRun(
   req: Pick<RunRequest, 'cases' | 'caseSet' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider'>,
   kind: RunPlan['kind'] = 'run',
   perCase: PerCase[] | null = null,
@@ -119,7 +119,7 @@ export function planRun(
 }
 
 /** Checks cases against their families before anything is written. */
-export function validateCases(cases: readonly ConstraintCase[], resolveFamily: (name: string) => Family, where: string): void {
+function validateCases(cases: readonly ConstraintCase[], resolveFamily: (name: string) => Family, where: string): void {
   const problems: string[] = [];
   const seen = new Map<string, number>();
   cases.forEach((c, i) => {
@@ -145,7 +145,7 @@ export function validateCases(cases: readonly ConstraintCase[], resolveFamily: (
 }
 
 /** Refuses a different plan under an existing run id, naming what differs. */
-export function checkSamePlan(runId: string, stored: TrajectoryRunPlanned | RunPlannedPayloadAny, requested: TrajectoryRunPlanned): void {
+function checkSamePlan(runId: string, stored: TrajectoryRunPlanned | RunPlannedPayloadAny, requested: TrajectoryRunPlanned): void {
   assertSamePlan(runId, stored, requested);
 }
 

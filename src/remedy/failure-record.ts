@@ -28,7 +28,7 @@ export interface AgentStep {
 export type GlossLookup = (errorType: string | null | undefined) => string;
 
 /** What an unknown family reads. */
-export const UNKNOWN_FAILURE_GLOSS = 'the call failed';
+const UNKNOWN_FAILURE_GLOSS = 'the call failed';
 
 /** Glosses of the families any tool-calling harness meets (the reference's wording). */
 export const GENERIC_GLOSS: Readonly<Record<string, string>> = {

@@ -16,7 +16,7 @@ export type FailurePolicy = 'verbatim' | 'abstract' | 'drop';
 
 export const FAILURE_POLICIES: readonly FailurePolicy[] = ['verbatim', 'abstract', 'drop'];
 
-export interface HistoryPolicy {
+export interface AgentHistoryPolicy {
   failurePolicy: FailurePolicy;
   /** Append the do-not-repeat instruction to the system prompt (system + "\n" + instruction). */
   negativeInstruction?: boolean;
@@ -35,7 +35,7 @@ export interface HistoryPolicy {
  * failure counter of abstracted notes counts every kept failed step (1-based), as the reference's
  * does, so dropped or verbatim failures also advance it.
  */
-export function buildAgentMessages(system: string, goal: string, steps: readonly AgentStep[], policy: HistoryPolicy): ChatMessage[] {
+export function buildAgentMessages(system: string, goal: string, steps: readonly AgentStep[], policy: AgentHistoryPolicy): ChatMessage[] {
   const prefix = policy.observationPrefix ?? OBSERVATION_PREFIX;
   const gloss = policy.gloss ?? defaultGloss;
   const sys = policy.negativeInstruction ? `${system}\n${policy.instruction ?? NEGATIVE_INSTRUCTION}` : system;

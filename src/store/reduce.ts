@@ -45,7 +45,7 @@ export function initialTrajectory(runId: string, planned: TrajectoryRunPlanned, 
 }
 
 /** Applies one trajectory event to its record (mutates; shared by the reducer and the materialiser). */
-export function applyTrajectoryEvent(t: TrajectoryRecord, a: AttemptCounts, e: StoredEvent): void {
+function applyTrajectoryEvent(t: TrajectoryRecord, a: AttemptCounts, e: StoredEvent): void {
   switch (e.type) {
     case 'attempt_started':
       a.started++;

@@ -126,13 +126,3 @@ export async function openStore(location: string, options: StoreOptions = {}): P
   const { openSqliteStore } = await import('./sqlite/sqlite-store.ts');
   return openSqliteStore(location.startsWith('sqlite:') ? location.slice('sqlite:'.length) : location, options);
 }
-
-/** Runs `work` with a store opened for it, closing the store afterwards whatever happens. */
-export async function withStore<T>(location: string, options: StoreOptions, work: (store: RunStore) => Promise<T> | T): Promise<T> {
-  const store = await openStore(location, options);
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
-}

@@ -138,7 +138,8 @@ async function runSingle(opts: VerifyOptions): Promise<void> {
   if (opts.output) throw new UserError('--output is for batches (--jsonl); a single result goes to standard output');
   if (!opts.family)
     throw new UserError('--family is required (exact-length, c01…c14, ifeval or a registered family), or use --jsonl for a batch');
-  const { caseFromRequest, getFamily, PROMPT_VARIANTS, stateEnergy } = await import('../../core/verify/index.ts');
+  const { getFamily, PROMPT_VARIANTS, stateEnergy } = await import('../../core/verify/index.ts');
+  const { caseFromRequest } = await import('../../core/verify/input.ts');
   const { pyJsonDumps, pyFloatRepr, pyStrip } = await import('../../core/py/format.ts');
   const variant = opts.variant ?? 'baseline';
   if (!(PROMPT_VARIANTS as readonly string[]).includes(variant)) {

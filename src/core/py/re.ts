@@ -6,8 +6,6 @@ import { PY_CASE_CLASSES } from './case-classes.ts';
 
 /** Python `\w`. */
 export const W = '[\\p{L}\\p{N}_]';
-/** Python `\W`. */
-export const NW = '[^\\p{L}\\p{N}_]';
 /** Python `[^\W\d]`: word characters that are not decimal digits. */
 export const W_NOT_DIGIT = '[\\p{L}\\p{Nl}\\p{No}_]';
 /** Python `\d` (Unicode decimal digits). */
@@ -26,7 +24,6 @@ export const END = '(?=\\n?$)';
 export const END_MULTILINE = '(?=\\n|$)';
 
 const WHITESPACE_RUN = new RegExp(`${S}+`, 'u');
-const LEADING_SPACE = new RegExp(`^${S}+`, 'u');
 const TRAILING_SPACE = new RegExp(`${S}+$`, 'u');
 const HAS_NON_SPACE = new RegExp(NS, 'u');
 
@@ -43,11 +40,6 @@ export function pySplit(s: string): string[] {
 /** Python `str.rstrip()` with no argument. */
 export function pyRstrip(s: string): string {
   return s.replace(TRAILING_SPACE, '');
-}
-
-/** Python `str.lstrip()` with no argument. */
-export function pyLstrip(s: string): string {
-  return s.replace(LEADING_SPACE, '');
 }
 
 /** Python `bool(s.strip())`. */

@@ -38,7 +38,7 @@ export class PyBytes {
 }
 
 export const PyEllipsis = Object.freeze({ ellipsis: true as const });
-export type PyEllipsisType = typeof PyEllipsis;
+type PyEllipsisType = typeof PyEllipsis;
 
 /** str | int | float | complex | bool | None | bytes | tuple | list | dict | set | Ellipsis. */
 export type PyValue =

@@ -16,7 +16,7 @@ export function mcnemarExact(b: number, c: number): number {
 }
 
 /** Σ_{j=0..k} C(n, j) / 2^shift as a correctly rounded double. */
-export function binomialTailRatio(n: number, k: number, shift: number): number {
+function binomialTailRatio(n: number, k: number, shift: number): number {
   let term = 1n;
   let sum = 1n;
   const bn = BigInt(n);
@@ -28,7 +28,7 @@ export function binomialTailRatio(n: number, k: number, shift: number): number {
 }
 
 /** x · 2^e for a non-negative BigInt x, rounded once to the nearest double. */
-export function bigIntTimesPow2(x: bigint, e: number): number {
+function bigIntTimesPow2(x: bigint, e: number): number {
   if (x === 0n) return 0;
   const bits = x.toString(2).length;
   let mantissa: number;

@@ -203,7 +203,7 @@ function matMul(a: Float64Array, b: Float64Array, k: number): Float64Array {
 }
 
 /** Moore–Penrose pseudo-inverse with NumPy's default cutoff (1e-15 × the largest singular value). */
-export function pinvSymmetric(m: Float64Array, k: number): Float64Array {
+function pinvSymmetric(m: Float64Array, k: number): Float64Array {
   const rows: number[][] = [];
   for (let a = 0; a < k; a++) rows.push(Array.from(m.subarray(a * k, a * k + k)));
   // ml-matrix's cutoff is threshold · max(rows, cols) · s_max; NumPy's is rcond · s_max.
@@ -213,7 +213,7 @@ export function pinvSymmetric(m: Float64Array, k: number): Float64Array {
   return out;
 }
 
-export interface WaldOddsRatio {
+interface WaldOddsRatio {
   z: number | null;
   p: number | null;
   odds_ratio: number | null;

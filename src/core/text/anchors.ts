@@ -23,7 +23,7 @@ const WORD_CHAR = new RegExp(`^${W}$`, 'u');
  * The compiled matcher for an anchor's token sequence (global, no boundary conditions), or null when
  * the anchor has no word tokens (never matches). Use anchorPresent for the reference semantics.
  */
-export function anchorRegExp(anchor: string): RegExp | null {
+function anchorRegExp(anchor: string): RegExp | null {
   const hit = anchorCache.get(anchor);
   if (hit !== undefined) return hit;
   const tokens = wordMatches(anchor);

@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 
-export interface JsonlLine {
+interface JsonlLine {
   line: number;
   raw: string;
   value?: unknown;

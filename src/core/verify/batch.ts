@@ -27,7 +27,7 @@ export interface BatchSummary {
 }
 
 /** Verifies one parsed input line; returns the output record. */
-export function verifyLine(value: unknown, line: number, request: RequestOptions = {}): { record: Record<string, unknown>; ok: boolean } {
+function verifyLine(value: unknown, line: number, request: RequestOptions = {}): { record: Record<string, unknown>; ok: boolean } {
   const fail = (id: unknown, error: string) => ({ record: { id: id ?? null, line, error }, ok: false });
   if (!value || typeof value !== 'object' || Array.isArray(value)) return fail(null, 'expected a JSON object');
   const req = value as VerifyRequest;

@@ -35,7 +35,7 @@ export function verifyExactLength(text: string, c: ConstraintCase): ExactLengthS
 }
 
 /** "add exactly d words" when d = target − count > 0, otherwise "remove exactly −d words" (also for d = 0). */
-export function exactLengthAction(count: number, target: number): string {
+function exactLengthAction(count: number, target: number): string {
   const delta = target - count;
   return delta > 0 ? `add exactly ${delta} words` : `remove exactly ${-delta} words`;
 }
@@ -46,7 +46,7 @@ function capitalize(s: string): string {
   return first.toUpperCase() + rest.join('').toLowerCase();
 }
 
-export function exactLengthInitialPrompt(c: ConstraintCase, variant: PromptVariant = 'baseline'): string {
+function exactLengthInitialPrompt(c: ConstraintCase, variant: PromptVariant = 'baseline'): string {
   const instruction = c.instruction ?? '';
   const target = caseTarget(c);
   const anchors = caseAnchors(c).join('; ');
@@ -73,7 +73,7 @@ export function exactLengthInitialPrompt(c: ConstraintCase, variant: PromptVaria
   }
 }
 
-export function exactLengthFeedback(state: ExactLengthState, c: ConstraintCase, variant: PromptVariant = 'baseline'): string {
+function exactLengthFeedback(state: ExactLengthState, c: ConstraintCase, variant: PromptVariant = 'baseline'): string {
   const target = caseTarget(c);
   const current = state.word_count;
   const action = exactLengthAction(current, target);

@@ -80,7 +80,7 @@ except Exception:
 report("ok", len(assert_lines))
 `;
 
-export const DEFAULT_TIMEOUT_S = 10;
+const DEFAULT_TIMEOUT_S = 10;
 
 export interface PythonInfo {
   executable: string;

@@ -8,7 +8,7 @@ import { pyJsonDumps } from '../../core/py/format.ts';
 import type { ProbeItem } from './probe-item.ts';
 
 /** Item fields in schema order (the order the JSONL is written in). */
-export const ITEM_FIELDS = [
+const ITEM_FIELDS = [
   'item_id',
   'env',
   'task_id',
@@ -54,7 +54,7 @@ const STRING_FIELDS = [
 ] as const;
 
 /** Validates one parsed line into a ProbeItem with fields in schema order. */
-export function validateItem(value: unknown, file: string, line: number | null): ProbeItem {
+function validateItem(value: unknown, file: string, line: number | null): ProbeItem {
   const bad = (field: string | null, problem: string) => new InputError(file, line, field, problem);
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw bad(null, 'each line must be a JSON object (one probe item)');
   const v = value as Record<string, unknown>;

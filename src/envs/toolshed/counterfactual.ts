@@ -94,7 +94,7 @@ export function successObservation(action: string): string {
   return successFor(parsed.name, parsed.kwargs, parsed.positional);
 }
 
-export const NEUTRAL_OBSERVATION = 'Call recorded.';
+const NEUTRAL_OBSERVATION = 'Call recorded.';
 
 /** `trace=` unit i: lowercase hex of BLAKE2b(digest_size=4) of "{action}:{i}". */
 export function traceUnit(action: string, i: number): string {

@@ -15,7 +15,7 @@ export interface Perturbation {
   expectedError: string;
 }
 
-export const TOOL_TYPOS: Readonly<Record<string, string>> = {
+const TOOL_TYPOS: Readonly<Record<string, string>> = {
   find_contact: 'find_contacts',
   read_file: 'read_files',
   write_file: 'save_file',
@@ -30,7 +30,7 @@ export const TOOL_TYPOS: Readonly<Record<string, string>> = {
   convert_units: 'convert_unit',
 };
 
-export const ARG_TYPOS: Readonly<Record<string, string>> = {
+const ARG_TYPOS: Readonly<Record<string, string>> = {
   path: 'file_path',
   folder: 'directory',
   name: 'contact_name',
@@ -49,20 +49,7 @@ export const ARG_TYPOS: Readonly<Record<string, string>> = {
   content: 'text',
 };
 
-export const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 /** The operators that occur in the probe item pool (8). */
 export const PROBE_OPERATORS: readonly string[] = [

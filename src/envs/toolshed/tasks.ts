@@ -10,8 +10,8 @@ import { DEFAULT_SEED, rngFor } from './seeding.ts';
 import { unitFactor } from './tools.ts';
 import { buildWorld, type World } from './world.ts';
 
-export type ProbeTemplate = 'email_file' | 'cancel_event' | 'schedule' | 'roster' | 'archive' | 'convert';
-export type AgentOnlyTemplate = 'lookup' | 'simple_write' | 'simple_reminder';
+type ProbeTemplate = 'email_file' | 'cancel_event' | 'schedule' | 'roster' | 'archive' | 'convert';
+type AgentOnlyTemplate = 'lookup' | 'simple_write' | 'simple_reminder';
 export type TemplateName = ProbeTemplate | AgentOnlyTemplate;
 
 interface PayloadBase {
@@ -230,7 +230,6 @@ const simpleReminder: TemplateFn = (i, _world, rng, seed) => {
   };
 };
 
-export const PROBE_TEMPLATES: readonly ProbeTemplate[] = ['email_file', 'cancel_event', 'schedule', 'roster', 'archive', 'convert'];
 const PROBE_TEMPLATE_FNS: readonly TemplateFn[] = [emailFile, cancelEvent, schedule, roster, archive, convert];
 
 export const AGENT_TEMPLATES: readonly TemplateName[] = [

@@ -96,7 +96,7 @@ const WORDS = [
   'failed',
 ];
 
-export interface TinyVocabulary {
+interface TinyVocabulary {
   tokens: string[];
   scores: number[];
   types: number[];

@@ -8,9 +8,9 @@ import { STUDY_HARNESSES, type HarnessName } from './harness.ts';
 import type { RolloutRecord } from './engine.ts';
 import type { AgentRunRow, AgentStore } from './store.ts';
 
-export const AGENT_ANALYSIS_SCHEMA = 'revloop.agent-analysis/1';
+const AGENT_ANALYSIS_SCHEMA = 'revloop.agent-analysis/1';
 
-export const AGENT_METRICS: Readonly<Record<string, string>> = {
+const AGENT_METRICS: Readonly<Record<string, string>> = {
   solved: 'task success (goal predicate)',
   stuck: 'ended in a loop: step limit reached with ≥ 2 canonical repeats among failed actions',
   exact_repeat_rate: 'failed actions repeating an earlier failed action byte for byte (stripped)',

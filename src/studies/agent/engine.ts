@@ -2,8 +2,8 @@
 // generate one turn, extract the action, execute it in the task's world, stop when the goal
 // predicate holds (checked after every step, before finish), when finish() is called, or at the
 // step limit. Records follow the reference's rollout JSONL, plus the raw model outputs.
+import { actionToolName } from '../../envs/toolshed/parse.ts';
 import {
-  actionToolName,
   errorGloss,
   generateAgentTasks,
   isSolved,
@@ -35,7 +35,7 @@ export const STUDY_SETTINGS: RolloutSettings & { nTasks: number } = {
   seed: 20260808,
 };
 
-export type StopReason = 'solved' | 'finish_called' | 'step_limit';
+type StopReason = 'solved' | 'finish_called' | 'step_limit';
 
 export interface RolloutRecord extends RepeatStats {
   task_id: string;

@@ -61,7 +61,7 @@ export class TurnFailedError extends UserError {
 }
 
 /** End-of-turn markers the reference adds to the stop set when they are single vocabulary tokens. */
-export const END_OF_TURN_MARKERS = ['<|im_end|>', '<|eot_id|>', '<|endoftext|>', '<|end|>'];
+const END_OF_TURN_MARKERS = ['<|im_end|>', '<|eot_id|>', '<|endoftext|>', '<|end|>'];
 
 /** A generator for the model; refuses up front when a ban is needed and the backend cannot ban. */
 export async function turnGeneratorFor(model: Model, options: { needsBan: boolean }): Promise<TurnGenerator> {

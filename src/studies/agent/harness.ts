@@ -1,12 +1,12 @@
 // The harness variants of the agent study (docs/harness.md §5.1): how failed steps enter the context, an
 // optional do-not-repeat instruction, and an optional decoder ban of earlier failed actions. The
 // study compared six; `drop+ban` is registered but was not run.
-import type { HistoryPolicy } from '../../remedy/messages.ts';
+import type { AgentHistoryPolicy } from '../../remedy/messages.ts';
 import { UserError } from '../../core/errors.ts';
 
 export interface Harness {
   name: HarnessName;
-  policy: HistoryPolicy;
+  policy: AgentHistoryPolicy;
   /** Ban previously failed actions at decoding time (needs the backend's `ban` capability). */
   ban: boolean;
 }

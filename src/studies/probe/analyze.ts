@@ -14,7 +14,7 @@ import { PRNG_NAME } from '../../core/stats/prng.ts';
 import type { ProbeStore } from './store.ts';
 import type { ProbeItem, ScoreRecord } from './types.ts';
 
-export const PROBE_ANALYSIS_SCHEMA = 'revloop.probe-analysis/1';
+const PROBE_ANALYSIS_SCHEMA = 'revloop.probe-analysis/1';
 
 /** One item's measures (null where a needed score is missing). */
 export interface ProbeItemRecord {
@@ -36,7 +36,7 @@ export interface MeasureSummary extends Partial<Estimate> {
   reason?: string;
 }
 
-export interface GroupSummary {
+interface GroupSummary {
   key: string;
   n_items: number;
   measures: MeasureSummary[];

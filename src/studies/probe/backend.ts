@@ -11,7 +11,6 @@ import {
   hasScoringCounters,
   type ScoringCounters,
   type VerifyReport,
-  type VerifyRow,
   type VerifySample,
 } from '../../models/capabilities.ts';
 import { CapabilityError, UserError } from '../../core/errors.ts';
@@ -20,7 +19,6 @@ import { checkLogprob } from '../../models/gguf/numeric-guard.ts';
 export type { ScoringCounters };
 /** A context + continuation to score twice, one compared pair, and the report (the models' own types). */
 export type VerifyInput = VerifySample;
-export type VerifyResultRow = VerifyRow;
 export type VerifyResult = VerifyReport;
 
 export interface CandidateScore {

@@ -6,7 +6,7 @@ import { errorGloss } from '../../envs/toolshed/errors.ts';
 import { UserError } from '../../core/errors.ts';
 import { DISTRACTOR_CONDITIONS, OWN_PASS_CONDITIONS, type CandidateName, type Condition, type ProbeItem } from './types.ts';
 
-export interface ConditionOptions {
+interface ConditionOptions {
   /** The length-matched neutral observation (required by `neut_pad`; computed per model). */
   neutralPadded?: string | null;
   observationPrefix?: string;

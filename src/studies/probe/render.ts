@@ -16,7 +16,7 @@ export const MAIN_MEASURES = [
   'margin_shift',
   'G_negative',
 ];
-export const REPEAT_MEASURES = [
+const REPEAT_MEASURES = [
   'p_repeat_pre',
   'p_repeat_fail',
   'p_repeat_shift',

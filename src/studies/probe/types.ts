@@ -22,24 +22,6 @@ export const ALL_CONDITIONS = [...CORE_CONDITIONS, ...EXTENDED_CONDITIONS] as co
 
 export type Condition = (typeof ALL_CONDITIONS)[number];
 
-export const CONDITION_DOC: Readonly<Record<Condition, string>> = {
-  pre: 'context before the attempt (baseline)',
-  fail: 'attempt + error observation (standard ReAct harness)',
-  succ: 'attempt + counterfactual success observation',
-  neut: 'attempt + valence-free observation',
-  neut_pad: 'attempt + valence-free observation, length-matched to `fail`',
-  abstract: 'harness-generated failure description, no verbatim call',
-  fail_echo: 'as `fail`, but the error quotes the failed call verbatim',
-  fail_terse: 'as `fail`, with the shortest error rendering',
-  fail_verbose: 'as `fail`, with the longest error rendering',
-  fail_instr: 'as `fail`, plus an explicit do-not-repeat instruction',
-  fail_k2: 'the same call fails twice',
-  fail_k3: 'the same call fails three times',
-  fail_early: 'as `fail`, but the failure precedes the successful steps',
-  fail_other: 'a DIFFERENT wrong action failed; the scored one was never written',
-  abstract_min: 'bare failure marker, no diagnosis and no verbatim call',
-};
-
 export type ConditionSet = 'core' | 'extended' | 'all';
 
 export function conditionsOf(set: ConditionSet): Condition[] {

@@ -1024,7 +1024,7 @@ class Parser {
 }
 
 /** `_PyPegen_get_expr_name`: how CPython names an expression in error messages. */
-export function exprName(e: Expr): string {
+function exprName(e: Expr): string {
   switch (e.kind) {
     case 'Attribute':
       return 'attribute';

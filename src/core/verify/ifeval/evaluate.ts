@@ -25,7 +25,7 @@ export interface InstructionOutcome {
   required: string;
 }
 
-export interface IfevalEvaluation {
+interface IfevalEvaluation {
   follow_instruction_list_strict: boolean[];
   follow_instruction_list_loose: boolean[];
   outcomes: InstructionOutcome[];

@@ -27,7 +27,7 @@ export interface IfevalState extends VerifierState {
   instructions: InstructionOutcome[];
 }
 
-export function ifevalMode(c: ConstraintCase): IfevalMode {
+function ifevalMode(c: ConstraintCase): IfevalMode {
   const mode = (c.targets as IfevalTargets | undefined)?.mode;
   return mode === 'loose' ? 'loose' : 'strict';
 }
@@ -56,7 +56,7 @@ function instructionsOf(c: ConstraintCase): BuiltInstruction[] {
   return b;
 }
 
-export function verifyIfeval(text: string, c: ConstraintCase): IfevalState {
+function verifyIfeval(text: string, c: ConstraintCase): IfevalState {
   const mode = ifevalMode(c);
   const t = c.targets as IfevalTargets;
   const e = evaluateIfeval(text, instructionsOf(c));
@@ -74,7 +74,7 @@ export function verifyIfeval(text: string, c: ConstraintCase): IfevalState {
   };
 }
 
-export function ifevalReport(s: IfevalState): string {
+function ifevalReport(s: IfevalState): string {
   const followed = s.ifeval_mode === 'strict' ? s.follow_instruction_list_strict : s.follow_instruction_list_loose;
   const lines = [`- instructions followed (${s.ifeval_mode}): ${followed.filter(Boolean).length} of ${followed.length}`];
   s.instructions.forEach((o, i) => {
