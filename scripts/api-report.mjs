@@ -33,7 +33,7 @@ export function reportFileName(subpath) {
 
 /**
  * The package's public subpaths and the source file behind each: `types` of every `exports` entry
- * (`./dist/x/index.d.ts` → `src/x/index.ts`, by tsconfig.build.json's outDir and rootDir).
+ * (`./dist/<module>/index.d.ts` → `src/<module>/index.ts`, by tsconfig.build.json's outDir and rootDir).
  */
 export function publicEntries(root = REPO) {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -142,6 +142,36 @@ function target(checker, symbol) {
   return symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
 }
 
+/**
+ * Names of revloop's own types that a declaration refers to (type references, `extends`,
+ * `typeof`) and that the subpath does not export. Names only, so moving a file inside src/ leaves
+ * the report alone.
+ */
+function referencedTypes(checker, decl, files, exported) {
+  const out = [];
+  const visit = (node) => {
+    const ref = ts.isTypeReferenceNode(node)
+      ? node.typeName
+      : ts.isExpressionWithTypeArguments(node)
+        ? node.expression
+        : ts.isTypeQueryNode(node)
+          ? node.exprName
+          : null;
+    if (ref) {
+      const at = ts.isQualifiedName(ref) ? ref.right : ts.isPropertyAccessExpression(ref) ? ref.name : ref;
+      const sym = checker.getSymbolAtLocation(at);
+      const t = sym && target(checker, sym);
+      const d = t?.declarations?.[0];
+      if (d && files.has(resolve(d.getSourceFile().fileName)) && !exported.has(t) && !(t.flags & ts.SymbolFlags.TypeParameter)) {
+        out.push(t.name);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(decl);
+  return out;
+}
+
 function hasJsDoc(checker, symbol) {
   if (ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim()) return true;
   // A comment with only tags (@deprecated, @internal) is not documentation of what the thing is for.
@@ -171,11 +201,14 @@ export function apiReports(root = REPO) {
     const moduleSymbol = sf && checker.getSymbolAtLocation(sf);
     const symbols = moduleSymbol ? checker.getExportsOfModule(moduleSymbol) : [];
     const rows = [];
+    const exported = new Set(symbols.map((s) => target(checker, s)));
+    const unexported = new Set();
     for (const s of [...symbols].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const t = target(checker, s);
       const decls = (t.declarations ?? []).filter((d) => !ts.isSourceFile(d));
       const kinds = [...new Set(decls.map(kindOf))];
       const declared = t.name !== s.name && t.name !== 'default' ? ` (declared as \`${t.name}\`)` : '';
+      for (const d of decls) for (const name of referencedTypes(checker, d, files, exported)) unexported.add(name);
       rows.push(`### ${s.name}\n\n${kinds.join(', ')}${declared}\n\n\`\`\`ts\n${decls.map(declarationText).join('\n')}\n\`\`\`\n`);
       if (!hasJsDoc(checker, t)) {
         const where = decls[0] ? relative(root, decls[0].getSourceFile().fileName).split(sep).join('/') : e.dts;
@@ -186,7 +219,11 @@ export function apiReports(root = REPO) {
       e.subpath,
       symbols.map((s) => s.name),
     );
-    const text = `${HEADER}\n\n# ${e.subpath}\n\n${rows.length} exports, from \`${e.source}\`.\n\n${rows.join('\n')}`;
+    const hidden = [...unexported].sort();
+    const tail = hidden.length
+      ? `\n## Referenced, not exported\n\nTypes of revloop's own that the declarations above name but this subpath does not export (a user can use them, not name them):\n${hidden.map((h) => `- ${h}`).join('\n')}\n`
+      : '';
+    const text = `${HEADER}\n\n# ${e.subpath}\n\n${rows.length} exports, from \`${e.source}\`.\n\n${rows.join('\n')}${tail}`;
     reports.set(reportFileName(e.subpath), text);
   }
   return { reports, exports: exportsBySubpath, undocumented };

@@ -5,6 +5,7 @@
 import { UserError } from '../core/errors.ts';
 import type { ChatMessage } from '../models/types.ts';
 
+/** Which earlier exchanges a revision sees: all (`full`, the paper's), the last k (`last`), or none (`reset`). */
 export type HistoryPolicy = { kind: 'full' } | { kind: 'last'; k: number } | { kind: 'reset' };
 
 /** One failed round as the model saw it: its stripped draft and the feedback on it. */
@@ -14,6 +15,7 @@ export interface Exchange {
   feedback: string;
 }
 
+/** Parses `full`, `last:K` or `reset` into a `HistoryPolicy`. Throws a UserError for anything else. */
 export function parseHistoryPolicy(spec: string): HistoryPolicy {
   const s = spec.trim();
   if (s === 'full') return { kind: 'full' };
@@ -23,6 +25,7 @@ export function parseHistoryPolicy(spec: string): HistoryPolicy {
   throw new UserError(`--history: unknown history policy '${spec}'; use full, last:K (K = 0, 1, 2, …) or reset`);
 }
 
+/** A history policy as its spec string (`full`, `last:K`, `reset`), the inverse of `parseHistoryPolicy`. */
 export function formatHistoryPolicy(p: HistoryPolicy): string {
   return p.kind === 'last' ? `last:${p.k}` : p.kind;
 }

@@ -16,8 +16,13 @@ export interface AcceptedRound extends RoundRecord {
   feedback: string | null;
 }
 
+/** Why a complete trajectory stopped: a joint success, or the revision budget spent. */
 export type StopReason = 'success' | 'budget';
 
+/**
+ * What a `TrajectorySink` learns when a generation starts: the revision, the hash and size of the messages sent, the token limit and any
+ * bans.
+ */
 export interface AttemptStart {
   revision: number;
   /** SHA-256 of the canonical JSON of the message list sent. */
@@ -55,6 +60,7 @@ export interface TrajectorySink {
   incomplete(revision: number, reason: string): unknown;
 }
 
+/** One case to run: its index and case, its family, the prompt variant, and rounds already accepted (when resuming). */
 export interface TrajectoryJob {
   caseIndex: number;
   case: ConstraintCase;
@@ -63,6 +69,10 @@ export interface TrajectoryJob {
   prior: AcceptedRound[];
 }
 
+/**
+ * Options of `runTrajectory`: the protocol, the harness hooks (default: the paper's verbatim messages, no bans), extra request fields,
+ * and an abort signal.
+ */
 export interface EngineOptions {
   protocol: ProtocolConfig;
   messagePolicy?: MessagePolicy;
@@ -71,6 +81,7 @@ export interface EngineOptions {
   signal?: AbortSignal;
 }
 
+/** How `runTrajectory` ended: complete (with its stop reason), protocol-incomplete (with the reason), or aborted. */
 export type TrajectoryOutcome =
   | { status: 'complete'; rounds: AcceptedRound[]; stop: StopReason }
   | { status: 'incomplete'; rounds: AcceptedRound[]; reason: string }
@@ -118,6 +129,10 @@ function isAbort(e: unknown, signal?: AbortSignal): boolean {
   return signal?.aborted === true || (e as Error)?.name === 'AbortError';
 }
 
+/**
+ * The revision loop for one case without a store (docs/protocol.md §2): draft, verify, feed back, revise until joint success or the
+ * budget, reporting every step to `sink`. A provider fault makes the trajectory incomplete, never a scored draft.
+ */
 export async function runTrajectory(
   job: TrajectoryJob,
   model: Model,

@@ -10,6 +10,7 @@ import { abstractFailureNote, callName, defaultGloss, type AgentStep, type Gloss
 import { buildAgentMessages, type FailurePolicy } from './messages.ts';
 import { banStrings, banTokenSequences, failedActions, type TokenSeq } from './ban.ts';
 
+/** Options of `FailureLedger`: the failure policy, bans, the gloss of abstracted notes, and how a tool name is read from an action. */
 export interface LedgerOptions {
   /** How failed steps appear in the next turn's context (default `abstract`). */
   policy?: FailurePolicy;
@@ -41,11 +42,16 @@ export interface FailureRecord {
   note: string;
 }
 
+/**
+ * Options of `FailureLedger.generate`: the model's generate options (bans come from the ledger) and whether to refuse a backend that
+ * cannot ban.
+ */
 export interface LedgerGenerateOptions extends Omit<GenerateOptions, 'bannedSequences'> {
   /** Refuse (CapabilityError) instead of generating without the ban on a backend that cannot ban. */
   requireBan?: boolean;
 }
 
+/** What `FailureLedger.generate` returns: the model's result, its text, and whether the ban was enforced. */
 export interface LedgerGenerateResult {
   result: GenerateResult;
   /** The raw text (null when every attempt failed). */
@@ -74,6 +80,10 @@ export function abstractFailures(steps: readonly AgentStep[], options: Pick<Ledg
   return out;
 }
 
+/**
+ * The remedy as one object (docs/remedy.md): record each agent step, then build the next turn's context under the failure policy (default
+ * `abstract`) and generate with previously failed actions banned where the backend can (default on).
+ */
 export class FailureLedger {
   private readonly steps: AgentStep[] = [];
   readonly policy: FailurePolicy;

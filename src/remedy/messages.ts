@@ -12,10 +12,18 @@ import {
   type GlossLookup,
 } from './failure-record.ts';
 
+/**
+ * How failed steps appear in the next turn's context: kept (`verbatim`), replaced by an abstract note (`abstract`), or removed (`drop`).
+ */
 export type FailurePolicy = 'verbatim' | 'abstract' | 'drop';
 
+/** The failure policies, in the study's order. */
 export const FAILURE_POLICIES: readonly FailurePolicy[] = ['verbatim', 'abstract', 'drop'];
 
+/**
+ * How `buildAgentMessages` renders an agent's history: the failure policy, the optional do-not-repeat instruction, the observation
+ * prefix, a history limit and the gloss.
+ */
 export interface AgentHistoryPolicy {
   failurePolicy: FailurePolicy;
   /** Append the do-not-repeat instruction to the system prompt (system + "\n" + instruction). */

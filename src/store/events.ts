@@ -108,6 +108,7 @@ export interface RecordPayload {
   data: unknown;
 }
 
+/** The payload of each event type of a run's log (docs/store.md). */
 export interface EventPayloads {
   run_planned: RunPlannedPayload;
   session_started: SessionStartedPayload;
@@ -122,6 +123,7 @@ export interface EventPayloads {
   record: RecordPayload;
 }
 
+/** The types of events a run's log holds. */
 export type EventType = keyof EventPayloads;
 
 /** An event about to be appended. Trajectory events carry the case index; round events the revision. */

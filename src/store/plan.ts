@@ -70,6 +70,7 @@ export interface StudyController {
   simulated: boolean;
 }
 
+/** A run's immutable plan: a trajectory run's (`RunPlan`) or another study's (`StudyPlan`). */
 export type Plan = RunPlan | StudyPlan;
 
 /** Whether a plan freezes cases and a protocol (a revision run or an import). */

@@ -12,6 +12,7 @@ export interface AttemptCounts {
   failed: number;
 }
 
+/** A run reduced from its events: the plan, trajectories, records and sessions. */
 export interface ReducedRun {
   runId: string;
   /** A trajectory plan has one trajectory per case; a study plan has none (its results are records). */

@@ -5,6 +5,7 @@
 import { pseudoInverse } from 'ml-matrix';
 import { twoSidedNormalP } from './normal.ts';
 
+/** Input of `fitClusteredLogit`: a row-major design matrix, the binary outcomes and each row's cluster. */
 export interface LogisticInput {
   /** Row-major design matrix, rows × cols. */
   x: Float64Array;
@@ -16,6 +17,10 @@ export interface LogisticInput {
   clusters: readonly string[];
 }
 
+/**
+ * A fitted clustered logistic regression: coefficients, cluster-robust covariance, standard errors, z and p values, and convergence
+ * warnings.
+ */
 export interface LogisticFit {
   coefficients: number[];
   /** Clustered covariance, cols × cols, row-major. */
@@ -32,6 +37,11 @@ export interface LogisticFit {
 
 const MAX_ITERATIONS = 200;
 
+/**
+ * Logistic regression by Newton's method with cluster-robust (sandwich) standard errors, as statsmodels'
+ * `Logit(...).fit(cov_type='cluster')` without the small-sample correction (docs/protocol.md §3.9). Throws when the design matrix does
+ * not have rows × cols entries.
+ */
 export function fitClusteredLogit(input: LogisticInput): LogisticFit {
   const { x, rows: n, cols: k, y } = input;
   if (x.length !== n * k) throw new Error(`design matrix has ${x.length} entries, expected ${n}×${k}`);

@@ -12,6 +12,7 @@ import { pyJsonDumps, pyStrip } from '../py/format.ts';
 import { caseFromRequest, type RequestOptions, type VerifyRequest } from './input.ts';
 import { verifyRecord } from './records.ts';
 
+/** Options of `verifyBatch`: progress reporting and how each line's request is read. */
 export interface BatchOptions {
   /** Called every `progressEvery` lines with the number of lines done so far. */
   onProgress?: (done: number, failed: number) => void;
@@ -20,6 +21,7 @@ export interface BatchOptions {
   request?: RequestOptions;
 }
 
+/** Counts of a batch: lines read, verified, and failed (a failed line gets an error record, never a state). */
 export interface BatchSummary {
   lines: number;
   verified: number;
@@ -48,6 +50,11 @@ function verifyLine(value: unknown, line: number, request: RequestOptions = {}):
   }
 }
 
+/**
+ * Verifies a JSON Lines file (a path) or stream of `VerifyRequest`s and writes one record per line to `output`, in order: the state, or
+ * the line's problem. The protocol's stripped text is verified. Throws a UserError when the environment is missing something every line
+ * needs (e.g. the Punkt parameters).
+ */
 export async function verifyBatch(input: string | Readable, output: Writable, options: BatchOptions = {}): Promise<BatchSummary> {
   const every = options.progressEvery ?? 1000;
   const summary: BatchSummary = { lines: 0, verified: 0, failed: 0 };

@@ -14,6 +14,10 @@ function caseAnchors(c: ConstraintCase): string[] {
   return c.anchors ?? [];
 }
 
+/**
+ * The exact-length verifier (docs/protocol.md §1): the word count against the case's target and the anchors missing from the text. The
+ * same as `getFamily('exact-length').verify`.
+ */
 export function verifyExactLength(text: string, c: ConstraintCase): ExactLengthState {
   const target = caseTarget(c);
   const anchors = caseAnchors(c);

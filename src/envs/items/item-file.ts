@@ -145,6 +145,10 @@ export function parseItems(text: string, file: string): ProbeItem[] {
   return items;
 }
 
+/**
+ * Reads and validates a probe item file: the items and the file's SHA-256. Throws an InputError naming file, line and field for a bad
+ * line, a NotFoundError for a missing file.
+ */
 export function readItemsFile(path: string): { items: ProbeItem[]; sha256: string } {
   let text: string;
   try {
@@ -164,6 +168,7 @@ export function itemJsonLine(item: ProbeItem): string {
   return pyJsonDumps(ordered, { floatKeys: new Set() });
 }
 
+/** Probe items as JSON Lines text, one canonical line per item (the file format `readItemsFile` reads). */
 export function itemsJsonl(items: readonly ProbeItem[]): string {
   return items.map((it) => itemJsonLine(it) + '\n').join('');
 }

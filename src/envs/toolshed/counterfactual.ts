@@ -101,6 +101,7 @@ export function traceUnit(action: string, i: number): string {
   return blake2bHex(`${action}:${i}`, { digestSize: 4 });
 }
 
+/** Options of `neutralObservation`: filler units and the echo clause (both off in the probe). */
 export interface NeutralOptions {
   /** Number of `trace=<hex>` filler units (0 = plain). */
   fillerUnits?: number;

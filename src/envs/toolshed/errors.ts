@@ -8,8 +8,10 @@ import { pyReprValue, pyTypeName, type PyValue } from '../../core/py/values.ts';
 import { TOOL_NAMES, toolSignature, type ArgSpec, type ToolSpec } from './tools.ts';
 import { GENERIC_GLOSS, glossTable, type GlossLookup } from '../../remedy/failure-record.ts';
 
+/** The three renderings of a ToolShed error (docs/harness.md §1). */
 export type Verbosity = 'terse' | 'standard' | 'verbose';
 
+/** How a ToolShed error is rendered: its verbosity (default `standard`) and whether the failed call is echoed. */
 export interface RenderOptions {
   verbosity?: Verbosity;
   /** Append "\n  while calling: <stripped action>" (the probe's fail_echo condition). */

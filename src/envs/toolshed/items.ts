@@ -20,6 +20,7 @@ import type { ProbeItem } from '../items/probe-item.ts';
 
 export type { ProbeItem } from '../items/probe-item.ts';
 
+/** Options of `buildToolshedItems` (default: `PAPER_TOOLSHED_OPTIONS`, the paper's 275 items). */
 export interface BuildToolshedOptions {
   /** Number of probe tasks (the paper: 60). */
   nTasks?: number;

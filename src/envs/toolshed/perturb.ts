@@ -9,6 +9,7 @@ import { formatCall } from './tasks.ts';
 import { TOOLS_BY_NAME } from './tools.ts';
 import type { World } from './world.ts';
 
+/** A perturbed (failing) variant of a gold action: the action, the operator, and the error family it should raise. */
 export interface Perturbation {
   action: string;
   operator: string;

@@ -19,6 +19,7 @@ export const TINY_CHAT_TEMPLATE =
   "{{ bos_token }}{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}" +
   "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% if enable_thinking is defined and enable_thinking is false %}{{ '<think>\\n\\n</think>\\n\\n' }}{% endif %}{% endif %}";
 
+/** Options of the tiny random-weight test model (default: the project's, seed 20260808). */
 export interface TinyModelOptions {
   /** Seed of the weight generator (default 20260808). */
   seed?: number;

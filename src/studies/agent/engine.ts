@@ -19,6 +19,7 @@ import { extractAction, parseErrorBreakdown, repeatStats, type RepeatStats } fro
 import type { Harness, HarnessName } from './harness.ts';
 import type { TurnGenerator } from './generator.ts';
 
+/** A rollout's settings: step limit, tokens per turn, temperature and seed (the study's: `STUDY_SETTINGS`). */
 export interface RolloutSettings {
   maxSteps: number;
   maxNewTokens: number;
@@ -37,6 +38,10 @@ export const STUDY_SETTINGS: RolloutSettings & { nTasks: number } = {
 
 type StopReason = 'solved' | 'finish_called' | 'step_limit';
 
+/**
+ * One rollout as the reference's rollout JSONL records it (steps, observations, stop reason, solved, repetition counts), plus the raw
+ * model outputs.
+ */
 export interface RolloutRecord extends RepeatStats {
   task_id: string;
   task_index: number;
@@ -79,6 +84,10 @@ function sumOrNull(xs: ReadonlyArray<number | null>): number | null {
   return xs.some((x) => x === null) ? null : (xs as number[]).reduce((a, b) => a + b, 0);
 }
 
+/**
+ * One agent rollout of a ToolShed task under a harness (docs/harness.md §5.2): generate a turn, execute its action, repeat until the goal
+ * holds, `finish()` is called or the step limit.
+ */
 export async function runToolShedRollout(
   task: Task,
   taskIndex: number,

@@ -21,6 +21,7 @@ export type { ScoringCounters };
 export type VerifyInput = VerifySample;
 export type VerifyResult = VerifyReport;
 
+/** A candidate continuation's score: its log-probability, token count and greedy-match count. */
 export interface CandidateScore {
   logprob: number;
   nTokens: number;
@@ -29,6 +30,10 @@ export interface CandidateScore {
   ctxTokens: number | null;
 }
 
+/**
+ * What the probe scores with: teacher-forced log-probabilities of candidate actions after a context. Get one with
+ * `probeScorerFor(model)`.
+ */
 export interface ProbeScorer {
   readonly model: Model;
   /** Scores candidates after the rendered context (+ generation prompt), in input order. */

@@ -24,6 +24,10 @@ export class ConditionUnavailableError extends UserError {
   }
 }
 
+/**
+ * The counterfactual transcript of an item under a condition (docs/harness.md §3): the context whose next action the probe scores. Throws
+ * a ConditionUnavailableError when the item cannot take the condition.
+ */
 export function buildConditionMessages(item: ProbeItem, condition: Condition, options: ConditionOptions = {}): ChatMessage[] {
   const prefix = options.observationPrefix ?? OBSERVATION_PREFIX;
   const system = condition === 'fail_instr' ? `${item.system_prompt}\n${NEGATIVE_INSTRUCTION}` : item.system_prompt;

@@ -18,6 +18,7 @@ interface VerifyTriple {
   candidate: 'failed' | 'gold';
 }
 
+/** What `verifyProbeScoring` returns: whether cached and fresh scores agreed, with every compared triple. */
 export interface ProbeVerifyReport extends VerifyResult {
   triples: Array<VerifyTriple & { cached: number | null; fresh: number | null; diff: number | null; ok: boolean; problem?: string }>;
 }
@@ -26,6 +27,10 @@ function verifySample(items: readonly ProbeItem[], n: number, seed = VERIFY_SEED
   return new PyRandom(seed).sample(items, Math.min(n, items.length));
 }
 
+/**
+ * Checks a scorer before a probe: scores a sample of items (default 12, seed 0) under the core conditions twice — cached and fresh — and
+ * compares within a tolerance (default 1e-3 nats).
+ */
 export async function verifyProbeScoring(
   scorer: ProbeScorer,
   items: readonly ProbeItem[],

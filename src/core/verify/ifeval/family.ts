@@ -17,6 +17,7 @@ import {
 } from './evaluate.ts';
 import type { BuiltInstruction } from './instructions.ts';
 
+/** The state of the `ifeval` family: the mode, each instruction's strict and loose outcome, and the violation vector of the chosen mode. */
 export interface IfevalState extends VerifierState {
   ifeval_mode: IfevalMode;
   instruction_id_list: string[];

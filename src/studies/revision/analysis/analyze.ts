@@ -62,6 +62,10 @@ interface CellData {
   pending: number;
 }
 
+/**
+ * Every table and model of the paper from revision trajectories (docs/analysis.md): endpoints with bootstrap intervals, paired
+ * comparisons, curves, repeat classes, rescue, hazard and capture prediction. Pure and seeded. Throws a UserError for an invalid option.
+ */
 export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], options: AnalysisOptions = {}): AnalysisResult {
   const bootstrap = checkInt('bootstrap', options.bootstrap ?? DEFAULT_BOOTSTRAP, 0);
   const seed = checkInt('seed', options.seed ?? DEFAULT_SEED, 0);

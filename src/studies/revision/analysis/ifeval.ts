@@ -40,6 +40,7 @@ interface IfevalControllerSummary {
   by_group: IfevalInstructionRow[];
 }
 
+/** IFEval's standard accuracies per controller (prompt- and instruction-level, strict and loose) at the first draft and after revision. */
 export interface IfevalAnalysis {
   schema: typeof IFEVAL_ANALYSIS_SCHEMA;
   controllers: IfevalControllerSummary[];

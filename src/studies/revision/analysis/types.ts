@@ -45,6 +45,7 @@ export type ExactCategory = (typeof EXACT_CATEGORIES)[number];
 /** Why a field is null, keyed by the field's name. Absent when nothing is null. */
 type NullReasons = Record<string, string>;
 
+/** Progress of `analyzeTrajectories` through `onProgress`: the stage and its done/total. */
 export interface AnalysisProgress {
   /** What is being computed, e.g. "bootstrap all/exact-length". */
   stage: string;
@@ -52,6 +53,7 @@ export interface AnalysisProgress {
   total: number;
 }
 
+/** Options of `analyzeTrajectories`; every one has the paper's default. */
 export interface AnalysisOptions {
   /** Largest revision cap T for cumulative curves and budget replay. Default: the largest `budget` of the trajectories (8 in the paper). */
   budget?: number;
@@ -418,6 +420,7 @@ export interface ThreeDomainAnalysis {
   notes: string[];
 }
 
+/** The result of `analyzeTrajectories`: a plain, JSON-ready object (`analysisJson`) whose fields are named as in the paper. */
 export interface AnalysisResult {
   schema: 'revloop.analysis/1';
   options: {
