@@ -11,11 +11,12 @@
 //
 // A tool for curating the public API (docs/library.md); it always exits 0 and is not run by CI:
 // a feature may export a name one commit before its first user.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { publicEntries } from './api-report.mjs';
+import { documentedImports } from './doc-imports.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const rel = (f) => relative(ROOT, f).split(sep).join('/');
@@ -27,31 +28,6 @@ function program() {
     { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
   );
   return ts.createProgram(parsed.fileNames, parsed.options);
-}
-
-/** The documentation's imports as a tiny module per block, so the checker resolves them like code. */
-function docImports() {
-  const out = [];
-  const docs = [
-    'README.md',
-    ...readdirSync(join(ROOT, 'docs'))
-      .filter((f) => f.endsWith('.md'))
-      .map((f) => `docs/${f}`),
-  ];
-  for (const doc of docs) {
-    for (const block of readFileSync(join(ROOT, doc), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)) {
-      for (const m of block[1].matchAll(/^import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'(revloop(?:\/[^']*)?)';/gm)) {
-        for (const n of m[1].split(',')) {
-          const name = n
-            .trim()
-            .replace(/^type\s+/, '')
-            .split(/\s+as\s+/)[0];
-          if (name) out.push({ doc, name, subpath: m[2] });
-        }
-      }
-    }
-  }
-  return out;
 }
 
 function main(args) {
@@ -98,11 +74,15 @@ function main(args) {
   }
   // Documentation examples, resolved through the public entries.
   const entries = new Map(publicEntries(ROOT).map((e) => [e.subpath, e.source]));
-  for (const d of docImports()) {
-    const ms = modulesOf.get(entries.get(d.subpath));
-    const s = ms && checker.getExportsOfModule(ms).find((e) => e.name === d.name);
-    if (s) use(resolveTarget(s), d.doc);
-    else process.stderr.write(`${d.doc}: ${d.name} is not exported by ${d.subpath}\n`);
+  for (const { doc, statements } of documentedImports(ROOT)) {
+    for (const st of statements) {
+      const ms = modulesOf.get(entries.get(st.subpath));
+      for (const name of st.names) {
+        const s = ms && checker.getExportsOfModule(ms).find((e) => e.name === name);
+        if (s) use(resolveTarget(s), doc);
+        else process.stderr.write(`${doc}: ${name} is not exported by ${st.subpath}\n`);
+      }
+    }
   }
   // What a public subpath exports is used: by the package's users.
   for (const source of entries.values()) {

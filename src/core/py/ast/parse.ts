@@ -1104,7 +1104,7 @@ function fstringField(part: FStringPart): Expr {
 }
 
 /** The value of a NUMBER token: int → bigint, float → number, imaginary → PyComplex. */
-export function parseNumber(text: string): PyValue {
+function parseNumber(text: string): PyValue {
   const t = text.replace(/_/g, '');
   const last = t[t.length - 1];
   if (last === 'j' || last === 'J') return new PyComplex(0, Number(t.slice(0, -1)));
