@@ -144,11 +144,11 @@ function target(checker, symbol) {
 
 /**
  * Names of revloop's own types that a declaration refers to (type references, `extends`,
- * `typeof`) and that the subpath does not export. Names only, so moving a file inside src/ leaves
- * the report alone.
+ * `typeof`) and that the subpath does not export. Name → symbol; the report prints names only, so moving a
+ * file inside src/ leaves it alone.
  */
 function referencedTypes(checker, decl, files, exported) {
-  const out = [];
+  const out = new Map();
   const visit = (node) => {
     const ref = ts.isTypeReferenceNode(node)
       ? node.typeName
@@ -163,7 +163,7 @@ function referencedTypes(checker, decl, files, exported) {
       const t = sym && target(checker, sym);
       const d = t?.declarations?.[0];
       if (d && files.has(resolve(d.getSourceFile().fileName)) && !exported.has(t) && !(t.flags & ts.SymbolFlags.TypeParameter)) {
-        out.push(t.name);
+        out.set(t.name, t);
       }
     }
     ts.forEachChild(node, visit);
@@ -196,19 +196,25 @@ export function apiReports(root = REPO) {
   const reports = new Map();
   const exportsBySubpath = new Map();
   const undocumented = [];
-  for (const e of entries) {
+  const exportsOf = (e) => {
     const sf = program.getSourceFile(join(root, e.dts));
     const moduleSymbol = sf && checker.getSymbolAtLocation(sf);
-    const symbols = moduleSymbol ? checker.getExportsOfModule(moduleSymbol) : [];
+    return moduleSymbol ? checker.getExportsOfModule(moduleSymbol) : [];
+  };
+  // Where each public symbol can be imported from (the first subpath in order that exports it).
+  const home = new Map();
+  for (const e of entries) for (const s of exportsOf(e)) if (!home.has(target(checker, s))) home.set(target(checker, s), e.subpath);
+  for (const e of entries) {
+    const symbols = exportsOf(e);
     const rows = [];
     const exported = new Set(symbols.map((s) => target(checker, s)));
-    const unexported = new Set();
+    const unexported = new Map();
     for (const s of [...symbols].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const t = target(checker, s);
       const decls = (t.declarations ?? []).filter((d) => !ts.isSourceFile(d));
       const kinds = [...new Set(decls.map(kindOf))];
       const declared = t.name !== s.name && t.name !== 'default' ? ` (declared as \`${t.name}\`)` : '';
-      for (const d of decls) for (const name of referencedTypes(checker, d, files, exported)) unexported.add(name);
+      for (const d of decls) for (const [name, sym] of referencedTypes(checker, d, files, exported)) unexported.set(name, sym);
       rows.push(`### ${s.name}\n\n${kinds.join(', ')}${declared}\n\n\`\`\`ts\n${decls.map(declarationText).join('\n')}\n\`\`\`\n`);
       if (!hasJsDoc(checker, t)) {
         const where = decls[0] ? relative(root, decls[0].getSourceFile().fileName).split(sep).join('/') : e.dts;
@@ -219,9 +225,11 @@ export function apiReports(root = REPO) {
       e.subpath,
       symbols.map((s) => s.name),
     );
-    const hidden = [...unexported].sort();
+    const hidden = [...unexported.keys()]
+      .sort()
+      .map((n) => `- ${n}: ${home.has(unexported.get(n)) ? `from \`${home.get(unexported.get(n))}\`` : 'not public'}`);
     const tail = hidden.length
-      ? `\n## Referenced, not exported\n\nTypes of revloop's own that the declarations above name but this subpath does not export (a user can use them, not name them):\n${hidden.map((h) => `- ${h}`).join('\n')}\n`
+      ? `\n## Referenced, not exported\n\nTypes of revloop's own that the declarations above name but this subpath does not export: where a user can import them, or "not public" (usable, not nameable).\n\n${hidden.join('\n')}\n`
       : '';
     const text = `${HEADER}\n\n# ${e.subpath}\n\n${rows.length} exports, from \`${e.source}\`.\n\n${rows.join('\n')}${tail}`;
     reports.set(reportFileName(e.subpath), text);

@@ -253,8 +253,9 @@ export function writeTinyLlamaGguf(path: string, options: TinyModelOptions = {})
 export const TINY_MODEL_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../test/.tmp');
 
 /**
- * Path of the tiny model with the given options, writing it if it is missing or stale (content is
- * compared, so a changed generator never leaves an old file in place).
+ * Path of the tiny random-weight test model with the given options in `dir` (default: `test/.tmp/`
+ * of the checkout, or of the installed package: pass a folder of your own there), writing it if it
+ * is missing or stale (content is compared, so a changed generator never leaves an old file in place).
  */
 export function ensureTinyModel(options: TinyModelOptions = {}, dir = TINY_MODEL_DIR): string {
   const data = buildTinyLlamaGguf(options);
