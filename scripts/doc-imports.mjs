@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Per ```ts block that imports revloop: `where` ("docs/x.md block 2"), the document, and each
+ * Per ```ts block that imports revloop: `where` ("docs/store.md block 2"), the document, and each
  * import statement with its subpath and the names it imports (without `type` and `as` aliases).
  */
 export function documentedImports(root) {
