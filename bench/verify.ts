@@ -13,7 +13,8 @@ import { performance } from 'node:perf_hooks';
 import { sharedDataFile } from '../src/core/util/shared-data.ts';
 import { countWords, getDefaultPunkt, wordMatches } from '../src/core/text/index.ts';
 import { pyStrip } from '../src/core/py/format.ts';
-import { caseFromRequest, getFamily, type ConstraintCase, type Family } from '../src/core/verify/index.ts';
+import { getFamily, type ConstraintCase, type Family } from '../src/core/verify/index.ts';
+import { caseFromRequest } from '../src/core/verify/input.ts';
 import { messyRows } from './messy-outputs.ts';
 
 interface Job {

@@ -1,6 +1,7 @@
-// revloop's root entry point (`import … from 'revloop'`): the main entry of each module. Each
-// module's full API is its own subpath — 'revloop/verify', 'revloop/models', 'revloop/remedy', …
-// (package.json `exports`; docs/library.md).
+// revloop's root entry point (`import … from 'revloop'`): the main entry of each module and the
+// typed errors every module throws. Each module's full API is its own subpath — 'revloop/verify',
+// 'revloop/models', 'revloop/remedy', … (package.json `exports`; docs/library.md). The names here are
+// the same bindings as the subpaths', not copies.
 export {
   getFamily,
   listFamilies,
@@ -36,3 +37,18 @@ export {
   type Violation,
   type VerifyResult,
 } from './revise/index.ts';
+export {
+  RevloopError,
+  isRevloopError,
+  UserError,
+  UsageError,
+  InputError,
+  NotFoundError,
+  PlanMismatchError,
+  RunLockedError,
+  CapabilityError,
+  StoreError,
+  ProviderError,
+  DataMissingError,
+  type ErrorCode,
+} from './core/errors.ts';

@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { reportError } from './errors.ts';
 import { COMMANDS } from './commands/index.ts';
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command('revloop')
     .description('Closed-loop revision by language models: draft, verify exactly, revise, within a fixed budget.')
     .version('0.1.0')

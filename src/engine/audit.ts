@@ -18,6 +18,7 @@ import { verifyChain } from '../store/chain.ts';
 import type { RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
 
+/** One difference between what a run stored and what replaying its events recomputes: where (case, revision, field) and what. */
 export interface Discrepancy {
   caseIndex: number | null;
   caseId: string | null;
@@ -26,6 +27,10 @@ export interface Discrepancy {
   problem: string;
 }
 
+/**
+ * What `auditRun` returns: the counts it checked, every discrepancy (empty when the run replays exactly), and notes on what it could not
+ * re-derive.
+ */
 export interface AuditReport {
   runId: string;
   events: number;
@@ -55,6 +60,11 @@ function stateDiff(stored: unknown, replayed: unknown): { field: string; problem
   return { field: `state.${path}`, problem: rest.join(': ') };
 }
 
+/**
+ * The replay audit of a stored run (docs/store.md): re-hashes the event chain, re-reduces the events, recomputes every verifier state
+ * from the stored text with `resolveFamily`, and checks the stop rule, the messages sent and the derived tables. Every difference is a
+ * discrepancy in the report (an unknown run too); it never throws for what it finds.
+ */
 export async function auditRun(store: RunStore, runId: string, resolveFamily: (name: string) => Family): Promise<AuditReport> {
   const found: Discrepancy[] = [];
   const notes: string[] = [];

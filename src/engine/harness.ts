@@ -42,11 +42,19 @@ export interface RoundContext {
   exchanges: readonly ExchangeRecord[];
 }
 
+/**
+ * A harness hook: builds the message list of each revision from the round context. Its `name` is written into the run plan; the paper's
+ * is `verbatimPolicy`.
+ */
 export interface MessagePolicy {
   readonly name: string;
   build(ctx: RoundContext): ChatMessage[];
 }
 
+/**
+ * A harness hook: the sequences the decoder must never complete in a round (passed to `generate` as `bannedSequences`; needs the model's
+ * `ban` capability). Its `name` is written into the run plan.
+ */
 export interface BanProvider {
   readonly name: string;
   /** Sequences to ban for this round; undefined or empty for none. */

@@ -1,52 +1,27 @@
-// Public API of the revision engine: one trajectory (runTrajectory), a whole run with plan,
-// resume and store (executeRun), history policies, protocol configuration and harness hooks.
-// See docs/running.md.
+// Public API of the revision engine (`revloop/engine`, docs/running.md): a whole run with plan,
+// resume and store (executeRun), one trajectory without a store (runTrajectory), the protocol and
+// history policies, the harness hooks (message policies, bans), and the replay audit of a stored run.
+export { executeRun, type RunRequest, type RunResult, type RunProgress, type CaseSetInfo } from './run.ts';
 export {
   runTrajectory,
-  acceptDraft,
-  stopReason,
-  messagesSha256,
-  type TrajectorySink,
   type TrajectoryJob,
+  type TrajectorySink,
   type TrajectoryOutcome,
+  type EngineOptions,
   type AcceptedRound,
   type AttemptStart,
   type NumberedAttempt,
-  type EngineOptions,
   type StopReason,
 } from './loop.ts';
-export {
-  executeRun,
-  planRun,
-  validateCases,
-  checkSamePlan,
-  type RunRequest,
-  type RunResult,
-  type RunProgress,
-  type CaseSetInfo,
-} from './run.ts';
-export {
-  parseHistoryWindow,
-  formatHistoryWindow,
-  selectExchanges,
-  buildHistoryMessages,
-  type HistoryWindow,
-  type Exchange,
-} from '../remedy/history-window.ts';
-export { PAPER_PROTOCOL, protocolName, protocolSpec, protocolFromSpec, type ProtocolConfig } from './protocol.ts';
-export type { ProtocolSpec } from '../store/plan.ts';
+export { PAPER_PROTOCOL, type ProtocolConfig } from './protocol.ts';
+export { parseHistoryWindow, formatHistoryWindow, type HistoryWindow, type Exchange } from '../remedy/history-window.ts';
 export {
   verbatimPolicy,
   messagePolicyNamed,
   banProviderNamed,
-  failedDraftsBan,
-  harnessPolicy,
-  stopsOnCycle,
-  roundShape,
-  cycleOfRounds,
   type MessagePolicy,
   type BanProvider,
   type RoundContext,
   type ExchangeRecord,
 } from './harness.ts';
-export { REVLOOP_VERSION } from '../core/version.ts';
+export { auditRun, type AuditReport, type Discrepancy } from './audit.ts';

@@ -29,6 +29,10 @@ export interface AcceptedRound extends RoundRecord {
 /** `cycle`: a persistent cycle ended the loop (harnesses whose cycle action is `stop`, docs/revise.md §4). */
 export type StopReason = 'success' | 'budget' | 'cycle';
 
+/**
+ * What a `TrajectorySink` learns when a generation starts: the revision, the hash and size of the messages sent, the token limit and any
+ * bans.
+ */
 export interface AttemptStart {
   revision: number;
   /** SHA-256 of the canonical JSON of the message list sent. */
@@ -66,6 +70,7 @@ export interface TrajectorySink {
   incomplete(revision: number, reason: string): unknown;
 }
 
+/** One case to run: its index and case, its family, the prompt variant, and rounds already accepted (when resuming). */
 export interface TrajectoryJob {
   caseIndex: number;
   case: ConstraintCase;
@@ -74,6 +79,10 @@ export interface TrajectoryJob {
   prior: AcceptedRound[];
 }
 
+/**
+ * Options of `runTrajectory`: the protocol, the harness hooks (default: the paper's verbatim messages, no bans), extra request fields,
+ * and an abort signal.
+ */
 export interface EngineOptions {
   protocol: ProtocolConfig;
   messagePolicy?: MessagePolicy;
@@ -84,6 +93,7 @@ export interface EngineOptions {
   signal?: AbortSignal;
 }
 
+/** How `runTrajectory` ended: complete (with its stop reason), protocol-incomplete (with the reason), or aborted. */
 export type TrajectoryOutcome =
   | { status: 'complete'; rounds: AcceptedRound[]; stop: StopReason }
   | { status: 'incomplete'; rounds: AcceptedRound[]; reason: string }
@@ -100,19 +110,19 @@ export function messagesSha256(messages: ChatMessage[]): string {
 }
 
 /** The stop rule: stop at the first joint success, or after revision `budget`. */
-export function stopReason(joint: boolean, revision: number, budget: number): StopReason | null {
+function stopReason(joint: boolean, revision: number, budget: number): StopReason | null {
   if (joint) return 'success';
   if (revision >= budget) return 'budget';
   return null;
 }
 
-export function toExchange(r: AcceptedRound): ExchangeRecord {
+function toExchange(r: AcceptedRound): ExchangeRecord {
   if (r.feedback === null) throw new Error(`round ${r.revision} has no feedback but the trajectory continued`);
   return { revision: r.revision, draft: r.text, feedback: r.feedback, state: r.state, energy: r.energy, joint: r.joint };
 }
 
 /** Verifies one stripped draft and, if the loop goes on, renders the feedback the model will see. */
-export function acceptDraft(
+function acceptDraft(
   job: TrajectoryJob,
   revision: number,
   rawText: string,
@@ -136,6 +146,10 @@ function isAbort(e: unknown, signal?: AbortSignal): boolean {
   return signal?.aborted === true || (e as Error)?.name === 'AbortError';
 }
 
+/**
+ * The revision loop for one case without a store (docs/protocol.md §2): draft, verify, feed back, revise until joint success or the
+ * budget, reporting every step to `sink`. A provider fault makes the trajectory incomplete, never a scored draft.
+ */
 export async function runTrajectory(
   job: TrajectoryJob,
   model: Model,

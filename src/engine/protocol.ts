@@ -5,6 +5,7 @@ import type { ProtocolSpec } from '../store/plan.ts';
 import { formatHistoryWindow, parseHistoryWindow, type HistoryWindow } from '../remedy/history-window.ts';
 import { stopsOnCycle } from './harness.ts';
 
+/** A run's protocol: the revision budget, the history policy and the prompt variant. Frozen in the run plan. */
 export interface ProtocolConfig {
   /** Revisions after the first draft (T); at most T+1 generations. */
   budget: number;
@@ -20,6 +21,7 @@ export interface ProtocolConfig {
   banProvider: string | null;
 }
 
+/** The paper's protocol: budget T = 8, full history, the baseline prompts. */
 export const PAPER_PROTOCOL: ProtocolConfig = {
   budget: 8,
   history: { kind: 'full' },

@@ -18,6 +18,7 @@ import type { BanProvider, MessagePolicy } from './harness.ts';
 import { runPool } from './pool.ts';
 import { protocolSpec, type ProtocolConfig } from './protocol.ts';
 
+/** Where a run's cases came from (format, counts, file hash, manifest, path); frozen in the run plan. */
 export interface CaseSetInfo {
   format: string;
   /** Cases in the source before --limit. */
@@ -29,6 +30,10 @@ export interface CaseSetInfo {
   path: string | null;
 }
 
+/**
+ * What `executeRun` needs: the store and run id, the cases and where they came from, the model, the protocol, a family lookup, and
+ * optionally concurrency, harness hooks, an abort signal and a progress callback.
+ */
 export interface RunRequest {
   store: RunStore;
   runId: string;
@@ -52,6 +57,10 @@ export interface RunRequest {
   onProgress?: (p: RunProgress) => void;
 }
 
+/**
+ * Progress of a run, reported through `onProgress`: trajectories done, skipped (finished before this session), complete, incomplete and
+ * successful.
+ */
 export interface RunProgress {
   total: number;
   /** Trajectories already finished before this session started. */
@@ -65,6 +74,7 @@ export interface RunProgress {
   startedAtMs: number;
 }
 
+/** What `executeRun` returns: the run id, whether it resumed an existing run, and its progress. */
 export interface RunResult {
   runId: string;
   resumed: boolean;
@@ -74,7 +84,7 @@ export interface RunResult {
 }
 
 /** The plan a request would bind its run id to. */
-export function planRun(
+function planRun(
   req: Pick<RunRequest, 'cases' | 'caseSet' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider'>,
   kind: RunPlan['kind'] = 'run',
   perCase: PerCase[] | null = null,
@@ -119,7 +129,7 @@ export function planRun(
 }
 
 /** Checks cases against their families before anything is written. */
-export function validateCases(cases: readonly ConstraintCase[], resolveFamily: (name: string) => Family, where: string): void {
+function validateCases(cases: readonly ConstraintCase[], resolveFamily: (name: string) => Family, where: string): void {
   const problems: string[] = [];
   const seen = new Map<string, number>();
   cases.forEach((c, i) => {
@@ -145,7 +155,7 @@ export function validateCases(cases: readonly ConstraintCase[], resolveFamily: (
 }
 
 /** Refuses a different plan under an existing run id, naming what differs. */
-export function checkSamePlan(runId: string, stored: TrajectoryRunPlanned | RunPlannedPayloadAny, requested: TrajectoryRunPlanned): void {
+function checkSamePlan(runId: string, stored: TrajectoryRunPlanned | RunPlannedPayloadAny, requested: TrajectoryRunPlanned): void {
   assertSamePlan(runId, stored, requested);
 }
 
@@ -158,6 +168,11 @@ function priorRounds(t: TrajectoryRecord, family: Family, req: RunRequest): Acce
   });
 }
 
+/**
+ * Plans, resumes and executes a run into the store: the first call writes the immutable plan, later calls with the same plan resume where
+ * the last stopped (a changed plan throws a PlanMismatchError naming what differs). Throws a CapabilityError when a ban provider meets a
+ * model without bans, before writing anything.
+ */
 export async function executeRun(req: RunRequest): Promise<RunResult> {
   const { store, runId } = req;
   validateCases(req.cases, req.resolveFamily, req.caseSet.path ?? 'cases');

@@ -12,8 +12,12 @@ import {
   type GlossLookup,
 } from './failure-record.ts';
 
+/**
+ * How failed steps appear in the next turn's context: kept (`verbatim`), replaced by an abstract note (`abstract`), or removed (`drop`).
+ */
 export type FailurePolicy = 'verbatim' | 'abstract' | 'drop';
 
+/** The failure policies, in the study's order. */
 export const FAILURE_POLICIES: readonly FailurePolicy[] = ['verbatim', 'abstract', 'drop'];
 
 /** How an agent loop's context is built from its steps (the revision loop's counterpart is `RevisionMessagePolicy`). */

@@ -28,6 +28,7 @@ export interface AgentStep {
 export type GlossLookup = (errorType: string | null | undefined) => string;
 
 /** What an unknown family reads. */
+/** The gloss of a failure family the table does not know. */
 export const UNKNOWN_FAILURE_GLOSS = 'the call failed';
 
 /** Glosses of the families any tool-calling harness meets (the reference's wording). */

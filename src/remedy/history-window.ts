@@ -6,6 +6,7 @@
 import { UserError } from '../core/errors.ts';
 import type { ChatMessage } from '../models/types.ts';
 
+/** Which earlier exchanges a revision sees: all (`full`, the paper's), the last k (`last`), or none (`reset`). */
 export type HistoryWindow = { kind: 'full' } | { kind: 'last'; k: number } | { kind: 'reset' };
 
 /** One failed round as the model saw it: its stripped draft and the feedback on it. */
@@ -15,6 +16,7 @@ export interface Exchange {
   feedback: string;
 }
 
+/** Parses `full`, `last:K` or `reset` into a `HistoryWindow`; throws a UsageError for anything else. */
 export function parseHistoryWindow(spec: string): HistoryWindow {
   const s = spec.trim();
   if (s === 'full') return { kind: 'full' };
@@ -24,6 +26,7 @@ export function parseHistoryWindow(spec: string): HistoryWindow {
   throw new UserError(`--history: unknown history policy '${spec}'; use full, last:K (K = 0, 1, 2, …) or reset`);
 }
 
+/** A history window as its spec string (`full`, `last:K`, `reset`), the inverse of `parseHistoryWindow`. */
 export function formatHistoryWindow(p: HistoryWindow): string {
   return p.kind === 'last' ? `last:${p.k}` : p.kind;
 }

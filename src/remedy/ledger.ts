@@ -12,6 +12,7 @@ import { getAgentHarness, type AgentHarnessName } from './agent-harness.ts';
 import { normaliseDraft } from './recurrence.ts';
 import { banStrings, banTokenSequences, failedActions, type TokenSeq } from './ban.ts';
 
+/** Options of `FailureLedger`: the failure policy, bans, the gloss of abstracted notes, and how a tool name is read from an action. */
 export interface LedgerOptions {
   /**
    * A named agent harness (docs/harness.md §5.1), e.g. `abstract+ban`: sets policy, ban and
@@ -48,11 +49,16 @@ export interface FailureRecord {
   note: string;
 }
 
+/**
+ * Options of `FailureLedger.generate`: the model's generate options (bans come from the ledger) and whether to refuse a backend that
+ * cannot ban.
+ */
 export interface LedgerGenerateOptions extends Omit<GenerateOptions, 'bannedSequences'> {
   /** Refuse (CapabilityError) instead of generating without the ban on a backend that cannot ban. */
   requireBan?: boolean;
 }
 
+/** What `FailureLedger.generate` returns: the model's result, its text, and whether the ban was enforced. */
 export interface LedgerGenerateResult {
   result: GenerateResult;
   /** The raw text (null when every attempt failed). */
@@ -81,6 +87,10 @@ export function abstractFailures(steps: readonly AgentStep[], options: Pick<Ledg
   return out;
 }
 
+/**
+ * The remedy as one object (docs/remedy.md): record each agent step, then build the next turn's context under the failure policy (default
+ * `abstract`) and generate with previously failed actions banned where the backend can (default on).
+ */
 export class FailureLedger {
   private readonly steps: AgentStep[] = [];
   readonly policy: FailurePolicy;

@@ -14,6 +14,7 @@
 import { pyStrip } from '../core/py/format.ts';
 import { sha256Hex } from '../core/util/hash.ts';
 
+/** How drafts are normalised before they are compared for recurrence. */
 export type DraftNormalisation = 'exact' | 'whitespace';
 
 /** The text a draft is compared by. */
@@ -41,8 +42,10 @@ export interface AttemptShape {
   measure: number;
 }
 
+/** The kinds of cycle a revision loop can enter: a fixed point, a period-p cycle, or a repeated violation set. */
 export type CycleKind = 'fixed-point' | 'cycle' | 'repeated-violations';
 
+/** A cycle found at one draft: its kind, period and the revisions involved. */
 export interface CycleFinding {
   kind: CycleKind;
   /** 1 for a fixed point, p for a period-p cycle, 3 (the window) for a repeated violation set. */

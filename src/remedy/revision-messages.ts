@@ -14,7 +14,9 @@ import { abstractDraftNote } from './failure-record.ts';
 import { selectExchanges, type Exchange, type HistoryWindow } from './history-window.ts';
 import { cycleAt, recurrenceOf, type AttemptShape } from './recurrence.ts';
 
+/** The feedback form of a revision loop: the verbatim report, or abstracted failure records. */
 export type RevisionFeedback = 'verbatim' | 'abstract' | 'drop';
+/** The feedback forms a revision loop can send: the verbatim report, or abstracted failure records. */
 export const REVISION_FEEDBACKS: readonly RevisionFeedback[] = ['verbatim', 'abstract', 'drop'];
 
 /** How a revision request is built from the failed attempts so far. */

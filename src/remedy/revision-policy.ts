@@ -10,8 +10,10 @@ import { REVISION_FEEDBACKS, type RevisionFeedback, type RevisionMessagePolicy }
 export type HistorySpec = 'full' | `last:${number}` | 'reset' | 'reset-on-recurrence';
 /** `auto`: ban failed drafts where the backend can ban, not otherwise (`failed-drafts` refuses there). */
 export type BanSpec = 'none' | 'failed-drafts' | 'auto';
+/** What a revision loop does when it finds a cycle: go on, restart its history, or stop. */
 export type CycleAction = 'continue' | 'reset' | 'stop';
 
+/** A named revision policy: history window, feedback form, ban of failed drafts and cycle action. */
 export interface RevisionPolicy {
   history: HistorySpec;
   feedback: RevisionFeedback;
@@ -55,6 +57,7 @@ export function policyName(name: string, flag = '--harness'): string {
   return canonical;
 }
 
+/** The named policy preset (verbatim-full, abstract, reset-on-recurrence, revloop-default); throws for an unknown name. */
 export function policyPreset(name: string, flag = '--harness'): RevisionPolicy {
   return { ...POLICY_PRESETS[policyName(name, flag)] };
 }

@@ -31,7 +31,7 @@ function cellHtml(c: Cell, numeric: boolean): string {
 }
 
 /** A generic table: the first column names the row (a controller, usually) and carries the SIMULATED mark. */
-export function dataTableHtml(t: DataTable): string {
+function dataTableHtml(t: DataTable): string {
   const head = t.columns
     .map(
       (c) =>
@@ -63,7 +63,7 @@ function controllerLegend(controllers: readonly ControllerInfo[]): string {
   return `<ul class="legend controllers" aria-label="Controllers (click to highlight)">${items}<li><button type="button" id="clear-focus" class="no-print">clear highlight</button></li></ul>`;
 }
 
-export function blockHtml(b: Block, idPrefix: string): string {
+function blockHtml(b: Block, idPrefix: string): string {
   switch (b.kind) {
     case 'heading':
       return `<h3>${escapeHtml(b.text)}</h3>`;

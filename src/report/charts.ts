@@ -6,12 +6,12 @@ import type { CompositionChart, CurvePanel } from '../studies/kit/report-model.t
 import { escapeHtml } from './escape.ts';
 import { coord, pct, shownName } from './format.ts';
 
-export const PALETTE_SIZE = 7;
+const PALETTE_SIZE = 7;
 const DASHES = ['', '6 3', '2 3', '8 3 2 3'];
 const MARKERS = ['circle', 'square', 'triangle', 'diamond'] as const;
 
 /** Visual identity of the i-th controller: colour class, dash pattern, marker. */
-export function seriesStyle(i: number): { colour: string; dash: string; marker: (typeof MARKERS)[number] } {
+function seriesStyle(i: number): { colour: string; dash: string; marker: (typeof MARKERS)[number] } {
   const cycle = Math.floor(i / PALETTE_SIZE);
   return { colour: `c${i % PALETTE_SIZE}`, dash: DASHES[cycle % DASHES.length], marker: MARKERS[(i + cycle) % MARKERS.length] };
 }
@@ -36,7 +36,7 @@ export function legendSwatch(i: number): string {
   return `<svg class="swatch" width="30" height="12" viewBox="0 0 30 12" aria-hidden="true"><g class="series ${s.colour}"><path class="line" d="M1 6H29"${dash}/><path class="mark" d="${markerPath(s.marker, 15, 6, 3.2)}"/></g></svg>`;
 }
 
-export interface CurveChartOptions {
+interface CurveChartOptions {
   width?: number;
   height?: number;
   /** Index of each controller name into the report's controller list (for consistent styles). */

@@ -5,17 +5,17 @@
 // costs a few integers instead of a second copy of the text.
 import { diffWordsWithSpace } from 'diff';
 
-export type DiffOp = -1 | 0 | 1;
+type DiffOp = -1 | 0 | 1;
 /** Flat [op, length, op, length, …]; null when the diff was abandoned as too costly. */
 export type EncodedDiff = number[] | null;
 
-export interface WordDiffOptions {
+interface WordDiffOptions {
   /** Give up (and show the drafts whole) beyond this many edited tokens. */
   maxEditLength?: number;
 }
 
 /** A decoded segment, for renderers and tests. */
-export interface DiffSegment {
+interface DiffSegment {
   op: DiffOp;
   text: string;
 }

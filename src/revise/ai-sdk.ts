@@ -18,6 +18,7 @@ export function isAiSdkModel(m: unknown): m is LanguageModelLike {
   );
 }
 
+/** Options of `aiSdkModel`: the label shown in records, and what the wrapped AI SDK model can do. */
 export interface AiSdkModelOptions {
   /** Provider options sent with every call (e.g. `{ myVllm: { chat_template_kwargs: {...} } }`). */
   providerOptions?: Record<string, Record<string, unknown>>;

@@ -11,6 +11,7 @@ import { revise } from './revise.ts';
 import type { ReviseOptions, ReviseResult } from './types.ts';
 import { jsonSchemaVerifier, jsonText } from './verifiers.ts';
 
+/** Options of `reviseMiddleware`: the verifier, budget and policy applied to every generation of the wrapped model. */
 export interface ReviseMiddlewareOptions extends Omit<ReviseOptions, 'model' | 'prompt' | 'signal'> {
   /** When no draft passes: return the best draft with its status in provider metadata (default), or throw. */
   onFailure?: 'best' | 'throw';
@@ -107,6 +108,7 @@ export function reviseMiddleware(options: ReviseMiddlewareOptions): ReviseLangua
   };
 }
 
+/** Options of `repairToolCall`: the revision budget and policy used to repair an invalid tool call. */
 export interface RepairToolCallOptions extends Omit<ReviseOptions, 'model' | 'prompt' | 'verify' | 'onEvent'> {
   /** The model that writes the repaired input (an AI SDK model or a revloop Model). */
   model: LanguageModelLike | Model | string;

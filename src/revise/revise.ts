@@ -454,6 +454,7 @@ export interface ReviseStream extends AsyncIterableIterator<ReviseEvent> {
   readonly result: Promise<ReviseResult>;
 }
 
+/** `revise()` as an async iterator of its events, ending with the result. */
 export function reviseStream(options: ReviseOptions): ReviseStream {
   const queue: ReviseEvent[] = [];
   let wake: (() => void) | null = null;

@@ -14,6 +14,7 @@ export interface Violation {
   path?: string | ReadonlyArray<string | number>;
 }
 
+/** A verifier's verdict on one draft: ok, the violations (code, message, path) and an optional score. */
 export interface VerifyResult {
   ok: boolean;
   violations: Violation[];
@@ -25,6 +26,7 @@ export interface VerifyResult {
   state?: Record<string, unknown>;
 }
 
+/** A user's verifier: a draft in, `{ ok, violations, score? }` out (sync or async). */
 export type VerifyFunction = (draft: string, context: { attempt: number }) => VerifyResult | Promise<VerifyResult>;
 
 /** A registered constraint family and one of its cases (`revloop/verify`): the lab's verifier. */
@@ -33,6 +35,7 @@ export interface FamilyVerify {
   case: ConstraintCase;
 }
 
+/** The budget of one `revise()` call, checked before every generation: revisions, tokens, USD, milliseconds. */
 export interface ReviseBudget {
   /** Revisions after the first draft: at most revisions + 1 generations (default 8). */
   revisions?: number;
@@ -44,6 +47,7 @@ export interface ReviseBudget {
   ms?: number;
 }
 
+/** How `revise()` revises: history window, feedback form, bans of failed drafts, and what to do on a cycle. */
 export interface RevisePolicy {
   history?: HistorySpec;
   /** `verbatim`, `abstract`, `drop`, or your own rendering of the violations (sent after the draft). */
@@ -52,6 +56,7 @@ export interface RevisePolicy {
   onCycle?: CycleAction;
 }
 
+/** Prices in USD per million tokens, for `revise()`'s money budget and cost report. */
 export interface Pricing {
   /** US dollars per million prompt tokens. */
   inputPerMTok: number;
@@ -59,6 +64,7 @@ export interface Pricing {
   outputPerMTok: number;
 }
 
+/** Token usage summed over every provider attempt, failed ones included. */
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
@@ -91,6 +97,7 @@ export interface Attempt {
   latencyMs: number;
 }
 
+/** A cycle `revise()` hit: where, what kind, and what the policy did about it. */
 export interface CycleReport {
   kind: CycleKind;
   period: number;
@@ -100,8 +107,10 @@ export interface CycleReport {
   action: CycleAction;
 }
 
+/** Why `revise()` stopped: ok, budget, cycle, aborted, verifier_error or provider_error. */
 export type ReviseStatus = 'ok' | 'budget' | 'cycle' | 'aborted' | 'verifier_error' | 'provider_error';
 
+/** What `revise()` returns on every status: the output, the best draft, every attempt, usage, cost and cycles. */
 export interface ReviseResult {
   status: ReviseStatus;
   /** Which limit a `budget` status hit. */
@@ -121,6 +130,7 @@ export interface ReviseResult {
   runId?: string;
 }
 
+/** What `revise()` reports as it goes (attempt started, finished, verified, cycle, policy action, done). */
 export type ReviseEvent =
   | { type: 'attempt-started'; attempt: number; messages: ChatMessage[]; bannedSequences: string[]; projectedTokens: number }
   | { type: 'attempt-finished'; attempt: number; record: AttemptRecord }
@@ -129,6 +139,7 @@ export type ReviseEvent =
   | { type: 'policy'; attempt: number; action: 'reset' | 'stop' | 'ban'; reason: string }
   | { type: 'done'; result: ReviseResult };
 
+/** Everything `revise()` takes: the model, the prompt or messages (never mutated), the verifier, budget, policy, pricing, signal, events and an optional store. */
 export interface ReviseOptions {
   /** A revloop Model (`createModel(spec)`), a model spec string, or an AI SDK LanguageModel (v2/v3). */
   model: Model | LanguageModelLike | string;

@@ -43,20 +43,20 @@ export interface SessionStartedPayload {
   pending: number;
 }
 
-export interface AttemptStartedPayload {
+interface AttemptStartedPayload {
   messages_sha256: string;
   message_count: number;
   max_tokens: number;
   banned_sequences?: string[];
 }
 
-export interface AttemptFinishedPayload {
+interface AttemptFinishedPayload {
   /** 1-based within its generation (retries of the same request). */
   attempt: number;
   record: AttemptRecord;
 }
 
-export interface DraftAcceptedPayload {
+interface DraftAcceptedPayload {
   text: string;
   state: VerifierState;
   energy: number;
@@ -72,15 +72,15 @@ export interface TrajectoryCompletedPayload {
   final_joint: boolean;
 }
 
-export interface TrajectoryIncompletePayload {
+interface TrajectoryIncompletePayload {
   reason: string;
 }
 
-export interface TrajectoryReopenedPayload {
+interface TrajectoryReopenedPayload {
   previous_reason: string | null;
 }
 
-export interface ImportTruncatedPayload {
+interface ImportTruncatedPayload {
   /** Drafts supplied after the first success (dropped by the stop rule) or beyond the budget. */
   dropped_after_success: number;
   dropped_beyond_budget: number;
@@ -109,6 +109,7 @@ export interface RecordPayload {
   data: unknown;
 }
 
+/** The payload of each event type of a run's log (docs/store.md). */
 export interface EventPayloads {
   run_planned: RunPlannedPayload;
   session_started: SessionStartedPayload;
@@ -123,20 +124,8 @@ export interface EventPayloads {
   record: RecordPayload;
 }
 
+/** The types of events a run's log holds. */
 export type EventType = keyof EventPayloads;
-export const EVENT_TYPES: readonly EventType[] = [
-  'run_planned',
-  'session_started',
-  'attempt_started',
-  'attempt_finished',
-  'draft_accepted',
-  'trajectory_completed',
-  'trajectory_incomplete',
-  'trajectory_reopened',
-  'import_truncated',
-  'session_finished',
-  'record',
-];
 
 /** An event about to be appended. Trajectory events carry the case index; round events the revision. */
 export type NewEvent = {

@@ -8,7 +8,7 @@ import { diffLeaves } from '../core/util/json-diff.ts';
 import { PlanMismatchError } from '../core/errors.ts';
 import type { PerCase, RunPlannedPayload } from './events.ts';
 
-export interface FamilyFingerprint {
+interface FamilyFingerprint {
   version: string;
   /** SHA-256 of every initial prompt this run sends for the family, in case order. */
   prompt_sha256: string;
@@ -17,7 +17,7 @@ export interface FamilyFingerprint {
 }
 
 /** Who runs: the model as the plan freezes it. */
-export interface PlanController {
+interface PlanController {
   label: string;
   spec: string;
   simulated: boolean;
@@ -71,6 +71,7 @@ export interface StudyController {
   simulated: boolean;
 }
 
+/** A run's immutable plan: a trajectory run's (`RunPlan`) or another study's (`StudyPlan`). */
 export type Plan = RunPlan | StudyPlan;
 
 /** Whether a plan freezes cases and a protocol (a revision run or an import). */
@@ -133,7 +134,7 @@ export function planSha256(plan: Plan, cases: readonly ConstraintCase[], perCase
 }
 
 /** Leaf-by-leaf differences between a stored and a requested plan, as "path: stored …, requested …". */
-export function diffPlans(stored: Plan, requested: Plan, limit = 12): string[] {
+function diffPlans(stored: Plan, requested: Plan, limit = 12): string[] {
   return diffLeaves(stored, requested, ['stored', 'requested'], limit);
 }
 

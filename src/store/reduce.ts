@@ -12,6 +12,7 @@ export interface AttemptCounts {
   failed: number;
 }
 
+/** A run reduced from its events: the plan, trajectories, records and sessions. */
 export interface ReducedRun {
   runId: string;
   /** A trajectory plan has one trajectory per case; a study plan has none (its results are records). */
@@ -45,7 +46,7 @@ export function initialTrajectory(runId: string, planned: TrajectoryRunPlanned, 
 }
 
 /** Applies one trajectory event to its record (mutates; shared by the reducer and the materialiser). */
-export function applyTrajectoryEvent(t: TrajectoryRecord, a: AttemptCounts, e: StoredEvent): void {
+function applyTrajectoryEvent(t: TrajectoryRecord, a: AttemptCounts, e: StoredEvent): void {
   switch (e.type) {
     case 'attempt_started':
       a.started++;

@@ -10,6 +10,7 @@ import type { EventRow } from './chain.ts';
 import type { AttemptCounts, ReducedRun } from './reduce.ts';
 import type { TrajectoryRecord } from './types.ts';
 
+/** Options of `openStore`: read-only, durability (default `normal`), and fault injection for tests. */
 export interface StoreOptions {
   readonly?: boolean;
   /** 'normal' (default): nothing committed is lost when a process dies. 'full': also survive power loss (slower). */
@@ -20,8 +21,10 @@ export interface StoreOptions {
   crashAfterAppends?: number;
 }
 
+/** A run's status: complete, incomplete, running (a live process holds it) or interrupted. */
 export type RunStatus = 'complete' | 'incomplete' | 'running' | 'interrupted';
 
+/** One line of `RunStore.listRuns`: the run's kind, status, counts, controller and protocol, and whether it is simulated. */
 export interface RunSummary {
   runId: string;
   /** The plan's kind: run, import, or a study's own (probe, agent, …). */
@@ -45,6 +48,7 @@ export interface RunSummary {
   updatedAt: string;
 }
 
+/** One run's plan event and summary (`RunStore.getRun`). */
 export interface RunInfo {
   runId: string;
   planned: RunPlannedPayload;
@@ -66,12 +70,17 @@ export class SimulatedCrash extends Error {
   }
 }
 
+/** Options of `RunStore.readEvents`: only some event types, or only keys with a prefix. */
 export interface ReadEventsOptions {
   types?: readonly string[];
   /** Only events whose unique key starts with this (e.g. `score:` for one kind of study record). */
   keyPrefix?: string;
 }
 
+/**
+ * The run store: every run an append-only, hash-chained event log, with derived tables for reading. Open one with `openStore`; reading
+ * methods never change it.
+ */
 export interface RunStore {
   /** Where the store is: a file path, or a URL with any password removed. */
   readonly location: string;
@@ -125,14 +134,4 @@ export interface RunStore {
 export async function openStore(location: string, options: StoreOptions = {}): Promise<RunStore> {
   const { openSqliteStore } = await import('./sqlite/sqlite-store.ts');
   return openSqliteStore(location.startsWith('sqlite:') ? location.slice('sqlite:'.length) : location, options);
-}
-
-/** Runs `work` with a store opened for it, closing the store afterwards whatever happens. */
-export async function withStore<T>(location: string, options: StoreOptions, work: (store: RunStore) => Promise<T> | T): Promise<T> {
-  const store = await openStore(location, options);
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
 }

@@ -13,6 +13,8 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getFamily } from '../../src/core/verify/index.ts';
 import { createModel } from '../../src/models/index.ts';
+// @ts-expect-error -- a plain .mjs script without declarations
+import { documentedImports as readDocumentedImports } from '../../scripts/doc-imports.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; exports: Record<string, unknown> };
@@ -180,21 +182,10 @@ process.stdout.write(JSON.stringify(out));
 
 /** Every `import … from 'revloop…'` statement in the README's and docs' ```ts blocks, one module per block. */
 function documentedImports(): Array<{ where: string; code: string }> {
-  const out: Array<{ where: string; code: string }> = [];
-  const docs = [
-    'README.md',
-    ...readdirSync(join(ROOT, 'docs'))
-      .filter((f) => f.endsWith('.md'))
-      .map((f) => `docs/${f}`),
-  ];
-  for (const doc of docs) {
-    const text = readFileSync(join(ROOT, doc), 'utf8');
-    for (const [i, block] of [...text.matchAll(/```ts\n([\s\S]*?)```/g)].entries()) {
-      const imports = [...block[1].matchAll(/^import\s[^;]*?\sfrom\s'(revloop(?:\/[^']*)?)';/gm)].map((m) => m[0]);
-      if (imports.length) out.push({ where: `${doc} block ${i + 1}`, code: imports.join('\n') });
-    }
-  }
-  return out;
+  return (readDocumentedImports(ROOT) as Array<{ where: string; statements: Array<{ text: string }> }>).map((b) => ({
+    where: b.where,
+    code: b.statements.map((st) => st.text).join('\n'),
+  }));
 }
 
 test('a .ts consumer type-checks against the emitted .d.ts (skipLibCheck off), and a type error is caught', () => {

@@ -13,7 +13,8 @@ import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { requireShared } from '../helpers.ts';
 import { buildZip } from './zip-writer.ts';
-import { loadPunktParams, punktTabFiles, sentTokenize, PUNKT_TAB_FILES } from '../../src/core/text/index.ts';
+import { loadPunktParams, sentTokenize } from '../../src/core/text/index.ts';
+import { punktTabFiles, PUNKT_TAB_FILES } from '../../src/core/text/punkt-params.ts';
 import { fetchPunkt, PUNKT_TAB_ENGLISH_FILES } from '../../src/core/text/punkt-fetch.ts';
 import { PROJECT_ROOT } from '../../src/core/util/shared-data.ts';
 

@@ -199,7 +199,7 @@ test(
 
 test('idleCores: between 1 and the number of cores', async () => {
   const { availableParallelism } = await import('node:os');
-  const { idleCores } = await import('../../src/core/verify/index.ts');
+  const { idleCores } = await import('../../src/core/verify/batch-threads.ts');
   const n = idleCores();
   assert.ok(Number.isInteger(n) && n >= 1 && n <= availableParallelism(), String(n));
 });

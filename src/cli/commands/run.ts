@@ -18,7 +18,7 @@ import { commandLine } from '../invocation.ts';
 import { trajectoryProgress } from '../progress.ts';
 import { interruptible } from '../signals.ts';
 
-export interface RunFlags extends ModelFlags {
+interface RunFlags extends ModelFlags {
   cases: string;
   model: string;
   store: string;

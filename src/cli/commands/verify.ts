@@ -90,7 +90,8 @@ async function runBatch(opts: VerifyOptions, cmd: Command): Promise<void> {
   if (clash.length) {
     throw new UserError(`--jsonl takes the family and targets from each line; drop ${clash.map((k) => FLAG_NAMES[k]).join(', ')}`);
   }
-  const { idleCores, verifyBatch, verifyBatchToFile } = await import('../../core/verify/index.ts');
+  const { verifyBatch, verifyBatchToFile } = await import('../../core/verify/index.ts');
+  const { idleCores } = await import('../../core/verify/batch-threads.ts');
   const { existsSync, statSync } = await import('node:fs');
   const input = opts.jsonl === '-' ? process.stdin : opts.jsonl!;
   if (typeof input === 'string' && !existsSync(input)) throw new UserError(`--jsonl: no such file: ${input}`);
@@ -151,7 +152,8 @@ async function runSingle(opts: VerifyOptions): Promise<void> {
   if (opts.jobs !== undefined) throw new UserError('--jobs is for batches (--jsonl); a single text is verified on one thread');
   if (!opts.family)
     throw new UserError('--family is required (exact-length, c01…c14, ifeval or a registered family), or use --jsonl for a batch');
-  const { caseFromRequest, getFamily, PROMPT_VARIANTS, stateEnergy } = await import('../../core/verify/index.ts');
+  const { getFamily, PROMPT_VARIANTS, stateEnergy } = await import('../../core/verify/index.ts');
+  const { caseFromRequest } = await import('../../core/verify/input.ts');
   const { pyJsonDumps, pyFloatRepr, pyStrip } = await import('../../core/py/format.ts');
   const variant = opts.variant ?? 'baseline';
   if (!(PROMPT_VARIANTS as readonly string[]).includes(variant)) {

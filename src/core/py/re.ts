@@ -6,8 +6,6 @@ import { PY_CASE_CLASSES } from './case-classes.ts';
 
 /** Python `\w`. */
 export const W = '[\\p{L}\\p{N}_]';
-/** Python `\W`. */
-export const NW = '[^\\p{L}\\p{N}_]';
 /** Python `[^\W\d]`: word characters that are not decimal digits. */
 export const W_NOT_DIGIT = '[\\p{L}\\p{Nl}\\p{No}_]';
 /** Python `\d` (Unicode decimal digits). */

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 
-export interface JsonlLine {
+interface JsonlLine {
   line: number;
   raw: string;
   value?: unknown;

@@ -20,6 +20,7 @@ import { startBatchWorker, type BatchWorker } from './batch-threads.ts';
 import { caseFromRequest, type RequestOptions, type VerifyRequest } from './input.ts';
 import { verifyRecord } from './records.ts';
 
+/** Options of `verifyBatch`: progress reporting and how each line's request is read. */
 export interface BatchOptions {
   /** Called every `progressEvery` lines (at chunk ends) with the lines done so far and the input bytes read. */
   onProgress?: (done: number, failed: number, bytesRead: number) => void;
@@ -46,6 +47,7 @@ export interface BatchOptions {
   onChunk?: (seq: number, thread: number) => void;
 }
 
+/** Counts of a batch: lines read, verified, and failed (a failed line gets an error record, never a state). */
 export interface BatchSummary {
   lines: number;
   verified: number;
@@ -57,7 +59,7 @@ export const CHUNK_LINES = 256;
 const QUEUE_PER_JOB = 4;
 
 /** Verifies one parsed input line; returns the output record. */
-export function verifyLine(value: unknown, line: number, request: RequestOptions = {}): { record: Record<string, unknown>; ok: boolean } {
+function verifyLine(value: unknown, line: number, request: RequestOptions = {}): { record: Record<string, unknown>; ok: boolean } {
   const fail = (id: unknown, error: string) => ({ record: { id: id ?? null, line, error }, ok: false });
   if (!value || typeof value !== 'object' || Array.isArray(value)) return fail(null, 'expected a JSON object');
   const req = value as VerifyRequest;
@@ -117,6 +119,7 @@ interface Chunk {
   lines: string[];
 }
 
+/** Verifies a JSON Lines stream (or file) into one JSON line per input line, in input order, streaming with backpressure; `jobs` > 1 adds worker threads. */
 export async function verifyBatch(input: string | Readable, output: Writable, options: BatchOptions = {}): Promise<BatchSummary> {
   const run = new BatchRun(output, options);
   try {

@@ -51,6 +51,10 @@ const CAPABILITIES = Object.freeze({
   simulated: false,
 } as const satisfies ModelCapabilities);
 
+/**
+ * An in-process GGUF model (node-llama-cpp): generation, teacher-forced scoring, bans, stop tokens and token-level decoding on one
+ * serialized context. Create one with `createGgufModel` or `createModel('gguf:…')`; `close()` when done.
+ */
 export class GgufModel implements ScoringModel, ScoringCostModel, TokenDecodingModel, BanningModel, StopTokenModel, BackendInfoModel {
   readonly capabilities = CAPABILITIES;
   readonly settings: GgufSettings;

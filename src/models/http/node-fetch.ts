@@ -13,9 +13,9 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
-export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-export interface KeepAliveFetchOptions {
+interface KeepAliveFetchOptions {
   /** Idle time after which a pooled socket is closed (a server's Keep-Alive hint shortens it). */
   idleSocketMs?: number;
 }

@@ -2,8 +2,8 @@
 // generate one turn, extract the action, execute it in the task's world, stop when the goal
 // predicate holds (checked after every step, before finish), when finish() is called, or at the
 // step limit. Records follow the reference's rollout JSONL, plus the raw model outputs.
+import { actionToolName } from '../../envs/toolshed/parse.ts';
 import {
-  actionToolName,
   errorGloss,
   generateAgentTasks,
   isSolved,
@@ -17,6 +17,7 @@ import { extractAction, parseErrorBreakdown, repeatStats, type RepeatStats } fro
 import type { Harness, HarnessName } from './harness.ts';
 import type { TurnGenerator } from './generator.ts';
 
+/** A rollout's settings: step limit, tokens per turn, temperature and seed (the study's: `STUDY_SETTINGS`). */
 export interface RolloutSettings {
   maxSteps: number;
   maxNewTokens: number;
@@ -33,8 +34,12 @@ export const STUDY_SETTINGS: RolloutSettings & { nTasks: number } = {
   seed: 20260808,
 };
 
-export type StopReason = 'solved' | 'finish_called' | 'step_limit';
+type StopReason = 'solved' | 'finish_called' | 'step_limit';
 
+/**
+ * One rollout as the reference's rollout JSONL records it (steps, observations, stop reason, solved, repetition counts), plus the raw
+ * model outputs.
+ */
 export interface RolloutRecord extends RepeatStats {
   task_id: string;
   task_index: number;
@@ -77,6 +82,10 @@ function sumOrNull(xs: ReadonlyArray<number | null>): number | null {
   return xs.some((x) => x === null) ? null : (xs as number[]).reduce((a, b) => a + b, 0);
 }
 
+/**
+ * One agent rollout of a ToolShed task under a harness (docs/harness.md §5.2): generate a turn, execute its action, repeat until the goal
+ * holds, `finish()` is called or the step limit.
+ */
 export async function runToolShedRollout(
   task: Task,
   taskIndex: number,

@@ -8,10 +8,15 @@ import {
   type AgentHarnessName,
 } from '../../remedy/agent-harness.ts';
 
+/** A harness of the agent study (an agent harness of the remedy layer). */
 export type Harness = AgentHarness;
+/** The name of a harness of the agent study. */
 export type HarnessName = AgentHarnessName;
+/** The agent study's harness names. */
 export const HARNESS_NAMES = AGENT_HARNESS_NAMES;
+/** Every harness of the agent study by name (the remedy layer's agent harnesses). */
 export const HARNESSES = AGENT_HARNESSES;
+/** The harness of this name; throws a UserError naming the known harnesses for an unknown one. */
 export const getHarness = getAgentHarness;
 
 /** The six harnesses of the study, in the reference's reporting order. */

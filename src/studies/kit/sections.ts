@@ -4,7 +4,7 @@
 import type { AssaySummary, BudgetReplay, CompositionChart, ControllerInfo, CurvePanel, EndpointTable, RunInfo } from './report-model.ts';
 
 /** How much of what a section (or a row) shows was measured on simulated controllers. */
-export type SimulatedMark = 'none' | 'some' | 'all';
+type SimulatedMark = 'none' | 'some' | 'all';
 
 /** The mark of a collection from its members' simulated flags. */
 export function simulatedMark(flags: Iterable<boolean>): SimulatedMark {
@@ -31,14 +31,14 @@ export interface NumberCell {
 
 export type Cell = string | number | null | NumberCell;
 
-export interface Column {
+interface Column {
   label: string;
   numeric?: boolean;
   /** What the column means, on hover. */
   title?: string;
 }
 
-export interface TableRow {
+interface TableRow {
   cells: Cell[];
   /** The row's numbers come from a simulated controller (marked SIMULATED). */
   simulated?: boolean;

@@ -17,6 +17,7 @@ function table(head: string[]): Table.Table {
   });
 }
 
+/** An analysis as terminal text: the paper's tables, simulated controllers labelled SIMULATED. */
 export function renderAnalysis(result: AnalysisResult): string {
   const sim = new Set(result.simulated_controllers);
   const name = (c: string) => markedName(c, sim.has(c));

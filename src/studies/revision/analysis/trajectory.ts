@@ -32,7 +32,7 @@ export function stateIds(rounds: readonly RoundRecord[]): number[] {
   });
 }
 
-export function captureRevision(rounds: readonly RoundRecord[]): number | null {
+function captureRevision(rounds: readonly RoundRecord[]): number | null {
   let best: number | null = null;
   for (const r of rounds) if (r.joint && (best === null || r.revision < best)) best = r.revision;
   return best;
@@ -43,7 +43,7 @@ export function captureRevision(rounds: readonly RoundRecord[]): number | null {
  * states equal), then terminal cycle (p = 2, 3, 4, first match wins: ≥ 2p rounds, the last p states
  * equal the p before them and hold ≥ 2 distinct states), then other repeat, then no repeat.
  */
-export function repeatClass(states: readonly number[]): { cls: RepeatClass; period: 0 | 2 | 3 | 4 } {
+function repeatClass(states: readonly number[]): { cls: RepeatClass; period: 0 | 2 | 3 | 4 } {
   const n = states.length;
   if (n >= 3 && states[n - 1] === states[n - 2] && states[n - 2] === states[n - 3]) {
     return { cls: 'terminal_fixed_point', period: 0 };
@@ -78,7 +78,7 @@ export function exactRound(t: TrajectoryRecord, r: RoundRecord): ExactRound {
  * (≥ 2 over the nonzero errors), repeated residual (equal consecutive errors), near target
  * (min |error| ≤ 2), net contraction (|final| < |initial|), other non-contraction.
  */
-export function exactCategory(rounds: readonly ExactRound[], states: readonly number[]): ExactCategory {
+function exactCategory(rounds: readonly ExactRound[], states: readonly number[]): ExactCategory {
   const last = rounds[rounds.length - 1];
   if (last.exact && last.missing.length > 0) return 'anchor_failure';
   if (new Set(states).size < states.length) return 'recurrence';
