@@ -66,9 +66,15 @@ export interface DraftAcceptedPayload {
 }
 
 export interface TrajectoryCompletedPayload {
-  stop: 'success' | 'budget';
+  /**
+   * success / budget: the stop rule. context_limit: the next prompt plus its max new tokens would
+   * have exceeded the planned context window (docs/protocol.md §3.13), so the trajectory ends there.
+   */
+  stop: 'success' | 'budget' | 'context_limit';
   rounds: number;
   final_joint: boolean;
+  /** context_limit only: the count that ended it, in words (tokens, window, revision). */
+  detail?: string;
 }
 
 export interface TrajectoryIncompletePayload {

@@ -62,6 +62,8 @@ export function applyTrajectoryEvent(t: TrajectoryRecord, a: AttemptCounts, e: S
     case 'trajectory_completed':
       t.status = 'complete';
       delete t.incompleteReason;
+      if (e.payload.stop === 'context_limit') t.termination = 'context_limit';
+      else delete t.termination;
       break;
     case 'trajectory_incomplete':
       t.status = 'incomplete';
@@ -70,6 +72,7 @@ export function applyTrajectoryEvent(t: TrajectoryRecord, a: AttemptCounts, e: S
     case 'trajectory_reopened':
       t.status = 'pending';
       delete t.incompleteReason;
+      delete t.termination;
       break;
     default:
       break;

@@ -92,8 +92,12 @@ export interface RunStore {
   appendSoon(runId: string, events: readonly NewEvent[]): Promise<void>;
   /** Commits the queued groups now. */
   flush(): Promise<void>;
-  /** Creates a run with its plan as the first event (refuses an existing run id). */
-  createRun(runId: string, planned: RunPlannedPayload): Promise<void>;
+  /**
+   * Creates a run with its plan as the first event (refuses an existing run id); `seed` events
+   * (an experiment's frozen rounds) are appended in the same transaction, so a run never exists
+   * without them.
+   */
+  createRun(runId: string, planned: RunPlannedPayload, seed?: readonly NewEvent[]): Promise<void>;
   /** Claims a run for this process; refuses when another live process holds it. */
   acquireLock(runId: string): Promise<void>;
   releaseLock(runId: string): Promise<void>;
