@@ -369,6 +369,12 @@ function auditMessages(
     const banned = replay.banProvider?.sequences(ctx);
     const expected = banned && banned.length ? banned : undefined;
     if (canonicalJson(expected ?? null) !== canonicalJson(e.payload.banned_sequences ?? null))
-      add(t.caseIndex, t.caseId, e.revision, 'bans', `the sequences banned (seq ${e.seq}) are not the ban provider's for the accepted history`);
+      add(
+        t.caseIndex,
+        t.caseId,
+        e.revision,
+        'bans',
+        `the sequences banned (seq ${e.seq}) are not the ban provider's for the accepted history`,
+      );
   }
 }

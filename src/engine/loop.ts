@@ -69,7 +69,13 @@ export interface TrajectorySink {
    * guard: `detail` then says why) ends the trajectory with it, otherwise `next` is the generation
    * that starts now.
    */
-  draftAccepted(round: AcceptedRound, stop: StopReason | null, attempt: NumberedAttempt, next: AttemptStart | null, detail?: string): unknown;
+  draftAccepted(
+    round: AcceptedRound,
+    stop: StopReason | null,
+    attempt: NumberedAttempt,
+    next: AttemptStart | null,
+    detail?: string,
+  ): unknown;
   /** The generation's attempts were exhausted: the trajectory is protocol-incomplete (awaited). */
   incomplete(revision: number, reason: string): unknown;
   /**

@@ -181,7 +181,11 @@ export function checkSamePlan(runId: string, stored: TrajectoryRunPlanned | RunP
  * accepted draft (no attempt: it was generated elsewhere), and the completion of a trajectory
  * whose prefix already reaches the stop rule.
  */
-export function frozenRoundEvents(cases: readonly ConstraintCase[], budget: number, frozen: (caseIndex: number) => AcceptedRound[]): NewEvent[] {
+export function frozenRoundEvents(
+  cases: readonly ConstraintCase[],
+  budget: number,
+  frozen: (caseIndex: number) => AcceptedRound[],
+): NewEvent[] {
   const events: NewEvent[] = [];
   cases.forEach((_, caseIndex) => {
     const rounds = frozen(caseIndex);
@@ -195,7 +199,13 @@ export function frozenRoundEvents(cases: readonly ConstraintCase[], budget: numb
     }
     const last = rounds[rounds.length - 1];
     const stop = last ? stopReason(last.joint, last.revision, budget) : null;
-    if (stop) events.push({ type: 'trajectory_completed', caseIndex, revision: last.revision, payload: { stop, rounds: rounds.length, final_joint: last.joint } });
+    if (stop)
+      events.push({
+        type: 'trajectory_completed',
+        caseIndex,
+        revision: last.revision,
+        payload: { stop, rounds: rounds.length, final_joint: last.joint },
+      });
   });
   return events;
 }

@@ -76,9 +76,10 @@ export interface ExperimentTrajectory {
 export interface ExperimentPlan {
   design: ExperimentDesign;
   sources: ExperimentSource[];
-  /** SHA-256 of the state selection as JSON Lines (the bytes `revloop experiment states` writes), and its size. */
+  /** SHA-256 of the state selection as JSON Lines (the bytes `revloop experiment states` writes). */
   states_sha256: string;
-  states: number;
+  /** The selected states, one object per line of that file (the study defines their fields). */
+  selection: unknown[];
   /** The design's settings (arms, errors, split, context window, …). */
   settings: Record<string, unknown>;
   trajectories: ExperimentTrajectory[];
