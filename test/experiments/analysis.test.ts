@@ -149,7 +149,7 @@ test('sysid: the prediction spec is frozen after discovery, and a resumed run wh
     const specSeq = spec.seq;
     // Every confirmation generation comes after the freeze.
     const planned = (await store.getPlanned('s'))!;
-    const experiment = (planned.plan as { experiment: { trajectories: Array<{ facts: { split: string } }> } }).experiment;
+    const experiment = (planned.plan as unknown as { experiment: { trajectories: Array<{ facts: { split: string } }> } }).experiment;
     for (const e of events)
       if (e.type === 'attempt_started' && experiment.trajectories[e.caseIndex!].facts.split === 'confirmation')
         assert.ok(e.seq > specSeq, 'confirmation generated after the spec was frozen');
