@@ -1,11 +1,14 @@
 // State selection rules (docs/experiments.md): recurrence events (first / all, never the last
 // revision), budget-end failures, the stable-hash round-robin over strata; flag parsing; and a
-// system identification interrupted mid-discovery that resumes, freezes its spec once and audits.
+// system identification interrupted mid-discovery that resumes, freezes its spec once and audits;
+// experiments from imported trajectories.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
-import { runSysidExperiment } from '../../src/app/experiment.ts';
+import { runCrossoverExperiment, runHistoryExperiment, runPersistExperiment, runSysidExperiment } from '../../src/app/experiment.ts';
+import { importRun } from '../../src/app/import.ts';
 import { errorsFlag } from '../../src/cli/commands/experiment.ts';
 import { writeCaseSet } from '../../src/core/cases/index.ts';
 import { getFamily } from '../../src/core/verify/registry.ts';
@@ -129,6 +132,49 @@ test('sysid interrupted mid-discovery resumes, freezes its spec once after disco
     assert.equal((await store.readEvents('s', { types: ['record'] })).length, 1);
     const report = await auditRun(store, 's', getFamily, { replay: (p) => experimentsStudy.replay!(p) });
     assert.deepEqual(report.discrepancies.map(formatDiscrepancy), []);
+    await store.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('imported trajectories: every design starts from them; a crossover refuses an import of several controllers', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const cases = exactLengthDemoCases().slice(0, 6);
+    // Our own drafts: each trajectory repeats its first draft at revision 2 and never succeeds.
+    const lines = cases.map((c, i) => ({
+      id: c.id,
+      controller: i < 3 ? 'model-a' : 'model-b',
+      family: c.family,
+      case_id: c.id,
+      source: c.source,
+      instruction: c.instruction,
+      target: c.target,
+      anchors: c.anchors,
+      drafts: ['One short draft.', 'Another short draft here.', 'One short draft.', ...'defghi'.split('').map((x) => `Draft ${x} again.`)],
+    }));
+    const file = join(dir, 'imp.jsonl');
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const db = join(dir, 'runs.db');
+    await importRun({ file, store: db, runId: 'imp', budget: 8 });
+    const h = await runHistoryExperiment({ store: db, model: 'sim:stubborn', runId: 'h', fromRun: 'imp', arms: parseArms('full,reset') });
+    assert.equal(h.summary.cases, 12);
+    const p = await runPersistExperiment({ store: db, model: 'sim:steady', runId: 'p', fromRun: 'imp' });
+    assert.equal(p.summary.cases, 6);
+    await assert.rejects(
+      runCrossoverExperiment({ store: db, model: 'sim:steady', runId: 'x', plannerRun: 'imp' }),
+      /run 'imp' holds first drafts of 2 controllers \(model-a, model-b\); a crossover cell has one planner/,
+    );
+    const store = await openStore(db, { readonly: true });
+    for (const id of ['h', 'p']) {
+      const report = await auditRun(store, id, getFamily, { replay: (pl) => experimentsStudy.replay!(pl) });
+      assert.deepEqual(report.discrepancies.map(formatDiscrepancy), [], id);
+    }
+    assert.deepEqual(
+      (await store.listRuns()).map((r) => r.runId),
+      ['imp', 'h', 'p'],
+    );
     await store.close();
   } finally {
     cleanup();

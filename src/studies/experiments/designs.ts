@@ -198,7 +198,14 @@ export function buildCrossover(
   input: StatesInput,
   o: { controller: string; budget: number; resolveFamily: (name: string) => Family },
 ): ExperimentBuild {
-  const plannerLabel = planner.planned.plan.controller.label;
+  // One planner per cell: an import holding several controllers is crossed one controller at a time.
+  const planners = [...new Set(input.states.map((s) => s.controller))];
+  if (planners.length > 1)
+    throw new UserError(
+      `run '${planner.runId}' holds first drafts of ${planners.length} controllers (${planners.join(', ')}); a crossover cell has one planner: ` +
+        "write the states with `revloop experiment states --for crossover`, keep one controller's lines, and pass the file with --states",
+    );
+  const plannerLabel = planners[0] ?? planner.planned.plan.controller.label;
   if (o.controller === plannerLabel)
     throw new UserError(
       `the controller '${o.controller}' is the planner run's own model: that diagonal cell is the planner run '${planner.runId}' itself; cross it with another model`,

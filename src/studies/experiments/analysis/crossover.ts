@@ -97,11 +97,10 @@ export async function analyzeCrossover(store: RunStore, runs: readonly Experimen
       notes.push(`planner run '${plannerRun}' of '${r.runId}' is not in this store; its diagonal cell is missing`);
       continue;
     }
-    const label = planned.plan.controller.label;
-    diagonals.set(
-      plannerRun,
-      cellOf(label, label, plannerRun, true, planned.plan.controller.simulated, await store.loadTrajectories([plannerRun])),
-    );
+    // The planner's own trajectories (an import may hold other controllers' too).
+    const label = r.experiment.settings.planner as string;
+    const own = (await store.loadTrajectories([plannerRun])).filter((t) => t.controller === label);
+    diagonals.set(plannerRun, cellOf(label, label, plannerRun, true, planned.plan.controller.simulated, own));
   }
   // Group crossover runs by the unordered pair of models they cross.
   const groups = new Map<string, ExperimentRunData[]>();
