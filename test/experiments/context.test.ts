@@ -3,13 +3,13 @@
 // termination context_limit; prompt tokens are counted with the backend's own tokenizer: the sim's
 // toy tokenizer in process and through serve-sim's /tokenize over HTTP (vllm:), and the tiny GGUF's
 // template and tokenizer in process. Every generated request fitted, every termination did not.
-// Over HTTP, the simulator being a pure function of the messages, the experiments store exactly
+// Over HTTP (history, crossover, sysid, persist), the simulator being a pure function of the messages, the experiments store exactly
 // the trajectories of the same profile in process.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
-import { runHistoryExperiment, runPersistExperiment } from '../../src/app/experiment.ts';
+import { runCrossoverExperiment, runHistoryExperiment, runPersistExperiment, runSysidExperiment } from '../../src/app/experiment.ts';
 import { runCases } from '../../src/app/run.ts';
 import { writeCaseSet } from '../../src/core/cases/index.ts';
 import { getFamily } from '../../src/core/verify/registry.ts';
@@ -130,29 +130,42 @@ test('persist with --context-window: sim in process and over HTTP (vllm: /tokeni
   }
 });
 
-test('history over HTTP (serve-sim) stores exactly the in-process trajectories', async () => {
+test('history, crossover and sysid over HTTP (serve-sim) store exactly the in-process trajectories', async () => {
   const db = await setup('http');
+  const cases = join(dir, 'http.jsonl');
   const server = await startSimServer({ port: 0 });
   try {
-    for (const [runId, spec] of [
-      ['h-sim', 'sim:stubborn'],
-      ['h-http', `openai-compatible:${server.url}#sim:stubborn`],
-    ])
+    for (const [suffix, spec] of [
+      ['sim', 'sim:stubborn'],
+      ['http', `openai-compatible:${server.url}#sim:stubborn`],
+    ]) {
       await runHistoryExperiment({
         store: db,
         model: spec,
-        runId,
+        runId: `h-${suffix}`,
         fromRun: 'src',
         arms: [{ kind: 'full' }, { kind: 'reset' }, { kind: 'abstract' }],
       });
+      await runSysidExperiment({ store: db, model: spec, runId: `s-${suffix}`, cases, errors: [-10, -2, 2, 10] });
+    }
+    await runCases({ cases, model: 'sim:steady', store: db, runId: 'planner' });
+    await runCrossoverExperiment({ store: db, model: 'sim:stubborn', runId: 'x-sim', plannerRun: 'planner' });
+    await runCrossoverExperiment({
+      store: db,
+      model: `openai-compatible:${server.url}#sim:stubborn`,
+      runId: 'x-http',
+      plannerRun: 'planner',
+    });
   } finally {
     await server.close();
   }
   const store = await openStore(db, { readonly: true });
   try {
     const texts = async (id: string) => (await store.loadTrajectories([id])).map((t) => [t.caseId, t.rounds.map((r) => r.text)]);
-    assert.deepEqual(await texts('h-http'), await texts('h-sim'));
-    await auditClean(store, 'h-http');
+    for (const design of ['h', 's', 'x']) {
+      assert.deepEqual(await texts(`${design}-http`), await texts(`${design}-sim`), design);
+      await auditClean(store, `${design}-http`);
+    }
   } finally {
     await store.close();
   }
