@@ -14,12 +14,15 @@ export {
   type NumberedAttempt,
   type EngineOptions,
   type StopReason,
+  type GenerationGuard,
+  type GuardStop,
 } from './loop.ts';
 export {
   executeRun,
   planRun,
   validateCases,
   checkSamePlan,
+  frozenRoundEvents,
   type RunRequest,
   type RunResult,
   type RunProgress,
@@ -36,4 +39,5 @@ export {
 export { PAPER_PROTOCOL, protocolName, protocolSpec, protocolFromSpec, type ProtocolConfig } from './protocol.ts';
 export type { ProtocolSpec } from '../store/plan.ts';
 export { verbatimPolicy, type MessagePolicy, type BanProvider, type RoundContext, type ExchangeRecord } from './harness.ts';
+export { auditRun, formatDiscrepancy, type AuditReport, type AuditOptions, type AuditReplay, type Discrepancy } from './audit.ts';
 export { REVLOOP_VERSION } from '../core/version.ts';
