@@ -206,7 +206,7 @@ export async function runTrajectory(
     // The next generation's start was recorded with the previous draft; only the first is alone.
     const { messages, start } = prepared ?? prepare(revision);
     if (!prepared) {
-      const halt = await checkGuard(messages, revision);
+      const halt = options.guard ? await checkGuard(messages, revision) : null;
       if (halt === 'failed') {
         await sink.incomplete(revision, guardFailure!);
         return { status: 'incomplete', rounds, reason: guardFailure! };
@@ -267,7 +267,7 @@ export async function runTrajectory(
     rounds.push(round);
     const next = stop ? null : prepare(revision + 1);
     // The guard sees the next request before its start is recorded with this draft.
-    const halt = next ? await checkGuard(next.messages, revision + 1) : null;
+    const halt = next && options.guard ? await checkGuard(next.messages, revision + 1) : null;
     if (halt === 'failed') {
       await sink.draftAccepted(round, null, used, null);
       await sink.incomplete(revision + 1, guardFailure!);
