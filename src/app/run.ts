@@ -86,6 +86,39 @@ export interface RunCasesOutcome {
   summary: RunSummary;
 }
 
+/** The decoding a run's plan freezes, and the model options that produce it. */
+export interface DecodingSettings {
+  /** 0 = greedy; null = left to the model's spec. */
+  temperature: number | null;
+  seed: number | null;
+  extraBody: Record<string, unknown> | null;
+}
+
+/**
+ * Greedy unless told otherwise, a setting given in the spec itself left to the spec, and the
+ * model's concurrency the run's unless set apart (--model-concurrency): the one rule for every
+ * command that plans trajectories.
+ */
+export function decodingFor(
+  spec: string,
+  options: ModelOptions | undefined,
+  concurrency: number,
+): { modelOptions: ModelOptions; decoding: DecodingSettings } {
+  const specParams = parseSpec(spec).params;
+  const modelOptions: ModelOptions = { concurrency, ...(options ?? {}) };
+  const temperature: number | null = modelOptions.temperature === undefined ? 0 : modelOptions.temperature;
+  modelOptions.temperature = temperature;
+  const seed = modelOptions.seed ?? null;
+  return {
+    modelOptions,
+    decoding: {
+      temperature: specParams.temperature !== undefined ? null : temperature,
+      seed: specParams.seed !== undefined ? null : seed,
+      extraBody: modelOptions.extraBody ?? null,
+    },
+  };
+}
+
 /** The run id a command gets when none is given: the same command always resumes the same run. */
 export function defaultRunId(
   casesPath: string,
@@ -105,20 +138,14 @@ export function defaultRunId(
 
 export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): Promise<RunCasesOutcome> {
   const concurrency = o.concurrency ?? 4;
-  const specParams = parseSpec(o.model).params;
-  // The run's concurrency is the model's unless set apart (--model-concurrency).
-  const modelOptions: ModelOptions = { concurrency, ...(o.modelOptions ?? {}) };
-  const extraBody = modelOptions.extraBody ?? null;
-  // Decoding: greedy unless told otherwise; a setting in the spec itself is left to the spec.
-  const temperature: number | null = modelOptions.temperature === undefined ? 0 : modelOptions.temperature;
-  modelOptions.temperature = temperature;
-  const seed = modelOptions.seed ?? null;
+  const { modelOptions, decoding } = decodingFor(o.model, o.modelOptions, concurrency);
+  const extraBody = decoding.extraBody;
   const protocol: ProtocolConfig = {
     budget: o.budget ?? 8,
     history: o.history ?? { kind: 'full' },
     variant: o.variant ?? 'baseline',
-    temperature: specParams.temperature !== undefined ? null : temperature,
-    seed: specParams.seed !== undefined ? null : seed,
+    temperature: decoding.temperature,
+    seed: decoding.seed,
     messagePolicy: policyName(o.harness ?? 'verbatim'),
     banProvider: null,
   };

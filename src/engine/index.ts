@@ -12,6 +12,8 @@ export {
   type AttemptStart,
   type NumberedAttempt,
   type StopReason,
+  type GenerationGuard,
+  type GuardStop,
 } from './loop.ts';
 export { PAPER_PROTOCOL, type ProtocolConfig } from './protocol.ts';
 export { parseHistoryWindow, formatHistoryWindow, type HistoryWindow, type Exchange } from '../remedy/history-window.ts';

@@ -26,8 +26,28 @@ export interface AcceptedRound extends RoundRecord {
   feedback: string | null;
 }
 
-/** `cycle`: a persistent cycle ended the loop (harnesses whose cycle action is `stop`, docs/revise.md §4). */
-export type StopReason = 'success' | 'budget' | 'cycle';
+/**
+ * success / budget: the stop rule; cycle: a persistent cycle ended the loop (harnesses whose cycle
+ * action is `stop`, docs/revise.md §4); context_limit: a generation guard ended it (docs/protocol.md §3.13).
+ */
+export type StopReason = 'success' | 'budget' | 'cycle' | 'context_limit';
+
+/** Why a guard ended a trajectory before a generation. */
+export interface GuardStop {
+  stop: 'context_limit';
+  /** In words: the counts that ended it. */
+  detail: string;
+}
+
+/**
+ * A check before every generation (the extended-budget experiment's context window, docs/protocol.md
+ * §3.13): null lets the generation go ahead; a GuardStop ends the trajectory there, complete, with
+ * that termination instead of the stop rule's. Its `name` is written into the run plan.
+ */
+export interface GenerationGuard {
+  readonly name: string;
+  check(messages: ChatMessage[], maxTokens: number, revision: number): Promise<GuardStop | null>;
+}
 
 /**
  * What a `TrajectorySink` learns when a generation starts: the revision, the hash and size of the messages sent, the token limit and any
@@ -62,12 +82,24 @@ export interface TrajectorySink {
   /** A failed provider attempt (it is never scored); a sink that writes it durably commits it before the next round's write. */
   attemptFinished(revision: number, attempt: number, record: AttemptRecord): void;
   /**
-   * A verified draft with the attempt that produced it; `stop` is set when the stop rule ends the
-   * trajectory with it, otherwise `next` is the generation that starts now.
+   * A verified draft with the attempt that produced it; `stop` is set when the stop rule (or a
+   * guard: `detail` then says why) ends the trajectory with it, otherwise `next` is the generation
+   * that starts now.
    */
-  draftAccepted(round: AcceptedRound, stop: StopReason | null, attempt: NumberedAttempt, next: AttemptStart | null): unknown;
+  draftAccepted(
+    round: AcceptedRound,
+    stop: StopReason | null,
+    attempt: NumberedAttempt,
+    next: AttemptStart | null,
+    detail?: string,
+  ): unknown;
   /** The generation's attempts were exhausted: the trajectory is protocol-incomplete (awaited). */
   incomplete(revision: number, reason: string): unknown;
+  /**
+   * A guard ended the trajectory before the first generation of this session, after `rounds`
+   * accepted rounds (awaited). Needed only by sinks of runs with a guard.
+   */
+  terminated?(rounds: number, stop: GuardStop): unknown;
 }
 
 /** One case to run: its index and case, its family, the prompt variant, and rounds already accepted (when resuming). */
@@ -89,6 +121,8 @@ export interface EngineOptions {
   banProvider?: BanProvider;
   /** End a trajectory at a persistent cycle (default: the protocol's message policy decides). */
   stopOnCycle?: boolean;
+  /** Checked before every generation; may end the trajectory (context_limit). */
+  guard?: GenerationGuard;
   extraBody?: Record<string, unknown>;
   signal?: AbortSignal;
 }
@@ -110,13 +144,13 @@ export function messagesSha256(messages: ChatMessage[]): string {
 }
 
 /** The stop rule: stop at the first joint success, or after revision `budget`. */
-function stopReason(joint: boolean, revision: number, budget: number): StopReason | null {
+export function stopReason(joint: boolean, revision: number, budget: number): StopReason | null {
   if (joint) return 'success';
   if (revision >= budget) return 'budget';
   return null;
 }
 
-function toExchange(r: AcceptedRound): ExchangeRecord {
+export function toExchange(r: AcceptedRound): ExchangeRecord {
   if (r.feedback === null) throw new Error(`round ${r.revision} has no feedback but the trajectory continued`);
   return { revision: r.revision, draft: r.text, feedback: r.feedback, state: r.state, energy: r.energy, joint: r.joint };
 }
@@ -192,12 +226,37 @@ export async function runTrajectory(
     };
   };
 
+  /** The guard's verdict on a request; 'failed' when the check itself failed (guardFailure says why). */
+  let guardFailure: string | null = null;
+  const checkGuard = async (messages: ChatMessage[], revision: number): Promise<GuardStop | null | 'failed'> => {
+    if (!options.guard) return null;
+    try {
+      return await options.guard.check(messages, maxTokens, revision);
+    } catch (e) {
+      if (e instanceof UserError) throw e;
+      guardFailure = `revision ${revision}: ${options.guard.name} check failed: ${(e as Error)?.message ?? String(e)}`;
+      return 'failed';
+    }
+  };
+
   let prepared: { messages: ChatMessage[]; start: AttemptStart } | null = null;
   for (let revision = rounds.length; revision <= protocol.budget; revision++) {
     if (signal?.aborted) return { status: 'aborted', rounds };
     // The next generation's start was recorded with the previous draft; only the first is alone.
     const { messages, start } = prepared ?? prepare(revision);
-    if (!prepared) await sink.attemptStarted(start);
+    if (!prepared) {
+      const halt = options.guard ? await checkGuard(messages, revision) : null;
+      if (halt === 'failed') {
+        await sink.incomplete(revision, guardFailure!);
+        return { status: 'incomplete', rounds, reason: guardFailure! };
+      }
+      if (halt) {
+        if (!sink.terminated) throw new Error('a generation guard needs a sink that records terminations');
+        await sink.terminated(rounds.length, halt);
+        return { status: 'complete', rounds, stop: halt.stop };
+      }
+      await sink.attemptStarted(start);
+    }
 
     let attempt = 0;
     let lastError: string | null = null;
@@ -246,6 +305,17 @@ export async function runTrajectory(
     const { round, stop } = acceptDraft(job, revision, text, protocol, cycles ? { earlier: rounds } : null);
     rounds.push(round);
     const next = stop ? null : prepare(revision + 1);
+    // The guard sees the next request before its start is recorded with this draft.
+    const halt = next && options.guard ? await checkGuard(next.messages, revision + 1) : null;
+    if (halt === 'failed') {
+      await sink.draftAccepted(round, null, used, null);
+      await sink.incomplete(revision + 1, guardFailure!);
+      return { status: 'incomplete', rounds, reason: guardFailure! };
+    }
+    if (halt) {
+      await sink.draftAccepted(round, halt.stop, used, null, halt.detail);
+      return { status: 'complete', rounds, stop: halt.stop };
+    }
     await sink.draftAccepted(round, stop, used, next?.start ?? null);
     if (stop) return { status: 'complete', rounds, stop };
     prepared = next;

@@ -6,7 +6,7 @@
 // starts the generation they announce, so a dead process loses only attempts in flight. Failed
 // attempts (reported from inside a generation) join the next group commit, and every later write
 // of the trajectory waits for them.
-import type { AcceptedRound, AttemptStart, NumberedAttempt, StopReason, TrajectorySink } from './loop.ts';
+import type { AcceptedRound, AttemptStart, GuardStop, NumberedAttempt, StopReason, TrajectorySink } from './loop.ts';
 import type { AttemptRecord } from '../models/types.ts';
 import type { NewEvent } from '../store/events.ts';
 import type { RunStore } from '../store/store.ts';
@@ -58,7 +58,13 @@ export class StoreRecorder implements TrajectorySink {
     this.write([{ type: 'attempt_finished', caseIndex: this.caseIndex, revision, payload: { attempt, record } }]);
   }
 
-  async draftAccepted(round: AcceptedRound, stop: StopReason | null, attempt: NumberedAttempt, next: AttemptStart | null): Promise<void> {
+  async draftAccepted(
+    round: AcceptedRound,
+    stop: StopReason | null,
+    attempt: NumberedAttempt,
+    next: AttemptStart | null,
+    detail?: string,
+  ): Promise<void> {
     const events: NewEvent[] = [
       {
         type: 'attempt_finished',
@@ -78,10 +84,24 @@ export class StoreRecorder implements TrajectorySink {
         type: 'trajectory_completed',
         caseIndex: this.caseIndex,
         revision: round.revision,
-        payload: { stop, rounds: round.revision + 1, final_joint: round.joint },
+        payload: { stop, rounds: round.revision + 1, final_joint: round.joint, ...(detail !== undefined ? { detail } : {}) },
       });
     } else if (next) events.push(this.started(next));
     const committed = this.writeSoon(events);
+    await this.settle();
+    await committed;
+  }
+
+  /** A guard ended the trajectory before this session's first generation (after `rounds` rounds). */
+  async terminated(rounds: number, halt: GuardStop): Promise<void> {
+    const committed = this.writeSoon([
+      {
+        type: 'trajectory_completed',
+        caseIndex: this.caseIndex,
+        revision: rounds - 1,
+        payload: { stop: halt.stop, rounds, final_joint: false, detail: halt.detail },
+      },
+    ]);
     await this.settle();
     await committed;
   }

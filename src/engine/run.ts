@@ -6,14 +6,23 @@ import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Model } from '../models/types.ts';
 import { recordedCapabilities } from '../models/capabilities.ts';
-import type { PerCase, RunPlannedPayload as RunPlannedPayloadAny, TrajectoryRunPlanned } from '../store/events.ts';
-import { assertSamePlan, casesSha256, familyFingerprint, isTrajectoryPlan, planSha256, type RunPlan } from '../store/plan.ts';
+import type { NewEvent, PerCase, RunPlannedPayload as RunPlannedPayloadAny, TrajectoryRunPlanned } from '../store/events.ts';
+import {
+  assertSamePlan,
+  casesSha256,
+  familyFingerprint,
+  isTrajectoryPlan,
+  planSha256,
+  type ExperimentPlan,
+  type RunPlan,
+  type TrajectoryRunKind,
+} from '../store/plan.ts';
 import { StoreRecorder } from './recorder.ts';
 import type { RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
 import { CapabilityError, UserError } from '../core/errors.ts';
 import type { ConstraintCase, Family } from '../core/verify/types.ts';
-import { runTrajectory, type AcceptedRound, type TrajectoryOutcome } from './loop.ts';
+import { runTrajectory, stopReason, type AcceptedRound, type GenerationGuard, type TrajectoryOutcome } from './loop.ts';
 import type { BanProvider, MessagePolicy } from './harness.ts';
 import { runPool } from './pool.ts';
 import { protocolSpec, type ProtocolConfig } from './protocol.ts';
@@ -46,6 +55,19 @@ export interface RunRequest {
   extraBody?: Record<string, unknown> | null;
   messagePolicy?: MessagePolicy;
   banProvider?: BanProvider;
+  /** Checked before every generation (an experiment's context window); its settings belong in the plan. */
+  guard?: GenerationGuard;
+  /** The plan's kind (default `run`); experiments name their design's kind. */
+  kind?: TrajectoryRunKind;
+  /** An experiment's frozen inputs, written into the plan. */
+  experiment?: ExperimentPlan;
+  /**
+   * An experiment's frozen prefix of each trajectory (case index → rounds, with the feedback the
+   * model saw after each): written with the plan in one transaction, never generated.
+   */
+  frozenRounds?: (caseIndex: number) => AcceptedRound[];
+  /** Only these unfinished trajectories are worked on in this session (default: all). */
+  only?: (t: TrajectoryRecord) => boolean;
   concurrency?: number;
   signal?: AbortSignal;
   /** Stop the run after this many trajectories in a row end protocol-incomplete (0 = never). */
@@ -84,8 +106,11 @@ export interface RunResult {
 }
 
 /** The plan a request would bind its run id to. */
-function planRun(
-  req: Pick<RunRequest, 'cases' | 'caseSet' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider'>,
+export function planRun(
+  req: Pick<
+    RunRequest,
+    'cases' | 'caseSet' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider' | 'experiment'
+  >,
   kind: RunPlan['kind'] = 'run',
   perCase: PerCase[] | null = null,
 ): TrajectoryRunPlanned {
@@ -124,6 +149,8 @@ function planRun(
     },
     protocol,
     families,
+    // Only experiments carry the key, so every other plan (and its hash) is as it always was.
+    ...(req.experiment ? { experiment: req.experiment } : {}),
   };
   return { plan, cases: req.cases, per_case: perCase, plan_sha256: planSha256(plan, req.cases, perCase) };
 }
@@ -159,6 +186,40 @@ function checkSamePlan(runId: string, stored: TrajectoryRunPlanned | RunPlannedP
   assertSamePlan(runId, stored, requested);
 }
 
+/**
+ * The events that put an experiment's frozen prefixes into a new run: each frozen round as an
+ * accepted draft (no attempt: it was generated elsewhere), and the completion of a trajectory
+ * whose prefix already reaches the stop rule.
+ */
+export function frozenRoundEvents(
+  cases: readonly ConstraintCase[],
+  budget: number,
+  frozen: (caseIndex: number) => AcceptedRound[],
+): NewEvent[] {
+  const events: NewEvent[] = [];
+  cases.forEach((_, caseIndex) => {
+    const rounds = frozen(caseIndex);
+    for (const r of rounds) {
+      events.push({
+        type: 'draft_accepted',
+        caseIndex,
+        revision: r.revision,
+        payload: { text: r.text, state: r.state, energy: r.energy, joint: r.joint, feedback: r.feedback },
+      });
+    }
+    const last = rounds[rounds.length - 1];
+    const stop = last ? stopReason(last.joint, last.revision, budget) : null;
+    if (stop)
+      events.push({
+        type: 'trajectory_completed',
+        caseIndex,
+        revision: last.revision,
+        payload: { stop, rounds: rounds.length, final_joint: last.joint },
+      });
+  });
+  return events;
+}
+
 /** Accepted rounds of a stored trajectory, with the feedback the model saw after each. */
 function priorRounds(t: TrajectoryRecord, family: Family, req: RunRequest): AcceptedRound[] {
   return t.rounds.map((r, i) => {
@@ -184,7 +245,7 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
       req.model.label,
     );
   }
-  const requested = planRun(req);
+  const requested = planRun(req, req.kind ?? 'run');
   const stored = await store.getPlanned(runId);
   if (stored) {
     if (!isTrajectoryPlan(stored.plan))
@@ -194,8 +255,10 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
 
   await store.acquireLock(runId);
   try {
-    if (!stored) await store.createRun(runId, requested);
-    const trajectories = await store.loadTrajectories([runId]);
+    if (!stored)
+      await store.createRun(runId, requested, req.frozenRounds ? frozenRoundEvents(req.cases, req.protocol.budget, req.frozenRounds) : []);
+    const all = await store.loadTrajectories([runId]);
+    const trajectories = req.only ? all.filter(req.only) : all;
     const open = trajectories.filter((t) => t.status !== 'complete');
     const progress: RunProgress = {
       total: trajectories.length,
@@ -253,16 +316,18 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
           {
             attemptStarted: (s) => recorder.attemptStarted(s),
             attemptFinished: (r, a, rec) => recorder.attemptFinished(r, a, rec),
-            draftAccepted: async (round, stop, attempt, next) => {
-              await recorder.draftAccepted(round, stop, attempt, next);
+            draftAccepted: async (round, stop, attempt, next, detail) => {
+              await recorder.draftAccepted(round, stop, attempt, next, detail);
               if (!recorder.closed) progress.rounds++;
             },
             incomplete: (r, reason) => recorder.incomplete(r, reason),
+            terminated: (n, halt) => recorder.terminated(n, halt),
           },
           {
             protocol: req.protocol,
             messagePolicy: req.messagePolicy,
             banProvider: req.banProvider,
+            guard: req.guard,
             extraBody: req.extraBody ?? undefined,
             signal: controller.signal,
           },

@@ -119,6 +119,12 @@ export interface TokenizingModel extends Model {
   tokenize(text: string): Promise<number[]>;
   /** `(await tokenize(text)).length`. */
   countTokens(text: string): Promise<number>;
+  /**
+   * Tokens of the prompt a generation from `messages` would send: the chat rendered with the
+   * backend's own template and generation prompt, then tokenized (GGUF in process, vLLM's
+   * /tokenize with messages, the sim's toy template and tokenizer). Context-window checks use it.
+   */
+  countPromptTokens(messages: readonly ChatMessage[]): Promise<number>;
 }
 
 /** A chat rendered by the model's template with the generation prompt: its text and token ids. */

@@ -66,10 +66,16 @@ interface DraftAcceptedPayload {
 }
 
 export interface TrajectoryCompletedPayload {
-  /** `cycle`: a persistent cycle under a harness that stops there; `limit`: a token, money or time budget of `revise()`. */
-  stop: 'success' | 'budget' | 'cycle' | 'limit';
+  /**
+   * success / budget: the stop rule. cycle: a persistent cycle under a harness that stops there;
+   * limit: a token, money or time budget of `revise()`. context_limit: the next prompt plus its max
+   * new tokens would have exceeded the planned context window (docs/protocol.md §3.13).
+   */
+  stop: 'success' | 'budget' | 'cycle' | 'limit' | 'context_limit';
   rounds: number;
   final_joint: boolean;
+  /** context_limit only: the count that ended it, in words (tokens, window, revision). */
+  detail?: string;
 }
 
 interface TrajectoryIncompletePayload {

@@ -63,6 +63,8 @@ function applyTrajectoryEvent(t: TrajectoryRecord, a: AttemptCounts, e: StoredEv
     case 'trajectory_completed':
       t.status = 'complete';
       delete t.incompleteReason;
+      if (e.payload.stop === 'context_limit') t.termination = 'context_limit';
+      else delete t.termination;
       break;
     case 'trajectory_incomplete':
       t.status = 'incomplete';
@@ -71,6 +73,7 @@ function applyTrajectoryEvent(t: TrajectoryRecord, a: AttemptCounts, e: StoredEv
     case 'trajectory_reopened':
       t.status = 'pending';
       delete t.incompleteReason;
+      delete t.termination;
       break;
     default:
       break;

@@ -101,8 +101,12 @@ export interface RunStore {
   appendSoon(runId: string, events: readonly NewEvent[]): Promise<void>;
   /** Commits the queued groups now. */
   flush(): Promise<void>;
-  /** Creates a run with its plan as the first event (refuses an existing run id). */
-  createRun(runId: string, planned: RunPlannedPayload): Promise<void>;
+  /**
+   * Creates a run with its plan as the first event (refuses an existing run id); `seed` events
+   * (an experiment's frozen rounds) are appended in the same transaction, so a run never exists
+   * without them.
+   */
+  createRun(runId: string, planned: RunPlannedPayload, seed?: readonly NewEvent[]): Promise<void>;
   /** Claims a run for this process; refuses when another live process holds it. */
   acquireLock(runId: string): Promise<void>;
   releaseLock(runId: string): Promise<void>;
@@ -134,4 +138,14 @@ export interface RunStore {
 export async function openStore(location: string, options: StoreOptions = {}): Promise<RunStore> {
   const { openSqliteStore } = await import('./sqlite/sqlite-store.ts');
   return openSqliteStore(location.startsWith('sqlite:') ? location.slice('sqlite:'.length) : location, options);
+}
+
+/** Runs `work` with a store opened for it, closing the store afterwards whatever happens. */
+export async function withStore<T>(location: string, options: StoreOptions, work: (store: RunStore) => Promise<T> | T): Promise<T> {
+  const store = await openStore(location, options);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
 }

@@ -37,6 +37,11 @@ export interface TrajectoryRecord {
   /** complete = stop rule reached (success or budget); incomplete = protocol-incomplete. */
   status: TrajectoryStatus;
   incompleteReason?: string;
+  /**
+   * Set when a complete trajectory ended before the stop rule because its next prompt would not
+   * fit the planned context window (docs/protocol.md §3.13); absent otherwise.
+   */
+  termination?: 'context_limit';
   /** Budget T of the run (revisions after the first draft). */
   budget: number;
 }

@@ -12,6 +12,7 @@ import { register as exportRun } from './export.ts';
 import { register as importTrajectories } from './import-trajectories.ts';
 import { register as analyze } from './analyze.ts';
 import { register as report } from './report.ts';
+import { register as experiment } from './experiment.ts';
 import { register as probe } from './probe.ts';
 import { register as agent } from './agent.ts';
 import { register as model } from './model.ts';
@@ -30,6 +31,7 @@ export const COMMANDS: Array<(program: Command) => void> = [
   importTrajectories,
   analyze,
   report,
+  experiment,
   probe,
   agent,
   model,

@@ -172,6 +172,11 @@ export class GgufModel implements ScoringModel, ScoringCostModel, TokenDecodingM
     return (await this.tokenize(text, false)).length;
   }
 
+  /** The prompt tokens `generate(messages)` sends: the rendered template + generation prompt. */
+  async countPromptTokens(messages: readonly ChatMessage[]): Promise<number> {
+    return (await this.renderPrompt(messages, true)).tokens.length;
+  }
+
   async detokenize(tokens: readonly number[], special = false): Promise<string> {
     return (await this.load()).detokenize(tokens, special);
   }

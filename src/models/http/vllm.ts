@@ -73,6 +73,24 @@ export class VllmModel
   async countTokens(text: string): Promise<number> {
     return (await this.tokenize(text)).length;
   }
+
+  /**
+   * The prompt tokens a chat completion from `messages` sends: the server's /tokenize with the
+   * messages and the generation prompt (its chat template, the same call as scoring's context).
+   */
+  async countPromptTokens(messages: readonly ChatMessage[]): Promise<number> {
+    const attempts: AttemptRecord[] = [];
+    const url = serverRoot(this.config.baseUrl) + '/tokenize';
+    const body = {
+      model: this.config.model,
+      messages: messages.map((m) => ({ role: m.role, content: m.content })),
+      add_generation_prompt: true,
+      add_special_tokens: false,
+      ...templateKeys(this.config.extraBody),
+    };
+    const resp = await postJson(this, url, body, 'tokenizing the prompt', attempts);
+    return tokenIds(resp, 'tokenizing the prompt', attempts).length;
+  }
 }
 
 /** The server root for vLLM's non-/v1 endpoints (`/tokenize`): the base URL without a trailing /v1. */

@@ -143,6 +143,11 @@ class SimModel implements ScoringModel, TokenizingModel, BanningModel, BackendIn
     return toyTokenize(text).length;
   }
 
+  /** The prompt tokens a generation would send (the same count as its usage.promptTokens). */
+  async countPromptTokens(messages: readonly ChatMessage[]): Promise<number> {
+    return toyTokenize(toyRenderChat(messages as ChatMessage[], { addGenerationPrompt: true }), { special: true }).length;
+  }
+
   async backendInfo(): Promise<Record<string, unknown>> {
     return { backend: 'simulated toy LM (numbers mean nothing about any real model)', spec: this.spec };
   }

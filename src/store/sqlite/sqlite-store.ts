@@ -401,7 +401,8 @@ export class SqliteRunStore implements RunStore {
         break;
       }
       case 'trajectory_completed':
-        s.setStatus.run('complete', null, e.runId, e.caseIndex);
+        // A complete trajectory's reason is its termination when it ended before the stop rule.
+        s.setStatus.run('complete', e.payload.stop === 'context_limit' ? 'context_limit' : null, e.runId, e.caseIndex);
         break;
       case 'trajectory_incomplete':
         s.setStatus.run('incomplete', e.payload.reason, e.runId, e.caseIndex);
@@ -431,9 +432,9 @@ export class SqliteRunStore implements RunStore {
       .immediate();
   }
 
-  async createRun(runId: string, planned: RunPlannedPayload): Promise<void> {
+  async createRun(runId: string, planned: RunPlannedPayload, seed: readonly NewEvent[] = []): Promise<void> {
     if (this.getPlannedSync(runId)) throw new UserError(`run '${runId}' already exists in ${this.location}`);
-    this.appendSync(runId, [{ type: 'run_planned', payload: planned }]);
+    this.appendSync(runId, [{ type: 'run_planned', payload: planned }, ...seed]);
   }
 
   // ---- locking: one writing process per run ---------------------------------------------------
@@ -624,7 +625,10 @@ export class SqliteRunStore implements RunStore {
       const t = trajectories[r.case_index];
       if (!t) continue;
       t.status = r.status;
-      if (r.reason !== null) t.incompleteReason = r.reason;
+      if (r.reason !== null) {
+        if (r.status === 'complete') t.termination = r.reason as 'context_limit';
+        else t.incompleteReason = r.reason;
+      }
       attempts[r.case_index] = { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed };
       nRounds[r.case_index] = r.n_rounds;
     }

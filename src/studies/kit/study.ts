@@ -3,6 +3,8 @@
 // their plans), analyses its runs from the store, and presents the analysis three ways: terminal
 // text, a JSON document, and sections of typed blocks for the report and the viewer.
 import type { Family, PromptVariant } from '../../core/verify/types.ts';
+import type { AuditReplay } from '../../engine/audit.ts';
+import type { TrajectoryRunPlanned } from '../../store/events.ts';
 import type { RunStore, RunSummary } from '../../store/store.ts';
 import type { TrajectoryRecord } from '../../store/types.ts';
 import type { ControllerInfo, DrilldownLabels, TrajectoryLabel } from './report-model.ts';
@@ -79,4 +81,12 @@ export interface Study<A = unknown> {
   notes?(analysis: A): string[];
   /** Trajectories for the report's browser, for studies that have them. */
   drilldown?(analysis: A): TrajectoryDrilldown | null;
+  /**
+   * For studies whose trajectory runs send messages other than the verbatim protocol's: the
+   * message policy (and ban provider) of a run, re-created from its plan, so `revloop audit` can
+   * re-derive every request.
+   */
+  replay?(planned: TrajectoryRunPlanned): AuditReplay | null;
+  /** Extra fields of a trajectory's row in `revloop export --format paper` (after the paper's own). */
+  exportFields?(planned: TrajectoryRunPlanned, t: TrajectoryRecord): Record<string, unknown>;
 }

@@ -11,7 +11,7 @@ import { renderAnalysis } from './analysis/render.ts';
 import type { AnalysisResult } from './analysis/types.ts';
 import { loadRevisionInputs, type RevisionInputs } from './from-store.ts';
 import { buildReportModel, drilldownLabels, labelTrajectory } from './report-model.ts';
-import { ifevalSections, revisionSections } from './sections.ts';
+import { ifevalSections, landmarkSections, revisionSections } from './sections.ts';
 
 export interface RevisionAnalysis extends RevisionInputs {
   result: AnalysisResult;
@@ -77,7 +77,7 @@ export const revisionStudy: Study<RevisionAnalysis> = {
   },
   renderText: (a) => renderAnalysis(a.result) + (hasIfeval(a) ? renderIfeval(a.ifeval) : ''),
   toJson: (a) => ({ ...(a.result as unknown as Record<string, unknown>), ...(hasIfeval(a) ? { ifeval: a.ifeval } : {}) }),
-  sections: (a) => [...revisionSections(viewModel(a)), ...(hasIfeval(a) ? ifevalSections(a.ifeval) : [])],
+  sections: (a) => [...revisionSections(viewModel(a)), ...landmarkSections(a.result), ...(hasIfeval(a) ? ifevalSections(a.ifeval) : [])],
   simulatedControllers: (a) => a.result.simulated_controllers,
   notes: (a) => viewModel(a).notes,
   drilldown(a) {
