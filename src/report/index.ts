@@ -13,10 +13,10 @@ import { renderReportPage, type ReportPage } from './render.ts';
 
 export type { DrilldownPayload } from './payload.ts';
 export { renderReportPage, type ReportPage } from './render.ts';
-export { sectionHtml, blockHtml, dataTableHtml } from './blocks.ts';
+export { sectionHtml, blockHtml, dataTableHtml } from '../html/blocks.ts';
 export { buildDrilldownPayload } from './payload.ts';
-export { encodeWordDiff, decodeWordDiff } from './word-diff.ts';
-export { escapeHtml, jsonForScript } from './escape.ts';
+export { encodeWordDiff, decodeWordDiff } from '../html/word-diff.ts';
+export { escapeHtml, jsonForScript } from '../html/escape.ts';
 
 export interface DrilldownOptions {
   /** Per-pair diff limit in edited tokens (default 4,000); beyond it the drafts are shown whole. */

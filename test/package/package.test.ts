@@ -77,8 +77,10 @@ test('the tarball holds dist/, bin/, docs and README, and no sources, tests or b
     'dist/index.js',
     'dist/index.d.ts',
     'dist/cli/main.js',
-    'dist/report/assets/report.css',
+    'dist/html/assets/revloop.css',
     'dist/report/assets/report.js',
+    'dist/viewer/app/index.html',
+    'dist/viewer/app/main.js',
     'docs/remedy.md',
   ]) {
     assert.ok(packedFiles.includes(f), `${f} is packed`);
@@ -110,8 +112,8 @@ test('files the compiled code reads next to itself (new URL(…, import.meta.url
   };
   walk(join(installed, 'dist'));
   assert.ok(
-    refs.includes(join('dist', 'report', 'assets', 'report.css')),
-    `the report's assets are among the references: ${refs.join(', ')}`,
+    refs.includes(join('dist', 'html', 'assets', 'revloop.css')) && refs.includes(join('dist', 'viewer', 'app')),
+    `the stylesheet and the viewer's app are among the references: ${refs.join(', ')}`,
   );
   for (const r of refs) assert.ok(existsSync(join(installed, r)), `${r} exists in the installed package`);
 });
@@ -287,7 +289,7 @@ registerFamily({
   const demo = run(process.execPath, [bin, 'demo', '--out', out], consumer);
   assert.equal(demo.status, 0, demo.stderr);
   const html = readFileSync(join(out, 'demo-report.html'), 'utf8');
-  const css = readFileSync(join(installed, 'dist', 'report', 'assets', 'report.css'), 'utf8');
+  const css = readFileSync(join(installed, 'dist', 'html', 'assets', 'revloop.css'), 'utf8');
   assert.ok(html.includes(css), 'the report inlines the packaged stylesheet');
   const runs = ok(run(process.execPath, [bin, 'runs', '--store', join(out, 'demo.db')], consumer), 'runs');
   assert.match(runs, /^revision runs \(3\):$/m);

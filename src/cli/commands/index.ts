@@ -11,6 +11,7 @@ import { register as exportRun } from './export.ts';
 import { register as importTrajectories } from './import-trajectories.ts';
 import { register as analyze } from './analyze.ts';
 import { register as report } from './report.ts';
+import { register as view } from './view.ts';
 import { register as probe } from './probe.ts';
 import { register as agent } from './agent.ts';
 import { register as model } from './model.ts';
@@ -28,6 +29,7 @@ export const COMMANDS: Array<(program: Command) => void> = [
   importTrajectories,
   analyze,
   report,
+  view,
   probe,
   agent,
   model,
