@@ -23,7 +23,6 @@ export interface IndexEntry {
 
 export interface RunIndex {
   runId: string;
-  planned: RunPlannedPayload;
   simulated: boolean;
   /** The run's latest event id when the index was last brought up to date. */
   through: number;
@@ -33,10 +32,14 @@ export interface RunIndex {
 /** Full records read per query while labelling (bounds the memory of a refresh). */
 const LABEL_CHUNK = 256;
 
-/** Bounded least-recently-used cache. */
+/** A least-recently-used cache bounded by the total weight of its values (at least the newest stays). */
 export class Lru<K, V> {
   private readonly map = new Map<K, V>();
-  constructor(private readonly size: number) {}
+  private total = 0;
+  constructor(
+    private readonly maxWeight: number,
+    private readonly weight: (v: V) => number = () => 1,
+  ) {}
   get(key: K): V | undefined {
     const v = this.map.get(key);
     if (v !== undefined) {
@@ -46,12 +49,16 @@ export class Lru<K, V> {
     return v;
   }
   set(key: K, value: V): void {
-    this.map.delete(key);
+    this.delete(key);
     this.map.set(key, value);
-    while (this.map.size > this.size) this.map.delete(this.map.keys().next().value as K);
+    this.total += this.weight(value);
+    while (this.total > this.maxWeight && this.map.size > 1) this.delete(this.map.keys().next().value as K);
   }
   delete(key: K): void {
+    const v = this.map.get(key);
+    if (v === undefined) return;
     this.map.delete(key);
+    this.total -= this.weight(v);
   }
 }
 
@@ -67,11 +74,10 @@ export async function refreshIndex(
   through: number,
   index: RunIndex | null,
 ): Promise<RunIndex> {
-  if (index && index.through === through) return index;
+  if (index?.through === through) return index;
   if (!isTrajectoryPlan(planned.plan)) throw new Error(`run ${runId} has no trajectories`);
   const idx: RunIndex = index ?? {
     runId,
-    planned,
     simulated: planned.plan.controller.simulated,
     through: -1,
     entries: planned.cases.map((c) => ({

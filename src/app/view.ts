@@ -43,8 +43,8 @@ export interface ViewApiOptions {
   /** Bootstrap resamples of the run pages' analyses (default 2,000; 0 switches intervals off). */
   bootstrap?: number;
   seed?: number;
-  /** Runs whose trajectory index is kept (default 16). */
-  indexedRuns?: number;
+  /** Trajectories whose index entries are kept, over all runs (default 200,000: a few tens of MB). */
+  indexedTrajectories?: number;
   /** Run analyses kept (default 4). */
   analysedRuns?: number;
 }
@@ -194,13 +194,23 @@ interface Analysed {
 export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBackend {
   const bootstrap = o.bootstrap ?? 2000;
   const seed = o.seed ?? 20260808;
-  const indexes = new Lru<string, RunIndex>(o.indexedRuns ?? 16);
+  const indexes = new Lru<string, RunIndex>(o.indexedTrajectories ?? 200_000, (idx) => idx.entries.length);
   const analyses = new Lru<string, Analysed>(o.analysedRuns ?? 4);
 
-  async function summaryOf(runId: string): Promise<{ summary: RunSummary; planned: RunPlannedPayload }> {
-    const info = await store.getRun(runId);
-    if (!info) throw new NotFoundError('run', runId, `no run '${runId}' in ${store.location} (the run list at /api/runs names every run)`);
-    return { summary: info.summary, planned: info.planned };
+  const notFound = (runId: string) =>
+    new NotFoundError('run', runId, `no run '${runId}' in ${store.location} (the run list at /api/runs names every run)`);
+
+  /** A run's summary now, without reading its plan (a paper-size plan is megabytes of JSON). */
+  async function summaryOf(runId: string): Promise<RunSummary> {
+    const [summary] = await store.listRuns([runId]);
+    if (!summary) throw notFound(runId);
+    return summary;
+  }
+
+  async function plannedOf(runId: string): Promise<RunPlannedPayload> {
+    const planned = await store.getPlanned(runId);
+    if (!planned) throw notFound(runId);
+    return planned;
   }
 
   async function rowOf(summary: RunSummary): Promise<RunRow> {
@@ -217,11 +227,15 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
   }
 
   async function indexOf(runId: string): Promise<{ index: RunIndex; summary: RunSummary; reader: TrajectoryReader }> {
-    const { summary, planned } = await summaryOf(runId);
+    const summary = await summaryOf(runId);
     const { reader } = readerOf(runId, summary.kind);
-    if (!isTrajectoryPlan(planned.plan)) throw new UserError(`run '${runId}' has no trajectories`);
-    const index = await refreshIndex(store, runId, planned, reader, summary.lastEventId, indexes.get(runId) ?? null);
-    indexes.set(runId, index);
+    let index = indexes.get(runId) ?? null;
+    if (index?.through !== summary.lastEventId) {
+      const planned = await plannedOf(runId);
+      if (!isTrajectoryPlan(planned.plan)) throw new UserError(`run '${runId}' has no trajectories`);
+      index = await refreshIndex(store, runId, planned, reader, summary.lastEventId, index);
+      indexes.set(runId, index);
+    }
     return { index, summary, reader };
   }
 
@@ -246,7 +260,7 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
     },
 
     async run(runId, options): Promise<RunResponse> {
-      const { summary } = await summaryOf(runId);
+      const summary = await summaryOf(runId);
       const row = await rowOf(summary);
       const study = studyForKind(summary.kind);
       const key = `${runId}\n${summary.lastEventId}`;
@@ -332,7 +346,8 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
     },
 
     async trajectory(runId, caseId, index): Promise<TrajectoryResponse> {
-      const { summary, planned } = await summaryOf(runId);
+      const summary = await summaryOf(runId);
+      const planned = await plannedOf(runId);
       const { reader } = readerOf(runId, summary.kind);
       if (!isTrajectoryPlan(planned.plan)) throw new UserError(`run '${runId}' has no trajectories`);
       const cases = planned.cases;

@@ -156,7 +156,11 @@ export interface RunStore {
   rawEventRows(runId: string): Promise<EventRow[]>;
   /** A fresh reduction of the run's events (ignores the derived tables). */
   reduce(runId: string): Promise<ReducedRun | null>;
-  listRuns(): Promise<RunSummary[]>;
+  /**
+   * Summaries of every run in creation order — or of the given runs, in the order given, unknown ids
+   * left out — from the derived tables (plans are not read), all from one snapshot.
+   */
+  listRuns(runIds?: readonly string[]): Promise<RunSummary[]>;
   getRun(runId: string): Promise<RunInfo | null>;
   /** Trajectories in case order, read from the derived tables (or a fresh reduction of events). */
   loadTrajectories(runIds?: readonly string[], options?: { from?: 'tables' | 'events' }): Promise<TrajectoryRecord[]>;

@@ -39,13 +39,20 @@ test('eventsAfter pages through every run in id order, from any cursor, and miss
   assert.deepEqual(await store.eventsAfter(0, 0), []);
 });
 
-test('lastEventId of every run is its latest event (listing and getRun); runIds in creation order', async () => {
+test('lastEventId of every run is its latest event (listing and getRun); runIds in creation order; listRuns of chosen runs', async () => {
   for (const s of await store.listRuns()) {
     const events = await store.readEvents(s.runId);
     assert.equal(s.lastEventId, events[events.length - 1].id, s.runId);
     assert.equal((await store.getRun(s.runId))!.summary.lastEventId, s.lastEventId);
   }
   assert.deepEqual(await store.runIds(), ['alpha', 'beta', 'faulty'], 'runs in creation order');
+  const some = await store.listRuns(['faulty', 'nope', 'alpha']);
+  assert.deepEqual(
+    some.map((s) => s.runId),
+    ['faulty', 'alpha'],
+    'the runs asked for, in that order; unknown ids left out',
+  );
+  assert.deepEqual(some[1], (await store.listRuns())[0]);
 });
 
 test('trajectorySummaries: rows without texts agree with the full records; offset, limit, case indexes', async () => {

@@ -47,6 +47,9 @@ interface QueuedGroup extends AppendGroup {
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
+/** Plans kept parsed per open store (see plannedCache). */
+const PLANS_CACHED = 8;
+
 /**
  * A read-only open of a brand-new, still empty database file: another process has just created it
  * and is about to write the schema (one transaction). Wait up to two seconds for it, then tell the
@@ -172,6 +175,11 @@ export class SqliteRunStore implements RunStore {
   private readonly clock: () => string;
   private appends = 0;
   private dead = false;
+  /**
+   * Recently read plans (a paper-size plan with its frozen cases is a few MB), least recently used
+   * first: bounded, so a long-lived reader of a store with many runs (the viewer) does not hold
+   * every plan it ever read.
+   */
   private readonly plannedCache = new Map<string, RunPlannedPayload>();
   private readonly stmt: Record<string, Database.Statement>;
   /**
@@ -378,7 +386,7 @@ export class SqliteRunStore implements RunStore {
     switch (e.type) {
       case 'run_planned': {
         const p = e.payload;
-        this.plannedCache.set(e.runId, p);
+        this.cachePlanned(e.runId, p);
         const plan = p.plan;
         const [budget, protocol] = isTrajectoryPlan(plan) ? [plan.protocol.budget, plan.protocol.name] : [0, plan.kind];
         s.insertRun.run(
@@ -493,12 +501,22 @@ export class SqliteRunStore implements RunStore {
 
   private getPlannedSync(runId: string): RunPlannedPayload | null {
     const cached = this.plannedCache.get(runId);
-    if (cached) return cached;
+    if (cached) {
+      this.plannedCache.delete(runId);
+      this.plannedCache.set(runId, cached);
+      return cached;
+    }
     const row = this.stmt.planned.get(runId) as EventRow | undefined;
     if (!row) return null;
     const p = JSON.parse(row.payload) as RunPlannedPayload;
-    this.plannedCache.set(runId, p);
+    this.cachePlanned(runId, p);
     return p;
+  }
+
+  private cachePlanned(runId: string, p: RunPlannedPayload): void {
+    this.plannedCache.delete(runId);
+    this.plannedCache.set(runId, p);
+    while (this.plannedCache.size > PLANS_CACHED) this.plannedCache.delete(this.plannedCache.keys().next().value as string);
   }
 
   async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<StoredEvent[]> {
@@ -537,12 +555,10 @@ export class SqliteRunStore implements RunStore {
     return reduceRun(this.readEventsSync(runId));
   }
 
-  async listRuns(): Promise<RunSummary[]> {
+  async listRuns(runIds?: readonly string[]): Promise<RunSummary[]> {
     // One read transaction: every summary (and its lastEventId) comes from the same snapshot.
     return this.db.transaction(() =>
-      this.runIdsSync()
-        .map((id) => this.summary(id))
-        .filter((s): s is RunSummary => s !== null),
+      (runIds ?? this.runIdsSync()).map((id) => this.summary(id)).filter((s): s is RunSummary => s !== null),
     )();
   }
 
