@@ -6,7 +6,7 @@
 // emitted .d.ts, and the installed CLI (which runs dist/, there is no src/ in the package) is run.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -294,4 +294,49 @@ registerFamily({
   const runs = ok(run(process.execPath, [bin, 'runs', '--store', join(out, 'demo.db')], consumer), 'runs');
   assert.match(runs, /^revision runs \(3\):$/m);
   assert.match(runs, /│ demo-steady\S* +│ complete +│ sim:steady \[SIMULATED\]/); // -exact: without Punkt data the demo runs the exact-length part
+});
+
+test('the installed `revloop view` serves the prebuilt app from dist/ and the API over the demo store', async () => {
+  const bin = join(installed, 'bin', 'revloop.mjs');
+  const store = join(dir, 'demo', 'demo.db');
+  assert.ok(existsSync(store), 'the demo store of the previous test');
+  const child = spawn(process.execPath, [bin, 'view', '--store', store, '--port', '0'], {
+    cwd: consumer,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      let err = '';
+      child.stdout!.on('data', (d) => {
+        out += d;
+        const m = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+      child.stderr!.on('data', (d) => (err += d));
+      child.on('exit', (code) => reject(new Error(`view exited (${code}): ${err}`)));
+    });
+    for (const [path, type] of [
+      ['', /text\/html/],
+      ['app/main.js', /javascript/],
+      ['app/viewer.css', /css/],
+      ['app/revloop.css', /css/],
+    ] as const) {
+      const r = await fetch(url + path);
+      assert.equal(r.status, 200, path);
+      assert.match(r.headers.get('content-type') ?? '', type, path);
+    }
+    assert.equal(
+      await (await fetch(url + 'app/main.js')).text(),
+      readFileSync(join(installed, 'dist', 'viewer', 'app', 'main.js'), 'utf8'),
+    );
+    const runs = (await (await fetch(url + 'api/runs')).json()) as { runs: Array<{ run_id: string; simulated: boolean }> };
+    assert.ok(runs.runs.length >= 1 && runs.runs.every((r) => r.simulated), 'the demo runs, all simulated');
+  } finally {
+    child.removeAllListeners('exit');
+    await new Promise((resolve) => {
+      child.on('exit', resolve);
+      child.kill('SIGINT');
+    });
+  }
 });
