@@ -222,7 +222,13 @@ try {
     const c = pick(caseIds.get(run)!);
     opens.push((await timed(`/api/runs/${run}/trajectories/${encodeURIComponent(c.id)}?index=${c.ix}`)).ms);
   }
-  mem.push([`after ${OPENS} trajectory opens`, memory(pid)]);
+  // Within one run (a person reading one run's trajectories): its plan stays cached.
+  const opensOneRun: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    const c = pick(caseIds.get(runIds[5])!);
+    opensOneRun.push((await timed(`/api/runs/${runIds[5]}/trajectories/${encodeURIComponent(c.id)}?index=${c.ix}`)).ms);
+  }
+  mem.push([`after ${OPENS + 100} trajectory opens`, memory(pid)]);
 
   // ---- compare and paging --------------------------------------------------------------------
   const compares: number[] = [];
@@ -278,7 +284,8 @@ try {
     console.log(`in the page, j → timeline rendered: ${quantiles(paint.openUi)}`);
     console.log(`in the page, choose a filter → table updated: ${quantiles(paint.filterUi)}`);
   } else console.log(`first useful paint: not measured (${browser ? '' : `no Chromium at ${CHROMIUM} or --no-browser`})`);
-  console.log(`open a trajectory, GET …/trajectories/:case (target < 100 ms): ${quantiles(opens)}`);
+  console.log(`open a trajectory, GET …/trajectories/:case (target < 100 ms), random runs: ${quantiles(opens)}`);
+  console.log(`  within one run: ${quantiles(opensOneRun)}`);
   console.log(`filter response, GET …/trajectories?filters (target < 200 ms): ${quantiles(filter)}`);
   console.log(`  of which text search alone (q over every draft of the run): ${quantiles(textOnly)}`);
   console.log(`  first filter of each run (builds its index of 1,440 labels): ${quantiles(firstFilter)}`);
