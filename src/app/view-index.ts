@@ -12,6 +12,8 @@ import type { OutcomeValue } from '../viewer/api.ts';
 
 export interface IndexEntry {
   caseId: string;
+  /** The run's model, or an imported line's controller (imports may hold several). */
+  controller: string;
   family: string;
   source: string;
   status: TrajectorySummary['status'];
@@ -80,8 +82,9 @@ export async function refreshIndex(
     runId,
     simulated: planned.plan.controller.simulated,
     through: -1,
-    entries: planned.cases.map((c) => ({
+    entries: planned.cases.map((c, i) => ({
       caseId: c.id,
+      controller: planned.per_case?.[i]?.controller ?? planned.plan.controller.label,
       family: c.family,
       source: c.source,
       status: 'pending',
@@ -106,6 +109,8 @@ export async function refreshIndex(
     else needTexts.push(r.caseIndex);
   }
   for (let i = 0; i < needTexts.length; i += LABEL_CHUNK) {
+    // Let other requests and the event stream in between chunks (the SQLite reads are synchronous).
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
     for (const t of await store.trajectoriesAt(runId, needTexts.slice(i, i + LABEL_CHUNK))) {
       const label = reader.label(t);
       const e = idx.entries[t.caseIndex];
@@ -119,6 +124,7 @@ export async function refreshIndex(
 }
 
 export interface EntryFilter {
+  controller?: string;
   family?: string;
   source?: string;
   outcome?: string;
@@ -129,6 +135,7 @@ export interface EntryFilter {
 export function matchingCases(entries: readonly IndexEntry[], f: EntryFilter): number[] {
   const out: number[] = [];
   entries.forEach((e, i) => {
+    if (f.controller !== undefined && e.controller !== f.controller) return;
     if (f.family !== undefined && e.family !== f.family) return;
     if (f.source !== undefined && e.source !== f.source) return;
     if (f.outcome !== undefined && e.outcome !== f.outcome) return;
@@ -139,7 +146,10 @@ export function matchingCases(entries: readonly IndexEntry[], f: EntryFilter): n
 }
 
 /** How many entries carry each value of one field (labels: repeat classes and categories together). */
-export function facet(entries: readonly IndexEntry[], field: 'family' | 'source' | 'outcome' | 'label'): Record<string, number> {
+export function facet(
+  entries: readonly IndexEntry[],
+  field: 'controller' | 'family' | 'source' | 'outcome' | 'label',
+): Record<string, number> {
   const counts: Record<string, number> = {};
   const add = (v: string | null) => {
     if (v !== null) counts[v] = (counts[v] ?? 0) + 1;

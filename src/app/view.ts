@@ -196,6 +196,7 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
   const seed = o.seed ?? 20260808;
   const indexes = new Lru<string, RunIndex>(o.indexedTrajectories ?? 200_000, (idx) => idx.entries.length);
   const analyses = new Lru<string, Analysed>(o.analysedRuns ?? 4);
+  const refreshing = new Map<string, Promise<RunIndex>>();
 
   const notFound = (runId: string) =>
     new NotFoundError('run', runId, `no run '${runId}' in ${store.location} (the run list at /api/runs names every run)`);
@@ -231,10 +232,21 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
     const { reader } = readerOf(runId, summary.kind);
     let index = indexes.get(runId) ?? null;
     if (index?.through !== summary.lastEventId) {
-      const planned = await plannedOf(runId);
-      if (!isTrajectoryPlan(planned.plan)) throw new UserError(`run '${runId}' has no trajectories`);
-      index = await refreshIndex(store, runId, planned, reader, summary.lastEventId, index);
-      indexes.set(runId, index);
+      // One refresh per run at a time: a request arriving meanwhile waits for it instead of repeating it.
+      const key = `${runId}\n${summary.lastEventId}`;
+      let pending = refreshing.get(key);
+      if (!pending) {
+        const previous = index;
+        pending = (async () => {
+          const planned = await plannedOf(runId);
+          if (!isTrajectoryPlan(planned.plan)) throw new UserError(`run '${runId}' has no trajectories`);
+          const fresh = await refreshIndex(store, runId, planned, reader, summary.lastEventId, previous);
+          indexes.set(runId, fresh);
+          return fresh;
+        })().finally(() => refreshing.delete(key));
+        refreshing.set(key, pending);
+      }
+      index = await pending;
     }
     return { index, summary, reader };
   }
@@ -293,7 +305,8 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
       const { index, reader } = await indexOf(runId);
       const offset = f.offset ?? 0;
       const limit = f.limit ?? DEFAULT_LIMIT;
-      const filtered = f.family !== undefined || f.source !== undefined || f.outcome !== undefined || f.label !== undefined;
+      const filtered =
+        f.controller !== undefined || f.family !== undefined || f.source !== undefined || f.outcome !== undefined || f.label !== undefined;
       const matches = filtered ? matchingCases(index.entries, f) : null;
       let total: number;
       let summaries;
@@ -314,6 +327,7 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
         return {
           case_index: s.caseIndex,
           case_id: s.caseId,
+          controller: e.controller,
           family: e.family,
           source: e.source,
           status: s.status,
@@ -335,6 +349,7 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
         limit,
         facets: {
           all: index.entries.length,
+          controller: facet(index.entries, 'controller'),
           family: facet(index.entries, 'family'),
           source: facet(index.entries, 'source'),
           outcome: facet(index.entries, 'outcome'),

@@ -68,6 +68,8 @@ export interface RunResponse {
 
 /** Filters of the trajectory listing; every one optional. */
 export interface TrajectoryFilter {
+  /** The controller (an import may hold several; a run has one). */
+  controller?: string;
   family?: string;
   source?: string;
   /** success | failure | incomplete | pending */
@@ -85,6 +87,7 @@ export type OutcomeValue = TrajectoryLabel['outcome'] | 'pending';
 export interface TrajectoryRow {
   case_index: number;
   case_id: string;
+  controller: string;
   family: string;
   source: string;
   status: string;
@@ -108,6 +111,7 @@ export interface TrajectoriesResponse {
   /** Trajectories in the run, and how many carry each value (unfiltered). */
   facets: {
     all: number;
+    controller: Record<string, number>;
     family: Record<string, number>;
     source: Record<string, number>;
     outcome: Record<string, number>;

@@ -260,6 +260,7 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
     }
     if (resource === 'runs' && id !== undefined && sub === 'trajectories' && key === undefined) {
       const filter: TrajectoryFilter = {
+        controller: textParam(url, 'controller'),
         family: textParam(url, 'family'),
         source: textParam(url, 'source'),
         outcome: textParam(url, 'outcome'),

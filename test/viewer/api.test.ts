@@ -261,6 +261,16 @@ describe('viewer API', () => {
     await importLines(fx.dir, fx.store, 'two-controllers', dup);
     await assert.rejects(api.trajectory('two-controllers', 'tea-01'), /names 2 trajectories.*add \?index= one of 0, 2/);
     assert.equal((await api.trajectory('two-controllers', 'tea-01', 2)).controller, 'other');
+    const both = await api.trajectories('two-controllers', {});
+    assert.deepEqual(both.facets.controller, { 'alpha-model': 2, other: 2 });
+    const other = await api.trajectories('two-controllers', { controller: 'other' });
+    assert.deepEqual(
+      other.rows.map((r) => [r.case_index, r.case_id, r.controller]),
+      [
+        [2, 'tea-01', 'other'],
+        [3, 'rain-02', 'other'],
+      ],
+    );
     await assert.rejects(api.compare({ a: 'alpha', b: 'two-controllers' }), UserError);
   });
 });

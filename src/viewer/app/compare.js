@@ -2,7 +2,7 @@
    only B, both fail), exact McNemar on the discordant pairs, the same per family, every pair in
    pages, and the pair's two timelines side by side. Runs, filters and the open case live in the URL. */
 import { getJson, query } from './api.js';
-import { clear, el, modelCell, num, outcomeBadge, pValue, select, shownName } from './dom.js';
+import { clear, el, modelCell, num, outcomeBadge, pValue, select, shownName, put } from './dom.js';
 import { timeline } from './timeline.js';
 
 const PAGE = 100;
@@ -26,7 +26,8 @@ export function mountCompare(root, ctx) {
   const next = el('button', { type: 'button', className: 'action', text: 'next \u203a', on: { click: () => page(1) } });
   const rows = el('tbody', { id: 'cmp-rows' });
   const detail = el('div', { id: 'cmp-detail', className: 'pair' });
-  clear(root).append(
+  put(
+    root,
     el('h2', { text: 'Compare two runs by case' }),
     picks,
     summary,
@@ -72,7 +73,8 @@ export function mountCompare(root, ctx) {
       .map((r) => [r.run_id, `${r.run_id} \u00b7 ${shownName(r.model, r.simulated)}${r.simulated ? ' (SIMULATED)' : ''}`]);
     const families = data ? data.families.map((f) => [f.family, f.family]) : [];
     const cells = Object.entries(CELL_NAMES);
-    clear(picks).append(
+    put(
+      picks,
       select('cmp-a', 'run A', opts, params.a, (v) => setParams({ a: v || undefined, offset: undefined, case: undefined }, false)),
       select('cmp-b', 'run B', opts, params.b, (v) => setParams({ b: v || undefined, offset: undefined, case: undefined }, false)),
       select('cmp-family', 'family', families, params.family, (v) => setParams({ family: v || undefined, offset: undefined })),
@@ -145,7 +147,8 @@ export function mountCompare(root, ctx) {
         ),
       ),
     ]);
-    clear(summary).append(
+    put(
+      summary,
       d.simulated !== 'none'
         ? el('p', { className: 'banner', role: 'note' }, [
             el('span', { className: 'badge sim', text: 'SIMULATED' }),
@@ -195,7 +198,8 @@ export function mountCompare(root, ctx) {
     if (!params.a || !params.b) {
       data = null;
       renderPicks();
-      clear(summary).append(
+      put(
+        summary,
         el('p', {
           className: 'empty',
           text: 'Choose two runs with trajectories (the same cases under two controllers, histories or harnesses).',
@@ -238,7 +242,7 @@ export function mountCompare(root, ctx) {
       if (mine !== seq.list) return;
       data = null;
       renderPicks();
-      clear(summary).append(el('p', { className: 'empty', id: 'cmp-error', text: e.message }));
+      put(summary, el('p', { className: 'empty', id: 'cmp-error', text: e.message }));
       clear(rows);
     }
   }
@@ -258,7 +262,8 @@ export function mountCompare(root, ctx) {
         el('h3', { className: 'pair-label', text: label }),
         t.error ? el('p', { className: 'empty', text: t.error }) : timeline(t, { labels }),
       ]);
-    clear(detail).append(
+    put(
+      detail,
       el('div', { className: 'detail-tools' }, [
         el('button', { type: 'button', className: 'action', text: 'Close', on: { click: () => setParams({ case: undefined }) } }),
       ]),

@@ -28,6 +28,13 @@ export function clear(node) {
   return node;
 }
 
+/** Replaces a node's children with the given ones, skipping null and false (Element.append would write "null"). */
+export function put(node, ...children) {
+  clear(node);
+  for (const c of children) if (c != null && c !== false) node.append(c);
+  return node;
+}
+
 /** The server-rendered, escaped HTML of analysis sections (no scripts; the CSP forbids any). */
 export function trustedSections(html) {
   const t = document.createElement('template');

@@ -2,7 +2,7 @@
    views are mounted by path and updated in place when only the query changes. One event stream
    (/api/events) keeps every view live; it reconnects by itself and misses nothing. */
 import { listen, query } from './api.js';
-import { clear, el } from './dom.js';
+import { clear, el, put } from './dom.js';
 import { mountCompare } from './compare.js';
 import { mountRun } from './run.js';
 import { mountRuns } from './runs.js';
@@ -81,10 +81,7 @@ function route() {
   view.load(params()).then(
     () => document.documentElement.setAttribute('data-ready', 'true'),
     (e) => {
-      clear(root).append(
-        el('h2', { text: 'Could not load this view' }),
-        el('p', { className: 'empty', id: 'load-error', text: e.message }),
-      );
+      put(root, el('h2', { text: 'Could not load this view' }), el('p', { className: 'empty', id: 'load-error', text: e.message }));
       document.documentElement.setAttribute('data-ready', 'true');
     },
   );

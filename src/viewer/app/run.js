@@ -2,12 +2,12 @@
    pages of 100 from the server, keyboard navigation) beside the open trajectory's timeline, and
    the run's analysis sections. Filters, page and the open trajectory live in the URL. */
 import { getJson, query } from './api.js';
-import { clear, el, modelCell, num, outcomeBadge, pct, select, shortTime, trustedSections } from './dom.js';
+import { clear, el, modelCell, num, outcomeBadge, pct, select, shortTime, trustedSections, put } from './dom.js';
 import { sizeBars } from './runs.js';
 import { timeline } from './timeline.js';
 
 const PAGE = 100;
-const FILTERS = ['family', 'source', 'outcome', 'label', 'q'];
+const FILTERS = ['controller', 'family', 'source', 'outcome', 'label', 'q'];
 
 function header(r) {
   const frac = r.planned ? r.done / r.planned : 0;
@@ -53,27 +53,30 @@ export function mountRun(root, ctx, runId) {
   const next = el('button', { type: 'button', className: 'action', id: 'page-next', text: 'next \u203a' });
   const rows = el('tbody', { id: 'traj-rows' });
   const detail = el('div', { className: 'detail-pane', id: 'traj-detail', 'aria-live': 'polite' });
+  const thead = el('thead');
+  let multi = false; // several controllers in the run (an import): a column and a filter for them
+
+  function renderHead() {
+    put(
+      thead,
+      el('tr', null, [
+        el('th', { scope: 'col', text: 'case' }),
+        multi ? el('th', { scope: 'col', text: 'controller' }) : null,
+        el('th', { scope: 'col', text: 'family' }),
+        el('th', { scope: 'col', text: 'source' }),
+        el('th', { scope: 'col', text: 'outcome' }),
+        el('th', { scope: 'col', text: 'failure label' }),
+        el('th', { scope: 'col', className: 'num', text: 'revisions' }),
+        el('th', { scope: 'col', className: 'num', text: 'final energy' }),
+        el('th', { scope: 'col', className: 'num', text: 'failed att.' }),
+      ]),
+    );
+  }
   const trajView = el('div', { className: 'split' }, [
     el('div', { className: 'list-pane' }, [
       filters,
       el('div', { className: 'pager' }, [prev, count, next]),
-      el('div', { className: 'table-wrap' }, [
-        el('table', { className: 'trajectories' }, [
-          el('thead', null, [
-            el('tr', null, [
-              el('th', { scope: 'col', text: 'case' }),
-              el('th', { scope: 'col', text: 'family' }),
-              el('th', { scope: 'col', text: 'source' }),
-              el('th', { scope: 'col', text: 'outcome' }),
-              el('th', { scope: 'col', text: 'failure label' }),
-              el('th', { scope: 'col', className: 'num', text: 'revisions' }),
-              el('th', { scope: 'col', className: 'num', text: 'final energy' }),
-              el('th', { scope: 'col', className: 'num', text: 'failed att.' }),
-            ]),
-          ]),
-          rows,
-        ]),
-      ]),
+      el('div', { className: 'table-wrap' }, [el('table', { className: 'trajectories' }, [thead, rows])]),
       el('p', {
         className: 'note keys',
         text: 'Keys: j / k or \u2193 / \u2191 next and previous trajectory \u00b7 [ and ] pages \u00b7 / search \u00b7 Esc close',
@@ -92,7 +95,7 @@ export function mountRun(root, ctx, runId) {
       on: { click: () => loadAnalysis(true) },
     }),
   ]);
-  clear(root).append(head, tabs, trajView, el('div', { id: 'analysis-wrap' }, [analysisStale, analysis]));
+  put(root, head, tabs, trajView, el('div', { id: 'analysis-wrap' }, [analysisStale, analysis]));
   prev.addEventListener('click', () => page(-1));
   next.addEventListener('click', () => page(1));
 
@@ -116,14 +119,14 @@ export function mountRun(root, ctx, runId) {
     if (mine !== seq.run) return;
     const r = data.runs.find((x) => x.run_id === runId);
     if (!r) {
-      clear(head).append(el('h2', { text: 'Run not found' }), el('p', { className: 'empty', text: `No run '${runId}' in this store.` }));
+      put(head, el('h2', { text: 'Run not found' }), el('p', { className: 'empty', text: `No run '${runId}' in this store.` }));
       trajView.hidden = true;
       return;
     }
     ctx.setCursor(data.cursor);
     const first = run === null;
     run = r;
-    clear(head).append(...header(r).filter(Boolean));
+    put(head, ...header(r).filter(Boolean));
     sizeBars(head);
     if (first) render();
     if (analysedThrough >= 0 && r.last_event_id !== analysedThrough) analysisStale.hidden = false;
@@ -149,7 +152,13 @@ export function mountRun(root, ctx, runId) {
     });
     const active = document.activeElement && document.activeElement.id;
     const caret = active === 'f-search' ? document.activeElement.selectionStart : null;
-    clear(filters).append(
+    put(
+      filters,
+      multi || params.controller
+        ? select('f-controller', 'controller', opts(f.controller), params.controller, (v) =>
+            setParams({ controller: v || undefined, offset: undefined }),
+          )
+        : null,
       select('f-family', 'family', opts(f.family), params.family, (v) => setParams({ family: v || undefined, offset: undefined })),
       select('f-source', 'source', opts(f.source), params.source, (v) => setParams({ source: v || undefined, offset: undefined })),
       select('f-outcome', 'outcome', opts(f.outcome, labels.outcome), params.outcome, (v) =>
@@ -166,7 +175,15 @@ export function mountRun(root, ctx, runId) {
         text: 'reset',
         on: {
           click: () =>
-            setParams({ family: undefined, source: undefined, outcome: undefined, label: undefined, q: undefined, offset: undefined }),
+            setParams({
+              controller: undefined,
+              family: undefined,
+              source: undefined,
+              outcome: undefined,
+              label: undefined,
+              q: undefined,
+              offset: undefined,
+            }),
         },
       }),
     );
@@ -189,6 +206,7 @@ export function mountRun(root, ctx, runId) {
       },
       [
         el('td', null, [el('code', { text: t.case_id })]),
+        multi ? el('td', { text: t.controller }) : null,
         el('td', { text: t.family }),
         el('td', { text: t.source }),
         el('td', null, [outcomeBadge(t.outcome, labels)]),
@@ -216,6 +234,8 @@ export function mountRun(root, ctx, runId) {
     if (mine !== seq.list) return;
     listing = data;
     labels = data.labels;
+    multi = Object.keys(data.facets.controller).length > 1;
+    renderHead();
     renderFilters(data.facets);
     clear(rows);
     for (const t of data.rows) rows.appendChild(rowFor(t));
@@ -225,14 +245,16 @@ export function mountRun(root, ctx, runId) {
     prev.disabled = data.offset === 0;
     next.disabled = to >= data.total;
     if (!data.rows.length)
-      rows.appendChild(el('tr', null, [el('td', { colspan: '8', className: 'empty', text: 'No trajectory matches these filters.' })]));
+      rows.appendChild(
+        el('tr', null, [el('td', { colspan: multi ? '9' : '8', className: 'empty', text: 'No trajectory matches these filters.' })]),
+      );
     root.setAttribute('data-list', String(mine));
   }
 
   async function loadDetail() {
     const mine = ++seq.detail;
     if (!selected) {
-      clear(detail).append(el('p', { className: 'empty', text: 'Select a trajectory (click a row, or press j) to read its story.' }));
+      put(detail, el('p', { className: 'empty', text: 'Select a trajectory (click a row, or press j) to read its story.' }));
       return;
     }
     const path = `/api/runs/${encodeURIComponent(runId)}/trajectories/${encodeURIComponent(selected.case)}${query({ index: selected.ix })}`;
@@ -246,17 +268,17 @@ export function mountRun(root, ctx, runId) {
         text: 'Close',
         on: { click: () => setParams({ case: undefined, ix: undefined }) },
       });
-      clear(detail).append(el('div', { className: 'detail-tools' }, [close]), timeline(t, { labels }));
+      put(detail, el('div', { className: 'detail-tools' }, [close]), timeline(t, { labels }));
       detail.setAttribute('data-open', `${t.case_index}`);
     } catch (e) {
-      if (mine === seq.detail) clear(detail).append(el('p', { className: 'empty', text: e.message }));
+      if (mine === seq.detail) put(detail, el('p', { className: 'empty', text: e.message }));
     }
   }
 
   async function loadAnalysis(force) {
     if (!force && analysedThrough >= 0) return;
     const mine = ++seq.analysis;
-    clear(analysis).append(el('p', { className: 'empty', text: 'Analysing the run\u2026' }));
+    put(analysis, el('p', { className: 'empty', text: 'Analysing the run\u2026' }));
     analysisStale.hidden = true;
     try {
       const data = await getJson(`/api/runs/${encodeURIComponent(runId)}?html=1`);
@@ -282,7 +304,7 @@ export function mountRun(root, ctx, runId) {
         analysis.append(el('p', { className: 'empty', text: 'No analysis sections for this run.' }));
       root.setAttribute('data-analysis', 'ready');
     } catch (e) {
-      if (mine === seq.analysis) clear(analysis).append(el('p', { className: 'empty', text: e.message }));
+      if (mine === seq.analysis) put(analysis, el('p', { className: 'empty', text: e.message }));
     }
   }
 

@@ -1,7 +1,7 @@
 /* revloop view: the run list. Every run of every study, newest first, with live progress: the
    page refetches the list (throttled) whenever the event stream reports activity. */
 import { getJson } from './api.js';
-import { clear, el, modelCell, num, pct, shortTime, shownName } from './dom.js';
+import { clear, el, modelCell, num, pct, shortTime, shownName, put } from './dom.js';
 
 function progress(r) {
   if (!r.planned) return el('span', { className: 'muted', text: r.cells.join(' \u00b7 ') });
@@ -41,7 +41,8 @@ export function mountRuns(root, ctx) {
   go.addEventListener('click', () => {
     if (selA.value && selB.value) ctx.navigate('/compare', { a: selA.value, b: selB.value });
   });
-  clear(root).append(
+  put(
+    root,
     el('h2', { text: 'Runs' }),
     anySim,
     el('div', { className: 'table-wrap' }, [
