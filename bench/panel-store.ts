@@ -2,7 +2,7 @@
 // controllers × the paper's 1,440 cases (480 exact-length + 960 lexical/compositional) — built by
 // real `sim:` runs through the engine and cached under bench/.out/. Shared by bench/analyze.ts and
 // bench/viewer.ts. Every trajectory is simulated; nothing built here describes a model.
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCaseSet } from '../src/core/cases/index.ts';
 import { PAPER_PROTOCOL } from '../src/engine/protocol.ts';
@@ -96,4 +96,47 @@ export async function panelStore(rebuild = false): Promise<{ path: string; build
   if (rebuild) rmSync(path, { force: true });
   const buildMs = existsSync(path) ? 0 : await buildPanelStore(path);
   return { path, buildMs };
+}
+
+/**
+ * The same 27,360 trajectories as ONE imported run with 19 controllers (what `revloop
+ * import-trajectories` makes of a paper-size log), cached as bench/.out/panel-import.db: the
+ * viewer's worst case for a single run's table, filters and index.
+ */
+export async function importedPanelStore(rebuild = false): Promise<{ path: string; buildMs: number }> {
+  const path = join(PROJECT_ROOT, 'bench', '.out', 'panel-import.db');
+  if (rebuild) rmSync(path, { force: true });
+  if (existsSync(path)) return { path, buildMs: 0 };
+  const t = performance.now();
+  const source = await panelStore(false);
+  const store = await openStore(source.path, { readonly: true });
+  const file = join(PROJECT_ROOT, 'bench', '.out', 'panel-import.jsonl');
+  const fields = ['targets', 'target', 'anchors', 'task', 'instruction', 'witness'] as const;
+  try {
+    const lines: string[] = [];
+    for (const t of await store.loadTrajectories()) {
+      const line: Record<string, unknown> = {
+        id: `${t.runId}:${t.caseIndex}`,
+        controller: t.controller,
+        family: t.family,
+        case_id: t.caseId,
+        source: t.source,
+        drafts: t.rounds.map((r) => r.text),
+        simulated: t.simulated,
+      };
+      for (const k of fields) if (t.case[k] !== undefined) line[k] = t.case[k];
+      if (t.rounds.length) lines.push(JSON.stringify(line));
+    }
+    writeFileSync(file, lines.join('\n') + '\n');
+  } finally {
+    await store.close();
+  }
+  const tmp = `${path}.building`;
+  rmSync(tmp, { force: true });
+  const { importRun } = await import('../src/app/import.ts');
+  await importRun({ file, store: tmp, runId: 'panel-import', budget: 8 });
+  for (const ext of ['-wal', '-shm']) rmSync(`${tmp}${ext}`, { force: true });
+  renameSync(tmp, path);
+  rmSync(file, { force: true });
+  return { path, buildMs: performance.now() - t };
 }

@@ -10,6 +10,8 @@
 //     is reported apart;
 //   - server memory: resident set size at start, after each phase and at its peak, against the store's
 //     size and against loading every trajectory into one process (what an unpaged viewer would hold).
+// Then the same 27,360 trajectories as ONE imported run with 19 controllers (a paper-size import): its
+// first listing (which builds the run's index), filters, text search, opening and paging.
 // A static file's latency is measured alongside as the baseline of the machine's current speed.
 //
 //   npx tsx bench/viewer.ts [--rebuild] [--no-browser] [--opens N] [--filters N]
@@ -20,7 +22,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../src/store/store.ts';
-import { panelCasesAvailable, panelStore } from './panel-store.ts';
+import { importedPanelStore, panelCasesAvailable, panelStore } from './panel-store.ts';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -63,21 +65,43 @@ function memory(pid: number): { rss: number; peak: number } {
 }
 
 // ---- the viewer, as its own process ------------------------------------------------------------
-const child = spawn(process.execPath, [BIN, 'view', '--store', path, '--port', '0', '--bootstrap', '200'], {
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
-let stderr = '';
-child.stderr.on('data', (d) => (stderr += d));
-const base = await new Promise<string>((resolve, reject) => {
-  let out = '';
-  child.stdout.on('data', (d) => {
-    out += d;
-    const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
-    if (m) resolve(m[1]);
+interface Server {
+  base: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function startServer(store: string): Promise<Server> {
+  const child = spawn(process.execPath, [BIN, 'view', '--store', store, '--port', '0', '--bootstrap', '200'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.on('exit', (code) => reject(new Error(`revloop view exited (${code}): ${stderr}`)));
-});
-const pid = child.pid!;
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`revloop view exited (${code}): ${stderr}`)));
+  });
+  return {
+    base,
+    pid: child.pid!,
+    async stop() {
+      child.removeAllListeners('exit');
+      await new Promise((resolve) => {
+        child.on('exit', resolve);
+        child.kill('SIGINT');
+      });
+    },
+  };
+}
+
+let server = await startServer(path);
+let base = server.base;
+let pid = server.pid;
 const mem: Array<[string, { rss: number; peak: number }]> = [['started', memory(pid)]];
 let requests = 0;
 
@@ -268,6 +292,55 @@ try {
   const loadedMb = (process.memoryUsage().rss - before) / 2 ** 20;
   await store.close();
 
+  // ---- one run of 27,360 trajectories (an import with 19 controllers) ---------------------------
+  await server.stop();
+  const big = await importedPanelStore(process.argv.includes('--rebuild'));
+  const bigBytes = statSync(big.path).size;
+  server = await startServer(big.path);
+  base = server.base;
+  pid = server.pid;
+  const bigMem: Array<[string, { rss: number; peak: number }]> = [['started', memory(pid)]];
+  const bigRequests0 = requests;
+  const bigFirst = await timed('/api/runs/panel-import/trajectories?limit=100');
+  bigMem.push(['after its first listing (index of 27,360)', memory(pid)]);
+  const controllers = Object.keys(bigFirst.body.facets.controller as Record<string, number>);
+  const bigQueries = [
+    'outcome=failure',
+    'label=terminal_cycle',
+    'family=c05&outcome=failure',
+    'label=recurrence&offset=1000',
+    'source=dolly_creative_writing&outcome=success',
+  ];
+  const bigFilter: number[] = [];
+  const bigCases: Array<{ id: string; ix: number }> = [];
+  for (let i = 0; i < 100; i++) {
+    const q = rand() < 0.5 ? pick(bigQueries) : `controller=${encodeURIComponent(pick(controllers))}&${pick(bigQueries)}`;
+    const r = await timed(`/api/runs/panel-import/trajectories?${q}&limit=100`);
+    bigFilter.push(r.ms);
+    for (const x of r.body.rows.slice(0, 3)) bigCases.push({ id: x.case_id, ix: x.case_index });
+  }
+  const bigText: number[] = [];
+  for (let i = 0; i < 10; i++)
+    bigText.push((await timed(`/api/runs/panel-import/trajectories?q=${pick(['mellow', 'harbor', 'zzzz-none'])}&limit=100`)).ms);
+  const bigTextNarrow: number[] = [];
+  for (let i = 0; i < 10; i++)
+    bigTextNarrow.push(
+      (
+        await timed(
+          `/api/runs/panel-import/trajectories?controller=${encodeURIComponent(pick(controllers))}&q=${pick(['mellow', 'harbor'])}&limit=100`,
+        )
+      ).ms,
+    );
+  const bigOpens: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const c = pick(bigCases);
+    bigOpens.push((await timed(`/api/runs/panel-import/trajectories/${encodeURIComponent(c.id)}?index=${c.ix}`)).ms);
+  }
+  const bigPages: number[] = [];
+  for (let i = 0; i < 30; i++)
+    bigPages.push((await timed(`/api/runs/panel-import/trajectories?offset=${100 * Math.floor(rand() * 273)}&limit=100`)).ms);
+  bigMem.push([`after ${requests - bigRequests0} requests`, memory(pid)]);
+
   console.log('SIMULATED trajectories: timings of the viewer only, no model numbers.');
   console.log(
     `store: ${path} (${(storeBytes / 2 ** 30).toFixed(2)} GiB, ${runIds.length} runs, ${trajectories.toLocaleString('en')} trajectories${buildMs ? `, built in ${(buildMs / 1000).toFixed(1)} s` : ', cached; --rebuild to rebuild'})`,
@@ -293,14 +366,22 @@ try {
   console.log(`page through a run (100 rows): ${quantiles(pages)}`);
   console.log(`run analysis with sections and HTML (B = 200): ${analyses.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')}`);
   console.log(`soak (3 rounds of opens, filters and compares over all runs): ${quantiles(soak)}`);
-  console.log(`server memory (resident, MiB) over ${requests.toLocaleString('en')} requests:`);
+  console.log(`server memory (resident, MiB) over ${bigRequests0.toLocaleString('en')} requests:`);
   for (const [label, m] of mem) console.log(`  ${label}: ${m.rss.toFixed(0)} (peak so far ${m.peak.toFixed(0)})`);
   const last = mem[mem.length - 1][1];
   console.log(
     `  peak / store size: ${((last.peak * 2 ** 20) / storeBytes).toFixed(3)}; peak / start: ${(last.peak / mem[0][1].rss).toFixed(2)}; ` +
       `for reference, all ${all.length.toLocaleString('en')} trajectories loaded in one process take ${loadedMb.toFixed(0)} MiB more`,
   );
+  console.log(
+    `one run of 27,360 trajectories (the same, imported as one run with ${controllers.length} controllers; ${(bigBytes / 2 ** 30).toFixed(2)} GiB${big.buildMs ? `, built in ${(big.buildMs / 1000).toFixed(1)} s` : ''}):`,
+  );
+  console.log(`  first listing (reads the plan, builds the index of 27,360 labels): ${(bigFirst.ms / 1000).toFixed(2)} s`);
+  console.log(`  filters (outcome, label, family, source, controller): ${quantiles(bigFilter)}`);
+  console.log(`  text search over every draft of the run: ${quantiles(bigText)}; within one controller: ${quantiles(bigTextNarrow)}`);
+  console.log(`  open a trajectory: ${quantiles(bigOpens)}`);
+  console.log(`  page through it (100 rows): ${quantiles(bigPages)}`);
+  for (const [label, m] of bigMem) console.log(`  memory ${label}: ${m.rss.toFixed(0)} MiB (peak so far ${m.peak.toFixed(0)})`);
 } finally {
-  child.kill('SIGINT');
-  await new Promise((r) => child.on('exit', r));
+  await server.stop();
 }
