@@ -37,6 +37,7 @@ import type {
 } from '../viewer/api.ts';
 import { generateToken, isLoopbackHost, startViewerServer } from '../viewer/server.ts';
 import { describeStoreRuns } from './runs.ts';
+import { AnalysisWorker, analyseRun, type RunAnalysis } from './view-analysis.ts';
 import { facet, Lru, matchingCases, refreshIndex, type IndexEntry, type RunIndex } from './view-index.ts';
 
 export interface ViewApiOptions {
@@ -47,6 +48,8 @@ export interface ViewApiOptions {
   indexedTrajectories?: number;
   /** Run analyses kept (default 4). */
   analysedRuns?: number;
+  /** Where analyses run: a worker thread (startViewer's choice), or this thread when absent. */
+  worker?: AnalysisWorker;
 }
 
 export interface ViewOptions extends ViewApiOptions {
@@ -75,9 +78,10 @@ const CELLS: CompareCell[] = ['both_success', 'a_only', 'b_only', 'both_failure'
 export async function startViewer(o: ViewOptions): Promise<ViewerHandle> {
   const host = o.host ?? '127.0.0.1';
   const store = await openStore(o.store, { readonly: true });
+  const worker = new AnalysisWorker(o.store);
   try {
     const server = await startViewerServer({
-      backend: viewerBackend(store, o),
+      backend: viewerBackend(store, { ...o, worker }),
       host,
       port: o.port,
       token: isLoopbackHost(host) ? null : generateToken(),
@@ -92,10 +96,12 @@ export async function startViewer(o: ViewOptions): Promise<ViewerHandle> {
       streams: server.streams,
       async close() {
         await server.close();
+        await worker.close();
         await store.close();
       },
     };
   } catch (e) {
+    await worker.close();
     await store.close();
     throw e;
   }
@@ -197,6 +203,7 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
   const indexes = new Lru<string, RunIndex>(o.indexedTrajectories ?? 200_000, (idx) => idx.entries.length);
   const analyses = new Lru<string, Analysed>(o.analysedRuns ?? 4);
   const refreshing = new Map<string, Promise<RunIndex>>();
+  const analysing = new Map<string, Promise<RunAnalysis>>();
 
   const notFound = (runId: string) =>
     new NotFoundError('run', runId, `no run '${runId}' in ${store.location} (the run list at /api/runs names every run)`);
@@ -278,12 +285,19 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
       const key = `${runId}\n${summary.lastEventId}`;
       let a = analyses.get(key);
       if (!a) {
-        if (!study) a = { sections: [], notes: [`no registered study owns runs of kind ${summary.kind}`], html: null };
-        else if (summary.cases > 0 && summary.complete + summary.incomplete === 0)
+        if (study && summary.cases > 0 && summary.complete + summary.incomplete === 0)
           a = { sections: [], notes: ['no trajectory has finished yet: the analysis appears with the first one'], html: null };
         else {
-          const analysis = await study.analyze(store, [runId], { bootstrap, seed });
-          a = { sections: study.sections(analysis), notes: study.notes?.(analysis) ?? [], html: null };
+          // The same run and state asked for twice meanwhile: one analysis.
+          let pending = analysing.get(key);
+          if (!pending) {
+            const settings = { bootstrap, seed };
+            pending = (
+              o.worker ? o.worker.analyse(runId, summary.kind, settings) : analyseRun(store, runId, summary.kind, settings)
+            ).finally(() => analysing.delete(key));
+            analysing.set(key, pending);
+          }
+          a = { ...(await pending), html: null };
         }
         analyses.set(key, a);
       }

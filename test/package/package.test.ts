@@ -332,6 +332,9 @@ test('the installed `revloop view` serves the prebuilt app from dist/ and the AP
     );
     const runs = (await (await fetch(url + 'api/runs')).json()) as { runs: Array<{ run_id: string; simulated: boolean }> };
     assert.ok(runs.runs.length >= 1 && runs.runs.every((r) => r.simulated), 'the demo runs, all simulated');
+    // A run page's analysis runs in the worker thread, loaded from dist/.
+    const run = (await (await fetch(url + `api/runs/${runs.runs[0].run_id}?html=1`)).json()) as { sections: unknown[]; html: string };
+    assert.ok(run.sections.length > 0 && run.html.includes('<section'), 'sections from the analysis worker');
   } finally {
     child.removeAllListeners('exit');
     await new Promise((resolve) => {

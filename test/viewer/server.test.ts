@@ -198,6 +198,22 @@ describe('viewer server', () => {
     assert.ok(tokenMatches('abc', 'abc') && !tokenMatches('abc', 'abcd') && !tokenMatches('', 'abc') && !tokenMatches(null, 'abc'));
   });
 
+  test('a run analysis runs off the server thread: requests made meanwhile are answered first', async () => {
+    const order: string[] = [];
+    const analysis = fetch(`http://127.0.0.1:${viewer.port}/api/runs/faulty?html=1`).then(async (r) => {
+      assert.equal(r.status, 200);
+      const body = (await r.json()) as { sections: Array<{ id: string }>; html: string };
+      assert.ok(body.sections.length > 0 && body.html.includes('<section'));
+      order.push('analysis');
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    const list = await get(viewer.port, '/api/runs', { host: 'localhost' });
+    assert.equal(list.status, 200);
+    order.push('runs');
+    await analysis;
+    assert.deepEqual(order, ['runs', 'analysis']);
+  });
+
   test('server-sent events: everything after the cursor, live, and a reconnect with Last-Event-ID misses nothing', async () => {
     const runs = JSON.parse((await get(viewer.port, '/api/runs', { host: 'localhost' })).body);
     const cursor: number = runs.cursor;
