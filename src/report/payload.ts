@@ -6,7 +6,7 @@
 import type { RoundRecord, TrajectoryRecord } from '../store/types.ts';
 import type { ControllerInfo, DrilldownLabels, TrajectoryLabel } from '../studies/kit/report-model.ts';
 export type { DrilldownLabels };
-import { encodeWordDiff, type EncodedDiff } from './word-diff.ts';
+import { encodeWordDiff, type EncodedDiff } from '../html/word-diff.ts';
 
 /** Where the drill-down gets what is not in the trajectory record itself. */
 interface DrilldownSources {

@@ -46,7 +46,7 @@ export function initialTrajectory(runId: string, planned: TrajectoryRunPlanned, 
 }
 
 /** Applies one trajectory event to its record (mutates; shared by the reducer and the materialiser). */
-function applyTrajectoryEvent(t: TrajectoryRecord, a: AttemptCounts, e: StoredEvent): void {
+export function applyTrajectoryEvent(t: TrajectoryRecord, a: AttemptCounts, e: StoredEvent): void {
   switch (e.type) {
     case 'attempt_started':
       a.started++;

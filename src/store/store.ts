@@ -8,7 +8,7 @@
 import type { NewEvent, RunPlannedPayload, StoredEvent } from './events.ts';
 import type { EventRow } from './chain.ts';
 import type { AttemptCounts, ReducedRun } from './reduce.ts';
-import type { TrajectoryRecord } from './types.ts';
+import type { TrajectoryRecord, TrajectoryStatus } from './types.ts';
 
 /** Options of `openStore`: read-only, durability (default `normal`), and fault injection for tests. */
 export interface StoreOptions {
@@ -46,6 +46,12 @@ export interface RunSummary {
   status: RunStatus;
   createdAt: string;
   updatedAt: string;
+  /**
+   * Global id of the run's latest event: a cursor for `eventsAfter`. `listRuns` reads every
+   * summary in one snapshot, so the largest `lastEventId` of a listing is a cursor after which
+   * nothing the listing already reflects is delivered again, and nothing it misses is skipped.
+   */
+  lastEventId: number;
 }
 
 /** One run's plan event and summary (`RunStore.getRun`). */
@@ -75,6 +81,47 @@ export interface ReadEventsOptions {
   types?: readonly string[];
   /** Only events whose unique key starts with this (e.g. `score:` for one kind of study record). */
   keyPrefix?: string;
+  /** Only the events of this trajectory (its case index): one trajectory's story, attempts included. */
+  caseIndex?: number;
+}
+
+/** One trajectory as the derived tables hold it, without its texts: for tables, filters and live progress. */
+export interface TrajectorySummary {
+  caseIndex: number;
+  caseId: string;
+  status: TrajectoryStatus;
+  incompleteReason: string | null;
+  /** Accepted drafts so far. */
+  rounds: number;
+  /** Joint success of the latest accepted draft (null before the first). */
+  finalJoint: boolean | null;
+  /** Energy of the latest accepted draft (null before the first). */
+  finalEnergy: number | null;
+  attempts: AttemptCounts;
+}
+
+/**
+ * Which of a run's trajectories `trajectorySummaries` returns, in case order. Every backend
+ * implements the same semantics (docs/store.md, "Paged reads").
+ */
+export interface TrajectoryQuery {
+  /** Only these case indexes (any order; duplicates and unknown indexes ignored). Default: every case. */
+  caseIndexes?: readonly number[];
+  /**
+   * Only trajectories whose case id or any accepted draft contains this text; ASCII letters match
+   * case-insensitively (other characters exactly). Empty: no text filter.
+   */
+  text?: string;
+  /** Matches to skip (default 0). */
+  offset?: number;
+  /** Most rows to return (default: all). */
+  limit?: number;
+}
+
+export interface TrajectoryPage {
+  /** Matches before offset and limit. */
+  total: number;
+  rows: TrajectorySummary[];
 }
 
 /**
@@ -122,11 +169,24 @@ export interface RunStore {
   rawEventRows(runId: string): Promise<EventRow[]>;
   /** A fresh reduction of the run's events (ignores the derived tables). */
   reduce(runId: string): Promise<ReducedRun | null>;
-  listRuns(): Promise<RunSummary[]>;
+  /**
+   * Summaries of every run in creation order — or of the given runs, in the order given, unknown ids
+   * left out — from the derived tables (plans are not read), all from one snapshot.
+   */
+  listRuns(runIds?: readonly string[]): Promise<RunSummary[]>;
   getRun(runId: string): Promise<RunInfo | null>;
   /** Trajectories in case order, read from the derived tables (or a fresh reduction of events). */
   loadTrajectories(runIds?: readonly string[], options?: { from?: 'tables' | 'events' }): Promise<TrajectoryRecord[]>;
   materialized(runId: string): Promise<MaterializedRun>;
+  /** One page of a run's trajectories from the derived tables, in case order, without texts. */
+  trajectorySummaries(runId: string, query?: TrajectoryQuery): Promise<TrajectoryPage>;
+  /** Full records (rounds included) of some trajectories of one run, in case order; unknown indexes are skipped. */
+  trajectoriesAt(runId: string, caseIndexes: readonly number[]): Promise<TrajectoryRecord[]>;
+  /**
+   * Events of every run with global id > cursor, in id order, at most `limit` of them. A live view
+   * polls it with the last id it has seen (0 for the whole log) and misses nothing.
+   */
+  eventsAfter(cursor: number, limit: number): Promise<StoredEvent[]>;
 
   close(): Promise<void>;
 }

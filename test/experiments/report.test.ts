@@ -11,7 +11,7 @@ import { buildStoreReport } from '../../src/app/report.ts';
 import { analysisDocument, analysisText, analyzeStore } from '../../src/app/analyze.ts';
 import { runCases } from '../../src/app/run.ts';
 import { writeCaseSet } from '../../src/core/cases/index.ts';
-import { blockHtml } from '../../src/report/blocks.ts';
+import { blockHtml } from '../../src/html/blocks.ts';
 import { tempDir } from './helpers.ts';
 
 test('response-curves block: a band per series, the ideal line, escaped labels, SIMULATED in the legend', () => {

@@ -48,8 +48,8 @@ test('a run is stored as events; trajectories reduce identically from tables and
   );
   assert.equal(summary.simulated, true);
   const report = await auditRun(store, 'toy', resolveToy);
-  assert.deepEqual((await report).discrepancies.map(formatDiscrepancy), []);
-  assert.ok((await report).passed);
+  assert.deepEqual(report.discrepancies.map(formatDiscrepancy), []);
+  assert.ok(report.passed);
   await store.close();
 });
 
@@ -110,7 +110,7 @@ test('resuming after a crash at each event boundary ends in the same store as an
     assert.deepEqual(got.byCase, refEvents.byCase, `event payloads after crash ${k}`);
     assert.ok(got.lostGenerations <= 2, 'at most the attempts in flight were lost');
     const report = await auditRun(store, 'toy', resolveToy);
-    assert.deepEqual((await report).discrepancies.map(formatDiscrepancy), [], `audit after crash ${k}`);
+    assert.deepEqual(report.discrepancies.map(formatDiscrepancy), [], `audit after crash ${k}`);
     await store.close();
   }
   assert.ok(boundaries > 15, `enough boundaries (${boundaries})`);

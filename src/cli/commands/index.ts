@@ -13,6 +13,7 @@ import { register as importTrajectories } from './import-trajectories.ts';
 import { register as analyze } from './analyze.ts';
 import { register as report } from './report.ts';
 import { register as experiment } from './experiment.ts';
+import { register as view } from './view.ts';
 import { register as probe } from './probe.ts';
 import { register as agent } from './agent.ts';
 import { register as model } from './model.ts';
@@ -32,6 +33,7 @@ export const COMMANDS: Array<(program: Command) => void> = [
   analyze,
   report,
   experiment,
+  view,
   probe,
   agent,
   model,

@@ -22,6 +22,9 @@ import {
   type RunStore,
   type RunSummary,
   type StoreOptions,
+  type TrajectoryPage,
+  type TrajectoryQuery,
+  type TrajectorySummary,
 } from '../store.ts';
 import type { TrajectoryRecord, TrajectoryStatus } from '../types.ts';
 import { migrateLegacyStudyTables } from './legacy-studies.ts';
@@ -43,6 +46,9 @@ interface QueuedGroup extends AppendGroup {
 }
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/** Plans kept parsed per open store (see plannedCache). */
+const PLANS_CACHED = 8;
 
 /**
  * A read-only open of a brand-new, still empty database file: another process has just created it
@@ -169,6 +175,11 @@ export class SqliteRunStore implements RunStore {
   private readonly clock: () => string;
   private appends = 0;
   private dead = false;
+  /**
+   * Recently read plans (a paper-size plan with its frozen cases is a few MB), least recently used
+   * first: bounded, so a long-lived reader of a store with many runs (the viewer) does not hold
+   * every plan it ever read.
+   */
   private readonly plannedCache = new Map<string, RunPlannedPayload>();
   private readonly stmt: Record<string, Database.Statement>;
   /**
@@ -195,6 +206,12 @@ export class SqliteRunStore implements RunStore {
       lastEvent: p('SELECT seq, hash FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
       planned: p("SELECT * FROM events WHERE run_id = ? AND type = 'run_planned' ORDER BY seq LIMIT 1"),
       events: p('SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
+      eventsAfter: p('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?'),
+      runIds: p(
+        `WITH RECURSIVE ids(r) AS (SELECT (SELECT min(run_id) FROM events) UNION ALL SELECT (SELECT min(run_id) FROM events WHERE run_id > r) FROM ids WHERE r IS NOT NULL)
+         SELECT e.run_id FROM ids JOIN events e ON e.run_id = ids.r AND e.seq = 1 WHERE e.type = 'run_planned' ORDER BY e.id`,
+      ),
+      lastEventId: p('SELECT id FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
       ...(this.readonly
         ? {}
         : {
@@ -369,7 +386,7 @@ export class SqliteRunStore implements RunStore {
     switch (e.type) {
       case 'run_planned': {
         const p = e.payload;
-        this.plannedCache.set(e.runId, p);
+        this.cachePlanned(e.runId, p);
         const plan = p.plan;
         const [budget, protocol] = isTrajectoryPlan(plan) ? [plan.protocol.budget, plan.protocol.name] : [0, plan.kind];
         s.insertRun.run(
@@ -475,9 +492,8 @@ export class SqliteRunStore implements RunStore {
   }
 
   private runIdsSync(): string[] {
-    return (this.db.prepare("SELECT run_id FROM events WHERE type = 'run_planned' ORDER BY id").all() as Array<{ run_id: string }>).map(
-      (r) => r.run_id,
-    );
+    // A loose index scan over UNIQUE(run_id, seq): one seek per run, not a pass over every event.
+    return (this.stmt.runIds.all() as Array<{ run_id: string }>).map((r) => r.run_id);
   }
 
   async getPlanned(runId: string): Promise<RunPlannedPayload | null> {
@@ -486,18 +502,32 @@ export class SqliteRunStore implements RunStore {
 
   private getPlannedSync(runId: string): RunPlannedPayload | null {
     const cached = this.plannedCache.get(runId);
-    if (cached) return cached;
+    if (cached) {
+      this.plannedCache.delete(runId);
+      this.plannedCache.set(runId, cached);
+      return cached;
+    }
     const row = this.stmt.planned.get(runId) as EventRow | undefined;
     if (!row) return null;
     const p = JSON.parse(row.payload) as RunPlannedPayload;
-    this.plannedCache.set(runId, p);
+    this.cachePlanned(runId, p);
     return p;
   }
 
+  private cachePlanned(runId: string, p: RunPlannedPayload): void {
+    this.plannedCache.delete(runId);
+    this.plannedCache.set(runId, p);
+    while (this.plannedCache.size > PLANS_CACHED) this.plannedCache.delete(this.plannedCache.keys().next().value as string);
+  }
+
   async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<StoredEvent[]> {
-    if (!options.types && options.keyPrefix === undefined) return this.readEventsSync(runId);
+    if (!options.types && options.keyPrefix === undefined && options.caseIndex === undefined) return this.readEventsSync(runId);
     const where = ['run_id = ?'];
     const args: unknown[] = [runId];
+    if (options.caseIndex !== undefined) {
+      where.push('case_index = ?');
+      args.push(options.caseIndex);
+    }
     if (options.types) {
       where.push(`type IN (${options.types.map(() => '?').join(', ')})`);
       args.push(...options.types);
@@ -507,7 +537,10 @@ export class SqliteRunStore implements RunStore {
       where.push('key >= ? AND key < ?');
       args.push(options.keyPrefix, options.keyPrefix + '\u{10FFFF}');
     }
-    const rows = this.db.prepare(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY seq`).all(...args) as EventRow[];
+    // Within a run, id order is seq order (appends only); ordering by id lets one trajectory's events
+    // come straight from events_case instead of a pass over the run's whole log in seq order.
+    const order = options.caseIndex !== undefined ? 'id' : 'seq';
+    const rows = this.db.prepare(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY ${order}`).all(...args) as EventRow[];
     return rows.map(rowToEvent);
   }
 
@@ -523,15 +556,16 @@ export class SqliteRunStore implements RunStore {
     return reduceRun(this.readEventsSync(runId));
   }
 
-  async listRuns(): Promise<RunSummary[]> {
-    return this.runIdsSync()
-      .map((id) => this.summary(id))
-      .filter((s): s is RunSummary => s !== null);
+  async listRuns(runIds?: readonly string[]): Promise<RunSummary[]> {
+    // One read transaction: every summary (and its lastEventId) comes from the same snapshot.
+    return this.db.transaction(() =>
+      (runIds ?? this.runIdsSync()).map((id) => this.summary(id)).filter((s): s is RunSummary => s !== null),
+    )();
   }
 
   async getRun(runId: string): Promise<RunInfo | null> {
     const planned = this.getPlannedSync(runId);
-    const summary = this.summary(runId);
+    const summary = this.db.transaction(() => this.summary(runId))();
     return planned && summary ? { runId, planned, summary } : null;
   }
 
@@ -586,6 +620,7 @@ export class SqliteRunStore implements RunStore {
       status,
       createdAt: run.created_at,
       updatedAt: run.updated_at,
+      lastEventId: (this.stmt.lastEventId.get(runId) as { id: number } | undefined)?.id ?? 0,
     };
   }
 
@@ -601,18 +636,92 @@ export class SqliteRunStore implements RunStore {
     return out;
   }
 
+  async trajectorySummaries(runId: string, query: TrajectoryQuery = {}): Promise<TrajectoryPage> {
+    const where = ['t.run_id = ?'];
+    const args: unknown[] = [runId];
+    if (query.caseIndexes) {
+      // One JSON parameter instead of one per index (a filter may select tens of thousands).
+      where.push('t.case_index IN (SELECT value FROM json_each(?))');
+      args.push(JSON.stringify(query.caseIndexes));
+    }
+    if (query.text) {
+      // LIKE matches ASCII letters case-insensitively; the escape keeps % and _ literal.
+      const pattern = `%${query.text.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+      where.push(
+        "(t.case_id LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index AND r.text LIKE ? ESCAPE '\\'))",
+      );
+      args.push(pattern, pattern);
+    }
+    const offset = Math.max(0, Math.floor(query.offset ?? 0));
+    const limit = query.limit === undefined ? -1 : Math.max(0, Math.floor(query.limit));
+    const cond = where.join(' AND ');
+    return this.db.transaction(() => {
+      const total = (this.db.prepare(`SELECT count(*) AS n FROM trajectories t WHERE ${cond}`).get(...args) as { n: number }).n;
+      const rows = this.db
+        .prepare(
+          `SELECT t.*, (SELECT r.energy FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index ORDER BY r.revision DESC LIMIT 1) AS final_energy
+           FROM trajectories t WHERE ${cond} ORDER BY t.case_index LIMIT ? OFFSET ?`,
+        )
+        .all(...args, limit, offset) as Array<{
+        case_index: number;
+        case_id: string;
+        status: TrajectoryStatus;
+        reason: string | null;
+        n_rounds: number;
+        final_joint: number | null;
+        final_energy: number | null;
+        attempts_started: number;
+        attempts_finished: number;
+        attempts_failed: number;
+      }>;
+      return {
+        total,
+        rows: rows.map((r): TrajectorySummary => ({
+          caseIndex: r.case_index,
+          caseId: r.case_id,
+          status: r.status,
+          incompleteReason: r.reason,
+          rounds: r.n_rounds,
+          finalJoint: r.final_joint === null ? null : r.final_joint === 1,
+          finalEnergy: r.final_energy,
+          attempts: { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed },
+        })),
+      };
+    })();
+  }
+
+  async trajectoriesAt(runId: string, caseIndexes: readonly number[]): Promise<TrajectoryRecord[]> {
+    return this.db.transaction(() => this.materializeCases(runId, caseIndexes).trajectories)();
+  }
+
+  async eventsAfter(cursor: number, limit: number): Promise<StoredEvent[]> {
+    return (this.stmt.eventsAfter.all(Math.floor(cursor), Math.max(0, Math.floor(limit))) as EventRow[]).map(rowToEvent);
+  }
+
   async materialized(runId: string): Promise<MaterializedRun> {
     return this.materializedSync(runId);
   }
 
   private materializedSync(runId: string): MaterializedRun {
+    return this.materializeCases(runId, null);
+  }
+
+  /** Trajectories of a run from the derived tables: every case (null), or only the given ones in case order. */
+  private materializeCases(runId: string, only: readonly number[] | null): MaterializedRun {
     const found = this.getPlannedSync(runId);
     if (!found || !isTrajectoryPlan(found.plan)) return { trajectories: [], attempts: [], nRounds: [] };
     const planned = found as TrajectoryRunPlanned;
-    const trajectories = planned.cases.map((_, i) => initialTrajectory(runId, planned, i));
-    const attempts = planned.cases.map(() => ({ started: 0, finished: 0, failed: 0 }));
-    const nRounds = planned.cases.map(() => 0);
-    const rows = this.db.prepare('SELECT * FROM trajectories WHERE run_id = ? ORDER BY case_index').all(runId) as Array<{
+    const indexes = only
+      ? [...new Set(only)].filter((i) => Number.isInteger(i) && i >= 0 && i < planned.cases.length).sort((a, b) => a - b)
+      : planned.cases.map((_, i) => i);
+    // Position of each case index in the output.
+    const at = new Map(indexes.map((ix, k) => [ix, k]));
+    const trajectories = indexes.map((i) => initialTrajectory(runId, planned, i));
+    const attempts = indexes.map(() => ({ started: 0, finished: 0, failed: 0 }));
+    const nRounds = indexes.map(() => 0);
+    const filter = only ? ' AND case_index IN (SELECT value FROM json_each(?))' : '';
+    const args: unknown[] = only ? [runId, JSON.stringify(indexes)] : [runId];
+    const rows = this.db.prepare(`SELECT * FROM trajectories WHERE run_id = ?${filter} ORDER BY case_index`).all(...args) as Array<{
       case_index: number;
       status: TrajectoryStatus;
       reason: string | null;
@@ -622,17 +731,18 @@ export class SqliteRunStore implements RunStore {
       attempts_failed: number;
     }>;
     for (const r of rows) {
-      const t = trajectories[r.case_index];
-      if (!t) continue;
+      const k = at.get(r.case_index);
+      if (k === undefined) continue;
+      const t = trajectories[k];
       t.status = r.status;
       if (r.reason !== null) {
         if (r.status === 'complete') t.termination = r.reason as 'context_limit';
         else t.incompleteReason = r.reason;
       }
-      attempts[r.case_index] = { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed };
-      nRounds[r.case_index] = r.n_rounds;
+      attempts[k] = { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed };
+      nRounds[k] = r.n_rounds;
     }
-    const rounds = this.db.prepare('SELECT * FROM rounds WHERE run_id = ? ORDER BY case_index, revision').all(runId) as Array<{
+    const rounds = this.db.prepare(`SELECT * FROM rounds WHERE run_id = ?${filter} ORDER BY case_index, revision`).all(...args) as Array<{
       case_index: number;
       revision: number;
       text: string;
@@ -642,7 +752,9 @@ export class SqliteRunStore implements RunStore {
       feedback: string | null;
     }>;
     for (const r of rounds) {
-      trajectories[r.case_index]?.rounds.push({
+      const k = at.get(r.case_index);
+      if (k === undefined) continue;
+      trajectories[k].rounds.push({
         revision: r.revision,
         text: r.text,
         state: JSON.parse(r.state),

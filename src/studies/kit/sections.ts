@@ -4,7 +4,7 @@
 import type { AssaySummary, BudgetReplay, CompositionChart, ControllerInfo, CurvePanel, EndpointTable, RunInfo } from './report-model.ts';
 
 /** How much of what a section (or a row) shows was measured on simulated controllers. */
-type SimulatedMark = 'none' | 'some' | 'all';
+export type SimulatedMark = 'none' | 'some' | 'all';
 
 /** The mark of a collection from its members' simulated flags. */
 export function simulatedMark(flags: Iterable<boolean>): SimulatedMark {

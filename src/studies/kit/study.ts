@@ -4,9 +4,9 @@
 // text, a JSON document, and sections of typed blocks for the report and the viewer.
 import type { Family, PromptVariant } from '../../core/verify/types.ts';
 import type { AuditReplay } from '../../engine/audit.ts';
-import type { TrajectoryRunPlanned } from '../../store/events.ts';
+import type { RunPlannedPayload, TrajectoryRunPlanned } from '../../store/events.ts';
 import type { RunStore, RunSummary } from '../../store/store.ts';
-import type { TrajectoryRecord } from '../../store/types.ts';
+import type { RoundRecord, TrajectoryRecord } from '../../store/types.ts';
 import type { ControllerInfo, DrilldownLabels, TrajectoryLabel } from './report-model.ts';
 import type { Section } from './sections.ts';
 
@@ -36,6 +36,39 @@ export interface TrajectoryDrilldown {
   /** The browser's filter labels of one trajectory, and their display names. */
   label(t: TrajectoryRecord): TrajectoryLabel;
   labels: DrilldownLabels;
+}
+
+/** Which drafts of a trajectory repeat earlier ones (docs/protocol.md §3.2), for the viewer's timeline. */
+export interface Recurrence {
+  /** Each round's state id, in round order: equal ids are byte-identical drafts (numbered from 0 by first appearance). */
+  states: number[];
+  /** A complete failure's repeat class (terminal_fixed_point, terminal_cycle, other_repeat, no_repeat); else null. */
+  repeatClass: string | null;
+  /** 2, 3 or 4 for a terminal cycle, else 0. */
+  cyclePeriod: number;
+  /** The first revision with joint success, or null. */
+  capture: number | null;
+}
+
+/** The verifier report of one round: the recorded text, or the family's rendering of the stored state. */
+export type RoundReport = { text: string; recorded: boolean } | { error: string };
+
+/**
+ * How the viewer reads a study's trajectories one at a time — labels for its filters, the
+ * recurrence markers and the texts of the timeline — without analysing a whole run.
+ */
+export interface TrajectoryReader {
+  labels: DrilldownLabels;
+  /** The filter labels of one trajectory (the same classifier as the report's browser). */
+  label(t: TrajectoryRecord): TrajectoryLabel;
+  recurrence(t: TrajectoryRecord): Recurrence;
+  /**
+   * The report after `round`: the text recorded with it (what the model received), otherwise the
+   * family's feedback for the stored state under the run's prompt variant. Null for a success.
+   */
+  report(t: TrajectoryRecord, round: RoundRecord, planned: RunPlannedPayload): RoundReport | null;
+  /** The trajectory's initial prompt under the run's prompt variant (throws when it cannot be rendered). */
+  initialPrompt(t: TrajectoryRecord, planned: RunPlannedPayload): string;
 }
 
 /** One run as `revloop runs` lists it. */
@@ -89,4 +122,6 @@ export interface Study<A = unknown> {
   replay?(planned: TrajectoryRunPlanned): AuditReplay | null;
   /** Extra fields of a trajectory's row in `revloop export --format paper` (after the paper's own). */
   exportFields?(planned: TrajectoryRunPlanned, t: TrajectoryRecord): Record<string, unknown>;
+  /** Reading single trajectories (the viewer), for studies that have them. */
+  readonly trajectories?: TrajectoryReader;
 }

@@ -127,13 +127,16 @@ export function landmarkSections(result: AnalysisResult): Section[] {
   const sections: Section[] = [];
   // A rescue subset is a panel (or all of them, "combined"): simulated when any of its controllers is.
   const panelSimulated = (subset: string) => result.controllers.some((c) => c.simulated && (subset === 'combined' || c.panel === subset));
+  // A section's mark from its rows; one without rows takes the run's, so an all-simulated page stays 'all'.
+  const overall = simulatedMark(result.controllers.map((c) => c.simulated));
+  const mark = (flags: boolean[]) => (flags.length ? simulatedMark(flags) : overall);
   if (result.cells.length) {
     sections.push({
       id: 'hazards',
       title: 'Early capture and recurrence hazards',
       tocLabel: 'Hazards',
       lead: 'Transitions into revisions 1–4: the share that reach joint success (capture) and the share that repeat an earlier text (recurrence), and their Jeffreys-smoothed ratio (docs/protocol.md §3.8).',
-      simulated: simulatedMark(result.cells.map((c) => c.simulated)),
+      simulated: mark(result.cells.map((c) => c.simulated)),
       blocks: [
         {
           kind: 'table',
@@ -171,7 +174,7 @@ export function landmarkSections(result: AnalysisResult): Section[] {
       title: "Early hazards and final success across controllers (Spearman's ρ)",
       tocLabel: 'Hazard association',
       lead: `Per panel and family: Spearman's ρ between a hazard summary and final success across controllers, with a two-sided permutation p (exact enumeration for n ≤ ${ha.exact_max_n}, otherwise ${ha.permutations.toLocaleString('en')} seeded permutations; docs/protocol.md §3.8).`,
-      simulated: simulatedMark(ha.rows.map((r) => r.simulated)),
+      simulated: mark(ha.rows.map((r) => r.simulated)),
       blocks: [
         {
           kind: 'table',
@@ -211,7 +214,7 @@ export function landmarkSections(result: AnalysisResult): Section[] {
       title: 'Conditional rescue after the landmark',
       tocLabel: 'Rescue',
       lead: `Exact length: late rescue after revision ${result.rescue.primary_landmark} by the share of revisions 1…L that repeat an earlier text (repeat fraction 1 vs 0), case-clustered logistic regression with state and action-history covariates (docs/protocol.md §3.9).`,
-      simulated: simulatedMark(result.controllers.map((c) => c.simulated)),
+      simulated: mark(result.controllers.map((c) => c.simulated)),
       blocks: [
         {
           kind: 'table',
@@ -253,7 +256,7 @@ export function landmarkSections(result: AnalysisResult): Section[] {
       title: `Leave-one-family-out prediction of late rescue at revision ${cp.landmark}`,
       tocLabel: 'Capture prediction',
       lead: `${cp.model}. Nested feature sets B0 ⊂ B1 ⊂ B2; each model family is predicted by a model fitted without it (docs/protocol.md §3.9).`,
-      simulated: simulatedMark(cp.panels.map((p) => p.simulated)),
+      simulated: mark(cp.panels.map((p) => p.simulated)),
       blocks: [
         {
           kind: 'table',
@@ -308,7 +311,7 @@ export function landmarkSections(result: AnalysisResult): Section[] {
       title: `All-domain landmark: a repeated text by revision ${td.landmark} and later rescue`,
       tocLabel: 'All-domain landmark',
       lead: 'Every family: trajectories with at least L+2 rounds; exposure = any repeated text among revisions 0…L; Mantel–Haenszel common odds ratio over controller × task strata and an adjusted clustered logit (docs/protocol.md §3.9).',
-      simulated: simulatedMark(td.fits.map((f) => f.simulated)),
+      simulated: mark(td.fits.map((f) => f.simulated)),
       blocks: [
         {
           kind: 'table',

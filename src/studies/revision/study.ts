@@ -1,11 +1,15 @@
 // The revision study: closed-loop runs and imported trajectories, analysed as in the paper
 // (endpoint tables, curves, failure taxonomy, hazards, budget replay, rescue regression).
 import { getFamily } from '../../core/verify/registry.ts';
+import type { PromptVariant } from '../../core/verify/types.ts';
+import type { RunPlannedPayload } from '../../store/events.ts';
+import { isTrajectoryPlan } from '../../store/plan.ts';
 import type { TrajectoryRecord } from '../../store/types.ts';
 import type { ReportModel } from '../kit/report-model.ts';
-import type { Study } from '../kit/study.ts';
+import type { Study, TrajectoryReader } from '../kit/study.ts';
 import { shareOf, shortTime } from '../kit/run-status.ts';
 import { analyzeTrajectories } from './analysis/analyze.ts';
+import { captureRevision, repeatClass, stateIds } from './analysis/trajectory.ts';
 import { analyzeIfeval, renderIfeval, type IfevalAnalysis } from './analysis/ifeval.ts';
 import { renderAnalysis } from './analysis/render.ts';
 import type { AnalysisResult } from './analysis/types.ts';
@@ -30,6 +34,32 @@ function viewModel(a: RevisionAnalysis): ReportModel {
   if (!m) models.set(a, (m = buildReportModel(a.trajectories, a.result, { runDetails: a.runDetails })));
   return m;
 }
+
+const variantOf = (planned: RunPlannedPayload): PromptVariant =>
+  isTrajectoryPlan(planned.plan) ? planned.plan.protocol.variant : 'baseline';
+
+/** One trajectory at a time, for the viewer: the report browser's labels and the analysis's own recurrence rules. */
+const reader: TrajectoryReader = {
+  labels: drilldownLabels(),
+  label: labelTrajectory,
+  recurrence(t) {
+    const states = stateIds(t.rounds);
+    const capture = captureRevision(t.rounds);
+    const failure = t.status === 'complete' && t.rounds.length > 0 && capture === null;
+    const { cls, period } = failure ? repeatClass(states) : { cls: null, period: 0 };
+    return { states, repeatClass: cls, cyclePeriod: period, capture };
+  },
+  report(t, round, planned) {
+    if (round.joint) return null;
+    if (typeof round.feedback === 'string') return { text: round.feedback, recorded: true };
+    try {
+      return { text: getFamily(t.family).feedback(round.state, t.case, variantOf(planned)), recorded: false };
+    } catch (e) {
+      return { error: `verifier report unavailable: ${(e as Error).message}` };
+    }
+  },
+  initialPrompt: (t, planned) => getFamily(t.family).initialPrompt(t.case, variantOf(planned)),
+};
 
 export const revisionStudy: Study<RevisionAnalysis> = {
   id: 'revision',
@@ -80,6 +110,7 @@ export const revisionStudy: Study<RevisionAnalysis> = {
   sections: (a) => [...revisionSections(viewModel(a)), ...landmarkSections(a.result), ...(hasIfeval(a) ? ifevalSections(a.ifeval) : [])],
   simulatedControllers: (a) => a.result.simulated_controllers,
   notes: (a) => viewModel(a).notes,
+  trajectories: reader,
   drilldown(a) {
     return {
       trajectories: a.trajectories,

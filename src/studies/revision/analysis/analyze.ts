@@ -551,7 +551,8 @@ function analyzeCapture(
     return predictCapture(members, {
       panel,
       landmark: o.landmark,
-      simulated: members.some((r) => simulated.has(r.controller)),
+      // The panel's controllers decide, not the risk set's rows (an empty risk set is still a simulation's).
+      simulated: [...simulated].some((c) => panelOf(c) === panel),
       familyOf,
       bootstrap: o.bootstrap,
       seed: o.seed,
@@ -596,7 +597,7 @@ function analyzeThreeDomain(
       subset,
       landmark,
       members,
-      members.some((r) => simulated.has(r.controller)),
+      subset === 'combined' ? simulated.size > 0 : [...simulated].some((c) => panelOf(c) === subset),
     ),
   );
   const tasks = [...new Set(rows.map((r) => r.task))].sort(familyRank).map((task) => ({ task, domain: aggregateOf(task) ?? task }));

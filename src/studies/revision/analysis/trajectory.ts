@@ -32,7 +32,7 @@ export function stateIds(rounds: readonly RoundRecord[]): number[] {
   });
 }
 
-function captureRevision(rounds: readonly RoundRecord[]): number | null {
+export function captureRevision(rounds: readonly RoundRecord[]): number | null {
   let best: number | null = null;
   for (const r of rounds) if (r.joint && (best === null || r.revision < best)) best = r.revision;
   return best;
@@ -43,7 +43,7 @@ function captureRevision(rounds: readonly RoundRecord[]): number | null {
  * states equal), then terminal cycle (p = 2, 3, 4, first match wins: ≥ 2p rounds, the last p states
  * equal the p before them and hold ≥ 2 distinct states), then other repeat, then no repeat.
  */
-function repeatClass(states: readonly number[]): { cls: RepeatClass; period: 0 | 2 | 3 | 4 } {
+export function repeatClass(states: readonly number[]): { cls: RepeatClass; period: 0 | 2 | 3 | 4 } {
   const n = states.length;
   if (n >= 3 && states[n - 1] === states[n - 2] && states[n - 2] === states[n - 3]) {
     return { cls: 'terminal_fixed_point', period: 0 };

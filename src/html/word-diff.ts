@@ -5,7 +5,7 @@
 // costs a few integers instead of a second copy of the text.
 import { diffWordsWithSpace } from 'diff';
 
-type DiffOp = -1 | 0 | 1;
+export type DiffOp = -1 | 0 | 1;
 /** Flat [op, length, op, length, …]; null when the diff was abandoned as too costly. */
 export type EncodedDiff = number[] | null;
 
@@ -15,7 +15,7 @@ interface WordDiffOptions {
 }
 
 /** A decoded segment, for renderers and tests. */
-interface DiffSegment {
+export interface DiffSegment {
   op: DiffOp;
   text: string;
 }

@@ -31,7 +31,7 @@ function cellHtml(c: Cell, numeric: boolean): string {
 }
 
 /** A generic table: the first column names the row (a controller, usually) and carries the SIMULATED mark. */
-function dataTableHtml(t: DataTable): string {
+export function dataTableHtml(t: DataTable): string {
   const head = t.columns
     .map(
       (c) =>
