@@ -9,12 +9,14 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { RunLockedError, StoreError, UserError, NotFoundError } from '../../core/errors.ts';
 import { processAlive } from '../../core/util/process-alive.ts';
-import { eventHash, GENESIS_HASH, rowToEvent, type EventRow } from '../chain.ts';
+import { checkCopiedRows, eventHash, GENESIS_HASH, rowToEvent, type EventRow } from '../chain.ts';
 import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent, type TrajectoryRunPlanned } from '../events.ts';
 import { isTrajectoryPlan } from '../plan.ts';
 import { initialTrajectory, reduceRun, type ReducedRun } from '../reduce.ts';
 import {
+  RunExistsError,
   SimulatedCrash,
+  type AppendOptions,
   type MaterializedRun,
   type ReadEventsOptions,
   type RunInfo,
@@ -166,6 +168,8 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
 
 export class SqliteRunStore implements RunStore {
   readonly readonly: boolean;
+  /** One writing process per run (run_locks): no leases. */
+  readonly leases = null;
   private readonly clock: () => string;
   private appends = 0;
   private dead = false;
@@ -240,8 +244,53 @@ export class SqliteRunStore implements RunStore {
 
   // ---- writing -------------------------------------------------------------------------------
 
-  async append(runId: string, events: readonly NewEvent[]): Promise<StoredEvent[]> {
+  async append(runId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<StoredEvent[]> {
+    this.refuseLease(options);
+    if (options?.ifStatus) {
+      const wanted = options.ifStatus;
+      this.flushSync();
+      // One writer per run: the status read now holds until the append (same synchronous turn).
+      const row = this.db
+        .prepare('SELECT status FROM trajectories WHERE run_id = ? AND case_index = ?')
+        .get(runId, events[0]?.caseIndex ?? -1) as { status: string } | undefined;
+      if (row?.status !== wanted) return [];
+    }
     return this.appendSync(runId, events);
+  }
+
+  /** SQLite has one writer per run and no leases: a leased write is a programming error. */
+  private refuseLease(options?: AppendOptions): void {
+    if (options?.lease) throw new StoreError(this.location, 'other', `${this.location}: SQLite stores have no leases (one writer per run)`);
+  }
+
+  async appendRows(runId: string, rows: readonly EventRow[]): Promise<void> {
+    if (this.readonly) throw new StoreError(this.location, 'readonly', `${this.location}: store opened read-only`);
+    this.flushSync();
+    this.heads.delete(runId);
+    this.db
+      .transaction(() => {
+        const head = this.stmt.lastEvent.get(runId) as ChainHead | undefined;
+        checkCopiedRows(runId, head ?? null, rows, this.location);
+        for (const r of rows) {
+          const e = rowToEvent(r);
+          const info = this.stmt.insertEvent.run(
+            runId,
+            r.seq,
+            r.type,
+            r.case_index,
+            r.revision,
+            r.at,
+            r.payload,
+            r.prev_hash,
+            r.hash,
+            eventKey(e),
+          );
+          this.materialize({ ...e, id: Number(info.lastInsertRowid) });
+        }
+        const last = rows[rows.length - 1];
+        if (last) this.stmt.touchRun.run(last.at, runId);
+      })
+      .immediate();
   }
 
   /** `append`, synchronously (SQLite only). */
@@ -250,8 +299,9 @@ export class SqliteRunStore implements RunStore {
     return this.commitGroups([{ runId, events }])[0];
   }
 
-  appendSoon(runId: string, events: readonly NewEvent[]): Promise<void> {
+  appendSoon(runId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<void> {
     if (this.dead) return Promise.reject(new SimulatedCrash());
+    if (options?.lease || options?.ifStatus) return this.append(runId, events, options).then(() => undefined);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ runId, events, resolve, reject });
       if (!this.flushScheduled) {
@@ -343,6 +393,8 @@ export class SqliteRunStore implements RunStore {
       const out: StoredEvent[] = [];
       for (const e of events) {
         if (seq === 0 && e.type !== 'run_planned') throw new Error(`run ${runId}: the first event must be run_planned`);
+        // A run has one plan: a second run_planned (two planners racing) is refused whole.
+        if (seq > 0 && e.type === 'run_planned') throw new RunExistsError(runId, this.location);
         seq++;
         const at = this.clock();
         const payload = JSON.stringify(e.payload);
@@ -432,7 +484,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async createRun(runId: string, planned: RunPlannedPayload): Promise<void> {
-    if (this.getPlannedSync(runId)) throw new UserError(`run '${runId}' already exists in ${this.location}`);
+    if (this.getPlannedSync(runId)) throw new RunExistsError(runId, this.location);
     this.appendSync(runId, [{ type: 'run_planned', payload: planned }]);
   }
 
@@ -514,6 +566,10 @@ export class SqliteRunStore implements RunStore {
     return (this.stmt.events.all(runId) as EventRow[]).map(rowToEvent);
   }
 
+  async eventsAfter(cursor: number, limit: number): Promise<StoredEvent[]> {
+    return (this.db.prepare('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?').all(cursor, limit) as EventRow[]).map(rowToEvent);
+  }
+
   async rawEventRows(runId: string): Promise<EventRow[]> {
     return this.stmt.events.all(runId) as EventRow[];
   }
@@ -588,14 +644,22 @@ export class SqliteRunStore implements RunStore {
     };
   }
 
-  async loadTrajectories(runIds?: readonly string[], options: { from?: 'tables' | 'events' } = {}): Promise<TrajectoryRecord[]> {
+  async loadTrajectories(
+    runIds?: readonly string[],
+    options: { from?: 'tables' | 'events'; cases?: readonly number[] } = {},
+  ): Promise<TrajectoryRecord[]> {
     const ids = runIds ?? this.runIdsSync();
     const out: TrajectoryRecord[] = [];
     for (const id of ids) {
       if (!this.getPlannedSync(id))
         throw new NotFoundError('run', id, `run '${id}' not found in ${this.location} (see \`revloop runs --store ${this.location}\`)`);
-      if (options.from === 'events') out.push(...(reduceRun(this.readEventsSync(id))?.trajectories ?? []));
-      else out.push(...this.materializedSync(id).trajectories);
+      let ts =
+        options.from === 'events' ? (reduceRun(this.readEventsSync(id))?.trajectories ?? []) : this.materializedSync(id).trajectories;
+      if (options.cases) {
+        const wanted = new Set(options.cases);
+        ts = ts.filter((t) => wanted.has(t.caseIndex));
+      }
+      out.push(...ts);
     }
     return out;
   }
