@@ -10,7 +10,7 @@ import { withIfevalMode } from '../core/verify/index.ts';
 import type { PromptVariant } from '../core/verify/types.ts';
 import type { HistoryPolicy } from '../engine/history.ts';
 import { protocolName, type ProtocolConfig } from '../engine/protocol.ts';
-import { executeRun, type RunProgress, type RunResult } from '../engine/run.ts';
+import { executeRun, prepareRun, type RunProgress, type RunResult } from '../engine/run.ts';
 import { createModel } from '../models/index.ts';
 import type { ModelOptions } from '../models/options.ts';
 import { parseSpec } from '../models/spec.ts';
@@ -41,6 +41,14 @@ export interface RunCasesOptions {
   ifevalMode?: 'strict' | 'loose';
   /** Operational settings recorded with the session (never part of the plan). */
   sessionOptions?: Record<string, unknown>;
+  /**
+   * 0: plan the run (create it, or check the stored plan and reopen protocol-incomplete
+   * trajectories) without running anything, for `revloop worker` processes to run. 1 (default):
+   * this process runs it (on PostgreSQL as one worker among any others).
+   */
+  workers?: 0 | 1;
+  /** PostgreSQL: how long this process's claim on a trajectory lasts without renewal (default 60). */
+  leaseSeconds?: number;
   signal?: AbortSignal;
 }
 
@@ -70,6 +78,10 @@ export interface RunCasesHooks {
 export interface RunCasesOutcome {
   runId: string;
   simulated: boolean;
+  /** Planned only (workers: 0): nothing was run. */
+  planOnly: boolean;
+  /** Protocol-incomplete trajectories reopened for workers by this planning (PostgreSQL). */
+  reopened: number;
   result: RunResult;
   /** The run as the store lists it after this session. */
   summary: RunSummary;
@@ -126,7 +138,7 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
   try {
     const prior = await store.getRun(runId);
     let started = false;
-    const result = await executeRun({
+    const request = {
       store,
       runId,
       cases,
@@ -146,7 +158,8 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
       signal: o.signal,
       maxConsecutiveFailures: o.maxConsecutiveFailures ?? 3,
       sessionOptions: o.sessionOptions,
-      onProgress: (p) => {
+      leaseSeconds: o.leaseSeconds,
+      onProgress: (p: RunProgress) => {
         // Said once the plan is accepted (the first progress report), so a refused plan is never announced.
         if (!started) {
           started = true;
@@ -166,9 +179,25 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
         }
         hooks.onProgress?.(p);
       },
-    });
+    };
+    if (o.workers === 0) {
+      const prepared = await prepareRun(request);
+      const summary = (await store.getRun(runId))!.summary;
+      const progress: RunProgress = {
+        total: summary.cases,
+        skipped: summary.complete + summary.incomplete,
+        done: 0,
+        successes: summary.successes,
+        incomplete: 0,
+        rounds: 0,
+        startedAtMs: Date.now(),
+      };
+      const result: RunResult = { runId, resumed: !prepared.created, progress, stopped: null };
+      return { runId, simulated, planOnly: true, reopened: prepared.reopened, result, summary };
+    }
+    const result = await executeRun(request);
     const summary = (await store.getRun(runId))!.summary;
-    return { runId, simulated, result, summary };
+    return { runId, simulated, planOnly: false, reopened: 0, result, summary };
   } finally {
     await model.close?.();
     await store.close();

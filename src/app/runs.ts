@@ -2,13 +2,15 @@
 // runs. The store is opened read-only, so listing is safe while a run writes.
 import type { StudyRunRow } from '../studies/kit/study.ts';
 import { STUDIES, studyForKind } from '../studies/registry.ts';
-import { openStore } from '../store/store.ts';
+import { openStore, type WorkerInfo } from '../store/store.ts';
 
 export interface RunListing {
   /** One group per study with runs, in registry order. */
   groups: Array<{ study: string; title: string; columns: readonly string[]; runs: StudyRunRow[] }>;
   /** Runs of kinds no registered study owns (listed by their store summary only). */
   unknown: StudyRunRow[];
+  /** Workers sharing runs and the trajectories they hold (PostgreSQL; null on SQLite, which has none). */
+  workers: WorkerInfo[] | null;
 }
 
 export async function listRuns(store: string): Promise<RunListing> {
@@ -32,7 +34,8 @@ export async function listRuns(store: string): Promise<RunListing> {
         cells: [],
         json: { ...r },
       }));
-    return { groups, unknown };
+    const workers = s.leases ? await s.leases.workers() : null;
+    return { groups, unknown, workers };
   } finally {
     await s.close();
   }

@@ -17,6 +17,7 @@ export {
 } from './loop.ts';
 export {
   executeRun,
+  prepareRun,
   planRun,
   validateCases,
   checkSamePlan,
@@ -25,6 +26,8 @@ export {
   type RunProgress,
   type CaseSetInfo,
 } from './run.ts';
+export { runWorker, type WorkerOptions, type WorkerProgress, type WorkerResult } from './worker.ts';
+export type { RunContext } from './trajectory-task.ts';
 export {
   parseHistoryPolicy,
   formatHistoryPolicy,

@@ -43,6 +43,8 @@ export interface WorkerOptions {
   casesPath?: string | null;
   /** Record the session in `runId` at once, even if nothing is left to claim (`revloop run` always records its session). */
   openSession?: boolean;
+  /** Called once registered, with the worker's number. */
+  onStart?(worker: number): void;
   onProgress?(p: WorkerProgress): void;
   /** Something worth saying (a lease lost, a run started). */
   onNote?(text: string): void;
@@ -90,6 +92,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
       'leases',
     );
   const worker = await leases.register({ concurrency: o.concurrency, leaseSeconds: o.leaseSeconds });
+  o.onStart?.(worker);
   const progress: WorkerProgress = {
     worker,
     claimed: 0,
@@ -217,7 +220,6 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
         consecutiveFailures = 0;
         if (outcome.rounds[outcome.rounds.length - 1]?.joint) progress.successes++;
       }
-      report();
     } catch (e) {
       if (e instanceof LeaseLostError) {
         progress.rejectedWrites++;
@@ -230,6 +232,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
     } finally {
       controller.signal.removeEventListener('abort', onStop);
       tasks.delete(leaseKey(lease));
+      report();
       if (!task.lost) await leases.release(lease).catch(() => undefined);
       kick();
     }

@@ -5,7 +5,15 @@ export type { RoundRecord, TrajectoryRecord, TrajectoryStatus } from './types.ts
 export {
   openStore,
   withStore,
+  isPostgresLocation,
+  redactLocation,
   SimulatedCrash,
+  LeaseLostError,
+  RunExistsError,
+  type Lease,
+  type LeaseSupport,
+  type WorkerInfo,
+  type AppendOptions,
   type RunStore,
   type StoreOptions,
   type RunSummary,
@@ -56,3 +64,4 @@ export {
   type StudyRecord,
   type StudySession,
 } from './study-runs.ts';
+export { copyRuns, type CopiedRun, type CopyOptions } from './copy.ts';

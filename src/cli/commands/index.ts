@@ -6,6 +6,8 @@ import { register as verify } from './verify.ts';
 import { register as cases } from './cases.ts';
 import { register as run } from './run.ts';
 import { register as runs } from './runs.ts';
+import { register as worker } from './worker.ts';
+import { register as store } from './store.ts';
 import { register as audit } from './audit.ts';
 import { register as exportRun } from './export.ts';
 import { register as importTrajectories } from './import-trajectories.ts';
@@ -22,7 +24,9 @@ export const COMMANDS: Array<(program: Command) => void> = [
   verify,
   cases,
   run,
+  worker,
   runs,
+  store,
   audit,
   exportRun,
   importTrajectories,
