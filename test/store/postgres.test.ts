@@ -14,6 +14,18 @@ import { PG_SKIP, rawDb, testStore } from './backends.ts';
 
 const skip = PG_SKIP;
 
+test('the PostgreSQL server for the tests answers (REVLOOP_TEST_PG; set by .ci/run)', { skip }, async () => {
+  // Set but unreachable fails here, loudly, and in every PostgreSQL test: never a silent skip.
+  const s = testStore('postgres');
+  try {
+    const store = await openStore(s.location);
+    assert.deepEqual(await store.runIds(), []);
+    await store.close();
+  } finally {
+    await s.cleanup();
+  }
+});
+
 test('passwords never show: locations and errors are redacted', async () => {
   assert.equal(redactLocation('postgres://ann:s3cret@db.example:5432/runs?schema=x'), 'postgres://ann:***@db.example:5432/runs?schema=x');
   assert.equal(redactLocation('postgresql://ann:p%40ss@h/db'), 'postgresql://ann:***@h/db');
