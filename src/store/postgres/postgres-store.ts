@@ -30,7 +30,7 @@ import {
   type WorkerInfo,
 } from '../store.ts';
 import type { TrajectoryRecord, TrajectoryStatus } from '../types.ts';
-import { deriveChanges, type DerivedChanges } from './derive.ts';
+import { deriveChanges, type DerivedChanges } from '../derive.ts';
 import { DERIVED_TABLES, KNOWN_TABLES, MIGRATIONS, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
 
 interface QueuedGroup {

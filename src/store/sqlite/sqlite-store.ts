@@ -13,6 +13,7 @@ import { checkCopiedRows, eventHash, GENESIS_HASH, rowToEvent, type EventRow } f
 import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent, type TrajectoryRunPlanned } from '../events.ts';
 import { isTrajectoryPlan } from '../plan.ts';
 import { initialTrajectory, reduceRun, type ReducedRun } from '../reduce.ts';
+import { deriveChanges } from '../derive.ts';
 import {
   RunExistsError,
   SimulatedCrash,
@@ -212,15 +213,17 @@ export class SqliteRunStore implements RunStore {
             insertTrajectory: p(
               "INSERT OR REPLACE INTO trajectories (run_id, case_index, case_id, status, reason, n_rounds, final_joint, attempts_started, attempts_finished, attempts_failed) VALUES (?, ?, ?, 'pending', NULL, 0, NULL, 0, 0, 0)",
             ),
-            attemptStarted: p('UPDATE trajectories SET attempts_started = attempts_started + 1 WHERE run_id = ? AND case_index = ?'),
-            attemptFinished: p(
-              'UPDATE trajectories SET attempts_finished = attempts_finished + 1, attempts_failed = attempts_failed + ? WHERE run_id = ? AND case_index = ?',
-            ),
             insertRound: p(
               'INSERT OR REPLACE INTO rounds (run_id, case_index, revision, text, state, energy, joint, feedback) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
             ),
-            roundAdded: p('UPDATE trajectories SET n_rounds = n_rounds + 1, final_joint = ? WHERE run_id = ? AND case_index = ?'),
-            setStatus: p('UPDATE trajectories SET status = ?, reason = ? WHERE run_id = ? AND case_index = ?'),
+            // One trajectory's changes in one batch (src/store/derive.ts): counters, rounds, final joint, status.
+            applyDelta: p(
+              `UPDATE trajectories SET attempts_started = attempts_started + @started, attempts_finished = attempts_finished + @finished,
+                 attempts_failed = attempts_failed + @failed, n_rounds = n_rounds + @rounds,
+                 final_joint = CASE WHEN @rounds > 0 THEN @finalJoint ELSE final_joint END,
+                 status = coalesce(@status, status), reason = CASE WHEN @status IS NULL THEN reason ELSE @reason END
+               WHERE run_id = @runId AND case_index = @caseIndex`,
+            ),
           }),
     };
     if (!this.readonly) this.commitTx = db.transaction(this.commitInTransaction.bind(this)).immediate;
@@ -271,6 +274,7 @@ export class SqliteRunStore implements RunStore {
       .transaction(() => {
         const head = this.stmt.lastEvent.get(runId) as ChainHead | undefined;
         checkCopiedRows(runId, head ?? null, rows, this.location);
+        const events: StoredEvent[] = [];
         for (const r of rows) {
           const e = rowToEvent(r);
           const info = this.stmt.insertEvent.run(
@@ -285,10 +289,9 @@ export class SqliteRunStore implements RunStore {
             r.hash,
             eventKey(e),
           );
-          this.materialize({ ...e, id: Number(info.lastInsertRowid) });
+          events.push({ ...e, id: Number(info.lastInsertRowid) });
         }
-        const last = rows[rows.length - 1];
-        if (last) this.stmt.touchRun.run(last.at, runId);
+        this.materialize(events);
       })
       .immediate();
   }
@@ -385,7 +388,6 @@ export class SqliteRunStore implements RunStore {
 
   /** The body of a commit (runs inside BEGIN IMMEDIATE … COMMIT); `heads` is updated as it goes. */
   private commitInTransaction(groups: readonly AppendGroup[], heads: Map<string, ChainHead>): StoredEvent[][] {
-    const touched = new Map<string, string>();
     const all = groups.map(({ runId, events }) => {
       const last = heads.get(runId) ?? (this.stmt.lastEvent.get(runId) as ChainHead | undefined);
       let seq = last?.seq ?? 0;
@@ -402,68 +404,57 @@ export class SqliteRunStore implements RunStore {
         const revision = e.revision ?? null;
         const hash = eventHash(prev, runId, seq, e.type, caseIndex, revision, at, payload);
         const info = this.stmt.insertEvent.run(runId, seq, e.type, caseIndex, revision, at, payload, prev, hash, eventKey(e));
-        const ev = { ...e, id: Number(info.lastInsertRowid), runId, seq, at, caseIndex, revision, prevHash: prev, hash } as StoredEvent;
-        this.materialize(ev);
-        out.push(ev);
+        out.push({ ...e, id: Number(info.lastInsertRowid), runId, seq, at, caseIndex, revision, prevHash: prev, hash } as StoredEvent);
         prev = hash;
       }
       heads.set(runId, { seq, hash: prev });
-      if (out.length) touched.set(runId, out[out.length - 1].at);
       return out;
     });
-    for (const [runId, at] of touched) this.stmt.touchRun.run(at, runId);
+    this.materialize(all.length === 1 ? all[0] : all.flat());
     return all;
   }
 
-  /** Updates the derived tables for one event (inside the append transaction). */
-  private materialize(e: StoredEvent): void {
+  /** Updates the derived tables for events appended in this order (inside the append transaction). */
+  private materialize(events: readonly StoredEvent[]): void {
     const s = this.stmt;
-    switch (e.type) {
-      case 'run_planned': {
-        const p = e.payload;
-        this.plannedCache.set(e.runId, p);
-        const plan = p.plan;
-        const [budget, protocol] = isTrajectoryPlan(plan) ? [plan.protocol.budget, plan.protocol.name] : [0, plan.kind];
-        s.insertRun.run(
-          e.runId,
-          plan.kind,
-          plan.controller.label,
-          plan.controller.spec,
-          plan.controller.simulated ? 1 : 0,
-          budget,
-          protocol,
-          p.plan_sha256,
-          p.cases.length,
-          e.at,
-          e.at,
-        );
-        p.cases.forEach((c, i) => s.insertTrajectory.run(e.runId, i, c.id));
-        break;
-      }
-      case 'attempt_started':
-        s.attemptStarted.run(e.runId, e.caseIndex);
-        break;
-      case 'attempt_finished':
-        s.attemptFinished.run(e.payload.record.ok ? 0 : 1, e.runId, e.caseIndex);
-        break;
-      case 'draft_accepted': {
-        const p = e.payload;
-        s.insertRound.run(e.runId, e.caseIndex, e.revision, p.text, JSON.stringify(p.state), p.energy, p.joint ? 1 : 0, p.feedback);
-        s.roundAdded.run(p.joint ? 1 : 0, e.runId, e.caseIndex);
-        break;
-      }
-      case 'trajectory_completed':
-        s.setStatus.run('complete', null, e.runId, e.caseIndex);
-        break;
-      case 'trajectory_incomplete':
-        s.setStatus.run('incomplete', e.payload.reason, e.runId, e.caseIndex);
-        break;
-      case 'trajectory_reopened':
-        s.setStatus.run('pending', null, e.runId, e.caseIndex);
-        break;
-      default:
-        break;
+    const c = deriveChanges(events);
+    for (const [runId, p] of c.planned) this.plannedCache.set(runId, p);
+    for (const p of c.plans) {
+      s.insertRun.run(
+        p.runId,
+        p.kind,
+        p.controller,
+        p.modelSpec,
+        p.simulated ? 1 : 0,
+        p.budget,
+        p.protocol,
+        p.planSha256,
+        p.caseIds.length,
+        p.at,
+        p.at,
+      );
+      p.caseIds.forEach((id, i) => s.insertTrajectory.run(p.runId, i, id));
     }
+    const [rRun, rCase, rRev, rText, rState, rEnergy, rJoint, rFeedback] = c.rounds;
+    for (let i = 0; i < rRun.length; i++)
+      s.insertRound.run(rRun[i], rCase[i], rRev[i], rText[i], rState[i], rEnergy[i], rJoint[i] ? 1 : 0, rFeedback[i]);
+    const [dRun, dCase, started, finished, failed, rounds, finalJoint, status, reason] = c.deltas;
+    for (let i = 0; i < dRun.length; i++) {
+      const joint = finalJoint[i];
+      s.applyDelta.run({
+        runId: dRun[i],
+        caseIndex: dCase[i],
+        started: started[i],
+        finished: finished[i],
+        failed: failed[i],
+        rounds: rounds[i],
+        finalJoint: joint === null ? null : joint ? 1 : 0,
+        status: status[i],
+        reason: reason[i],
+      });
+    }
+    const [tRun, tAt] = c.touched;
+    for (let i = 0; i < tRun.length; i++) s.touchRun.run(tAt[i], tRun[i]);
   }
 
   async rebuild(runId?: string): Promise<void> {
@@ -472,12 +463,7 @@ export class SqliteRunStore implements RunStore {
       .transaction(() => {
         for (const id of ids) {
           for (const t of DERIVED_TABLES) this.db.prepare(`DELETE FROM ${t} WHERE run_id = ?`).run(id);
-          for (const e of this.readEventsSync(id)) this.materialize(e);
-          const last = this.stmt.lastEvent.get(id) as { seq: number } | undefined;
-          if (last) {
-            const at = (this.db.prepare('SELECT at FROM events WHERE run_id = ? AND seq = ?').get(id, last.seq) as { at: string }).at;
-            this.stmt.touchRun.run(at, id);
-          }
+          this.materialize(this.readEventsSync(id));
         }
       })
       .immediate();

@@ -1,9 +1,11 @@
-// What a batch of appended events changes in the derived tables, as column arrays for one
-// set-based statement per table (PostgreSQL's unnest): new runs and their trajectories, rounds,
-// and per-trajectory deltas (attempt counters, rounds, final joint, status). The same rules as the
-// SQLite store's per-event materialiser; the audit checks both against a fresh reduction.
-import type { StoredEvent, RunPlannedPayload } from '../events.ts';
-import { isTrajectoryPlan } from '../plan.ts';
+// The one owner of how events change the derived tables (runs, trajectories, rounds), for both
+// backends: what a batch of appended events (in log order) changes — new runs and their
+// trajectories, rounds, and one delta per trajectory (attempt counters, rounds, final joint,
+// status) — as column arrays, applied by PostgreSQL in one set-based statement per table (unnest)
+// and by SQLite one row at a time, inside the append's transaction. Aggregating per trajectory
+// makes a round one UPDATE instead of three. The audit checks the tables against a fresh reduction.
+import type { StoredEvent, RunPlannedPayload } from './events.ts';
+import { isTrajectoryPlan } from './plan.ts';
 
 export interface PlannedRun {
   runId: string;
