@@ -153,7 +153,7 @@ test(
   { skip: PG_SKIP },
   async () => {
     // A case whose trajectory needs a second generation (so there is a round to stall on).
-    let cases: ConstraintCase[] = [];
+    let cases: ConstraintCase[];
     const ref = testStore('sqlite');
     for (let k = 0; ; k++) {
       cases = toyCases(3, `steal-${k}`);
