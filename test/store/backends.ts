@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { test } from 'node:test';
 import pg from 'pg';
 
 export type BackendName = 'sqlite' | 'postgres';
@@ -119,4 +120,19 @@ export async function rawDb(location: string): Promise<RawDb> {
     liftGuard: async () => void (await client.query('ALTER TABLE events DISABLE TRIGGER USER')),
     close: () => client.end(),
   };
+}
+
+/** One test per backend (`only` restricts it to one), each with a fresh store removed afterwards. */
+export function eachBackend(name: string, body: (s: TestStore) => Promise<void>, only?: BackendName): void {
+  for (const b of BACKENDS) {
+    if (only && b.name !== only) continue;
+    test(`[${b.name}] ${name}`, { skip: b.skip }, async () => {
+      const s = testStore(b.name);
+      try {
+        await body(s);
+      } finally {
+        await s.cleanup();
+      }
+    });
+  }
 }

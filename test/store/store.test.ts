@@ -1,7 +1,6 @@
 // The store suite, run against every backend (SQLite always; PostgreSQL when REVLOOP_TEST_PG is
 // set, see backends.ts): runs as events, resume, crash at every commit boundary, provider faults,
 // history policies, interruption, and tamper detection by the audit.
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,22 +10,7 @@ import { openStore, SimulatedCrash } from '../../src/store/store.ts';
 import { UserError } from '../../src/core/errors.ts';
 import { resolveToy, toyCases } from '../loop/fakes.ts';
 import { normalisedEvents, runToyIn, tempDir, toyRun } from './toy-run.ts';
-import { BACKENDS, rawDb, testStore, type TestStore } from './backends.ts';
-
-/** One test per backend, each with a fresh store that is removed afterwards. */
-function eachBackend(name: string, body: (s: TestStore) => Promise<void>, only?: 'sqlite' | 'postgres'): void {
-  for (const b of BACKENDS) {
-    if (only && b.name !== only) continue;
-    test(`[${b.name}] ${name}`, { skip: b.skip }, async () => {
-      const s = testStore(b.name);
-      try {
-        await body(s);
-      } finally {
-        await s.cleanup();
-      }
-    });
-  }
-}
+import { eachBackend, rawDb } from './backends.ts';
 
 eachBackend('a run is stored as events; trajectories reduce identically from tables and events', async (s) => {
   const path = s.location;

@@ -24,7 +24,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * request's case, revision and how often that request was seen: 503s and 429s (retried at once,
  * Retry-After: 0), null content, malformed JSON.
  */
-async function faultyController(latencyMs: number): Promise<{ url: string; close(): void; requests: () => number }> {
+async function faultyController(latencyMs: number): Promise<{ url: string; close(): void; requests: () => number; reset(): void }> {
   const seen = new Map<string, number>();
   let requests = 0;
   const server = createServer((req, res) => {
@@ -72,6 +72,8 @@ async function faultyController(latencyMs: number): Promise<{ url: string; close
       server.closeAllConnections();
     },
     requests: () => requests,
+    /** Forget the attempts seen, so the next run meets the same faults. */
+    reset: () => seen.clear(),
   };
 }
 
@@ -117,7 +119,8 @@ test(
       const refRounds = (await refStore.listRuns())[0].rounds;
       await refStore.close();
 
-      // Plan once, then four workers.
+      // Plan once, then four workers (meeting the same faults as the reference run).
+      server.reset();
       const plan = await cli(['run', ...common, '--store', pg.location, '--workers', '0']);
       assert.equal(plan.status, 0, plan.stdout + plan.stderr);
       assert.match(plan.stdout, /^planned: run 'shared' in .*, 40 trajectories .*nothing was run$/m);
