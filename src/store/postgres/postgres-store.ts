@@ -619,6 +619,26 @@ export class PostgresRunStore implements RunStore {
     }
   }
 
+  /**
+   * Runs `work` in a transaction holding the append lock. Statements that lock many lease rows
+   * (renewals, unregistering) take it too, so they never wait in a cycle with an append holding
+   * some of those rows FOR SHARE (claims never wait: SKIP LOCKED).
+   */
+  private async underAppendLock<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`);
+      const out = await work(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw this.translate(e);
+    } finally {
+      client.release();
+    }
+  }
+
   // ---- session locks: run locks (studies) and worker liveness ----------------------------------
 
   /** The connection holding this process's session-level advisory locks (opened on first use). */
@@ -716,17 +736,21 @@ export class PostgresRunStore implements RunStore {
           .map((r) => ({ runId: r.run_id, caseIndex: r.case_index, worker, epoch: r.epoch }))
           .sort((a, b) => (a.runId === b.runId ? a.caseIndex - b.caseIndex : 0));
       },
-      async renew(worker, leaseSeconds) {
+      renew: async (worker, leaseSeconds) => {
         const lost = store.liveLost();
         if (lost) throw connectionError(store.location, lost);
-        const rows = (
-          await pool.query<{ run_id: string; case_index: number; epoch: number }>(
-            `WITH w AS (UPDATE workers SET heartbeat_at = now() WHERE worker = $1)
-             UPDATE leases SET expires_at = clock_timestamp() + make_interval(secs => $2) WHERE worker = $1
-             RETURNING run_id, case_index, epoch`,
-            [worker, leaseSeconds],
-          )
-        ).rows;
+        // Under the append lock: a renewal updates many lease rows, which appends hold FOR SHARE.
+        const rows = await this.underAppendLock(
+          async (client) =>
+            (
+              await client.query<{ run_id: string; case_index: number; epoch: number }>(
+                `WITH w AS (UPDATE workers SET heartbeat_at = now() WHERE worker = $1)
+                 UPDATE leases SET expires_at = clock_timestamp() + make_interval(secs => $2) WHERE worker = $1
+                 RETURNING run_id, case_index, epoch`,
+                [worker, leaseSeconds],
+              )
+            ).rows,
+        );
         return rows.map((r) => ({ runId: r.run_id, caseIndex: r.case_index, worker, epoch: r.epoch }));
       },
       async release(lease) {
@@ -735,12 +759,14 @@ export class PostgresRunStore implements RunStore {
           [lease.runId, lease.caseIndex, lease.worker, lease.epoch],
         );
       },
-      async unregister(worker) {
+      unregister: async (worker) => {
         if (!store.liveWorkers.delete(worker)) return;
-        await pool.query(
-          `WITH w AS (UPDATE workers SET stopped_at = now() WHERE worker = $1)
-           UPDATE leases SET worker = NULL, expires_at = NULL WHERE worker = $1`,
-          [worker],
+        await this.underAppendLock((client) =>
+          client.query(
+            `WITH w AS (UPDATE workers SET stopped_at = now() WHERE worker = $1)
+             UPDATE leases SET worker = NULL, expires_at = NULL WHERE worker = $1`,
+            [worker],
+          ),
         );
         await store
           .live()
