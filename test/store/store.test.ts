@@ -373,3 +373,22 @@ eachBackend(
   },
   'sqlite',
 );
+
+eachBackend('eventsAfter pages through every run in global id order', async (st) => {
+  await toyRun(st.location, { runId: 'a', cases: toyCases(2, 'ea') });
+  await toyRun(st.location, { runId: 'b', cases: toyCases(3, 'eb') });
+  const s = await openStore(st.location, { readonly: true });
+  const all = [...(await s.readEvents('a')), ...(await s.readEvents('b'))].sort((x, y) => x.id - y.id);
+  const paged: number[] = [];
+  for (let cursor = 0, page = await s.eventsAfter(0, 5); page.length; page = await s.eventsAfter(cursor, 5)) {
+    assert.ok(page.length <= 5);
+    paged.push(...page.map((e) => e.id));
+    cursor = page[page.length - 1].id;
+  }
+  assert.deepEqual(
+    paged,
+    all.map((e) => e.id),
+  );
+  assert.deepEqual(await s.eventsAfter(all[3].id, 2), all.slice(4, 6));
+  await s.close();
+});
