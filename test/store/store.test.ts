@@ -380,7 +380,10 @@ eachBackend('eventsAfter pages through every run in global id order', async (st)
   const s = await openStore(st.location, { readonly: true });
   const all = [...(await s.readEvents('a')), ...(await s.readEvents('b'))].sort((x, y) => x.id - y.id);
   const paged: number[] = [];
-  for (let cursor = 0, page = await s.eventsAfter(0, 5); page.length; page = await s.eventsAfter(cursor, 5)) {
+  let cursor = 0;
+  for (;;) {
+    const page = await s.eventsAfter(cursor, 5);
+    if (!page.length) break;
     assert.ok(page.length <= 5);
     paged.push(...page.map((e) => e.id));
     cursor = page[page.length - 1].id;
