@@ -11,7 +11,7 @@ import type { PromptVariant } from '../core/verify/types.ts';
 import type { HistoryWindow } from '../remedy/history-window.ts';
 import { bansFailedDrafts, policyName, POLICY_PRESETS } from '../remedy/revision-policy.ts';
 import { protocolName, type ProtocolConfig } from '../engine/protocol.ts';
-import { executeRun, type RunProgress, type RunResult } from '../engine/run.ts';
+import { executeRun, prepareRun, type RunProgress, type RunResult } from '../engine/run.ts';
 import { createModel } from '../models/index.ts';
 import type { ModelOptions } from '../models/options.ts';
 import { parseSpec } from '../models/spec.ts';
@@ -52,6 +52,14 @@ export interface RunCasesOptions {
   ifevalMode?: 'strict' | 'loose';
   /** Operational settings recorded with the session (never part of the plan). */
   sessionOptions?: Record<string, unknown>;
+  /**
+   * 0: plan the run (create it, or check the stored plan and reopen protocol-incomplete
+   * trajectories) without running anything, for `revloop worker` processes to run. 1 (default):
+   * this process runs it (on PostgreSQL as one worker among any others).
+   */
+  workers?: 0 | 1;
+  /** PostgreSQL: how long this process's claim on a trajectory lasts without renewal (default 60). */
+  leaseSeconds?: number;
   signal?: AbortSignal;
 }
 
@@ -81,6 +89,10 @@ export interface RunCasesHooks {
 export interface RunCasesOutcome {
   runId: string;
   simulated: boolean;
+  /** Planned only (workers: 0): nothing was run. */
+  planOnly: boolean;
+  /** Protocol-incomplete trajectories reopened for workers by this planning (PostgreSQL). */
+  reopened: number;
   result: RunResult;
   /** The run as the store lists it after this session. */
   summary: RunSummary;
@@ -168,7 +180,7 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
   try {
     const prior = await store.getRun(runId);
     let started = false;
-    const result = await executeRun({
+    const request = {
       store,
       runId,
       cases,
@@ -188,7 +200,8 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
       signal: o.signal,
       maxConsecutiveFailures: o.maxConsecutiveFailures ?? 3,
       sessionOptions: o.sessionOptions,
-      onProgress: (p) => {
+      leaseSeconds: o.leaseSeconds,
+      onProgress: (p: RunProgress) => {
         // Said once the plan is accepted (the first progress report), so a refused plan is never announced.
         if (!started) {
           started = true;
@@ -208,9 +221,25 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
         }
         hooks.onProgress?.(p);
       },
-    });
+    };
+    if (o.workers === 0) {
+      const prepared = await prepareRun(request);
+      const summary = (await store.getRun(runId))!.summary;
+      const progress: RunProgress = {
+        total: summary.cases,
+        skipped: summary.complete + summary.incomplete,
+        done: 0,
+        successes: summary.successes,
+        incomplete: 0,
+        rounds: 0,
+        startedAtMs: Date.now(),
+      };
+      const result: RunResult = { runId, resumed: !prepared.created, progress, stopped: null };
+      return { runId, simulated, planOnly: true, reopened: prepared.reopened, result, summary };
+    }
+    const result = await executeRun(request);
     const summary = (await store.getRun(runId))!.summary;
-    return { runId, simulated, result, summary };
+    return { runId, simulated, planOnly: false, reopened: 0, result, summary };
   } finally {
     await model.close?.();
     await store.close();

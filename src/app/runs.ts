@@ -2,13 +2,15 @@
 // runs. The store is opened read-only, so listing is safe while a run writes.
 import type { StudyRunRow } from '../studies/kit/study.ts';
 import { STUDIES, studyForKind } from '../studies/registry.ts';
-import { openStore, type RunStore, type RunSummary } from '../store/store.ts';
+import { openStore, type RunStore, type RunSummary, type WorkerInfo } from '../store/store.ts';
 
 export interface RunListing {
   /** One group per study with runs, in registry order. */
   groups: Array<{ study: string; title: string; columns: readonly string[]; runs: StudyRunRow[] }>;
   /** Runs of kinds no registered study owns (listed by their store summary only). */
   unknown: StudyRunRow[];
+  /** Workers sharing runs and the trajectories they hold (PostgreSQL; null on SQLite, which has none). */
+  workers: WorkerInfo[] | null;
 }
 
 export async function listRuns(store: string): Promise<RunListing> {
@@ -39,5 +41,6 @@ export async function describeStoreRuns(s: RunStore, summaries: readonly RunSumm
       cells: [],
       json: { ...r },
     }));
-  return { groups, unknown };
+  const workers = s.leases ? await s.leases.workers() : null;
+  return { groups, unknown, workers };
 }

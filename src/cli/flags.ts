@@ -152,3 +152,16 @@ export function modelOptionsFromFlags(flags: ModelFlags): ModelOptions {
   if (flags.label !== undefined) o.label = flags.label;
   return o;
 }
+
+// ---- the run store: the same flag on every command that takes one --------------------------------
+
+export const STORE_HELP = 'run store: a SQLite file, or postgres://user@host:port/db[?schema=name] (default: $REVLOOP_STORE, else runs.db)';
+
+/** `--store` (a SQLite path or a PostgreSQL URL), else $REVLOOP_STORE, else runs.db (or an error when `required` names the command). */
+export function storeFlag(value: string | undefined, required?: string, env: NodeJS.ProcessEnv = process.env): string {
+  const store = value ?? (env.REVLOOP_STORE || undefined);
+  if (store !== undefined) return store;
+  if (required)
+    throw new UsageError('--store', `${required}: --store <location> is required (a SQLite file or postgres://…; or set REVLOOP_STORE)`);
+  return 'runs.db';
+}

@@ -1,6 +1,7 @@
 // Public API of the revision engine (`revloop/engine`, docs/running.md): a whole run with plan,
 // resume and store (executeRun), one trajectory without a store (runTrajectory), the protocol and
-// history policies, the harness hooks (message policies, bans), and the replay audit of a stored run.
+// history policies, the harness hooks (message policies, bans), the replay audit of a stored run, and a
+// worker that shares a PostgreSQL run with others (runWorker).
 export { executeRun, type RunRequest, type RunResult, type RunProgress, type CaseSetInfo } from './run.ts';
 export {
   runTrajectory,
@@ -27,3 +28,4 @@ export {
   type ExchangeRecord,
 } from './harness.ts';
 export { auditRun, type AuditReport, type Discrepancy } from './audit.ts';
+export { runWorker, type WorkerOptions, type WorkerProgress, type WorkerResult } from './worker.ts';

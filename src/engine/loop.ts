@@ -7,6 +7,7 @@ import type { AttemptRecord, ChatMessage, Model } from '../models/types.ts';
 import type { RoundRecord } from '../store/types.ts';
 import { UserError } from '../core/errors.ts';
 import { pyStrip } from '../core/py/format.ts';
+import { ListHasher } from '../core/util/hash.ts';
 import type { ConstraintCase, Family } from '../core/verify/types.ts';
 import {
   banProviderNamed,
@@ -139,8 +140,17 @@ export type TrajectoryOutcome =
  */
 export function messagesSha256(messages: ChatMessage[]): string {
   const h = createHash('sha256').update('[');
-  for (let i = 0; i < messages.length; i++) h.update((i ? ',' : '') + JSON.stringify([messages[i].role, messages[i].content]));
+  for (let i = 0; i < messages.length; i++) h.update((i ? ',' : '') + serializeMessage(messages[i]));
   return h.update(']').digest('hex');
+}
+
+const serializeMessage = (m: ChatMessage) => JSON.stringify([m.role, m.content]);
+const sameMessage = (a: ChatMessage, b: ChatMessage) => a.role === b.role && a.content === b.content;
+
+/** messagesSha256 for the growing message lists of one trajectory (hashes only what each round adds). */
+export function messagesHasher(): (messages: ChatMessage[]) => string {
+  const hasher = new ListHasher<ChatMessage>(serializeMessage, sameMessage);
+  return (messages) => hasher.digest(messages);
 }
 
 /** The stop rule: stop at the first joint success, or after revision `budget`. */
@@ -205,6 +215,7 @@ export async function runTrajectory(
   }
   const initialPrompt = job.family.initialPrompt(job.case, protocol.variant);
   const maxTokens = job.family.maxNewTokens(job.case);
+  const hashMessages = messagesHasher();
 
   /** The messages (and bans) of one revision, from the rounds accepted so far. */
   const prepare = (revision: number): { messages: ChatMessage[]; start: AttemptStart } => {
@@ -222,7 +233,7 @@ export async function runTrajectory(
     const bannedSequences = banned && banned.length ? banned : undefined;
     return {
       messages,
-      start: { revision, messagesSha256: messagesSha256(messages), messageCount: messages.length, maxTokens, bannedSequences },
+      start: { revision, messagesSha256: hashMessages(messages), messageCount: messages.length, maxTokens, bannedSequences },
     };
   };
 

@@ -9,23 +9,33 @@
 import type { AcceptedRound, AttemptStart, GuardStop, NumberedAttempt, StopReason, TrajectorySink } from './loop.ts';
 import type { AttemptRecord } from '../models/types.ts';
 import type { NewEvent } from '../store/events.ts';
-import type { RunStore } from '../store/store.ts';
+import type { AppendOptions, Lease, RunStore } from '../store/store.ts';
 
 export class StoreRecorder implements TrajectorySink {
   /** Set when the run is stopping: late callbacks from abandoned calls are not recorded. */
   closed = false;
 
+  /** Every write carries the lease (when there is one): the store refuses it once the lease is taken over. */
+  private readonly options: AppendOptions;
+
   constructor(
     private readonly store: RunStore,
     private readonly runId: string,
     private readonly caseIndex: number,
-  ) {}
+    lease?: Lease,
+  ) {
+    this.options = lease ? { lease } : {};
+  }
 
   /** Writes still in flight (failed attempts are reported from inside a generation, which cannot wait). */
   private pending: Array<Promise<void>> = [];
 
   private write(events: NewEvent[]): void {
-    if (!this.closed) this.pending.push(this.store.appendSoon(this.runId, events));
+    if (this.closed) return;
+    const written = this.store.appendSoon(this.runId, events, this.options);
+    // Awaited by the next settle(); a trajectory abandoned before that must not leave it unhandled.
+    written.catch(() => undefined);
+    this.pending.push(written);
   }
 
   /** Resolves once every earlier write is committed (rejects with the first failure). */
@@ -37,7 +47,7 @@ export class StoreRecorder implements TrajectorySink {
 
   /** Resolves once the events are committed (group commit). */
   private writeSoon(events: NewEvent[]): Promise<void> {
-    return this.closed ? Promise.resolve() : this.store.appendSoon(this.runId, events);
+    return this.closed ? Promise.resolve() : this.store.appendSoon(this.runId, events, this.options);
   }
 
   private started(s: AttemptStart): NewEvent {
@@ -87,9 +97,7 @@ export class StoreRecorder implements TrajectorySink {
         payload: { stop, rounds: round.revision + 1, final_joint: round.joint, ...(detail !== undefined ? { detail } : {}) },
       });
     } else if (next) events.push(this.started(next));
-    const committed = this.writeSoon(events);
-    await this.settle();
-    await committed;
+    await Promise.all([this.settle(), this.writeSoon(events)]);
   }
 
   /** A guard ended the trajectory before this session's first generation (after `rounds` rounds). */

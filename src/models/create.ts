@@ -121,21 +121,12 @@ export async function createHttpModel(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<OpenAICompatibleModel> {
   const config = httpConfig(parsed, options, env);
-  const sdk = await import('openai');
-  const client = new sdk.default({
-    apiKey: config.apiKey ?? 'no-key',
-    baseURL: config.baseUrl,
-    maxRetries: 0,
-    timeout: config.timeoutMs,
-    // Without a key (local servers), send no Authorization header at all.
-    ...(config.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
-  });
   if (config.vllm) {
     const { VllmModel } = await import('./http/vllm.ts');
-    return new VllmModel(config, client, sdk);
+    return new VllmModel(config);
   }
   const { OpenAICompatibleModel } = await import('./http/openai-compatible.ts');
-  return new OpenAICompatibleModel(config, client, sdk);
+  return new OpenAICompatibleModel(config);
 }
 
 interface GgufModule {

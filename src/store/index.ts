@@ -1,9 +1,19 @@
 // Public API of the run store (`revloop/store`, docs/store.md): open a store, read runs, their
-// events, plans and trajectories (reduced from the events), and check a run's hash chain. Studies
+// events, plans and trajectories (reduced from the events), check a run's hash chain, and copy runs
+// between stores (SQLite files and PostgreSQL URLs). Studies
 // write through the kit in store/study-runs.ts, which stays inside the repository.
 export {
   openStore,
+  withStore,
+  isPostgresLocation,
+  redactLocation,
   SimulatedCrash,
+  LeaseLostError,
+  RunExistsError,
+  type Lease,
+  type LeaseSupport,
+  type WorkerInfo,
+  type AppendOptions,
   type RunStore,
   type StoreOptions,
   type ReadEventsOptions,
@@ -17,3 +27,4 @@ export type { NewEvent, StoredEvent, EventType, EventPayloads, RunPlannedPayload
 export type { Plan, RunPlan, StudyPlan } from './plan.ts';
 export type { ReducedRun } from './reduce.ts';
 export { verifyChain, type EventRow, type ChainProblem } from './chain.ts';
+export { copyRuns, type CopiedRun, type CopyOptions } from './copy.ts';

@@ -7,6 +7,8 @@ import { register as cases } from './cases.ts';
 import { register as run } from './run.ts';
 import { register as comparePolicies } from './compare-policies.ts';
 import { register as runs } from './runs.ts';
+import { register as worker } from './worker.ts';
+import { register as store } from './store.ts';
 import { register as audit } from './audit.ts';
 import { register as exportRun } from './export.ts';
 import { register as importTrajectories } from './import-trajectories.ts';
@@ -26,7 +28,9 @@ export const COMMANDS: Array<(program: Command) => void> = [
   cases,
   run,
   comparePolicies,
+  worker,
   runs,
+  store,
   audit,
   exportRun,
   importTrajectories,

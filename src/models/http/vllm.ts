@@ -7,7 +7,6 @@
 //      prompt_logprobs: 1} → the log-probability and rank of every prompt token; the continuation
 //      positions are summed. Rank 1 = the argmax (for is_greedy).
 // Token-id prompts avoid re-tokenising the seam between template and candidate.
-import type OpenAI from 'openai';
 import type { AttemptRecord, ChatMessage, ScoreResult } from '../types.ts';
 import type {
   BackendInfoModel,
@@ -46,8 +45,8 @@ export class VllmModel
 {
   declare readonly capabilities: CapabilitiesWith<'score' | 'tokenize' | 'ban' | 'stopTokens' | 'info'>;
 
-  constructor(config: HttpModelConfig, client: OpenAI, sdk: typeof import('openai')) {
-    super({ ...config, vllm: true }, client, sdk, { score: true, tokenize: true });
+  constructor(config: HttpModelConfig) {
+    super({ ...config, vllm: true }, { score: true, tokenize: true });
   }
 
   score(context: readonly ChatMessage[], continuation: string): Promise<ScoreResult> {

@@ -9,12 +9,16 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { RunLockedError, StoreError, UserError, NotFoundError } from '../../core/errors.ts';
 import { processAlive } from '../../core/util/process-alive.ts';
-import { eventHash, GENESIS_HASH, rowToEvent, type EventRow } from '../chain.ts';
+import { checkCopiedRows, eventHash, GENESIS_HASH, rowToEvent, type EventRow } from '../chain.ts';
 import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent, type TrajectoryRunPlanned } from '../events.ts';
 import { isTrajectoryPlan } from '../plan.ts';
+import { PlanCache } from '../plan-cache.ts';
 import { initialTrajectory, reduceRun, type ReducedRun } from '../reduce.ts';
+import { deriveChanges } from '../derive.ts';
 import {
+  RunExistsError,
   SimulatedCrash,
+  type AppendOptions,
   type MaterializedRun,
   type ReadEventsOptions,
   type RunInfo,
@@ -46,9 +50,6 @@ interface QueuedGroup extends AppendGroup {
 }
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
-
-/** Plans kept parsed per open store (see plannedCache). */
-const PLANS_CACHED = 8;
 
 /**
  * A read-only open of a brand-new, still empty database file: another process has just created it
@@ -172,15 +173,12 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
 
 export class SqliteRunStore implements RunStore {
   readonly readonly: boolean;
+  /** One writing process per run (run_locks): no leases. */
+  readonly leases = null;
   private readonly clock: () => string;
   private appends = 0;
   private dead = false;
-  /**
-   * Recently read plans (a paper-size plan with its frozen cases is a few MB), least recently used
-   * first: bounded, so a long-lived reader of a store with many runs (the viewer) does not hold
-   * every plan it ever read.
-   */
-  private readonly plannedCache = new Map<string, RunPlannedPayload>();
+  private readonly plannedCache = new PlanCache();
   private readonly stmt: Record<string, Database.Statement>;
   /**
    * The last committed (seq, hash) of each run this store appended to, so an append need not read
@@ -225,15 +223,17 @@ export class SqliteRunStore implements RunStore {
             insertTrajectory: p(
               "INSERT OR REPLACE INTO trajectories (run_id, case_index, case_id, status, reason, n_rounds, final_joint, attempts_started, attempts_finished, attempts_failed) VALUES (?, ?, ?, 'pending', NULL, 0, NULL, 0, 0, 0)",
             ),
-            attemptStarted: p('UPDATE trajectories SET attempts_started = attempts_started + 1 WHERE run_id = ? AND case_index = ?'),
-            attemptFinished: p(
-              'UPDATE trajectories SET attempts_finished = attempts_finished + 1, attempts_failed = attempts_failed + ? WHERE run_id = ? AND case_index = ?',
-            ),
             insertRound: p(
               'INSERT OR REPLACE INTO rounds (run_id, case_index, revision, text, state, energy, joint, feedback) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
             ),
-            roundAdded: p('UPDATE trajectories SET n_rounds = n_rounds + 1, final_joint = ? WHERE run_id = ? AND case_index = ?'),
-            setStatus: p('UPDATE trajectories SET status = ?, reason = ? WHERE run_id = ? AND case_index = ?'),
+            // One trajectory's changes in one batch (src/store/derive.ts): counters, rounds, final joint, status.
+            applyDelta: p(
+              `UPDATE trajectories SET attempts_started = attempts_started + @started, attempts_finished = attempts_finished + @finished,
+                 attempts_failed = attempts_failed + @failed, n_rounds = n_rounds + @rounds,
+                 final_joint = CASE WHEN @rounds > 0 THEN @finalJoint ELSE final_joint END,
+                 status = coalesce(@status, status), reason = CASE WHEN @status IS NULL THEN reason ELSE @reason END
+               WHERE run_id = @runId AND case_index = @caseIndex`,
+            ),
           }),
     };
     if (!this.readonly) this.commitTx = db.transaction(this.commitInTransaction.bind(this)).immediate;
@@ -257,8 +257,53 @@ export class SqliteRunStore implements RunStore {
 
   // ---- writing -------------------------------------------------------------------------------
 
-  async append(runId: string, events: readonly NewEvent[]): Promise<StoredEvent[]> {
+  async append(runId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<StoredEvent[]> {
+    this.refuseLease(options);
+    if (options?.ifStatus) {
+      const wanted = options.ifStatus;
+      this.flushSync();
+      // One writer per run: the status read now holds until the append (same synchronous turn).
+      const row = this.db
+        .prepare('SELECT status FROM trajectories WHERE run_id = ? AND case_index = ?')
+        .get(runId, events[0]?.caseIndex ?? -1) as { status: string } | undefined;
+      if (row?.status !== wanted) return [];
+    }
     return this.appendSync(runId, events);
+  }
+
+  /** SQLite has one writer per run and no leases: a leased write is a programming error. */
+  private refuseLease(options?: AppendOptions): void {
+    if (options?.lease) throw new StoreError(this.location, 'other', `${this.location}: SQLite stores have no leases (one writer per run)`);
+  }
+
+  async appendRows(runId: string, rows: readonly EventRow[]): Promise<void> {
+    if (this.readonly) throw new StoreError(this.location, 'readonly', `${this.location}: store opened read-only`);
+    this.flushSync();
+    this.heads.delete(runId);
+    this.db
+      .transaction(() => {
+        const head = this.stmt.lastEvent.get(runId) as ChainHead | undefined;
+        checkCopiedRows(runId, head ?? null, rows, this.location);
+        const events: StoredEvent[] = [];
+        for (const r of rows) {
+          const e = rowToEvent(r);
+          const info = this.stmt.insertEvent.run(
+            runId,
+            r.seq,
+            r.type,
+            r.case_index,
+            r.revision,
+            r.at,
+            r.payload,
+            r.prev_hash,
+            r.hash,
+            eventKey(e),
+          );
+          events.push({ ...e, id: Number(info.lastInsertRowid) });
+        }
+        this.materialize(events);
+      })
+      .immediate();
   }
 
   /** `append`, synchronously (SQLite only). */
@@ -267,8 +312,9 @@ export class SqliteRunStore implements RunStore {
     return this.commitGroups([{ runId, events }])[0];
   }
 
-  appendSoon(runId: string, events: readonly NewEvent[]): Promise<void> {
+  appendSoon(runId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<void> {
     if (this.dead) return Promise.reject(new SimulatedCrash());
+    if (options?.lease || options?.ifStatus) return this.append(runId, events, options).then(() => undefined);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ runId, events, resolve, reject });
       if (!this.flushScheduled) {
@@ -352,7 +398,6 @@ export class SqliteRunStore implements RunStore {
 
   /** The body of a commit (runs inside BEGIN IMMEDIATE … COMMIT); `heads` is updated as it goes. */
   private commitInTransaction(groups: readonly AppendGroup[], heads: Map<string, ChainHead>): StoredEvent[][] {
-    const touched = new Map<string, string>();
     const all = groups.map(({ runId, events }) => {
       const last = heads.get(runId) ?? (this.stmt.lastEvent.get(runId) as ChainHead | undefined);
       let seq = last?.seq ?? 0;
@@ -360,6 +405,8 @@ export class SqliteRunStore implements RunStore {
       const out: StoredEvent[] = [];
       for (const e of events) {
         if (seq === 0 && e.type !== 'run_planned') throw new Error(`run ${runId}: the first event must be run_planned`);
+        // A run has one plan: a second run_planned (two planners racing) is refused whole.
+        if (seq > 0 && e.type === 'run_planned') throw new RunExistsError(runId, this.location);
         seq++;
         const at = this.clock();
         const payload = JSON.stringify(e.payload);
@@ -367,69 +414,57 @@ export class SqliteRunStore implements RunStore {
         const revision = e.revision ?? null;
         const hash = eventHash(prev, runId, seq, e.type, caseIndex, revision, at, payload);
         const info = this.stmt.insertEvent.run(runId, seq, e.type, caseIndex, revision, at, payload, prev, hash, eventKey(e));
-        const ev = { ...e, id: Number(info.lastInsertRowid), runId, seq, at, caseIndex, revision, prevHash: prev, hash } as StoredEvent;
-        this.materialize(ev);
-        out.push(ev);
+        out.push({ ...e, id: Number(info.lastInsertRowid), runId, seq, at, caseIndex, revision, prevHash: prev, hash } as StoredEvent);
         prev = hash;
       }
       heads.set(runId, { seq, hash: prev });
-      if (out.length) touched.set(runId, out[out.length - 1].at);
       return out;
     });
-    for (const [runId, at] of touched) this.stmt.touchRun.run(at, runId);
+    this.materialize(all.length === 1 ? all[0] : all.flat());
     return all;
   }
 
-  /** Updates the derived tables for one event (inside the append transaction). */
-  private materialize(e: StoredEvent): void {
+  /** Updates the derived tables for events appended in this order (inside the append transaction). */
+  private materialize(events: readonly StoredEvent[]): void {
     const s = this.stmt;
-    switch (e.type) {
-      case 'run_planned': {
-        const p = e.payload;
-        this.cachePlanned(e.runId, p);
-        const plan = p.plan;
-        const [budget, protocol] = isTrajectoryPlan(plan) ? [plan.protocol.budget, plan.protocol.name] : [0, plan.kind];
-        s.insertRun.run(
-          e.runId,
-          plan.kind,
-          plan.controller.label,
-          plan.controller.spec,
-          plan.controller.simulated ? 1 : 0,
-          budget,
-          protocol,
-          p.plan_sha256,
-          p.cases.length,
-          e.at,
-          e.at,
-        );
-        p.cases.forEach((c, i) => s.insertTrajectory.run(e.runId, i, c.id));
-        break;
-      }
-      case 'attempt_started':
-        s.attemptStarted.run(e.runId, e.caseIndex);
-        break;
-      case 'attempt_finished':
-        s.attemptFinished.run(e.payload.record.ok ? 0 : 1, e.runId, e.caseIndex);
-        break;
-      case 'draft_accepted': {
-        const p = e.payload;
-        s.insertRound.run(e.runId, e.caseIndex, e.revision, p.text, JSON.stringify(p.state), p.energy, p.joint ? 1 : 0, p.feedback);
-        s.roundAdded.run(p.joint ? 1 : 0, e.runId, e.caseIndex);
-        break;
-      }
-      case 'trajectory_completed':
-        // A complete trajectory's reason is its termination when it ended before the stop rule.
-        s.setStatus.run('complete', e.payload.stop === 'context_limit' ? 'context_limit' : null, e.runId, e.caseIndex);
-        break;
-      case 'trajectory_incomplete':
-        s.setStatus.run('incomplete', e.payload.reason, e.runId, e.caseIndex);
-        break;
-      case 'trajectory_reopened':
-        s.setStatus.run('pending', null, e.runId, e.caseIndex);
-        break;
-      default:
-        break;
+    const c = deriveChanges(events);
+    for (const [runId, p] of c.planned) this.plannedCache.set(runId, p);
+    for (const p of c.plans) {
+      s.insertRun.run(
+        p.runId,
+        p.kind,
+        p.controller,
+        p.modelSpec,
+        p.simulated ? 1 : 0,
+        p.budget,
+        p.protocol,
+        p.planSha256,
+        p.caseIds.length,
+        p.at,
+        p.at,
+      );
+      p.caseIds.forEach((id, i) => s.insertTrajectory.run(p.runId, i, id));
     }
+    const [rRun, rCase, rRev, rText, rState, rEnergy, rJoint, rFeedback] = c.rounds;
+    for (let i = 0; i < rRun.length; i++)
+      s.insertRound.run(rRun[i], rCase[i], rRev[i], rText[i], rState[i], rEnergy[i], rJoint[i] ? 1 : 0, rFeedback[i]);
+    const [dRun, dCase, started, finished, failed, rounds, finalJoint, status, reason] = c.deltas;
+    for (let i = 0; i < dRun.length; i++) {
+      const joint = finalJoint[i];
+      s.applyDelta.run({
+        runId: dRun[i],
+        caseIndex: dCase[i],
+        started: started[i],
+        finished: finished[i],
+        failed: failed[i],
+        rounds: rounds[i],
+        finalJoint: joint === null ? null : joint ? 1 : 0,
+        status: status[i],
+        reason: reason[i],
+      });
+    }
+    const [tRun, tAt] = c.touched;
+    for (let i = 0; i < tRun.length; i++) s.touchRun.run(tAt[i], tRun[i]);
   }
 
   async rebuild(runId?: string): Promise<void> {
@@ -438,19 +473,14 @@ export class SqliteRunStore implements RunStore {
       .transaction(() => {
         for (const id of ids) {
           for (const t of DERIVED_TABLES) this.db.prepare(`DELETE FROM ${t} WHERE run_id = ?`).run(id);
-          for (const e of this.readEventsSync(id)) this.materialize(e);
-          const last = this.stmt.lastEvent.get(id) as { seq: number } | undefined;
-          if (last) {
-            const at = (this.db.prepare('SELECT at FROM events WHERE run_id = ? AND seq = ?').get(id, last.seq) as { at: string }).at;
-            this.stmt.touchRun.run(at, id);
-          }
+          this.materialize(this.readEventsSync(id));
         }
       })
       .immediate();
   }
 
   async createRun(runId: string, planned: RunPlannedPayload, seed: readonly NewEvent[] = []): Promise<void> {
-    if (this.getPlannedSync(runId)) throw new UserError(`run '${runId}' already exists in ${this.location}`);
+    if (this.getPlannedSync(runId)) throw new RunExistsError(runId, this.location);
     this.appendSync(runId, [{ type: 'run_planned', payload: planned }, ...seed]);
   }
 
@@ -502,22 +532,12 @@ export class SqliteRunStore implements RunStore {
 
   private getPlannedSync(runId: string): RunPlannedPayload | null {
     const cached = this.plannedCache.get(runId);
-    if (cached) {
-      this.plannedCache.delete(runId);
-      this.plannedCache.set(runId, cached);
-      return cached;
-    }
+    if (cached) return cached;
     const row = this.stmt.planned.get(runId) as EventRow | undefined;
     if (!row) return null;
     const p = JSON.parse(row.payload) as RunPlannedPayload;
-    this.cachePlanned(runId, p);
-    return p;
-  }
-
-  private cachePlanned(runId: string, p: RunPlannedPayload): void {
-    this.plannedCache.delete(runId);
     this.plannedCache.set(runId, p);
-    while (this.plannedCache.size > PLANS_CACHED) this.plannedCache.delete(this.plannedCache.keys().next().value as string);
+    return p;
   }
 
   async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<StoredEvent[]> {
@@ -624,14 +644,22 @@ export class SqliteRunStore implements RunStore {
     };
   }
 
-  async loadTrajectories(runIds?: readonly string[], options: { from?: 'tables' | 'events' } = {}): Promise<TrajectoryRecord[]> {
+  async loadTrajectories(
+    runIds?: readonly string[],
+    options: { from?: 'tables' | 'events'; cases?: readonly number[] } = {},
+  ): Promise<TrajectoryRecord[]> {
     const ids = runIds ?? this.runIdsSync();
     const out: TrajectoryRecord[] = [];
     for (const id of ids) {
       if (!this.getPlannedSync(id))
         throw new NotFoundError('run', id, `run '${id}' not found in ${this.location} (see \`revloop runs --store ${this.location}\`)`);
-      if (options.from === 'events') out.push(...(reduceRun(this.readEventsSync(id))?.trajectories ?? []));
-      else out.push(...this.materializedSync(id).trajectories);
+      let ts =
+        options.from === 'events' ? (reduceRun(this.readEventsSync(id))?.trajectories ?? []) : this.materializedSync(id).trajectories;
+      if (options.cases) {
+        const wanted = new Set(options.cases);
+        ts = ts.filter((t) => wanted.has(t.caseIndex));
+      }
+      out.push(...ts);
     }
     return out;
   }

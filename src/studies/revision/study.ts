@@ -96,7 +96,7 @@ export const revisionStudy: Study<RevisionAnalysis> = {
           // The rate over finished trajectories: an interrupted run's pending ones are not failures.
           shareOf(r.successes, r.complete),
           String(r.incomplete),
-          String(r.pending),
+          r.leased ? `${r.pending} (${r.leased} leased)` : String(r.pending),
           String(r.rounds),
           String(r.failedAttempts),
           shortTime(r.updatedAt),
