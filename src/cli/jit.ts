@@ -14,5 +14,5 @@ export const BATCH_V8_FLAGS = ['--interrupt-budget=300000', '--max-inlined-bytec
 /** Applies BATCH_V8_FLAGS unless REVLOOP_V8_TUNING=0; call before the batch's code first runs. */
 export function tuneV8ForBatch(): void {
   if (process.env.REVLOOP_V8_TUNING === '0') return;
-  for (const flag of BATCH_V8_FLAGS) setFlagsFromString(flag);
+  setFlagsFromString(BATCH_V8_FLAGS.join(' '));
 }
