@@ -1,13 +1,14 @@
 // Whole-process verification, side by side: the Python + NLTK reference (scripts/verify-reference.py,
-// Debian's python3-nltk) against `revloop verify --jsonl IN -o OUT`, through the compiled CLI (dist/)
-// and through tsx (bin/revloop.mjs in a checkout), on the messy model-output input of
-// bench/messy-outputs.ts. Every command is a fresh process, timed from spawn to exit (wall) and by
+// Debian's python3-nltk) against `revloop verify --jsonl IN -o OUT` as `npx revloop` runs it
+// (bin/revloop.mjs: the compiled CLI in dist/, built here if stale), also with V8's default JIT
+// settings (REVLOOP_V8_TUNING=0, src/cli/jit.ts) and through tsx (the sources, `npm run dev`), on the
+// messy model-output input of bench/messy-outputs.ts. Every command is a fresh process, timed from spawn to exit (wall) and by
 // its CPU time (user + system, from /usr/bin/time when present); rounds alternate the commands so
 // load from other work on the machine hits them alike. Every output must be byte-identical to
 // Python's, or the script exits 1.
 //
 //   npx tsx bench/verify-e2e.ts [--rounds 3] [--rows 11500] [--seed 13] [--targets shared|synthetic]
-//                               [--jobs default,1,2] [--no-tsx] [--python /usr/bin/python3]
+//                               [--jobs default,1,2] [--no-tsx] [--no-v8-defaults] [--python /usr/bin/python3]
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +32,7 @@ const targets = arg('--targets', 'shared') as TargetSource;
 const jobsList = arg('--jobs', 'default,1,2').split(',').filter(Boolean);
 const python = arg('--python', '/usr/bin/python3');
 const withTsx = !argv.includes('--no-tsx');
+const withV8Defaults = !argv.includes('--no-v8-defaults');
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 
 mkdirSync(OUT, { recursive: true });
@@ -45,27 +47,38 @@ if (build.status !== 0) process.exit(build.status ?? 1);
 interface Command {
   label: string;
   argv: string[];
+  env: NodeJS.ProcessEnv;
   walls: number[];
   cpus: number[];
   out: string;
 }
 
 const commands: Command[] = [];
-const add = (label: string, args: string[], out: string) => commands.push({ label, argv: args, walls: [], cpus: [], out });
+const add = (label: string, args: string[], out: string, env: NodeJS.ProcessEnv = {}) =>
+  commands.push({ label, argv: args, env, walls: [], cpus: [], out });
+const BIN = join(ROOT, 'bin', 'revloop.mjs');
 const pyOut = join(OUT, 'e2e-python.jsonl');
 add('python + NLTK (reference)', [python, join(ROOT, 'scripts', 'verify-reference.py'), input, '-o', pyOut], pyOut);
 for (const jobs of jobsList) {
   const out = join(OUT, `e2e-dist-${jobs}.jsonl`);
   const extra = jobs === 'default' ? [] : ['--jobs', jobs];
   add(
-    `revloop dist/${jobs === 'default' ? ' (default jobs)' : ` --jobs ${jobs}`}`,
-    [process.execPath, join(ROOT, 'bench', 'revloop-dist.mjs'), 'verify', '--jsonl', input, '-o', out, ...extra],
+    `revloop${jobs === 'default' ? ' (default jobs)' : ` --jobs ${jobs}`}`,
+    [process.execPath, BIN, 'verify', '--jsonl', input, '-o', out, ...extra],
     out,
   );
 }
+if (withV8Defaults) {
+  const out = join(OUT, 'e2e-v8-defaults.jsonl');
+  add('… V8 defaults (--jobs 1)', [process.execPath, BIN, 'verify', '--jsonl', input, '-o', out, '--jobs', '1'], out, {
+    REVLOOP_V8_TUNING: '0',
+  });
+}
 if (withTsx) {
   const out = join(OUT, 'e2e-tsx.jsonl');
-  add('revloop via tsx (npx revloop)', [process.execPath, join(ROOT, 'bin', 'revloop.mjs'), 'verify', '--jsonl', input, '-o', out], out);
+  add('… via tsx (--jobs 1)', [process.execPath, BIN, 'verify', '--jsonl', input, '-o', out, '--jobs', '1'], out, {
+    REVLOOP_FROM_SOURCE: '1',
+  });
 }
 
 function run(c: Command): void {
@@ -73,10 +86,16 @@ function run(c: Command): void {
   const timeFile = join(OUT, 'e2e-time.txt');
   const full = TIME ? [TIME, '-f', '%U %S', '-o', timeFile, ...c.argv] : c.argv;
   const t0 = performance.now();
-  const r = spawnSync(full[0], full.slice(1), { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const env = { ...process.env, ...c.env };
+  if (!('REVLOOP_FROM_SOURCE' in c.env)) delete env.REVLOOP_FROM_SOURCE;
+  const r = spawnSync(full[0], full.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   const wall = (performance.now() - t0) / 1000;
   if (r.status !== 0) {
     process.stderr.write(`${c.label}: exit ${r.status ?? r.signal}\n${r.stderr}`);
+    process.exit(1);
+  }
+  if (/revloop: dist\/ is (stale|missing)/.test(String(r.stderr))) {
+    process.stderr.write(`${c.label}: the launcher ran the sources, not dist/:\n${r.stderr}`);
     process.exit(1);
   }
   c.walls.push(wall);

@@ -7,7 +7,7 @@
 //   long    the other COLLIE structures (c01 c02 c03 c04 c06a c08 c11 c14) and IFEval (all 541 prompts of
 //           ../shared/data/ifeval/input_data.jsonl) on long outputs: each text is a witness followed by
 //           other witnesses until it has at least 8,000 characters.
-// Run: npx tsx bench/verify.ts [--seconds S] [--input collie|messy|long|all]
+// Run: npx tsx bench/verify.ts [--seconds S] [--input collie|messy|both|long|all] (default both)
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { sharedDataFile } from '../src/core/util/shared-data.ts';
@@ -33,8 +33,8 @@ const secondsArg = process.argv.indexOf('--seconds');
 const minSeconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 3;
 const inputArg = process.argv.indexOf('--input');
 const which = inputArg > 0 ? process.argv[inputArg + 1] : 'both';
-if (!['collie', 'messy', 'both'].includes(which)) {
-  console.error(`bench/verify: --input must be collie, messy or both, got ${which}`);
+if (!['collie', 'messy', 'both', 'long', 'all'].includes(which)) {
+  console.error(`bench/verify: --input must be collie, messy, both, long or all, got ${which}`);
   process.exit(2);
 }
 

@@ -1,12 +1,32 @@
 #!/usr/bin/env node
-// Launcher. In a checkout (src/ present) it runs the TypeScript CLI through tsx, so `npx revloop`
-// works right after `npm ci` and never runs a stale build. An installed package ships dist/ and
-// no src/, and runs the compiled CLI — the same modules `import 'revloop/…'` loads.
+// Launcher: runs the compiled CLI (dist/cli/main.js). An installed package ships dist/ and no src/.
+// In a checkout (src/ present), `npm ci` builds dist/ (the prepare script), and dist/ runs only when
+// it was built from the sources as they are now (the content hash scripts/build.mjs stamps into it);
+// otherwise the sources run through tsx, with a note on standard error saying why start-up is slow
+// and how to fix it. A stale build never runs. REVLOOP_FROM_SOURCE=1 (`npm run dev -- …`) runs the
+// sources without the note. Why not rebuild here: a build takes 10–25 s on a busy machine, would
+// stall the first command after every edit, and concurrent commands would race to rebuild.
 import { existsSync } from 'node:fs';
 
-const source = new URL('../src/cli/main.ts', import.meta.url);
+const root = new URL('..', import.meta.url);
+const source = new URL('src/cli/main.ts', root);
+
+async function fromSource() {
+  if (!existsSync(source)) return false;
+  if (process.env.REVLOOP_FROM_SOURCE === '1') return true;
+  const { distState } = await import(new URL('scripts/build.mjs', root).href);
+  const state = distState();
+  if (state === 'current') return false;
+  process.stderr.write(
+    `revloop: dist/ is ${state === 'missing' ? 'missing' : 'stale (the sources changed since it was built)'}, so this runs the ` +
+      'sources through tsx, which starts slower. Run `npm run build` to compile them (or `npm run dev -- …` to run ' +
+      'the sources without this note).\n',
+  );
+  return true;
+}
+
 let main;
-if (existsSync(source)) {
+if (await fromSource()) {
   const { register } = await import('tsx/esm/api');
   register();
   ({ main } = await import(source.href));

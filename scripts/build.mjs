@@ -9,6 +9,9 @@
 //   node scripts/build.mjs --prepare    npm's prepare hook (npm ci, npm install, git-URL installs):
 //                                       --if-stale, and only a note when TypeScript is not installed
 //
+// bin/revloop.mjs asks distState() at every start in a checkout: it runs dist/ only when dist/ was
+// built from the sources as they are now (docs/library.md "The revloop command").
+//
 // The build goes to a fresh folder (node_modules/.cache/revloop-build/) and replaces dist/ when it
 // is complete, so an interrupted or failed build never leaves a half-written dist/ behind.
 import { createHash } from 'node:crypto';
@@ -37,29 +40,66 @@ export const RUNTIME_ASSETS = [
   'core/verify/ifeval/langdetect/data.json.gz',
 ];
 
-/** Inputs that determine dist/: the sources, the compiler settings, this script, the compiler version. */
-function inputFiles() {
+const FIXED_INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
+
+/**
+ * Inputs that determine dist/: the sources, the compiler settings, this script (and the compiler
+ * version, which sourceHash adds). With `folders`, the source folders are listed too (for inputStats).
+ */
+function inputFiles(folders = null) {
   const out = [];
   const walk = (dir) => {
-    for (const name of readdirSync(dir).sort()) {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
+    folders?.push(dir);
+    const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
       else out.push(p);
     }
   };
   walk(join(ROOT, 'src'));
-  for (const f of ['tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs']) out.push(join(ROOT, f));
+  for (const f of FIXED_INPUTS) out.push(join(ROOT, f));
   return out;
 }
+
+const rel = (p) => relative(ROOT, p).split(sep).join('/');
 
 /** SHA-256 over every input's path and bytes (content, not mtimes: a fresh clone is not "newer"). */
 export function sourceHash(typescriptVersion) {
   const h = createHash('sha256').update(`typescript ${typescriptVersion}\n`);
   for (const f of inputFiles())
-    h.update(`${relative(ROOT, f).split(sep).join('/')}\n`)
+    h.update(`${rel(f)}\n`)
       .update(readFileSync(f))
       .update('\n');
   return h.digest('hex');
+}
+
+/**
+ * mtime and size of every input file, and mtime of every source folder (a file added, removed or
+ * renamed changes its folder's mtime). Taken before the sources are hashed, so an edit made while
+ * they are read shows as a difference.
+ */
+function inputStats() {
+  const folders = [];
+  const files = inputFiles(folders);
+  const stats = {};
+  for (const d of folders) stats[`${rel(d)}/`] = statSync(d).mtimeMs;
+  for (const f of files) {
+    const st = statSync(f);
+    stats[rel(f)] = [st.mtimeMs, st.size];
+  }
+  return stats;
+}
+
+/** True when every recorded input still has its recorded mtime (and size): about 300 stat calls, no reads. */
+function unchangedSince(stats) {
+  if (!stats || typeof stats !== 'object') return false;
+  for (const [path, want] of Object.entries(stats)) {
+    const st = statSync(join(ROOT, path), { throwIfNoEntry: false });
+    if (!st) return false;
+    if (path.endsWith('/') ? st.mtimeMs !== want : st.mtimeMs !== want[0] || st.size !== want[1]) return false;
+  }
+  return true;
 }
 
 function typescript() {
@@ -72,12 +112,39 @@ function typescript() {
   }
 }
 
-function builtHash() {
+function buildInfo() {
   try {
-    return JSON.parse(readFileSync(join(DIST, INFO), 'utf8')).sources;
+    return JSON.parse(readFileSync(join(DIST, INFO), 'utf8'));
   } catch {
     return null;
   }
+}
+
+function writeBuildInfo(dir, info) {
+  const tmp = join(dir, `${INFO}.${process.pid}`);
+  writeFileSync(tmp, JSON.stringify(info) + '\n');
+  renameSync(tmp, join(dir, INFO));
+}
+
+/**
+ * Whether dist/ holds the compiled form of the sources as they are now: 'current', 'stale' (built
+ * from other sources) or 'missing'. Fast path: no input's mtime or size changed since the build
+ * (a few ms). Otherwise the content hash decides (taken with the TypeScript version that built
+ * dist/, so this needs no compiler); when the content is the same after all (a `touch`, a checkout
+ * of another branch and back), the recorded mtimes are refreshed so the next start is fast again.
+ */
+export function distState() {
+  const info = existsSync(join(DIST, 'cli', 'main.js')) ? buildInfo() : null;
+  if (!info || typeof info.sources !== 'string') return existsSync(DIST) ? 'stale' : 'missing';
+  if (unchangedSince(info.inputs)) return 'current';
+  const inputs = inputStats();
+  if (sourceHash(info.typescript) !== info.sources) return 'stale';
+  try {
+    writeBuildInfo(DIST, { ...info, inputs });
+  } catch {
+    // A read-only checkout: the next start hashes again, which is only slower.
+  }
+  return 'current';
 }
 
 /** rename, or copy and delete where the two paths are on different file systems. */
@@ -91,7 +158,7 @@ function move(from, to) {
   }
 }
 
-function build(ts, hash) {
+function build(ts, hash, inputs) {
   const t0 = performance.now();
   mkdirSync(WORK, { recursive: true });
   const tmp = join(WORK, `dist-${process.pid}`);
@@ -106,7 +173,7 @@ function build(ts, hash) {
       return 1;
     }
     for (const a of RUNTIME_ASSETS) cpSync(join(ROOT, 'src', a), join(tmp, a), { recursive: true });
-    writeFileSync(join(tmp, INFO), JSON.stringify({ sources: hash, typescript: ts.version }) + '\n');
+    writeBuildInfo(tmp, { sources: hash, typescript: ts.version, inputs });
     // Swap: the old dist/ disappears only once the new one is complete.
     const old = join(WORK, `old-${process.pid}`);
     if (existsSync(DIST)) move(DIST, old);
@@ -130,21 +197,22 @@ function main(args) {
   if (!ts) {
     if (args.includes('--prepare')) {
       process.stderr.write(
-        'revloop prepare: TypeScript is not installed (dev dependencies omitted), so dist/ was not built; the CLI still runs from src/. Run `npm install` then `npm run build` to use revloop as a library.\n',
+        'revloop prepare: TypeScript is not installed (dev dependencies omitted), so dist/ was not built; the CLI runs the sources through tsx (a slower start). Run `npm install` then `npm run build` to compile them.\n',
       );
       return 0;
     }
     process.stderr.write('build: TypeScript is not installed; run `npm install` (with dev dependencies) first\n');
     return 1;
   }
+  const inputs = inputStats(); // before hashing: an edit made during the build makes dist/ stale
   const hash = sourceHash(ts.version);
-  const current = existsSync(join(DIST, 'index.js')) && builtHash() === hash;
+  const current = existsSync(join(DIST, 'index.js')) && buildInfo()?.sources === hash;
   if (args.includes('--check')) {
     process.stdout.write(current ? 'dist/ is current\n' : existsSync(DIST) ? 'dist/ is stale\n' : 'dist/ is missing\n');
     return current ? 0 : 1;
   }
   if (current && (args.includes('--if-stale') || args.includes('--prepare'))) return 0;
-  return build(ts, hash);
+  return build(ts, hash, inputs);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = main(process.argv.slice(2));

@@ -24,5 +24,13 @@ if (!files.length) {
   console.error('no test files matched');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...passthrough, ...files], { stdio: 'inherit', cwd: root });
+// CLI tests spawn bin/revloop.mjs, which runs dist/ when it was built from the current sources; when
+// it was not, they run the sources (REVLOOP_FROM_SOURCE=1) rather than print the launcher's note each time.
+const { distState } = await import('./build.mjs');
+const env = { ...process.env };
+if (distState() !== 'current') {
+  env.REVLOOP_FROM_SOURCE = '1';
+  console.log('note: dist/ is not current, so the CLI tests run the sources through tsx (`npm run build` to test the compiled CLI)');
+}
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...passthrough, ...files], { stdio: 'inherit', cwd: root, env });
 process.exit(r.status ?? 1);

@@ -14,8 +14,14 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin', 'revloop.mjs');
 const skipStructured = punktSkip();
 
-function revloop(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, input: input ?? '', encoding: 'utf8', timeout: 60_000 });
+function revloop(args: string[], input?: string, env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    input: input ?? '',
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, ...env },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -179,20 +185,22 @@ test('--plugin loads the documented max-chars family (a .ts file outside the pac
 });
 
 test(
-  'batch --jobs 1 and --jobs 3 write the same bytes (messy texts over all six families, large enough for workers)',
+  'batch --jobs 1 and --jobs 3, and --jobs 1 with V8 defaults (REVLOOP_V8_TUNING=0), write the same bytes (messy texts over all six families, large enough for workers)',
   { skip: skipStructured },
   () => {
     const dir = tmp();
     const input = join(dir, 'messy.jsonl');
     const rows = 2600; // over 2 MiB, so --jobs 3 starts its worker threads before reading
     writeFileSync(input, messyJsonl({ rows, seed: 3, targets: 'synthetic' }));
-    const outs = ['1', '3'].map((jobs) => {
-      const out = join(dir, `out-${jobs}.jsonl`);
-      const r = revloop(['verify', '--jsonl', input, '-o', out, '--jobs', jobs]);
+    const outs = ['1', '3', '1 untuned'].map((setting) => {
+      const [jobs, untuned] = setting.split(' ');
+      const out = join(dir, `out-${jobs}${untuned ?? ''}.jsonl`);
+      const r = revloop(['verify', '--jsonl', input, '-o', out, '--jobs', jobs], '', untuned ? { REVLOOP_V8_TUNING: '0' } : {});
       assert.equal(r.code, 0, r.stderr);
       return readFileSync(out, 'utf8');
     });
     assert.equal(outs[1], outs[0]);
+    assert.equal(outs[2], outs[0]);
     assert.equal(outs[0].split('\n').length - 1, rows);
     assertUserError(revloop(['verify', '--jsonl', input, '--jobs', '0']), /--jobs must be a whole number ≥ 1/);
     assertUserError(revloop(['verify', '--family', 'c10', '--targets', '[1, 1, 9]', '--jobs', '2'], 'One.'), /--jobs is for batches/);

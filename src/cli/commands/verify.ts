@@ -90,6 +90,8 @@ async function runBatch(opts: VerifyOptions, cmd: Command): Promise<void> {
   if (clash.length) {
     throw new UserError(`--jsonl takes the family and targets from each line; drop ${clash.map((k) => FLAG_NAMES[k]).join(', ')}`);
   }
+  const { tuneV8ForBatch } = await import('../jit.ts');
+  tuneV8ForBatch();
   const { verifyBatch, verifyBatchToFile } = await import('../../core/verify/index.ts');
   const { idleCores } = await import('../../core/verify/batch-threads.ts');
   const { existsSync, statSync } = await import('node:fs');

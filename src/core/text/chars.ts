@@ -14,7 +14,8 @@ export function bmpWordTable(): Uint8Array {
   // One regex pass over a string of every BMP character (surrogates replaced by a non-word
   // character), marking each run of `\w`: a few thousand matches instead of 65,536 tests.
   const units = new Uint16Array(0x10000);
-  for (let c = 0; c < 0x10000; c++) units[c] = c >= 0xd800 && c <= 0xdfff ? 0x20 : c;
+  for (let c = 0; c < 0x10000; c++) units[c] = c;
+  units.fill(0x20, 0xd800, 0xe000);
   let all = '';
   for (let c = 0; c < 0x10000; c += 8192) all += String.fromCharCode.apply(null, units.subarray(c, c + 8192) as unknown as number[]);
   const t = new Uint8Array(0x10000);

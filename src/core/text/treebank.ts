@@ -220,6 +220,19 @@ function hasContraction(word: string): boolean {
   );
 }
 
+/**
+ * Pushes the glued word s[start, end), unless it may hold a MacIntyre contraction (then false: the
+ * rules take the sentence). One function for the scanner's four word ends, so the rarely taken
+ * hasContraction call has one type-feedback slot, trained by whichever end meets a doubled letter
+ * first, instead of four that each deoptimised the scanner when first reached.
+ */
+function pushWord(s: string, start: number, end: number, doubled: boolean, out: string[]): boolean {
+  const word = s.slice(start, end);
+  if (doubled && hasContraction(word)) return false;
+  out.push(word);
+  return true;
+}
+
 /** The letter pairs every letters-only MacIntyre contraction contains ("nn", "mm" or "tt", any case). */
 function doubledNMT(prev: number, c: number): boolean {
   const l = c | 0x20;
@@ -262,8 +275,7 @@ export function scanTreebankInto(s: string, out: string[]): boolean {
         let r = i + 2;
         while (r < n && s.charCodeAt(r) === c) r++;
         if (start >= 0) {
-          if (doubled && hasContraction(s.slice(start, i))) break;
-          out.push(s.slice(start, i));
+          if (!pushWord(s, start, i, doubled, out)) break;
           start = -1;
         }
         if (k === DOT) out.push(s.slice(i, r));
@@ -285,8 +297,7 @@ export function scanTreebankInto(s: string, out: string[]): boolean {
     }
     // Everything else ends the word being built.
     if (start >= 0 && k !== APOS && k !== COMMA) {
-      if (doubled && hasContraction(s.slice(start, i))) break;
-      out.push(s.slice(start, i));
+      if (!pushWord(s, start, i, doubled, out)) break;
       start = -1;
     }
     if (k === SPACE) continue;
@@ -309,8 +320,7 @@ export function scanTreebankInto(s: string, out: string[]): boolean {
         continue;
       }
       if (start >= 0) {
-        if (doubled && hasContraction(s.slice(start, i))) break;
-        out.push(s.slice(start, i));
+        if (!pushWord(s, start, i, doubled, out)) break;
         start = -1;
       }
       out.push(s[i]);
@@ -326,77 +336,89 @@ export function scanTreebankInto(s: string, out: string[]): boolean {
     if (k !== APOS) break; // BAIL: a character only the rules handle
     // An apostrophe inside a word (pre'suffix): the word before it must exist.
     if (start < 0) break;
-    let j = i + 1;
-    while (j < n && isAsciiLetter(s.charCodeAt(j))) j++;
-    const after = j < n ? s.charCodeAt(j) : -1;
-    const ka = after < 0 ? SPACE : kind[after];
-    // What follows the suffix must end the word; a space must follow for the split rules to apply.
-    let spaced: boolean;
-    // (A run of periods, or "--", gets a space before it too.)
-    if (
-      after < 0 ||
-      after === 0x20 ||
-      ka === SPLIT ||
-      (ka === DOT && j === fp) ||
-      ((ka === DOT || ka === HYPHEN) && s.charCodeAt(j + 1) === after)
-    )
-      spaced = true;
-    else if (ka === SPACE) spaced = false;
-    else if (ka === COMMA) {
-      const next = j + 1 < n ? s.charCodeAt(j + 1) : -1;
-      if (next >= 0 && (kind[next] === COMMA || isDecimalDigit(next))) break;
-      spaced = true;
-    } else break;
-    const suffix = s.slice(i + 1, j);
-    const pre = s.slice(start, i);
-    // d'ye and more'n are contractions too; so is a letters-only one on either side of the apostrophe.
-    if ((doubled && hasContraction(pre)) || (suffix.length >= 5 && hasContraction(suffix))) break;
-    const sl = suffix.toLowerCase();
-    if (
-      (sl.startsWith('ye') && (pre.charCodeAt(pre.length - 1) | 0x20) === 0x64) ||
-      (sl.startsWith('n') && pre.toLowerCase().endsWith('more'))
-    )
-      break;
-    let cut = -1; // where the word splits, or -1 when it stays whole
-    switch (suffix) {
-      case '':
-      case 's':
-      case 'S':
-      case 'm':
-      case 'M':
-      case 'd':
-      case 'D':
-      case 'll':
-      case 'LL':
-      case 're':
-      case 'RE':
-      case 've':
-      case 'VE':
-        cut = i;
-        break;
-      case 't':
-      case 'T':
-        if (s.charCodeAt(i - 1) === (suffix === 't' ? 0x6e : 0x4e)) {
-          if (i - 1 <= start) cut = -2;
-          else cut = i - 1;
-        }
-        break;
-      default:
-        // One other letter: NLTK's (?i)(')(?!re|ve|ll|m|t|s|d|n)(\w)\b applies; leave it to the rules.
-        if (suffix.length === 1 && suffix !== 'n' && suffix !== 'N') cut = -2;
-    }
-    if (cut === -2) break;
-    if (spaced && cut >= 0) out.push(s.slice(start, cut), s.slice(cut, j));
-    else out.push(s.slice(start, j));
+    const j = apostropheWord(s, start, i, fp, doubled, kind, out);
+    if (j < 0) break;
     start = -1;
     i = j - 1;
-    continue;
   }
   if (i === n && start >= 0) {
-    if (doubled && hasContraction(s.slice(start))) i = -1;
-    else out.push(s.slice(start));
+    if (!pushWord(s, start, n, doubled, out)) i = -1;
   }
   if (i === n) return true;
   out.length = mark; // bailed out: the rules take the whole sentence
   return false;
+}
+
+/**
+ * The word with an apostrophe inside it (pre'suffix, the apostrophe at `i`, the word from `start`):
+ * pushes its tokens and returns the index after the suffix, or -1 when the rules must take the
+ * sentence. Its own function, so that its rarely taken branches, when first taken, recompile only
+ * this function and not the whole scanner (each recompilation of scanTreebankInto cost more CPU
+ * than a whole batch of short texts spends in it: docs/verify.md "Speed").
+ */
+function apostropheWord(s: string, start: number, i: number, fp: number, doubled: boolean, kind: Uint8Array, out: string[]): number {
+  const n = s.length;
+  let j = i + 1;
+  while (j < n && isAsciiLetter(s.charCodeAt(j))) j++;
+  const after = j < n ? s.charCodeAt(j) : -1;
+  const ka = after < 0 ? SPACE : kind[after];
+  // What follows the suffix must end the word; a space must follow for the split rules to apply.
+  let spaced: boolean;
+  // (A run of periods, or "--", gets a space before it too.)
+  if (
+    after < 0 ||
+    after === 0x20 ||
+    ka === SPLIT ||
+    (ka === DOT && j === fp) ||
+    ((ka === DOT || ka === HYPHEN) && s.charCodeAt(j + 1) === after)
+  )
+    spaced = true;
+  else if (ka === SPACE) spaced = false;
+  else if (ka === COMMA) {
+    const next = j + 1 < n ? s.charCodeAt(j + 1) : -1;
+    if (next >= 0 && (kind[next] === COMMA || isDecimalDigit(next))) return -1;
+    spaced = true;
+  } else return -1;
+  const suffix = s.slice(i + 1, j);
+  const pre = s.slice(start, i);
+  // d'ye and more'n are contractions too; so is a letters-only one on either side of the apostrophe.
+  if ((doubled && hasContraction(pre)) || (suffix.length >= 5 && hasContraction(suffix))) return -1;
+  const sl = suffix.toLowerCase();
+  if (
+    (sl.startsWith('ye') && (pre.charCodeAt(pre.length - 1) | 0x20) === 0x64) ||
+    (sl.startsWith('n') && pre.toLowerCase().endsWith('more'))
+  )
+    return -1;
+  let cut = -1; // where the word splits, or -1 when it stays whole
+  switch (suffix) {
+    case '':
+    case 's':
+    case 'S':
+    case 'm':
+    case 'M':
+    case 'd':
+    case 'D':
+    case 'll':
+    case 'LL':
+    case 're':
+    case 'RE':
+    case 've':
+    case 'VE':
+      cut = i;
+      break;
+    case 't':
+    case 'T':
+      if (s.charCodeAt(i - 1) === (suffix === 't' ? 0x6e : 0x4e)) {
+        if (i - 1 <= start) cut = -2;
+        else cut = i - 1;
+      }
+      break;
+    default:
+      // One other letter: NLTK's (?i)(')(?!re|ve|ll|m|t|s|d|n)(\w)\b applies; leave it to the rules.
+      if (suffix.length === 1 && suffix !== 'n' && suffix !== 'N') cut = -2;
+  }
+  if (cut === -2) return -1;
+  if (spaced && cut >= 0) out.push(s.slice(start, cut), s.slice(cut, j));
+  else out.push(s.slice(start, j));
+  return j;
 }
