@@ -4,23 +4,22 @@
 // node_modules, since the tests run offline. Then a plain .mjs consumer imports the subpaths and
 // its results are compared with the same calls on src/, a .ts consumer is type-checked against the
 // emitted .d.ts, and the installed CLI (which runs dist/, there is no src/ in the package) is run.
-import test, { before, after } from 'node:test';
+import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getFamily } from '../../src/core/verify/index.ts';
 import { createModel } from '../../src/models/index.ts';
+import { tempDir } from '../tmp.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; exports: Record<string, unknown> };
-const dir = mkdtempSync(join(tmpdir(), 'revloop-package-'));
+const dir = tempDir('revloop-package-');
 const consumer = join(dir, 'consumer');
 const installed = join(consumer, 'node_modules', 'revloop');
 let packedFiles: string[] = [];
-after(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, input = ''): SpawnSyncReturns<string> {
   const r = spawnSync(cmd, args, { cwd, input, encoding: 'utf8', timeout: 180_000, env: { ...process.env, ...env } });

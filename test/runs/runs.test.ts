@@ -1,11 +1,10 @@
 // `revloop runs` lists revision, probe and agent runs of one store: as a user runs it (the bin,
 // simulated controllers, text and JSON), and the status rules of probe and agent runs on stores
 // written through their own store classes (a live lock, a killed session, a failed one, unstored tasks).
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeCaseSet } from '../../src/core/cases/index.ts';
@@ -29,10 +28,10 @@ type AgentRunSummary = RunListEntry & {
   settings: Record<string, number>;
 };
 import { shortItems } from '../probe/fixtures.ts';
+import { tempDir } from '../tmp.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/revloop.mjs', import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), 'revloop-runs-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('revloop-runs-');
 
 function revloop(...args: string[]): { code: number | null; out: string; err: string } {
   const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000 });

@@ -3,11 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { verifyBatch, verifyBatchToFile } from '../../src/core/verify/index.ts';
+import { tempDir } from '../tmp.ts';
 
 const line = (id: number, words: number) =>
   JSON.stringify({ id, family: 'exact-length', target: 3, anchors: [], text: Array.from({ length: words }, () => 'w').join(' ') }) + '\n';
@@ -55,7 +55,7 @@ test('verifyBatch keeps order over many lines and counts failures', async () => 
 });
 
 test('verifyBatchToFile leaves no file (and no temporary) when the input fails mid-way', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'revloop-batch-'));
+  const dir = tempDir('revloop-batch-');
   const out = join(dir, 'states.jsonl');
   async function* failing() {
     yield line(1, 3);

@@ -3,10 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { punktSkip, writeDocExample } from './doc-example.ts';
+import { tempDir } from '../tmp.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin', 'revloop.mjs');
@@ -18,7 +18,7 @@ function revloop(args: string[], input?: string) {
 }
 
 function tmp(): string {
-  return mkdtempSync(join(tmpdir(), 'revloop-verify-cli-'));
+  return tempDir('revloop-verify-cli-');
 }
 
 function assertUserError(r: ReturnType<typeof revloop>, pattern: RegExp): void {
