@@ -194,19 +194,21 @@ export async function probeVerify(
   }
 }
 
-/** `probe items`: write built items (or a filtered items file) as JSON Lines. */
+/** `probe items`: write built items (or a filtered items file) as JSON Lines; `out` null returns the text instead. */
 export async function writeProbeItems(
   source: ItemSource,
-  out: string,
+  out: string | null,
   hooks: Pick<ProbeHooks, 'onNote' | 'onBuildProgress'> = {},
-): Promise<{ items: number; tasks: number; operators: number; source: string }> {
+): Promise<{ items: number; tasks: number; operators: number; source: string; text?: string }> {
   const { items, source: from, note } = await loadProbeItems(source, hooks.onBuildProgress);
   if (note) hooks.onNote?.(note);
-  writeFileAtomicSync(out, itemsJsonl(items));
+  const text = itemsJsonl(items);
+  if (out !== null) writeFileAtomicSync(out, text);
   return {
     items: items.length,
     tasks: new Set(items.map((i) => i.task_id)).size,
     operators: new Set(items.map((i) => i.operator)).size,
     source: from,
+    ...(out === null ? { text } : {}),
   };
 }

@@ -1,7 +1,7 @@
 // The revloop command line: a thin shell over the library. Each command lives in its own module
 // under ./commands and registers itself; heavy dependencies are imported inside actions.
 import { Command } from 'commander';
-import { reportError } from './errors.ts';
+import { exitQuietlyOnClosedPipe, reportError } from './errors.ts';
 import { COMMANDS } from './commands/index.ts';
 
 export function buildProgram(): Command {
@@ -15,6 +15,7 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  exitQuietlyOnClosedPipe();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

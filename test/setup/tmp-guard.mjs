@@ -2,6 +2,7 @@
 // gets its own temporary folder as TMPDIR (so os.tmpdir(), and every process the test starts, write
 // there), and the file FAILS when anything is left in it at exit: every test must remove what it
 // creates, even on failure (test/tmp.ts's tempDir() does it). Other people's /tmp never counts.
+import { after } from 'node:test';
 import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 
@@ -16,7 +17,10 @@ if (root && process.env.NODE_TEST_CONTEXT && !process.execArgv.includes('--test'
   const cache = join(process.env.REVLOOP_TEST_REAL_TMP ?? '/tmp', cacheName);
   if (existsSync(cache)) symlinkSync(cache, join(mine, cacheName));
   process.env.TMPDIR = mine;
-  process.on('exit', () => {
+  // Checked at exit, after the file's `after` hooks and after exit-time cleanups the code under test
+  // registered while the tests ran (listeners run in order; this one is added once the tests end).
+  after(() => process.on('exit', check));
+  function check() {
     const left = readdirSync(mine).filter((n) => n !== cacheName);
     if (left.length) {
       process.stderr.write(
@@ -26,5 +30,5 @@ if (root && process.env.NODE_TEST_CONTEXT && !process.execArgv.includes('--test'
       process.exitCode = 1;
     }
     rmSync(mine, { recursive: true, force: true });
-  });
+  }
 }

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
 import { collect, wholeNumber } from '../flags.ts';
 import { commandLine } from '../invocation.ts';
+import { inputPath } from '../stdio.ts';
 
 interface ImportFlags {
   store: string;
@@ -29,7 +30,10 @@ export function register(program: Command): void {
     .option('--run-id <id>', 'run id (default: the file name)')
     .option('--budget <T>', 'common budget: drafts beyond T+1 dropped; shorter unresolved trajectories are protocol-incomplete')
     .option('--from <kind>', 'jsonl | collie-log', 'jsonl')
-    .option('--collie <file>', 'collie_all.jsonl (for --from collie-log; default: ../shared/data/collie/collie_all.jsonl when present)')
+    .option(
+      '--collie <file>',
+      "collie_all.jsonl (for --from collie-log; default: ../shared/data/collie/collie_all.jsonl when present; '-' = standard input)",
+    )
     .option('--controller <name>', 'controller name for --from collie-log (default: from the log file name)')
     .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
     .action(async (file: string, opts: ImportFlags) => {
@@ -41,12 +45,12 @@ export function register(program: Command): void {
       const out = process.stdout;
       const budget = wholeNumber('--budget', opts.budget, { min: 0 });
       const s = await importRun({
-        file: file === '-' ? '/dev/stdin' : file,
+        file: await inputPath(file, 'import-trajectories', 'stdin.jsonl'),
         store: opts.store,
         runId: opts.runId ?? (file === '-' ? 'stdin' : undefined),
         budget,
         from: opts.from,
-        collie: opts.collie,
+        collie: opts.collie === undefined ? undefined : await inputPath(opts.collie, '--collie', 'collie_all.jsonl'),
         controller: opts.controller,
         onConverted: (conv, collie) => {
           const skipped = Object.entries(conv.unsupported)

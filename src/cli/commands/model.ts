@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { ProviderError, UserError } from '../../core/errors.ts';
 import { addModelOptions, modelOptionsFromFlags, type ModelFlags } from '../flags.ts';
+import { readInputText } from '../stdio.ts';
 
 interface TryFlags extends ModelFlags {
   prompt?: string;
@@ -32,7 +33,7 @@ export function register(program: Command): void {
       .command('try <spec>')
       .description('send one prompt and print the reply and every attempt (retries included)')
       .option('--prompt <text>', 'the user message')
-      .option('--prompt-file <file>', 'read the user message from a file')
+      .option('--prompt-file <file>', "read the user message from a file ('-' = standard input)")
       .option('--max-tokens <n>', 'token limit', '256')
       .option('--json', 'print the result and attempts as JSON'),
   ).action(async (spec: string, flags: TryFlags) => {
@@ -43,11 +44,13 @@ export function register(program: Command): void {
       throw new UserError(`--max-tokens must be a positive integer (got "${flags.maxTokens}")`);
     let prompt = flags.prompt;
     if (flags.promptFile !== undefined) {
-      try {
-        prompt = await readFile(flags.promptFile, 'utf8');
-      } catch (e) {
-        throw new UserError(`cannot read --prompt-file ${flags.promptFile}: ${(e as Error).message}`);
-      }
+      prompt = await readInputText(flags.promptFile, '--prompt-file', async (path) => {
+        try {
+          return await readFile(path, 'utf8');
+        } catch (e) {
+          throw new UserError(`cannot read --prompt-file ${path}: ${(e as Error).message}`);
+        }
+      });
     }
     const { createModel } = await import('../../models/index.ts');
     const m = await createModel(spec, modelOptionsFromFlags(flags));

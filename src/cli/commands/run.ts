@@ -14,6 +14,7 @@ import {
   type ModelFlags,
 } from '../flags.ts';
 import { commandLine } from '../invocation.ts';
+import { inputPath } from '../stdio.ts';
 import { trajectoryProgress } from '../progress.ts';
 import { interruptible } from '../signals.ts';
 
@@ -44,7 +45,7 @@ export function register(program: Command): void {
         'last accepted draft. A different plan under an existing run id is refused. Ctrl-C stops cleanly. ' +
         'See docs/running.md.',
     )
-    .requiredOption('--cases <file>', 'case file (paper, COLLIE, IFEval or native JSON Lines)')
+    .requiredOption('--cases <file>', "case file (paper, COLLIE, IFEval or native JSON Lines; '-' = standard input)")
     .requiredOption('--model <spec>', 'openai:<model>, openai-compatible:<url>#<model>, vllm:<url>#<model>, gguf:<path>, sim:<profile>')
     .option('--store <db>', 'SQLite store file', 'runs.db')
     .option('--run-id <id>', 'run id (default: <cases>__<model label>[__<protocol>])')
@@ -108,7 +109,8 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
     throw new UsageError('--ifeval-mode', `--ifeval-mode: expected strict or loose, got '${ifevalMode}'`);
   const options = {
     ifevalMode: ifevalMode as 'strict' | 'loose',
-    cases: flags.cases,
+    cases: await inputPath(flags.cases, '--cases'),
+    casesName: flags.cases,
     format: flags.format ? parseFormat(flags.format) : undefined,
     limit: wholeNumber('--limit', flags.limit, { min: 1 }),
     model: flags.model,
@@ -139,7 +141,7 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
           progress = trajectoryProgress(io.err, { simulated: s.simulated });
           io.out.write(
             `run '${s.runId}' in ${options.store}: ${s.resumed ? `resuming (${s.alreadyComplete} of ${s.cases} trajectories already complete)` : 'new'}\n` +
-              `  cases: ${options.cases} (${s.cases}${options.limit !== undefined ? ` of ${s.casesInFile}` : ''}, ${s.format}) · model: ${markedName(s.model, s.simulated)}` +
+              `  cases: ${flags.cases} (${s.cases}${options.limit !== undefined ? ` of ${s.casesInFile}` : ''}, ${s.format}) · model: ${markedName(s.model, s.simulated)}` +
               ` · protocol: ${s.protocol}, budget ${s.budget} · concurrency ${s.concurrency}\n` +
               (s.simulated ? '  SIMULATED controller: every number from this run describes a simulation, not a language model.\n' : ''),
           );
