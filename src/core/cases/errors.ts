@@ -9,12 +9,13 @@ export const DEFAULT_MAX_SHOWN = 20;
 export const MAX_SHOWN_PER_KIND = 3;
 
 /**
- * What a problem is, without its particulars: its field and its text up to any parenthesis, with
- * quoted values and numbers blanked ("invalid JSON (Unexpected token …)" → "invalid JSON").
+ * What a problem is, without its particulars: its field and its text up to any parenthesis or
+ * semicolon, with quoted values and numbers blanked ("invalid JSON (Unexpected token …)" →
+ * "invalid JSON").
  */
 export function problemKind(p: Pick<CaseProblem, 'field' | 'problem'>): string {
   const text = p.problem
-    .replace(/\s*\(.*$/s, '')
+    .replace(/\s*[(;].*$/s, '')
     .replace(/"[^"]*"|'[^']*'/g, '…')
     .replace(/\d+/g, 'N');
   return p.field ? `${p.field}: ${text}` : text;
