@@ -1,6 +1,6 @@
 // Running the revloop command as a user does, for CLI tests: a real process through bin/revloop.mjs,
 // its exit code, stdout and stderr; or a shell pipeline around it.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -37,3 +37,20 @@ export function shell(script: string, env: NodeJS.ProcessEnv = {}): CliResult {
 
 /** Whether a text holds a JavaScript stack frame (a user error never shows one). */
 export const hasStack = (s: string): boolean => /^\s+at .+:\d+:\d+\)?$/m.test(s);
+
+/** revloop without blocking this process (for servers the test itself runs, such as serve-sim). */
+export function revloopAsync(args: string[], o: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? ROOT, env: { ...process.env, ...o.env } });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
+  });
+}
