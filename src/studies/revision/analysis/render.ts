@@ -17,6 +17,20 @@ function table(head: string[]): Table.Table {
   });
 }
 
+/** Under Tables 1/10: why each "—" is empty, one line per reason, naming controller and assays. */
+function emptyCells(rows: AnalysisResult['endpoint_table']['rows'], name: (c: string) => string): string {
+  const byReason = new Map<string, string[]>();
+  for (const r of rows) {
+    const assays = new Map<string, string[]>();
+    for (const a of ASSAYS) {
+      const why = r.null_reasons?.[`final.${a}`];
+      if (why) assays.set(why, [...(assays.get(why) ?? []), a]);
+    }
+    for (const [why, list] of assays) byReason.set(why, [...(byReason.get(why) ?? []), `${name(r.controller)} (${list.join(', ')})`]);
+  }
+  return [...byReason].map(([why, who]) => `\n— ${why}: ${who.join(', ')}`).join('');
+}
+
 export function renderAnalysis(result: AnalysisResult): string {
   const sim = new Set(result.simulated_controllers);
   const name = (c: string) => markedName(c, sim.has(c));
@@ -49,7 +63,7 @@ export function renderAnalysis(result: AnalysisResult): string {
     ...ASSAYS.map((a) => (et.range[a] ? `${pct(et.range[a]!.min)}–${pct(et.range[a]!.max)}` : '—')),
     '',
   ]);
-  section("Final joint success (%) by assay, on each panel's common case set (Tables 1, 10)", t1.toString());
+  section("Final joint success (%) by assay, on each panel's common case set (Tables 1, 10)", t1.toString() + emptyCells(et.rows, name));
 
   // Endpoints per cell
   const t2 = table([
@@ -77,7 +91,13 @@ export function renderAnalysis(result: AnalysisResult): string {
       `${pct(e.final.estimate)}${ci(e.final.ci95)}`,
     ]);
   }
-  section('Endpoints per controller × family (protocol-complete n; paired bootstrap on the common set)', t2.toString());
+  const unpaired = new Map<string, string[]>();
+  for (const c of result.cells.filter((x) => x.n > 0 && x.endpoint.n_common === 0)) {
+    const why = c.endpoint.null_reasons?.estimate ?? 'no common case';
+    unpaired.set(why, [...(unpaired.get(why) ?? []), `${name(c.controller)} (${c.family})`]);
+  }
+  const pairedNote = [...unpaired].map(([why, who]) => `\n— paired n = 0, ${why}: ${who.join(', ')}`).join('');
+  section('Endpoints per controller × family (protocol-complete n; paired bootstrap on the common set)', t2.toString() + pairedNote);
 
   // Cumulative success (Tables 5–7)
   const caps = Array.from({ length: o.budget + 1 }, (_, k) => String(k));
@@ -95,10 +115,14 @@ export function renderAnalysis(result: AnalysisResult): string {
         c.cap,
         pct(c.cell_median),
         `${pct(c.cell_min)}–${pct(c.cell_max)}`,
-        ...c.reversals.map((r) => `${r.reversing_pairs}/${r.pairs}`),
+        ...c.reversals.map((r) => (r.comparable_pairs ? `${r.reversing_pairs}/${r.comparable_pairs}` : 'n/a')),
       ]);
     }
-    section('Revision-budget replay (Table 4)', t4.toString());
+    const none = br.by_cap[0]?.reversals.filter((r) => !r.comparable_pairs).map((r) => r.panel) ?? [];
+    const why = none.length
+      ? `\nn/a: a reversal needs two controllers with rates on two assays or more; panel${none.length === 1 ? '' : 's'} ${none.join(', ')} ha${none.length === 1 ? 's' : 've'} no such pair`
+      : '';
+    section('Revision-budget replay (Table 4; reversals: reversing / comparable pairs)', t4.toString() + why);
   }
 
   // Failure taxonomy (Appendix G) and exact categories (Appendix A.1)
