@@ -8,11 +8,12 @@ import type { Model } from '../models/types.ts';
 import { openStore } from '../store/store.ts';
 import { probeItemRecords, type ProbeItemRecord } from '../studies/probe/analyze.ts';
 import { probeScorerFor } from '../studies/probe/backend.ts';
+import { describeSizing, sizeProbeContext } from '../studies/probe/context.ts';
 import { itemsJsonl, readItemsFile } from '../studies/probe/items.ts';
 import { runProbe, type ProbeProgress, type ProbeSessionResult } from '../studies/probe/runner.ts';
 import { defaultProbeRunId, ProbeStore } from '../studies/probe/store.ts';
-import { conditionsOf, isCondition, type Condition, type ConditionSet, type ProbeItem } from '../studies/probe/types.ts';
-import { verifyProbeScoring, type ProbeVerifyReport } from '../studies/probe/verify.ts';
+import { conditionsOf, CORE_CONDITIONS, isCondition, type Condition, type ConditionSet, type ProbeItem } from '../studies/probe/types.ts';
+import { verifyProbeScoring, verifySample, type ProbeVerifyReport } from '../studies/probe/verify.ts';
 
 /** Where items come from: a file, or built (ToolShed, or CodeRepair from a user-supplied MBPP file). */
 export type ItemSource =
@@ -125,6 +126,9 @@ export async function probeCommand(o: ProbeOptions, hooks: ProbeHooks = {}): Pro
   const model = await openModel(o.model, o.modelOptions);
   try {
     const scorer = await probeScorerFor(model);
+    // Sized before anything is written, and said up front (docs/probe.md, context window).
+    const sizing = await sizeProbeContext(scorer, items, o.conditions);
+    if (sizing) hooks.onNote?.(describeSizing(sizing));
     const store = await openStore(o.store);
     const probe = new ProbeStore(store);
     const runId = o.runId ?? defaultProbeRunId(envs[0], model.label);
@@ -187,6 +191,8 @@ export async function probeVerify(
   const model = await openModel(o.model, o.modelOptions);
   try {
     const scorer = await probeScorerFor(model);
+    const sizing = await sizeProbeContext(scorer, verifySample(items, o.n), CORE_CONDITIONS);
+    if (sizing) hooks.onNote?.(describeSizing(sizing));
     const report = await asUserError(() => verifyProbeScoring(scorer, items, { n: o.n, tolerance: o.tolerance }), 'nothing was recorded');
     return { ...report, model: model.label, simulated: model.capabilities.simulated };
   } finally {

@@ -86,6 +86,7 @@ test('HTTP spec parameters are validated and applied', async () => {
     stopTokens: true,
     counters: false,
     info: true,
+    sizeContext: false,
     simulated: false,
   });
   requireScore(v);

@@ -41,6 +41,7 @@ test('a bad value from the backend stops the run before it is written', async ()
       throw new Error('unused');
     },
     info: async () => ({}),
+    contextWindow: null,
   };
   const store = await ProbeStore.open(join(dir, 'g.db'));
   const items = shortItems().slice(0, 1);

@@ -7,9 +7,10 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:
 import { basename, join, relative } from 'node:path';
 
 const root = process.env.REVLOOP_TEST_TMP;
-// Only the test files' own processes (node's runner starts them with NODE_TEST_CONTEXT set).
-if (root && process.env.NODE_TEST_CONTEXT && !process.execArgv.includes('--test') && process.argv[1]) {
-  const file = process.argv[1];
+// Only the test files' own processes (node's runner starts them with NODE_TEST_CONTEXT set), not
+// helper processes that inherit the flags (node-llama-cpp's binding check, say).
+const file = process.argv[1] ?? '';
+if (root && process.env.NODE_TEST_CONTEXT && !process.execArgv.includes('--test') && /\.test\.[cm]?[jt]s$/.test(file)) {
   const mine = mkdtempSync(join(root, `${basename(file).replace(/\.test\.[cm]?[jt]s$/, '')}-`));
   // tsx keeps its transform cache in os.tmpdir()/tsx-<uid>: share the real one, so CLI processes the
   // tests start do not recompile everything.

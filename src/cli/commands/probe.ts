@@ -67,7 +67,8 @@ export function register(program: Command): void {
     .description(
       'Scores every (item, condition, candidate) triple by teacher forcing and\n' +
         'stores it; repeating the command resumes. Needs a backend that can score:\n' +
-        'gguf:<path> (in process) or vllm:<url>#<model> (prompt_logprobs).\n\n' +
+        'gguf:<path> (in process) or vllm:<url>#<model> (prompt_logprobs). In\n' +
+        'process the context is sized to the longest request before it starts.\n\n' +
         'Conditions: core = pre, fail, succ, neut, abstract; extended = neut_pad,\n' +
         'fail_echo, fail_terse, fail_verbose, fail_instr, fail_k2, fail_k3,\n' +
         'fail_early, fail_other, abstract_min; all; or a comma-separated list.\n' +

@@ -36,7 +36,17 @@ after(async () => {
 test('loads on CPU and declares its capabilities and backend details', async () => {
   assert.deepEqual(
     { ...model.capabilities },
-    { score: true, ban: true, tokenize: true, decode: true, stopTokens: true, counters: true, info: true, simulated: false },
+    {
+      score: true,
+      ban: true,
+      tokenize: true,
+      decode: true,
+      stopTokens: true,
+      counters: true,
+      info: true,
+      sizeContext: true,
+      simulated: false,
+    },
   );
   assert.equal(model.label, 'tiny');
   const info = await model.backendInfo();
