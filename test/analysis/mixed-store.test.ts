@@ -33,7 +33,7 @@ test('controllers with no case in common get separate panels (set1, set2, …), 
   assert.ok(r.pairwise.every((p) => p.n_common > 0));
   assert.match(
     r.notes.join('\n'),
-    /Panels by case set: .*set1 = sim:a, sim:b, sim:c \(4 cases; runs run-sim:a, run-sim:b, run-sim:c\); set2 = gpt \(3 cases/,
+    /Panels by case set: .*set1 = sim:a \[SIMULATED\], sim:b \[SIMULATED\], sim:c \[SIMULATED\] \(4 cases; runs run-sim:a, run-sim:b, run-sim:c\); set2 = gpt \(3 cases/,
   );
   // An empty Table 1 cell says why.
   const gpt = r.endpoint_table.rows.find((x) => x.controller === 'gpt')!;

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { ProviderError, UserError } from '../../core/errors.ts';
 import { addModelOptions, modelOptionsFromFlags, type ModelFlags } from '../flags.ts';
 import { readInputText } from '../stdio.ts';
+import { markedName } from '../../core/simulated.ts';
 
 interface TryFlags extends ModelFlags {
   prompt?: string;
@@ -67,7 +68,7 @@ export function register(program: Command): void {
       if (flags.json)
         process.stdout.write(JSON.stringify({ model: m.label, simulated: m.capabilities.simulated, ...result }, null, 2) + '\n');
       else {
-        if (m.capabilities.simulated) process.stderr.write(`${m.label}: SIMULATED controller output\n`);
+        if (m.capabilities.simulated) process.stderr.write(`${markedName(m.label, true)}: the reply below comes from a simulation, not a model\n`);
         if (result.text === null)
           throw new ProviderError(`${m.label}: every attempt failed (${result.attempts.length}); see the attempt lines above`);
         process.stdout.write(result.text + (result.text.endsWith('\n') ? '' : '\n'));
@@ -88,7 +89,7 @@ export function register(program: Command): void {
         return;
       }
       for (const p of Object.values(SIM_PROFILES)) {
-        process.stdout.write(`sim:${p.name} [simulated] — ${p.description}\n`);
+        process.stdout.write(`${markedName(`sim:${p.name}`, true)} — ${p.description}\n`);
         process.stdout.write(
           `  ${Object.entries(p.params)
             .map(([k, v]) => `${k}=${v}`)

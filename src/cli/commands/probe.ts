@@ -3,7 +3,7 @@
 // typed options; see docs/probe.md.
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
-import { markedName, simulatedPrefix } from '../../core/simulated.ts';
+import { baseLabel, markedName, simulatedPrefix } from '../../core/simulated.ts';
 import type { ItemSource } from '../../app/probe.ts';
 import { addModelOptions, modelOptionsFromFlags, numberFlag, wholeNumber, type ModelFlags } from '../flags.ts';
 import { lineProgress } from '../progress.ts';
@@ -202,7 +202,8 @@ async function probeAction(flags: ProbeFlags): Promise<number> {
         onNote: (t) => err.write(`revloop probe: note: ${t}\n`),
         onBuildProgress: buildProgress(flags),
         onStart: (s) => {
-          progress = lineProgress(flags.progress === false ? null : err, `probe ${s.model}`, { simulated: s.simulated });
+          // The [SIMULATED] prefix of the line is the mark; the label's own suffix would repeat it.
+          progress = lineProgress(flags.progress === false ? null : err, `probe ${baseLabel(s.model)}`, { simulated: s.simulated });
         },
         onProgress: (p) =>
           progress?.update(

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError, UserError } from '../../core/errors.ts';
+import { baseLabel } from '../../core/simulated.ts';
 import { parsePanels, wholeNumber } from '../flags.ts';
 import { lineProgress } from '../progress.ts';
 import { isStdio } from '../stdio.ts';
@@ -86,7 +87,7 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
   if (toStdout) process.stdout.write(report.html);
   else writeReportFile(out, report.html);
   const simulated = report.simulatedControllers.length
-    ? ` — includes SIMULATED controllers: ${report.simulatedControllers.join(', ')}`
+    ? ` — includes SIMULATED controllers: ${report.simulatedControllers.map(baseLabel).join(', ')}`
     : '';
   // With -o - the HTML is the only thing on standard output.
   (toStdout ? process.stderr : process.stdout).write(

@@ -19,6 +19,7 @@ import type {
   TrajectoryLabel,
 } from '../kit/report-model.ts';
 import type { DrilldownLabels } from '../kit/report-model.ts';
+import { baseLabel } from '../../core/simulated.ts';
 
 export const REPEAT_CLASS_DEFS: CategoryDef[] = [
   { key: 'terminal_fixed_point', label: 'terminal fixed point', description: 'the last three drafts are identical (at least 3 rounds)' },
@@ -309,7 +310,7 @@ export function buildReportModel(
     );
   }
   if (simulated.size && !notes.some((n) => /simulat/i.test(n)))
-    notes.push(`SIMULATED controllers (their numbers describe simulations, not models): ${[...simulated].join(', ')}.`);
+    notes.push(`SIMULATED controllers (their numbers describe simulations, not models): ${[...simulated].map(baseLabel).join(', ')}.`);
   notes.push(...(options.notes ?? []));
 
   return {

@@ -36,6 +36,7 @@ import {
   type RescueFit,
   type ThreeDomainAnalysis,
 } from './types.ts';
+import { baseLabel, markedName } from '../../../core/simulated.ts';
 
 export const DEFAULT_BOOTSTRAP = 20_000;
 export const DEFAULT_SEED = 20260808;
@@ -69,8 +70,10 @@ function panelsByCaseSet(
   const owner = new Map<string, string>();
   const cases = new Map<string, Set<string>>();
   const runs = new Map<string, Set<string>>();
+  const simulated = new Set<string>();
   for (const t of trajectories) {
     if (explicit[t.controller] !== undefined) continue;
+    if (t.simulated) simulated.add(t.controller);
     if (!parent.has(t.controller)) parent.set(t.controller, t.controller);
     const key = `${t.family}\u001f${t.caseId}`;
     const first = owner.get(key);
@@ -97,7 +100,7 @@ function panelsByCaseSet(
     for (const c of members) panelOf.set(c, name);
     const n = new Set(members.flatMap((c) => [...cases.get(c)!])).size;
     const runIds = [...new Set(members.flatMap((c) => [...runs.get(c)!]))].sort(compareCodePoints);
-    return `${name} = ${members.join(', ')} (${n} case${n === 1 ? '' : 's'}; run${runIds.length === 1 ? '' : 's'} ${runIds.join(', ')})`;
+    return `${name} = ${members.map((c) => markedName(c, simulated.has(c))).join(', ')} (${n} case${n === 1 ? '' : 's'}; run${runIds.length === 1 ? '' : 's'} ${runIds.join(', ')})`;
   });
   return {
     panelOf,
@@ -341,7 +344,7 @@ export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], o
     );
   if (simulated.size) {
     notes.push(
-      `SIMULATED controllers (${[...simulated].sort(compareCodePoints).join(', ')}): their numbers describe simulations, not models.`,
+      `SIMULATED controllers (${[...simulated].sort(compareCodePoints).map(baseLabel).join(', ')}): their numbers describe simulations, not models.`,
     );
   }
   if (incomplete || pending) {

@@ -1,6 +1,6 @@
 // Terminal tables for `revloop analyze`: one section per analysis, clear headings, rates as
 // percentages with one decimal. Simulated controllers carry "[SIMULATED]" in every table.
-import { markedName } from '../../../core/simulated.ts';
+import { baseLabel, markedName } from '../../../core/simulated.ts';
 import Table from 'cli-table3';
 import { formatMeanSd } from '../../../core/stats/summary.ts';
 import { ASSAYS, EXACT_CATEGORIES, FAMILY_ORDER, REPEAT_CLASSES, type AnalysisResult, type CellSummary, type Interval } from './types.ts';
@@ -43,7 +43,7 @@ export function renderAnalysis(result: AnalysisResult): string {
   );
   if (sim.size) {
     out.push(
-      `SIMULATED: ${[...sim].join(', ')} ${sim.size === 1 ? 'is a simulated controller' : 'are simulated controllers'}; their numbers describe simulations, not models.`,
+      `SIMULATED: ${[...sim].map(baseLabel).join(', ')} ${sim.size === 1 ? 'is a simulated controller; its numbers describe a simulation' : 'are simulated controllers; their numbers describe simulations'}, not models.`,
     );
   }
   if (!result.cells.length) {
