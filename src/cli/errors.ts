@@ -3,6 +3,7 @@
 // is set for an unexpected error.
 import { CommanderError } from 'commander';
 import { isRevloopError, type ErrorCode } from '../core/errors.ts';
+import { invokedAs } from './invocation.ts';
 import { forPeople } from './stdio.ts';
 
 /** Exit codes: 2 for anything the user can fix (docs/running.md), 1 for provider failures and bugs. */
@@ -19,7 +20,9 @@ export function reportError(e: unknown, stderr: { write(s: string): unknown } = 
   if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : USAGE_EXIT;
   if (isClosedPipe(e)) return 0;
   if (isRevloopError(e)) {
-    stderr.write(`revloop: ${forPeople(e.message)}\n`);
+    // Commands the library suggests (`revloop runs --store …`) are printed as the user invoked revloop.
+    const message = forPeople(e.message).replace(/`revloop /g, `\`${invokedAs()} `);
+    stderr.write(`revloop: ${message}\n`);
     return EXIT_CODES[e.code] ?? 2;
   }
   const err = e as Error;

@@ -245,3 +245,25 @@ function rollout(taskId: string, index: number, solved: boolean): RolloutRecord 
     seconds: 0.1,
   } as unknown as RolloutRecord;
 }
+
+test('an interrupted revision run: success is the rate over finished trajectories, shown with the count finished', async () => {
+  const { toyRun } = await import('../store/toy-run.ts');
+  const { toyCases } = await import('../loop/fakes.ts');
+  const db = join(dir, 'interrupted.db');
+  const ac = new AbortController();
+  await toyRun(db, {
+    runId: 'half',
+    cases: toyCases(20, 'half'),
+    concurrency: 1,
+    extra: { signal: ac.signal, onProgress: (p) => (p.done >= 5 ? ac.abort() : undefined) },
+  });
+  const entry = (await list(db)).find((e) => e.runId === 'half') as RunListEntry & { complete: number; successes: number; cases: number };
+  assert.equal(entry.cases, 20);
+  assert.ok(entry.complete >= 5 && entry.complete < 20, `finished ${entry.complete}`);
+  let text = '';
+  await runsAction({ store: db }, { write: (s: string) => (text += s) });
+  const cells = row(text, 'half');
+  assert.equal(cells[5], `${entry.complete}/20`, 'done: finished / all');
+  const pct = ((100 * entry.successes) / entry.complete).toFixed(1);
+  assert.equal(cells[6], `${entry.successes}/${entry.complete} (${pct}%)`, 'success over the finished ones, not over 20');
+});
