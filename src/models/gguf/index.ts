@@ -12,7 +12,7 @@ export type {
 export type { GgufModelOptions, GgufSettings, GpuSetting, ScoreTokenization } from './options.ts';
 export { parseGgufSpec, resolveGgufSettings } from './options.ts';
 export type { GgufStats, TokenScore } from './runtime.ts';
-export { disposeAllGgufRuntimes, ContextOverflowError } from './runtime.ts';
+export { disposeAllGgufRuntimes, ContextOverflowError, requireNodeLlamaCpp, NODE_LLAMA_CPP_VERSION } from './runtime.ts';
 export { buildBanList, bannedNextTokens, findBannedOccurrence, type TokenSeq } from '../ban.ts';
 export { checkLogprob, probabilityToLogprob, checkDistribution, NumericGuardError, LOGPROB_UNDERFLOW_FLOOR } from './numeric-guard.ts';
 export { ChatRenderer, strftimeUtc, DEFAULT_TEMPLATE_KWARGS } from './chat-template.ts';
