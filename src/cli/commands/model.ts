@@ -68,7 +68,8 @@ export function register(program: Command): void {
       if (flags.json)
         process.stdout.write(JSON.stringify({ model: m.label, simulated: m.capabilities.simulated, ...result }, null, 2) + '\n');
       else {
-        if (m.capabilities.simulated) process.stderr.write(`${markedName(m.label, true)}: the reply below comes from a simulation, not a model\n`);
+        if (m.capabilities.simulated)
+          process.stderr.write(`${markedName(m.label, true)}: the reply below comes from a simulation, not a model\n`);
         if (result.text === null)
           throw new ProviderError(`${m.label}: every attempt failed (${result.attempts.length}); see the attempt lines above`);
         process.stdout.write(result.text + (result.text.endsWith('\n') ? '' : '\n'));

@@ -20,7 +20,9 @@ export function renderAgentAnalysis(a: AgentAnalysis): string {
     `Agent rollouts on ToolShed (mean [95% cluster-bootstrap CI over tasks], B = ${a.bootstrap.resamples.toLocaleString('en')})`,
   ];
   if (a.simulated_models.length)
-    out.push(`SIMULATED: ${a.simulated_models.map(baseLabel).join(', ')} — simulated controllers; their numbers describe simulations, not models.`);
+    out.push(
+      `SIMULATED: ${a.simulated_models.map(baseLabel).join(', ')} — simulated controllers; their numbers describe simulations, not models.`,
+    );
   const models = [...new Set(a.runs.map((r) => r.model))];
   for (const model of models) {
     const runs = a.runs.filter((r) => r.model === model);
