@@ -293,7 +293,8 @@ export function buildReportModel(
       maxCell: c.cell_max,
       reversals: panels.map((p) => {
         const r = c.reversals.find((x) => x.panel === p);
-        return r ? { reversing: r.reversing_pairs, pairs: r.pairs } : { reversing: 0, pairs: 0 };
+        // Only pairs with rates on two assays or more can reverse: those are the denominator.
+        return r ? { reversing: r.reversing_pairs, pairs: r.comparable_pairs } : { reversing: 0, pairs: 0 };
       }),
     })),
     // The analysis notes define the common case set and a reversal; this only names the cells.
