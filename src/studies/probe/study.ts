@@ -83,6 +83,7 @@ export const probeStudy: Study<ProbeAnalysis> = {
   json: 'keyed',
   analyze: (store, runIds, o) => analyzeProbeStore(new ProbeStore(store), { resamples: o.bootstrap, seed: o.seed, runIds: [...runIds] }),
   runColumns: ['env', 'items', 'conditions', 'scores', 'sessions', 'updated'],
+  runColumnsOptional: ['updated', 'sessions', 'scores'],
   async describeRuns(store, runs) {
     const probe = new ProbeStore(store);
     const plans = new Map((await probe.listRuns()).map((r) => [r.run_id, r]));

@@ -50,6 +50,7 @@ export const revisionStudy: Study<RevisionAnalysis> = {
     return { ...inputs, result, ifeval: analyzeIfeval(inputs.trajectories) };
   },
   runColumns: ['protocol', 'T', 'done', 'success', 'incompl.', 'pending', 'rounds', 'failed att.', 'updated'],
+  runColumnsOptional: ['updated', 'failed att.', 'rounds', 'pending', 'protocol', 'T'],
   async describeRuns(_store, runs) {
     return runs.map((r) => {
       const finished = r.complete + r.incomplete;
@@ -75,7 +76,7 @@ export const revisionStudy: Study<RevisionAnalysis> = {
       };
     });
   },
-  renderText: (a) => renderAnalysis(a.result) + (hasIfeval(a) ? renderIfeval(a.ifeval) : ''),
+  renderText: (a, o) => renderAnalysis(a.result, o) + (hasIfeval(a) ? renderIfeval(a.ifeval) : ''),
   toJson: (a) => ({ ...(a.result as unknown as Record<string, unknown>), ...(hasIfeval(a) ? { ifeval: a.ifeval } : {}) }),
   sections: (a) => [...revisionSections(viewModel(a)), ...(hasIfeval(a) ? ifevalSections(a.ifeval) : [])],
   simulatedControllers: (a) => a.result.simulated_controllers,

@@ -1,21 +1,14 @@
 // Terminal tables for `revloop analyze`: one section per analysis, clear headings, rates as
 // percentages with one decimal. Simulated controllers carry "[SIMULATED]" in every table.
 import { baseLabel, markedName } from '../../../core/simulated.ts';
-import Table from 'cli-table3';
+import { TextTable } from '../../kit/text-table.ts';
+import type { TextOptions } from '../../kit/study.ts';
 import { formatMeanSd } from '../../../core/stats/summary.ts';
 import { ASSAYS, EXACT_CATEGORIES, FAMILY_ORDER, REPEAT_CLASSES, type AnalysisResult, type CellSummary, type Interval } from './types.ts';
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '—' : (100 * v).toFixed(1));
 const ci = (i: Interval) => (i.low === null || i.high === null ? '' : ` [${pct(i.low)}, ${pct(i.high)}]`);
 const pval = (p: number) => (p >= 0.001 ? p.toFixed(3) : p.toExponential(2));
-
-function table(head: string[]): Table.Table {
-  return new Table({
-    head,
-    style: { head: [], border: [], compact: true },
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  });
-}
 
 /** Under Tables 1/10: why each "—" is empty, one line per reason, naming controller and assays. */
 function emptyCells(rows: AnalysisResult['endpoint_table']['rows'], name: (c: string) => string): string {
@@ -31,7 +24,8 @@ function emptyCells(rows: AnalysisResult['endpoint_table']['rows'], name: (c: st
   return [...byReason].map(([why, who]) => `\n— ${why}: ${who.join(', ')}`).join('');
 }
 
-export function renderAnalysis(result: AnalysisResult): string {
+export function renderAnalysis(result: AnalysisResult, options: TextOptions = {}): string {
+  const table = (head: string[]) => new TextTable(head, { width: options.width, compact: true });
   const sim = new Set(result.simulated_controllers);
   const name = (c: string) => markedName(c, sim.has(c));
   const out: string[] = [];
@@ -218,7 +212,7 @@ export function renderAnalysis(result: AnalysisResult): string {
   }
   section('Conditional rescue after the landmark: repeat fraction 1 vs 0, case-clustered (Table 3)', t8.toString());
 
-  renderNewSections(result, section);
+  renderNewSections(result, section, table);
 
   if (result.excluded.length) {
     const t9 = table(['controller', 'family', 'status', 'count', 'reasons']);
@@ -239,7 +233,11 @@ export function renderAnalysis(result: AnalysisResult): string {
 }
 
 /** §3.8 hazard association, §3.9 capture prediction and the all-domain landmark. */
-function renderNewSections(result: AnalysisResult, section: (title: string, body: string) => void): void {
+function renderNewSections(
+  result: AnalysisResult,
+  section: (title: string, body: string) => void,
+  table: (head: string[]) => TextTable,
+): void {
   const sim = (label: string, simulated: boolean) => (simulated ? `${label} [SIMULATED]` : label);
   const num = (v: number | null, digits = 3) => (v === null ? '—' : v.toFixed(digits));
   const or = (v: number | null, i: Interval) =>
