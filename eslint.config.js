@@ -36,6 +36,25 @@ export default tseslint.config(
     },
   },
   {
+    // The viewer's client app runs in the browser (src/viewer/app, plain ES modules).
+    files: ['src/viewer/app/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: {
+        document: 'readonly',
+        window: 'readonly',
+        location: 'readonly',
+        history: 'readonly',
+        fetch: 'readonly',
+        EventSource: 'readonly',
+        Element: 'readonly',
+        HTMLElement: 'readonly',
+        URLSearchParams: 'readonly',
+        CSS: 'readonly',
+      },
+    },
+  },
+  {
     // Layers import downward only, sibling modules stay apart, no folder cycles (eslint-rules/layers.mjs).
     files: ['src/**/*.{ts,mts,js,mjs}'],
     plugins: { revloop },

@@ -9,8 +9,7 @@
 // --synthetic skips the store and uses the seeded synthetic generator (src/studies/revision/synthetic.ts);
 // it is also the fallback when ../shared/data is absent. Every trajectory is simulated; nothing
 // printed here describes a model.
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { analyzeTrajectories } from '../src/studies/revision/analysis/analyze.ts';
 import { hazardAssociation } from '../src/studies/revision/analysis/association.ts';
 import { modelFamily, predictCapture } from '../src/studies/revision/analysis/capture-prediction.ts';
@@ -19,83 +18,17 @@ import { fitThreeDomain, threeDomainRow, type ThreeDomainRow } from '../src/stud
 import { analysisJson } from '../src/studies/revision/analysis/json.ts';
 import { renderAnalysis } from '../src/studies/revision/analysis/render.ts';
 import { paperShapedControllers, syntheticTrajectories } from '../src/studies/revision/synthetic.ts';
-import { loadCaseSet } from '../src/core/cases/index.ts';
-import { PAPER_PROTOCOL } from '../src/engine/protocol.ts';
-import { executeRun } from '../src/engine/run.ts';
-import { createModel } from '../src/models/index.ts';
 import { openStore } from '../src/store/store.ts';
 import type { TrajectoryRecord } from '../src/store/types.ts';
-import { PROJECT_ROOT, sharedDataFile } from '../src/core/util/shared-data.ts';
-import { getFamily } from '../src/core/verify/index.ts';
+import { panelCasesAvailable, panelStore, SIM_SPECS } from './panel-store.ts';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
 };
 const bootstrap = Number(arg('--bootstrap') ?? 20000);
-const CASE_FILES = ['generation_combined480.jsonl', 'lexical_constraints_combined480.jsonl', 'compositional_constraints_combined480.jsonl'];
 
-/** 19 distinct simulated controllers: five profiles with different seeds and response curves. */
-const SIM_SPECS = [
-  'sim:ideal',
-  'sim:steady',
-  'sim:steady?seed=2',
-  'sim:steady?gain=0.7',
-  'sim:steady?recur=0.3',
-  'sim:sluggish',
-  'sim:sluggish?seed=2',
-  'sim:sluggish?gain=0.4',
-  'sim:overshoot',
-  'sim:overshoot?seed=2',
-  'sim:overshoot?gain=1.8',
-  'sim:stubborn', // 12 in the "local" panel
-  'sim:stubborn?seed=2',
-  'sim:stubborn?recur=0.8',
-  'sim:steady?seed=3',
-  'sim:sluggish?seed=3',
-  'sim:overshoot?seed=3',
-  'sim:steady?noise=0.3',
-  'sim:ideal?seed=2', // 7 in the "api" panel
-];
-
-async function buildStore(path: string): Promise<number> {
-  const cases = [];
-  for (const f of CASE_FILES) cases.push(...(await loadCaseSet(sharedDataFile('paper-cases', f)!, { skipWitnessChecks: true })).cases);
-  const tmp = `${path}.building`;
-  rmSync(tmp, { force: true });
-  const store = await openStore(tmp);
-  const t = performance.now();
-  try {
-    for (const [i, spec] of SIM_SPECS.entries()) {
-      const model = await createModel(spec);
-      await executeRun({
-        store,
-        runId: `panel-${String(i).padStart(2, '0')}`,
-        cases,
-        caseSet: {
-          format: 'paper',
-          total: cases.length,
-          limit: null,
-          fileSha256: 'bench',
-          manifest: { bench: true } as never,
-          path: 'paper-cases',
-        },
-        model,
-        protocol: PAPER_PROTOCOL,
-        resolveFamily: getFamily,
-        concurrency: 16,
-      });
-      process.stderr.write(`  store: ${i + 1}/${SIM_SPECS.length} controllers (${((performance.now() - t) / 1000).toFixed(1)} s)\n`);
-    }
-  } finally {
-    await store.close();
-  }
-  for (const ext of ['-wal', '-shm']) rmSync(`${tmp}${ext}`, { force: true });
-  renameSync(tmp, path);
-  return performance.now() - t;
-}
-
-const useStore = !process.argv.includes('--synthetic') && CASE_FILES.every((f) => sharedDataFile('paper-cases', f));
+const useStore = !process.argv.includes('--synthetic') && panelCasesAvailable();
 if (!useStore && !process.argv.includes('--synthetic'))
   console.log('bench/analyze: ../shared/data/paper-cases not found; using the synthetic generator instead');
 
@@ -105,11 +38,9 @@ let panels: Record<string, string>;
 let source: string;
 let buildMs = 0;
 if (useStore) {
-  const dir = join(PROJECT_ROOT, 'bench', '.out');
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, 'analyze-panel.db');
-  if (process.argv.includes('--rebuild')) rmSync(path, { force: true });
-  if (!existsSync(path)) buildMs = await buildStore(path);
+  const built = await panelStore(process.argv.includes('--rebuild'));
+  const path = built.path;
+  buildMs = built.buildMs;
   const tLoad = performance.now();
   const store = await openStore(path, { readonly: true });
   trajectories = await store.loadTrajectories();

@@ -19,6 +19,8 @@ import type { ChatMessage, Model } from '../src/models/types.ts';
 export interface BenchServer {
   url: string;
   close(): Promise<void>;
+  /** The server's process, when it runs in a child. */
+  pid?: number;
 }
 
 /** Waits for a child's "listening on <url>" line. */
@@ -32,6 +34,7 @@ function childServer(args: string[], pattern: RegExp): Promise<BenchServer> {
       if (m) {
         resolve({
           url: m[1],
+          pid: child.pid,
           close: () =>
             new Promise<void>((done) => {
               if (child.exitCode !== null) return done();

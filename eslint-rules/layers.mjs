@@ -20,7 +20,20 @@ import ts from 'typescript';
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Top to bottom; names in one inner list share a level and may not import each other. */
-export const LAYERS = ['cli', 'app', ['viewer', 'report'], 'studies', 'revise', 'engine', 'envs', 'remedy', 'store', 'models', 'core'];
+export const LAYERS = [
+  'cli',
+  'app',
+  ['viewer', 'report'],
+  'html',
+  'studies',
+  'revise',
+  'engine',
+  'envs',
+  'remedy',
+  'store',
+  'models',
+  'core',
+];
 
 /** Layers whose sub-folders are independent modules, and the one sibling each may share. */
 export const SHARED_SIBLINGS = { studies: ['kit'], envs: ['items'] };

@@ -29,7 +29,13 @@ const WORK = join(ROOT, 'node_modules', '.cache', 'revloop-build');
  * relative to src/. Found with `grep -rn "import.meta.url\|readFileSync" src`; the package test
  * checks every such reference in dist/ resolves, so a new asset cannot be forgotten silently.
  */
-export const RUNTIME_ASSETS = ['report/assets', 'core/verify/ifeval/langdetect/data.json.gz'];
+export const RUNTIME_ASSETS = [
+  'report/assets',
+  'html/assets',
+  'viewer/app',
+  'app/view-analysis-worker.mjs',
+  'core/verify/ifeval/langdetect/data.json.gz',
+];
 
 /** Inputs that determine dist/: the sources, the compiler settings, this script, the compiler version. */
 function inputFiles() {

@@ -5,7 +5,7 @@ python3-numpy, python3-sklearn and python3-statsmodels. Run by hand (never at te
     /usr/bin/python3 scripts/stats-fixtures.py [NAME ...]
 
 NAME is one of mcnemar, holm, quantile, normal, logistic, spearman, capture, mantel_haenszel,
-three_domain (default: all). It writes test/fixtures/stats/<name>.json; the TypeScript tests compare
+three_domain, response_curves (default: all). It writes test/fixtures/stats/<name>.json; the TypeScript tests compare
 against those committed numbers. Everything here is seeded, so rerunning reproduces the same files on
 the same library versions (up to the last bits of BLAS-threaded sums).
 """
@@ -630,8 +630,78 @@ def three_domain() -> None:
     }, compact=True)
 
 
+def response_curves() -> None:
+    """docs/protocol.md §3.11: Theil-Sen slopes (scipy.stats.theilslopes), numpy.interp, the median of a
+    weighted multiset (statistics.median of the expanded values), and the system identification's curve
+    pipeline on synthetic rows: the median action per command, the monotone-pair fraction, the local
+    slope (per case over |c| <= 10, then the median across cases) and the 8-step capture simulation."""
+    import statistics
+    rng = np.random.default_rng(20260731)
+    theil = []
+    for n in [2, 3, 4, 6, 9, 12]:
+        for _ in range(4):
+            x = sorted(rng.choice([-10, -5, -2, -1, 1, 2, 5, 10], size=n, replace=n > 8).tolist())
+            y = [int(v) for v in rng.integers(-15, 16, size=n)]
+            if len(set(x)) < 2:
+                continue
+            theil.append({"x": x, "y": y, "slope": float(stats.theilslopes(y, x)[0])})
+    interp = []
+    for _ in range(8):
+        xp = sorted(set(rng.integers(-50, 51, size=int(rng.integers(2, 9))).tolist()) | {0})
+        fp = [float(v) for v in rng.normal(0, 20, size=len(xp))]
+        queries = [float(q) for q in rng.uniform(-70, 70, size=10)] + [float(xp[0]), float(xp[-1]), 0.0]
+        interp.append({"xp": xp, "fp": fp, "x": queries, "y": [float(v) for v in np.interp(queries, xp, fp)]})
+    weighted = []
+    for _ in range(12):
+        k = int(rng.integers(1, 8))
+        values = [float(v) for v in rng.integers(-20, 21, size=k)]
+        weights = [int(v) for v in rng.integers(0, 4, size=k)]
+        expanded = [v for v, w in zip(values, weights) for _ in range(w)]
+        weighted.append({"values": values, "weights": weights, "median": statistics.median(expanded) if expanded else None})
+    commands = [-50, -20, -10, -5, -2, -1, 1, 2, 5, 10, 20, 50]
+    rows = []
+    for case in range(14):
+        gain = float(rng.uniform(0.3, 1.3))
+        for c in commands:
+            if rng.random() < 0.1:
+                continue
+            rows.append({"case_id": f"case-{case}", "source": ["ccnews", "guten", "wiki"][case % 3], "command": c,
+                         "realized": int(round(gain * c + rng.normal(0, 2)))})
+    med = [statistics.median([r["realized"] for r in rows if r["command"] == c]) for c in commands]
+    pairs = [(i, j) for i in range(len(med)) for j in range(i + 1, len(med))]
+    monotone = sum(med[j] > med[i] for i, j in pairs) / len(pairs)
+    slopes = {}
+    for name, keep in {"all": lambda c: c != 0 and abs(c) <= 10, "add": lambda c: 0 < c <= 10, "remove": lambda c: -10 <= c < 0}.items():
+        per_case = []
+        for case in sorted({r["case_id"] for r in rows}, key=lambda s: [r["case_id"] for r in rows].index(s)):
+            pts = [(r["command"], r["realized"]) for r in rows if r["case_id"] == case and keep(r["command"])]
+            if len({p[0] for p in pts}) >= 2:
+                per_case.append(float(stats.theilslopes([p[1] for p in pts], [p[0] for p in pts])[0]))
+        slopes[name] = {"cases": len(per_case), "slope": statistics.median(per_case) if per_case else None}
+    knots = sorted(set(commands) | {0})
+    fvals = [0.0 if k == 0 else float(med[commands.index(k)]) for k in knots]
+    captures = []
+    for e0 in [-60, -35, -12, -3, -1, 1, 4, 9, 25, 48, 70]:
+        e = float(e0)
+        hit = False
+        for _ in range(8):
+            if abs(e) < 0.5:
+                hit = True
+                break
+            e += float(np.interp(max(-50.0, min(50.0, -e)), knots, fvals))
+        captures.append({"e0": e0, "captured": hit or abs(e) < 0.5})
+    write("response_curves.json", {
+        "description": "Theil-Sen (scipy.stats.theilslopes), numpy.interp, weighted median (statistics.median of the expanded "
+                       "multiset), and the sysid curve pipeline of docs/protocol.md §3.11 on synthetic rows",
+        "theil_sen": theil, "interp": interp, "weighted_median": weighted,
+        "sysid": {"rows": rows, "commands": commands, "median_curve": med, "monotone_pair_fraction": monotone,
+                  "slopes": slopes, "captures": captures},
+    }, compact=True)
+
+
 FIXTURES = {"mcnemar": mcnemar, "holm": holm, "quantile": quantile, "normal": normal, "logistic": logistic,
-            "spearman": spearman, "capture": capture, "mantel_haenszel": mantel_haenszel, "three_domain": three_domain}
+            "spearman": spearman, "capture": capture, "mantel_haenszel": mantel_haenszel, "three_domain": three_domain,
+            "response_curves": response_curves}
 
 if __name__ == "__main__":
     names = sys.argv[1:] or list(FIXTURES)

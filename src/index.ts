@@ -1,6 +1,7 @@
-// revloop's root entry point (`import … from 'revloop'`): the main entry of each module. Each
-// module's full API is its own subpath — 'revloop/verify', 'revloop/models', 'revloop/remedy', …
-// (package.json `exports`; docs/library.md).
+// revloop's root entry point (`import … from 'revloop'`): the main entry of each module and the
+// typed errors every module throws. Each module's full API is its own subpath — 'revloop/verify',
+// 'revloop/models', 'revloop/remedy', … (package.json `exports`; docs/library.md). The names here are
+// the same bindings as the subpaths', not copies.
 export {
   getFamily,
   listFamilies,
@@ -19,3 +20,35 @@ export { openStore, type RunStore, type TrajectoryRecord, type RoundRecord } fro
 export { analyzeTrajectories, renderAnalysis, type AnalysisResult } from './studies/revision/analysis/index.ts';
 export { renderReport, writeReportFile } from './report/index.ts';
 export { FailureLedger, type FailureRecord, type LedgerOptions } from './remedy/index.ts';
+export {
+  revise,
+  reviseStream,
+  zodVerifier,
+  jsonSchemaVerifier,
+  familyVerifier,
+  reviseMiddleware,
+  repairToolCall,
+  aiSdkModel,
+  REVLOOP_DEFAULT_POLICY,
+  type ReviseOptions,
+  type ReviseResult,
+  type ReviseEvent,
+  type Attempt,
+  type Violation,
+  type VerifyResult,
+} from './revise/index.ts';
+export {
+  RevloopError,
+  isRevloopError,
+  UserError,
+  UsageError,
+  InputError,
+  NotFoundError,
+  PlanMismatchError,
+  RunLockedError,
+  CapabilityError,
+  StoreError,
+  ProviderError,
+  DataMissingError,
+  type ErrorCode,
+} from './core/errors.ts';

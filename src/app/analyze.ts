@@ -4,7 +4,7 @@ import { UserError } from '../core/errors.ts';
 import type { StudyAnalysisOptions, TextOptions } from '../studies/kit/study.ts';
 import { runsByStudy } from '../studies/registry.ts';
 import { openStore } from '../store/store.ts';
-import type { StudyResult } from '../report/index.ts';
+import type { StudyResult } from '../report/page.ts';
 import { analysisJson } from '../studies/revision/analysis/json.ts';
 
 export interface AnalyzeStoreOptions extends StudyAnalysisOptions {

@@ -3,6 +3,7 @@ import { NotFoundError } from '../core/errors.ts';
 import { getFamily } from '../core/verify/registry.ts';
 import { auditRun, type AuditReport } from '../engine/audit.ts';
 import { openStore, type RunStore } from '../store/store.ts';
+import { studyForKind } from '../studies/registry.ts';
 
 /** The run, or a NotFoundError naming the store's runs. */
 export async function requireRun(store: RunStore, runId: string) {
@@ -21,8 +22,10 @@ export async function requireRun(store: RunStore, runId: string) {
 export async function auditStoredRun(store: string, runId: string): Promise<AuditReport> {
   const s = await openStore(store, { readonly: true });
   try {
-    await requireRun(s, runId);
-    return await auditRun(s, runId, getFamily);
+    const run = await requireRun(s, runId);
+    // A study whose runs send other messages than the verbatim protocol re-creates them for the replay.
+    const study = studyForKind(run.planned.plan.kind);
+    return await auditRun(s, runId, getFamily, { replay: study?.replay ? (planned) => study.replay!(planned) : undefined });
   } finally {
     await s.close();
   }

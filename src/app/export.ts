@@ -3,7 +3,10 @@ import { UsageError, UserError } from '../core/errors.ts';
 import { writeFileAtomic } from '../core/util/atomic-file.ts';
 import { isTrajectoryPlan } from '../store/plan.ts';
 import { openStore } from '../store/store.ts';
-import { paperJsonl } from '../studies/revision/export-paper.ts';
+import { pyJsonDumps } from '../core/py/format.ts';
+import type { TrajectoryRunPlanned } from '../store/events.ts';
+import { studyForKind } from '../studies/registry.ts';
+import { paperRow } from '../studies/revision/export-paper.ts';
 import { requireRun } from './audit.ts';
 
 export type ExportFormat = 'paper';
@@ -45,7 +48,10 @@ export async function exportRun(o: ExportOptions): Promise<ExportOutcome> {
       );
     }
     if (o.partial) trajectories = trajectories.filter((t) => t.status !== 'pending');
-    text = paperJsonl(trajectories);
+    // The paper's row, plus what the owning study adds (an experiment's state, arm and frozen prefix).
+    const planned = run.planned as TrajectoryRunPlanned;
+    const extra = studyForKind(planned.plan.kind)?.exportFields;
+    text = trajectories.map((t) => pyJsonDumps({ ...paperRow(t), ...(extra ? extra(planned, t) : {}) }) + '\n').join('');
     rows = trajectories.length;
     simulated = run.summary.simulated;
   } finally {

@@ -1,7 +1,8 @@
 // `report`: the whole report of a store — every study's sections and the trajectory browser —
 // rendered to one HTML string. `revloop report` and `revloop demo` both use it; the store is only
 // read.
-import { renderReportPage, reportPage, type DrilldownOptions } from '../report/index.ts';
+import { renderReportPage } from '../report/render.ts';
+import { reportPage, type DrilldownOptions } from '../report/page.ts';
 import { analyzeStore, simulatedControllers, type AnalyzeStoreOptions } from './analyze.ts';
 
 export interface StoreReportOptions extends AnalyzeStoreOptions, DrilldownOptions {

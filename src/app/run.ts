@@ -8,9 +8,10 @@ import { slug } from '../core/util/slug.ts';
 import { getFamily } from '../core/verify/registry.ts';
 import { withIfevalMode } from '../core/verify/index.ts';
 import type { PromptVariant } from '../core/verify/types.ts';
-import type { HistoryPolicy } from '../engine/history.ts';
+import type { HistoryWindow } from '../remedy/history-window.ts';
+import { bansFailedDrafts, policyName, POLICY_PRESETS } from '../remedy/revision-policy.ts';
 import { protocolName, type ProtocolConfig } from '../engine/protocol.ts';
-import { executeRun, type RunProgress, type RunResult } from '../engine/run.ts';
+import { executeRun, prepareRun, type RunProgress, type RunResult } from '../engine/run.ts';
 import { createModel } from '../models/index.ts';
 import type { ModelOptions } from '../models/options.ts';
 import { parseSpec } from '../models/spec.ts';
@@ -33,7 +34,17 @@ export interface RunCasesOptions {
   runId?: string;
   /** Revisions after the first draft (T). */
   budget?: number;
-  history?: HistoryPolicy;
+  history?: HistoryWindow;
+  /**
+   * The harness (docs/revise.md §2): `verbatim` (the paper's, default), `abstract`, `drop`,
+   * `reset-on-recurrence` or `revloop-default`; recorded in the plan as its message policy.
+   */
+  harness?: string;
+  /**
+   * Ban earlier failed drafts at decoding (`failed-drafts`; needs a backend that can ban), or
+   * `none`. Default: the harness's own (`revloop-default` bans where the backend can).
+   */
+  ban?: 'failed-drafts' | 'none';
   variant?: PromptVariant;
   /** Trajectories in flight at once (also the model's concurrency unless modelOptions sets one). */
   concurrency?: number;
@@ -43,6 +54,14 @@ export interface RunCasesOptions {
   ifevalMode?: 'strict' | 'loose';
   /** Operational settings recorded with the session (never part of the plan). */
   sessionOptions?: Record<string, unknown>;
+  /**
+   * 0: plan the run (create it, or check the stored plan and reopen protocol-incomplete
+   * trajectories) without running anything, for `revloop worker` processes to run. 1 (default):
+   * this process runs it (on PostgreSQL as one worker among any others).
+   */
+  workers?: 0 | 1;
+  /** PostgreSQL: how long this process's claim on a trajectory lasts without renewal (default 60). */
+  leaseSeconds?: number;
   signal?: AbortSignal;
 }
 
@@ -72,9 +91,46 @@ export interface RunCasesHooks {
 export interface RunCasesOutcome {
   runId: string;
   simulated: boolean;
+  /** Planned only (workers: 0): nothing was run. */
+  planOnly: boolean;
+  /** Protocol-incomplete trajectories reopened for workers by this planning (PostgreSQL). */
+  reopened: number;
   result: RunResult;
   /** The run as the store lists it after this session. */
   summary: RunSummary;
+}
+
+/** The decoding a run's plan freezes, and the model options that produce it. */
+export interface DecodingSettings {
+  /** 0 = greedy; null = left to the model's spec. */
+  temperature: number | null;
+  seed: number | null;
+  extraBody: Record<string, unknown> | null;
+}
+
+/**
+ * Greedy unless told otherwise, a setting given in the spec itself left to the spec, and the
+ * model's concurrency the run's unless set apart (--model-concurrency): the one rule for every
+ * command that plans trajectories.
+ */
+export function decodingFor(
+  spec: string,
+  options: ModelOptions | undefined,
+  concurrency: number,
+): { modelOptions: ModelOptions; decoding: DecodingSettings } {
+  const specParams = parseSpec(spec).params;
+  const modelOptions: ModelOptions = { concurrency, ...(options ?? {}) };
+  const temperature: number | null = modelOptions.temperature === undefined ? 0 : modelOptions.temperature;
+  modelOptions.temperature = temperature;
+  const seed = modelOptions.seed ?? null;
+  return {
+    modelOptions,
+    decoding: {
+      temperature: specParams.temperature !== undefined ? null : temperature,
+      seed: specParams.seed !== undefined ? null : seed,
+      extraBody: modelOptions.extraBody ?? null,
+    },
+  };
 }
 
 /** The run id a command gets when none is given: the same command always resumes the same run. */
@@ -96,23 +152,18 @@ export function defaultRunId(
 
 export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): Promise<RunCasesOutcome> {
   const concurrency = o.concurrency ?? 4;
-  const specParams = parseSpec(o.model).params;
-  // The run's concurrency is the model's unless set apart (--model-concurrency).
-  const modelOptions: ModelOptions = { concurrency, ...(o.modelOptions ?? {}) };
-  const extraBody = modelOptions.extraBody ?? null;
-  // Decoding: greedy unless told otherwise; a setting in the spec itself is left to the spec.
-  const temperature: number | null = modelOptions.temperature === undefined ? 0 : modelOptions.temperature;
-  modelOptions.temperature = temperature;
-  const seed = modelOptions.seed ?? null;
+  const { modelOptions, decoding } = decodingFor(o.model, o.modelOptions, concurrency);
+  const extraBody = decoding.extraBody;
   const protocol: ProtocolConfig = {
     budget: o.budget ?? 8,
     history: o.history ?? { kind: 'full' },
     variant: o.variant ?? 'baseline',
-    temperature: specParams.temperature !== undefined ? null : temperature,
-    seed: specParams.seed !== undefined ? null : seed,
-    messagePolicy: 'verbatim',
+    temperature: decoding.temperature,
+    seed: decoding.seed,
+    messagePolicy: policyName(o.harness ?? 'verbatim'),
     banProvider: null,
   };
+  const preset = POLICY_PRESETS[protocol.messagePolicy];
 
   const casesName = o.casesName ?? o.cases;
   const loaded = await loadCaseSet(o.cases, o.format ? { format: o.format } : {});
@@ -124,12 +175,15 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
   if (!cases.length) throw new UserError(`${casesName}: no runnable cases`);
   const model = await createModel(o.model, modelOptions);
   const simulated = model.capabilities.simulated;
+  // An explicit --ban wins; otherwise the harness's own (`auto` bans where the backend can).
+  const ban = o.ban ?? (bansFailedDrafts(preset.ban, model.capabilities.ban) ? 'failed-drafts' : 'none');
+  protocol.banProvider = ban === 'failed-drafts' ? 'failed-drafts' : null;
   const runId = o.runId ?? defaultRunId(o.cases, model, protocol, o.limit, o.ifevalMode);
   const store = await openStore(o.store);
   try {
     const prior = await store.getRun(runId);
     let started = false;
-    const result = await executeRun({
+    const request = {
       store,
       runId,
       cases,
@@ -149,7 +203,8 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
       signal: o.signal,
       maxConsecutiveFailures: o.maxConsecutiveFailures ?? 3,
       sessionOptions: o.sessionOptions,
-      onProgress: (p) => {
+      leaseSeconds: o.leaseSeconds,
+      onProgress: (p: RunProgress) => {
         // Said once the plan is accepted (the first progress report), so a refused plan is never announced.
         if (!started) {
           started = true;
@@ -169,9 +224,25 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
         }
         hooks.onProgress?.(p);
       },
-    });
+    };
+    if (o.workers === 0) {
+      const prepared = await prepareRun(request);
+      const summary = (await store.getRun(runId))!.summary;
+      const progress: RunProgress = {
+        total: summary.cases,
+        skipped: summary.complete + summary.incomplete,
+        done: 0,
+        successes: summary.successes,
+        incomplete: 0,
+        rounds: 0,
+        startedAtMs: Date.now(),
+      };
+      const result: RunResult = { runId, resumed: !prepared.created, progress, stopped: null };
+      return { runId, simulated, planOnly: true, reopened: prepared.reopened, result, summary };
+    }
+    const result = await executeRun(request);
     const summary = (await store.getRun(runId))!.summary;
-    return { runId, simulated, result, summary };
+    return { runId, simulated, planOnly: false, reopened: 0, result, summary };
   } finally {
     await model.close?.();
     await store.close();

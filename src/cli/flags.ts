@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.ts';
 import { PROMPT_VARIANTS, type PromptVariant } from '../core/verify/types.ts';
-import { parseHistoryPolicy, type HistoryPolicy } from '../engine/history.ts';
+import { parseHistoryWindow, type HistoryWindow } from '../remedy/history-window.ts';
 import type { ModelOptions } from '../models/options.ts';
 
 /** Commander's collector for a repeatable flag (`--plugin a.ts --plugin b.ts`). */
@@ -76,8 +76,15 @@ export function budgetFlag(value: string | undefined, fallback: number): number 
   return wholeNumber('--budget', value, { min: 0, max: 1000 }) ?? fallback;
 }
 
-export function historyFlag(value: string | undefined): HistoryPolicy {
-  return parseHistoryPolicy(value ?? 'full');
+/** `--ban failed-drafts | none`; undefined leaves it to the harness. */
+export function banFlag(value: string | undefined): 'failed-drafts' | 'none' | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'failed-drafts' || value === 'none') return value;
+  throw new UsageError('--ban', `--ban: expected failed-drafts or none, got '${value}'`);
+}
+
+export function historyFlag(value: string | undefined): HistoryWindow {
+  return parseHistoryWindow(value ?? 'full');
 }
 
 export function variantFlag(value: string | undefined): PromptVariant {
@@ -144,4 +151,17 @@ export function modelOptionsFromFlags(flags: ModelFlags): ModelOptions {
   if (seed !== undefined) o.seed = seed;
   if (flags.label !== undefined) o.label = flags.label;
   return o;
+}
+
+// ---- the run store: the same flag on every command that takes one --------------------------------
+
+export const STORE_HELP = 'run store: a SQLite file, or postgres://user@host:port/db[?schema=name] (default: $REVLOOP_STORE, else runs.db)';
+
+/** `--store` (a SQLite path or a PostgreSQL URL), else $REVLOOP_STORE, else runs.db (or an error when `required` names the command). */
+export function storeFlag(value: string | undefined, required?: string, env: NodeJS.ProcessEnv = process.env): string {
+  const store = value ?? (env.REVLOOP_STORE || undefined);
+  if (store !== undefined) return store;
+  if (required)
+    throw new UsageError('--store', `${required}: --store <location> is required (a SQLite file or postgres://…; or set REVLOOP_STORE)`);
+  return 'runs.db';
 }

@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { exitQuietlyOnClosedPipe, reportError } from './errors.ts';
 import { COMMANDS } from './commands/index.ts';
 
+/** The whole command line, every command registered (the docs-flags test reads it too). */
 export function buildProgram(): Command {
   const program = new Command('revloop')
     .description('Closed-loop revision by language models: draft, verify exactly, revise, within a fixed budget.')

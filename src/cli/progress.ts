@@ -3,19 +3,19 @@
 // done/total, rate, ETA and whatever the work adds (success so far, cache savings, …).
 import { simulatedPrefix } from '../core/simulated.ts';
 
-export interface ProgressStream {
+interface ProgressStream {
   write(s: string): unknown;
   isTTY?: boolean;
 }
 
-export interface LineProgress {
+interface LineProgress {
   /** done/total plus extra fields; throttled. */
   update(done: number, total: number, extra?: string): void;
   /** Prints the last pending line and ends a rewritten terminal line; safe to call more than once. */
   finish(): void;
 }
 
-export interface LineProgressOptions {
+interface LineProgressOptions {
   /** Plain mode: at most one line per this many ms (default 5 s). */
   intervalMs?: number;
   now?: () => number;

@@ -4,19 +4,29 @@
 // draft came from a successful attempt, that the messages sent were the protocol's, and that the
 // derived tables equal a fresh reduction of the events. Each discrepancy names case, revision and
 // field.
-import { buildHistoryMessages, parseHistoryPolicy } from './history.ts';
-import { messagesSha256 } from './loop.ts';
+import { parseHistoryWindow, type HistoryWindow } from '../remedy/history-window.ts';
+import { messagesSha256, toExchange, type AcceptedRound } from './loop.ts';
+import {
+  banProviderNamed,
+  cycleOfRounds,
+  messagePolicyNamed,
+  verbatimPolicy,
+  type BanProvider,
+  type MessagePolicy,
+  type RoundContext,
+} from './harness.ts';
 import { canonicalJson } from '../core/util/hash.ts';
 import { pyStrip } from '../core/py/format.ts';
 import type { ConstraintCase, Family, PromptVariant } from '../core/verify/types.ts';
 import { diffLeaves } from '../core/util/json-diff.ts';
 import type { StoredEvent, TrajectoryRunPlanned } from '../store/events.ts';
-import { isTrajectoryPlan, planSha256 } from '../store/plan.ts';
+import { frozenTextsSha256, isTrajectoryPlan, planSha256, type ExperimentPlan, type TrajectoryRunKind } from '../store/plan.ts';
 import { reduceRun } from '../store/reduce.ts';
 import { verifyChain } from '../store/chain.ts';
 import type { RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
 
+/** One difference between what a run stored and what replaying its events recomputes: where (case, revision, field) and what. */
 export interface Discrepancy {
   caseIndex: number | null;
   caseId: string | null;
@@ -25,6 +35,7 @@ export interface Discrepancy {
   problem: string;
 }
 
+/** What `auditRun` returns: the counts it checked, every discrepancy (empty when the run replays exactly), and notes on what it could not re-derive. */
 export interface AuditReport {
   runId: string;
   events: number;
@@ -54,7 +65,30 @@ function stateDiff(stored: unknown, replayed: unknown): { field: string; problem
   return { field: `state.${path}`, problem: rest.join(': ') };
 }
 
-export async function auditRun(store: RunStore, runId: string, resolveFamily: (name: string) => Family): Promise<AuditReport> {
+/** How the messages of a run that is not a plain verbatim `run` were built (an experiment's arms). */
+export interface AuditReplay {
+  messagePolicy: MessagePolicy;
+  banProvider?: BanProvider;
+  /** Compare each attempt's bans with the provider's (default true; an absent provider bans nothing). */
+  checkBans?: boolean;
+}
+
+export interface AuditOptions {
+  /**
+   * The run's message policy (and ban provider), re-created from its plan by the study that owns
+   * it; with it the messages (and bans) of every attempt are re-derived. Without it only verbatim
+   * `run` plans are re-derived.
+   */
+  replay?: (planned: TrajectoryRunPlanned) => AuditReplay | null;
+}
+
+/** The replay audit of a stored run (docs/store.md): re-hashes the event chain, re-reduces the events, recomputes every verifier state from the stored text with `resolveFamily`, and checks the stop rule, frozen prefixes, the messages and bans sent and the derived tables. It never throws for what it finds. */
+export async function auditRun(
+  store: RunStore,
+  runId: string,
+  resolveFamily: (name: string) => Family,
+  options: AuditOptions = {},
+): Promise<AuditReport> {
   const found: Discrepancy[] = [];
   const notes: string[] = [];
   const add = (caseIndex: number | null, caseId: string | null, revision: number | null, field: string, problem: string) =>
@@ -85,15 +119,38 @@ export async function auditRun(store: RunStore, runId: string, resolveFamily: (n
   const planned = anyPlanned as TrajectoryRunPlanned;
 
   const variant = planned.plan.protocol.variant as PromptVariant;
-  let history: ReturnType<typeof parseHistoryPolicy> | null = null;
+  let history: HistoryWindow | null = null;
   try {
-    history = parseHistoryPolicy(planned.plan.protocol.history);
+    history = parseHistoryWindow(planned.plan.protocol.history);
   } catch {
     add(null, null, null, 'plan', `unknown history policy '${planned.plan.protocol.history}'`);
   }
-  const checkMessages = planned.plan.kind === 'run' && planned.plan.protocol.message_policy === 'verbatim' && history !== null;
-  if (planned.plan.kind === 'run' && !checkMessages)
-    notes.push(`messages not re-derived: message policy '${planned.plan.protocol.message_policy}' is not the verbatim one`);
+  const kind = planned.plan.kind;
+  const experiment = planned.plan.experiment ?? null;
+  let replay: AuditReplay | null = options.replay?.(planned) ?? null;
+  // A run under one of revloop's harnesses is rebuilt by its names (messages and bans); a policy of
+  // someone else's cannot be.
+  if (!replay && kind === 'run') {
+    try {
+      const p = planned.plan.protocol;
+      replay = {
+        messagePolicy: p.message_policy === 'verbatim' ? verbatimPolicy : messagePolicyNamed(p.message_policy),
+        banProvider: banProviderNamed(p.ban_provider),
+      };
+    } catch {
+      replay = null;
+    }
+  }
+  const checkMessages = kind !== 'import' && kind !== 'revise' && replay !== null && history !== null;
+  if (kind === 'revise') notes.push("a revise() loop: its requests are the caller's prompt under its policy; messages are not re-derived");
+  else if (kind !== 'import' && !checkMessages)
+    notes.push(`messages not re-derived: message policy '${planned.plan.protocol.message_policy}' is not one this audit can rebuild`);
+  if (kind !== 'run' && kind !== 'import' && kind !== 'revise' && !experiment)
+    add(null, null, null, 'plan', `a ${kind} run without its experiment block`);
+  const cycleStop = planned.plan.protocol.stop_rule === 'first-joint-success-budget-or-cycle';
+  if (experiment && experiment.trajectories.length !== planned.cases.length)
+    add(null, null, null, 'plan', `the experiment names ${experiment.trajectories.length} trajectories for ${planned.cases.length} cases`);
+  const contextWindow = experiment?.settings.context_window ?? null;
 
   // 3. Per trajectory: its events in order, then the replay of every round.
   const byCase = new Map<number, StoredEvent[]>();
@@ -114,7 +171,9 @@ export async function auditRun(store: RunStore, runId: string, resolveFamily: (n
         familyCache.set(name, resolveFamily(name));
       } catch (e) {
         familyCache.set(name, null);
-        add(null, null, null, 'family', `cannot replay family '${name}': ${(e as Error).message}`);
+        // A revise() loop verified by the caller's own function has no family to replay.
+        if (kind === 'revise') notes.push(`family '${name}' is the caller's verifier: its states are not replayed`);
+        else add(null, null, null, 'family', `cannot replay family '${name}': ${(e as Error).message}`);
       }
     }
     return familyCache.get(name)!;
@@ -127,9 +186,12 @@ export async function auditRun(store: RunStore, runId: string, resolveFamily: (n
 
   reduced.trajectories.forEach((t) => {
     const family = familyOf(t.family);
-    auditEvents(t, byCase.get(t.caseIndex) ?? [], planned.plan.kind, add);
-    if (family) auditRounds(t, family, variant, planned.plan.kind, add);
-    if (family && checkMessages && history) auditMessages(t, byCase.get(t.caseIndex) ?? [], family, variant, history, add);
+    const frozen = frozenCount(kind, experiment, t.caseIndex);
+    const events = byCase.get(t.caseIndex) ?? [];
+    auditEvents(t, events, frozen, contextWindow !== null, add);
+    if (experiment) auditFrozen(t, experiment, add);
+    if (family) auditRounds(t, family, variant, kind, cycleStop, add);
+    if (family && checkMessages && history && replay) auditMessages(t, events, family, variant, history, replay, add);
   });
 
   // 4. The derived tables equal a fresh reduction.
@@ -167,8 +229,25 @@ export async function auditRun(store: RunStore, runId: string, resolveFamily: (n
 
 type Add = (caseIndex: number | null, caseId: string | null, revision: number | null, field: string, problem: string) => void;
 
-/** Event order within one trajectory: continuity, attempts behind drafts, stop markers. */
-function auditEvents(t: TrajectoryRecord, events: StoredEvent[], kind: 'run' | 'import', add: Add): void {
+/** Rounds of a trajectory that were not generated in this run (all of an import's; an experiment's frozen prefix). */
+function frozenCount(kind: TrajectoryRunKind, experiment: ExperimentPlan | null, caseIndex: number): number {
+  if (kind === 'import') return Infinity;
+  return experiment?.trajectories[caseIndex]?.frozen_rounds ?? 0;
+}
+
+/** An experiment trajectory's frozen prefix is there, whole, and exactly the texts its plan hashed. */
+function auditFrozen(t: TrajectoryRecord, experiment: ExperimentPlan, add: Add): void {
+  const spec = experiment.trajectories[t.caseIndex];
+  if (!spec) return;
+  const texts = t.rounds.slice(0, spec.frozen_rounds).map((r) => r.text);
+  if (texts.length < spec.frozen_rounds)
+    add(t.caseIndex, t.caseId, null, 'frozen', `${texts.length} of the ${spec.frozen_rounds} frozen rounds are in the log`);
+  else if (frozenTextsSha256(texts) !== spec.frozen_sha256)
+    add(t.caseIndex, t.caseId, null, 'frozen', "the frozen rounds' texts differ from the ones the plan hashed");
+}
+
+/** Event order within one trajectory: continuity, attempts behind generated drafts, stop markers. */
+function auditEvents(t: TrajectoryRecord, events: StoredEvent[], frozen: number, guarded: boolean, add: Add): void {
   const id = t.caseId;
   let rounds = 0;
   let ended: 'success' | 'complete' | null = null;
@@ -198,7 +277,7 @@ function auditEvents(t: TrajectoryRecord, events: StoredEvent[], kind: 'run' | '
           );
         if (r !== rounds)
           add(t.caseIndex, id, r, 'revision', `expected revision ${rounds}, found ${r} (revisions must be contiguous from 0)`);
-        if (kind === 'run') {
+        if (r >= frozen) {
           if (!started) add(t.caseIndex, id, r, 'attempts', 'draft accepted without an attempt');
           else if (!okTexts.includes(e.payload.text))
             add(t.caseIndex, id, r, 'text', 'accepted text is not the stripped text of a successful attempt');
@@ -212,6 +291,8 @@ function auditEvents(t: TrajectoryRecord, events: StoredEvent[], kind: 'run' | '
       case 'trajectory_completed': {
         const p = e.payload;
         if (p.rounds !== rounds) add(t.caseIndex, id, null, 'rounds', `completion says ${p.rounds} rounds, the log holds ${rounds}`);
+        if (p.stop === 'context_limit' && !guarded)
+          add(t.caseIndex, id, null, 'stop rule', 'ended at a context limit, but the plan sets no context window');
         ended ??= 'complete';
         break;
       }
@@ -224,7 +305,14 @@ function auditEvents(t: TrajectoryRecord, events: StoredEvent[], kind: 'run' | '
 }
 
 /** Replays every round and checks the stop rule and final flags against the budget. */
-function auditRounds(t: TrajectoryRecord, family: Family, variant: PromptVariant, kind: 'run' | 'import', add: Add): void {
+function auditRounds(
+  t: TrajectoryRecord,
+  family: Family,
+  variant: PromptVariant,
+  kind: TrajectoryRunKind,
+  cycleStop: boolean,
+  add: Add,
+): void {
   const id = t.caseId;
   const c: ConstraintCase = t.case;
   t.rounds.forEach((r, i) => {
@@ -249,17 +337,26 @@ function auditRounds(t: TrajectoryRecord, family: Family, variant: PromptVariant
       const expected = family.feedback(state, c, variant);
       if (r.feedback !== expected)
         add(t.caseIndex, id, r.revision, 'feedback', 'stored feedback differs from the report rendered from the replayed state');
-    } else if (!last && kind === 'run') {
+    } else if (!last && kind !== 'import') {
       add(t.caseIndex, id, r.revision, 'feedback', 'the loop continued but no feedback was recorded');
     }
   });
   const n = t.rounds.length;
   const lastRound = t.rounds[n - 1];
   if (n > t.budget + 1) add(t.caseIndex, id, lastRound.revision, 'stop rule', `${n} rounds exceed the budget of ${t.budget} revisions`);
-  const stopReached = !!lastRound && (lastRound.joint || n >= t.budget + 1);
-  if (t.status === 'complete') {
+  // Under a harness that stops at persistent cycles, the replayed drafts must show the cycle.
+  const cycled =
+    cycleStop && !!lastRound && cycleOfRounds(t.rounds.map((r) => ({ draft: r.text, state: r.state, energy: r.energy }))) !== null;
+  const stopReached = !!lastRound && (lastRound.joint || n >= t.budget + 1 || cycled);
+  const contextLimit = t.status === 'complete' && t.termination === 'context_limit';
+  if (contextLimit) {
+    // Ended before a generation whose prompt would not fit (token counts need the backend; taken as recorded).
     if (!lastRound) add(t.caseIndex, id, null, 'status', 'complete without any round');
-    else if (!lastRound.joint && n < t.budget + 1)
+    else if (stopReached) add(t.caseIndex, id, lastRound.revision, 'stop rule', 'ended at a context limit after the stop rule was reached');
+  } else if (t.status === 'complete') {
+    if (!lastRound) add(t.caseIndex, id, null, 'status', 'complete without any round');
+    // revise() also stops at its token, money and time budgets (docs/revise.md §1).
+    else if (!lastRound.joint && n < t.budget + 1 && !cycled && kind !== 'revise')
       add(t.caseIndex, id, lastRound.revision, 'stop rule', `unresolved but stopped after ${n} of ${t.budget + 1} rounds`);
     else if (lastRound.feedback !== null && lastRound.feedback !== undefined)
       add(t.caseIndex, id, lastRound.revision, 'feedback', 'feedback recorded after the final round');
@@ -269,26 +366,34 @@ function auditRounds(t: TrajectoryRecord, family: Family, variant: PromptVariant
   if (t.status === 'incomplete' && !t.incompleteReason) add(t.caseIndex, id, null, 'status', 'protocol-incomplete without a reason');
 }
 
-/** Each attempt's message list must be the one the protocol builds from the accepted rounds. */
+/**
+ * Each attempt's message list (and ban list) must be the one the run's message policy (and ban
+ * provider) builds from the accepted rounds before it.
+ */
 function auditMessages(
   t: TrajectoryRecord,
   events: StoredEvent[],
   family: Family,
   variant: PromptVariant,
-  history: ReturnType<typeof parseHistoryPolicy>,
+  history: HistoryWindow,
+  replay: AuditReplay,
   add: Add,
 ): void {
-  const initial = family.initialPrompt(t.case, variant);
+  const initialPrompt = family.initialPrompt(t.case, variant);
   for (const e of events) {
     if (e.type !== 'attempt_started' || e.revision === null) continue;
     const prior = t.rounds.slice(0, e.revision);
     if (prior.length !== e.revision || prior.some((r) => r.feedback === null || r.feedback === undefined)) continue; // reported elsewhere
-    const messages = buildHistoryMessages(
-      initial,
-      prior.map((r) => ({ revision: r.revision, draft: r.text, feedback: r.feedback as string })),
+    const ctx: RoundContext = {
+      case: t.case,
+      family,
+      variant,
       history,
-    );
-    if (messagesSha256(messages) !== e.payload.messages_sha256) {
+      revision: e.revision,
+      initialPrompt,
+      exchanges: prior.map((r) => toExchange(r as AcceptedRound)),
+    };
+    if (messagesSha256(replay.messagePolicy.build(ctx)) !== e.payload.messages_sha256) {
       add(
         t.caseIndex,
         t.caseId,
@@ -297,5 +402,16 @@ function auditMessages(
         `the messages sent (seq ${e.seq}) are not the protocol's for the accepted history`,
       );
     }
+    if (replay.checkBans === false) continue;
+    const banned = replay.banProvider?.sequences(ctx);
+    const expected = banned && banned.length ? banned : undefined;
+    if (canonicalJson(expected ?? null) !== canonicalJson(e.payload.banned_sequences ?? null))
+      add(
+        t.caseIndex,
+        t.caseId,
+        e.revision,
+        'bans',
+        `the sequences banned (seq ${e.seq}) are not the ban provider's for the accepted history`,
+      );
   }
 }

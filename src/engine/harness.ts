@@ -1,9 +1,12 @@
-// Extension points for harness variants (a later issue adds them; the engine only calls them).
+// The harness layer applied to a revision round. The policies themselves live in src/remedy/
+// (message policies, failure abstraction, ban lists, recurrence and cycle rules; docs/revise.md);
+// this module binds them to the engine's round context, by name, so a run's plan names its harness
+// and a resumed run or an audit rebuilds exactly the same requests.
 //
 // - A MessagePolicy builds the message list sent for one revision. The default, `verbatim`, is the
 //   paper's: initial prompt, then the stripped drafts and verifier reports kept by the history
-//   policy. A harness can instead replace failed drafts with abstracted failure records, drop them,
-//   or add an instruction; it sees every earlier exchange with its verifier state.
+//   window. A harness can instead replace failed drafts with abstracted failure records, drop them,
+//   or restart the window at recurrences; it sees every earlier exchange with its verifier state.
 // - A BanProvider returns, per round, token sequences the decoder must never complete (for example
 //   every earlier failed draft). It is passed to `generate` as `bannedSequences` and needs a model
 //   with the `ban` capability; the run refuses at planning time otherwise.
@@ -12,7 +15,12 @@
 // produced it and resuming under a different harness is refused.
 import type { ChatMessage } from '../models/types.ts';
 import type { ConstraintCase, Family, PromptVariant, VerifierState } from '../core/verify/types.ts';
-import { buildHistoryMessages, type Exchange, type HistoryPolicy } from './history.ts';
+import { UsageError } from '../core/errors.ts';
+import { buildHistoryMessages, type Exchange, type HistoryWindow } from '../remedy/history-window.ts';
+import { buildRevisionMessages, type RevisionExchange } from '../remedy/revision-messages.ts';
+import { messagePolicyOf, policyName, POLICY_PRESETS, type RevisionPolicy } from '../remedy/revision-policy.ts';
+import { banStrings } from '../remedy/ban.ts';
+import { cycleAt, draftKey, type AttemptShape, type CycleFinding } from '../remedy/recurrence.ts';
 
 /** An earlier round with everything the verifier said about it. */
 export interface ExchangeRecord extends Exchange {
@@ -26,7 +34,7 @@ export interface RoundContext {
   case: ConstraintCase;
   family: Family;
   variant: PromptVariant;
-  history: HistoryPolicy;
+  history: HistoryWindow;
   /** The revision about to be generated (0 = first draft). */
   revision: number;
   initialPrompt: string;
@@ -34,19 +42,88 @@ export interface RoundContext {
   exchanges: readonly ExchangeRecord[];
 }
 
+/**
+ * A harness hook: builds the message list of each revision from the round context. Its `name` is written into the run plan; the paper's
+ * is `verbatimPolicy`.
+ */
 export interface MessagePolicy {
   readonly name: string;
   build(ctx: RoundContext): ChatMessage[];
 }
 
+/**
+ * A harness hook: the sequences the decoder must never complete in a round (passed to `generate` as `bannedSequences`; needs the model's
+ * `ban` capability). Its `name` is written into the run plan.
+ */
 export interface BanProvider {
   readonly name: string;
   /** Sequences to ban for this round; undefined or empty for none. */
   sequences(ctx: RoundContext): string[] | undefined;
 }
 
-/** The paper's messages: the history policy applied to the verbatim drafts and reports. */
+/** The paper's messages: the history window applied to the verbatim drafts and reports. */
 export const verbatimPolicy: MessagePolicy = {
   name: 'verbatim',
   build: (ctx) => buildHistoryMessages(ctx.initialPrompt, ctx.exchanges, ctx.history),
 };
+
+/**
+ * A round as the recurrence rules see it (docs/revise.md §4): the paper's text identity (the
+ * stripped text, docs/protocol.md §3.1), the violated components of the violation vector, and the
+ * energy.
+ */
+export function roundShape(r: { draft: string; state: VerifierState; energy: number }): AttemptShape {
+  const violations: string[] = [];
+  r.state.violation_vector.forEach((v, i) => {
+    if (v !== 0) violations.push(`v${i}`);
+  });
+  return { key: draftKey(r.draft, 'exact'), violations, measure: r.energy };
+}
+
+/** The cycle a round list ends in, if any. */
+export function cycleOfRounds(rounds: ReadonlyArray<{ draft: string; state: VerifierState; energy: number }>): CycleFinding | null {
+  return rounds.length ? cycleAt(rounds.map(roundShape), rounds.length - 1) : null;
+}
+
+/** Earlier failed drafts, banned at decoding (docs/harness.md §6 applied to revision loops). */
+export const failedDraftsBan: BanProvider = {
+  name: 'failed-drafts',
+  sequences: (ctx) => banStrings(ctx.exchanges.map((e) => e.draft)),
+};
+
+/** The message policy of a named harness (`verbatim`, `abstract`, `drop`, `reset-on-recurrence`, `revloop-default`). */
+export function messagePolicyNamed(name: string): MessagePolicy {
+  const canonical = policyName(name);
+  if (canonical === 'verbatim') return verbatimPolicy;
+  const preset = POLICY_PRESETS[canonical];
+  return {
+    name: canonical,
+    build: (ctx) =>
+      buildRevisionMessages(
+        [{ role: 'user', content: ctx.initialPrompt }],
+        ctx.exchanges.map((e): RevisionExchange => ({ ...e, ...roundShape(e) })),
+        messagePolicyOf(preset, ctx.history),
+      ),
+  };
+}
+
+/** The ban provider of a name recorded in a plan (null: none). */
+export function banProviderNamed(name: string | null): BanProvider | undefined {
+  if (name === null) return undefined;
+  if (name === 'failed-drafts') return failedDraftsBan;
+  throw new UsageError('--ban', `--ban: unknown ban '${name}'; use failed-drafts (or leave it out)`);
+}
+
+/** The revision policy a named harness stands for (its cycle action decides the stop rule). */
+export function harnessPolicy(name: string): RevisionPolicy | null {
+  try {
+    return { ...POLICY_PRESETS[policyName(name)] };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether runs under this harness stop at a persistent cycle (`onCycle: 'stop'`). */
+export function stopsOnCycle(messagePolicy: string): boolean {
+  return harnessPolicy(messagePolicy)?.onCycle === 'stop';
+}

@@ -1,39 +1,31 @@
-// Public API of the revision engine: one trajectory (runTrajectory), a whole run with plan,
-// resume and store (executeRun), history policies, protocol configuration and harness hooks.
-// See docs/running.md.
+// Public API of the revision engine (`revloop/engine`, docs/running.md): a whole run with plan,
+// resume and store (executeRun), one trajectory without a store (runTrajectory), the protocol and
+// history policies, the harness hooks (message policies, bans), the replay audit of a stored run, and a
+// worker that shares a PostgreSQL run with others (runWorker).
+export { executeRun, type RunRequest, type RunResult, type RunProgress, type CaseSetInfo } from './run.ts';
 export {
   runTrajectory,
-  acceptDraft,
-  stopReason,
-  messagesSha256,
-  type TrajectorySink,
   type TrajectoryJob,
+  type TrajectorySink,
   type TrajectoryOutcome,
+  type EngineOptions,
   type AcceptedRound,
   type AttemptStart,
   type NumberedAttempt,
-  type EngineOptions,
   type StopReason,
+  type GenerationGuard,
+  type GuardStop,
 } from './loop.ts';
+export { PAPER_PROTOCOL, type ProtocolConfig } from './protocol.ts';
+export { parseHistoryWindow, formatHistoryWindow, type HistoryWindow, type Exchange } from '../remedy/history-window.ts';
 export {
-  executeRun,
-  planRun,
-  validateCases,
-  checkSamePlan,
-  type RunRequest,
-  type RunResult,
-  type RunProgress,
-  type CaseSetInfo,
-} from './run.ts';
-export {
-  parseHistoryPolicy,
-  formatHistoryPolicy,
-  selectExchanges,
-  buildHistoryMessages,
-  type HistoryPolicy,
-  type Exchange,
-} from './history.ts';
-export { PAPER_PROTOCOL, protocolName, protocolSpec, protocolFromSpec, type ProtocolConfig } from './protocol.ts';
-export type { ProtocolSpec } from '../store/plan.ts';
-export { verbatimPolicy, type MessagePolicy, type BanProvider, type RoundContext, type ExchangeRecord } from './harness.ts';
-export { REVLOOP_VERSION } from '../core/version.ts';
+  verbatimPolicy,
+  messagePolicyNamed,
+  banProviderNamed,
+  type MessagePolicy,
+  type BanProvider,
+  type RoundContext,
+  type ExchangeRecord,
+} from './harness.ts';
+export { auditRun, type AuditReport, type Discrepancy } from './audit.ts';
+export { runWorker, type WorkerOptions, type WorkerProgress, type WorkerResult } from './worker.ts';

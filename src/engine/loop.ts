@@ -7,8 +7,19 @@ import type { AttemptRecord, ChatMessage, Model } from '../models/types.ts';
 import type { RoundRecord } from '../store/types.ts';
 import { UserError } from '../core/errors.ts';
 import { pyStrip } from '../core/py/format.ts';
+import { ListHasher } from '../core/util/hash.ts';
 import type { ConstraintCase, Family } from '../core/verify/types.ts';
-import { verbatimPolicy, type BanProvider, type ExchangeRecord, type MessagePolicy, type RoundContext } from './harness.ts';
+import {
+  banProviderNamed,
+  cycleOfRounds,
+  messagePolicyNamed,
+  stopsOnCycle,
+  verbatimPolicy,
+  type BanProvider,
+  type ExchangeRecord,
+  type MessagePolicy,
+  type RoundContext,
+} from './harness.ts';
 import type { ProtocolConfig } from './protocol.ts';
 
 /** A round as the engine keeps it: the record plus the feedback sent after it (null when it stopped). */
@@ -16,8 +27,33 @@ export interface AcceptedRound extends RoundRecord {
   feedback: string | null;
 }
 
-export type StopReason = 'success' | 'budget';
+/**
+ * success / budget: the stop rule; cycle: a persistent cycle ended the loop (harnesses whose cycle
+ * action is `stop`, docs/revise.md §4); context_limit: a generation guard ended it (docs/protocol.md §3.13).
+ */
+export type StopReason = 'success' | 'budget' | 'cycle' | 'context_limit';
 
+/** Why a guard ended a trajectory before a generation. */
+export interface GuardStop {
+  stop: 'context_limit';
+  /** In words: the counts that ended it. */
+  detail: string;
+}
+
+/**
+ * A check before every generation (the extended-budget experiment's context window, docs/protocol.md
+ * §3.13): null lets the generation go ahead; a GuardStop ends the trajectory there, complete, with
+ * that termination instead of the stop rule's. Its `name` is written into the run plan.
+ */
+export interface GenerationGuard {
+  readonly name: string;
+  check(messages: ChatMessage[], maxTokens: number, revision: number): Promise<GuardStop | null>;
+}
+
+/**
+ * What a `TrajectorySink` learns when a generation starts: the revision, the hash and size of the messages sent, the token limit and any
+ * bans.
+ */
 export interface AttemptStart {
   revision: number;
   /** SHA-256 of the canonical JSON of the message list sent. */
@@ -47,14 +83,27 @@ export interface TrajectorySink {
   /** A failed provider attempt (it is never scored); a sink that writes it durably commits it before the next round's write. */
   attemptFinished(revision: number, attempt: number, record: AttemptRecord): void;
   /**
-   * A verified draft with the attempt that produced it; `stop` is set when the stop rule ends the
-   * trajectory with it, otherwise `next` is the generation that starts now.
+   * A verified draft with the attempt that produced it; `stop` is set when the stop rule (or a
+   * guard: `detail` then says why) ends the trajectory with it, otherwise `next` is the generation
+   * that starts now.
    */
-  draftAccepted(round: AcceptedRound, stop: StopReason | null, attempt: NumberedAttempt, next: AttemptStart | null): unknown;
+  draftAccepted(
+    round: AcceptedRound,
+    stop: StopReason | null,
+    attempt: NumberedAttempt,
+    next: AttemptStart | null,
+    detail?: string,
+  ): unknown;
   /** The generation's attempts were exhausted: the trajectory is protocol-incomplete (awaited). */
   incomplete(revision: number, reason: string): unknown;
+  /**
+   * A guard ended the trajectory before the first generation of this session, after `rounds`
+   * accepted rounds (awaited). Needed only by sinks of runs with a guard.
+   */
+  terminated?(rounds: number, stop: GuardStop): unknown;
 }
 
+/** One case to run: its index and case, its family, the prompt variant, and rounds already accepted (when resuming). */
 export interface TrajectoryJob {
   caseIndex: number;
   case: ConstraintCase;
@@ -63,14 +112,23 @@ export interface TrajectoryJob {
   prior: AcceptedRound[];
 }
 
+/**
+ * Options of `runTrajectory`: the protocol, the harness hooks (default: the paper's verbatim messages, no bans), extra request fields,
+ * and an abort signal.
+ */
 export interface EngineOptions {
   protocol: ProtocolConfig;
   messagePolicy?: MessagePolicy;
   banProvider?: BanProvider;
+  /** End a trajectory at a persistent cycle (default: the protocol's message policy decides). */
+  stopOnCycle?: boolean;
+  /** Checked before every generation; may end the trajectory (context_limit). */
+  guard?: GenerationGuard;
   extraBody?: Record<string, unknown>;
   signal?: AbortSignal;
 }
 
+/** How `runTrajectory` ended: complete (with its stop reason), protocol-incomplete (with the reason), or aborted. */
 export type TrajectoryOutcome =
   | { status: 'complete'; rounds: AcceptedRound[]; stop: StopReason }
   | { status: 'incomplete'; rounds: AcceptedRound[]; reason: string }
@@ -82,8 +140,17 @@ export type TrajectoryOutcome =
  */
 export function messagesSha256(messages: ChatMessage[]): string {
   const h = createHash('sha256').update('[');
-  for (let i = 0; i < messages.length; i++) h.update((i ? ',' : '') + JSON.stringify([messages[i].role, messages[i].content]));
+  for (let i = 0; i < messages.length; i++) h.update((i ? ',' : '') + serializeMessage(messages[i]));
   return h.update(']').digest('hex');
+}
+
+const serializeMessage = (m: ChatMessage) => JSON.stringify([m.role, m.content]);
+const sameMessage = (a: ChatMessage, b: ChatMessage) => a.role === b.role && a.content === b.content;
+
+/** messagesSha256 for the growing message lists of one trajectory (hashes only what each round adds). */
+export function messagesHasher(): (messages: ChatMessage[]) => string {
+  const hasher = new ListHasher<ChatMessage>(serializeMessage, sameMessage);
+  return (messages) => hasher.digest(messages);
 }
 
 /** The stop rule: stop at the first joint success, or after revision `budget`. */
@@ -99,17 +166,22 @@ export function toExchange(r: AcceptedRound): ExchangeRecord {
 }
 
 /** Verifies one stripped draft and, if the loop goes on, renders the feedback the model will see. */
-export function acceptDraft(
+function acceptDraft(
   job: TrajectoryJob,
   revision: number,
   rawText: string,
   protocol: ProtocolConfig,
+  cycleStop: { earlier: readonly AcceptedRound[] } | null = null,
 ): { round: AcceptedRound; stop: StopReason | null } {
   const text = pyStrip(rawText);
   const state = job.family.verify(text, job.case);
   const energy = job.family.energy(state);
   const joint = state.joint_success === true;
-  const stop = stopReason(joint, revision, protocol.budget);
+  let stop = stopReason(joint, revision, protocol.budget);
+  if (!stop && cycleStop) {
+    const rounds = [...cycleStop.earlier, { text, state, energy }].map((r) => ({ draft: r.text, state: r.state, energy: r.energy }));
+    if (cycleOfRounds(rounds)) stop = 'cycle';
+  }
   const feedback = stop ? null : job.family.feedback(state, job.case, protocol.variant);
   return { round: { revision, text, state, energy, joint, feedback }, stop };
 }
@@ -118,6 +190,10 @@ function isAbort(e: unknown, signal?: AbortSignal): boolean {
   return signal?.aborted === true || (e as Error)?.name === 'AbortError';
 }
 
+/**
+ * The revision loop for one case without a store (docs/protocol.md §2): draft, verify, feed back, revise until joint success or the
+ * budget, reporting every step to `sink`. A provider fault makes the trajectory incomplete, never a scored draft.
+ */
 export async function runTrajectory(
   job: TrajectoryJob,
   model: Model,
@@ -125,15 +201,21 @@ export async function runTrajectory(
   options: EngineOptions,
 ): Promise<TrajectoryOutcome> {
   const { protocol, signal } = options;
-  const policy = options.messagePolicy ?? verbatimPolicy;
+  const policy =
+    options.messagePolicy ?? (protocol.messagePolicy === 'verbatim' ? verbatimPolicy : messagePolicyNamed(protocol.messagePolicy));
+  const banProvider = options.banProvider ?? (protocol.banProvider ? banProviderNamed(protocol.banProvider) : undefined);
+  const cycles = options.stopOnCycle ?? stopsOnCycle(protocol.messagePolicy);
   const rounds = job.prior.slice();
   const last = rounds[rounds.length - 1];
   if (last) {
-    const stop = stopReason(last.joint, last.revision, protocol.budget);
+    const stop =
+      stopReason(last.joint, last.revision, protocol.budget) ??
+      (cycles && cycleOfRounds(rounds.map((r) => ({ draft: r.text, state: r.state, energy: r.energy }))) ? 'cycle' : null);
     if (stop) return { status: 'complete', rounds, stop };
   }
   const initialPrompt = job.family.initialPrompt(job.case, protocol.variant);
   const maxTokens = job.family.maxNewTokens(job.case);
+  const hashMessages = messagesHasher();
 
   /** The messages (and bans) of one revision, from the rounds accepted so far. */
   const prepare = (revision: number): { messages: ChatMessage[]; start: AttemptStart } => {
@@ -147,12 +229,25 @@ export async function runTrajectory(
       exchanges: rounds.map(toExchange),
     };
     const messages = policy.build(ctx);
-    const banned = options.banProvider?.sequences(ctx);
+    const banned = banProvider?.sequences(ctx);
     const bannedSequences = banned && banned.length ? banned : undefined;
     return {
       messages,
-      start: { revision, messagesSha256: messagesSha256(messages), messageCount: messages.length, maxTokens, bannedSequences },
+      start: { revision, messagesSha256: hashMessages(messages), messageCount: messages.length, maxTokens, bannedSequences },
     };
+  };
+
+  /** The guard's verdict on a request; 'failed' when the check itself failed (guardFailure says why). */
+  let guardFailure: string | null = null;
+  const checkGuard = async (messages: ChatMessage[], revision: number): Promise<GuardStop | null | 'failed'> => {
+    if (!options.guard) return null;
+    try {
+      return await options.guard.check(messages, maxTokens, revision);
+    } catch (e) {
+      if (e instanceof UserError) throw e;
+      guardFailure = `revision ${revision}: ${options.guard.name} check failed: ${(e as Error)?.message ?? String(e)}`;
+      return 'failed';
+    }
   };
 
   let prepared: { messages: ChatMessage[]; start: AttemptStart } | null = null;
@@ -160,7 +255,19 @@ export async function runTrajectory(
     if (signal?.aborted) return { status: 'aborted', rounds };
     // The next generation's start was recorded with the previous draft; only the first is alone.
     const { messages, start } = prepared ?? prepare(revision);
-    if (!prepared) await sink.attemptStarted(start);
+    if (!prepared) {
+      const halt = options.guard ? await checkGuard(messages, revision) : null;
+      if (halt === 'failed') {
+        await sink.incomplete(revision, guardFailure!);
+        return { status: 'incomplete', rounds, reason: guardFailure! };
+      }
+      if (halt) {
+        if (!sink.terminated) throw new Error('a generation guard needs a sink that records terminations');
+        await sink.terminated(rounds.length, halt);
+        return { status: 'complete', rounds, stop: halt.stop };
+      }
+      await sink.attemptStarted(start);
+    }
 
     let attempt = 0;
     let lastError: string | null = null;
@@ -206,9 +313,20 @@ export async function runTrajectory(
       attempt: attempt + 1,
       record: { ok: true, text, startedAt: new Date().toISOString(), latencyMs: 0, meta: { unreported: true } },
     };
-    const { round, stop } = acceptDraft(job, revision, text, protocol);
+    const { round, stop } = acceptDraft(job, revision, text, protocol, cycles ? { earlier: rounds } : null);
     rounds.push(round);
     const next = stop ? null : prepare(revision + 1);
+    // The guard sees the next request before its start is recorded with this draft.
+    const halt = next && options.guard ? await checkGuard(next.messages, revision + 1) : null;
+    if (halt === 'failed') {
+      await sink.draftAccepted(round, null, used, null);
+      await sink.incomplete(revision + 1, guardFailure!);
+      return { status: 'incomplete', rounds, reason: guardFailure! };
+    }
+    if (halt) {
+      await sink.draftAccepted(round, halt.stop, used, null, halt.detail);
+      return { status: 'complete', rounds, stop: halt.stop };
+    }
     await sink.draftAccepted(round, stop, used, next?.start ?? null);
     if (stop) return { status: 'complete', rounds, stop };
     prepared = next;

@@ -6,26 +6,36 @@
 // starts the generation they announce, so a dead process loses only attempts in flight. Failed
 // attempts (reported from inside a generation) join the next group commit, and every later write
 // of the trajectory waits for them.
-import type { AcceptedRound, AttemptStart, NumberedAttempt, StopReason, TrajectorySink } from './loop.ts';
+import type { AcceptedRound, AttemptStart, GuardStop, NumberedAttempt, StopReason, TrajectorySink } from './loop.ts';
 import type { AttemptRecord } from '../models/types.ts';
 import type { NewEvent } from '../store/events.ts';
-import type { RunStore } from '../store/store.ts';
+import type { AppendOptions, Lease, RunStore } from '../store/store.ts';
 
 export class StoreRecorder implements TrajectorySink {
   /** Set when the run is stopping: late callbacks from abandoned calls are not recorded. */
   closed = false;
 
+  /** Every write carries the lease (when there is one): the store refuses it once the lease is taken over. */
+  private readonly options: AppendOptions;
+
   constructor(
     private readonly store: RunStore,
     private readonly runId: string,
     private readonly caseIndex: number,
-  ) {}
+    lease?: Lease,
+  ) {
+    this.options = lease ? { lease } : {};
+  }
 
   /** Writes still in flight (failed attempts are reported from inside a generation, which cannot wait). */
   private pending: Array<Promise<void>> = [];
 
   private write(events: NewEvent[]): void {
-    if (!this.closed) this.pending.push(this.store.appendSoon(this.runId, events));
+    if (this.closed) return;
+    const written = this.store.appendSoon(this.runId, events, this.options);
+    // Awaited by the next settle(); a trajectory abandoned before that must not leave it unhandled.
+    written.catch(() => undefined);
+    this.pending.push(written);
   }
 
   /** Resolves once every earlier write is committed (rejects with the first failure). */
@@ -37,7 +47,7 @@ export class StoreRecorder implements TrajectorySink {
 
   /** Resolves once the events are committed (group commit). */
   private writeSoon(events: NewEvent[]): Promise<void> {
-    return this.closed ? Promise.resolve() : this.store.appendSoon(this.runId, events);
+    return this.closed ? Promise.resolve() : this.store.appendSoon(this.runId, events, this.options);
   }
 
   private started(s: AttemptStart): NewEvent {
@@ -58,7 +68,13 @@ export class StoreRecorder implements TrajectorySink {
     this.write([{ type: 'attempt_finished', caseIndex: this.caseIndex, revision, payload: { attempt, record } }]);
   }
 
-  async draftAccepted(round: AcceptedRound, stop: StopReason | null, attempt: NumberedAttempt, next: AttemptStart | null): Promise<void> {
+  async draftAccepted(
+    round: AcceptedRound,
+    stop: StopReason | null,
+    attempt: NumberedAttempt,
+    next: AttemptStart | null,
+    detail?: string,
+  ): Promise<void> {
     const events: NewEvent[] = [
       {
         type: 'attempt_finished',
@@ -78,10 +94,22 @@ export class StoreRecorder implements TrajectorySink {
         type: 'trajectory_completed',
         caseIndex: this.caseIndex,
         revision: round.revision,
-        payload: { stop, rounds: round.revision + 1, final_joint: round.joint },
+        payload: { stop, rounds: round.revision + 1, final_joint: round.joint, ...(detail !== undefined ? { detail } : {}) },
       });
     } else if (next) events.push(this.started(next));
-    const committed = this.writeSoon(events);
+    await Promise.all([this.settle(), this.writeSoon(events)]);
+  }
+
+  /** A guard ended the trajectory before this session's first generation (after `rounds` rounds). */
+  async terminated(rounds: number, halt: GuardStop): Promise<void> {
+    const committed = this.writeSoon([
+      {
+        type: 'trajectory_completed',
+        caseIndex: this.caseIndex,
+        revision: rounds - 1,
+        payload: { stop: halt.stop, rounds, final_joint: false, detail: halt.detail },
+      },
+    ]);
     await this.settle();
     await committed;
   }

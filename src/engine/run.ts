@@ -6,18 +6,30 @@ import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Model } from '../models/types.ts';
 import { recordedCapabilities } from '../models/capabilities.ts';
-import type { PerCase, RunPlannedPayload as RunPlannedPayloadAny, TrajectoryRunPlanned } from '../store/events.ts';
-import { assertSamePlan, casesSha256, familyFingerprint, isTrajectoryPlan, planSha256, type RunPlan } from '../store/plan.ts';
+import type { NewEvent, PerCase, RunPlannedPayload as RunPlannedPayloadAny, TrajectoryRunPlanned } from '../store/events.ts';
+import {
+  assertSamePlan,
+  casesSha256,
+  familyFingerprint,
+  isTrajectoryPlan,
+  planSha256,
+  type ExperimentPlan,
+  type RunPlan,
+  type TrajectoryRunKind,
+} from '../store/plan.ts';
 import { StoreRecorder } from './recorder.ts';
-import type { RunStore } from '../store/store.ts';
+import { RunExistsError, type RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
 import { CapabilityError, UserError } from '../core/errors.ts';
 import type { ConstraintCase, Family } from '../core/verify/types.ts';
-import { runTrajectory, type AcceptedRound, type TrajectoryOutcome } from './loop.ts';
+import { stopReason, type AcceptedRound, type GenerationGuard, type TrajectoryOutcome } from './loop.ts';
 import type { BanProvider, MessagePolicy } from './harness.ts';
 import { runPool } from './pool.ts';
 import { protocolSpec, type ProtocolConfig } from './protocol.ts';
+import { recordTrajectory, type RunContext } from './trajectory-task.ts';
+import { runWorker } from './worker.ts';
 
+/** Where a run's cases came from (format, counts, file hash, manifest, path); frozen in the run plan. */
 export interface CaseSetInfo {
   format: string;
   /** Cases in the source before --limit. */
@@ -29,6 +41,10 @@ export interface CaseSetInfo {
   path: string | null;
 }
 
+/**
+ * What `executeRun` needs: the store and run id, the cases and where they came from, the model, the protocol, a family lookup, and
+ * optionally concurrency, harness hooks, an abort signal and a progress callback.
+ */
 export interface RunRequest {
   store: RunStore;
   runId: string;
@@ -41,6 +57,19 @@ export interface RunRequest {
   extraBody?: Record<string, unknown> | null;
   messagePolicy?: MessagePolicy;
   banProvider?: BanProvider;
+  /** Checked before every generation (an experiment's context window); its settings belong in the plan. */
+  guard?: GenerationGuard;
+  /** The plan's kind (default `run`); experiments name their design's kind. */
+  kind?: TrajectoryRunKind;
+  /** An experiment's frozen inputs, written into the plan. */
+  experiment?: ExperimentPlan;
+  /**
+   * An experiment's frozen prefix of each trajectory (case index → rounds, with the feedback the
+   * model saw after each): written with the plan in one transaction, never generated.
+   */
+  frozenRounds?: (caseIndex: number) => AcceptedRound[];
+  /** Only these unfinished trajectories are worked on in this session (default: all). */
+  only?: (t: TrajectoryRecord) => boolean;
   concurrency?: number;
   signal?: AbortSignal;
   /** Stop the run after this many trajectories in a row end protocol-incomplete (0 = never). */
@@ -49,9 +78,15 @@ export interface RunRequest {
   abandonAfterMs?: number;
   /** Operational settings recorded with the session (timeouts, retries, rate limits, …). */
   sessionOptions?: Record<string, unknown>;
+  /** Stores with leases (PostgreSQL): how long this process's claim on a trajectory lasts without renewal. */
+  leaseSeconds?: number;
   onProgress?: (p: RunProgress) => void;
 }
 
+/**
+ * Progress of a run, reported through `onProgress`: trajectories done, skipped (finished before this session), complete, incomplete and
+ * successful.
+ */
 export interface RunProgress {
   total: number;
   /** Trajectories already finished before this session started. */
@@ -65,6 +100,7 @@ export interface RunProgress {
   startedAtMs: number;
 }
 
+/** What `executeRun` returns: the run id, whether it resumed an existing run, and its progress. */
 export interface RunResult {
   runId: string;
   resumed: boolean;
@@ -75,7 +111,10 @@ export interface RunResult {
 
 /** The plan a request would bind its run id to. */
 export function planRun(
-  req: Pick<RunRequest, 'cases' | 'caseSet' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider'>,
+  req: Pick<
+    RunRequest,
+    'cases' | 'caseSet' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider' | 'experiment'
+  >,
   kind: RunPlan['kind'] = 'run',
   perCase: PerCase[] | null = null,
 ): TrajectoryRunPlanned {
@@ -114,12 +153,14 @@ export function planRun(
     },
     protocol,
     families,
+    // Only experiments carry the key, so every other plan (and its hash) is as it always was.
+    ...(req.experiment ? { experiment: req.experiment } : {}),
   };
   return { plan, cases: req.cases, per_case: perCase, plan_sha256: planSha256(plan, req.cases, perCase) };
 }
 
 /** Checks cases against their families before anything is written. */
-export function validateCases(cases: readonly ConstraintCase[], resolveFamily: (name: string) => Family, where: string): void {
+function validateCases(cases: readonly ConstraintCase[], resolveFamily: (name: string) => Family, where: string): void {
   const problems: string[] = [];
   const seen = new Map<string, number>();
   cases.forEach((c, i) => {
@@ -145,26 +186,178 @@ export function validateCases(cases: readonly ConstraintCase[], resolveFamily: (
 }
 
 /** Refuses a different plan under an existing run id, naming what differs. */
-export function checkSamePlan(runId: string, stored: TrajectoryRunPlanned | RunPlannedPayloadAny, requested: TrajectoryRunPlanned): void {
+function checkSamePlan(runId: string, stored: TrajectoryRunPlanned | RunPlannedPayloadAny, requested: TrajectoryRunPlanned): void {
   assertSamePlan(runId, stored, requested);
 }
 
-/** Accepted rounds of a stored trajectory, with the feedback the model saw after each. */
-function priorRounds(t: TrajectoryRecord, family: Family, req: RunRequest): AcceptedRound[] {
-  return t.rounds.map((r, i) => {
-    const last = i === t.rounds.length - 1;
-    const feedback = r.feedback ?? (last && r.joint ? null : family.feedback(r.state, t.case, req.protocol.variant));
-    return { ...r, feedback };
+/**
+ * The events that put an experiment's frozen prefixes into a new run: each frozen round as an
+ * accepted draft (no attempt: it was generated elsewhere), and the completion of a trajectory
+ * whose prefix already reaches the stop rule.
+ */
+export function frozenRoundEvents(
+  cases: readonly ConstraintCase[],
+  budget: number,
+  frozen: (caseIndex: number) => AcceptedRound[],
+): NewEvent[] {
+  const events: NewEvent[] = [];
+  cases.forEach((_, caseIndex) => {
+    const rounds = frozen(caseIndex);
+    for (const r of rounds) {
+      events.push({
+        type: 'draft_accepted',
+        caseIndex,
+        revision: r.revision,
+        payload: { text: r.text, state: r.state, energy: r.energy, joint: r.joint, feedback: r.feedback },
+      });
+    }
+    const last = rounds[rounds.length - 1];
+    const stop = last ? stopReason(last.joint, last.revision, budget) : null;
+    if (stop)
+      events.push({
+        type: 'trajectory_completed',
+        caseIndex,
+        revision: last.revision,
+        payload: { stop, rounds: rounds.length, final_joint: last.joint },
+      });
   });
+  return events;
 }
 
-export async function executeRun(req: RunRequest): Promise<RunResult> {
-  const { store, runId } = req;
+/**
+ * Checks a request before anything is written (its cases against their families; a ban needs a
+ * model that can ban) and returns the plan it binds its run id to.
+ */
+function checkedPlan(req: RunRequest): TrajectoryRunPlanned {
   validateCases(req.cases, req.resolveFamily, req.caseSet.path ?? 'cases');
-  if (req.banProvider && !req.model.capabilities.ban) {
-    throw new CapabilityError(`the ban provider '${req.banProvider.name}' needs a model with decoder bans; ${req.model.spec} has none`);
+  const ban = req.banProvider?.name ?? req.protocol.banProvider;
+  if (ban && !req.model.capabilities.ban) {
+    throw new CapabilityError(
+      `the ban '${ban}' needs a model with decoder bans (gguf:, vllm:, sim:); ${req.model.spec} has none. Run without --ban, or with a backend that can ban`,
+      'ban',
+      req.model.label,
+    );
   }
-  const requested = planRun(req);
+  return planRun(req, req.kind ?? 'run');
+}
+
+/** The events written with a new run's plan: an experiment's frozen prefixes (none for other runs). */
+function frozenEvents(req: RunRequest): NewEvent[] {
+  return req.frozenRounds ? frozenRoundEvents(req.cases, req.protocol.budget, req.frozenRounds) : [];
+}
+
+/** The request's model, protocol and families, as a worker needs them. */
+function contextOf(req: RunRequest): RunContext {
+  return {
+    runId: req.runId,
+    model: req.model,
+    protocol: req.protocol,
+    resolveFamily: req.resolveFamily,
+    extraBody: req.extraBody,
+    messagePolicy: req.messagePolicy,
+    banProvider: req.banProvider,
+    guard: req.guard,
+  };
+}
+
+/**
+ * Validates the request and binds the run id to its plan: creates the run, or checks that the
+ * stored plan is the requested one (refusing a different plan, naming what differs). Nothing is
+ * run. On a store with leases (PostgreSQL) it also reopens protocol-incomplete trajectories, so
+ * workers retry them: planning again is how a shared run is retried (docs/workers.md).
+ */
+export async function prepareRun(req: RunRequest): Promise<{ planned: TrajectoryRunPlanned; created: boolean; reopened: number }> {
+  const { store, runId } = req;
+  const requested = checkedPlan(req);
+  const check = async (): Promise<boolean> => {
+    const stored = await store.getPlanned(runId);
+    if (!stored) return false;
+    if (!isTrajectoryPlan(stored.plan))
+      throw new UserError(`run '${runId}' in ${store.location} is a ${stored.plan.kind} run, not a revision run; choose another --run-id`);
+    checkSamePlan(runId, stored, requested);
+    return true;
+  };
+  let created = false;
+  if (!(await check())) {
+    try {
+      await store.createRun(runId, requested, frozenEvents(req));
+      created = true;
+    } catch (e) {
+      // Another planner created it first: then it must be the same plan.
+      if (!(e instanceof RunExistsError) || !(await check())) throw e;
+    }
+  }
+  let reopened = 0;
+  if (store.leases && !created) {
+    for (const t of await store.loadTrajectories([runId])) {
+      if (t.status !== 'incomplete') continue;
+      const done = await store.append(
+        runId,
+        [{ type: 'trajectory_reopened', caseIndex: t.caseIndex, payload: { previous_reason: t.incompleteReason ?? null } }],
+        { ifStatus: 'incomplete' },
+      );
+      reopened += done.length;
+    }
+  }
+  return { planned: requested, created, reopened };
+}
+
+/**
+ * A run on a store with leases: this process is one worker among any others on the same run; it
+ * claims trajectories, runs them, and returns once none is pending.
+ */
+async function executeLeasedRun(req: RunRequest): Promise<RunResult> {
+  const { store, runId } = req;
+  const prepared = await prepareRun(req);
+  const before = await store.loadTrajectories([runId]);
+  const complete = before.filter((t) => t.status === 'complete');
+  const base: RunProgress = {
+    total: before.length,
+    skipped: before.length - before.filter((t) => t.status === 'pending').length,
+    done: 0,
+    successes: complete.filter((t) => t.rounds[t.rounds.length - 1]?.joint).length,
+    incomplete: 0,
+    rounds: 0,
+    startedAtMs: Date.now(),
+  };
+  req.onProgress?.({ ...base });
+  const result = await runWorker({
+    store,
+    runId,
+    context: async () => contextOf(req),
+    concurrency: req.concurrency ?? 1,
+    leaseSeconds: req.leaseSeconds ?? 60,
+    untilDone: true,
+    signal: req.signal,
+    maxConsecutiveFailures: req.maxConsecutiveFailures,
+    abandonAfterMs: req.abandonAfterMs,
+    sessionKind: prepared.created ? 'run' : 'resume',
+    openSession: true,
+    casesPath: req.caseSet.path,
+    sessionOptions: req.sessionOptions,
+    onProgress: (p) =>
+      req.onProgress?.({ ...base, done: p.done, successes: base.successes + p.successes, incomplete: p.incomplete, rounds: p.rounds }),
+  });
+  const p = result.progress;
+  return {
+    runId,
+    resumed: !prepared.created,
+    progress: { ...base, done: p.done, successes: base.successes + p.successes, incomplete: p.incomplete, rounds: p.rounds },
+    stopped: result.stopped,
+  };
+}
+
+/**
+ * Plans, resumes and executes a run into the store: the first call writes the immutable plan, later calls with the same plan resume where
+ * the last stopped (a changed plan throws a PlanMismatchError naming what differs). Throws a CapabilityError when a ban provider meets a
+ * model without bans, before writing anything.
+ */
+export async function executeRun(req: RunRequest): Promise<RunResult> {
+  // A plain run on a store with leases runs as one worker among any others. Experiments (their own
+  // kinds, or a subset of trajectories) stay single-writer runs: workers never claim them.
+  if (req.store.leases && (req.kind ?? 'run') === 'run' && !req.only) return executeLeasedRun(req);
+  const { store, runId } = req;
+  const requested = checkedPlan(req);
   const stored = await store.getPlanned(runId);
   if (stored) {
     if (!isTrajectoryPlan(stored.plan))
@@ -174,8 +367,9 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
 
   await store.acquireLock(runId);
   try {
-    if (!stored) await store.createRun(runId, requested);
-    const trajectories = await store.loadTrajectories([runId]);
+    if (!stored) await store.createRun(runId, requested, frozenEvents(req));
+    const all = await store.loadTrajectories([runId]);
+    const trajectories = req.only ? all.filter(req.only) : all;
     const open = trajectories.filter((t) => t.status !== 'complete');
     const progress: RunProgress = {
       total: trajectories.length,
@@ -217,8 +411,8 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
     let consecutiveFailures = 0;
     const maxFailures = req.maxConsecutiveFailures ?? 0;
 
+    const ctx = contextOf(req);
     const work = async (t: TrajectoryRecord): Promise<void> => {
-      const family = req.resolveFamily(t.family);
       const recorder = new StoreRecorder(store, runId, t.caseIndex);
       recorders.add(recorder);
       try {
@@ -227,26 +421,7 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
             { type: 'trajectory_reopened', caseIndex: t.caseIndex, payload: { previous_reason: t.incompleteReason ?? null } },
           ]);
         }
-        const outcome: TrajectoryOutcome = await runTrajectory(
-          { caseIndex: t.caseIndex, case: t.case, family, prior: priorRounds(t, family, req) },
-          req.model,
-          {
-            attemptStarted: (s) => recorder.attemptStarted(s),
-            attemptFinished: (r, a, rec) => recorder.attemptFinished(r, a, rec),
-            draftAccepted: async (round, stop, attempt, next) => {
-              await recorder.draftAccepted(round, stop, attempt, next);
-              if (!recorder.closed) progress.rounds++;
-            },
-            incomplete: (r, reason) => recorder.incomplete(r, reason),
-          },
-          {
-            protocol: req.protocol,
-            messagePolicy: req.messagePolicy,
-            banProvider: req.banProvider,
-            extraBody: req.extraBody ?? undefined,
-            signal: controller.signal,
-          },
-        );
+        const outcome: TrajectoryOutcome = await recordTrajectory(ctx, t, recorder, controller.signal, () => progress.rounds++);
         if (recorder.closed || outcome.status === 'aborted') return;
         progress.done++;
         if (outcome.status === 'incomplete') {

@@ -3,6 +3,7 @@
 // tokens to mask given the tokens generated so far in this turn.
 import { pyStrip } from '../core/py/format.ts';
 
+/** A token sequence the decoder must not complete. */
 export type TokenSeq = readonly number[];
 
 /**

@@ -55,6 +55,7 @@ export interface VerifyRow {
   problem?: string;
 }
 
+/** The result of `verifyScoring`: whether every compared score pair agreed within the tolerance, with each pair. */
 export interface VerifyReport {
   ok: boolean;
   n: number;
@@ -119,13 +120,24 @@ export interface TokenizingModel extends Model {
   tokenize(text: string): Promise<number[]>;
   /** `(await tokenize(text)).length`. */
   countTokens(text: string): Promise<number>;
+  /**
+   * Tokens of the prompt a generation from `messages` would send: the chat rendered with the
+   * backend's own template and generation prompt, then tokenized (GGUF in process, vLLM's
+   * /tokenize with messages, the sim's toy template and tokenizer). Context-window checks use it.
+   */
+  countPromptTokens(messages: readonly ChatMessage[]): Promise<number>;
 }
 
+/** A chat rendered by the model's template with the generation prompt: its text and token ids. */
 export interface RenderedPrompt {
   text: string;
   tokens: number[];
 }
 
+/**
+ * A token-level generation request of `TokenDecodingModel.generateTokens`: the token limit, sampling (default: the model's), stop ids and
+ * bans.
+ */
 export interface GenerateTokensRequest {
   maxTokens: number;
   /** Defaults: the model's temperature / seed / topK / topP / minP. */
@@ -143,6 +155,7 @@ export interface GenerateTokensRequest {
   signal?: AbortSignal;
 }
 
+/** What `generateTokens` returns: the generated tokens and text, why it stopped, and the ban mask's work. */
 export interface GenerateTokensOutput {
   /** Generated tokens, the stop token excluded. */
   tokens: number[];
@@ -207,30 +220,37 @@ export interface BackendInfoModel extends Model {
 
 // ---- guards -------------------------------------------------------------------------------------
 
+/** Whether the model declares the `score` capability (teacher-forced log-probabilities); narrows it to `ScoringModel`. */
 export function canScore(model: Model): model is ScoringModel {
   return model.capabilities.score === true;
 }
 
+/** Whether the model declares the `ban` capability (`generate` honours `bannedSequences`); narrows it to `BanningModel`. */
 export function canBan(model: Model): model is BanningModel {
   return model.capabilities.ban === true;
 }
 
+/** Whether the model declares the `stopTokens` capability (`generate` honours `stopTokenIds`); narrows it to `StopTokenModel`. */
 export function canStopOnTokens(model: Model): model is StopTokenModel {
   return model.capabilities.stopTokens === true;
 }
 
+/** Whether the model declares the `tokenize` capability (its own tokenizer, no special tokens); narrows it to `TokenizingModel`. */
 export function canTokenize(model: Model): model is TokenizingModel {
   return model.capabilities.tokenize === true;
 }
 
+/** Whether the model declares both `decode` and `tokenize` (token-level generation in process); narrows it to `TokenDecodingModel`. */
 export function canDecodeTokens(model: Model): model is TokenDecodingModel {
   return model.capabilities.decode === true && model.capabilities.tokenize === true;
 }
 
+/** Whether the model declares the `counters` capability (`stats()` of forward tokens and calls); narrows it to `ScoringCostModel`. */
 export function hasScoringCounters(model: Model): model is ScoringCostModel {
   return model.capabilities.counters === true;
 }
 
+/** Whether the model declares the `info` capability (`backendInfo()` facts to record with a run); narrows it to `BackendInfoModel`. */
 export function hasBackendInfo(model: Model): model is BackendInfoModel {
   return model.capabilities.info === true;
 }

@@ -2,7 +2,7 @@
 // weights. Never includes an API key, only where it came from.
 import type { ModelOptions } from './options.ts';
 import { parseSpec } from './spec.ts';
-import { createHttpModel } from './index.ts';
+import { createHttpModel } from './create.ts';
 import { createSimModel } from './sim/model.ts';
 import { redactUrl } from './http/openai-compatible.ts';
 

@@ -1,35 +1,16 @@
-// The model layer's entry point: `createModel(spec, options)` turns a spec string into a Model.
+// Public API of the model layer (`revloop/models`, docs/models.md): `createModel(spec, options)` turns a spec string into a Model.
 //   openai:<model>                      OpenAI's API (key from OPENAI_API_KEY or options.apiKeyEnv)
 //   openai-compatible:<base-url>#<model> any OpenAI-compatible server (vLLM, llama.cpp, Ollama, …)
 //   vllm:<base-url>#<model>             the same, plus vLLM's scoring (prompt_logprobs) and bans (bad_words)
 //   gguf:<path>                         in-process llama.cpp (src/models/gguf)
 //   sim:<profile>[?k=v&…]               a simulated controller (always labelled as a simulation)
-import { simulatedLabel } from '../core/simulated.ts';
-import { UserError, UsageError } from '../core/errors.ts';
-import type { Model } from './types.ts';
-import {
-  DEFAULT_CONCURRENCY,
-  DEFAULT_MAX_RETRIES,
-  DEFAULT_RETRY_POLICY,
-  DEFAULT_TIMEOUT_MS,
-  realClock,
-  type ModelOptions,
-} from './options.ts';
-import { booleanParam, numberParam, parseSpec, type ParsedSpec } from './spec.ts';
-import { createSimModel } from './sim/model.ts';
-import type { HttpModelConfig, OpenAICompatibleModel } from './http/openai-compatible.ts';
 
+export { createModel } from './create.ts';
 export type { Model, ChatMessage, GenerateOptions, GenerateResult, AttemptRecord, ScoreResult, ModelCapabilities } from './types.ts';
 export type { ModelOptions, RetryPolicy, Clock } from './options.ts';
-export { parseSpec, SPEC_FORMS, specFormsText } from './spec.ts';
-export { SIM_PROFILES, PARAM_RANGES, type SimParams } from './sim/profiles.ts';
-export { simReply, simScore, SimModel } from './sim/model.ts';
-export { simulate, SIM_VERSION } from './sim/controller.ts';
+export { SIM_PROFILES } from './sim/profiles.ts';
 export { startSimServer, type SimServer, type SimServerOptions } from './sim/server.ts';
 export {
-  requireScore,
-  requireBan,
-  requireTokenize,
   canScore,
   canBan,
   canStopOnTokens,
@@ -37,6 +18,9 @@ export {
   canDecodeTokens,
   hasScoringCounters,
   hasBackendInfo,
+  requireScore,
+  requireBan,
+  requireTokenize,
   modelCapabilities,
   type ScoringModel,
   type BanningModel,
@@ -45,8 +29,8 @@ export {
   type TokenDecodingModel,
   type ScoringCostModel,
   type BackendInfoModel,
-  type ScoringCounters,
   type CapabilitiesWith,
+  type ScoringCounters,
   type VerifySample,
   type VerifyRow,
   type VerifyReport,
@@ -54,157 +38,3 @@ export {
   type GenerateTokensRequest,
   type GenerateTokensOutput,
 } from './capabilities.ts';
-
-/** Parameters an HTTP spec may carry after `?`, and the option each one sets. */
-const HTTP_PARAMS = [
-  'timeout',
-  'max_retries',
-  'concurrency',
-  'rpm',
-  'temperature',
-  'seed',
-  'api_key_env',
-  'max_tokens_field',
-  'vllm',
-  'label',
-] as const;
-
-function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.ProcessEnv): HttpModelConfig {
-  const { spec, params } = parsed;
-  for (const k of Object.keys(params)) {
-    if (!(HTTP_PARAMS as readonly string[]).includes(k)) {
-      throw new UsageError(k, `invalid model spec ${JSON.stringify(spec)}: unknown parameter "${k}"; known: ${HTTP_PARAMS.join(', ')}`);
-    }
-  }
-  const num = (k: string, o: { min?: number; max?: number; integer?: boolean }) =>
-    params[k] !== undefined ? numberParam(spec, k, params[k], o) : undefined;
-  const timeoutMs = num('timeout', { min: 1 }) ?? checkNum('timeout', options.timeout, { min: 1 }) ?? DEFAULT_TIMEOUT_MS;
-  const maxRetries =
-    num('max_retries', { min: 0, integer: true }) ??
-    checkNum('maxRetries', options.maxRetries, { min: 0, integer: true }) ??
-    DEFAULT_MAX_RETRIES;
-  const concurrency =
-    num('concurrency', { min: 1, integer: true }) ??
-    checkNum('concurrency', options.concurrency, { min: 1, integer: true }) ??
-    DEFAULT_CONCURRENCY;
-  const rpm = num('rpm', { min: 1 }) ?? checkNum('rpm', options.rpm, { min: 1 });
-  let temperature: number | null = 0;
-  if (params.temperature !== undefined)
-    temperature = params.temperature === 'omit' ? null : numberParam(spec, 'temperature', params.temperature, { min: 0, max: 2 });
-  else if (options.temperature !== undefined)
-    temperature = options.temperature === null ? null : (checkNum('temperature', options.temperature, { min: 0, max: 2 }) as number);
-  const seed = num('seed', { integer: true }) ?? checkNum('seed', options.seed, { integer: true });
-  const maxTokensField = (params.max_tokens_field ?? options.maxTokensField ?? 'max_tokens') as HttpModelConfig['maxTokensField'];
-  if (maxTokensField !== 'max_tokens' && maxTokensField !== 'max_completion_tokens') {
-    throw new UsageError(
-      'max_tokens_field',
-      `invalid model spec ${JSON.stringify(spec)}: max_tokens_field must be max_tokens or max_completion_tokens`,
-    );
-  }
-  const vllm = parsed.scheme === 'vllm' || (params.vllm !== undefined && booleanParam(spec, 'vllm', params.vllm));
-
-  // The key comes from the environment only, never from files.
-  const keyEnv = params.api_key_env ?? options.apiKeyEnv;
-  let apiKey: string | null;
-  if (keyEnv !== undefined) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv))
-      throw new UsageError('api_key_env', `api key variable name "${keyEnv}" is not a valid environment variable name`);
-    apiKey = env[keyEnv]?.trim() || null;
-    if (!apiKey) throw new UserError(`${spec}: the API key variable ${keyEnv} is not set (or empty); export it, e.g. export ${keyEnv}=…`);
-  } else {
-    apiKey = env.OPENAI_API_KEY?.trim() || null;
-  }
-  if (parsed.scheme === 'openai' && !apiKey) {
-    throw new UserError(`${spec}: no API key; set OPENAI_API_KEY (or name another variable with --api-key-env / apiKeyEnv)`);
-  }
-  const baseUrl = (parsed.baseUrl ?? options.baseUrl ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
-  const extraBody = options.extraBody ?? {};
-  if (typeof extraBody !== 'object' || Array.isArray(extraBody)) throw new UsageError('extraBody', 'extraBody must be a JSON object');
-  return {
-    spec,
-    // Models named `sim:…` are served by a simulator: their label always says so.
-    label: parsed.target.startsWith('sim:')
-      ? simulatedLabel(params.label ?? options.label ?? parsed.target)
-      : (params.label ?? options.label ?? parsed.target),
-    model: parsed.target,
-    baseUrl,
-    apiKey,
-    timeoutMs,
-    maxRetries,
-    concurrency,
-    rpm,
-    rpmWindowMs: options.rpmWindowMs ?? 60_000,
-    extraBody,
-    temperature,
-    seed,
-    maxTokensField,
-    retry: { ...DEFAULT_RETRY_POLICY, ...(options.retry ?? {}) },
-    clock: options.clock ?? realClock,
-    vllm,
-  };
-}
-
-function checkNum(name: string, v: unknown, o: { min?: number; max?: number; integer?: boolean }): number | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v))
-    throw new UsageError(name, `model option ${name} must be a number (got ${JSON.stringify(v)})`);
-  if (o.integer && !Number.isInteger(v)) throw new UsageError(name, `model option ${name} must be an integer (got ${v})`);
-  if (o.min != null && v < o.min) throw new UsageError(name, `model option ${name} must be at least ${o.min} (got ${v})`);
-  if (o.max != null && v > o.max) throw new UsageError(name, `model option ${name} must be at most ${o.max} (got ${v})`);
-  return v;
-}
-
-/** An OpenAI-compatible HTTP model (openai:, openai-compatible:, vllm:). */
-export async function createHttpModel(
-  parsed: ParsedSpec,
-  options: ModelOptions = {},
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<OpenAICompatibleModel> {
-  const config = httpConfig(parsed, options, env);
-  const sdk = await import('openai');
-  const client = new sdk.default({
-    apiKey: config.apiKey ?? 'no-key',
-    baseURL: config.baseUrl,
-    maxRetries: 0,
-    timeout: config.timeoutMs,
-    // Without a key (local servers), send no Authorization header at all.
-    ...(config.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
-  });
-  if (config.vllm) {
-    const { VllmModel } = await import('./http/vllm.ts');
-    return new VllmModel(config, client, sdk);
-  }
-  const { OpenAICompatibleModel } = await import('./http/openai-compatible.ts');
-  return new OpenAICompatibleModel(config, client, sdk);
-}
-
-interface GgufModule {
-  createGgufModel(spec: string, options: Record<string, unknown>): Promise<Model> | Model;
-  requireNodeLlamaCpp(spec: string): Promise<unknown>;
-}
-
-/** Creates a model from its spec. Unknown schemes and bad parameters are UserErrors. */
-export async function createModel(spec: string, options: ModelOptions = {}): Promise<Model> {
-  const parsed = parseSpec(spec);
-  switch (parsed.scheme) {
-    case 'sim':
-      return createSimModel(spec, parsed.target, parsed.params, {
-        seed: checkNum('seed', options.seed, { integer: true }),
-        label: options.label,
-        clock: options.clock,
-      });
-    case 'openai':
-    case 'openai-compatible':
-    case 'vllm':
-      return createHttpModel(parsed, options);
-    case 'gguf': {
-      // Imported only for gguf: specs (a literal path, so the build rewrites it to dist's .js). The
-      // backend needs node-llama-cpp, an optional peer dependency: refused here, with the install
-      // command, when it is missing.
-      const mod: GgufModule = await import('./gguf/index.ts');
-      await mod.requireNodeLlamaCpp(spec);
-      const { clock: _clock, ...rest } = options;
-      return mod.createGgufModel(spec, rest);
-    }
-  }
-}

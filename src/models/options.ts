@@ -31,6 +31,10 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/**
+ * Options of `createModel`: timeouts, retries, concurrency and rate limit, sampling, the API key's environment variable, and extra
+ * request fields. A spec's `?k=v` parameters override them.
+ */
 export interface ModelOptions {
   /** Per-attempt timeout in milliseconds (whole request: connect, headers and body). Default 180000. */
   timeout?: number;

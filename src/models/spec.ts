@@ -10,9 +10,9 @@
 // next to the spec fill in whatever the query leaves unset.
 import { UserError, UsageError } from '../core/errors.ts';
 
-export type SpecScheme = 'openai' | 'openai-compatible' | 'vllm' | 'gguf' | 'sim';
+type SpecScheme = 'openai' | 'openai-compatible' | 'vllm' | 'gguf' | 'sim';
 
-export const SPEC_FORMS: readonly string[] = [
+const SPEC_FORMS: readonly string[] = [
   'openai:<model>                      e.g. openai:gpt-4o-mini',
   'openai-compatible:<base-url>#<model> e.g. openai-compatible:http://localhost:8000/v1#Qwen/Qwen3-8B',
   'vllm:<base-url>#<model>              e.g. vllm:http://localhost:8000/v1#Qwen/Qwen3-8B (adds scoring and bans)',
@@ -32,7 +32,7 @@ export interface ParsedSpec {
   params: Record<string, string>;
 }
 
-export function specFormsText(): string {
+function specFormsText(): string {
   return SPEC_FORMS.map((f) => `  ${f}`).join('\n');
 }
 
@@ -41,7 +41,7 @@ function invalid(spec: string, problem: string): UserError {
 }
 
 /** Splits `x?k=v&k2=v2` into `x` and its parameters (values URL-decoded; repeated keys refused). */
-export function splitQuery(spec: string, text: string): { head: string; params: Record<string, string> } {
+function splitQuery(spec: string, text: string): { head: string; params: Record<string, string> } {
   const q = text.indexOf('?');
   if (q < 0) return { head: text, params: {} };
   const params: Record<string, string> = {};

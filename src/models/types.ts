@@ -2,6 +2,7 @@
 // `capabilities`, and each flag promises one typed interface of ./capabilities.ts, so experiments
 // needing scoring, bans or the tokenizer check the flag and refuse cleanly instead of approximating.
 
+/** One chat message as every backend receives it. */
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
@@ -29,6 +30,7 @@ export interface ModelCapabilities {
   simulated: boolean;
 }
 
+/** Options of `Model.generate`: the token limit (required), sampling, and bans or stop tokens where the backend declares them. */
 export interface GenerateOptions {
   maxTokens: number;
   /** 0 (greedy) unless set. */
@@ -63,6 +65,7 @@ export interface AttemptRecord {
   meta?: Record<string, unknown>;
 }
 
+/** What `Model.generate` returns: the final text (null when every attempt failed) and every attempt, failed ones included. */
 export interface GenerateResult {
   /** The final successful text (raw); null when every attempt failed. */
   text: string | null;
@@ -84,6 +87,10 @@ export interface ScoreResult {
   contextTokens: number;
 }
 
+/**
+ * A language model behind one interface: `generate` always; scoring, bans and tokenization only where `capabilities` declares them (check
+ * with `canScore`, `canBan`, …). Create one with `createModel(spec)`.
+ */
 export interface Model {
   /** The spec it was created from, e.g. `openai-compatible:http://localhost:8000/v1#qwen`. */
   spec: string;

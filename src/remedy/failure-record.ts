@@ -28,6 +28,7 @@ export interface AgentStep {
 export type GlossLookup = (errorType: string | null | undefined) => string;
 
 /** What an unknown family reads. */
+/** The gloss of a failure family the table does not know. */
 export const UNKNOWN_FAILURE_GLOSS = 'the call failed';
 
 /** Glosses of the families any tool-calling harness meets (the reference's wording). */
@@ -82,3 +83,12 @@ export function abstractFailureNote(step: Pick<AgentStep, 'tool' | 'errorType'>,
 
 /** The bare marker of the probe's `abstract_min` condition (no diagnosis, no call). */
 export const ABSTRACT_MIN_NOTE = '[attempt 1 failed]';
+
+/**
+ * The abstracted record of the `index`-th failed draft of a revision loop (1-based), in place of the
+ * draft itself (docs/revise.md §3): the marker line, then the verifier's report on that draft, so
+ * the model keeps what was wrong without the failed text back in its context.
+ */
+export function abstractDraftNote(index: number, report: string): string {
+  return `[attempt ${index} failed; that draft is not repeatable]\n${report}`;
+}

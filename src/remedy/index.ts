@@ -1,7 +1,10 @@
-// The remedy for feedback inversion, as a library for your own agents (docs/remedy.md): abstract
-// failed steps instead of echoing them, and ban previously failed actions at decoding time.
+// The harness layer (docs/remedy.md, docs/revise.md): the policies every loop in revloop applies,
+// for your own agents and revision loops as for the lab's. Failure abstraction (records in place of
+// failed calls or drafts), message policies for agent loops and for revision loops, ban lists of
+// failed outputs, and recurrence and cycle detection.
 export {
   abstractFailureNote,
+  abstractDraftNote,
   glossTable,
   defaultGloss,
   GENERIC_GLOSS,
@@ -13,7 +16,8 @@ export {
   type AgentStep,
   type GlossLookup,
 } from './failure-record.ts';
-export { buildAgentMessages, FAILURE_POLICIES, type FailurePolicy, type HistoryPolicy } from './messages.ts';
+export { buildAgentMessages, FAILURE_POLICIES, type FailurePolicy, type AgentMessagePolicy } from './agent-messages.ts';
+export { AGENT_HARNESSES, AGENT_HARNESS_NAMES, getAgentHarness, type AgentHarness, type AgentHarnessName } from './agent-harness.ts';
 export { banStrings, banTokenSequences, failedActions, type TokenSeq } from './ban.ts';
 export {
   FailureLedger,
@@ -23,3 +27,45 @@ export {
   type LedgerGenerateOptions,
   type LedgerGenerateResult,
 } from './ledger.ts';
+export {
+  parseHistoryWindow,
+  formatHistoryWindow,
+  selectExchanges,
+  buildHistoryMessages,
+  type HistoryWindow,
+  type Exchange,
+} from './history-window.ts';
+export {
+  buildRevisionMessages,
+  keptExchanges,
+  windowStart,
+  REVISION_FEEDBACKS,
+  type RevisionFeedback,
+  type RevisionMessagePolicy,
+  type RevisionExchange,
+} from './revision-messages.ts';
+export {
+  REVLOOP_DEFAULT_POLICY,
+  POLICY_PRESETS,
+  policyName,
+  policyPreset,
+  parseHistorySpec,
+  messagePolicyOf,
+  bansFailedDrafts,
+  type RevisionPolicy,
+  type HistorySpec,
+  type BanSpec,
+  type CycleAction,
+} from './revision-policy.ts';
+export {
+  normaliseDraft,
+  draftKey,
+  recurrenceOf,
+  cycleAt,
+  violationTag,
+  violationSet,
+  type DraftNormalisation,
+  type AttemptShape,
+  type CycleKind,
+  type CycleFinding,
+} from './recurrence.ts';

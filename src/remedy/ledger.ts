@@ -1,16 +1,24 @@
-// FailureLedger: the remedy as one object for an agent loop of your own. Record every executed
-// step; ask it for the next turn's messages (failed steps abstracted, dropped or kept verbatim),
-// for the ban list of failed actions (strings, or token sequences for a decoder of your own), or
-// let it call any revloop Model with the ban applied where the backend can enforce it.
+// FailureLedger: the agent-loop side of the harness layer, as one object for an agent loop of your
+// own (and the one the agent study's rollouts use). Record every executed step; ask it for the next
+// turn's messages (failed steps abstracted, dropped or kept verbatim, under a named agent harness or
+// your own settings), for the ban list of failed actions (strings, or token sequences for a decoder
+// of your own), or let it call any revloop Model with the ban applied where the backend can enforce it.
 import type { ChatMessage, GenerateOptions, GenerateResult, Model } from '../models/types.ts';
 import { canBan } from '../models/capabilities.ts';
 import { CapabilityError } from '../core/errors.ts';
-import { pyStrip } from '../core/py/format.ts';
 import { abstractFailureNote, callName, defaultGloss, type AgentStep, type GlossLookup } from './failure-record.ts';
-import { buildAgentMessages, type FailurePolicy } from './messages.ts';
+import { buildAgentMessages, type FailurePolicy } from './agent-messages.ts';
+import { getAgentHarness, type AgentHarnessName } from './agent-harness.ts';
+import { normaliseDraft } from './recurrence.ts';
 import { banStrings, banTokenSequences, failedActions, type TokenSeq } from './ban.ts';
 
+/** Options of `FailureLedger`: the failure policy, bans, the gloss of abstracted notes, and how a tool name is read from an action. */
 export interface LedgerOptions {
+  /**
+   * A named agent harness (docs/harness.md §5.1), e.g. `abstract+ban`: sets policy, ban and
+   * instruction as the agent study runs them (settings given here as well win).
+   */
+  harness?: AgentHarnessName;
   /** How failed steps appear in the next turn's context (default `abstract`). */
   policy?: FailurePolicy;
   /** Ban previously failed actions at decoding time where the backend can (default true). */
@@ -41,11 +49,16 @@ export interface FailureRecord {
   note: string;
 }
 
+/**
+ * Options of `FailureLedger.generate`: the model's generate options (bans come from the ledger) and whether to refuse a backend that
+ * cannot ban.
+ */
 export interface LedgerGenerateOptions extends Omit<GenerateOptions, 'bannedSequences'> {
   /** Refuse (CapabilityError) instead of generating without the ban on a backend that cannot ban. */
   requireBan?: boolean;
 }
 
+/** What `FailureLedger.generate` returns: the model's result, its text, and whether the ban was enforced. */
 export interface LedgerGenerateResult {
   result: GenerateResult;
   /** The raw text (null when every attempt failed). */
@@ -74,14 +87,22 @@ export function abstractFailures(steps: readonly AgentStep[], options: Pick<Ledg
   return out;
 }
 
+/**
+ * The remedy as one object (docs/remedy.md): record each agent step, then build the next turn's context under the failure policy (default
+ * `abstract`) and generate with previously failed actions banned where the backend can (default on).
+ */
 export class FailureLedger {
   private readonly steps: AgentStep[] = [];
   readonly policy: FailurePolicy;
   readonly ban: boolean;
 
-  constructor(private readonly options: LedgerOptions = {}) {
-    this.policy = options.policy ?? 'abstract';
-    this.ban = options.ban ?? true;
+  private readonly options: LedgerOptions;
+
+  constructor(options: LedgerOptions = {}) {
+    const h = options.harness !== undefined ? getAgentHarness(options.harness) : null;
+    this.options = h ? { negativeInstruction: h.policy.negativeInstruction, ...options } : options;
+    this.policy = options.policy ?? h?.policy.failurePolicy ?? 'abstract';
+    this.ban = options.ban ?? h?.ban ?? true;
   }
 
   /** Records one executed step; returns its failure record when it failed. */
@@ -124,8 +145,8 @@ export class FailureLedger {
 
   /** Whether `action` (stripped) equals an earlier failed action (stripped). */
   isRepeat(action: string): boolean {
-    const s = pyStrip(action);
-    return s !== '' && this.steps.some((st) => !st.ok && pyStrip(st.action) === s);
+    const s = normaliseDraft(action, 'exact');
+    return s !== '' && this.steps.some((st) => !st.ok && normaliseDraft(st.action, 'exact') === s);
   }
 
   /**

@@ -6,10 +6,10 @@
 import type { RoundRecord, TrajectoryRecord } from '../store/types.ts';
 import type { ControllerInfo, DrilldownLabels, TrajectoryLabel } from '../studies/kit/report-model.ts';
 export type { DrilldownLabels };
-import { encodeWordDiff, type EncodedDiff } from './word-diff.ts';
+import { encodeWordDiff, type EncodedDiff } from '../html/word-diff.ts';
 
 /** Where the drill-down gets what is not in the trajectory record itself. */
-export interface DrilldownSources {
+interface DrilldownSources {
   /** Classification for the filters (outcome, repeat class, category). */
   label(t: TrajectoryRecord): TrajectoryLabel;
   /** The exact feedback text the model received after `round` (throw when it cannot be rendered). */
@@ -22,7 +22,7 @@ export interface DrilldownSources {
   onProgress?: (done: number, total: number) => void;
 }
 
-export interface PayloadRound {
+interface PayloadRound {
   /** revision */
   v: number;
   /** draft text (index into strings) */
@@ -39,7 +39,7 @@ export interface PayloadRound {
   d?: EncodedDiff;
 }
 
-export interface PayloadTrajectory {
+interface PayloadTrajectory {
   /** stable key: runId + '#' + caseIndex */
   id: string;
   run: string;
@@ -72,7 +72,7 @@ export interface DrilldownPayload {
   trajectories: PayloadTrajectory[];
 }
 
-export function trajectoryKey(t: Pick<TrajectoryRecord, 'runId' | 'caseIndex'>): string {
+function trajectoryKey(t: Pick<TrajectoryRecord, 'runId' | 'caseIndex'>): string {
   return `${t.runId}#${t.caseIndex}`;
 }
 

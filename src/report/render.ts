@@ -4,19 +4,20 @@
 // "no network" promise checkable: the browser refuses any request the page might try to make.
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { stylesheet } from '../html/stylesheet.ts';
 import type { Section } from '../studies/kit/sections.ts';
 import type { DrilldownPayload } from './payload.ts';
-import { escapeHtml, jsonForScript } from './escape.ts';
-import { sectionHtml } from './blocks.ts';
-import { SIMULATED } from './tables.ts';
+import { escapeHtml, jsonForScript } from '../html/escape.ts';
+import { sectionHtml } from '../html/blocks.ts';
+import { SIMULATED } from '../html/tables.ts';
 
 let assets: { css: string; js: string } | null = null;
 function loadAssets(): { css: string; js: string } {
   if (!assets) {
-    const css = readFileSync(new URL('./assets/report.css', import.meta.url), 'utf8');
+    const css = stylesheet();
     const js = readFileSync(new URL('./assets/report.js', import.meta.url), 'utf8');
-    // Inlined verbatim, so they must not be able to close their own element.
-    if (/<\/style/i.test(css) || /<\/script|<!--/i.test(js)) throw new Error('report assets must not contain </style, </script or <!--');
+    // Inlined verbatim, so it must not be able to close its own element (the stylesheet checks itself).
+    if (/<\/script|<!--/i.test(js)) throw new Error('report assets must not contain </script or <!--');
     assets = { css, js };
   }
   return assets;

@@ -2,6 +2,7 @@
 // place in the log and its payload bytes, so an edited, inserted or deleted event is detectable by
 // re-hashing alone. Every backend stores the same rows and verifies them the same way.
 import { createHash } from 'node:crypto';
+import { StoreError } from '../core/errors.ts';
 import type { StoredEvent } from './events.ts';
 
 /** The `prev_hash` of a run's first event. */
@@ -94,4 +95,30 @@ export function verifyChain(rows: readonly EventRow[]): { events: StoredEvent[];
     }
   }
   return { events, problems };
+}
+
+/**
+ * Checks rows copied from another store before they are appended (`appendRows`): they continue the
+ * run's chain from `head` (its last event here, null for a new run) without gaps, and each hash
+ * recomputes. Throws a StoreError naming the first row that does not fit.
+ */
+export function checkCopiedRows(
+  runId: string,
+  head: { seq: number; hash: string } | null,
+  rows: readonly EventRow[],
+  location: string,
+): void {
+  let seq = head?.seq ?? 0;
+  let prev = head?.hash ?? GENESIS_HASH;
+  for (const r of rows) {
+    const where = `${location}: run '${runId}' event seq ${r.seq} (${r.type})`;
+    if (r.run_id !== runId) throw new StoreError(location, 'other', `${where}: belongs to run '${r.run_id}'`);
+    if (r.seq !== seq + 1) throw new StoreError(location, 'other', `${where}: expected seq ${seq + 1} next in the chain`);
+    if (r.prev_hash !== prev) throw new StoreError(location, 'other', `${where}: does not link to the run's last event here`);
+    if (eventHash(r.prev_hash, r.run_id, r.seq, r.type, r.case_index, r.revision, r.at, r.payload) !== r.hash)
+      throw new StoreError(location, 'other', `${where}: its hash does not recompute (modified)`);
+    if (seq === 0 && r.type !== 'run_planned') throw new StoreError(location, 'other', `${where}: the first event must be run_planned`);
+    seq = r.seq;
+    prev = r.hash;
+  }
 }

@@ -43,20 +43,20 @@ export interface SessionStartedPayload {
   pending: number;
 }
 
-export interface AttemptStartedPayload {
+interface AttemptStartedPayload {
   messages_sha256: string;
   message_count: number;
   max_tokens: number;
   banned_sequences?: string[];
 }
 
-export interface AttemptFinishedPayload {
+interface AttemptFinishedPayload {
   /** 1-based within its generation (retries of the same request). */
   attempt: number;
   record: AttemptRecord;
 }
 
-export interface DraftAcceptedPayload {
+interface DraftAcceptedPayload {
   text: string;
   state: VerifierState;
   energy: number;
@@ -66,20 +66,27 @@ export interface DraftAcceptedPayload {
 }
 
 export interface TrajectoryCompletedPayload {
-  stop: 'success' | 'budget';
+  /**
+   * success / budget: the stop rule. cycle: a persistent cycle under a harness that stops there;
+   * limit: a token, money or time budget of `revise()`. context_limit: the next prompt plus its max
+   * new tokens would have exceeded the planned context window (docs/protocol.md §3.13).
+   */
+  stop: 'success' | 'budget' | 'cycle' | 'limit' | 'context_limit';
   rounds: number;
   final_joint: boolean;
+  /** context_limit only: the count that ended it, in words (tokens, window, revision). */
+  detail?: string;
 }
 
-export interface TrajectoryIncompletePayload {
+interface TrajectoryIncompletePayload {
   reason: string;
 }
 
-export interface TrajectoryReopenedPayload {
+interface TrajectoryReopenedPayload {
   previous_reason: string | null;
 }
 
-export interface ImportTruncatedPayload {
+interface ImportTruncatedPayload {
   /** Drafts supplied after the first success (dropped by the stop rule) or beyond the budget. */
   dropped_after_success: number;
   dropped_beyond_budget: number;
@@ -108,6 +115,7 @@ export interface RecordPayload {
   data: unknown;
 }
 
+/** The payload of each event type of a run's log (docs/store.md). */
 export interface EventPayloads {
   run_planned: RunPlannedPayload;
   session_started: SessionStartedPayload;
@@ -122,20 +130,8 @@ export interface EventPayloads {
   record: RecordPayload;
 }
 
+/** The types of events a run's log holds. */
 export type EventType = keyof EventPayloads;
-export const EVENT_TYPES: readonly EventType[] = [
-  'run_planned',
-  'session_started',
-  'attempt_started',
-  'attempt_finished',
-  'draft_accepted',
-  'trajectory_completed',
-  'trajectory_incomplete',
-  'trajectory_reopened',
-  'import_truncated',
-  'session_finished',
-  'record',
-];
 
 /** An event about to be appended. Trajectory events carry the case index; round events the revision. */
 export type NewEvent = {

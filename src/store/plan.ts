@@ -8,7 +8,7 @@ import { diffLeaves } from '../core/util/json-diff.ts';
 import { PlanMismatchError } from '../core/errors.ts';
 import type { PerCase, RunPlannedPayload } from './events.ts';
 
-export interface FamilyFingerprint {
+interface FamilyFingerprint {
   version: string;
   /** SHA-256 of every initial prompt this run sends for the family, in case order. */
   prompt_sha256: string;
@@ -17,7 +17,7 @@ export interface FamilyFingerprint {
 }
 
 /** Who runs: the model as the plan freezes it. */
-export interface PlanController {
+interface PlanController {
   label: string;
   spec: string;
   simulated: boolean;
@@ -27,8 +27,63 @@ export interface PlanController {
   generation: { temperature: number | null; seed: number | null; extra_body: Record<string, unknown> | null };
 }
 
-/** The kinds of trajectory run: the closed loop run here, and trajectories imported from elsewhere. */
-export type TrajectoryRunKind = 'run' | 'import';
+/**
+ * The kinds of trajectory run: the closed loop run here, trajectories imported from elsewhere,
+ * `revise()` loops (src/revise/record.ts), and the controlled experiments (docs/protocol.md
+ * §3.10–§3.13), whose trajectories continue frozen prefixes of stored ones.
+ */
+export type TrajectoryRunKind = 'run' | 'import' | 'revise' | ExperimentKind;
+
+/** One run kind per experimental design (docs/experiments.md). */
+export const EXPERIMENT_KINDS = ['experiment:history', 'experiment:crossover', 'experiment:sysid', 'experiment:persist'] as const;
+export type ExperimentKind = (typeof EXPERIMENT_KINDS)[number];
+export type ExperimentDesign = 'history' | 'crossover' | 'sysid' | 'persist';
+
+export function isExperimentKind(kind: string): kind is ExperimentKind {
+  return (EXPERIMENT_KINDS as readonly string[]).includes(kind);
+}
+
+/** A run whose frozen rounds came from: its id, plan hash and controller (so a changed source is a changed plan). */
+export interface ExperimentSource {
+  run_id: string;
+  plan_sha256: string;
+  controller: string;
+  simulated: boolean;
+}
+
+/**
+ * One trajectory of an experiment (the case at the same index): the state it starts from, the arm
+ * (or cell, or continuation) it belongs to, and its frozen prefix. Rounds 0 … frozen_rounds − 1
+ * are copied into the run when it is created and are never generated; everything after them is.
+ */
+export interface ExperimentTrajectory {
+  /** The state's id (docs/protocol.md §3.10: `<controller>__<case>__r<rev>`; §3.11: `<case>__policy_e<e>`). */
+  state_id: string;
+  /** The history arm (full, reset, last:K, abstract, ban), or the design's single cell name. */
+  arm: string;
+  /** Where the frozen rounds come from (null: built from the case set, as the system identification's draft). */
+  source: { run_id: string; case_index: number; case_id: string } | null;
+  /** Revision of the last frozen round (the trigger revision r). */
+  trigger_revision: number;
+  frozen_rounds: number;
+  /** SHA-256 of the canonical JSON of the frozen texts, in revision order. */
+  frozen_sha256: string;
+  /** Design-specific facts about the state (error bin, command, split, stratum, …). */
+  facts: Record<string, unknown>;
+}
+
+/** What an experiment freezes in its plan besides the cases: designs, sources, the selection and its hash. */
+export interface ExperimentPlan {
+  design: ExperimentDesign;
+  sources: ExperimentSource[];
+  /** SHA-256 of the state selection as JSON Lines (the bytes `revloop experiment states` writes). */
+  states_sha256: string;
+  /** The selected states, one object per line of that file (the study defines their fields). */
+  selection: unknown[];
+  /** The design's settings (arms, errors, split, context window, …). */
+  settings: Record<string, unknown>;
+  trajectories: ExperimentTrajectory[];
+}
 
 /** The plan of a trajectory run: frozen cases, a controller, the protocol, family fingerprints. */
 export interface RunPlan {
@@ -49,6 +104,8 @@ export interface RunPlan {
   controller: PlanController;
   protocol: ProtocolSpec;
   families: Record<string, FamilyFingerprint>;
+  /** Experiment runs only: the frozen inputs (docs/experiments.md). */
+  experiment?: ExperimentPlan;
 }
 
 /**
@@ -70,6 +127,7 @@ export interface StudyController {
   simulated: boolean;
 }
 
+/** A run's immutable plan: a trajectory run's (`RunPlan`) or another study's (`StudyPlan`). */
 export type Plan = RunPlan | StudyPlan;
 
 /** Whether a plan freezes cases and a protocol (a revision run or an import). */
@@ -88,7 +146,8 @@ export interface ProtocolSpec {
   max_new_tokens: 'family';
   message_policy: string;
   ban_provider: string | null;
-  stop_rule: 'first-joint-success-or-budget';
+  /** The paper's rule, or (harnesses whose cycle action is `stop`) also a persistent cycle. */
+  stop_rule: 'first-joint-success-or-budget' | 'first-joint-success-budget-or-cycle';
 }
 
 /** Probe texts for the verifier fingerprint: empty, a plain sentence, and a messy one. */
@@ -122,6 +181,11 @@ export function familyFingerprint(family: Family, cases: readonly ConstraintCase
   };
 }
 
+/** SHA-256 of an experiment trajectory's frozen texts (canonical JSON of the list, in revision order). */
+export function frozenTextsSha256(texts: readonly string[]): string {
+  return sha256Hex(canonicalJson(texts));
+}
+
 export function casesSha256(cases: readonly ConstraintCase[]): string {
   return sha256Hex(canonicalJson(cases));
 }
@@ -131,7 +195,7 @@ export function planSha256(plan: Plan, cases: readonly ConstraintCase[], perCase
 }
 
 /** Leaf-by-leaf differences between a stored and a requested plan, as "path: stored …, requested …". */
-export function diffPlans(stored: Plan, requested: Plan, limit = 12): string[] {
+function diffPlans(stored: Plan, requested: Plan, limit = 12): string[] {
   return diffLeaves(stored, requested, ['stored', 'requested'], limit);
 }
 

@@ -12,6 +12,7 @@ export interface AttemptCounts {
   failed: number;
 }
 
+/** A run reduced from its events: the plan, trajectories, records and sessions. */
 export interface ReducedRun {
   runId: string;
   /** A trajectory plan has one trajectory per case; a study plan has none (its results are records). */
@@ -62,6 +63,8 @@ export function applyTrajectoryEvent(t: TrajectoryRecord, a: AttemptCounts, e: S
     case 'trajectory_completed':
       t.status = 'complete';
       delete t.incompleteReason;
+      if (e.payload.stop === 'context_limit') t.termination = 'context_limit';
+      else delete t.termination;
       break;
     case 'trajectory_incomplete':
       t.status = 'incomplete';
@@ -70,6 +73,7 @@ export function applyTrajectoryEvent(t: TrajectoryRecord, a: AttemptCounts, e: S
     case 'trajectory_reopened':
       t.status = 'pending';
       delete t.incompleteReason;
+      delete t.termination;
       break;
     default:
       break;

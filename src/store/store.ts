@@ -5,11 +5,13 @@
 //
 // The interface is asynchronous so that a networked database can stand behind it; the SQLite
 // backend (the default, sqlite/sqlite-store.ts) does its work synchronously inside each call.
+import { UserError } from '../core/errors.ts';
 import type { NewEvent, RunPlannedPayload, StoredEvent } from './events.ts';
 import type { EventRow } from './chain.ts';
 import type { AttemptCounts, ReducedRun } from './reduce.ts';
-import type { TrajectoryRecord } from './types.ts';
+import type { TrajectoryRecord, TrajectoryStatus } from './types.ts';
 
+/** Options of `openStore`: read-only, durability (default `normal`), and fault injection for tests. */
 export interface StoreOptions {
   readonly?: boolean;
   /** 'normal' (default): nothing committed is lost when a process dies. 'full': also survive power loss (slower). */
@@ -20,8 +22,95 @@ export interface StoreOptions {
   crashAfterAppends?: number;
 }
 
+/** A run's status: complete, incomplete, running (a live process holds it) or interrupted. */
 export type RunStatus = 'complete' | 'incomplete' | 'running' | 'interrupted';
 
+/**
+ * A worker's claim on one trajectory (PostgreSQL stores; docs/workers.md). Writes made under a lease
+ * are accepted only while it is still the trajectory's current claim: the store checks worker and
+ * epoch in the same transaction that appends, so a worker whose lease was taken over can never add
+ * to the trajectory again.
+ */
+export interface Lease {
+  runId: string;
+  caseIndex: number;
+  /** The claiming worker's number in the store. */
+  worker: number;
+  /** Incremented by every claim of the trajectory. */
+  epoch: number;
+}
+
+/** Options of an append. */
+export interface AppendOptions {
+  /** Append only while this lease is the trajectory's current claim (otherwise LeaseLostError). */
+  lease?: Lease;
+  /**
+   * Append only if the trajectory (`caseIndex` of the first event) still has this status when the
+   * transaction checks it; otherwise append nothing and return []. (Reopening a protocol-incomplete
+   * trajectory exactly once, however many planners try.)
+   */
+  ifStatus?: TrajectoryStatus;
+}
+
+/** A registered worker, as `revloop runs` lists it. */
+export interface WorkerInfo {
+  worker: number;
+  /** host:pid#number, for people. */
+  name: string;
+  host: string;
+  pid: number;
+  concurrency: number;
+  leaseSeconds: number;
+  startedAt: string;
+  heartbeatAt: string;
+  /** Its database session is still open (it holds its liveness lock). */
+  alive: boolean;
+  stoppedAt: string | null;
+  /** Writes refused because the lease they were made under had been taken over. */
+  rejectedWrites: number;
+  leases: Array<{ runId: string; caseIndex: number; epoch: number; expiresAt: string; expired: boolean }>;
+}
+
+/**
+ * Leases on trajectories, for many workers sharing runs (PostgreSQL). Claims take pending
+ * trajectories whose lease is free, expired, or held by a worker whose session is gone, with
+ * `FOR UPDATE SKIP LOCKED`; every claim increments the trajectory's epoch.
+ */
+export interface LeaseSupport {
+  /** Registers this process as a worker (held alive by its database session); returns its number. */
+  register(info: { concurrency: number; leaseSeconds: number }): Promise<number>;
+  /** Claims up to `limit` trajectories (of one run, or of every run in creation order). */
+  claim(worker: number, o: { runId?: string; limit: number; leaseSeconds: number }): Promise<Lease[]>;
+  /** Extends every lease the worker still holds and beats its heartbeat; returns those leases. */
+  renew(worker: number, leaseSeconds: number): Promise<Lease[]>;
+  /** Gives a lease back (a no-op when it is no longer this claim). */
+  release(lease: Lease): Promise<void>;
+  /** Marks the worker stopped and gives back every lease it holds. */
+  unregister(worker: number): Promise<void>;
+  /** Workers seen recently (alive, or stopped within the last hour) with their leases. */
+  workers(): Promise<WorkerInfo[]>;
+}
+
+/** A second plan for an existing run (createRun, or two planners racing): refused whole. */
+export class RunExistsError extends UserError {
+  constructor(
+    readonly runId: string,
+    location: string,
+  ) {
+    super(`run '${runId}' already exists in ${location}`);
+    this.name = 'RunExistsError';
+  }
+}
+
+/** A write refused because the lease it was made under is no longer the trajectory's claim. */
+export class LeaseLostError extends Error {
+  constructor(readonly lease: Lease) {
+    super(`run '${lease.runId}' case #${lease.caseIndex + 1}: the lease (epoch ${lease.epoch}) was taken over; the write was refused`);
+    this.name = 'LeaseLostError';
+  }
+}
+
+/** One line of `RunStore.listRuns`: the run's kind, status, counts, controller and protocol, and whether it is simulated. */
 export interface RunSummary {
   runId: string;
   /** The plan's kind: run, import, or a study's own (probe, agent, …). */
@@ -33,6 +122,8 @@ export interface RunSummary {
   protocol: string;
   planSha256: string;
   cases: number;
+  /** Trajectories under a live lease (workers; 0 on SQLite). */
+  leased?: number;
   complete: number;
   incomplete: number;
   pending: number;
@@ -43,8 +134,15 @@ export interface RunSummary {
   status: RunStatus;
   createdAt: string;
   updatedAt: string;
+  /**
+   * Global id of the run's latest event: a cursor for `eventsAfter`. `listRuns` reads every
+   * summary in one snapshot, so the largest `lastEventId` of a listing is a cursor after which
+   * nothing the listing already reflects is delivered again, and nothing it misses is skipped.
+   */
+  lastEventId: number;
 }
 
+/** One run's plan event and summary (`RunStore.getRun`). */
 export interface RunInfo {
   runId: string;
   planned: RunPlannedPayload;
@@ -66,34 +164,91 @@ export class SimulatedCrash extends Error {
   }
 }
 
+/** Options of `RunStore.readEvents`: only some event types, or only keys with a prefix. */
 export interface ReadEventsOptions {
   types?: readonly string[];
   /** Only events whose unique key starts with this (e.g. `score:` for one kind of study record). */
   keyPrefix?: string;
+  /** Only the events of this trajectory (its case index): one trajectory's story, attempts included. */
+  caseIndex?: number;
 }
 
+/** One trajectory as the derived tables hold it, without its texts: for tables, filters and live progress. */
+export interface TrajectorySummary {
+  caseIndex: number;
+  caseId: string;
+  status: TrajectoryStatus;
+  incompleteReason: string | null;
+  /** Accepted drafts so far. */
+  rounds: number;
+  /** Joint success of the latest accepted draft (null before the first). */
+  finalJoint: boolean | null;
+  /** Energy of the latest accepted draft (null before the first). */
+  finalEnergy: number | null;
+  attempts: AttemptCounts;
+}
+
+/**
+ * Which of a run's trajectories `trajectorySummaries` returns, in case order. Every backend
+ * implements the same semantics (docs/store.md, "Paged reads").
+ */
+export interface TrajectoryQuery {
+  /** Only these case indexes (any order; duplicates and unknown indexes ignored). Default: every case. */
+  caseIndexes?: readonly number[];
+  /**
+   * Only trajectories whose case id or any accepted draft contains this text; ASCII letters match
+   * case-insensitively (other characters exactly). Empty: no text filter.
+   */
+  text?: string;
+  /** Matches to skip (default 0). */
+  offset?: number;
+  /** Most rows to return (default: all). */
+  limit?: number;
+}
+
+export interface TrajectoryPage {
+  /** Matches before offset and limit. */
+  total: number;
+  rows: TrajectorySummary[];
+}
+
+/**
+ * The run store: every run an append-only, hash-chained event log, with derived tables for reading. Open one with `openStore`; reading
+ * methods never change it.
+ */
 export interface RunStore {
   /** Where the store is: a file path, or a URL with any password removed. */
   readonly location: string;
   readonly readonly: boolean;
+  /** Leases for many workers sharing runs; null when the backend has one writer per run (SQLite). */
+  readonly leases: LeaseSupport | null;
 
   // ---- writing ----
   /**
    * Appends events to a run's log in one transaction, updating the derived tables with them.
    * Groups queued by `appendSoon` are committed first, so the log keeps the order of the calls.
    */
-  append(runId: string, events: readonly NewEvent[]): Promise<StoredEvent[]>;
+  append(runId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<StoredEvent[]>;
   /**
    * Group commit: queues events to be appended in one transaction with every other group queued in
    * this turn of the event loop, and resolves once they are committed (rejects if the commit fails).
    * Callers must not act on the events (e.g. start the next generation) before it resolves; a process
    * killed meanwhile loses the queued groups whole, never part of one.
    */
-  appendSoon(runId: string, events: readonly NewEvent[]): Promise<void>;
+  appendSoon(runId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<void>;
+  /**
+   * Appends rows copied from another store verbatim (times and hashes kept): they must continue
+   * the run's chain from its last event here, and each must hash correctly; derived tables follow.
+   */
+  appendRows(runId: string, rows: readonly EventRow[]): Promise<void>;
   /** Commits the queued groups now. */
   flush(): Promise<void>;
-  /** Creates a run with its plan as the first event (refuses an existing run id). */
-  createRun(runId: string, planned: RunPlannedPayload): Promise<void>;
+  /**
+   * Creates a run with its plan as the first event (refuses an existing run id); `seed` events
+   * (an experiment's frozen rounds) are appended in the same transaction, so a run never exists
+   * without them.
+   */
+  createRun(runId: string, planned: RunPlannedPayload, seed?: readonly NewEvent[]): Promise<void>;
   /** Claims a run for this process; refuses when another live process holds it. */
   acquireLock(runId: string): Promise<void>;
   releaseLock(runId: string): Promise<void>;
@@ -109,20 +264,55 @@ export interface RunStore {
   rawEventRows(runId: string): Promise<EventRow[]>;
   /** A fresh reduction of the run's events (ignores the derived tables). */
   reduce(runId: string): Promise<ReducedRun | null>;
-  listRuns(): Promise<RunSummary[]>;
+  /**
+   * Summaries of every run in creation order — or of the given runs, in the order given, unknown ids
+   * left out — from the derived tables (plans are not read), all from one snapshot.
+   */
+  listRuns(runIds?: readonly string[]): Promise<RunSummary[]>;
   getRun(runId: string): Promise<RunInfo | null>;
-  /** Trajectories in case order, read from the derived tables (or a fresh reduction of events). */
-  loadTrajectories(runIds?: readonly string[], options?: { from?: 'tables' | 'events' }): Promise<TrajectoryRecord[]>;
+  /**
+   * Every run's events with a global id above `cursor`, in id order (at most `limit`); ids only grow.
+   * A live view polls it with the last id it has seen (0 for the whole log) and misses nothing.
+   */
+  eventsAfter(cursor: number, limit: number): Promise<StoredEvent[]>;
+  /**
+   * Trajectories in case order, read from the derived tables (or a fresh reduction of events);
+   * `cases` reads only those case indexes (tables only).
+   */
+  loadTrajectories(
+    runIds?: readonly string[],
+    options?: { from?: 'tables' | 'events'; cases?: readonly number[] },
+  ): Promise<TrajectoryRecord[]>;
   materialized(runId: string): Promise<MaterializedRun>;
+  /** One page of a run's trajectories from the derived tables, in case order, without texts. */
+  trajectorySummaries(runId: string, query?: TrajectoryQuery): Promise<TrajectoryPage>;
+  /** Full records (rounds included) of some trajectories of one run, in case order; unknown indexes are skipped. */
+  trajectoriesAt(runId: string, caseIndexes: readonly number[]): Promise<TrajectoryRecord[]>;
 
   close(): Promise<void>;
 }
 
+/** Whether a store location names a PostgreSQL database (`postgres://…` or `postgresql://…`). */
+export function isPostgresLocation(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
+/** A store location fit to print: a URL's password is replaced by `***`. */
+export function redactLocation(location: string): string {
+  if (!isPostgresLocation(location)) return location;
+  return location.replace(/^(postgres(?:ql)?:\/\/[^:/?#@]*):[^@/?#]*@/i, '$1:***@').replace(/([?&]password=)[^&#]*/gi, '$1***');
+}
+
 /**
  * Opens a store. A path (or `sqlite:<path>`) is a SQLite file, created on first write; only an
- * empty or new file becomes a store.
+ * empty or new file becomes a store. `postgres://user@host:port/db[?schema=name]` is a PostgreSQL
+ * database (schema `revloop` unless named), created and migrated on first write.
  */
 export async function openStore(location: string, options: StoreOptions = {}): Promise<RunStore> {
+  if (isPostgresLocation(location)) {
+    const { openPostgresStore } = await import('./postgres/postgres-store.ts');
+    return openPostgresStore(location, options);
+  }
   const { openSqliteStore } = await import('./sqlite/sqlite-store.ts');
   return openSqliteStore(location.startsWith('sqlite:') ? location.slice('sqlite:'.length) : location, options);
 }

@@ -12,7 +12,7 @@ import { assertSamePlan, isTrajectoryPlan, type StudyController, type StudyPlan 
 import type { RunStore } from './store.ts';
 
 /** What a study asks for when it opens a run. */
-export interface StudyRunRequest {
+interface StudyRunRequest {
   runId: string;
   /** The study's run kind (probe, agent, …). */
   kind: string;
@@ -22,7 +22,7 @@ export interface StudyRunRequest {
 }
 
 /** One stored result of a study. */
-export interface StudyRecord<T = unknown> {
+interface StudyRecord<T = unknown> {
   key: string;
   data: T;
   session: number | null;
@@ -39,7 +39,7 @@ export interface StudySession {
 }
 
 /** The run_planned payload of a study run. */
-export function studyPlanned(req: StudyRunRequest): StudyRunPlanned {
+function studyPlanned(req: StudyRunRequest): StudyRunPlanned {
   const plan: StudyPlan = { format: 'revloop.plan/1', kind: req.kind, controller: req.controller, settings: req.settings };
   return { plan, cases: [], per_case: null, plan_sha256: sha256Hex(canonicalJson({ plan, cases: [], per_case: null })) };
 }

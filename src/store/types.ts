@@ -2,6 +2,7 @@
 // append-only events; nothing downstream reads anything else.
 import type { ConstraintCase, VerifierState } from '../core/verify/types.ts';
 
+/** One accepted round of a trajectory: the stripped text, its verifier state, energy and joint flag, and the feedback sent after it. */
 export interface RoundRecord {
   revision: number;
   /** The stripped text, exactly as verified and as appended to the history. */
@@ -14,8 +15,13 @@ export interface RoundRecord {
   feedback?: string | null;
 }
 
+/** A trajectory's status: stop rule reached, protocol-incomplete, or not finished. */
 export type TrajectoryStatus = 'complete' | 'incomplete' | 'pending';
 
+/**
+ * One case's trajectory, reduced from a run's events: the frozen case, its rounds, the status, the budget and the controller (labelled
+ * when simulated).
+ */
 export interface TrajectoryRecord {
   runId: string;
   /** Position of the case in the run's case set (input order). */
@@ -31,6 +37,11 @@ export interface TrajectoryRecord {
   /** complete = stop rule reached (success or budget); incomplete = protocol-incomplete. */
   status: TrajectoryStatus;
   incompleteReason?: string;
+  /**
+   * Set when a complete trajectory ended before the stop rule because its next prompt would not
+   * fit the planned context window (docs/protocol.md §3.13); absent otherwise.
+   */
+  termination?: 'context_limit';
   /** Budget T of the run (revisions after the first draft). */
   budget: number;
 }

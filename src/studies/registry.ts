@@ -4,10 +4,11 @@ import { UserError } from '../core/errors.ts';
 import type { RunStore } from '../store/store.ts';
 import type { Study } from './kit/study.ts';
 import { agentStudy } from './agent/study.ts';
+import { experimentsStudy } from './experiments/study.ts';
 import { probeStudy } from './probe/study.ts';
 import { revisionStudy } from './revision/study.ts';
 
-export const STUDIES: readonly Study<any>[] = [revisionStudy, probeStudy, agentStudy];
+export const STUDIES: readonly Study<any>[] = [revisionStudy, experimentsStudy, probeStudy, agentStudy];
 
 /** The study that owns runs of this plan kind (undefined: no registered study does). */
 export function studyForKind(kind: string): Study<any> | undefined {

@@ -9,7 +9,7 @@ import { AgentStore } from '../../src/studies/agent/store.ts';
 import type { RolloutRecord } from '../../src/studies/agent/engine.ts';
 import type { HarnessName } from '../../src/studies/agent/harness.ts';
 import { analyzeStore, analysisDocument, analysisText } from '../../src/app/analyze.ts';
-import { sectionHtml } from '../../src/report/blocks.ts';
+import { sectionHtml } from '../../src/html/blocks.ts';
 import { assertStrictJson } from '../../src/studies/revision/analysis/json.ts';
 import { tempDir } from '../tmp.ts';
 

@@ -8,7 +8,7 @@ import { HARNESSES, STUDY_HARNESSES } from '../../src/studies/agent/harness.ts';
 import { runAgentTasks } from '../../src/studies/agent/run.ts';
 import { AgentStore } from '../../src/studies/agent/store.ts';
 import { turnGeneratorFor } from '../../src/studies/agent/generator.ts';
-import { DEMO, NEGATIVE_INSTRUCTION } from '../../src/envs/toolshed/index.ts';
+import { DEMO, NEGATIVE_INSTRUCTION } from '../../src/envs/toolshed/prompt.ts';
 import { CapabilityError } from '../../src/core/errors.ts';
 import { fakeModel, ScriptedGenerator } from './fakes.ts';
 import { tempDir } from '../tmp.ts';

@@ -4,13 +4,8 @@
 // the check is not vacuous. The tiny model's outputs are meaningless; the mechanism is real.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  buildBanList,
-  createGgufModel,
-  disposeAllGgufRuntimes,
-  ensureTinyModel,
-  findBannedOccurrence,
-} from '../../src/models/gguf/index.ts';
+import { createGgufModel, disposeAllGgufRuntimes, ensureTinyModel } from '../../src/models/gguf/index.ts';
+import { buildBanList, findBannedOccurrence } from '../../src/models/ban.ts';
 import { agentTasks, runToolShedRollout } from '../../src/studies/agent/engine.ts';
 import { HARNESSES } from '../../src/studies/agent/harness.ts';
 import { turnGeneratorFor, type TurnGenerator, type TurnResult } from '../../src/studies/agent/generator.ts';

@@ -71,7 +71,7 @@ test('user errors: a clear message, no stack trace, non-zero exit', async () => 
   await ready;
   const missing = revloop('analyze', '--json');
   assert.notEqual(missing.status, 0);
-  assert.match(missing.stderr, /--store <db> is required/);
+  assert.match(missing.stderr, /--store <location> is required/);
   assert.doesNotMatch(missing.stderr, /\n\s+at /);
   const bad = revloop('analyze', '--store', db, '--bootstrap', 'lots');
   assert.match(bad.stderr, /--bootstrap must be a whole number ≥ 0 \(got "lots"\)/);

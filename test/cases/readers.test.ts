@@ -6,14 +6,13 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   CaseSetError,
-  computeManifest,
   loadCaseSet,
   manifestIsIntact,
-  rowSha256,
   validateCaseFile,
   writeCaseSet,
   type LoadedCaseSet,
 } from '../../src/core/cases/index.ts';
+import { computeManifest, rowSha256 } from '../../src/core/cases/manifest.ts';
 import { canonicalJson, sha256Hex } from '../../src/core/util/hash.ts';
 import { InputError } from '../../src/core/errors.ts';
 import { requireShared } from '../helpers.ts';

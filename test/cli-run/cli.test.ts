@@ -141,10 +141,16 @@ test('demo: bundled cases, simulated controllers, a SIMULATED table and the next
       ['demo-steady', 'complete', 30],
       ['demo-overshoot', 'complete', 30],
       ['demo-stubborn', 'complete', 30],
+      // The history intervention: 12 recurrence states × 4 arms.
+      ['demo-stubborn-history', 'complete', 48],
     ],
   );
   await s.close();
+  assert.match(r.out, /^history intervention 'demo-stubborn-history': 12 recurrence states of demo-stubborn/m);
+  assert.match(readFileSync(join(dir, 'demo-report.html'), 'utf8'), /id="experiments-history-demo-stubborn-history"/);
   assert.equal(cli(['audit', '--store', join(dir, 'demo.db'), '--run', 'demo-overshoot']).code, 0);
+  const audit = cli(['audit', '--store', join(dir, 'demo.db'), '--run', 'demo-stubborn-history']);
+  assert.equal(audit.code, 0, audit.out);
 });
 
 test('demo without Punkt data runs the exact-length part and says how to get the rest', () => {

@@ -12,10 +12,10 @@ import {
   findPython,
   loadMbpp,
   mutate,
-  parseExecOutput,
   renderExecObservation,
   runProgram,
 } from '../../src/envs/coderepair/index.ts';
+import { parseExecOutput } from '../../src/envs/coderepair/runner.ts';
 import { itemsJsonl } from '../../src/studies/probe/items.ts';
 import { buildConditionMessages } from '../../src/studies/probe/conditions.ts';
 import { sha256Hex } from '../../src/core/util/hash.ts';

@@ -42,9 +42,9 @@ test('planted violations fail the lint, each message naming both files', () => {
   // One study importing another.
   plant('src/studies/probe/planted-sibling.ts', "export { turnGeneratorFor } from '../agent/generator.ts';\n");
   // Same level (viewer | report), a folder outside the table, an import of the package root.
-  mkdirSync(join(tmp, 'src/viewer'));
+  mkdirSync(join(tmp, 'src/viewer'), { recursive: true });
   mkdirSync(join(tmp, 'src/misc'));
-  plant('src/viewer/planted-level.ts', "export { escapeHtml } from '../report/escape.ts';\n");
+  plant('src/viewer/planted-level.ts', "export { renderReportPage } from '../report/render.ts';\n");
   plant('src/misc/planted-nolayer.ts', 'export const x = 1;\n');
   plant('src/core/util/planted-root.ts', "export type { Model } from '../../index.ts';\n");
   // remedy may import only models and core, though store is below it.
@@ -104,7 +104,7 @@ test('planted violations fail the lint, each message naming both files', () => {
 
   const one = (file: string) => layerMessages(results.get(file)).map((m) => m.message);
   assert.deepEqual(one('src/viewer/planted-level.ts'), [
-    'src/viewer/planted-level.ts (layer viewer) imports src/report/escape.ts (layer report): these layers share a level and stay apart (cli > app > viewer | report > studies > revise > engine > envs > remedy > store > models > core).',
+    'src/viewer/planted-level.ts (layer viewer) imports src/report/render.ts (layer report): these layers share a level and stay apart (cli > app > viewer | report > html > studies > revise > engine > envs > remedy > store > models > core).',
   ]);
   assert.match(one('src/misc/planted-nolayer.ts')[0], /^src\/misc\/planted-nolayer.ts is in src\/misc, which is not a layer/);
   assert.deepEqual(one('src/core/util/planted-root.ts'), [

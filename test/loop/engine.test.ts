@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runTrajectory, type AcceptedRound, type TrajectorySink } from '../../src/engine/loop.ts';
-import { buildHistoryMessages, parseHistoryPolicy, selectExchanges } from '../../src/engine/history.ts';
+import { buildHistoryMessages, parseHistoryWindow, selectExchanges } from '../../src/remedy/history-window.ts';
 import { PAPER_PROTOCOL, protocolName, type ProtocolConfig } from '../../src/engine/protocol.ts';
 import type { ConstraintCase, Family } from '../../src/core/verify/types.ts';
 import { fakeModel, scriptedModel as scripted, toyFamily } from './fakes.ts';
@@ -99,7 +99,7 @@ test('history policies: last:K keeps the last K+1 exchanges, reset the current o
   ] as const) {
     const model = scripted(drafts);
     await runTrajectory({ caseIndex: 0, case: toyCase, family, prior: [] }, model, collect(), {
-      protocol: protocol({ history: parseHistoryPolicy(spec), budget: 4 }),
+      protocol: protocol({ history: parseHistoryWindow(spec), budget: 4 }),
     });
     assert.equal(model.seen.length, 5);
     model.seen.forEach((msgs, r) => {
@@ -111,7 +111,7 @@ test('history policies: last:K keeps the last K+1 exchanges, reset the current o
       for (let j = 0; j < kept; j++) assert.equal(msgs[1 + 2 * j].content, drafts[r - kept + j]);
     });
   }
-  assert.equal(protocolName({ ...PAPER_PROTOCOL, history: parseHistoryPolicy('last:1') }), 'paper+history=last:1');
+  assert.equal(protocolName({ ...PAPER_PROTOCOL, history: parseHistoryWindow('last:1') }), 'paper+history=last:1');
   assert.equal(protocolName(PAPER_PROTOCOL), 'paper');
 });
 
@@ -128,7 +128,7 @@ test('history helpers: tail_1 is U0 + last two exchanges (5 messages), reset is 
   );
   assert.equal(buildHistoryMessages('U0', ex, { kind: 'full' }).length, 9);
   assert.deepEqual(selectExchanges([1, 2], { kind: 'last', k: 5 }), [1, 2]);
-  assert.throws(() => parseHistoryPolicy('tail'), /unknown history policy/);
+  assert.throws(() => parseHistoryWindow('tail'), /unknown history policy/);
 });
 
 test('provider faults: attempts recorded, never scored, trajectory protocol-incomplete with the reason', async () => {

@@ -199,7 +199,7 @@ test('connection faults reject with the network error: refused, reset, closed mi
   );
 });
 
-test('an HTTP model sends through the keep-alive fetch (one connection for many calls)', async () => {
+test('an HTTP model sends through the keep-alive exchange (one connection for many calls)', async () => {
   const seen: IncomingMessage['headers'][] = [];
   const server = await serve((req, _b, res) => {
     seen.push(req.headers);
@@ -216,7 +216,10 @@ test('an HTTP model sends through the keep-alive fetch (one connection for many 
   for (const h of seen) {
     assert.equal(h['sec-fetch-mode'], undefined);
     assert.equal(h['accept-encoding'], undefined);
-    assert.match(String(h['user-agent']), /OpenAI/, 'the request was built by the openai SDK');
+    // The request is revloop's own (the SDK left the request path): JSON both ways, our user agent.
+    assert.match(String(h['user-agent']), /^revloop\//);
+    assert.equal(h['content-type'], 'application/json');
+    assert.equal(h.accept, 'application/json');
   }
 });
 

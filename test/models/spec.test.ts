@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createModel, parseSpec, requireScore, requireBan } from '../../src/models/index.ts';
+import { createModel, requireScore, requireBan } from '../../src/models/index.ts';
+import { parseSpec } from '../../src/models/spec.ts';
 import { modelOptionsFromFlags } from '../../src/cli/flags.ts';
 import { CapabilityError, UserError } from '../../src/core/errors.ts';
 

@@ -6,7 +6,7 @@
 // emitted .d.ts, and the installed CLI (which runs dist/, there is no src/ in the package) is run.
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,8 @@ import { getFamily } from '../../src/core/verify/index.ts';
 import { createModel } from '../../src/models/index.ts';
 import { NODE_LLAMA_CPP_VERSION } from '../../src/models/gguf/runtime.ts';
 import { tempDir } from '../tmp.ts';
+// @ts-expect-error -- a plain .mjs script without declarations
+import { documentedImports as readDocumentedImports } from '../../scripts/doc-imports.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; exports: Record<string, unknown> };
@@ -77,8 +79,10 @@ test('the tarball holds dist/, bin/, docs and README, and no sources, tests or b
     'dist/index.js',
     'dist/index.d.ts',
     'dist/cli/main.js',
-    'dist/report/assets/report.css',
+    'dist/html/assets/revloop.css',
     'dist/report/assets/report.js',
+    'dist/viewer/app/index.html',
+    'dist/viewer/app/main.js',
     'docs/remedy.md',
   ]) {
     assert.ok(packedFiles.includes(f), `${f} is packed`);
@@ -196,8 +200,8 @@ test('files the compiled code reads next to itself (new URL(…, import.meta.url
   };
   walk(join(installed, 'dist'));
   assert.ok(
-    refs.includes(join('dist', 'report', 'assets', 'report.css')),
-    `the report's assets are among the references: ${refs.join(', ')}`,
+    refs.includes(join('dist', 'html', 'assets', 'revloop.css')) && refs.includes(join('dist', 'viewer', 'app')),
+    `the stylesheet and the viewer's app are among the references: ${refs.join(', ')}`,
   );
   for (const r of refs) assert.ok(existsSync(join(installed, r)), `${r} exists in the installed package`);
 });
@@ -266,21 +270,10 @@ process.stdout.write(JSON.stringify(out));
 
 /** Every `import … from 'revloop…'` statement in the README's and docs' ```ts blocks, one module per block. */
 function documentedImports(): Array<{ where: string; code: string }> {
-  const out: Array<{ where: string; code: string }> = [];
-  const docs = [
-    'README.md',
-    ...readdirSync(join(ROOT, 'docs'))
-      .filter((f) => f.endsWith('.md'))
-      .map((f) => `docs/${f}`),
-  ];
-  for (const doc of docs) {
-    const text = readFileSync(join(ROOT, doc), 'utf8');
-    for (const [i, block] of [...text.matchAll(/```ts\n([\s\S]*?)```/g)].entries()) {
-      const imports = [...block[1].matchAll(/^import\s[^;]*?\sfrom\s'(revloop(?:\/[^']*)?)';/gm)].map((m) => m[0]);
-      if (imports.length) out.push({ where: `${doc} block ${i + 1}`, code: imports.join('\n') });
-    }
-  }
-  return out;
+  return (readDocumentedImports(ROOT) as Array<{ where: string; statements: Array<{ text: string }> }>).map((b) => ({
+    where: b.where,
+    code: b.statements.map((st) => st.text).join('\n'),
+  }));
 }
 
 test('a .ts consumer type-checks against the emitted .d.ts (skipLibCheck off), and a type error is caught', () => {
@@ -375,9 +368,57 @@ registerFamily({
   const demo = run(process.execPath, [bin, 'demo', '--out', out], consumer);
   assert.equal(demo.status, 0, demo.stderr);
   const html = readFileSync(join(out, 'demo-report.html'), 'utf8');
-  const css = readFileSync(join(installed, 'dist', 'report', 'assets', 'report.css'), 'utf8');
+  const css = readFileSync(join(installed, 'dist', 'html', 'assets', 'revloop.css'), 'utf8');
   assert.ok(html.includes(css), 'the report inlines the packaged stylesheet');
   const runs = ok(run(process.execPath, [bin, 'runs', '--store', join(out, 'demo.db')], consumer), 'runs');
   assert.match(runs, /^revision runs \(3\):$/m);
   assert.match(runs, /│ demo-steady\S* +│ complete +│ sim:steady \[SIMULATED\]/); // -exact: without Punkt data the demo runs the exact-length part
+});
+
+test('the installed `revloop view` serves the prebuilt app from dist/ and the API over the demo store', async () => {
+  const bin = join(installed, 'bin', 'revloop.mjs');
+  const store = join(dir, 'demo', 'demo.db');
+  assert.ok(existsSync(store), 'the demo store of the previous test');
+  const child = spawn(process.execPath, [bin, 'view', '--store', store, '--port', '0'], {
+    cwd: consumer,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      let err = '';
+      child.stdout!.on('data', (d) => {
+        out += d;
+        const m = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+      child.stderr!.on('data', (d) => (err += d));
+      child.on('exit', (code) => reject(new Error(`view exited (${code}): ${err}`)));
+    });
+    for (const [path, type] of [
+      ['', /text\/html/],
+      ['app/main.js', /javascript/],
+      ['app/viewer.css', /css/],
+      ['app/revloop.css', /css/],
+    ] as const) {
+      const r = await fetch(url + path);
+      assert.equal(r.status, 200, path);
+      assert.match(r.headers.get('content-type') ?? '', type, path);
+    }
+    assert.equal(
+      await (await fetch(url + 'app/main.js')).text(),
+      readFileSync(join(installed, 'dist', 'viewer', 'app', 'main.js'), 'utf8'),
+    );
+    const runs = (await (await fetch(url + 'api/runs')).json()) as { runs: Array<{ run_id: string; simulated: boolean }> };
+    assert.ok(runs.runs.length >= 1 && runs.runs.every((r) => r.simulated), 'the demo runs, all simulated');
+    // A run page's analysis runs in the worker thread, loaded from dist/.
+    const run = (await (await fetch(url + `api/runs/${runs.runs[0].run_id}?html=1`)).json()) as { sections: unknown[]; html: string };
+    assert.ok(run.sections.length > 0 && run.html.includes('<section'), 'sections from the analysis worker');
+  } finally {
+    child.removeAllListeners('exit');
+    await new Promise((resolve) => {
+      child.on('exit', resolve);
+      child.kill('SIGINT');
+    });
+  }
 });

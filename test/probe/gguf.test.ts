@@ -80,8 +80,8 @@ test('core + extended on two items: every triple scored once, finite and ≤ 0; 
   assert.equal(again.nScored, 0);
   assert.equal(again.nPresent, 66);
   const a = await analyzeProbeStore(store, { resamples: 200 });
-  assert.equal((await a).runs[0].n_items, 2);
-  assert.equal((await a).runs[0].published, false);
+  assert.equal(a.runs[0].n_items, 2);
+  assert.equal(a.runs[0].published, false);
   await store.close();
 });
 

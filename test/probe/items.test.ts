@@ -2,7 +2,8 @@
 // the reference does (the same bytes as ToolShed's writer for built items).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { buildToolshedItems, itemToJson } from '../../src/envs/toolshed/index.ts';
+import { buildToolshedItems } from '../../src/envs/toolshed/index.ts';
+import { itemToJson } from '../../src/envs/toolshed/items.ts';
 import { itemJsonLine, itemsJsonl, parseItems } from '../../src/studies/probe/items.ts';
 import { InputError } from '../../src/core/errors.ts';
 import { shortItems } from './fixtures.ts';

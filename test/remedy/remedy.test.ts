@@ -16,7 +16,10 @@ import {
   GENERIC_GLOSS,
   type AgentStep,
 } from '../../src/remedy/index.ts';
-import { actionToolName, ERROR_GLOSS, errorGloss, NEGATIVE_INSTRUCTION as TOOLSHED_INSTRUCTION } from '../../src/envs/toolshed/index.ts';
+import { errorGloss } from '../../src/envs/toolshed/index.ts';
+import { NEGATIVE_INSTRUCTION as TOOLSHED_INSTRUCTION } from '../../src/envs/toolshed/prompt.ts';
+import { ERROR_GLOSS } from '../../src/envs/toolshed/errors.ts';
+import { actionToolName } from '../../src/envs/toolshed/parse.ts';
 import type { ChatMessage, GenerateOptions, GenerateResult, Model } from '../../src/models/types.ts';
 import { modelCapabilities } from '../../src/models/capabilities.ts';
 import { CapabilityError } from '../../src/core/errors.ts';

@@ -116,7 +116,7 @@ test('revloop report writes one self-contained file covering every run', { skip:
   const stored = await store.loadTrajectories();
   await store.close();
   for (const t of payload.trajectories) {
-    const src = (await stored).find((s) => s.runId === t.run && s.caseIndex === t.ix)!;
+    const src = stored.find((s) => s.runId === t.run && s.caseIndex === t.ix)!;
     t.rounds.forEach((r, i) => {
       const round = src.rounds[i];
       if (round.joint) return assert.equal(r.fb, -1);
@@ -126,7 +126,7 @@ test('revloop report writes one self-contained file covering every run', { skip:
     });
   }
   assert.ok(
-    (await stored).some((s) => s.runId === 'sim-steady' && s.rounds.some((x) => typeof x.feedback === 'string')),
+    stored.some((s) => s.runId === 'sim-steady' && s.rounds.some((x) => typeof x.feedback === 'string')),
     'the engine did store its reports',
   );
 
@@ -150,7 +150,7 @@ test('revloop report --run selects runs (positional ids work too)', { skip: punk
 
 test('revloop report: user errors say what and where, exit non-zero, write nothing', { skip: punkt.skip }, () => {
   const cases: Array<[string[], RegExp]> = [
-    [['report', '-o', 'x.html'], /--store <db> is required/],
+    [['report', '-o', 'x.html'], /--store <location> is required/],
     [['report', '--store', DB], /-o\/--out <file> is required/],
     [['report', '--store', join(DIR, 'missing.db'), '-o', 'x.html'], /missing\.db: no such store/],
     [['report', '--store', DB, '--run', 'nope', '-o', 'x.html'], /no run 'nope' in this store; runs: sim-steady, sim-stubborn, imported/],

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { escapeHtml, jsonForScript } from '../../src/report/escape.ts';
+import { escapeHtml, jsonForScript } from '../../src/html/escape.ts';
 
 test('jsonForScript: hostile strings cannot end the script element and round-trip exactly', () => {
   const hostile = [

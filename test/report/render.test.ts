@@ -7,7 +7,7 @@ import { analyzeTrajectories } from '../../src/studies/revision/analysis/index.t
 import { renderReport, revisionReportPage } from '../../src/report/index.ts';
 import { buildReportModel } from '../../src/studies/revision/report-model.ts';
 import type { DrilldownPayload } from '../../src/report/payload.ts';
-import { decodeWordDiff } from '../../src/report/word-diff.ts';
+import { decodeWordDiff } from '../../src/html/word-diff.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
 import { CASES, HOSTILE, LINE_SEP, minCharsFamily, smallSet, trajectory } from './build.ts';
 import type { ConstraintCase } from '../../src/core/verify/types.ts';

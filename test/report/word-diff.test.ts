@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { decodeWordDiff, encodeWordDiff } from '../../src/report/word-diff.ts';
+import { decodeWordDiff, encodeWordDiff } from '../../src/html/word-diff.ts';
 
 function sides(a: string, b: string, enc: number[]): { old: string; new: string } {
   const segs = decodeWordDiff(a, b, enc);

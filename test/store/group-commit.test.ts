@@ -6,7 +6,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { messagesSha256 } from '../../src/engine/loop.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
@@ -15,13 +14,13 @@ import { openStore, SimulatedCrash, type RunStore } from '../../src/store/store.
 import { eventHash } from '../../src/store/chain.ts';
 import type { ChatMessage, GenerateResult } from '../../src/models/types.ts';
 import { fakeModel, resolveToy, toyCases } from '../loop/fakes.ts';
-import { runToyIn, tempDir } from './toy-run.ts';
+import { runToyIn } from './toy-run.ts';
+import { eachBackend } from './backends.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** A planned toy run with `n` cases, through a real (tiny) run so the plan is genuine. */
-async function plannedStore(n = 3): Promise<{ store: RunStore; path: string; planned: RunPlannedPayload }> {
-  const path = join(tempDir('revloop-gc-'), 'runs.db');
+async function plannedStore(path: string, n = 3): Promise<{ store: RunStore; path: string; planned: RunPlannedPayload }> {
   const store = await openStore(path);
   await runToyIn(store, { runId: 'seed', cases: toyCases(n, 'gc') });
   const planned = (await store.getPlanned('seed'))!;
@@ -36,14 +35,15 @@ const started = (caseIndex: number, revision: number): NewEvent => ({
   payload: { messages_sha256: sha(`${caseIndex}:${revision}`), message_count: 1 + 2 * revision, max_tokens: 16 },
 });
 
-test('groups queued in one turn commit together, in call order, and only then resolve', async () => {
-  const { store, path } = await plannedStore();
+eachBackend('groups queued in one turn commit together, in call order, and only then resolve', async (st) => {
+  const { store, path } = await plannedStore(st.location);
   const reader = await openStore(path, { readonly: true });
   const before = (await reader.readEvents('r')).length;
   const a = store.appendSoon('r', [started(0, 0)]);
   const b = store.appendSoon('r', [started(1, 0), started(1, 1)]);
   const c = store.appendSoon('r', [started(2, 0)]);
-  assert.equal((await reader.readEvents('r')).length, before, 'nothing is visible before the commit');
+  // (SQLite reads synchronously, before the turn ends; a PostgreSQL read may race the commit.)
+  if (st.backend === 'sqlite') assert.equal((await reader.readEvents('r')).length, before, 'nothing is visible before the commit');
   await Promise.all([a, b, c]);
   const events = (await reader.readEvents('r')).slice(before);
   assert.deepEqual(
@@ -60,12 +60,12 @@ test('groups queued in one turn commit together, in call order, and only then re
     [before + 1, before + 2, before + 3, before + 4],
     'the chain has no gaps',
   );
-  reader.close();
+  await reader.close();
   await store.close();
 });
 
-test('a failing group fails its whole batch: the batch is one transaction', async () => {
-  const { store, path } = await plannedStore();
+eachBackend('a failing group fails its whole batch: the batch is one transaction', async (st) => {
+  const { store, path } = await plannedStore(st.location);
   const before = (await store.readEvents('r')).length;
   // The second group belongs to a run that has no plan: appending it throws inside the transaction.
   const ok = store.appendSoon('r', [started(0, 0)]);
@@ -82,8 +82,8 @@ test('a failing group fails its whole batch: the batch is one transaction', asyn
   await s.close();
 });
 
-test('a synchronous append commits the queued groups first; close commits what is still queued', async () => {
-  const { store, path } = await plannedStore();
+eachBackend('a synchronous append commits the queued groups first; close commits what is still queued', async (st) => {
+  const { store, path } = await plannedStore(st.location);
   const before = (await store.readEvents('r')).length;
   const queued = store.appendSoon('r', [started(0, 0)]);
   await store.append('r', [started(1, 0)]);
@@ -103,16 +103,16 @@ test('a synchronous append commits the queued groups first; close commits what i
   await s.close();
 });
 
-test('fault injection: the store dies right after its n-th committed group, whatever the batching', async () => {
-  const { store: setup, path } = await plannedStore();
+eachBackend('fault injection: the store dies right after its n-th committed group, whatever the batching', async (st) => {
+  const { store: setup, path } = await plannedStore(st.location);
   const base = (await setup.readEvents('r')).length;
-  setup.close();
+  await setup.close();
   const crashing = await openStore(path, { crashAfterAppends: 2 });
   const groups = [0, 1, 2, 3].map((i) => crashing.appendSoon('r', [started(i, 0)]));
   const outcomes = await Promise.allSettled(groups);
   assert.ok(outcomes.every((o) => o.status === 'rejected' && o.reason instanceof SimulatedCrash));
   await assert.rejects(crashing.append('r', [started(0, 1)]), SimulatedCrash);
-  crashing.close();
+  await crashing.close();
   const s = await openStore(path, { readonly: true });
   assert.deepEqual(
     (await s.readEvents('r')).slice(base).map((e) => e.caseIndex),
@@ -122,38 +122,42 @@ test('fault injection: the store dies right after its n-th committed group, what
   await s.close();
 });
 
-test('a cached chain head made stale by another writer is re-read; the chain stays valid', async () => {
-  const { store: a, path } = await plannedStore();
-  const b = await openStore(path);
-  a.append('r', [started(0, 0)]);
-  b.append('r', [started(1, 0)]); // a's cached head is now stale
-  a.append('r', [started(2, 0)]);
-  await a.appendSoon('r', [started(0, 1)]);
-  b.append('r', [started(1, 1)]);
-  a.close();
-  b.close();
-  const s = await openStore(path, { readonly: true });
-  const rows = await s.rawEventRows('r');
-  (await rows).forEach((r, i) => {
-    assert.equal(r.seq, i + 1);
-    assert.equal(r.prev_hash, i ? rows[i - 1].hash : '0'.repeat(64));
-    assert.equal(eventHash(r.prev_hash, r.run_id, r.seq, r.type, r.case_index, r.revision, r.at, r.payload), r.hash);
-  });
-  assert.deepEqual(
-    (await rows).slice(-5).map((r) => [r.case_index, r.revision]),
-    [
-      [0, 0],
-      [1, 0],
-      [2, 0],
-      [0, 1],
-      [1, 1],
-    ],
-  );
-  await s.close();
-});
+eachBackend(
+  'a cached chain head made stale by another writer is re-read; the chain stays valid',
+  async (st) => {
+    const { store: a, path } = await plannedStore(st.location);
+    const b = await openStore(path);
+    a.append('r', [started(0, 0)]);
+    b.append('r', [started(1, 0)]); // a's cached head is now stale
+    a.append('r', [started(2, 0)]);
+    await a.appendSoon('r', [started(0, 1)]);
+    b.append('r', [started(1, 1)]);
+    a.close();
+    b.close();
+    const s = await openStore(path, { readonly: true });
+    const rows = await s.rawEventRows('r');
+    (await rows).forEach((r, i) => {
+      assert.equal(r.seq, i + 1);
+      assert.equal(r.prev_hash, i ? rows[i - 1].hash : '0'.repeat(64));
+      assert.equal(eventHash(r.prev_hash, r.run_id, r.seq, r.type, r.case_index, r.revision, r.at, r.payload), r.hash);
+    });
+    assert.deepEqual(
+      (await rows).slice(-5).map((r) => [r.case_index, r.revision]),
+      [
+        [0, 0],
+        [1, 0],
+        [2, 0],
+        [0, 1],
+        [1, 1],
+      ],
+    );
+    await s.close();
+  },
+  'sqlite',
+);
 
-test('a run starts no generation before the round announcing it is committed', async () => {
-  const path = join(tempDir('revloop-gc-'), 'runs.db');
+eachBackend('a run starts no generation before the round announcing it is committed', async (st) => {
+  const path = st.location;
   const store = await openStore(path);
   const reader = await openStore(path, { readonly: true });
   const inner = fakeModel({ delayMs: 2 });
@@ -175,7 +179,7 @@ test('a run starts no generation before the round announcing it is committed', a
   assert.ok(checked > 12, `generations checked: ${checked}`);
   assert.deepEqual(violations, []);
   assert.deepEqual((await auditRun(reader, 'toy', resolveToy)).discrepancies.map(formatDiscrepancy), []);
-  reader.close();
+  await reader.close();
   await store.close();
 });
 

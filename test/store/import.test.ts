@@ -55,7 +55,7 @@ test('import verifies every draft, applies the stop rule and counts what it drop
   const store = await openStore(storePath, { readonly: true });
   const ts = await store.loadTrajectories(['imp']);
   assert.deepEqual(
-    (await ts).map((t) => [t.controller, t.caseId, t.rounds.length, t.status, t.budget]),
+    ts.map((t) => [t.controller, t.caseId, t.rounds.length, t.status, t.budget]),
     [
       ['m1', 'k1', 2, 'complete', 3],
       ['m1', 'k2', 3, 'complete', 2],
@@ -93,7 +93,7 @@ test(
     const store = await openStore(join(dir, 'runs.db'), { readonly: true });
     const ts = await store.loadTrajectories(['imp']);
     assert.deepEqual(
-      (await ts).map((t) => t.status),
+      ts.map((t) => t.status),
       ['complete', 'complete', 'complete', 'incomplete'],
     );
     assert.match(ts[3].incompleteReason!, /^import: 1 draft supplied, unresolved, and the budget of 1 revisions needs 2$/);

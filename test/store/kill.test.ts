@@ -31,20 +31,21 @@ test('kill -9 of a writing process mid-run: readers kept working, the store open
     const reader = await openStore(path, { readonly: true });
     try {
       const runs = await reader.listRuns();
-      if (!(await runs).length) continue;
+      if (!runs.length) continue;
       const ts = await reader.loadTrajectories(['toy']);
-      const rounds = (await ts).reduce((n, t) => n + t.rounds.length, 0);
+      const rounds = ts.reduce((n, t) => n + t.rounds.length, 0);
       assert.ok(rounds >= lastRounds, 'a reader never sees the store go backwards');
       assert.equal(runs[0].status, 'running');
       lastRounds = rounds;
       reads++;
-      if (rounds >= 25) {
+      // At least two reads while the child writes, and enough written to be mid-run.
+      if (rounds >= 25 && reads >= 2) {
         child.kill('SIGKILL');
         killed = true;
         break;
       }
     } finally {
-      reader.close();
+      await reader.close();
     }
   }
   assert.ok(killed, `the child wrote enough to be killed mid-run (stderr: ${stderr})`);
@@ -56,7 +57,7 @@ test('kill -9 of a writing process mid-run: readers kept working, the store open
   assert.equal(summary.status, 'interrupted', 'the dead writer no longer holds the run');
   assert.ok(summary.pending > 0);
   const midAudit = await auditRun(store, 'toy', resolveToy);
-  assert.deepEqual((await midAudit).discrepancies.map(formatDiscrepancy), []);
+  assert.deepEqual(midAudit.discrepancies.map(formatDiscrepancy), []);
   await store.close();
 
   await toyRun(path, { cases: toyCases(30, 'kill'), concurrency: 4 });

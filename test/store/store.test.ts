@@ -1,18 +1,19 @@
-import { test } from 'node:test';
+// The store suite, run against every backend (SQLite always; PostgreSQL when REVLOOP_TEST_PG is
+// set, see backends.ts): runs as events, resume, crash at every commit boundary, provider faults,
+// history policies, interruption, and tamper detection by the audit.
 import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { parseHistoryPolicy } from '../../src/engine/history.ts';
+import { parseHistoryWindow } from '../../src/remedy/history-window.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import { openStore, SimulatedCrash } from '../../src/store/store.ts';
 import { UserError } from '../../src/core/errors.ts';
 import { resolveToy, toyCases } from '../loop/fakes.ts';
 import { normalisedEvents, runToyIn, tempDir, toyRun } from './toy-run.ts';
+import { eachBackend, rawDb } from './backends.ts';
 
-test('a run is stored as events; trajectories reduce identically from tables and events', async () => {
-  const dir = tempDir();
-  const path = join(dir, 'runs.db');
+eachBackend('a run is stored as events; trajectories reduce identically from tables and events', async (s) => {
+  const path = s.location;
   const result = await toyRun(path);
   assert.equal(result.stopped, null);
   assert.equal(result.progress.done, 8);
@@ -48,16 +49,17 @@ test('a run is stored as events; trajectories reduce identically from tables and
   );
   assert.equal(summary.simulated, true);
   const report = await auditRun(store, 'toy', resolveToy);
-  assert.deepEqual((await report).discrepancies.map(formatDiscrepancy), []);
-  assert.ok((await report).passed);
+  assert.deepEqual(report.discrepancies.map(formatDiscrepancy), []);
+  assert.ok(report.passed);
   await store.close();
 });
 
-test('a completed run resumes as a no-op; a different plan under the same id is refused, naming the parts', async () => {
-  const dir = tempDir();
-  const path = join(dir, 'runs.db');
+eachBackend('a completed run resumes as a no-op; a different plan under the same id is refused, naming the parts', async (st) => {
+  const path = st.location;
   await toyRun(path);
-  const before = (await (await openStore(path, { readonly: true })).readEvents('toy')).length;
+  const r0 = await openStore(path, { readonly: true });
+  const before = (await r0.readEvents('toy')).length;
+  await r0.close();
   const again = await toyRun(path);
   assert.equal(again.resumed, true);
   assert.equal(again.progress.skipped, 8);
@@ -75,21 +77,20 @@ test('a completed run resumes as a no-op; a different plan under the same id is 
   await assert.rejects(toyRun(path, { model: { label: 'another' } }), /controller\.label: stored "fake-toy", requested "another"/);
 });
 
-test('resuming after a crash at each event boundary ends in the same store as an uninterrupted run', async () => {
-  const dir = tempDir();
+eachBackend('resuming after a crash at each event boundary ends in the same store as an uninterrupted run', async (st) => {
   const cases = toyCases(5, 'crash');
-  const refPath = join(dir, 'ref.db');
+  const refPath = st.location;
   await toyRun(refPath, { cases, concurrency: 2 });
   const ref = await openStore(refPath, { readonly: true });
   const refTrajectories = await ref.loadTrajectories(['toy']);
   const refEvents = normalisedEvents(await ref.readEvents('toy'));
   assert.equal(refEvents.lostGenerations, 0);
-  ref.close();
+  await ref.close();
 
   // Crash after the 1st, 2nd, … committed append until a run gets through without reaching its crash point.
   let boundaries = 0;
   for (let k = 1; ; k++) {
-    const path = join(dir, `crash-${k}.db`);
+    const path = st.another();
     const crashing = await openStore(path, { crashAfterAppends: k });
     const crashed = await runToyIn(crashing, { cases, concurrency: 2 }).then(
       () => false,
@@ -98,7 +99,7 @@ test('resuming after a crash at each event boundary ends in the same store as an
         return true;
       },
     );
-    crashing.close();
+    await crashing.close();
     if (!crashed) break;
     boundaries++;
     const store = await openStore(path);
@@ -110,15 +111,14 @@ test('resuming after a crash at each event boundary ends in the same store as an
     assert.deepEqual(got.byCase, refEvents.byCase, `event payloads after crash ${k}`);
     assert.ok(got.lostGenerations <= 2, 'at most the attempts in flight were lost');
     const report = await auditRun(store, 'toy', resolveToy);
-    assert.deepEqual((await report).discrepancies.map(formatDiscrepancy), [], `audit after crash ${k}`);
+    assert.deepEqual(report.discrepancies.map(formatDiscrepancy), [], `audit after crash ${k}`);
     await store.close();
   }
   assert.ok(boundaries > 15, `enough boundaries (${boundaries})`);
 });
 
-test('provider faults leave trajectories protocol-incomplete; a resume reopens and finishes them', async () => {
-  const dir = tempDir();
-  const path = join(dir, 'runs.db');
+eachBackend('provider faults leave trajectories protocol-incomplete; a resume reopens and finishes them', async (st) => {
+  const path = st.location;
   const cases = toyCases(6, 'faults');
   // Every call of the first session fails for case 2's second generation.
   const failing = await toyRun(path, {
@@ -146,35 +146,36 @@ test('provider faults leave trajectories protocol-incomplete; a resume reopens a
   store = await openStore(path, { readonly: true });
   ts = await store.loadTrajectories(['toy']);
   assert.ok((await ts).every((t) => t.status === 'complete'));
-  const ref = join(dir, 'ref.db');
+  const ref = st.another();
   await toyRun(ref, { cases, concurrency: 1 });
   const refStore = await openStore(ref, { readonly: true });
   assert.deepEqual(ts, await refStore.loadTrajectories(['toy']));
-  assert.ok((await store.readEvents('toy')).some((e) => e.type === 'trajectory_reopened'));
+  assert.equal((await store.readEvents('toy')).filter((e) => e.type === 'trajectory_reopened').length, 1);
   assert.ok((await auditRun(store, 'toy', resolveToy)).passed);
+  await store.close();
+  await refStore.close();
 });
 
-test('runs under other history policies record and audit their own message lists', async () => {
+eachBackend('runs under other history policies record and audit their own message lists', async (st) => {
   for (const history of ['reset', 'last:1'] as const) {
-    const dir = tempDir();
-    const path = join(dir, 'runs.db');
-    await toyRun(path, { protocol: { history: parseHistoryPolicy(history) } });
+    const path = st.another();
+    await toyRun(path, { protocol: { history: parseHistoryWindow(history) } });
     const store = await openStore(path, { readonly: true });
     assert.equal((await store.listRuns())[0].protocol, `paper+history=${history}`);
     assert.deepEqual((await auditRun(store, 'toy', resolveToy)).discrepancies.map(formatDiscrepancy), [], history);
     await store.close();
     // The same stored run with its plan edited to full history: the audit sees the plan edit and
     // that the messages sent were not the full-history ones.
-    const db = new Database(path);
-    db.exec('DROP TRIGGER events_append_only_update');
-    const row = db.prepare("SELECT id, payload FROM events WHERE type = 'run_planned'").get() as { id: number; payload: string };
+    const db = await rawDb(path);
+    await db.liftGuard();
+    const [row] = await db.all<{ id: number; payload: string }>("SELECT id, payload FROM events WHERE type = 'run_planned'");
     const payload = JSON.parse(row.payload);
     payload.plan.protocol.history = 'full';
-    db.prepare('UPDATE events SET payload = ? WHERE id = ?').run(JSON.stringify(payload), row.id);
-    db.close();
+    await db.run('UPDATE events SET payload = ? WHERE id = ?', JSON.stringify(payload), row.id);
+    await db.close();
     const edited = await openStore(path, { readonly: true });
     const found = (await auditRun(edited, 'toy', resolveToy)).discrepancies.map(formatDiscrepancy);
-    edited.close();
+    await edited.close();
     assert.ok(found.includes('run: plan: plan_sha256 does not match the stored plan and cases'), found.join('\n'));
     assert.ok(
       found.some((f) => /revision \d+: messages: the messages sent \(seq \d+\) are not the protocol's/.test(f)),
@@ -183,9 +184,8 @@ test('runs under other history policies record and audit their own message lists
   }
 });
 
-test('consecutive protocol-incomplete trajectories stop the run with a message', async () => {
-  const dir = tempDir();
-  const result = await toyRun(join(dir, 'runs.db'), {
+eachBackend('consecutive protocol-incomplete trajectories stop the run with a message', async (st) => {
+  const result = await toyRun(st.location, {
     cases: toyCases(10),
     concurrency: 1,
     model: { faults: () => 9 },
@@ -196,9 +196,8 @@ test('consecutive protocol-incomplete trajectories stop the run with a message',
   assert.equal(result.progress.done, 3);
 });
 
-test('an interrupted run (abort) keeps a consistent store and resumes to the same result', async () => {
-  const dir = tempDir();
-  const path = join(dir, 'runs.db');
+eachBackend('an interrupted run (abort) keeps a consistent store and resumes to the same result', async (st) => {
+  const path = st.location;
   const cases = toyCases(12, 'abort');
   const ac = new AbortController();
   const p = toyRun(path, { cases, concurrency: 4, model: { delayMs: 15 }, extra: { signal: ac.signal } });
@@ -210,158 +209,189 @@ test('an interrupted run (abort) keeps a consistent store and resumes to the sam
   assert.ok((await auditRun(store, 'toy', resolveToy)).passed);
   await store.close();
   await toyRun(path, { cases, concurrency: 4 });
-  await toyRun(join(dir, 'ref.db'), { cases, concurrency: 4 });
+  const refPath = st.another();
+  await toyRun(refPath, { cases, concurrency: 4 });
   store = await openStore(path, { readonly: true });
-  assert.deepEqual(
-    await store.loadTrajectories(['toy']),
-    await (await openStore(join(dir, 'ref.db'), { readonly: true })).loadTrajectories(['toy']),
-  );
+  const ref = await openStore(refPath, { readonly: true });
+  assert.deepEqual(await store.loadTrajectories(['toy']), await ref.loadTrajectories(['toy']));
+  await store.close();
+  await ref.close();
 });
 
-test('the audit catches tampering: edited text, edited state, deleted event, continuation after success, edited tables', async () => {
-  const dir = tempDir();
-  const clean = join(dir, 'clean.db');
-  await toyRun(clean, { cases: toyCases(6, 'tamper') });
-  const copy = (name: string) => {
-    const p = join(dir, name);
-    copyFileSync(clean, p);
-    const db = new Database(p);
-    db.exec('DROP TRIGGER events_append_only_update; DROP TRIGGER events_append_only_delete;');
-    return { p, db };
-  };
-  const auditOf = async (p: string) => {
-    const s = await openStore(p, { readonly: true });
-    const r = await auditRun(s, 'toy', resolveToy);
-    await s.close();
-    return (await r).discrepancies.map(formatDiscrepancy);
-  };
-  const firstDraft = (db: Database.Database) =>
-    db
-      .prepare("SELECT id, case_index, revision, payload FROM events WHERE type = 'draft_accepted' AND case_index = 1 ORDER BY seq LIMIT 1")
-      .get() as { id: number; case_index: number; revision: number; payload: string };
+eachBackend(
+  'the audit catches tampering: edited text, edited state, deleted event, continuation after success, edited tables',
+  async (st) => {
+    const cases = toyCases(6, 'tamper');
+    const clean = st.location;
+    await toyRun(clean, { cases });
+    /** A store with the same run (a file copy, or the same deterministic run in a new schema). */
+    const fresh = async (name: string): Promise<string> => {
+      if (st.backend === 'sqlite') {
+        const p = join(tempDir(), name);
+        copyFileSync(clean, p);
+        return p;
+      }
+      const p = st.another();
+      await toyRun(p, { cases });
+      return p;
+    };
+    const edited = async (name: string) => {
+      const p = await fresh(name);
+      const db = await rawDb(p);
+      await db.liftGuard();
+      return { p, db };
+    };
+    const auditOf = async (p: string) => {
+      const s = await openStore(p, { readonly: true });
+      const r = await auditRun(s, 'toy', resolveToy);
+      await s.close();
+      return r.discrepancies.map(formatDiscrepancy);
+    };
+    const firstDraft = async (db: Awaited<ReturnType<typeof rawDb>>) =>
+      (
+        await db.all<{ id: number; seq: number; case_index: number; revision: number; payload: string }>(
+          "SELECT id, seq, case_index, revision, payload FROM events WHERE type = 'draft_accepted' AND case_index = 1 ORDER BY seq LIMIT 1",
+        )
+      )[0];
 
-  // The append-only triggers refuse edits through SQL.
-  const guarded = new Database(clean);
-  assert.throws(() => guarded.prepare("UPDATE events SET payload = '{}' WHERE seq = 3").run(), /append-only/);
-  assert.throws(() => guarded.prepare('DELETE FROM events WHERE seq = 3').run(), /append-only/);
-  guarded.close();
+    // The append-only guard refuses edits through SQL.
+    const guarded = await rawDb(clean);
+    await assert.rejects(guarded.run("UPDATE events SET payload = '{}' WHERE seq = 3"), /append-only/);
+    await assert.rejects(guarded.run('DELETE FROM events WHERE seq = 3'), /append-only/);
+    await guarded.close();
 
-  {
-    const { p, db } = copy('text.db');
-    const d = firstDraft(db);
-    const payload = JSON.parse(d.payload);
-    payload.text = payload.text + ' extra';
-    db.prepare('UPDATE events SET payload = ? WHERE id = ?').run(JSON.stringify(payload), d.id);
-    db.close();
-    const found = await auditOf(p);
-    assert.ok(
-      found.some(
-        (f) =>
-          f ===
-          `case toy-001 (#2) revision 0: events: event seq ${seqOf(p, d.id)} (draft_accepted) was modified after it was written (hash mismatch)`,
-      ),
-      found.join('\n'),
-    );
-    assert.ok(
-      found.some((f) => f.startsWith('case toy-001 (#2) revision 0: state.word_count: stored')),
-      found.join('\n'),
-    );
-    assert.ok(
-      found.some((f) => f === 'case toy-001 (#2) revision 0: text: accepted text is not the stripped text of a successful attempt'),
-      found.join('\n'),
-    );
-  }
-  {
-    const { p, db } = copy('state.db');
-    const d = firstDraft(db);
-    const payload = JSON.parse(d.payload);
-    payload.state.word_count += 1;
-    db.prepare('UPDATE events SET payload = ? WHERE id = ?').run(JSON.stringify(payload), d.id);
-    db.close();
-    const found = await auditOf(p);
-    assert.ok(
-      found.some((f) => /^case toy-001 \(#2\) revision 0: state\.word_count: stored \d+, replayed \d+$/.test(f)),
-      found.join('\n'),
-    );
-  }
-  {
-    const { p, db } = copy('deleted.db');
-    const d = firstDraft(db);
-    const seq = (db.prepare('SELECT seq FROM events WHERE id = ?').get(d.id) as { seq: number }).seq;
-    db.prepare('DELETE FROM events WHERE id = ?').run(d.id);
-    db.close();
-    const found = await auditOf(p);
-    assert.ok(found.includes(`run: events: event seq ${seq} missing (deleted from the log)`), found.join('\n'));
-    assert.ok(
-      found.some((f) => f.startsWith('case toy-001 (#2)') && /revision|tables/.test(f)),
-      found.join('\n'),
-    );
-  }
-  {
-    const p = join(dir, 'continued.db');
-    copyFileSync(clean, p);
-    const s = await openStore(p);
-    const t = (await s.loadTrajectories(['toy'])).find((x) => x.rounds.at(-1)!.joint)!;
-    const next = t.rounds.length;
-    await s.append('toy', [
-      {
-        type: 'draft_accepted',
-        caseIndex: t.caseIndex,
-        revision: next,
-        payload: {
-          text: 'more words',
-          state: { joint_success: false, word_count: 2, target: 1, error: 1, violation_vector: [1] },
-          energy: 1,
-          joint: false,
-          feedback: null,
+    {
+      const { p, db } = await edited('text.db');
+      const d = await firstDraft(db);
+      const payload = JSON.parse(d.payload);
+      payload.text = payload.text + ' extra';
+      await db.run('UPDATE events SET payload = ? WHERE id = ?', JSON.stringify(payload), d.id);
+      await db.close();
+      const found = await auditOf(p);
+      assert.ok(
+        found.some(
+          (f) =>
+            f ===
+            `case toy-001 (#2) revision 0: events: event seq ${d.seq} (draft_accepted) was modified after it was written (hash mismatch)`,
+        ),
+        found.join('\n'),
+      );
+      assert.ok(
+        found.some((f) => f.startsWith('case toy-001 (#2) revision 0: state.word_count: stored')),
+        found.join('\n'),
+      );
+      assert.ok(
+        found.some((f) => f === 'case toy-001 (#2) revision 0: text: accepted text is not the stripped text of a successful attempt'),
+        found.join('\n'),
+      );
+    }
+    {
+      const { p, db } = await edited('state.db');
+      const d = await firstDraft(db);
+      const payload = JSON.parse(d.payload);
+      payload.state.word_count += 1;
+      await db.run('UPDATE events SET payload = ? WHERE id = ?', JSON.stringify(payload), d.id);
+      await db.close();
+      const found = await auditOf(p);
+      assert.ok(
+        found.some((f) => /^case toy-001 \(#2\) revision 0: state\.word_count: stored \d+, replayed \d+$/.test(f)),
+        found.join('\n'),
+      );
+    }
+    {
+      const { p, db } = await edited('deleted.db');
+      const d = await firstDraft(db);
+      await db.run('DELETE FROM events WHERE id = ?', d.id);
+      await db.close();
+      const found = await auditOf(p);
+      assert.ok(found.includes(`run: events: event seq ${d.seq} missing (deleted from the log)`), found.join('\n'));
+      assert.ok(
+        found.some((f) => f.startsWith('case toy-001 (#2)') && /revision|tables/.test(f)),
+        found.join('\n'),
+      );
+    }
+    {
+      const p = await fresh('continued.db');
+      const s = await openStore(p);
+      const t = (await s.loadTrajectories(['toy'])).find((x) => x.rounds.at(-1)!.joint)!;
+      const next = t.rounds.length;
+      await s.append('toy', [
+        {
+          type: 'draft_accepted',
+          caseIndex: t.caseIndex,
+          revision: next,
+          payload: {
+            text: 'more words',
+            state: { joint_success: false, word_count: 2, target: 1, error: 1, violation_vector: [1] },
+            energy: 1,
+            joint: false,
+            feedback: null,
+          },
         },
-      },
-    ]);
-    await s.close();
-    const found = await auditOf(p);
-    assert.ok(
-      found.some((f) => f === `case ${t.caseId} (#${t.caseIndex + 1}) revision ${next}: stop rule: continuation after success`),
-      found.join('\n'),
-    );
-  }
-  {
-    const { p, db } = copy('tables.db');
-    db.prepare("UPDATE rounds SET text = 'forged' WHERE case_index = 3 AND revision = 0").run();
-    db.close();
-    const found = await auditOf(p);
-    assert.ok(
-      found.some((f) => f.startsWith('case toy-003 (#4): tables: derived tables disagree with the events: rounds[0].text: events')),
-      found.join('\n'),
-    );
-    // The derived tables are rebuildable from the events.
-    const s = await openStore(p);
-    await s.rebuild('toy');
-    assert.ok((await auditRun(s, 'toy', resolveToy)).passed);
-    await s.close();
-  }
-  assert.deepEqual(await auditOf(clean), []);
-});
+      ]);
+      await s.close();
+      const found = await auditOf(p);
+      assert.ok(
+        found.some((f) => f === `case ${t.caseId} (#${t.caseIndex + 1}) revision ${next}: stop rule: continuation after success`),
+        found.join('\n'),
+      );
+    }
+    {
+      const { p, db } = await edited('tables.db');
+      await db.run("UPDATE rounds SET text = 'forged' WHERE case_index = 3 AND revision = 0");
+      await db.close();
+      const found = await auditOf(p);
+      assert.ok(
+        found.some((f) => f.startsWith('case toy-003 (#4): tables: derived tables disagree with the events: rounds[0].text: events')),
+        found.join('\n'),
+      );
+      // The derived tables are rebuildable from the events.
+      const s = await openStore(p);
+      await s.rebuild('toy');
+      assert.ok((await auditRun(s, 'toy', resolveToy)).passed);
+      await s.close();
+    }
+    assert.deepEqual(await auditOf(clean), []);
+  },
+);
 
-function seqOf(path: string, id: number): number {
-  const db = new Database(path, { readonly: true });
-  const seq = (db.prepare('SELECT seq FROM events WHERE id = ?').get(id) as { seq: number }).seq;
-  db.close();
-  return seq;
-}
+eachBackend(
+  'one writer per run: a second live process is refused; a dead holder is taken over',
+  async (st) => {
+    const path = st.location;
+    await toyRun(path, { cases: toyCases(2) });
+    const db = await rawDb(path);
+    await db.run(
+      "INSERT OR REPLACE INTO run_locks (run_id, pid, host, started_at) VALUES ('toy', 1, ?, 'then')",
+      (await import('node:os')).hostname(),
+    );
+    await assert.rejects(toyRun(path, { cases: toyCases(2) }), /run 'toy' is being written by process 1/);
+    await db.run("UPDATE run_locks SET pid = 999999999 WHERE run_id = 'toy'");
+    await db.close();
+    const r = await toyRun(path, { cases: toyCases(2) });
+    assert.equal(r.resumed, true);
+  },
+  'sqlite',
+);
 
-test('one writer per run: a second live process is refused; a dead holder is taken over', async () => {
-  const dir = tempDir();
-  const path = join(dir, 'runs.db');
-  await toyRun(path, { cases: toyCases(2) });
-  const db = new Database(path);
-  db.prepare("INSERT OR REPLACE INTO run_locks (run_id, pid, host, started_at) VALUES ('toy', 1, ?, 'then')").run(
-    (await import('node:os')).hostname(),
+eachBackend('eventsAfter pages through every run in global id order', async (st) => {
+  await toyRun(st.location, { runId: 'a', cases: toyCases(2, 'ea') });
+  await toyRun(st.location, { runId: 'b', cases: toyCases(3, 'eb') });
+  const s = await openStore(st.location, { readonly: true });
+  const all = [...(await s.readEvents('a')), ...(await s.readEvents('b'))].sort((x, y) => x.id - y.id);
+  const paged: number[] = [];
+  let cursor = 0;
+  for (;;) {
+    const page = await s.eventsAfter(cursor, 5);
+    if (!page.length) break;
+    assert.ok(page.length <= 5);
+    paged.push(...page.map((e) => e.id));
+    cursor = page[page.length - 1].id;
+  }
+  assert.deepEqual(
+    paged,
+    all.map((e) => e.id),
   );
-  db.close();
-  await assert.rejects(toyRun(path, { cases: toyCases(2) }), /run 'toy' is being written by process 1/);
-  const db2 = new Database(path);
-  db2.prepare("UPDATE run_locks SET pid = 999999999 WHERE run_id = 'toy'").run();
-  db2.close();
-  const r = await toyRun(path, { cases: toyCases(2) });
-  assert.equal(r.resumed, true);
+  assert.deepEqual(await s.eventsAfter(all[3].id, 2), all.slice(4, 6));
+  await s.close();
 });

@@ -5,15 +5,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { requireShared } from '../helpers.ts';
-import {
-  loadPunktParams,
-  punktCandidates,
-  punktTabFiles,
-  resolvePunkt,
-  sentTokenize,
-  wordTokenize,
-  PUNKT_TAB_FILES,
-} from '../../src/core/text/index.ts';
+import { loadPunktParams, resolvePunkt, sentTokenize, wordTokenize } from '../../src/core/text/index.ts';
+import { punktCandidates } from '../../src/core/text/punkt-resolve.ts';
+import { punktTabFiles, PUNKT_TAB_FILES } from '../../src/core/text/punkt-params.ts';
 import { codePointCompare } from '../../src/core/text/punkt-params.ts';
 import { UserError } from '../../src/core/errors.ts';
 import { tempDir } from '../tmp.ts';

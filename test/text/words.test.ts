@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { countWords, wordMatches, WORD_PATTERN_LITERAL } from '../../src/core/text/words.ts';
-import { anchorPresent, missingAnchors } from '../../src/core/text/anchors.ts';
+import { countWords, PY_WORD_CHAR, wordMatches, WORD_PATTERN_LITERAL } from '../../src/core/text/words.ts';
+import { anchorPresent, anchorRegExp, missingAnchors } from '../../src/core/text/anchors.ts';
 import { PY_CASE_CLASSES } from '../../src/core/py/case-classes.ts';
 
 interface Fixture {
@@ -204,5 +204,29 @@ test('property: case changes that keep one character per character still match; 
       if (w.includes('ß')) assert.ok(!anchorPresent(w, w.replace(/ß/g, 'SS')));
     }),
     { numRuns: 300, seed: 23 },
+  );
+});
+
+test('property: the anchor scanner equals the regex translation (IGNORECASE classes, \\s+ joins, \\w lookarounds) on any code points', () => {
+  // The literal Python pattern `(?<!\w)tok1\s+tok2…(?!\w)` with re.IGNORECASE, in JavaScript.
+  const literal = (anchor: string): RegExp | null => {
+    const re = anchorRegExp(anchor);
+    return re && new RegExp(`(?<!${PY_WORD_CHAR})(?:${re.source})(?!${PY_WORD_CHAR})`, 'u');
+  };
+  const caseChars = [...PY_CASE_CLASSES.split('|').slice(0, 40).join(''), ...'\u0130\u0131\u017f\u212a\u1e9e\u00df\u03c3\u03c2\u03a3'];
+  const ch = fc.oneof(edgeChar, fc.constantFrom(...caseChars, ...PY_SPACES, "'", '-', 'k', 'K', '\u{10428}'));
+  const str = (max: number) => fc.array(ch, { maxLength: max }).map((a) => a.join(''));
+  // Texts built around the anchor (so matches happen), or unrelated.
+  const pair = fc.oneof(
+    fc.tuple(str(8), str(30)),
+    fc.tuple(str(8), str(6), str(6)).map(([a, l, r]) => [a, l + a + r] as [string, string]),
+    fc.tuple(str(8), fc.constantFrom(...PY_SPACES)).map(([a, s]) => [a, `${a.toUpperCase()}${s}${a}`] as [string, string]),
+  );
+  fc.assert(
+    fc.property(pair, ([anchor, text]) => {
+      const re = literal(anchor);
+      assert.equal(anchorPresent(anchor, text), re !== null && re.test(text), `${JSON.stringify(anchor)} in ${JSON.stringify(text)}`);
+    }),
+    { numRuns: 20000, seed: 29 },
   );
 });

@@ -5,9 +5,15 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import { verifyBatch, verifyBatchToFile } from '../../src/core/verify/index.ts';
+import { PassThrough, Readable, Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { messyJsonl } from '../../bench/messy-outputs.ts';
+import { CHUNK_LINES } from '../../src/core/verify/batch.ts';
+import { verifyBatch, verifyBatchToFile, type BatchOptions } from '../../src/core/verify/index.ts';
+import { requirePunkt } from '../helpers.ts';
 import { tempDir } from '../tmp.ts';
+
+const tmp = () => tempDir('revloop-batch-');
 
 const line = (id: number, words: number) =>
   JSON.stringify({ id, family: 'exact-length', target: 3, anchors: [], text: Array.from({ length: words }, () => 'w').join(' ') }) + '\n';
@@ -55,7 +61,7 @@ test('verifyBatch keeps order over many lines and counts failures', async () => 
 });
 
 test('verifyBatchToFile leaves no file (and no temporary) when the input fails mid-way', async () => {
-  const dir = tempDir('revloop-batch-');
+  const dir = tmp();
   const out = join(dir, 'states.jsonl');
   async function* failing() {
     yield line(1, 3);
@@ -64,4 +70,169 @@ test('verifyBatchToFile leaves no file (and no temporary) when the input fails m
   await assert.rejects(verifyBatchToFile(Readable.from(failing()), out), /disk went away/);
   assert.equal(existsSync(out), false);
   assert.deepEqual(readdirSync(dir), []);
+});
+
+/** Collects everything written to it; optionally slow, to make the batch wait for 'drain'. */
+class Sink extends Writable {
+  text = '';
+  constructor(private readonly delayMs = 0) {
+    super({ highWaterMark: 1024 });
+  }
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: (e?: Error | null) => void): void {
+    this.text += chunk.toString();
+    if (this.delayMs) setTimeout(done, this.delayMs);
+    else done();
+  }
+}
+
+async function run(input: string | Readable | Iterable<string> | AsyncIterable<string>, options: BatchOptions = {}, sink = new Sink()) {
+  const stream = typeof input === 'string' || input instanceof Readable ? input : Readable.from(input);
+  const summary = await verifyBatch(stream, sink, options);
+  sink.end();
+  await once(sink, 'finish');
+  return { summary, out: sink.text };
+}
+
+// Our own messy texts over all six families (bench/messy-outputs.ts, synthetic targets).
+const punkt = requirePunkt();
+const messy = punkt.skip ? '' : messyJsonl({ rows: 6 * CHUNK_LINES, seed: 5, targets: 'synthetic' });
+
+test('--jobs: the output is byte-identical with 1 and 3 threads, and the workers did verify chunks', { skip: punkt.skip }, async () => {
+  const one = await run(Readable.from([messy]), { jobs: 1 });
+  // Hand the input over in two parts, the second once the workers have had time to start, so that
+  // chunks reach them (the main thread would otherwise verify a short input alone).
+  const threads = new Set<number>();
+  const lines = messy.split(/(?<=\n)/);
+  async function* slowStart() {
+    yield lines.slice(0, 2 * CHUNK_LINES).join('');
+    await sleep(3000);
+    yield lines.slice(2 * CHUNK_LINES).join('');
+  }
+  const three = await run(Readable.from(slowStart()), { jobs: 3, workersFrom: 1, onChunk: (_seq, thread) => threads.add(thread) });
+  assert.equal(three.out, one.out);
+  assert.deepEqual(three.summary, one.summary);
+  assert.equal(one.summary.lines, 6 * CHUNK_LINES);
+  assert.ok(
+    [...threads].some((t) => t > 0),
+    `chunks verified by threads ${[...threads].join(', ')}: no worker took part`,
+  );
+});
+
+test('--jobs: a short input never starts a worker; error lines and blank lines keep their numbers', async () => {
+  const threads = new Set<number>();
+  const input = [line(1, 3), '\n', '{oops}\n', line(2, 2)].join('');
+  const { out, summary } = await run([input], { jobs: 4, onChunk: (_s, t) => threads.add(t) });
+  assert.deepEqual([...threads], [0]);
+  assert.deepEqual(summary, { lines: 3, verified: 2, failed: 1 });
+  assert.deepEqual(
+    out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).line ?? JSON.parse(l).id),
+    [1, 3, 2],
+  );
+});
+
+test('backpressure: a slow output holds the input back, and no line is lost or reordered', async () => {
+  const total = 2000;
+  let pulled = 0;
+  let written = 0;
+  let maxAhead = 0;
+  function* source() {
+    for (let i = 0; i < total; i++) {
+      pulled++;
+      yield line(i, (i % 5) + 1);
+    }
+  }
+  const sink = new (class extends Sink {
+    override _write(chunk: Buffer, enc: BufferEncoding, done: (e?: Error | null) => void): void {
+      written += chunk.toString().split('\n').length - 1;
+      maxAhead = Math.max(maxAhead, pulled - written);
+      super._write(chunk, enc, done);
+    }
+  })(1);
+  const { out, summary } = await run(source(), { jobs: 1 }, sink);
+  assert.deepEqual(summary, { lines: total, verified: total, failed: 0 });
+  const ids = out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).id);
+  assert.deepEqual(
+    ids,
+    Array.from({ length: total }, (_, i) => i),
+  );
+  // Lines read ahead of the output stay bounded (a few queued chunks and the stream buffers), not the whole input.
+  assert.ok(maxAhead < 200, `read ${maxAhead} lines ahead of the output`);
+});
+
+test(
+  'a closed output (EPIPE) stops the batch with that error, workers included, without reading the rest',
+  { skip: punkt.skip },
+  async () => {
+    let pulled = 0;
+    const lines = messy.split(/(?<=\n)/);
+    function* source() {
+      for (let round = 0; round < 20; round++)
+        for (const l of lines) {
+          pulled++;
+          yield l;
+        }
+    }
+    let writes = 0;
+    const broken = new Writable({
+      write(_chunk, _enc, done) {
+        writes++;
+        if (writes === 2) done(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+        else done();
+      },
+    });
+    await assert.rejects(run(source(), { jobs: 2 }, broken as unknown as Sink), (e: NodeJS.ErrnoException) => e.code === 'EPIPE');
+    assert.ok(pulled < 20 * lines.length, 'stopped reading the input');
+  },
+);
+
+test('idleCores: between 1 and the number of cores', async () => {
+  const { availableParallelism } = await import('node:os');
+  const { idleCores } = await import('../../src/core/verify/batch-threads.ts');
+  const n = idleCores();
+  assert.ok(Number.isInteger(n) && n >= 1 && n <= availableParallelism(), String(n));
+});
+
+test('--plugin families reach the workers; a family registered in this thread only keeps the batch here, same output', async () => {
+  const { writeDocExample } = await import('./doc-example.ts');
+  const { loadFamilyPlugins, unregisterFamily } = await import('../../src/core/verify/index.ts');
+  const plugin = writeDocExample('.ts');
+  await loadFamilyPlugins([plugin]);
+  try {
+    const input = Array.from(
+      { length: 4 * CHUNK_LINES },
+      (_, i) =>
+        JSON.stringify(i % 2 ? { id: i, family: 'max-chars', targets: 40, text: 'x'.repeat(i % 60) } : JSON.parse(line(i, 3))) + '\n',
+    );
+    async function* slowStart() {
+      yield input.slice(0, CHUNK_LINES).join('');
+      await sleep(3000); // the workers start (and load the plugin) meanwhile
+      yield input.slice(CHUNK_LINES).join('');
+    }
+    const alone = await run([input.join('')], { jobs: 1 });
+    const viaPlugin = new Set<number>();
+    const shared = await run(Readable.from(slowStart()), {
+      jobs: 3,
+      plugins: [plugin],
+      workersFrom: 1,
+      onChunk: (_s, t) => viaPlugin.add(t),
+    });
+    assert.equal(shared.out, alone.out);
+    assert.ok(
+      [...viaPlugin].some((t) => t > 0),
+      'workers verified max-chars lines',
+    );
+    const hereOnly = new Set<number>();
+    const local = await run(Readable.from(slowStart()), { jobs: 3, workersFrom: 1, onChunk: (_s, t) => hereOnly.add(t) });
+    assert.equal(local.out, alone.out);
+    assert.deepEqual([...hereOnly], [0], 'without the plugin module the workers lack max-chars: this thread verifies everything');
+    assert.match(alone.out, /"char_count": 39, "max_chars": 40/);
+  } finally {
+    unregisterFamily('max-chars');
+  }
 });

@@ -2,10 +2,12 @@
 // feedback, batches with malformed lines, atomic output, plugins and bad flags.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { punktSkip, writeDocExample } from './doc-example.ts';
+import { messyJsonl } from '../../bench/messy-outputs.ts';
 import { tempDir } from '../tmp.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -170,4 +172,47 @@ test('--plugin loads the documented max-chars family (a .ts file outside the pac
       '"feedback": "VERIFIER: the response has 18 characters; the limit is 10. Remove at least 8 characters. Return only the revised text."}\n',
   );
   assertUserError(revloop(['verify', '--plugin', '/nonexistent/plugin.ts', '--family', 'max-chars'], 'x'), /--plugin: no such file/);
+});
+
+test(
+  'batch --jobs 1 and --jobs 3 write the same bytes (messy texts over all six families, large enough for workers)',
+  { skip: skipStructured },
+  () => {
+    const dir = tmp();
+    const input = join(dir, 'messy.jsonl');
+    const rows = 2600; // over 2 MiB, so --jobs 3 starts its worker threads before reading
+    writeFileSync(input, messyJsonl({ rows, seed: 3, targets: 'synthetic' }));
+    const outs = ['1', '3'].map((jobs) => {
+      const out = join(dir, `out-${jobs}.jsonl`);
+      const r = revloop(['verify', '--jsonl', input, '-o', out, '--jobs', jobs]);
+      assert.equal(r.code, 0, r.stderr);
+      return readFileSync(out, 'utf8');
+    });
+    assert.equal(outs[1], outs[0]);
+    assert.equal(outs[0].split('\n').length - 1, rows);
+    assertUserError(revloop(['verify', '--jsonl', input, '--jobs', '0']), /--jobs must be a whole number ≥ 1/);
+    assertUserError(revloop(['verify', '--family', 'c10', '--targets', '[1, 1, 9]', '--jobs', '2'], 'One.'), /--jobs is for batches/);
+  },
+);
+
+test('batch to a pipe the reader closes early (revloop verify --jsonl … | head): stops quietly, exit 0', async () => {
+  const dir = tmp();
+  const input = join(dir, 'big.jsonl');
+  writeFileSync(
+    input,
+    Array.from(
+      { length: 20000 },
+      (_, i) => JSON.stringify({ id: i, family: 'exact-length', target: 3, anchors: ['w'], text: 'w w w' }) + '\n',
+    ).join(''),
+  );
+  const child = spawn(process.execPath, [BIN, 'verify', '--jsonl', input], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  // Read the first chunk of output, then close the pipe, as `head -1` does.
+  const [first] = await once(child.stdout, 'data');
+  assert.match(first.toString(), /^\{"id": 0, "word_count": 3/);
+  child.stdout.destroy();
+  const [code] = await once(child, 'exit');
+  assert.equal(code, 0, stderr);
+  assert.doesNotMatch(stderr, /Error|\n\s+at /, 'no error message, no stack trace');
 });

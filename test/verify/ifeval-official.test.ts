@@ -6,15 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { requirePunkt, requireShared } from '../helpers.ts';
-import {
-  INSTRUCTION_IDS,
-  detectLangs,
-  evaluateIfeval,
-  getFamily,
-  looseVariants,
-  type ConstraintCase,
-  type IfevalState,
-} from '../../src/core/verify/index.ts';
+import { getFamily, type ConstraintCase, type IfevalState } from '../../src/core/verify/index.ts';
+import { evaluateIfeval, looseVariants } from '../../src/core/verify/ifeval/evaluate.ts';
+import { detectLangs } from '../../src/core/verify/ifeval/langdetect/detector.ts';
+import { INSTRUCTION_IDS } from '../../src/core/verify/ifeval/instructions.ts';
 import { buildInstructions } from '../../src/core/verify/ifeval/evaluate.ts';
 import type { BuiltInstruction } from '../../src/core/verify/ifeval/instructions.ts';
 

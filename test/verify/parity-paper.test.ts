@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { requireShared } from '../helpers.ts';
-import { exactLengthFamily, getFamily, stateJson } from '../../src/core/verify/index.ts';
+import { getFamily, stateJson } from '../../src/core/verify/index.ts';
+import { exactLengthFamily } from '../../src/core/verify/exact-length.ts';
 import { pyJsonDumps } from '../../src/core/py/format.ts';
 import { sha256Hex } from '../../src/core/util/hash.ts';
 

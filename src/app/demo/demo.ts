@@ -26,6 +26,18 @@ export interface DemoOptions {
   signal?: AbortSignal;
 }
 
+/** The demo's matched-state history intervention (docs/protocol.md §3.10) on the stubborn controller's recurrences. */
+export const DEMO_ARMS = 'full,reset,last:1,abstract';
+export const DEMO_INTERVENTION_STATES = 12;
+
+export interface DemoIntervention {
+  runId: string;
+  fromRun: string;
+  states: number;
+  /** Per arm: final joint successes of its trajectories. */
+  arms: Array<{ arm: string; successes: number; trajectories: number }>;
+}
+
 export interface DemoHooks {
   /** The case set is written and the store chosen. */
   onCases?(s: { casesFile: string; cases: number; store: string; skippedStructured: string | null }): void;
@@ -49,6 +61,8 @@ export interface DemoResult {
   runIds: string[];
   structured: boolean;
   runs: DemoRunResult[];
+  /** The history intervention, when the stubborn controller ran and had recurrence events. */
+  intervention: DemoIntervention | null;
 }
 
 /** The demo's summary: per controller, joint successes per family ("k/n"), overall, and mean rounds. */
@@ -129,6 +143,10 @@ export async function runDemo(o: DemoOptions = {}, hooks: DemoHooks = {}): Promi
     await store.close();
   }
 
+  // A small matched-state history intervention on the stubborn controller's recurrence events.
+  const intervention = await demoIntervention(storePath, runIds, concurrencyOf(o), o.signal, hooks);
+  if (intervention) runIds.push(intervention.runId);
+
   // The report of the demo runs: the same renderer `revloop report` uses (tables, curves, drill-down).
   const reportPath = join(out, 'demo-report.html');
   const { buildStoreReport } = await import('../report.ts');
@@ -140,5 +158,60 @@ export async function runDemo(o: DemoOptions = {}, hooks: DemoHooks = {}): Promi
     title: 'revloop demo (SIMULATED controllers)',
   });
   writeReportFile(reportPath, report.html);
-  return { casesFile, store: storePath, report: reportPath, runIds, structured: !punkt, runs: results };
+  return { casesFile, store: storePath, report: reportPath, runIds, structured: !punkt, runs: results, intervention };
+}
+
+function concurrencyOf(o: DemoOptions): number {
+  return o.concurrency ?? 8;
+}
+
+async function demoIntervention(
+  storePath: string,
+  runIds: readonly string[],
+  concurrency: number,
+  signal: AbortSignal | undefined,
+  hooks: DemoHooks,
+): Promise<DemoIntervention | null> {
+  const fromRun = runIds.find((id) => id.startsWith('demo-stubborn'));
+  if (!fromRun) return null;
+  const { runHistoryExperiment } = await import('../experiment.ts');
+  const { parseArms } = await import('../../studies/experiments/arms.ts');
+  const runId = `${fromRun}-history`;
+  hooks.onRunStart?.(runId);
+  let outcome;
+  try {
+    outcome = await runHistoryExperiment(
+      {
+        store: storePath,
+        model: 'sim:stubborn',
+        runId,
+        fromRun,
+        arms: parseArms(DEMO_ARMS),
+        maxStates: DEMO_INTERVENTION_STATES,
+        concurrency,
+        signal,
+      },
+      { onProgress: (p) => hooks.onProgress?.(runId, p) },
+    );
+  } catch (e) {
+    // No recurrence event to start from: the demo simply has no intervention.
+    if (e instanceof UserError && /no recurrence events/.test(e.message)) return null;
+    throw e;
+  } finally {
+    hooks.onRunEnd?.(runId);
+  }
+  if (outcome.result.stopped) throw new UserError(`demo stopped: ${outcome.result.stopped.message}; run it again to resume`);
+  const store = await openStore(storePath, { readonly: true });
+  try {
+    const planned = await store.getPlanned(runId);
+    const experiment = planned && 'experiment' in planned.plan ? planned.plan.experiment : undefined;
+    const ts = await store.loadTrajectories([runId]);
+    const arms = DEMO_ARMS.split(',').map((arm) => {
+      const mine = ts.filter((t) => experiment?.trajectories[t.caseIndex].arm === arm);
+      return { arm, successes: mine.filter((t) => t.rounds.at(-1)?.joint).length, trajectories: mine.length };
+    });
+    return { runId, fromRun, states: new Set(experiment?.trajectories.map((t) => t.state_id)).size, arms };
+  } finally {
+    await store.close();
+  }
 }

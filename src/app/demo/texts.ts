@@ -3,7 +3,7 @@
 // Targets are never typed in by hand: src/app/demo/cases.ts derives them from these texts with the
 // verifiers' own counters, so every case is satisfiable by construction.
 
-export interface ExactSeed {
+interface ExactSeed {
   slug: string;
   instruction: string;
   response: string;

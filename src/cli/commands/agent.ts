@@ -2,7 +2,8 @@
 // abstract, decoder ban). Parses flags into app/agent.ts's typed options; see docs/agent.md.
 import type { Command } from 'commander';
 import { simulatedPrefix } from '../../core/simulated.ts';
-import { addModelOptions, modelOptionsFromFlags, wholeNumber, type ModelFlags } from '../flags.ts';
+import { addModelOptions, modelOptionsFromFlags, STORE_HELP, storeFlag, wholeNumber, type ModelFlags } from '../flags.ts';
+import { redactLocation } from '../../store/store.ts';
 import { lineProgress } from '../progress.ts';
 import { interruptible } from '../signals.ts';
 
@@ -12,7 +13,7 @@ interface AgentFlags extends ModelFlags {
   tasks?: string;
   maxSteps?: string;
   maxNewTokens?: string;
-  store: string;
+  store?: string;
   run?: string;
   json?: boolean;
   progress?: boolean;
@@ -36,7 +37,7 @@ export function register(program: Command): void {
     .option('--tasks <N>', 'number of agent tasks', '24')
     .option('--max-steps <n>', 'steps per rollout', '6')
     .option('--max-new-tokens <n>', 'tokens per model turn', '32')
-    .option('--store <db>', 'SQLite store file', 'runs.db')
+    .option('--store <location>', STORE_HELP)
     .option('--run <id>', 'run id (default: agent-toolshed-<label>-<harness>-t<temp>-s<seed>)')
     .option('--json', 'print each finished rollout as one JSON line on stdout')
     .option('--no-progress', 'no progress line on stderr');
@@ -70,7 +71,7 @@ async function agentAction(flags: AgentFlags): Promise<number> {
         tasks: wholeNumber('--tasks', flags.tasks, { min: 1 }),
         maxSteps: wholeNumber('--max-steps', flags.maxSteps, { min: 1 }),
         maxNewTokens: wholeNumber('--max-new-tokens', flags.maxNewTokens, { min: 1 }),
-        store: flags.store,
+        store: storeFlag(flags.store),
         runId: flags.run,
         signal,
       },
@@ -90,7 +91,7 @@ async function agentAction(flags: AgentFlags): Promise<number> {
         onRunEnd: (res) => {
           progress?.finish();
           err.write(
-            `${prefix}agent ${res.runId}: ${res.status}; ${res.done} new rollouts (${res.solved} solved), ${res.present} already stored${res.failed ? `, ${res.failed} failed` : ''} in ${res.seconds.toFixed(1)} s → ${flags.store}\n`,
+            `${prefix}agent ${res.runId}: ${res.status}; ${res.done} new rollouts (${res.solved} solved), ${res.present} already stored${res.failed ? `, ${res.failed} failed` : ''} in ${res.seconds.toFixed(1)} s → ${redactLocation(storeFlag(flags.store))}\n`,
           );
         },
       },

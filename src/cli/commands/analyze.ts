@@ -1,8 +1,7 @@
 // `revloop analyze`: the paper's analyses over stored trajectories, as terminal tables or one strict
 // JSON document, for every study in the store. A thin shell over app/analyze.ts; read-only.
 import type { Command } from 'commander';
-import { UsageError } from '../../core/errors.ts';
-import { parseAssignments, parsePanels, wholeNumber } from '../flags.ts';
+import { parseAssignments, parsePanels, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
 import { lineProgress } from '../progress.ts';
 import { outputWidth } from '../terminal.ts';
 
@@ -27,7 +26,7 @@ export function register(program: Command): void {
       'endpoint tables with bootstrap CIs, cumulative success, budget replay, failure taxonomy, hazards and their association with success, McNemar/Holm, the rescue regression, the leave-one-family-out capture prediction and the all-domain landmark',
     )
     .argument('[runs...]', 'run ids to analyse (same as --run; default: every run in the store)')
-    .option('--store <db>', 'the run store (SQLite file)')
+    .option('--store <location>', STORE_HELP)
     .option('--run <id...>', 'analyse only these runs (repeatable)')
     .option('--json', 'print one JSON document (schema revloop.analysis/1) instead of tables')
     .option('--budget <T>', "largest revision cap for curves and budget replay (default: the runs' budget)")
@@ -53,10 +52,10 @@ export function register(program: Command): void {
 }
 
 async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise<void> {
-  if (!flags.store) throw new UsageError('--store', 'analyze: --store <db> is required (the SQLite run store written by `revloop run`)');
+  const store = storeFlag(flags.store, 'analyze');
   const progress = flags.progress === false ? null : lineProgress(process.stderr, 'bootstrap', { unit: ' resamples/s' });
   const { analyzeStore, analysisDocument, analysisText } = await import('../../app/analyze.ts');
-  const results = await analyzeStore(flags.store, {
+  const results = await analyzeStore(store, {
     runIds: [...positional, ...(flags.run ?? [])],
     budget: wholeNumber('--budget', flags.budget, { min: 0 }),
     bootstrap: wholeNumber('--bootstrap', flags.bootstrap ?? '20000', { min: 0 }),

@@ -1,6 +1,7 @@
 // `revloop audit`: replay a run from its events and report every discrepancy (app/audit.ts).
 import type { Command } from 'commander';
-import { collect, oneRun } from '../flags.ts';
+import { collect, oneRun, STORE_HELP, storeFlag } from '../flags.ts';
+import { redactLocation } from '../../store/store.ts';
 
 export function register(program: Command): void {
   program
@@ -14,23 +15,24 @@ export function register(program: Command): void {
     )
     .argument('[run]', 'run id (or use --run)')
     .option('--run <id>', 'run id')
-    .option('--store <db>', 'SQLite store file', 'runs.db')
+    .option('--store <location>', STORE_HELP)
     .option('--json', 'print the report as JSON')
     .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
-    .action(async (runArg: string | undefined, opts: { run?: string; store: string; json?: boolean; plugin: string[] }) => {
+    .action(async (runArg: string | undefined, opts: { run?: string; store?: string; json?: boolean; plugin: string[] }) => {
       const run = oneRun('audit', runArg, opts.run, 'revloop audit --store DB --run ID; `revloop runs --store DB` lists them');
       const { loadFamilyPlugins } = await import('../../core/verify/plugins.ts');
       await loadFamilyPlugins(opts.plugin);
       const { auditStoredRun } = await import('../../app/audit.ts');
       const { formatDiscrepancy } = await import('../../engine/audit.ts');
-      const report = await auditStoredRun(opts.store, run);
+      const store = storeFlag(opts.store);
+      const report = await auditStoredRun(store, run);
       const out = process.stdout;
       if (opts.json) {
         const discrepancies = report.discrepancies.map((d) => ({ ...d, message: formatDiscrepancy(d) }));
         out.write(JSON.stringify({ ...report, discrepancies }, null, 2) + '\n');
       } else {
         out.write(
-          `audit of run '${run}' in ${opts.store}: ${report.events} events, ${report.trajectories} trajectories, ${report.rounds} rounds replayed\n`,
+          `audit of run '${run}' in ${redactLocation(store)}: ${report.events} events, ${report.trajectories} trajectories, ${report.rounds} rounds replayed\n`,
         );
         for (const n of report.notes) out.write(`note: ${n}\n`);
         if (report.passed)

@@ -46,7 +46,8 @@ export function register(program: Command): void {
     .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
     .action(async (files: string[], opts: CommonOptions) => {
       await loadPlugins(opts.plugin);
-      const { validateCaseFile, parseFormat, renderProblems } = await import('../../core/cases/index.ts');
+      const { validateCaseFile, parseFormat } = await import('../../core/cases/load.ts');
+      const { renderProblems } = await import('../../core/cases/errors.ts');
       const format = opts.format ? parseFormat(opts.format) : undefined;
       const shown = maxShown(opts.maxErrors);
       let bad = 0;
@@ -97,7 +98,7 @@ export function register(program: Command): void {
     .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
     .action(async (file: string, opts: CommonOptions & { json?: boolean }) => {
       await loadPlugins(opts.plugin);
-      const { loadCaseSet, parseFormat } = await import('../../core/cases/index.ts');
+      const { loadCaseSet, parseFormat } = await import('../../core/cases/load.ts');
       const format = opts.format ? parseFormat(opts.format) : undefined;
       const { manifest: m } = await loadCaseSet(await inputPath(file, 'cases manifest'), {
         format,

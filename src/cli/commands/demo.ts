@@ -13,7 +13,8 @@ export function register(program: Command): void {
     .description(
       "Writes revloop's own demo case set (30 cases across the six families), runs three simulated " +
         'controllers (sim:steady, sim:overshoot, sim:stubborn) through the real engine and store, prints a ' +
-        'summary table labelled SIMULATED, writes the report, and shows the next commands (runs, audit, analyze, report, export).',
+        "summary table labelled SIMULATED, runs a small matched-state history intervention on the stubborn controller's " +
+        'recurrence events (docs/experiments.md), writes the report, and shows the next commands (runs, audit, analyze, report, export).',
     )
     .option('--store <path>', 'store file (default: <out>/demo.db)')
     .option('--out <dir>', 'folder for the case file and store (default: a new temporary folder)')
@@ -55,6 +56,14 @@ export function register(program: Command): void {
       });
       for (const row of summary.rows) table.push([`sim:${row.profile} [SIMULATED]`, ...row.cells, row.all, row.meanRounds]);
       out.write(`\njoint successes within the budget of 8 revisions (SIMULATED controllers):\n${table.toString()}\n`);
+      if (r.intervention) {
+        const iv = r.intervention;
+        const arms = new Table({ head: ['arm (SIMULATED)', 'final successes'], style: { head: [], border: [] } });
+        for (const a of iv.arms) arms.push([a.arm, `${a.successes}/${a.trajectories}`]);
+        out.write(
+          `\nhistory intervention '${iv.runId}': ${iv.states} recurrence states of ${iv.fromRun}, each continued under every arm (docs/experiments.md):\n${arms.toString()}\n`,
+        );
+      }
       out.write(`\nreport: ${r.report} (open it in a browser; it needs no network)\n`);
       const db = ['--store', r.store];
       out.write(
@@ -64,7 +73,10 @@ export function register(program: Command): void {
           `  ${commandLine(['analyze', ...db])}\n` +
           `  ${commandLine(['report', ...db, '-o', 'my-report.html'])}\n` +
           `  ${commandLine(['export', ...db, '--run', r.runIds[0], '--format', 'paper', '-o', `${r.runIds[0]}.jsonl`])}\n` +
-          `  ${commandLine(['run', '--cases', r.casesFile, '--model', '<your model spec>', ...db])}   (a real model: see docs/running.md)\n`,
+          `  ${commandLine(['run', '--cases', r.casesFile, '--model', '<your model spec>', ...db])}   (a real model: see docs/running.md)\n` +
+          (r.intervention
+            ? `  ${commandLine(['experiment', 'history', ...db, '--from-run', r.intervention.fromRun, '--model', '<your model spec>', '--run-id', 'my-history'])}   (docs/experiments.md)\n`
+            : ''),
       );
     });
 }

@@ -1,6 +1,6 @@
 // `revloop export`: a run in the paper's per-case schema (app/export.ts).
 import type { Command } from 'commander';
-import { oneRun } from '../flags.ts';
+import { oneRun, STORE_HELP, storeFlag } from '../flags.ts';
 
 export function register(program: Command): void {
   program
@@ -8,17 +8,17 @@ export function register(program: Command): void {
     .summary("write a run in the paper's per-case JSON Lines schema")
     .argument('[run]', 'run id (or use --run)')
     .option('--run <id>', 'run id')
-    .option('--store <db>', 'SQLite store file', 'runs.db')
+    .option('--store <location>', STORE_HELP)
     .option('--format <name>', 'paper (docs/protocol.md, Python json.dumps bytes)', 'paper')
     .requiredOption('-o, --output <file>', "output file (written atomically; '-' = standard output)")
     .option('--partial', 'export the finished trajectories of an unfinished run')
     .action(
-      async (runArg: string | undefined, opts: { run?: string; store: string; format: string; output: string; partial?: boolean }) => {
+      async (runArg: string | undefined, opts: { run?: string; store?: string; format: string; output: string; partial?: boolean }) => {
         const run = oneRun('export', runArg, opts.run, 'revloop export --store DB --run ID -o FILE');
         const { exportRun } = await import('../../app/export.ts');
         const toStdout = opts.output === '-';
         const r = await exportRun({
-          store: opts.store,
+          store: storeFlag(opts.store),
           runId: run,
           format: opts.format as 'paper',
           output: toStdout ? null : opts.output,

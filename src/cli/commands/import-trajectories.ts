@@ -1,12 +1,13 @@
 // `revloop import-trajectories`: store trajectories produced elsewhere as a run (app/import.ts).
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
-import { collect, wholeNumber } from '../flags.ts';
+import { collect, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
+import { redactLocation } from '../../store/store.ts';
 import { commandLine } from '../invocation.ts';
 import { inputPath } from '../stdio.ts';
 
 interface ImportFlags {
-  store: string;
+  store?: string;
   runId?: string;
   budget?: string;
   from: string;
@@ -26,7 +27,7 @@ export function register(program: Command): void {
         'to COLLIE instances (collie_all.jsonl). See docs/running.md.',
     )
     .argument('<file>', "import file ('-' = standard input)")
-    .option('--store <db>', 'SQLite store file', 'runs.db')
+    .option('--store <location>', STORE_HELP)
     .option('--run-id <id>', 'run id (default: the file name)')
     .option('--budget <T>', 'common budget: drafts beyond T+1 dropped; shorter unresolved trajectories are protocol-incomplete')
     .option('--from <kind>', 'jsonl | collie-log', 'jsonl')
@@ -44,9 +45,11 @@ export function register(program: Command): void {
       const { importRun } = await import('../../app/import.ts');
       const out = process.stdout;
       const budget = wholeNumber('--budget', opts.budget, { min: 0 });
+      const store = storeFlag(opts.store);
+      const shown = redactLocation(store);
       const s = await importRun({
         file: await inputPath(file, 'import-trajectories', 'stdin.jsonl'),
-        store: opts.store,
+        store,
         runId: opts.runId ?? (file === '-' ? 'stdin' : undefined),
         budget,
         from: opts.from,
@@ -63,11 +66,11 @@ export function register(program: Command): void {
         },
       });
       out.write(
-        `imported run '${s.runId}' into ${opts.store}: ${s.trajectories} trajectories (${s.controllers.join(', ')}), ${s.draftsSupplied} drafts supplied, ${s.roundsStored} rounds stored\n` +
+        `imported run '${s.runId}' into ${shown}: ${s.trajectories} trajectories (${s.controllers.join(', ')}), ${s.draftsSupplied} drafts supplied, ${s.roundsStored} rounds stored\n` +
           `  stop rule: ${s.droppedAfterSuccess} drafts after a first success dropped (in ${s.truncatedTrajectories} trajectories)` +
           `${budget !== undefined ? `; ${s.droppedBeyondBudget} beyond budget ${budget} dropped` : ''}\n` +
           `  ${s.successes} joint successes, ${s.incomplete} protocol-incomplete\n` +
-          `next: ${commandLine(['audit', '--store', opts.store, '--run', s.runId])} · ${commandLine(['analyze', '--store', opts.store, s.runId])}\n`,
+          `next: ${commandLine(['audit', '--store', shown, '--run', s.runId])} · ${commandLine(['analyze', '--store', shown, s.runId])}\n`,
       );
     });
 }

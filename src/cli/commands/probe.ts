@@ -5,7 +5,8 @@ import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
 import { baseLabel, markedName, simulatedPrefix } from '../../core/simulated.ts';
 import type { ItemSource } from '../../app/probe.ts';
-import { addModelOptions, modelOptionsFromFlags, numberFlag, wholeNumber, type ModelFlags } from '../flags.ts';
+import { addModelOptions, modelOptionsFromFlags, numberFlag, STORE_HELP, storeFlag, wholeNumber, type ModelFlags } from '../flags.ts';
+import { redactLocation } from '../../store/store.ts';
 import { lineProgress } from '../progress.ts';
 import { forPeople, inputPath, isStdio } from '../stdio.ts';
 import { interruptible } from '../signals.ts';
@@ -23,7 +24,7 @@ interface ItemFlags {
 interface ProbeFlags extends ModelFlags, ItemFlags {
   model?: string;
   conditions?: string;
-  store: string;
+  store?: string;
   run?: string;
   json?: boolean;
 }
@@ -82,7 +83,7 @@ export function register(program: Command): void {
     .option('--mbpp <path>', "the sanitized MBPP JSON file (CodeRepair; not bundled; '-' = standard input)")
     .option('--python <path>', 'Python 3 interpreter for CodeRepair (default: $REVLOOP_PYTHON, then python3)')
     .option('--conditions <set>', 'core | extended | all | comma-separated names', 'core')
-    .option('--store <db>', 'SQLite store file', 'runs.db')
+    .option('--store <location>', STORE_HELP)
     .option('--run <id>', 'probe run id (default: probe-<env>-<model label>)')
     .option('--limit <n>', 'only the first n items')
     .option('--json', 'print one JSON record per item (G, copy, sem and every measure) on stdout')
@@ -193,7 +194,7 @@ async function probeAction(flags: ProbeFlags): Promise<number> {
         modelOptions: modelOptionsFromFlags(flags),
         items,
         conditions,
-        store: flags.store,
+        store: storeFlag(flags.store),
         runId: flags.run,
         signal,
         withItemRecords: !!flags.json,
@@ -219,7 +220,7 @@ async function probeAction(flags: ProbeFlags): Promise<number> {
       ? `, prefix reuse saved ${(100 * r.cacheSaving).toFixed(1)}% of ${r.counters!.naiveTokens.toLocaleString('en')} tokens`
       : '';
   err.write(
-    `${simulatedPrefix(r.simulated)}probe ${r.runId}: ${r.status}; ${r.nScored} new scores, ${r.nPresent} already stored, ${r.nUnavailable} condition(s) unavailable (fail_other without a distractor) in ${r.seconds.toFixed(1)} s${saved} → ${flags.store}\n`,
+    `${simulatedPrefix(r.simulated)}probe ${r.runId}: ${r.status}; ${r.nScored} new scores, ${r.nPresent} already stored, ${r.nUnavailable} condition(s) unavailable (fail_other without a distractor) in ${r.seconds.toFixed(1)} s${saved} → ${redactLocation(storeFlag(flags.store))}\n`,
   );
   for (const rec of r.itemRecords ?? []) {
     process.stdout.write(

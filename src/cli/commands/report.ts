@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError, UserError } from '../../core/errors.ts';
 import { baseLabel } from '../../core/simulated.ts';
-import { parsePanels, wholeNumber } from '../flags.ts';
+import { parsePanels, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
 import { lineProgress } from '../progress.ts';
 import { isStdio } from '../stdio.ts';
 
@@ -28,7 +28,7 @@ export function register(program: Command): void {
     .command('report')
     .description('write one self-contained HTML report (tables, curves, failure bars, budget replay, trajectory drill-down)')
     .argument('[runs...]', 'run ids to include (same as --run; default: every run in the store)')
-    .option('--store <db>', 'the run store (SQLite file)')
+    .option('--store <location>', STORE_HELP)
     .option('--run <id...>', 'include only these runs (repeatable)')
     .option('-o, --out <file>', "the HTML file to write ('-' = standard output)")
     .option('--title <text>', 'report title', 'revloop report')
@@ -49,7 +49,7 @@ export function register(program: Command): void {
 }
 
 async function reportAction(positional: string[], flags: ReportFlags): Promise<void> {
-  if (!flags.store) throw new UsageError('--store', 'report: --store <db> is required (the SQLite run store written by `revloop run`)');
+  const store = storeFlag(flags.store, 'report');
   if (!flags.out) throw new UsageError('--out', 'report: -o/--out <file> is required (where to write the HTML report)');
   const toStdout = isStdio(flags.out);
   const out = resolve(flags.out);
@@ -62,7 +62,7 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
   const lines: { bootstrap?: ReturnType<typeof lineProgress>; rendering?: ReturnType<typeof lineProgress> } = {};
   const { buildStoreReport } = await import('../../app/report.ts');
   const { writeReportFile } = await import('../../report/index.ts');
-  const report = await buildStoreReport(flags.store, {
+  const report = await buildStoreReport(store, {
     runIds: [...positional, ...(flags.run ?? [])],
     budget: wholeNumber('--budget', flags.budget, { min: 0 }),
     bootstrap: wholeNumber('--bootstrap', flags.bootstrap ?? '20000', { min: 0 }),

@@ -7,24 +7,32 @@ import {
   addModelOptions,
   budgetFlag,
   collect,
+  banFlag,
   historyFlag,
   modelOptionsFromFlags,
+  STORE_HELP,
+  storeFlag,
   variantFlag,
   wholeNumber,
   type ModelFlags,
 } from '../flags.ts';
 import { commandLine } from '../invocation.ts';
 import { inputPath } from '../stdio.ts';
+import { redactLocation } from '../../store/store.ts';
 import { trajectoryProgress } from '../progress.ts';
 import { interruptible } from '../signals.ts';
 
-export interface RunFlags extends ModelFlags {
+interface RunFlags extends ModelFlags {
   cases: string;
   model: string;
-  store: string;
+  store?: string;
   runId?: string;
+  workers?: string;
+  leaseSeconds?: string;
   budget?: string;
   history?: string;
+  harness?: string;
+  ban?: string;
   variant?: string;
   concurrency?: string;
   limit?: string;
@@ -43,21 +51,34 @@ export function register(program: Command): void {
         'draft, verify, feed back, revise, until the first joint success or after revision T. ' +
         'Repeating the command resumes: finished trajectories are skipped, the others continue from their ' +
         'last accepted draft. A different plan under an existing run id is refused. Ctrl-C stops cleanly. ' +
-        'See docs/running.md.',
+        'With a PostgreSQL store, `--workers 0` only plans the run, for `revloop worker` processes on any machine ' +
+        '(docs/workers.md). See docs/running.md.',
     )
     .requiredOption('--cases <file>', "case file (paper, COLLIE, IFEval or native JSON Lines; '-' = standard input)")
     .requiredOption('--model <spec>', 'openai:<model>, openai-compatible:<url>#<model>, vllm:<url>#<model>, gguf:<path>, sim:<profile>')
-    .option('--store <db>', 'SQLite store file', 'runs.db')
+    .option('--store <location>', STORE_HELP)
     .option('--run-id <id>', 'run id (default: <cases>__<model label>[__<protocol>])')
     .option('--budget <T>', 'revisions after the first draft (at most T+1 generations)', '8')
     .option('--history <policy>', 'full | last:K | reset', 'full')
+    .option(
+      '--harness <name>',
+      "verbatim (the paper's) | abstract | drop | reset-on-recurrence | revloop-default (docs/revise.md); recorded in the plan",
+      'verbatim',
+    )
+    .option('--ban <what>', "failed-drafts: ban earlier failed drafts at decoding (gguf:, vllm:, sim:) | none (default: the harness's own)")
     .option('--variant <name>', 'prompt wording: baseline | structured | concise', 'baseline')
     .option('--concurrency <n>', 'trajectories in flight at once', '4')
     .option('--limit <n>', 'only the first n cases')
     .option('--format <name>', 'case format: paper-exact, paper-structured, collie, native, ifeval (default: detect)')
     .option('--ifeval-mode <mode>', 'IFEval cases: joint success from the strict or the loose follow list', 'strict')
     .option('--max-consecutive-failures <n>', 'stop after n protocol-incomplete trajectories in a row (0 = never)', '3')
-    .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, []);
+    .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
+    .option(
+      '--workers <n>',
+      '0: plan the run (or check its plan and reopen protocol-incomplete trajectories) and run nothing; 1: run it here',
+      '1',
+    )
+    .option('--lease-seconds <s>', 'PostgreSQL: how long a claim on a trajectory lasts without renewal', '60');
   addModelOptions(cmd).action(async (flags: RunFlags) => {
     process.exitCode = await runAction(flags);
   });
@@ -69,6 +90,8 @@ const RESUME_FLAGS: ReadonlyArray<[keyof RunFlags, string, string | undefined]> 
   ['limit', '--limit', undefined],
   ['budget', '--budget', '8'],
   ['history', '--history', 'full'],
+  ['harness', '--harness', 'verbatim'],
+  ['ban', '--ban', undefined],
   ['variant', '--variant', 'baseline'],
   ['extraBody', '--extra-body', undefined],
   ['temperature', '--temperature', undefined],
@@ -82,6 +105,7 @@ const RESUME_FLAGS: ReadonlyArray<[keyof RunFlags, string, string | undefined]> 
   ['concurrency', '--concurrency', '4'],
   ['maxConsecutiveFailures', '--max-consecutive-failures', '3'],
   ['ifevalMode', '--ifeval-mode', 'strict'],
+  ['leaseSeconds', '--lease-seconds', '60'],
 ];
 
 /**
@@ -90,7 +114,17 @@ const RESUME_FLAGS: ReadonlyArray<[keyof RunFlags, string, string | undefined]> 
  * so that pasting it resumes instead of being refused as a different plan.
  */
 export function resumeCommand(o: RunFlags, runId: string, env: NodeJS.ProcessEnv = process.env): string {
-  const words = ['run', '--cases', o.cases, '--model', o.model, '--store', o.store, '--run-id', runId];
+  const words = [
+    'run',
+    '--cases',
+    o.cases,
+    '--model',
+    o.model,
+    '--store',
+    redactLocation(storeFlag(o.store, undefined, env)),
+    '--run-id',
+    runId,
+  ];
   for (const [key, flag, fallback] of RESUME_FLAGS) {
     const value = o[key];
     if (typeof value === 'string' && value !== fallback) words.push(flag, value);
@@ -115,10 +149,14 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
     limit: wholeNumber('--limit', flags.limit, { min: 1 }),
     model: flags.model,
     modelOptions: modelOptionsFromFlags(flags),
-    store: flags.store,
+    store: storeFlag(flags.store),
     runId: flags.runId,
+    workers: workersFlag(flags.workers),
+    leaseSeconds: wholeNumber('--lease-seconds', flags.leaseSeconds, { min: 1, max: 86_400 }),
     budget: budgetFlag(flags.budget, 8),
     history: historyFlag(flags.history),
+    harness: flags.harness,
+    ban: banFlag(flags.ban),
     variant: variantFlag(flags.variant),
     concurrency: wholeNumber('--concurrency', flags.concurrency, { min: 1 }) ?? 4,
     maxConsecutiveFailures,
@@ -130,6 +168,7 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
       max_consecutive_failures: maxConsecutiveFailures,
     },
   };
+  const shownStore = redactLocation(options.store);
   const { runCases } = await import('../../app/run.ts');
   let progress: ReturnType<typeof trajectoryProgress> | undefined;
   const outcome = await interruptible(io.err, 'in-flight calls are abandoned, nothing half-written is kept', (signal) =>
@@ -140,7 +179,7 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
         onStart: (s) => {
           progress = trajectoryProgress(io.err, { simulated: s.simulated });
           io.out.write(
-            `run '${s.runId}' in ${options.store}: ${s.resumed ? `resuming (${s.alreadyComplete} of ${s.cases} trajectories already complete)` : 'new'}\n` +
+            `run '${s.runId}' in ${shownStore}: ${s.resumed ? `resuming (${s.alreadyComplete} of ${s.cases} trajectories already complete)` : 'new'}\n` +
               `  cases: ${flags.cases} (${s.cases}${options.limit !== undefined ? ` of ${s.casesInFile}` : ''}, ${s.format}) · model: ${markedName(s.model, s.simulated)}` +
               ` · protocol: ${s.protocol}, budget ${s.budget} · concurrency ${s.concurrency}\n` +
               (s.simulated ? '  SIMULATED controller: every number from this run describes a simulation, not a language model.\n' : ''),
@@ -155,6 +194,15 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
   const p = result.progress;
   const again = resumeCommand(flags, runId);
   const tag = simulated ? ' [SIMULATED]' : '';
+  const db = ['--store', shownStore];
+  if (outcome.planOnly) {
+    io.out.write(
+      `planned${tag}: run '${runId}' in ${shownStore}, ${summary.cases} trajectories (${summary.complete} complete, ${summary.incomplete} protocol-incomplete, ${summary.pending} pending` +
+        `${outcome.reopened ? `; ${outcome.reopened} protocol-incomplete reopened` : ''}); nothing was run\n` +
+        `next: ${commandLine(['worker', ...db, '--run', runId])} on any number of machines (docs/workers.md) · ${commandLine(['runs', ...db])}\n`,
+    );
+    return 0;
+  }
   if (result.stopped) {
     io.out.write(
       `${result.stopped.reason === 'interrupted' ? 'interrupted' : 'stopped'}: ${result.stopped.message}; ${p.skipped + p.done} of ${p.total} trajectories finished${tag}\n`,
@@ -171,9 +219,19 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
     io.out.write(
       `${summary.incomplete} trajectories are protocol-incomplete (provider failures); run the same command again to retry them:\n  ${again}\n`,
     );
-  const db = ['--store', options.store];
   io.out.write(
     `next: ${commandLine(['audit', ...db, '--run', runId])} · ${commandLine(['export', ...db, '--run', runId, '--format', 'paper', '-o', `${runId}.jsonl`])} · ${commandLine(['analyze', ...db, runId])}\n`,
   );
   return 0;
+}
+
+/** `--workers`: 0 plans only, 1 runs here; more local workers are `revloop worker` processes. */
+function workersFlag(value: string | undefined): 0 | 1 {
+  const n = wholeNumber('--workers', value, { min: 0 }) ?? 1;
+  if (n > 1)
+    throw new UsageError(
+      '--workers',
+      `--workers ${n}: this process is one worker; plan with --workers 0 and start \`revloop worker\` processes (as many as you like, on any machine; docs/workers.md)`,
+    );
+  return n as 0 | 1;
 }

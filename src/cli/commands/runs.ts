@@ -3,6 +3,9 @@
 import type { Command } from 'commander';
 import { markedName } from '../../core/simulated.ts';
 import { outputWidth } from '../terminal.ts';
+import type { WorkerInfo } from '../../store/store.ts';
+import { redactLocation } from '../../store/store.ts';
+import { STORE_HELP, storeFlag } from '../flags.ts';
 
 export function register(program: Command): void {
   program
@@ -10,20 +13,37 @@ export function register(program: Command): void {
     .summary('list the runs in a store (revision, probe, agent, …) with status and counts')
     .description(
       'Lists every run in a store, one table per study (revision runs and imports, probe runs, agent rollout runs, …), with status and counts. ' +
-        'Runs of simulated controllers are marked SIMULATED. The store is opened read-only, so it is safe while a run writes. ' +
+        'Runs of simulated controllers are marked SIMULATED. On a PostgreSQL store it also lists the workers ' +
+        '(alive, stopped, or gone without stopping) and the trajectories they hold under lease. ' +
+        'The store is opened read-only, so it is safe while a run writes. ' +
         'Tables fit the terminal (cells wrapped, the least important columns left out and named); --wide shows every column at full width.',
     )
-    .option('--store <db>', 'SQLite store file', 'runs.db')
+    .option('--store <location>', STORE_HELP)
     .option('--json', 'print one JSON array of run summaries; `kind` tells the runs apart (run, import, probe, agent, …)')
+    .option('--workers', 'list only the workers and their leases (PostgreSQL; with --json, one JSON array of workers)')
     .option('--wide', 'every column at full width (default: fitted to the terminal)')
-    .action(async (opts: { store: string; json?: boolean; wide?: boolean }) => {
-      await runsAction({ ...opts, width: outputWidth(opts.wide) }, process.stdout);
+    .action(async (opts: { store?: string; json?: boolean; workers?: boolean; wide?: boolean }) => {
+      await runsAction(
+        { store: storeFlag(opts.store), json: opts.json, workers: opts.workers, width: outputWidth(opts.wide) },
+        process.stdout,
+      );
     });
 }
 
-export async function runsAction(o: { store: string; json?: boolean; width?: number }, out: { write(s: string): unknown }): Promise<void> {
+export async function runsAction(
+  o: { store: string; json?: boolean; workers?: boolean; width?: number },
+  out: { write(s: string): unknown },
+): Promise<void> {
   const { listRuns } = await import('../../app/runs.ts');
   const listing = await listRuns(o.store);
+  const shown = redactLocation(o.store);
+  const { TextTable } = await import('../../studies/kit/text-table.ts');
+  if (o.workers) {
+    if (o.json) out.write(JSON.stringify(listing.workers ?? [], null, 2) + '\n');
+    else if (!listing.workers) out.write(`${shown} is a SQLite store: no workers (one writing process per run)\n`);
+    else out.write(listing.workers.length ? workersTable(listing.workers, TextTable, o.width) + '\n' : `no workers in ${shown}\n`);
+    return;
+  }
   const all = [...listing.groups.flatMap((g) => g.runs), ...listing.unknown];
   if (o.json) {
     out.write(
@@ -36,10 +56,9 @@ export async function runsAction(o: { store: string; json?: boolean; width?: num
     return;
   }
   if (!all.length) {
-    out.write(`no runs in ${o.store}\n`);
+    out.write(`no runs in ${shown}\n`);
     return;
   }
-  const { TextTable } = await import('../../studies/kit/text-table.ts');
   const left = new Set<string>();
   const blocks = listing.groups.map((g) => {
     const table = new TextTable(['run', 'status', 'model', ...g.columns], { width: o.width, optional: g.optional });
@@ -52,8 +71,34 @@ export async function runsAction(o: { store: string; json?: boolean; width?: num
     blocks.push(
       `runs of kinds this revloop does not know (${listing.unknown.length}): ${listing.unknown.map((r) => `${r.runId} (${r.kind})`).join(', ')}`,
     );
+  const workers = (listing.workers ?? []).filter((w) => w.alive || w.leases.length);
+  if (workers.length) blocks.push(workersTable(workers, TextTable, o.width));
   out.write(blocks.join('\n\n') + '\n');
   if (left.size) out.write(`(left out to fit ${o.width} columns: ${[...left].join(', ')}; --wide shows them)\n`);
   if (all.some((r) => r.simulated))
     out.write('SIMULATED rows come from simulated controllers: they describe simulations, not language models.\n');
+}
+
+/** Workers with their state, heartbeat and the trajectories they hold (`run #case` per lease). */
+function workersTable(
+  workers: readonly WorkerInfo[],
+  Table: typeof import('../../studies/kit/text-table.ts').TextTable,
+  width: number | undefined,
+): string {
+  const table = new Table(['worker', 'state', 'heartbeat', 'concurrency', 'lease s', 'rejected writes', 'leases held'], { width });
+  for (const w of workers) {
+    const state = w.stoppedAt ? 'stopped' : w.alive ? 'alive' : 'gone (session closed)';
+    const held = w.leases.map((l) => `${l.runId} #${l.caseIndex + 1}${l.expired ? ' (expired)' : ''}`);
+    const shown = held.length > 6 ? [...held.slice(0, 6), `… ${held.length - 6} more`] : held;
+    table.push([
+      w.name,
+      state,
+      w.heartbeatAt.replace('T', ' ').slice(0, 19),
+      String(w.concurrency),
+      String(w.leaseSeconds),
+      String(w.rejectedWrites),
+      shown.join(', ') || '—',
+    ]);
+  }
+  return `workers (${workers.length}):\n${table.toString()}`;
 }

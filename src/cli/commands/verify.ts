@@ -1,7 +1,7 @@
 // `revloop verify`: one text (from --text-file or stdin) or a JSON Lines batch (--jsonl), through the
 // verifier of a constraint family. A thin shell over src/core/verify.
 import type { Command } from 'commander';
-import { collect } from '../flags.ts';
+import { collect, wholeNumber } from '../flags.ts';
 import { isStdio } from '../stdio.ts';
 import { UserError } from '../../core/errors.ts';
 
@@ -18,6 +18,7 @@ interface VerifyOptions {
   output?: string;
   plugin?: string[];
   ifevalMode?: string;
+  jobs?: string;
 }
 
 const SINGLE_ONLY = ['family', 'target', 'anchors', 'targets', 'textFile', 'feedback', 'variant', 'json'] as const;
@@ -31,6 +32,7 @@ const FLAG_NAMES: Record<string, string> = {
   variant: '--variant',
   json: '--json',
   output: '--output',
+  jobs: '--jobs',
 };
 
 export function register(program: Command): void {
@@ -56,6 +58,7 @@ export function register(program: Command): void {
     .option('--variant <name>', 'feedback wording: baseline, structured or concise', 'baseline')
     .option('--jsonl <file>', "batch: one JSON object per line ('-' = standard input), see docs/verify.md")
     .option('-o, --output <file>', "batch: write the results to this file (atomically; '-' = standard output, the default)")
+    .option('--jobs <n>', 'batch: threads that verify (default: the idle CPU cores, at least 1); the output is the same for any number')
     .option('--plugin <module>', 'load a module that registers more families (repeatable; see docs/verify.md)', collect, [])
     .addHelpText(
       'after',
@@ -89,22 +92,32 @@ async function runBatch(opts: VerifyOptions, cmd: Command): Promise<void> {
     throw new UserError(`--jsonl takes the family and targets from each line; drop ${clash.map((k) => FLAG_NAMES[k]).join(', ')}`);
   }
   const { verifyBatch, verifyBatchToFile } = await import('../../core/verify/index.ts');
-  const { existsSync } = await import('node:fs');
+  const { idleCores } = await import('../../core/verify/batch-threads.ts');
+  const { existsSync, statSync } = await import('node:fs');
   const input = opts.jsonl === '-' ? process.stdin : opts.jsonl!;
   if (typeof input === 'string' && !existsSync(input)) throw new UserError(`--jsonl: no such file: ${input}`);
+  const jobs = opts.jobs === undefined ? idleCores() : wholeNumber('--jobs', opts.jobs, { min: 1 });
+  const totalBytes = typeof input === 'string' ? statSync(input).size : 0;
   const tty = process.stderr.isTTY;
   const started = Date.now();
   const onProgress = tty
-    ? (done: number, failed: number) => {
-        const rate = done / Math.max((Date.now() - started) / 1000, 1e-3);
-        process.stderr.write(`\rverified ${done} lines (${failed} failed), ${Math.round(rate)} lines/s`);
+    ? (done: number, failed: number, bytesRead: number) => {
+        const elapsed = Math.max((Date.now() - started) / 1000, 1e-3);
+        const share = totalBytes > 0 ? Math.min(1, bytesRead / totalBytes) : 0;
+        const eta = share > 0 ? `, ${Math.round(100 * share)}% of the input read, ETA ${Math.round(elapsed * (1 / share - 1))} s` : '';
+        process.stderr.write(`\rverified ${done} lines (${failed} failed), ${Math.round(done / elapsed)} lines/s${eta}\x1b[K`);
       }
     : undefined;
-  const request = { ifevalMode: ifevalMode(opts) };
+  const options = { onProgress, jobs, plugins: opts.plugin, request: { ifevalMode: ifevalMode(opts) } };
   const toFile = opts.output !== undefined && !isStdio(opts.output);
-  const summary = toFile
-    ? await verifyBatchToFile(input, opts.output!, { onProgress, request })
-    : await verifyBatch(input, process.stdout, { onProgress, request });
+  let summary;
+  try {
+    summary = toFile ? await verifyBatchToFile(input, opts.output!, options) : await verifyBatch(input, process.stdout, options);
+  } catch (e) {
+    // The reader of standard output went away (`revloop verify --jsonl big.jsonl | head`): stop quietly.
+    if ((e as NodeJS.ErrnoException).code === 'EPIPE') return;
+    throw e;
+  }
   if (tty && summary.lines >= 1000) process.stderr.write('\n');
   if (summary.failed > 0) {
     process.stderr.write(
@@ -138,9 +151,11 @@ function parseTargets(raw: string): unknown {
 
 async function runSingle(opts: VerifyOptions): Promise<void> {
   if (opts.output) throw new UserError('--output is for batches (--jsonl); a single result goes to standard output');
+  if (opts.jobs !== undefined) throw new UserError('--jobs is for batches (--jsonl); a single text is verified on one thread');
   if (!opts.family)
     throw new UserError('--family is required (exact-length, c01…c14, ifeval or a registered family), or use --jsonl for a batch');
-  const { caseFromRequest, getFamily, PROMPT_VARIANTS, stateEnergy } = await import('../../core/verify/index.ts');
+  const { getFamily, PROMPT_VARIANTS, stateEnergy } = await import('../../core/verify/index.ts');
+  const { caseFromRequest } = await import('../../core/verify/input.ts');
   const { pyJsonDumps, pyFloatRepr, pyStrip } = await import('../../core/py/format.ts');
   const variant = opts.variant ?? 'baseline';
   if (!(PROMPT_VARIANTS as readonly string[]).includes(variant)) {

@@ -60,6 +60,10 @@ export function renderProblems(file: string, problems: CaseProblem[], maxShown =
   return shown.join('\n');
 }
 
+/**
+ * Thrown by `loadCaseSet` when a case file has problems: an `InputError` carrying every problem (`problems`), rendered `file:line: field:
+ * problem`.
+ */
 export class CaseSetError extends InputError {
   constructor(
     file: string,

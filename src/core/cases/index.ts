@@ -1,9 +1,8 @@
-// Public API of case sets: readers for the paper's, COLLIE's and revloop's formats, validation,
-// manifests and the native writer.
-export * from './types.ts';
-export { loadCaseSet, validateCaseFile, parseFormat, type LoadOptions, type ValidationReport } from './load.ts';
-export { computeManifest, manifestHash, manifestIsIntact, rowSha256, type ManifestInput } from './manifest.ts';
+// Public API of case sets (`revloop/cases`, docs/cases.md): load and validate the paper's, COLLIE's,
+// IFEval's and revloop's own formats, check a case set's manifest, and write native case files.
+
+export { loadCaseSet, validateCaseFile, type LoadOptions, type ValidationReport } from './load.ts';
 export { writeCaseSet, caseProblems } from './write.ts';
-export { CaseSetError, renderProblems } from './errors.ts';
-export { detectRowFormat } from './detect.ts';
-export { nativeRow, NATIVE_FIELDS, DEFAULT_NATIVE_SOURCE } from './formats/native.ts';
+export { manifestIsIntact } from './manifest.ts';
+export { CaseSetError } from './errors.ts';
+export { CASE_FORMATS, type CaseFormat, type CaseProblem, type UnsupportedRow, type CaseSetManifest, type LoadedCaseSet } from './types.ts';

@@ -26,6 +26,10 @@ const READERS: Record<CaseFormat, (row: Row) => RowResult> = {
   ifeval: readIfevalRow,
 };
 
+/**
+ * Options of `loadCaseSet` and `validateCaseFile`: the format (default: detected), COLLIE strictness, and how many problems a message
+ * shows.
+ */
 export interface LoadOptions {
   /** Skip auto-detection. */
   format?: CaseFormat;
@@ -37,6 +41,10 @@ export interface LoadOptions {
   skipWitnessChecks?: boolean;
 }
 
+/**
+ * What `validateCaseFile` returns: the detected format, every problem found (empty when valid), and the cases and manifest when it
+ * loaded.
+ */
 export interface ValidationReport extends Partial<LoadedCaseSet> {
   file: string;
   format: CaseFormat | undefined;

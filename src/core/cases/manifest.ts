@@ -3,7 +3,7 @@ import { canonicalJson, sha256Hex } from '../util/hash.ts';
 import type { ConstraintCase } from '../verify/types.ts';
 import { CASE_SET_MANIFEST_SCHEMA, type CaseFormat, type CaseSetManifest, type UnsupportedRow } from './types.ts';
 
-export interface ManifestInput {
+interface ManifestInput {
   format: CaseFormat;
   fileSha256: string;
   fileBytes: number;
@@ -24,7 +24,7 @@ export function rowSha256(row: unknown): string {
   return sha256Hex(canonicalJson(row));
 }
 
-export function manifestHash(m: Omit<CaseSetManifest, 'manifest_sha256'> | CaseSetManifest): string {
+function manifestHash(m: Omit<CaseSetManifest, 'manifest_sha256'> | CaseSetManifest): string {
   const { manifest_sha256: _omit, ...rest } = m as CaseSetManifest;
   return sha256Hex(canonicalJson(rest));
 }

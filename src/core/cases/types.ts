@@ -9,6 +9,7 @@ import type { ConstraintCase } from '../verify/types.ts';
  * - `ifeval`: IFEval's input_data.jsonl rows ({key, prompt, instruction_id_list, kwargs}).
  */
 export type CaseFormat = 'paper-exact' | 'paper-structured' | 'collie' | 'native' | 'ifeval';
+/** The case-file formats revloop reads, in the order auto-detection tries them. */
 export const CASE_FORMATS: readonly CaseFormat[] = ['paper-exact', 'paper-structured', 'collie', 'native', 'ifeval'];
 
 /** One problem in one row: rendered `file:line: field: problem`. */
@@ -54,6 +55,7 @@ export interface CaseSetManifest {
   manifest_sha256: string;
 }
 
+/** A loaded case set: the runnable cases in file order, their manifest (hashes and counts), the format, and the rows no family runs. */
 export interface LoadedCaseSet {
   cases: ConstraintCase[];
   manifest: CaseSetManifest;

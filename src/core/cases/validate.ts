@@ -16,7 +16,7 @@ const FIELD_NAMES: Record<CaseFormat, Record<string, string>> = {
   ifeval: { task: 'prompt', targets: 'kwargs' },
 };
 
-export function rowField(format: CaseFormat, caseField: string): string {
+function rowField(format: CaseFormat, caseField: string): string {
   return FIELD_NAMES[format][caseField] ?? caseField;
 }
 
@@ -25,7 +25,7 @@ function clip(s: string, n = 160): string {
 }
 
 /** Why a witness fails, in a line: the family's baseline feedback report, compacted. */
-export function explainFailure(family: Family, state: VerifierState, c: ConstraintCase): string {
+function explainFailure(family: Family, state: VerifierState, c: ConstraintCase): string {
   if (family.name === 'exact-length') {
     const s = state as VerifierState & { word_count: number; missing: string[] };
     const parts = [`it has ${s.word_count} words, target ${c.target}`];

@@ -3,7 +3,7 @@
 // Node's crypto only offers blake2b512; the digest size is part of the parameter block, so a
 // truncated 512-bit digest is a different value (the study derives its seeds from 8-byte digests).
 
-export interface Blake2bOptions {
+interface Blake2bOptions {
   /** Output length in bytes, 1..64 (Python's default is 64). */
   digestSize?: number;
   /** Optional key, up to 64 bytes. */

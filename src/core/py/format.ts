@@ -31,6 +31,10 @@ export function pyRepr(s: string): string {
 
 /** Python 3 `repr(float)` (shortest round-trip digits, Python's switch to exponent notation). */
 export function pyFloatRepr(x: number): string {
+  // Between 1e-4 and 1e16 both languages print the same shortest digits without an exponent; Python
+  // adds ".0" to integral values. This covers nearly every verifier value without allocating.
+  const a = x < 0 ? -x : x;
+  if (a >= 1e-4 && a < 1e16) return Number.isInteger(x) ? String(x) + '.0' : String(x);
   if (Number.isNaN(x)) return 'nan';
   if (x === Infinity) return 'inf';
   if (x === -Infinity) return '-inf';
@@ -84,37 +88,89 @@ function dumpNumber(n: number, asFloat: boolean): string {
  * wrapped in `PyFloat`.
  */
 export function pyJsonDumps(value: unknown, options: PyJsonOptions = {}): string {
-  const floatKeys = options.floatKeys ?? REFERENCE_FLOAT_KEYS;
-  const walk = (v: unknown, asFloat: boolean): string => {
-    if (v === null || v === undefined) return 'null';
-    if (v instanceof PyFloat) return dumpNumber(v.value, true);
-    switch (typeof v) {
-      case 'boolean':
-        return v ? 'true' : 'false';
-      case 'number':
-        return dumpNumber(v, asFloat);
-      case 'string':
-        return JSON.stringify(v);
-      case 'bigint':
-        return v.toString();
-      case 'object': {
-        if (Array.isArray(v)) return '[' + v.map((x) => walk(x, asFloat)).join(', ') + ']';
-        let keys = Object.keys(v as object).filter((k) => (v as Record<string, unknown>)[k] !== undefined);
-        if (options.sortKeys) keys = keys.sort();
-        return '{' + keys.map((k) => JSON.stringify(k) + ': ' + walk((v as Record<string, unknown>)[k], floatKeys.has(k))).join(', ') + '}';
+  return dump(value, false, options.floatKeys ?? REFERENCE_FLOAT_KEYS, options.sortKeys === true);
+}
+
+// Serialised keys (`"name": `), cached: records repeat the same few field names.
+const keyCache = new Map<string, string>();
+function dumpKey(k: string): string {
+  let out = keyCache.get(k);
+  if (out === undefined) {
+    out = JSON.stringify(k) + ': ';
+    if (keyCache.size < 4096) keyCache.set(k, out);
+  }
+  return out;
+}
+
+// One recursive function with string concatenation (no closures or intermediate arrays): batch
+// verification serialises every state through here.
+function dump(v: unknown, asFloat: boolean, floatKeys: ReadonlySet<string>, sortKeys: boolean): string {
+  if (v === null || v === undefined) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return dumpNumber(v, asFloat);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'bigint':
+      return v.toString();
+    case 'object': {
+      if (v instanceof PyFloat) return dumpNumber(v.value, true);
+      if (Array.isArray(v)) {
+        if (v.length === 0) return '[]';
+        let out = '[' + dump(v[0], asFloat, floatKeys, sortKeys);
+        for (let i = 1; i < v.length; i++) out += ', ' + dump(v[i], asFloat, floatKeys, sortKeys);
+        return out + ']';
       }
-      default:
-        throw new TypeError(`cannot serialise ${typeof v}`);
+      const obj = v as Record<string, unknown>;
+      const keys = Object.keys(obj);
+      if (sortKeys) keys.sort();
+      let out = '{';
+      for (const k of keys) {
+        const x = obj[k];
+        if (x === undefined) continue;
+        if (out.length > 1) out += ', ';
+        out += dumpKey(k) + dump(x, floatKeys.has(k), floatKeys, sortKeys);
+      }
+      return out + '}';
     }
-  };
-  return walk(value, false);
+    default:
+      throw new TypeError(`cannot serialise ${typeof v}`);
+  }
 }
 
 /** Python `str.strip()` with no argument: strips Unicode whitespace (str.isspace). */
 export function pyStrip(s: string): string {
-  return s.replace(PY_SPACE_EDGES, '');
+  let a = 0;
+  let b = s.length;
+  while (a < b && isPySpaceCode(s.charCodeAt(a))) a++;
+  while (b > a && isPySpaceCode(s.charCodeAt(b - 1))) b--;
+  return a === 0 && b === s.length ? s : s.slice(a, b);
 }
 
 /** Python's `\s` / str.isspace() set for str patterns. */
 export const PY_SPACE_CLASS = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
-const PY_SPACE_EDGES = new RegExp(`^${PY_SPACE_CLASS}+|${PY_SPACE_CLASS}+$`, 'gu');
+
+/** The code points of PY_SPACE_CLASS. */
+export const PY_SPACE_CODES: readonly number[] = [
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006,
+  0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
+];
+
+/** Whether a UTF-16 code unit is in PY_SPACE_CLASS (every member is in the BMP). */
+export function isPySpaceCode(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d) || c >= 0x1c;
+  if (c < 0x85) return false;
+  return (
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
+  );
+}

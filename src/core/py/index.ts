@@ -1,10 +1,10 @@
 // Python semantics reproduced in TypeScript where a selection or a visible string depends on them:
 // random.Random (MT19937), BLAKE2b with a digest size, difflib, round()/format(v, "g"), repr of
 // literal values, str ordering/length, and ast.parse / literal_eval / unparse for expressions.
-export { PyRandom, type PySeed } from './random.ts';
-export { blake2b, blake2bHex, type Blake2bOptions } from './blake2b.ts';
+export { PyRandom } from './random.ts';
+export { blake2b, blake2bHex } from './blake2b.ts';
 export { SequenceMatcher, getCloseMatches } from './difflib.ts';
-export { pyRound, pyFormatG, exactDecimal } from './numbers.ts';
+export { pyRound, pyFormatG } from './numbers.ts';
 export {
   PyBytes,
   PyComplex,
@@ -20,7 +20,6 @@ export {
   pyTypeName,
   type PyValue,
   type JsonValue,
-  type PyReprOptions,
 } from './values.ts';
 export { pyCompare, pyLen, pySorted, pyStripChars } from './strings.ts';
 export { parseExpression, literalEval, unparse, PySyntaxError, LiteralEvalError, type Expr } from './ast/index.ts';

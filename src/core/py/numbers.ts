@@ -10,7 +10,7 @@ interface ExactDecimal {
 }
 
 /** The exact decimal value of a finite double. */
-export function exactDecimal(x: number): ExactDecimal {
+function exactDecimal(x: number): ExactDecimal {
   if (!Number.isFinite(x)) throw new RangeError(`not a finite number: ${x}`);
   const view = new DataView(new ArrayBuffer(8));
   view.setFloat64(0, x);

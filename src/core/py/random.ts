@@ -8,7 +8,7 @@ const N = 624;
 const M = 397;
 
 /** Seeds accepted the way CPython accepts them (version 2 seeding for str and bytes). */
-export type PySeed = number | bigint | string | Uint8Array;
+type PySeed = number | bigint | string | Uint8Array;
 
 export class PyRandom {
   private readonly mt = new Uint32Array(N);

@@ -1,13 +1,11 @@
 // Python `re` (str pattern) building blocks for JavaScript `u`-flag regexes. JavaScript's own `\w`,
 // `\s`, `\d`, `\b` and `$` differ from Python's (docs/protocol.md §6.1), so the ported NLTK and reference
 // patterns are written with these instead.
-import { PY_SPACE_CLASS } from './format.ts';
+import { isPySpaceCode, PY_SPACE_CLASS } from './format.ts';
 import { PY_CASE_CLASSES } from './case-classes.ts';
 
 /** Python `\w`. */
 export const W = '[\\p{L}\\p{N}_]';
-/** Python `\W`. */
-export const NW = '[^\\p{L}\\p{N}_]';
 /** Python `[^\W\d]`: word characters that are not decimal digits. */
 export const W_NOT_DIGIT = '[\\p{L}\\p{Nl}\\p{No}_]';
 /** Python `\d` (Unicode decimal digits). */
@@ -25,34 +23,45 @@ export const END = '(?=\\n?$)';
 /** Python `$` with MULTILINE: before any newline, or at the end (JS `m` would also stop at \r, U+2028…). */
 export const END_MULTILINE = '(?=\\n|$)';
 
-const WHITESPACE_RUN = new RegExp(`${S}+`, 'u');
-const LEADING_SPACE = new RegExp(`^${S}+`, 'u');
-const TRAILING_SPACE = new RegExp(`${S}+$`, 'u');
-const HAS_NON_SPACE = new RegExp(NS, 'u');
-
 /** Python `str.split()` with no argument. */
 export function pySplit(s: string): string[] {
-  const parts = s.split(WHITESPACE_RUN);
-  let a = 0;
-  let b = parts.length;
-  if (a < b && parts[a] === '') a++;
-  if (a < b && parts[b - 1] === '') b--;
-  return a === 0 && b === parts.length ? parts : parts.slice(a, b);
+  const out: string[] = [];
+  const n = s.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && isPySpaceCode(s.charCodeAt(i))) i++;
+    if (i === n) break;
+    const start = i;
+    while (i < n && !isPySpaceCode(s.charCodeAt(i))) i++;
+    out.push(s.slice(start, i));
+  }
+  return out;
+}
+
+/** Length of `s` without its trailing Python whitespace (`len(s.rstrip())`). */
+export function pyRstripLength(s: string): number {
+  let b = s.length;
+  while (b > 0 && isPySpaceCode(s.charCodeAt(b - 1))) b--;
+  return b;
 }
 
 /** Python `str.rstrip()` with no argument. */
 export function pyRstrip(s: string): string {
-  return s.replace(TRAILING_SPACE, '');
+  const b = pyRstripLength(s);
+  return b === s.length ? s : s.slice(0, b);
 }
 
 /** Python `str.lstrip()` with no argument. */
 export function pyLstrip(s: string): string {
-  return s.replace(LEADING_SPACE, '');
+  let a = 0;
+  while (a < s.length && isPySpaceCode(s.charCodeAt(a))) a++;
+  return a === 0 ? s : s.slice(a);
 }
 
 /** Python `bool(s.strip())`. */
 export function pyHasNonSpace(s: string): boolean {
-  return HAS_NON_SPACE.test(s);
+  for (let i = 0; i < s.length; i++) if (!isPySpaceCode(s.charCodeAt(i))) return true;
+  return false;
 }
 
 let caseClassOf: Map<number, string> | null = null;

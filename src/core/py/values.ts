@@ -38,7 +38,7 @@ export class PyBytes {
 }
 
 export const PyEllipsis = Object.freeze({ ellipsis: true as const });
-export type PyEllipsisType = typeof PyEllipsis;
+type PyEllipsisType = typeof PyEllipsis;
 
 /** str | int | float | complex | bool | None | bytes | tuple | list | dict | set | Ellipsis. */
 export type PyValue =
@@ -176,7 +176,7 @@ function bytesRepr(b: Uint8Array): string {
   return out + quote;
 }
 
-export interface PyReprOptions {
+interface PyReprOptions {
   /**
    * How a JS number reads: `float` (default, PyValue: ints are bigints) or `json` (as `json.loads`
    * gives it: an integral number is an int, `3` not `3.0`).

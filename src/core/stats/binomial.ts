@@ -3,6 +3,10 @@
 // (docs/protocol.md §4.2). The tail sum is computed exactly with BigInt and rounded once to a double, so the
 // value is the correctly rounded exact p (scipy's binomtest agrees to ~1e-15 relative).
 
+/**
+ * Exact two-sided McNemar p-value for b and c discordant pairs: min(1, 2·P(X ≤ min(b, c))) under Binomial(b + c, ½), summed exactly and
+ * rounded once; 1 without discordant pairs. Throws a RangeError unless both are non-negative integers.
+ */
 export function mcnemarExact(b: number, c: number): number {
   if (!Number.isInteger(b) || !Number.isInteger(c) || b < 0 || c < 0) {
     throw new RangeError(`mcnemarExact: counts must be non-negative integers (got ${b}, ${c})`);
@@ -16,7 +20,7 @@ export function mcnemarExact(b: number, c: number): number {
 }
 
 /** Σ_{j=0..k} C(n, j) / 2^shift as a correctly rounded double. */
-export function binomialTailRatio(n: number, k: number, shift: number): number {
+function binomialTailRatio(n: number, k: number, shift: number): number {
   let term = 1n;
   let sum = 1n;
   const bn = BigInt(n);
@@ -28,7 +32,7 @@ export function binomialTailRatio(n: number, k: number, shift: number): number {
 }
 
 /** x · 2^e for a non-negative BigInt x, rounded once to the nearest double. */
-export function bigIntTimesPow2(x: bigint, e: number): number {
+function bigIntTimesPow2(x: bigint, e: number): number {
   if (x === 0n) return 0;
   const bits = x.toString(2).length;
   let mantissa: number;

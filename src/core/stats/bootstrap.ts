@@ -7,6 +7,7 @@
 // its sparse index list (the positions of its ones, or of its zeros when those are fewer).
 import type { Xoshiro128 } from './prng.ts';
 
+/** Input of `pairedBootstrapRates`: each case's stratum, the binary outcome columns, the resamples and the seed. */
 export interface PairedBootstrapInput {
   /** Stratum of each case (length N). Strata are visited in sorted order. */
   strata: readonly string[];

@@ -15,7 +15,7 @@ export const BOOTSTRAP_RESAMPLES = 10_000;
 /** A (model, env) cell is published only when its G has at least this many items. */
 export const MIN_PUBLISHED_ITEMS = 30;
 /** Fewer finite values than this: no estimate. */
-export const MIN_VALUES = 3;
+const MIN_VALUES = 3;
 
 export interface Estimate {
   mean: number;
@@ -29,14 +29,14 @@ export interface Estimate {
   p: number;
 }
 
-export interface BootstrapOptions {
+interface BootstrapOptions {
   resamples?: number;
   seed?: number;
   statistic?: 'mean' | 'median';
 }
 
 /** The stream of resample indices for a seed: the same for every call with that seed. */
-export function bootstrapRng(seed: number): Xoshiro128 {
+function bootstrapRng(seed: number): Xoshiro128 {
   return Xoshiro128.fromKey(`revloop.cluster-bootstrap:${seed}`);
 }
 

@@ -3,7 +3,7 @@
 // each factor with its first sorted level (by code point, as Python sorts) as the reference.
 import { compareCodePoints } from './bootstrap.ts';
 
-export interface DesignRow {
+interface DesignRow {
   exposure: number;
   /** Covariates in `numericNames` order. */
   numeric: readonly number[];
@@ -11,7 +11,7 @@ export interface DesignRow {
   factors: readonly string[];
 }
 
-export interface Design {
+interface Design {
   /** Row-major, rows × cols. */
   x: Float64Array;
   cols: number;

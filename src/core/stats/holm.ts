@@ -7,6 +7,10 @@
 // other adjustment depend on how many cells happened to be empty, and sorting them would break the
 // comparator (NaN compares false both ways), which is why this rule is the one kept.
 
+/**
+ * Holm-adjusted p-values in input order; a non-finite p stays NaN and does not count towards the number of tests (as R's `p.adjust`
+ * treats NA).
+ */
 export function holmAdjust(pValues: readonly number[]): number[] {
   const finite = pValues.map((p, i) => [p, i] as const).filter(([p]) => Number.isFinite(p));
   finite.sort((x, y) => x[0] - y[0] || x[1] - y[1]);

@@ -7,7 +7,7 @@
 import { CholeskyDecomposition, Matrix } from 'ml-matrix';
 import { expit } from './logistic.ts';
 
-export interface L2LogisticInput {
+interface L2LogisticInput {
   /** Row-major features, rows × cols, without an intercept column. */
   x: Float64Array;
   rows: number;

@@ -5,6 +5,7 @@
 import { pseudoInverse } from 'ml-matrix';
 import { twoSidedNormalP } from './normal.ts';
 
+/** Input of `fitClusteredLogit`: a row-major design matrix, the binary outcomes and each row's cluster. */
 export interface LogisticInput {
   /** Row-major design matrix, rows × cols. */
   x: Float64Array;
@@ -16,6 +17,10 @@ export interface LogisticInput {
   clusters: readonly string[];
 }
 
+/**
+ * A fitted clustered logistic regression: coefficients, cluster-robust covariance, standard errors, z and p values, and convergence
+ * warnings.
+ */
 export interface LogisticFit {
   coefficients: number[];
   /** Clustered covariance, cols × cols, row-major. */
@@ -32,6 +37,11 @@ export interface LogisticFit {
 
 const MAX_ITERATIONS = 200;
 
+/**
+ * Logistic regression by Newton's method with cluster-robust (sandwich) standard errors, as statsmodels'
+ * `Logit(...).fit(cov_type='cluster')` without the small-sample correction (docs/protocol.md §3.9). Throws when the design matrix does
+ * not have rows × cols entries.
+ */
 export function fitClusteredLogit(input: LogisticInput): LogisticFit {
   const { x, rows: n, cols: k, y } = input;
   if (x.length !== n * k) throw new Error(`design matrix has ${x.length} entries, expected ${n}×${k}`);
@@ -203,7 +213,7 @@ function matMul(a: Float64Array, b: Float64Array, k: number): Float64Array {
 }
 
 /** Moore–Penrose pseudo-inverse with NumPy's default cutoff (1e-15 × the largest singular value). */
-export function pinvSymmetric(m: Float64Array, k: number): Float64Array {
+function pinvSymmetric(m: Float64Array, k: number): Float64Array {
   const rows: number[][] = [];
   for (let a = 0; a < k; a++) rows.push(Array.from(m.subarray(a * k, a * k + k)));
   // ml-matrix's cutoff is threshold · max(rows, cols) · s_max; NumPy's is rcond · s_max.
@@ -213,7 +223,7 @@ export function pinvSymmetric(m: Float64Array, k: number): Float64Array {
   return out;
 }
 
-export interface WaldOddsRatio {
+interface WaldOddsRatio {
   z: number | null;
   p: number | null;
   odds_ratio: number | null;

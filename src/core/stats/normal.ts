@@ -4,7 +4,7 @@
 
 const SQRT_PI = Math.sqrt(Math.PI);
 
-export function erfc(x: number): number {
+function erfc(x: number): number {
   if (Number.isNaN(x)) return NaN;
   if (x < 0) return 2 - erfc(-x);
   if (x < 1) return 1 - erfSeries(x);

@@ -13,7 +13,7 @@ export interface TabularRow {
   categorical: readonly string[];
 }
 
-export interface Preprocessor {
+interface Preprocessor {
   /** Output column names: z(feature) for scaled numerics, feature=level for indicators. */
   columns: string[];
   /** Numerics with no observed training value, dropped as scikit-learn's imputer drops them. */

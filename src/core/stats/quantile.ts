@@ -3,7 +3,7 @@
 // (not a full sort) finds the two order statistics.
 
 /** The q-quantile (0 ≤ q ≤ 1) of `values`, as numpy.quantile(values, q). Reorders `values` in place. */
-export function quantileInPlace(values: Float64Array, q: number): number {
+function quantileInPlace(values: Float64Array, q: number): number {
   const n = values.length;
   if (n === 0) throw new Error('quantile of an empty sample');
   const virtual = (n - 1) * q;
@@ -38,13 +38,13 @@ export function percentileInterval95(values: Float64Array): [number, number] {
 }
 
 /** NumPy's _lerp: a + (b − a)·t, computed from the nearer end for t ≥ 0.5. */
-export function lerp(a: number, b: number, t: number): number {
+function lerp(a: number, b: number, t: number): number {
   const diff = b - a;
   return t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
 }
 
 /** Floyd–Rivest-style quickselect (Hoare partition, median of three): k-th smallest, in place. */
-export function select(arr: Float64Array, k: number): number {
+function select(arr: Float64Array, k: number): number {
   let left = 0;
   let right = arr.length - 1;
   while (right > left) {

@@ -11,7 +11,7 @@ import { averageRanks } from './ranks.ts';
 
 export const EXACT_MAX_N = 7;
 
-export interface SpearmanTest {
+interface SpearmanTest {
   rho: number;
   p: number;
   method: 'exact' | 'permutation';

@@ -9,15 +9,17 @@
 // engine, because both compare one character at a time.
 //
 // Speed: V8 compiles a `\p{…}` lookaround in ~150 µs, so the "not preceded / not followed by \w"
-// conditions are checked by hand around each candidate match instead (anchorPresent), with the same
-// result: at a given start the tokens are literals separated by greedy whitespace runs, so each start
-// position has at most one possible match end, and candidates are tried at every start in order.
-import { pyCaselessLiteral, S, W } from '../py/re.ts';
+// conditions are checked by hand around each candidate match instead (anchorPresent, with chars.ts's
+// table), with the same result: at a given start the tokens are literals separated by greedy
+// whitespace runs, so each start position has at most one possible match end, and candidates are
+// tried at every start in order. (A regex-free scanner over case-folded text was tried and measured
+// slower than V8's compiled literal search, cold and warm: bench/verify.ts.)
+import { bmpWordTable, wordCharBefore, wordCharLength } from './chars.ts';
+import { pyCaselessLiteral, S } from '../py/re.ts';
 import { wordMatches } from './words.ts';
 
 const anchorCache = new Map<string, RegExp | null>();
 const ANCHOR_CACHE_LIMIT = 65536;
-const WORD_CHAR = new RegExp(`^${W}$`, 'u');
 
 /**
  * The compiled matcher for an anchor's token sequence (global, no boundary conditions), or null when
@@ -34,25 +36,15 @@ export function anchorRegExp(anchor: string): RegExp | null {
   return re;
 }
 
-function wordCharBefore(text: string, index: number): boolean {
-  if (index <= 0) return false;
-  const lo = text.charCodeAt(index - 1);
-  const start = lo >= 0xdc00 && lo <= 0xdfff && index >= 2 ? index - 2 : index - 1;
-  return WORD_CHAR.test(String.fromCodePoint(text.codePointAt(start)!));
-}
-
-function wordCharAt(text: string, index: number): boolean {
-  return index < text.length && WORD_CHAR.test(String.fromCodePoint(text.codePointAt(index)!));
-}
-
 /** Whether `text` contains the anchor (reference `contains_literal(text, anchor)`). */
 export function anchorPresent(anchor: string, text: string): boolean {
   const re = anchorRegExp(anchor);
   if (re === null) return false;
+  const word = bmpWordTable();
   re.lastIndex = 0;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const end = m.index + m[0].length;
-    if (!wordCharBefore(text, m.index) && !wordCharAt(text, end)) return true;
+    if (!wordCharBefore(text, m.index, word) && wordCharLength(text, end, word) === 0) return true;
     // Retry from the next start position (code point), as a regex search would.
     re.lastIndex = m.index + (text.codePointAt(m.index)! > 0xffff ? 2 : 1);
   }

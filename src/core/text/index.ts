@@ -1,15 +1,15 @@
-// Public API of the text module: Python-exact word counting and anchor matching, and NLTK-faithful
-// sentence and word tokenisation (docs/text.md).
+// Public API of the text module (`revloop/text`, docs/text.md): Python-exact word counting and
+// anchor matching, and NLTK-faithful sentence and word tokenisation with English Punkt parameters.
 import { getDefaultPunkt } from './punkt-resolve.ts';
 import { punktSentences, punktSpans } from './punkt.ts';
 import type { PunktParams } from './punkt-params.ts';
-import { treebankWordTokenize } from './treebank.ts';
+import { treebankTokensInto } from './treebank.ts';
 
 export { countWords, wordMatches } from './words.ts';
-export { anchorPresent, missingAnchors, anchorRegExp } from './anchors.ts';
-export { loadPunktParams, parsePunktJson, parsePunktTab, punktTabFiles, PUNKT_TAB_FILES } from './punkt-params.ts';
-export type { PunktParams } from './punkt-params.ts';
-export { getDefaultPunkt, resetDefaultPunkt, resolvePunkt, punktCandidates, userDataDir, fetchedPunktDir } from './punkt-resolve.ts';
+export { anchorPresent, missingAnchors } from './anchors.ts';
+export { loadPunktParams, type PunktParams } from './punkt-params.ts';
+export { getDefaultPunkt, resolvePunkt } from './punkt-resolve.ts';
+export { fetchPunkt, type FetchPunktOptions, type FetchPunktResult } from './punkt-fetch.ts';
 export { treebankWordTokenize } from './treebank.ts';
 
 /** NLTK `sent_tokenize(text)` (English Punkt). */
@@ -25,10 +25,6 @@ export function sentSpans(text: string, params: PunktParams = getDefaultPunkt())
 /** NLTK `word_tokenize(text)` (preserve_line=False: Punkt sentences, then NLTKWordTokenizer on each). */
 export function wordTokenize(text: string, params: PunktParams = getDefaultPunkt()): string[] {
   const out: string[] = [];
-  for (const sentence of punktSentences(text, params)) {
-    for (const tok of treebankWordTokenize(sentence)) out.push(tok);
-  }
+  for (const sentence of punktSentences(text, params)) treebankTokensInto(sentence, out);
   return out;
 }
-export { fetchPunkt, PUNKT_TAB_URL, PUNKT_TAB_ZIP_SHA256, PUNKT_TAB_ENGLISH_FILES } from './punkt-fetch.ts';
-export type { FetchPunktOptions, FetchPunktResult } from './punkt-fetch.ts';

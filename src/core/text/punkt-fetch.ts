@@ -30,6 +30,10 @@ export const PUNKT_TAB_ENGLISH_FILES: Readonly<Record<(typeof PUNKT_TAB_FILES)[n
   'sent_starters.txt': { bytes: 241, sha256: 'f3f8535483e1dba487241b764945168123bca3209a9645e59acd1225dc76edac' },
 };
 
+/**
+ * Options of `fetchPunkt`: the destination data folder (default `~/.revloop/data` or `$REVLOOP_DATA_DIR`), the URL and its expected
+ * SHA-256.
+ */
 export interface FetchPunktOptions {
   /** Data folder; the files go to `<dest>/punkt_tab/english`. Default: userDataDir(). */
   dest?: string;
@@ -44,6 +48,7 @@ export interface FetchPunktOptions {
   timeoutMs?: number;
 }
 
+/** What `fetchPunkt` installed: the folder, the URL and SHA-256 it checked, and the files. */
 export interface FetchPunktResult {
   dir: string;
   url: string;

@@ -5,7 +5,8 @@
 // throughout, which is equivalent to Python's code-point slicing because every cut falls between
 // whole characters.
 import { collocationKey, type PunktParams } from './punkt-params.ts';
-import { END_MULTILINE, NS, pyHasNonSpace, pyRstrip, S, W_NOT_DIGIT } from '../py/re.ts';
+import { isPySpaceCode } from '../py/format.ts';
+import { END_MULTILINE, NS, pyRstrip, pyRstripLength, S, W_NOT_DIGIT } from '../py/re.ts';
 
 // Orthographic context flags (NLTK _ORTHO_*).
 const ORTHO_BEG_UC = 1 << 1;
@@ -17,16 +18,125 @@ const ORTHO_UNK_LC = 1 << 6;
 const ORTHO_UC = ORTHO_BEG_UC + ORTHO_MID_UC + ORTHO_UNK_UC;
 const ORTHO_LC = ORTHO_BEG_LC + ORTHO_MID_LC + ORTHO_UNK_LC;
 
-// PunktLanguageVars (English defaults).
+// PunktLanguageVars (English defaults). NLTK's word tokenizer regex, for reference (tokenizeRange
+// scans the same language by hand, over a range of the text, without slicing it):
+//   MULTI_CHAR | (?=WORD_START) \S+? (?= \s | $ | NON_WORD | MULTI_CHAR | ,(?=$|\s|NON_WORD|MULTI_CHAR)) | \S
 const NON_WORD = `[)";}\\]*:@'({[?!]`;
-const MULTI_CHAR = `(?:-{2,}|\\.{2,}|(?:\\.${S}){2,}\\.)`;
-const WORD_START = '[^("`{[:;&#*@)}\\]\\-,]';
-const WORD_TOKENIZER = new RegExp(
-  `${MULTI_CHAR}|(?=${WORD_START})${NS}+?(?=${S}|$|${NON_WORD}|${MULTI_CHAR}|,(?=$|${S}|${NON_WORD}|${MULTI_CHAR}))|${NS}`,
-  'gu',
-);
 const PERIOD_CONTEXT = new RegExp(`[.?!](?=(${NON_WORD}|${S}+(${NS}+)))`, 'gu');
 const BOUNDARY_REALIGNMENT = new RegExp(`^["')\\]}]+?(?:${S}+|(?=--)|${END_MULTILINE})`, 'u');
+
+/** NON_WORD: `) " ; } ] * : @ ' ( { [ ? !` */
+function isNonWord(c: number): boolean {
+  switch (c) {
+    case 0x29:
+    case 0x22:
+    case 0x3b:
+    case 0x7d:
+    case 0x5d:
+    case 0x2a:
+    case 0x3a:
+    case 0x40:
+    case 0x27:
+    case 0x28:
+    case 0x7b:
+    case 0x5b:
+    case 0x3f:
+    case 0x21:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Not WORD_START: `( " \` { [ : ; & # * @ ) } ] - ,` */
+function isWordStartExcluded(c: number): boolean {
+  switch (c) {
+    case 0x28:
+    case 0x22:
+    case 0x60:
+    case 0x7b:
+    case 0x5b:
+    case 0x3a:
+    case 0x3b:
+    case 0x26:
+    case 0x23:
+    case 0x2a:
+    case 0x40:
+    case 0x29:
+    case 0x7d:
+    case 0x5d:
+    case 0x2d:
+    case 0x2c:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * End of MULTI_CHAR `(?:-{2,}|\.{2,}|(?:\.\s){2,}\.)` matched at `i` within one line ending at `end`,
+ * or -1. The `\s` never takes the line's newline: NLTK tokenizes line by line.
+ */
+function multiCharEnd(text: string, i: number, end: number): number {
+  const c = text.charCodeAt(i);
+  if (c === 0x2d || c === 0x2e) {
+    let j = i;
+    while (j < end && text.charCodeAt(j) === c) j++;
+    if (j - i >= 2) return j;
+    if (c === 0x2d) return -1;
+  } else return -1;
+  // (?:\.\s){2,}\. : greedy repetitions of "." + one space, backing off until a "." follows.
+  let j = i;
+  let reps = 0;
+  const ends: number[] = [];
+  while (j + 1 < end && text.charCodeAt(j) === 0x2e && isPySpaceCode(text.charCodeAt(j + 1)) && text.charCodeAt(j + 1) !== 0x0a) {
+    j += 2;
+    reps++;
+    ends.push(j);
+  }
+  for (let r = reps; r >= 2; r--) if (ends[r - 1] < end && text.charCodeAt(ends[r - 1]) === 0x2e) return ends[r - 1] + 1;
+  return -1;
+}
+
+/** The lookahead that ends a word token at `q`: `\s | $ | NON_WORD | MULTI_CHAR | ,(?=$|\s|NON_WORD|MULTI_CHAR)`. */
+function wordEndsAt(text: string, q: number, end: number): boolean {
+  if (q >= end) return true;
+  const c = text.charCodeAt(q);
+  if (isPySpaceCode(c) || isNonWord(c) || multiCharEnd(text, q, end) >= 0) return true;
+  if (c !== 0x2c) return false;
+  if (q + 1 >= end) return true;
+  const d = text.charCodeAt(q + 1);
+  return isPySpaceCode(d) || isNonWord(d) || multiCharEnd(text, q + 1, end) >= 0;
+}
+
+/** Calls `emit(start, end)` for each Punkt word token of text[from, to), line by line (`_tokenize_words`). */
+function tokenizeRange(text: string, from: number, to: number, emit: (start: number, end: number) => void): void {
+  let lineStart = from;
+  while (lineStart <= to) {
+    let lineEnd = lineStart;
+    while (lineEnd < to && text.charCodeAt(lineEnd) !== 0x0a) lineEnd++;
+    let i = lineStart;
+    while (i < lineEnd) {
+      const c = text.charCodeAt(i);
+      if (isPySpaceCode(c)) {
+        i++;
+        continue;
+      }
+      let j = multiCharEnd(text, i, lineEnd);
+      if (j < 0 && !isWordStartExcluded(c)) {
+        // \S+? then the lookahead: the shortest run of non-space characters the lookahead accepts.
+        j = i + 1;
+        while (j < lineEnd && !isPySpaceCode(text.charCodeAt(j)) && !wordEndsAt(text, j, lineEnd)) j++;
+      }
+      // \S: one character. Only WORD_START's excluded characters get here, all ASCII; a surrogate pair
+      // takes the word branch, whose lookahead never holds between its two halves.
+      if (j < 0) j = i + 1;
+      emit(i, j);
+      i = j;
+    }
+    lineStart = lineEnd + 1;
+  }
+}
 
 // PunktToken regexes.
 const RE_NUMERIC = /^-?[.,]?\p{Nd}[\p{Nd},.-]*\.?(?=\n?$)/u;
@@ -35,8 +145,6 @@ const RE_INITIAL = new RegExp(`^${W_NOT_DIGIT}\\.(?=\\n?$)`, 'u');
 const UPPER = /^\p{Uppercase}/u;
 const LOWER = /^\p{Lowercase}/u;
 const PUNCTUATION = new Set([';', ':', ',', '.', '!', '?']);
-/** Python's `string.whitespace` (ASCII only; used by `_get_last_whitespace_index`). */
-const ASCII_WHITESPACE = new Set([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
 
 /** One word token with its Punkt annotations (NLTK PunktToken). */
 interface Token {
@@ -52,12 +160,18 @@ function makeToken(tok: string): Token {
   const lower = tok.toLowerCase();
   return {
     tok,
-    type: RE_NUMERIC.test(lower) ? '##number##' + lowerTail(lower) : lower,
+    type: mayBeNumeric(lower) && RE_NUMERIC.test(lower) ? '##number##' + lowerTail(lower) : lower,
     periodFinal: tok.endsWith('.'),
     sentbreak: false,
     abbr: false,
     ellipsis: false,
   };
+}
+
+/** A cheap necessary condition for RE_NUMERIC: it starts with "-", ".", "," or a digit (any \p{Nd} beyond ASCII). */
+function mayBeNumeric(lower: string): boolean {
+  const c = lower.charCodeAt(0);
+  return c > 0x7f || c === 0x2d || c === 0x2e || c === 0x2c || (c >= 0x30 && c <= 0x39);
 }
 
 // `re.sub(numeric, '##number##', tok)`: the pattern is anchored, so it replaces the whole token except a
@@ -82,14 +196,10 @@ function firstLower(t: Token): boolean {
   return LOWER.test(t.tok);
 }
 
-/** `_tokenize_words`: Punkt word tokens of a text, line by line. */
-function tokenizeWords(text: string): Token[] {
+/** `_tokenize_words` on text[from, to): Punkt word tokens, line by line. */
+function tokenizeWords(text: string, from: number, to: number): Token[] {
   const out: Token[] = [];
-  for (const line of text.split('\n')) {
-    if (!pyHasNonSpace(line)) continue;
-    WORD_TOKENIZER.lastIndex = 0;
-    for (let m = WORD_TOKENIZER.exec(line); m !== null; m = WORD_TOKENIZER.exec(line)) out.push(makeToken(m[0]));
-  }
+  tokenizeRange(text, from, to, (a, b) => out.push(makeToken(text.slice(a, b))));
   return out;
 }
 
@@ -97,7 +207,7 @@ function tokenizeWords(text: string): Token[] {
 function firstPass(t: Token, params: PunktParams): void {
   const tok = t.tok;
   if (tok === '.' || tok === '?' || tok === '!') t.sentbreak = true;
-  else if (RE_ELLIPSIS.test(tok)) t.ellipsis = true;
+  else if (tok.charCodeAt(0) === 0x2e && RE_ELLIPSIS.test(tok)) t.ellipsis = true;
   else if (t.periodFinal && !tok.endsWith('..')) {
     const stem = tok.slice(0, -1).toLowerCase();
     const dash = stem.lastIndexOf('-');
@@ -154,9 +264,9 @@ function secondPass(t1: Token, t2: Token, params: PunktParams): void {
   }
 }
 
-/** `text_contains_sentbreak`: does any annotated token but the last end a sentence? */
-function textContainsSentbreak(text: string, params: PunktParams): boolean {
-  const toks = tokenizeWords(text);
+/** `text_contains_sentbreak` on text[from, to): does any annotated token but the last end a sentence? */
+function textContainsSentbreak(text: string, from: number, to: number, params: PunktParams): boolean {
+  const toks = tokenizeWords(text, from, to);
   for (const t of toks) firstPass(t, params);
   for (let i = 0; i + 1 < toks.length; i++) {
     secondPass(toks[i], toks[i + 1], params);
@@ -165,61 +275,78 @@ function textContainsSentbreak(text: string, params: PunktParams): boolean {
   return false;
 }
 
-function lastAsciiWhitespaceIndex(text: string): number {
-  for (let i = text.length - 1; i >= 0; i--) if (ASCII_WHITESPACE.has(text[i])) return i;
-  return 0;
+/** Python's `string.whitespace` (ASCII only; used by `_get_last_whitespace_index`). */
+function isAsciiWhitespace(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d);
 }
 
 interface EndContext {
+  /** Start of the context: the word before the sentence-ending character. */
+  start: number;
   /** End of the sentence-ending character (match.end()). */
   end: number;
+  /** End of the context: the end character, then the non-word character or the whitespace and next token. */
+  contextEnd: number;
   /** Start of the next token after whitespace, or -1 when the context continues with punctuation. */
   nextTokStart: number;
-  context: string;
 }
 
-/** `_match_potential_end_contexts` (the post-ReDoS-fix version, including its quirks). */
+/**
+ * `_match_potential_end_contexts` (the post-ReDoS-fix version, including its quirks). NLTK builds each
+ * context as `text[start:stop] + match.group() + match.group(1)`: always a contiguous range of the text,
+ * so we keep offsets and never copy it.
+ */
 function potentialEndContexts(text: string): EndContext[] {
   const out: EndContext[] = [];
   let prevStart = 0;
   let prevStop = 0;
   let prev: RegExpExecArray | null = null;
-  const emit = (m: RegExpExecArray, start: number, stop: number): void => {
+  const emit = (m: RegExpExecArray, start: number): void => {
     const after = m[1];
     const next = m[2];
     const end = m.index + 1;
-    out.push({
-      end,
-      nextTokStart: next !== undefined ? end + after.length - next.length : -1,
-      context: text.slice(start, stop) + m[0] + after,
-    });
+    out.push({ start, end, contextEnd: end + after.length, nextTokStart: next !== undefined ? end + after.length - next.length : -1 });
   };
   PERIOD_CONTEXT.lastIndex = 0;
   for (let m = PERIOD_CONTEXT.exec(text); m !== null; m = PERIOD_CONTEXT.exec(text)) {
-    const before = text.slice(prevStop, m.index);
-    let wordStart = lastAsciiWhitespaceIndex(before);
-    // NLTK treats "whitespace at index 0" like "no whitespace": kept for exactness.
-    wordStart = wordStart ? wordStart + prevStop + 1 : prevStart;
-    if (prev && prevStop <= wordStart) emit(prev, prevStart, prevStop);
+    // _get_last_whitespace_index(text[prevStop:m.start()]), where whitespace at index 0 counts as none.
+    let ws = m.index - 1;
+    while (ws >= prevStop && !isAsciiWhitespace(text.charCodeAt(ws))) ws--;
+    const wordStart = ws > prevStop ? ws + 1 : prevStart;
+    if (prev && prevStop <= wordStart) emit(prev, prevStart);
     prev = m;
     prevStart = wordStart;
     prevStop = m.index;
   }
-  if (prev) emit(prev, prevStart, prevStop);
+  if (prev) emit(prev, prevStart);
   return out;
+}
+
+/**
+ * Whether `text` (up to `length`, its rstripped length) holds a `.`, `?` or `!` before its last
+ * character: without one, PERIOD_CONTEXT cannot match and the text is a single sentence.
+ */
+function mayHaveBreak(text: string, length: number): boolean {
+  for (let i = 0; i + 1 < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2e || c === 0x3f || c === 0x21) return true;
+  }
+  return false;
 }
 
 /** `_slices_from_text` followed by `_realign_boundaries`: [start, end) spans of the sentences. */
 export function punktSpans(text: string, params: PunktParams, realignBoundaries = true): Array<[number, number]> {
+  const length = pyRstripLength(text);
+  if (!mayHaveBreak(text, length)) return length > 0 ? [[0, length]] : [];
   const slices: Array<[number, number]> = [];
   let lastBreak = 0;
   for (const c of potentialEndContexts(text)) {
-    if (textContainsSentbreak(c.context, params)) {
+    if (textContainsSentbreak(text, c.start, c.contextEnd, params)) {
       slices.push([lastBreak, c.end]);
       lastBreak = c.nextTokStart >= 0 ? c.nextTokStart : c.end;
     }
   }
-  slices.push([lastBreak, pyRstrip(text).length]);
+  slices.push([lastBreak, length]);
   return realignBoundaries ? realign(text, slices) : slices.filter(([s, e]) => e > s);
 }
 

@@ -3,6 +3,7 @@
 // the clitic rule; the reference data predates that (docs/text.md). Each rule is NLTK's regex with
 // Python semantics spelled out: Unicode `\w`/`\d`/`\s`, `\b` as lookarounds, `$` = end or before a
 // final newline, and `(?i)` as Python's IGNORECASE (pyCaselessLiteral), not JavaScript's `i`.
+import { isPySpaceCode, PY_SPACE_CODES } from '../py/format.ts';
 import { B_AFTER_WORD, B_BEFORE_WORD, D, END, pyCaselessLiteral, pySplit, S, W } from '../py/re.ts';
 
 /**
@@ -17,10 +18,13 @@ const rule = (source: string, replacement: string, trigger: (text: string) => bo
   replacement,
   trigger,
 ];
-const has =
-  (...needles: string[]) =>
-  (text: string): boolean =>
-    needles.some((n) => text.includes(n));
+const has = (...needles: string[]) =>
+  needles.length === 1
+    ? (text: string): boolean => text.includes(needles[0])
+    : (text: string): boolean => {
+        for (let i = 0; i < needles.length; i++) if (text.includes(needles[i])) return true;
+        return false;
+      };
 
 // Python `(?i)` alternatives of a few letters, e.g. (?!re|ve|…) → explicit classes.
 const ci = (alternatives: string[]): string => alternatives.map(pyCaselessLiteral).join('|');
@@ -86,15 +90,35 @@ const CONTRACTIONS: Contraction[] = [
 const ODD_CASE = /[\u0130\u0131\u017f]/u;
 
 function apply(text: string, rules: readonly Rule[]): string {
-  for (const [re, replacement, trigger] of rules) if (trigger(text)) text = text.replace(re, replacement);
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i];
+    if (rule[2](text)) text = text.replace(rule[0], rule[1]);
+  }
   return text;
 }
 
+const BRACKETS_AND_DASHES = [PARENS_BRACKETS, DOUBLE_DASHES];
+
 /** NLTK `NLTKWordTokenizer().tokenize(sentence)` (convert_parentheses=False). */
 export function treebankWordTokenize(sentence: string): string[] {
+  const out: string[] = [];
+  treebankTokensInto(sentence, out);
+  return out;
+}
+
+/** Appends the tokens of `sentence` (NLTKWordTokenizer) to `out`. */
+export function treebankTokensInto(sentence: string, out: string[]): void {
+  if (!scanTreebankInto(sentence, out)) for (const t of treebankRegexTokenize(sentence)) out.push(t);
+}
+
+/**
+ * The port rule by rule: NLTK's substitutions in NLTK's order on the whole sentence. The reference for
+ * simpleTreebankTokens, and what every sentence outside its character shapes goes through.
+ */
+export function treebankRegexTokenize(sentence: string): string[] {
   let text = apply(sentence, STARTING_QUOTES);
   text = apply(text, PUNCTUATION);
-  text = apply(text, [PARENS_BRACKETS, DOUBLE_DASHES]);
+  text = apply(text, BRACKETS_AND_DASHES);
   text = ' ' + text + ' ';
   text = apply(text, ENDING_QUOTES);
   const lower = sentence.toLowerCase();
@@ -103,4 +127,276 @@ export function treebankWordTokenize(sentence: string): string[] {
     if (odd || lower.includes(literal)) text = text.replace(re, replacement);
   }
   return pySplit(text);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A single-pass scanner for the common shapes, equal to the rules above wherever it answers.
+//
+// Every rule above only inserts spaces around characters or rewrites quote characters, and almost
+// all of them look at one character of context at most. So for sentences made of these pieces the
+// tokens follow from one left-to-right scan, with no intermediate strings:
+//   - characters no rule mentions (letters, digits, —, …, /, emoji …) stay glued together;
+//   - `; @ # $ % & ? ! * ( ) [ ] { } < > « “ ‘ „ » ” ’` always become tokens of their own;
+//   - `,` and `:` become their own token unless a decimal digit follows (1,000 and 10:30 stay);
+//   - `"` becomes ` `` ` at the start, after an ASCII space, after `( [ { <` or an opening quote
+//     (which got a space before it), and `''` anywhere else;
+//   - a `.` stays glued, except the sentence-final one (followed only by closing brackets or quotes
+//     and whitespace), which becomes its own token;
+//   - one ASCII apostrophe inside a word: `'s 'm 'd 'll 're 've n't` (exactly these cases) split off
+//     when a space follows (an ASCII space, the sentence end, or a character that gets a space before
+//     it); otherwise the word stays whole.
+//   - a run of two or more periods (an ellipsis) is a token of its own; a run of hyphens gives one
+//     "--" per pair, from the left, and an odd last hyphen starts the next word;
+// Anything else (backticks, `''`, `,,`, leading or doubled apostrophes,
+// one-letter apostrophe suffixes, the MacIntyre contractions, İ ı ſ, mixed whitespace after a final
+// period) returns null and goes through the rules. test/text/treebank-fast.test.ts compares the two exhaustively over
+// short strings of every interesting character and on random sentences.
+
+const GLUE = 0;
+const SPLIT = 1;
+const COMMA = 2;
+const QUOTE = 3;
+const DOT = 4;
+const HYPHEN = 5;
+const APOS = 6;
+const SPACE = 7;
+const BAIL = 8;
+
+let kinds: Uint8Array | null = null;
+
+function kindTable(): Uint8Array {
+  if (kinds) return kinds;
+  const t = new Uint8Array(0x10000);
+  for (const c of PY_SPACE_CODES) t[c] = SPACE;
+  for (const ch of ';@#$%&?!*()[]{}<>\u00ab\u201c\u2018\u201e\u00bb\u201d\u2019') t[ch.charCodeAt(0)] = SPLIT;
+  t[0x2c] = COMMA; // ,
+  t[0x3a] = COMMA; // :
+  t[0x22] = QUOTE; // "
+  t[0x2e] = DOT;
+  t[0x2d] = HYPHEN;
+  t[0x27] = APOS;
+  for (const c of [0x60, 0x130, 0x131, 0x17f]) t[c] = BAIL; // ` and the characters Python's IGNORECASE equates with i or s
+  return (kinds = t);
+}
+
+/** Characters that can follow a sentence-final period inside NLTK's rule (without the space). */
+const CLOSERS = new Set([0x5d, 0x29, 0x7d, 0x3e, 0x22, 0x27, 0xbb, 0x201d, 0x2019]);
+const OPENS_QUOTE = new Set([0x20, 0x28, 0x5b, 0x7b, 0x3c, 0xab, 0x201c, 0x2018, 0x201e]);
+
+function isDecimalDigit(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c > 0x7f && DECIMAL_DIGIT.test(String.fromCharCode(c)));
+}
+const DECIMAL_DIGIT = /^\p{Nd}$/u;
+
+function isAsciiLetter(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+}
+
+/**
+ * Index of the period NLTK's PUNCTUATION rule splits off at the end (`([^.])(\.)([\])}>"'»”’ ]*)\s*$`),
+ * -1 when there is none, -2 when the tail is a shape the scanner leaves to the rules.
+ */
+function finalPeriod(s: string): number {
+  let j = s.length;
+  while (j > 0 && isPySpaceCode(s.charCodeAt(j - 1))) j--;
+  const tail = j;
+  while (j > 0 && CLOSERS.has(s.charCodeAt(j - 1))) j--;
+  if (j > 0 && s.charCodeAt(j - 1) === 0x2e) {
+    // An ellipsis ("word...") is not a final period: NLTK's rule needs a non-period before it.
+    if (j > 1 && s.charCodeAt(j - 2) === 0x2e) return -1;
+    for (let k = j; k < tail; k++) if (s.charCodeAt(k) === 0x27) return -2;
+    return j - 1;
+  }
+  // A period followed by closers *and spaces* ("end. )") also ends the sentence for NLTK: leave it to the rules.
+  while (j > 0 && (CLOSERS.has(s.charCodeAt(j - 1)) || isPySpaceCode(s.charCodeAt(j - 1)))) j--;
+  return j > 0 && s.charCodeAt(j - 1) === 0x2e ? -2 : -1;
+}
+
+/** Whether a word (ASCII case ignored) holds one of the MacIntyre contractions NLTK splits ("gonna" → "gon na"). */
+function hasContraction(word: string): boolean {
+  const w = word.toLowerCase();
+  return (
+    w.includes('cannot') || w.includes('gimme') || w.includes('gonna') || w.includes('gotta') || w.includes('lemme') || w.includes('wanna')
+  );
+}
+
+/** The letter pairs every letters-only MacIntyre contraction contains ("nn", "mm" or "tt", any case). */
+function doubledNMT(prev: number, c: number): boolean {
+  const l = c | 0x20;
+  return (l === 0x6e || l === 0x6d || l === 0x74) && (prev | 0x20) === l;
+}
+
+/** NLTK's tokens for `sentence` when it has only the shapes described above; null otherwise. */
+export function simpleTreebankTokens(s: string): string[] | null {
+  const out: string[] = [];
+  return scanTreebankInto(s, out) ? out : null;
+}
+
+/**
+ * Appends NLTK's tokens for `s` to `out` and returns true, when `s` has only the shapes the scanner
+ * covers; otherwise leaves `out` as it was and returns false.
+ */
+export function scanTreebankInto(s: string, out: string[]): boolean {
+  const kind = kindTable();
+  const n = s.length;
+  const fp = finalPeriod(s);
+  if (fp === -2) return false;
+  const mark = out.length;
+  let start = -1; // start of the glued word being built
+  let doubled = false; // the word has "nn", "mm" or "tt": it may hold a MacIntyre contraction
+  let i = 0;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    const k = kind[c];
+    if (k === GLUE) {
+      if (start < 0) {
+        start = i;
+        doubled = false;
+      } else if (!doubled && doubledNMT(s.charCodeAt(i - 1), c)) doubled = true;
+      continue;
+    }
+    if (k === HYPHEN || (k === DOT && i !== fp)) {
+      if (i + 1 < n && s.charCodeAt(i + 1) === c) {
+        // A run: ".." or longer is one token (NLTK's \.{2,} rule); hyphens are paired off from the
+        // left ("--" → " -- "), and an odd one out starts the next word ("---a" → "--", "-a").
+        let r = i + 2;
+        while (r < n && s.charCodeAt(r) === c) r++;
+        if (start >= 0) {
+          if (doubled && hasContraction(s.slice(start, i))) break;
+          out.push(s.slice(start, i));
+          start = -1;
+        }
+        if (k === DOT) out.push(s.slice(i, r));
+        else {
+          for (let d = i; d + 1 < r; d += 2) out.push('--');
+          if ((r - i) % 2 === 1) {
+            start = r - 1;
+            doubled = false;
+          }
+        }
+        i = r - 1;
+        continue;
+      }
+      if (start < 0) {
+        start = i;
+        doubled = false;
+      }
+      continue;
+    }
+    // Everything else ends the word being built.
+    if (start >= 0 && k !== APOS && k !== COMMA) {
+      if (doubled && hasContraction(s.slice(start, i))) break;
+      out.push(s.slice(start, i));
+      start = -1;
+    }
+    if (k === SPACE) continue;
+    if (k === SPLIT) {
+      out.push(s[i]);
+      continue;
+    }
+    if (k === DOT) {
+      out.push('.'); // the sentence-final period
+      continue;
+    }
+    if (k === COMMA) {
+      const next = i + 1 < n ? s.charCodeAt(i + 1) : -1;
+      if (next >= 0 && kind[next] === COMMA) break;
+      if (next >= 0 && isDecimalDigit(next)) {
+        if (start < 0) {
+          start = i;
+          doubled = false;
+        }
+        continue;
+      }
+      if (start >= 0) {
+        if (doubled && hasContraction(s.slice(start, i))) break;
+        out.push(s.slice(start, i));
+        start = -1;
+      }
+      out.push(s[i]);
+      continue;
+    }
+    if (k === QUOTE) {
+      const prev = i > 0 ? s.charCodeAt(i - 1) : -1;
+      const next = i + 1 < n ? s.charCodeAt(i + 1) : -1;
+      if (prev === 0x22 || prev === 0x27 || next === 0x22 || next === 0x27) break;
+      out.push(prev < 0 || OPENS_QUOTE.has(prev) ? '``' : "''");
+      continue;
+    }
+    if (k !== APOS) break; // BAIL: a character only the rules handle
+    // An apostrophe inside a word (pre'suffix): the word before it must exist.
+    if (start < 0) break;
+    let j = i + 1;
+    while (j < n && isAsciiLetter(s.charCodeAt(j))) j++;
+    const after = j < n ? s.charCodeAt(j) : -1;
+    const ka = after < 0 ? SPACE : kind[after];
+    // What follows the suffix must end the word; a space must follow for the split rules to apply.
+    let spaced: boolean;
+    // (A run of periods, or "--", gets a space before it too.)
+    if (
+      after < 0 ||
+      after === 0x20 ||
+      ka === SPLIT ||
+      (ka === DOT && j === fp) ||
+      ((ka === DOT || ka === HYPHEN) && s.charCodeAt(j + 1) === after)
+    )
+      spaced = true;
+    else if (ka === SPACE) spaced = false;
+    else if (ka === COMMA) {
+      const next = j + 1 < n ? s.charCodeAt(j + 1) : -1;
+      if (next >= 0 && (kind[next] === COMMA || isDecimalDigit(next))) break;
+      spaced = true;
+    } else break;
+    const suffix = s.slice(i + 1, j);
+    const pre = s.slice(start, i);
+    // d'ye and more'n are contractions too; so is a letters-only one on either side of the apostrophe.
+    if ((doubled && hasContraction(pre)) || (suffix.length >= 5 && hasContraction(suffix))) break;
+    const sl = suffix.toLowerCase();
+    if (
+      (sl.startsWith('ye') && (pre.charCodeAt(pre.length - 1) | 0x20) === 0x64) ||
+      (sl.startsWith('n') && pre.toLowerCase().endsWith('more'))
+    )
+      break;
+    let cut = -1; // where the word splits, or -1 when it stays whole
+    switch (suffix) {
+      case '':
+      case 's':
+      case 'S':
+      case 'm':
+      case 'M':
+      case 'd':
+      case 'D':
+      case 'll':
+      case 'LL':
+      case 're':
+      case 'RE':
+      case 've':
+      case 'VE':
+        cut = i;
+        break;
+      case 't':
+      case 'T':
+        if (s.charCodeAt(i - 1) === (suffix === 't' ? 0x6e : 0x4e)) {
+          if (i - 1 <= start) cut = -2;
+          else cut = i - 1;
+        }
+        break;
+      default:
+        // One other letter: NLTK's (?i)(')(?!re|ve|ll|m|t|s|d|n)(\w)\b applies; leave it to the rules.
+        if (suffix.length === 1 && suffix !== 'n' && suffix !== 'N') cut = -2;
+    }
+    if (cut === -2) break;
+    if (spaced && cut >= 0) out.push(s.slice(start, cut), s.slice(cut, j));
+    else out.push(s.slice(start, j));
+    start = -1;
+    i = j - 1;
+    continue;
+  }
+  if (i === n && start >= 0) {
+    if (doubled && hasContraction(s.slice(start))) i = -1;
+    else out.push(s.slice(start));
+  }
+  if (i === n) return true;
+  out.length = mark; // bailed out: the rules take the whole sentence
+  return false;
 }

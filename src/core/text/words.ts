@@ -6,7 +6,10 @@
 // pattern because they can never fail here: a match starts at the first `\w` after a non-`\w` (the
 // scanner only reaches a `\w` preceded by a `\w` inside an earlier match) and the greedy `\w+` runs to
 // the next non-`\w`. test/text/words.test.ts checks this against a literal translation with lookarounds.
-import { W as PY_WORD_CHAR } from '../py/re.ts';
+
+import { bmpWordTable, PY_WORD_CHAR, wordCharLength } from './chars.ts';
+
+export { PY_WORD_CHAR };
 
 /** The reference word pattern with Python `\b` written out as lookarounds (reference semantics). */
 export const WORD_PATTERN_LITERAL = `(?:(?<!${PY_WORD_CHAR})(?=${PY_WORD_CHAR}))${PY_WORD_CHAR}+(?:[-']${PY_WORD_CHAR}+)*(?:(?<=${PY_WORD_CHAR})(?!${PY_WORD_CHAR}))`;
@@ -19,32 +22,11 @@ export function wordMatches(text: string): string[] {
 }
 
 // countWords scans code units instead of running WORD_RE, so counting allocates nothing (it runs on
-// every draft of every round). BMP characters are classified through a table built on first use from
-// the same `\p` class; astral ones (surrogate pairs) through the class itself.
-const WORD_CHAR_RE = new RegExp(`^${PY_WORD_CHAR}$`, 'u');
-let bmpWordTable: Uint8Array | null = null;
-
-function bmpTable(): Uint8Array {
-  if (bmpWordTable) return bmpWordTable;
-  const t = new Uint8Array(0x10000);
-  for (let c = 0; c < 0x10000; c++) if ((c < 0xd800 || c > 0xdfff) && WORD_CHAR_RE.test(String.fromCharCode(c))) t[c] = 1;
-  return (bmpWordTable = t);
-}
-
-/** Length in code units of the `\w` character at `i` (1 or 2), or 0 when it is not `\w`. */
-function wordCharLength(text: string, i: number, table: Uint8Array): number {
-  const c = text.charCodeAt(i);
-  if (c < 0xd800 || c > 0xdfff) return table[c];
-  if (c <= 0xdbff && i + 1 < text.length) {
-    const d = text.charCodeAt(i + 1);
-    if (d >= 0xdc00 && d <= 0xdfff) return WORD_CHAR_RE.test(text.slice(i, i + 2)) ? 2 : 0;
-  }
-  return 0;
-}
+// every draft of every round). Characters are classified through chars.ts's table of the same class.
 
 /** The number of words under the reference counter (`len(WORD_RE.findall(text))`). */
 export function countWords(text: string): number {
-  const table = bmpTable();
+  const table = bmpWordTable();
   const n = text.length;
   let count = 0;
   let i = 0;

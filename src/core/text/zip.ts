@@ -4,7 +4,7 @@ import { inflateRawSync } from 'node:zlib';
 import * as zlib from 'node:zlib';
 import { InputError } from '../errors.ts';
 
-export interface ZipEntry {
+interface ZipEntry {
   name: string;
   method: number;
   crc32: number;

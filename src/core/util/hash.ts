@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 
 export function sha256Hex(data: string | Uint8Array): string {
@@ -27,4 +27,33 @@ function sortDeep(v: unknown): unknown {
     return out;
   }
   return v;
+}
+
+/**
+ * SHA-256 of a JSON list `[s(x0),s(x1),…]` whose items are serialised one by one, remembering the
+ * hash state after the last list: a list that extends the previous one (each earlier item the same
+ * per `same`) hashes only its new items. A revision loop's message list grows by two messages a
+ * round, so hashing it is linear in the conversation instead of quadratic. The digest is exactly
+ * the one-shot hash of the whole list.
+ */
+export class ListHasher<T> {
+  private last: { items: readonly T[]; state: Hash } | null = null;
+
+  constructor(
+    private readonly serialize: (item: T) => string,
+    private readonly same: (a: T, b: T) => boolean,
+  ) {}
+
+  digest(items: readonly T[]): string {
+    const last = this.last;
+    let from = 0;
+    let h: Hash;
+    if (last && items.length >= last.items.length && last.items.every((x, i) => this.same(x, items[i]))) {
+      h = last.state.copy();
+      from = last.items.length;
+    } else h = createHash('sha256').update('[');
+    for (let i = from; i < items.length; i++) h.update((i ? ',' : '') + this.serialize(items[i]));
+    this.last = { items, state: h.copy() };
+    return h.update(']').digest('hex');
+  }
 }

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 /** The shared data folder, or null when neither location exists. */
-export function sharedDataDir(): string | null {
+function sharedDataDir(): string | null {
   const candidates = [
     process.env.REVLOOP_SHARED ? join(process.env.REVLOOP_SHARED, 'data') : null,
     join(PROJECT_ROOT, '..', 'shared', 'data'),

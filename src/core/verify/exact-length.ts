@@ -14,6 +14,10 @@ function caseAnchors(c: ConstraintCase): string[] {
   return c.anchors ?? [];
 }
 
+/**
+ * The exact-length verifier (docs/protocol.md §1): the word count against the case's target and the anchors missing from the text. The
+ * same as `getFamily('exact-length').verify`.
+ */
 export function verifyExactLength(text: string, c: ConstraintCase): ExactLengthState {
   const target = caseTarget(c);
   const anchors = caseAnchors(c);
@@ -35,7 +39,7 @@ export function verifyExactLength(text: string, c: ConstraintCase): ExactLengthS
 }
 
 /** "add exactly d words" when d = target − count > 0, otherwise "remove exactly −d words" (also for d = 0). */
-export function exactLengthAction(count: number, target: number): string {
+function exactLengthAction(count: number, target: number): string {
   const delta = target - count;
   return delta > 0 ? `add exactly ${delta} words` : `remove exactly ${-delta} words`;
 }
@@ -46,7 +50,7 @@ function capitalize(s: string): string {
   return first.toUpperCase() + rest.join('').toLowerCase();
 }
 
-export function exactLengthInitialPrompt(c: ConstraintCase, variant: PromptVariant = 'baseline'): string {
+function exactLengthInitialPrompt(c: ConstraintCase, variant: PromptVariant = 'baseline'): string {
   const instruction = c.instruction ?? '';
   const target = caseTarget(c);
   const anchors = caseAnchors(c).join('; ');
@@ -73,7 +77,7 @@ export function exactLengthInitialPrompt(c: ConstraintCase, variant: PromptVaria
   }
 }
 
-export function exactLengthFeedback(state: ExactLengthState, c: ConstraintCase, variant: PromptVariant = 'baseline'): string {
+function exactLengthFeedback(state: ExactLengthState, c: ConstraintCase, variant: PromptVariant = 'baseline'): string {
   const target = caseTarget(c);
   const current = state.word_count;
   const action = exactLengthAction(current, target);

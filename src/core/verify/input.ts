@@ -11,6 +11,10 @@ export interface RequestOptions {
   ifevalMode?: 'strict' | 'loose';
 }
 
+/**
+ * One line of a `verifyBatch` input (and of `revloop verify --jsonl`): an optional id, the family, the text, and the case fields the
+ * family needs.
+ */
 export interface VerifyRequest {
   id?: unknown;
   family: unknown;

@@ -3,6 +3,7 @@
 import { pyJsonDumps } from '../py/format.ts';
 import type { VerifierState } from './types.ts';
 
+/** A state serialised as Python's `json.dumps` would (byte-identical to the reference's records). */
 export function stateJson(state: VerifierState): string {
   return pyJsonDumps(state);
 }

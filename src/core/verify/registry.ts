@@ -22,6 +22,7 @@ const families = new Map<string, Family<any>>(BUILTINS.map((f) => [f.name, f]));
 const NAME_RE = /^[a-z0-9][a-z0-9._-]*$/;
 const REQUIRED_METHODS = ['verify', 'energy', 'feedback', 'initialPrompt', 'maxNewTokens', 'validateCase'] as const;
 
+/** Options of `registerFamily`. */
 export interface RegisterOptions {
   /** Replace an earlier user registration of the same name (built-ins can never be replaced). */
   replace?: boolean;
@@ -58,6 +59,7 @@ export function getFamily(name: string): Family {
   return f;
 }
 
+/** Whether a family of this name is registered (built-in or user). */
 export function hasFamily(name: string): boolean {
   return families.has(name);
 }
@@ -67,6 +69,7 @@ export function listFamilies(): Family[] {
   return [...families.values()];
 }
 
+/** The names of every registered family: built-ins first, then user families in registration order. */
 export function familyNames(): string[] {
   return [...families.keys()];
 }

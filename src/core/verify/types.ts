@@ -4,10 +4,12 @@ import { COLLIE_CODES, type CollieCode } from './collie/types.ts';
 
 /** Prompt/feedback wording variants. "baseline" is the reference protocol. */
 export type PromptVariant = 'baseline' | 'structured' | 'concise';
+/** The prompt variants every family renders: `baseline` (the paper's), `structured`, `concise`. */
 export const PROMPT_VARIANTS: readonly PromptVariant[] = ['baseline', 'structured', 'concise'];
 
 /** Built-in family names; users may register more. */
 export type BuiltinFamily = 'exact-length' | 'c05' | 'c07' | 'c09' | 'c10' | 'c12' | CollieCode | 'ifeval';
+/** The names of the built-in families, in registry order. */
 export const BUILTIN_FAMILIES: readonly BuiltinFamily[] = ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12', ...COLLIE_CODES, 'ifeval'];
 
 /**
@@ -43,6 +45,10 @@ export interface ConstraintCase {
   row?: Record<string, unknown>;
 }
 
+/**
+ * A constraint family: a pure, deterministic verifier from text and case to state, plus its energy, feedback, prompts, token limit and
+ * case validation. Implement it and pass it to `registerFamily` to add your own.
+ */
 export interface Family<S extends VerifierState = VerifierState> {
   name: string;
   /** Bumped whenever verification, feedback or prompts change; hashed into run plans. */
@@ -77,6 +83,7 @@ export interface ExactLengthState extends VerifierState {
   violation_vector: number[];
 }
 
+/** The state of `c05` (word count and words at given positions). */
 export interface C05State extends VerifierState {
   observed_word_count: number;
   target_word_count: number;
@@ -88,23 +95,27 @@ export interface C05State extends VerifierState {
   position_mismatch_count: number;
 }
 
+/** The state of `c07` (required words present). */
 export interface C07State extends VerifierState {
   target_words: unknown[];
   target_present: boolean[];
   missing_count: number;
 }
 
+/** The sentence-count fields shared by the states of `c09`, `c10` and `c12`. */
 export interface SentenceCountFields {
   observed_sentence_count: number;
   target_sentence_count: number;
   sentence_count_residual: number;
 }
 
+/** The state of `c09` (sentence count and forbidden words). */
 export interface C09State extends VerifierState, SentenceCountFields {
   forbidden_words: unknown[];
   forbidden_word_counts: number[];
 }
 
+/** The state of `c10` (sentence count and words per sentence within bounds). */
 export interface C10State extends VerifierState, SentenceCountFields {
   sentence_word_counts: number[];
   lower_bound: number;
@@ -113,6 +124,7 @@ export interface C10State extends VerifierState, SentenceCountFields {
   upper_excesses: number[];
 }
 
+/** The state of `c12` (sentence count and the last word of each sentence). */
 export interface C12State extends VerifierState, SentenceCountFields {
   target_last_words: unknown[];
   observed_last_words: Array<string | null>;

@@ -1,6 +1,6 @@
-// CodeRepair (docs/harness.md §7, optional): MBPP program repair with real execution feedback. Needs a
+// Public API of CodeRepair (`revloop/coderepair`; docs/harness.md §7, optional): MBPP program repair with real execution feedback. Needs a
 // Python 3 interpreter and the sanitized MBPP file the user supplies; see docs/probe.md.
-export { runProgram, findPython, parseExecOutput, DEFAULT_TIMEOUT_S, type ExecResult, type ExecKind, type PythonInfo } from './runner.ts';
+export { runProgram, findPython, type ExecResult, type ExecKind, type PythonInfo } from './runner.ts';
 export { mutate, type Mutation } from './mutate.ts';
 export {
   renderExecObservation,

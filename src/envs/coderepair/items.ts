@@ -12,6 +12,7 @@ import { mutate, type Mutation } from './mutate.ts';
 import { CODEREPAIR_SYSTEM_PROMPT, NEUTRAL_SUBMISSION, renderExecObservation, successExecObservation } from './observe.ts';
 import { runProgram, type ExecResult } from './runner.ts';
 
+/** One problem of MBPP's sanitized file: the task, its reference solution and its tests. */
 export interface MbppProblem {
   task_id: number;
   prompt: string;
@@ -51,6 +52,7 @@ export function loadMbpp(path: string): MbppProblem[] {
   });
 }
 
+/** Options of `buildCodeRepairItems`: the Python interpreter (required) and the sampling limits (default: `PAPER_CODEREPAIR_OPTIONS`). */
 export interface BuildCodeRepairOptions {
   python: string;
   nProblems?: number;
@@ -65,6 +67,10 @@ export const PAPER_CODEREPAIR_OPTIONS = { nProblems: 200, maxPerOperator: 60, nD
 
 const pad4 = (n: number) => String(n).padStart(4, '0');
 
+/**
+ * CodeRepair probe items from MBPP problems: mutates each reference solution, runs the mutants' tests with real Python and keeps failing
+ * ones as decision points (docs/harness.md §7).
+ */
 export async function buildCodeRepairItems(problems: readonly MbppProblem[], options: BuildCodeRepairOptions): Promise<ProbeItem[]> {
   const { nProblems, maxPerOperator, nDistractors } = { ...PAPER_CODEREPAIR_OPTIONS, ...options };
   const run = (code: string, tests: readonly string[]) => runProgram(code, tests, { python: options.python, timeoutS: options.timeoutS });

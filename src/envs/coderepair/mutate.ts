@@ -7,6 +7,7 @@ import { PY_SPACE_CLASS, pyStrip } from '../../core/py/format.ts';
 const S = PY_SPACE_CLASS;
 const LEADING_SPACE = new RegExp(`^${S}*`, 'u');
 
+/** One mutant of a program and the operator that made it. */
 export interface Mutation {
   code: string;
   operator: string;
@@ -24,6 +25,7 @@ function subOnce(code: string, pattern: RegExp, repl: string | ((...m: string[])
 
 const NOT_RENAMED = new Set(['return', 'range', 'for', 'def', 'not', 'and', 'len']);
 
+/** The mutants of a Python program that the CodeRepair operators produce, in a deterministic order (docs/harness.md §7). */
 export function mutate(code: string): Mutation[] {
   const out: Mutation[] = [];
   const lines = pySplitlines(code);

@@ -4,8 +4,10 @@ import { pyStrip } from '../../core/py/format.ts';
 import { pySplitlines } from '../../core/py/strings.ts';
 import type { ExecResult } from './runner.ts';
 
+/** How much of a failed run an observation shows. */
 export type CodeVerbosity = 'terse' | 'standard' | 'verbose';
 
+/** The system prompt of CodeRepair items: reply with one Python function definition. */
 export const CODEREPAIR_SYSTEM_PROMPT =
   'You are a Python programmer. The user gives a task and the tests that will be run against your code.\n\n' +
   'Rules:\n' +
@@ -13,6 +15,7 @@ export const CODEREPAIR_SYSTEM_PROMPT =
   '- Do not include the tests, comments, explanations or markdown fences.\n' +
   '- Use exactly the function name that appears in the tests.';
 
+/** The observation a model sees after its program ran: the outcome of the tests at the given verbosity (default `standard`). */
 export function renderExecObservation(
   result: ExecResult,
   nTests: number,
@@ -38,7 +41,9 @@ export function renderExecObservation(
   return echo && code ? `${body}\n  submitted:\n${code}` : body;
 }
 
+/** The counterfactual success observation: all of the tests passed. */
 export const successExecObservation = (nTests: number): string => `All ${nTests} tests passed.`;
+/** The neutral (uninformative) observation of CodeRepair's counterfactual conditions. */
 export const NEUTRAL_SUBMISSION = 'Submission recorded.';
 
 /** The program in a model turn: the first fenced block, else the text after the last fence, else the text. */

@@ -11,8 +11,10 @@ import { UserError } from '../../core/errors.ts';
 import { pyStrip } from '../../core/py/format.ts';
 import { pySplitlines } from '../../core/py/strings.ts';
 
+/** How a program run ended. */
 export type ExecKind = 'ok' | 'syntax_error' | 'runtime_error' | 'test_failure' | 'timeout' | 'unknown';
 
+/** The outcome of `runProgram`: whether every test passed, how it ended, the cleaned interpreter output and the first failing test. */
 export interface ExecResult {
   ok: boolean;
   kind: ExecKind;
@@ -80,8 +82,9 @@ except Exception:
 report("ok", len(assert_lines))
 `;
 
-export const DEFAULT_TIMEOUT_S = 10;
+const DEFAULT_TIMEOUT_S = 10;
 
+/** The Python interpreter `findPython` found: its path and version. */
 export interface PythonInfo {
   executable: string;
   version: string;

@@ -8,7 +8,7 @@ import { pyJsonDumps } from '../../core/py/format.ts';
 import type { ProbeItem } from './probe-item.ts';
 
 /** Item fields in schema order (the order the JSONL is written in). */
-export const ITEM_FIELDS = [
+const ITEM_FIELDS = [
   'item_id',
   'env',
   'task_id',
@@ -54,7 +54,7 @@ const STRING_FIELDS = [
 ] as const;
 
 /** Validates one parsed line into a ProbeItem with fields in schema order. */
-export function validateItem(value: unknown, file: string, line: number | null): ProbeItem {
+function validateItem(value: unknown, file: string, line: number | null): ProbeItem {
   const bad = (field: string | null, problem: string) => new InputError(file, line, field, problem);
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw bad(null, 'each line must be a JSON object (one probe item)');
   const v = value as Record<string, unknown>;
@@ -145,6 +145,10 @@ export function parseItems(text: string, file: string): ProbeItem[] {
   return items;
 }
 
+/**
+ * Reads and validates a probe item file: the items and the file's SHA-256. Throws an InputError naming file, line and field for a bad
+ * line, a NotFoundError for a missing file.
+ */
 export function readItemsFile(path: string): { items: ProbeItem[]; sha256: string } {
   let text: string;
   try {
@@ -164,6 +168,7 @@ export function itemJsonLine(item: ProbeItem): string {
   return pyJsonDumps(ordered, { floatKeys: new Set() });
 }
 
+/** Probe items as JSON Lines text, one canonical line per item (the file format `readItemsFile` reads). */
 export function itemsJsonl(items: readonly ProbeItem[]): string {
   return items.map((it) => itemJsonLine(it) + '\n').join('');
 }

@@ -94,13 +94,14 @@ export function successObservation(action: string): string {
   return successFor(parsed.name, parsed.kwargs, parsed.positional);
 }
 
-export const NEUTRAL_OBSERVATION = 'Call recorded.';
+const NEUTRAL_OBSERVATION = 'Call recorded.';
 
 /** `trace=` unit i: lowercase hex of BLAKE2b(digest_size=4) of "{action}:{i}". */
 export function traceUnit(action: string, i: number): string {
   return blake2bHex(`${action}:${i}`, { digestSize: 4 });
 }
 
+/** Options of `neutralObservation`: filler units and the echo clause (both off in the probe). */
 export interface NeutralOptions {
   /** Number of `trace=<hex>` filler units (0 = plain). */
   fillerUnits?: number;

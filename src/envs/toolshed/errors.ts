@@ -8,8 +8,10 @@ import { pyReprValue, pyTypeName, type PyValue } from '../../core/py/values.ts';
 import { TOOL_NAMES, toolSignature, type ArgSpec, type ToolSpec } from './tools.ts';
 import { GENERIC_GLOSS, glossTable, type GlossLookup } from '../../remedy/failure-record.ts';
 
+/** The three renderings of a ToolShed error (docs/harness.md §1). */
 export type Verbosity = 'terse' | 'standard' | 'verbose';
 
+/** How a ToolShed error is rendered: its verbosity (default `standard`) and whether the failed call is echoed. */
 export interface RenderOptions {
   verbosity?: Verbosity;
   /** Append "\n  while calling: <stripped action>" (the probe's fail_echo condition). */
@@ -41,7 +43,7 @@ export class ToolError extends Error {
 }
 
 /** `difflib.get_close_matches(name, candidates, n=1, cutoff=0.0)[0]`, else the first candidate. */
-export function closest(name: string, candidates: readonly string[]): string {
+function closest(name: string, candidates: readonly string[]): string {
   const match = getCloseMatches(name, candidates, 1, 0.0);
   return match.length ? match[0] : candidates[0];
 }
@@ -146,7 +148,7 @@ export function missingArgumentError(spec: ToolSpec, a: ArgSpec): ToolError {
   );
 }
 
-export type WantedType = 'string' | 'number' | 'list of strings';
+type WantedType = 'string' | 'number' | 'list of strings';
 
 export function typeErrorFor(spec: ToolSpec, a: ArgSpec, value: PyValue, want: WantedType): ToolError {
   const got = pyTypeName(value);
@@ -160,7 +162,7 @@ export function typeErrorFor(spec: ToolSpec, a: ArgSpec, value: PyValue, want: W
 
 // ---- tool errors -------------------------------------------------------------------------------
 
-export type NotFoundKind = 'folder' | 'file' | 'contact' | 'team' | 'event' | 'attendee' | 'recipient';
+type NotFoundKind = 'folder' | 'file' | 'contact' | 'team' | 'event' | 'attendee' | 'recipient';
 
 /** `{kind}_not_found`; the closest-match and known-options clauses appear only when there are options. */
 export function notFoundError(kind: NotFoundKind, key: string, options: readonly string[]): ToolError {
@@ -251,15 +253,6 @@ export const PROBE_ERROR_FAMILIES: readonly string[] = [
   'unexpected_argument',
   'unknown_tool',
   'unsupported_conversion',
-];
-
-/** Families that only occur in free rollouts. */
-export const ROLLOUT_ONLY_ERROR_FAMILIES: readonly string[] = [
-  'parse_error',
-  'arity_error',
-  'state_error',
-  'recipient_not_found',
-  'folder_not_found',
 ];
 
 /**

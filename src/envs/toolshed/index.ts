@@ -1,34 +1,41 @@
-// ToolShed: the tool-use environment of the feedback-inversion study, its error families,
-// counterfactual observations, perturbation operators, task templates and probe item builder.
-export { TOOLS, TOOL_NAMES, TOOLS_BY_NAME, UNIT_TABLE, toolSignature, toolDoc, unitFactor } from './tools.ts';
-export type { ArgSpec, ArgType, ToolSpec } from './tools.ts';
-export { systemPrompt, withNegativeInstruction, DEMO, NEGATIVE_INSTRUCTION, OBSERVATION_PREFIX } from './prompt.ts';
-export type { SystemPromptOptions } from './prompt.ts';
-export { ToolError, renderError, closest, errorGloss, ERROR_GLOSS, PROBE_ERROR_FAMILIES, ROLLOUT_ONLY_ERROR_FAMILIES } from './errors.ts';
-export type { RenderOptions, Verbosity, NotFoundKind } from './errors.ts';
-export { parseAction, cleanActionText, actionToolName } from './parse.ts';
-export type { ParsedAction } from './parse.ts';
-export { buildWorld, cloneWorld, FIRST_NAMES, LAST_NAMES, TEAMS, FOLDERS, FILE_STEMS, FILE_CONTENT } from './world.ts';
-export type { World, Contact, CalendarEvent, FileEntry, Reminder, SentMessage } from './world.ts';
-export { DEFAULT_SEED, deriveSeed, rngFor } from './seeding.ts';
-export { step, bindArguments, renderResult } from './step.ts';
-export type { Outcome } from './step.ts';
-export { successObservation, neutralObservation, lengthMatchedNeutral, traceUnit, NEUTRAL_OBSERVATION } from './counterfactual.ts';
-export type { NeutralOptions } from './counterfactual.ts';
-export { generateTasks, generateAgentTasks, isSolved, taskWorld, formatCall, PROBE_TEMPLATES, AGENT_TEMPLATES } from './tasks.ts';
-export type { Task, TaskPayload, TemplateName, ProbeTemplate, Difficulty } from './tasks.ts';
-export { perturbations, TOOL_TYPOS, ARG_TYPOS, MONTHS, PROBE_OPERATORS } from './perturb.ts';
-export type { Perturbation } from './perturb.ts';
+// Public API of ToolShed (`revloop/toolshed`, docs/toolshed.md), the tool-use environment of the
+// feedback-inversion study: seeded worlds, the tools, the action parser and runtime, counterfactual
+// observations, perturbations, tasks with goal predicates, and the probe item builder. The data
+// tables and rendering helpers behind them stay inside the repository.
+export { TOOLS, type ToolSpec, type ArgSpec, type ArgType } from './tools.ts';
+export { systemPrompt, withNegativeInstruction, type SystemPromptOptions } from './prompt.ts';
+export { OBSERVATION_PREFIX } from '../../remedy/failure-record.ts';
+export {
+  buildWorld,
+  cloneWorld,
+  type World,
+  type Contact,
+  type CalendarEvent,
+  type FileEntry,
+  type Reminder,
+  type SentMessage,
+} from './world.ts';
+export { parseAction, type ParsedAction } from './parse.ts';
+export { step, type Outcome } from './step.ts';
+export { ToolError, errorGloss, PROBE_ERROR_FAMILIES, type RenderOptions, type Verbosity } from './errors.ts';
+export { successObservation, neutralObservation, lengthMatchedNeutral, type NeutralOptions } from './counterfactual.ts';
+export {
+  generateTasks,
+  generateAgentTasks,
+  taskWorld,
+  isSolved,
+  type Task,
+  type TaskPayload,
+  type TemplateName,
+  type Difficulty,
+} from './tasks.ts';
+export { perturbations, type Perturbation } from './perturb.ts';
 export {
   buildToolshedItems,
-  itemsAtStep,
-  renderWorlds,
-  itemToJson,
-  itemsToJsonl,
+  stratifiedSubsample,
   writeItemsJsonl,
   readItemsJsonl,
-  summarizeItems,
-  stratifiedSubsample,
   PAPER_TOOLSHED_OPTIONS,
+  type BuildToolshedOptions,
 } from './items.ts';
-export type { ProbeItem, BuildToolshedOptions, ItemSummary, RenderWorlds, StepContext } from './items.ts';
+export type { ProbeItem } from '../items/probe-item.ts';

@@ -20,6 +20,7 @@ import type { ProbeItem } from '../items/probe-item.ts';
 
 export type { ProbeItem } from '../items/probe-item.ts';
 
+/** Options of `buildToolshedItems` (default: `PAPER_TOOLSHED_OPTIONS`, the paper's 275 items). */
 export interface BuildToolshedOptions {
   /** Number of probe tasks (the paper: 60). */
   nTasks?: number;
@@ -46,18 +47,18 @@ const RENDERERS: Record<'std' | 'terse' | 'verbose' | 'echo', RenderOptions> = {
 };
 
 /** The four renderings' worlds: the reference keeps one environment (and world) per rendering. */
-export interface RenderWorlds {
+interface RenderWorlds {
   std: World;
   terse: World;
   verbose: World;
   echo: World;
 }
 
-export function renderWorlds(task: Task): RenderWorlds {
+function renderWorlds(task: Task): RenderWorlds {
   return { std: taskWorld(task), terse: taskWorld(task), verbose: taskWorld(task), echo: taskWorld(task) };
 }
 
-export interface StepContext {
+interface StepContext {
   task: Task;
   stepIndex: number;
   gold: string;
@@ -168,7 +169,7 @@ export function readItemsJsonl(path: string): ProbeItem[] {
   return readItemsFile(path).items;
 }
 
-export interface ItemSummary {
+interface ItemSummary {
   n_items: number;
   n_tasks: number;
   operators: string[];

@@ -8,6 +8,7 @@ import type { PyValue } from '../../core/py/values.ts';
 import { PY_SPACE_CLASS, pyStrip } from '../../core/py/format.ts';
 import { parseEmptyError, parseKwargsError, parseNonLiteralError, parseNotCallError, parseSyntaxError, ToolError } from './errors.ts';
 
+/** A parsed tool call: the tool name and its keyword arguments as Python values. */
 export interface ParsedAction {
   name: string;
   /** Keyword arguments in call order (a repeated keyword keeps its first position, last value). */

@@ -9,13 +9,14 @@ import { formatCall } from './tasks.ts';
 import { TOOLS_BY_NAME } from './tools.ts';
 import type { World } from './world.ts';
 
+/** A perturbed (failing) variant of a gold action: the action, the operator, and the error family it should raise. */
 export interface Perturbation {
   action: string;
   operator: string;
   expectedError: string;
 }
 
-export const TOOL_TYPOS: Readonly<Record<string, string>> = {
+const TOOL_TYPOS: Readonly<Record<string, string>> = {
   find_contact: 'find_contacts',
   read_file: 'read_files',
   write_file: 'save_file',
@@ -30,7 +31,7 @@ export const TOOL_TYPOS: Readonly<Record<string, string>> = {
   convert_units: 'convert_unit',
 };
 
-export const ARG_TYPOS: Readonly<Record<string, string>> = {
+const ARG_TYPOS: Readonly<Record<string, string>> = {
   path: 'file_path',
   folder: 'directory',
   name: 'contact_name',
@@ -49,20 +50,7 @@ export const ARG_TYPOS: Readonly<Record<string, string>> = {
   content: 'text',
 };
 
-export const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 /** The operators that occur in the probe item pool (8). */
 export const PROBE_OPERATORS: readonly string[] = [

@@ -9,11 +9,13 @@ export { NEGATIVE_INSTRUCTION, OBSERVATION_PREFIX };
 /** Appended after the prompt's trailing newline in the free-running agent study (demo on). */
 export const DEMO = "\nA valid reply looks exactly like this, with no prefix or explanation:\nlist_files(folder='notes')\n";
 
+/** Options of `systemPrompt`. */
 export interface SystemPromptOptions {
   /** Append the format demonstration (agent study); off for the probe. */
   demo?: boolean;
 }
 
+/** ToolShed's system prompt with every tool's signature and doc; with `demo` it ends with the agent study's format demonstration. */
 export function systemPrompt(options: SystemPromptOptions = {}): string {
   const toolDocs = TOOLS.map(toolDoc).join('\n');
   const demo = options.demo ? DEMO : '';

@@ -26,6 +26,7 @@ import { parseAction, type ParsedAction } from './parse.ts';
 import { TOOLS_BY_NAME, UNIT_TABLE, unitFactor, type ArgSpec, type ToolSpec } from './tools.ts';
 import type { CalendarEvent, Contact, World } from './world.ts';
 
+/** The outcome of one `step`: ok or the error family, the observation text, and whether it echoes the action. */
 export interface Outcome {
   ok: boolean;
   observation: string;

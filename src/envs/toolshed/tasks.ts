@@ -10,8 +10,9 @@ import { DEFAULT_SEED, rngFor } from './seeding.ts';
 import { unitFactor } from './tools.ts';
 import { buildWorld, type World } from './world.ts';
 
-export type ProbeTemplate = 'email_file' | 'cancel_event' | 'schedule' | 'roster' | 'archive' | 'convert';
-export type AgentOnlyTemplate = 'lookup' | 'simple_write' | 'simple_reminder';
+type ProbeTemplate = 'email_file' | 'cancel_event' | 'schedule' | 'roster' | 'archive' | 'convert';
+type AgentOnlyTemplate = 'lookup' | 'simple_write' | 'simple_reminder';
+/** The task templates (the probe's six and the agent study's extra ones). */
 export type TemplateName = ProbeTemplate | AgentOnlyTemplate;
 
 interface PayloadBase {
@@ -19,6 +20,7 @@ interface PayloadBase {
   world_index: number;
 }
 
+/** A task's template and the facts its goal predicate checks. */
 export type TaskPayload = PayloadBase &
   (
     | { template: 'email_file'; contact_email: string; file_content: string }
@@ -32,8 +34,10 @@ export type TaskPayload = PayloadBase &
     | { template: 'simple_reminder'; date: string; text: string }
   );
 
+/** A task's difficulty label. */
 export type Difficulty = 'easy' | 'medium' | 'hard';
 
+/** A ToolShed task: its id, goal text, template payload (what `isSolved` checks) and gold actions. */
 export interface Task {
   task_id: string;
   goal: string;
@@ -230,7 +234,6 @@ const simpleReminder: TemplateFn = (i, _world, rng, seed) => {
   };
 };
 
-export const PROBE_TEMPLATES: readonly ProbeTemplate[] = ['email_file', 'cancel_event', 'schedule', 'roster', 'archive', 'convert'];
 const PROBE_TEMPLATE_FNS: readonly TemplateFn[] = [emailFile, cancelEvent, schedule, roster, archive, convert];
 
 export const AGENT_TEMPLATES: readonly TemplateName[] = [

@@ -1,8 +1,10 @@
 // The twelve ToolShed tools: signatures, documentation lines and the unit table (docs/harness.md §1.1).
 // The rendered docs are part of the system prompt, so every string here is byte-exact.
 
+/** The argument types ToolShed's tools take. */
 export type ArgType = 'str' | 'int' | 'float' | 'list[str]';
 
+/** One argument of a tool: name, type and whether it is required. */
 export interface ArgSpec {
   name: string;
   type: ArgType;
@@ -10,6 +12,7 @@ export interface ArgSpec {
   description: string;
 }
 
+/** A tool: its name, description, arguments and return description. */
 export interface ToolSpec {
   name: string;
   description: string;
@@ -21,6 +24,7 @@ function arg(name: string, type: ArgType, description: string): ArgSpec {
   return { name, type, required: true, description };
 }
 
+/** ToolShed's twelve tools in the system prompt's order. */
 export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'list_files',

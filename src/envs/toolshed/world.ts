@@ -3,17 +3,20 @@
 // gives the same office as the reference.
 import { rngFor } from './seeding.ts';
 
+/** A file of a world: its content and whether it is read-only. */
 export interface FileEntry {
   content: string;
   readonly: boolean;
 }
 
+/** A contact of a world. */
 export interface Contact {
   name: string;
   email: string;
   team: string;
 }
 
+/** A calendar event of a world. */
 export interface CalendarEvent {
   id: string;
   title: string;
@@ -23,17 +26,23 @@ export interface CalendarEvent {
   cancelled: boolean;
 }
 
+/** A reminder set in a world. */
 export interface Reminder {
   text: string;
   date: string;
 }
 
+/** A message sent in a world. */
 export interface SentMessage {
   to: string;
   subject: string;
   body: string;
 }
 
+/**
+ * A ToolShed world: files, contacts, events, reminders and sent messages, changed in place by `step`. Build one with `buildWorld` or
+ * `taskWorld`; copy with `cloneWorld`.
+ */
 export interface World {
   /** path → file; insertion order matters (task templates choose among non-readonly files in it). */
   files: Map<string, FileEntry>;

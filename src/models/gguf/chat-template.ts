@@ -13,14 +13,14 @@ import type { ChatMessage } from '../types.ts';
 import { UserError, DataMissingError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/util/hash.ts';
 
-export interface ChatTemplateSource {
+interface ChatTemplateSource {
   /** The Jinja text. */
   template: string;
   /** Where it came from: `gguf` (tokenizer.chat_template) or the file path given by the user. */
   origin: string;
 }
 
-export interface RenderSettings {
+interface RenderSettings {
   /** Special-token strings exposed to the template, as HF does (`bos_token`, `eos_token`, …). */
   specialTokens: Record<string, string>;
   /** Extra template variables (HF `**kwargs`), e.g. `{ enable_thinking: false }`. */

@@ -20,7 +20,7 @@ export interface GgufTensor {
   data: Float32Array;
 }
 
-export const GGUF_ALIGNMENT = 32;
+const GGUF_ALIGNMENT = 32;
 
 // GGUF metadata value type codes (gguf spec).
 const T_UINT32 = 4;

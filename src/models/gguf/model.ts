@@ -54,6 +54,10 @@ const CAPABILITIES = Object.freeze({
   simulated: false,
 } as const satisfies ModelCapabilities);
 
+/**
+ * An in-process GGUF model (node-llama-cpp): generation, teacher-forced scoring, bans, stop tokens and token-level decoding on one
+ * serialized context. Create one with `createGgufModel` or `createModel('gguf:…')`; `close()` when done.
+ */
 export class GgufModel
   implements ScoringModel, ScoringCostModel, TokenDecodingModel, BanningModel, StopTokenModel, BackendInfoModel, ContextSizingModel
 {
@@ -175,6 +179,11 @@ export class GgufModel
   /** Tokens of `text` without special tokens. */
   async countTokens(text: string): Promise<number> {
     return (await this.tokenize(text, false)).length;
+  }
+
+  /** The prompt tokens `generate(messages)` sends: the rendered template + generation prompt. */
+  async countPromptTokens(messages: readonly ChatMessage[]): Promise<number> {
+    return (await this.renderPrompt(messages, true)).tokens.length;
   }
 
   async detokenize(tokens: readonly number[], special = false): Promise<string> {

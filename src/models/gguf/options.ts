@@ -6,7 +6,9 @@ import { resolve } from 'node:path';
 import { UserError, UsageError, NotFoundError } from '../../core/errors.ts';
 import { DEFAULT_TEMPLATE_KWARGS } from './chat-template.ts';
 
+/** Where a GGUF model runs: `false` (CPU), `auto`, or one GPU backend. */
 export type GpuSetting = false | 'auto' | 'cuda' | 'vulkan' | 'metal';
+/** How a continuation is tokenized for scoring: `separate` (docs/harness.md §3.4, the default) or `lm-eval`. */
 export type ScoreTokenization = 'separate' | 'lm-eval';
 
 /** Options of `createGgufModel` (all optional; the spec's `?k=v` pairs set the same keys). */

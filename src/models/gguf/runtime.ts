@@ -81,7 +81,7 @@ export class ContextOverflowError extends UserError {
 }
 
 /** Serializes async work (a promise chain). */
-export class Mutex {
+class Mutex {
   private tail: Promise<unknown> = Promise.resolve();
   run<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.tail.then(fn, fn);
@@ -137,7 +137,7 @@ export interface TokenScore {
   underflowClamps: number;
 }
 
-export interface GenerateTokensOptions {
+interface GenerateTokensOptions {
   maxTokens: number;
   temperature: number;
   seed: number;
@@ -152,7 +152,7 @@ export interface GenerateTokensOptions {
 }
 
 /** What one token-level generation returns before detokenizing (see GenerateTokensOutput). */
-export type GenerateTokensResult = Omit<GenerateTokensOutput, 'text' | 'banList'>;
+type GenerateTokensResult = Omit<GenerateTokensOutput, 'text' | 'banList'>;
 
 /** The settings that make a loaded runtime (one per distinct key in the process). */
 type LoadKey = Pick<GgufSettings, 'path' | 'gpu' | 'gpuLayers' | 'contextSize' | 'batchSize' | 'threads' | 'flashAttention' | 'selfCheck'>;
@@ -591,7 +591,7 @@ function tensorTypeName(nlc: NodeLlamaCpp, t: number | undefined): string | null
 }
 
 /** Lexicographic order of token lists (a prefix sorts before its extensions). */
-export function compareTokens(a: readonly number[], b: readonly number[]): number {
+function compareTokens(a: readonly number[], b: readonly number[]): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
   return a.length - b.length;

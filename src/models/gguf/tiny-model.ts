@@ -19,6 +19,7 @@ export const TINY_CHAT_TEMPLATE =
   "{{ bos_token }}{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}" +
   "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% if enable_thinking is defined and enable_thinking is false %}{{ '<think>\\n\\n</think>\\n\\n' }}{% endif %}{% endif %}";
 
+/** Options of the tiny random-weight test model (default: the project's, seed 20260808). */
 export interface TinyModelOptions {
   /** Seed of the weight generator (default 20260808). */
   seed?: number;
@@ -96,7 +97,7 @@ const WORDS = [
   'failed',
 ];
 
-export interface TinyVocabulary {
+interface TinyVocabulary {
   tokens: string[];
   scores: number[];
   types: number[];
@@ -252,8 +253,9 @@ export function writeTinyLlamaGguf(path: string, options: TinyModelOptions = {})
 export const TINY_MODEL_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../test/.tmp');
 
 /**
- * Path of the tiny model with the given options, writing it if it is missing or stale (content is
- * compared, so a changed generator never leaves an old file in place).
+ * Path of the tiny random-weight test model with the given options in `dir` (default: `test/.tmp/`
+ * of the checkout, or of the installed package: pass a folder of your own there), writing it if it
+ * is missing or stale (content is compared, so a changed generator never leaves an old file in place).
  */
 export function ensureTinyModel(options: TinyModelOptions = {}, dir = TINY_MODEL_DIR): string {
   const data = buildTinyLlamaGguf(options);

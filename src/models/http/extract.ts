@@ -31,7 +31,7 @@ export function rawForRecord(raw: unknown): unknown {
   return raw;
 }
 
-export function usageOf(body: Record<string, unknown>): AttemptRecord['usage'] | undefined {
+function usageOf(body: Record<string, unknown>): AttemptRecord['usage'] | undefined {
   const u = body.usage as Record<string, unknown> | undefined | null;
   if (!u || typeof u !== 'object') return undefined;
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
@@ -39,7 +39,7 @@ export function usageOf(body: Record<string, unknown>): AttemptRecord['usage'] |
 }
 
 /** Provider metadata worth keeping with every attempt (docs/protocol.md §1.6 `api` fields). */
-export function metaOf(body: Record<string, unknown>, headers?: { get(name: string): string | null }): Record<string, unknown> {
+function metaOf(body: Record<string, unknown>, headers?: { get(name: string): string | null }): Record<string, unknown> {
   const meta: Record<string, unknown> = {};
   if (body.id != null) meta.responseId = body.id;
   const gen = headers?.get('x-generation-id');

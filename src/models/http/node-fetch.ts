@@ -1,11 +1,12 @@
-// A small `fetch` for the openai SDK built on node:http/https with a keep-alive Agent. Node 20's
+// revloop's HTTP client: one buffered exchange on node:http/https with keep-alive Agents (what the
+// HTTP model backends use), and a small `fetch` over it for code that wants one. Node 20's
 // undici fetch costs about 0.6–1.0 ms of CPU per request on loopback (WHATWG streams, Request and
 // Response objects, separate header and body writes); node:http costs about 0.2–0.35 ms (the
 // ceiling lines of bench/http.ts). At 32 requests in flight and 50 ms latency that difference
 // decides whether one event loop keeps up.
 //
-// What it does: one request, body sent in one write, the whole response buffered, and a Response
-// over that buffer. What it does not: redirects (a 3xx is returned as it is: API servers do not
+// What it does: one request, body sent in one write, the whole response buffered (and, for the
+// fetch, a Response over that buffer). What it does not: redirects (a 3xx is returned as it is: API servers do not
 // redirect POSTs), proxies (Node 20's fetch ignores them too), streaming request bodies (handed to
 // the global fetch). It honours the AbortSignal at every stage (queued for a socket, connecting,
 // waiting for headers, reading the body) and rejects with the signal's reason, as fetch does.
@@ -13,9 +14,9 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
-export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-export interface KeepAliveFetchOptions {
+interface KeepAliveFetchOptions {
   /** Idle time after which a pooled socket is closed (a server's Keep-Alive hint shortens it). */
   idleSocketMs?: number;
 }
@@ -145,56 +146,90 @@ function decode(encoding: string | undefined, raw: Buffer): Buffer {
   }
 }
 
-function responseHeaders(res: IncomingMessage): Headers {
+function responseHeaders(raw: string[]): Headers {
   const headers = new Headers();
-  const raw = res.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
   return headers;
 }
 
+/** One buffered HTTP exchange: status, headers as node:http parsed them, and the decoded body. */
+export interface ExchangeResult {
+  status: number;
+  statusText: string;
+  /** Lower-cased names (node:http's parse: repeated values joined, set-cookie an array). */
+  headers: IncomingMessage['headers'];
+  rawHeaders: string[];
+  /** Null for status codes without a body. */
+  body: Buffer | null;
+}
+
+export interface ExchangeInit {
+  method: string;
+  /** Name, value, name, value, … in lower case, `host` included (sent as they are); content-length is added here. */
+  headers: readonly string[];
+  body: string | Buffer | null;
+  signal?: AbortSignal;
+  /** Abandon the whole exchange (connect, headers, body) after this long, rejecting with DeadlineExceeded. */
+  timeoutMs?: number;
+}
+
+/** The exchange did not complete within its deadline. */
+export class DeadlineExceeded extends Error {
+  constructor(readonly ms: number) {
+    super(`no complete response within ${ms} ms`);
+    this.name = 'DeadlineExceeded';
+  }
+}
+
+/** Sends one request and buffers the whole response (what revloop's HTTP backends need, nothing more). */
+export type HttpExchange = (url: URL, init: ExchangeInit) => Promise<ExchangeResult>;
+
 /**
- * A fetch with its own keep-alive pools (one for http:, one for https:). Sockets idle in the pool
- * do not keep the process alive.
+ * An exchange with its own keep-alive pools (one for http:, one for https:). Sockets idle in the
+ * pool do not keep the process alive. It honours the AbortSignal at every stage and rejects with
+ * the signal's reason.
  */
-export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): FetchLike {
+export function createExchange(options: KeepAliveFetchOptions = {}): HttpExchange {
   const idle = options.idleSocketMs ?? 4000;
   const agents = {
     'http:': new HttpAgent({ keepAlive: true, timeout: idle, scheduling: 'lifo' }),
     'https:': new HttpsAgent({ keepAlive: true, timeout: idle, scheduling: 'lifo' }),
   };
-
-  return function keepAliveFetch(input, init = {}) {
-    if (typeof input !== 'string' && !(input instanceof URL)) return globalThis.fetch(input, init);
-    const body = bodyBytes(init.body);
-    if (body === undefined) return globalThis.fetch(input, init);
-    const url = typeof input === 'string' ? new URL(input) : input;
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return globalThis.fetch(input, init);
-    const signal = init.signal ?? undefined;
+  return function exchange(url, init) {
+    const signal = init.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
-
-    return new Promise<Response>((resolve, reject) => {
-      const headers = headerPairs(init.headers);
-      if (body !== null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length);
+    return new Promise<ExchangeResult>((resolve, reject) => {
+      const body = init.body;
+      // Raw header pairs skip node:http's per-header validation and bookkeeping (we build them).
+      const headers =
+        body === null
+          ? init.headers
+          : [...init.headers, 'content-length', String(typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length)];
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       let settled = false;
-      const finish = (err: unknown, response?: Response) => {
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (err: unknown, result?: ExchangeResult) => {
         if (settled) return;
         settled = true;
         signal?.removeEventListener('abort', onAbort);
+        if (timer) clearTimeout(timer);
         if (err !== undefined) reject(err);
-        else resolve(response!);
+        else resolve(result!);
       };
       const req = send(url, {
-        method: init.method ?? 'GET',
-        headers,
+        method: init.method,
+        headers: headers as string[],
         agent: url.protocol === 'https:' ? agents['https:'] : agents['http:'],
       });
-      function onAbort() {
-        const reason = signal!.reason;
+      const stop = (reason: unknown) => {
         finish(reason);
         req.destroy(reason instanceof Error ? reason : new Error(String(reason)));
+      };
+      function onAbort() {
+        stop(signal!.reason);
       }
       signal?.addEventListener('abort', onAbort, { once: true });
+      if (init.timeoutMs !== undefined) timer = setTimeout(() => stop(new DeadlineExceeded(init.timeoutMs!)), init.timeoutMs);
       req.on('error', (e) => finish(e));
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
@@ -213,18 +248,38 @@ export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): Fetch
             return finish(e);
           }
           const status = res.statusCode ?? 0;
-          const response = new BufferedResponse(
-            NULL_BODY_STATUS.has(status) ? null : payload,
+          finish(undefined, {
             status,
-            res.statusMessage ?? '',
-            responseHeaders(res),
-            url.href,
-          );
-          finish(undefined, response as unknown as Response);
+            statusText: res.statusMessage ?? '',
+            headers: res.headers,
+            rawHeaders: res.rawHeaders,
+            body: NULL_BODY_STATUS.has(status) ? null : payload,
+          });
         });
       });
       if (body === null) req.end();
       else req.end(body);
     });
+  };
+}
+
+/**
+ * A `fetch` over the same exchange, for code that wants one (an SDK client, say): Node 20's undici
+ * fetch costs two to three times the CPU per request. Bodies it does not handle (streams, forms,
+ * blobs) and other protocols go to the global fetch.
+ */
+export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): FetchLike {
+  const exchange = createExchange(options);
+  return function keepAliveFetch(input, init = {}) {
+    if (typeof input !== 'string' && !(input instanceof URL)) return globalThis.fetch(input, init);
+    const body = bodyBytes(init.body);
+    if (body === undefined) return globalThis.fetch(input, init);
+    const url = typeof input === 'string' ? new URL(input) : input;
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return globalThis.fetch(input, init);
+    const pairs = { host: url.host, ...headerPairs(init.headers) };
+    const headers = Object.entries(pairs).flat();
+    return exchange(url, { method: init.method ?? 'GET', headers, body, signal: init.signal ?? undefined }).then(
+      (r) => new BufferedResponse(r.body, r.status, r.statusText, responseHeaders(r.rawHeaders), url.href) as unknown as Response,
+    );
   } as FetchLike;
 }

@@ -2,8 +2,7 @@
 // OpenRouter, …) with our own retry loop: every attempt is timed, classified, recorded as an
 // AttemptRecord and reported through `onAttempt`, and a failed attempt never becomes text.
 import { createHash } from 'node:crypto';
-import type OpenAI from 'openai';
-import { canonicalJson, sha256Hex } from '../../core/util/hash.ts';
+import { canonicalJson, ListHasher, sha256Hex } from '../../core/util/hash.ts';
 import { CapabilityError } from '../../core/errors.ts';
 import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, ModelCapabilities } from '../types.ts';
 import { modelCapabilities, type BackendInfoModel, type CapabilitiesWith } from '../capabilities.ts';
@@ -11,8 +10,7 @@ import type { Clock, RetryPolicy } from '../options.ts';
 import { ConcurrencyLimiter, RateLimiter } from './limiter.ts';
 import { extractChatText, type Extracted } from './extract.ts';
 import { isRetryable, parseRetryAfter, retryDelayMs, type FailureKind } from './retry.ts';
-import { createKeepAliveFetch } from './node-fetch.ts';
-import { postOnce, type RawOutcome } from './transport.ts';
+import { httpEndpoint, postOnce, type HeaderLookup, type HttpEndpoint, type RawOutcome } from './transport.ts';
 
 export interface HttpModelConfig {
   spec: string;
@@ -58,7 +56,18 @@ export function redactUrl(url: string): string {
  * goes through canonicalJson.
  */
 export function messagesCanonicalSha256(messages: readonly unknown[]): string {
-  const plain = messages.every((m) => {
+  if (!isPlain(messages)) return sha256Hex(canonicalJson(messages));
+  const h = createHash('sha256').update('[');
+  for (let i = 0; i < messages.length; i++) h.update((i ? ',' : '') + canonicalMessage(messages[i]));
+  return h.update(']').digest('hex');
+}
+
+type PlainMessage = { role: string; content: string };
+const canonicalMessage = (m: PlainMessage) => `{"content":${JSON.stringify(m.content)},"role":${JSON.stringify(m.role)}}`;
+const sameMessage = (a: PlainMessage, b: PlainMessage) => a.role === b.role && a.content === b.content;
+
+function isPlain(messages: readonly unknown[]): messages is PlainMessage[] {
+  return messages.every((m) => {
     const o = m as Record<string, unknown> | null;
     return (
       !!o &&
@@ -69,13 +78,27 @@ export function messagesCanonicalSha256(messages: readonly unknown[]): string {
       Object.keys(o).length === 2
     );
   });
-  if (!plain) return sha256Hex(canonicalJson(messages));
-  const h = createHash('sha256').update('[');
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i] as { role: string; content: string };
-    h.update(`${i ? ',' : ''}{"content":${JSON.stringify(m.content)},"role":${JSON.stringify(m.role)}}`);
+}
+
+/**
+ * messagesCanonicalSha256 across the rounds of many conversations at once: one incremental hasher
+ * per conversation (known by its first message), the least recently used dropped beyond `limit`.
+ * A revision loop's history grows by two messages a round; only those are hashed.
+ */
+export class ConversationHashes {
+  private readonly hashers = new Map<string, ListHasher<PlainMessage>>();
+  constructor(private readonly limit: number) {}
+
+  digest(messages: readonly unknown[]): string {
+    if (!messages.length || !isPlain(messages)) return messagesCanonicalSha256(messages);
+    const key = `${messages[0].role}\u0000${messages[0].content}`;
+    let h = this.hashers.get(key);
+    if (h) this.hashers.delete(key);
+    else h = new ListHasher<PlainMessage>(canonicalMessage, sameMessage);
+    this.hashers.set(key, h);
+    if (this.hashers.size > this.limit) this.hashers.delete(this.hashers.keys().next().value!);
+    return h.digest(messages);
   }
-  return h.update(']').digest('hex');
 }
 
 function redactValue(key: string, value: unknown): unknown {
@@ -97,18 +120,15 @@ export class OpenAICompatibleModel implements BackendInfoModel {
   readonly config: HttpModelConfig;
   private readonly concurrency: ConcurrencyLimiter;
   private readonly rate?: RateLimiter;
-  private readonly client: OpenAI;
+  private readonly endpoint: HttpEndpoint;
   private readonly redactedBaseUrl: string;
   private readonly messageHashes = new WeakMap<unknown[], string>();
+  /** Record hashes of growing conversations (a few per request in flight). */
+  private readonly conversations: ConversationHashes;
 
   /** `capabilities`: what a subclass adds (the vLLM backend: scoring and its tokenizer). */
-  constructor(
-    config: HttpModelConfig,
-    client: OpenAI,
-    private readonly sdk: typeof import('openai'),
-    capabilities: Partial<ModelCapabilities> = {},
-  ) {
-    this.client = withKeepAliveFetch(client);
+  constructor(config: HttpModelConfig, capabilities: Partial<ModelCapabilities> = {}) {
+    this.endpoint = httpEndpoint(config.baseUrl, config.apiKey);
     this.config = config;
     this.redactedBaseUrl = redactUrl(config.baseUrl);
     this.spec = config.spec;
@@ -120,6 +140,7 @@ export class OpenAICompatibleModel implements BackendInfoModel {
       info: true,
     };
     this.concurrency = new ConcurrencyLimiter(config.concurrency);
+    this.conversations = new ConversationHashes(4 * config.concurrency + 16);
     if (config.rpm != null) this.rate = new RateLimiter(config.rpm, config.rpmWindowMs, config.clock);
   }
 
@@ -164,7 +185,7 @@ export class OpenAICompatibleModel implements BackendInfoModel {
         summary.message_count = v.length;
         // Retries send the same list: hash it once per generation.
         let hash = this.messageHashes.get(v);
-        if (hash === undefined) this.messageHashes.set(v, (hash = messagesCanonicalSha256(v)));
+        if (hash === undefined) this.messageHashes.set(v, (hash = this.conversations.digest(v)));
         summary.messages_sha256 = hash;
       } else if (k === 'prompt') {
         summary.prompt_sha256 = sha256Hex(canonicalJson(v));
@@ -206,7 +227,7 @@ export class OpenAICompatibleModel implements BackendInfoModel {
     onAttempt: ((a: AttemptRecord) => void) | undefined,
     interpret: (raw: {
       body: string;
-      headers: Headers;
+      headers: HeaderLookup;
     }) => Extracted | { ok: true; parsed: unknown; meta?: Record<string, unknown>; usage?: AttemptRecord['usage'] },
   ): Promise<{ ok: boolean; record: AttemptRecord; attempts: AttemptRecord[]; parsed?: unknown }> {
     const attempts: AttemptRecord[] = [];
@@ -244,7 +265,7 @@ export class OpenAICompatibleModel implements BackendInfoModel {
     signal: AbortSignal | undefined,
     interpret: (raw: {
       body: string;
-      headers: Headers;
+      headers: HeaderLookup;
     }) => Extracted | { ok: true; parsed: unknown; meta?: Record<string, unknown>; usage?: AttemptRecord['usage'] },
   ): Promise<AttemptOutcome> {
     const c = this.config;
@@ -255,7 +276,7 @@ export class OpenAICompatibleModel implements BackendInfoModel {
       if (this.rate) await this.rate.acquire(signal);
       startedAt = new Date(c.clock.now()).toISOString();
       t0 = performance.now();
-      raw = await postOnce(this.client, this.sdk, path, body, c.timeoutMs, signal);
+      raw = await postOnce(this.endpoint, path, body, c.timeoutMs, signal);
     } finally {
       this.concurrency.release();
     }
@@ -320,16 +341,7 @@ export class OpenAICompatibleModel implements BackendInfoModel {
   }
 }
 
-/**
- * The client with our node:http keep-alive fetch in place of Node's global (undici) fetch, which
- * costs two to three times the CPU per request. A client built with its own fetch keeps it.
- */
-function withKeepAliveFetch(client: OpenAI): OpenAI {
-  const current = (client as unknown as { fetch?: unknown }).fetch;
-  return current === globalThis.fetch ? client.withOptions({ fetch: createKeepAliveFetch() }) : client;
-}
-
-function headerMeta(headers: Headers): Record<string, unknown> {
+function headerMeta(headers: HeaderLookup): Record<string, unknown> {
   const meta: Record<string, unknown> = {};
   const rid = headers.get('x-request-id');
   if (rid) meta.requestId = rid;

@@ -7,7 +7,6 @@
 //      prompt_logprobs: 1} → the log-probability and rank of every prompt token; the continuation
 //      positions are summed. Rank 1 = the argmax (for is_greedy).
 // Token-id prompts avoid re-tokenising the seam between template and candidate.
-import type OpenAI from 'openai';
 import type { AttemptRecord, ChatMessage, ScoreResult } from '../types.ts';
 import type {
   BackendInfoModel,
@@ -46,8 +45,8 @@ export class VllmModel
 {
   declare readonly capabilities: CapabilitiesWith<'score' | 'tokenize' | 'ban' | 'stopTokens' | 'info'>;
 
-  constructor(config: HttpModelConfig, client: OpenAI, sdk: typeof import('openai')) {
-    super({ ...config, vllm: true }, client, sdk, { score: true, tokenize: true });
+  constructor(config: HttpModelConfig) {
+    super({ ...config, vllm: true }, { score: true, tokenize: true });
   }
 
   score(context: readonly ChatMessage[], continuation: string): Promise<ScoreResult> {
@@ -72,6 +71,24 @@ export class VllmModel
 
   async countTokens(text: string): Promise<number> {
     return (await this.tokenize(text)).length;
+  }
+
+  /**
+   * The prompt tokens a chat completion from `messages` sends: the server's /tokenize with the
+   * messages and the generation prompt (its chat template, the same call as scoring's context).
+   */
+  async countPromptTokens(messages: readonly ChatMessage[]): Promise<number> {
+    const attempts: AttemptRecord[] = [];
+    const url = serverRoot(this.config.baseUrl) + '/tokenize';
+    const body = {
+      model: this.config.model,
+      messages: messages.map((m) => ({ role: m.role, content: m.content })),
+      add_generation_prompt: true,
+      add_special_tokens: false,
+      ...templateKeys(this.config.extraBody),
+    };
+    const resp = await postJson(this, url, body, 'tokenizing the prompt', attempts);
+    return tokenIds(resp, 'tokenizing the prompt', attempts).length;
   }
 }
 

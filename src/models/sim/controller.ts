@@ -15,7 +15,7 @@ import { HashRng, stream } from './rng.ts';
 import { parseTask, type SimTask } from './task.ts';
 import { FillerStream, capitalize } from './vocabulary.ts';
 
-export type SimDecisionKind = 'draft' | 'revise' | 'recur' | 'redraft' | 'unknown-task';
+type SimDecisionKind = 'draft' | 'revise' | 'recur' | 'redraft' | 'unknown-task';
 
 export interface SimOutput {
   text: string;
@@ -32,7 +32,7 @@ export function countPlanWords(text: string): number {
 }
 
 /** Applies the response curve to a requested integer correction. */
-export function respond(requested: number, p: SimParams, rng: HashRng): number {
+function respond(requested: number, p: SimParams, rng: HashRng): number {
   const z = rng.normal();
   if (requested === 0 || Math.abs(requested) <= p.dead) return 0;
   const gain = requested > 0 ? p.gain * (1 + p.asym) : p.gain * (1 - p.asym);

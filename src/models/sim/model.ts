@@ -10,7 +10,7 @@ import { simulate, SIM_VERSION, type SimOutput } from './controller.ts';
 import { resolveSim, type ResolvedSim, type SimParams } from './profiles.ts';
 import { applyBan, banSequences, toyDetokenize, toyPromptLogprobs, toyRenderChat, toyTokenize } from './toy-lm.ts';
 
-export interface SimReply {
+interface SimReply {
   /** The raw reply (after the ban and the token limit). */
   text: string;
   finishReason: 'stop' | 'length';
@@ -50,7 +50,7 @@ export function simScore(context: readonly ChatMessage[], continuation: string):
 }
 
 /** "sim:steady [simulated]", or "sim:steady?gain=0.7 [simulated]" with the spec's overrides. */
-export function simLabel(resolved: ResolvedSim, given?: string): string {
+function simLabel(resolved: ResolvedSim, given?: string): string {
   if (given) return simulatedLabel(given);
   const q = Object.entries(resolved.overrides)
     .map(([k, v]) => `${k}=${v}`)
@@ -70,7 +70,7 @@ const CAPABILITIES = Object.freeze({
   simulated: true,
 } as const satisfies ModelCapabilities);
 
-export class SimModel implements ScoringModel, TokenizingModel, BanningModel, BackendInfoModel {
+class SimModel implements ScoringModel, TokenizingModel, BanningModel, BackendInfoModel {
   readonly capabilities = CAPABILITIES;
   readonly label: string;
 
@@ -142,6 +142,11 @@ export class SimModel implements ScoringModel, TokenizingModel, BanningModel, Ba
 
   async countTokens(text: string): Promise<number> {
     return toyTokenize(text).length;
+  }
+
+  /** The prompt tokens a generation would send (the same count as its usage.promptTokens). */
+  async countPromptTokens(messages: readonly ChatMessage[]): Promise<number> {
+    return toyTokenize(toyRenderChat(messages as ChatMessage[], { addGenerationPrompt: true }), { special: true }).length;
   }
 
   async backendInfo(): Promise<Record<string, unknown>> {

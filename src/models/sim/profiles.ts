@@ -53,6 +53,7 @@ const BASE: SimParams = {
   latency_ms: 0,
 };
 
+/** The simulated controllers' profiles by name (`sim:<name>`), each with its description; every output of one is labelled SIMULATED. */
 export const SIM_PROFILES: Record<string, SimProfile> = {
   ideal: {
     name: 'ideal',

@@ -22,7 +22,7 @@ export interface StructuredReport {
   lastWords: Array<{ index: number; target: string | null; observed: string | null; correct: boolean }>;
 }
 
-export type SimReport = ExactReport | StructuredReport;
+type SimReport = ExactReport | StructuredReport;
 
 /**
  * Reads one Python repr() string literal (or `<missing>`) at the start of `s`. Returns the value and

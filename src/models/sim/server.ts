@@ -18,6 +18,7 @@ import { resolveSim, SIM_PROFILES, type ResolvedSim } from './profiles.ts';
 import { simReply } from './model.ts';
 import { toyDecodeToken, toyDetokenize, toyPromptLogprobs, toyRenderChat, toyTokenize } from './toy-lm.ts';
 
+/** Options of `startSimServer`: port (default 0, any free one), host (default 127.0.0.1), default latency and body limit. */
 export interface SimServerOptions {
   port?: number;
   host?: string;
@@ -27,6 +28,7 @@ export interface SimServerOptions {
   maxBodyBytes?: number;
 }
 
+/** A running simulator server: its address, request counters, and `close()`. */
 export interface SimServer {
   server: Server;
   host: string;
@@ -125,6 +127,10 @@ function promptLogprobs(
   return out;
 }
 
+/**
+ * Starts an OpenAI-compatible (and vLLM-like) HTTP server over the simulated controllers, for testing HTTP clients and harnesses without
+ * a model (docs/models.md). Model names are `sim:` specs; every reply is a simulation.
+ */
 export async function startSimServer(options: SimServerOptions = {}): Promise<SimServer> {
   const host = options.host ?? '127.0.0.1';
   const defaultLatency = options.latencyMs ?? 0;

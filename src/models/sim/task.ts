@@ -12,7 +12,7 @@ export type SimTask =
   | { family: 'unknown' };
 
 /** Splits the unescaped quoted list COLLIE writes: `'a', 'b', 'c'` (quotes are never escaped). */
-export function parseQuotedList(s: string): string[] {
+function parseQuotedList(s: string): string[] {
   const t = s.trim().replace(/,$/, '').trim();
   if (t.length < 2 || t[0] !== "'" || t[t.length - 1] !== "'") return [];
   return t.slice(1, -1).split("', '");

@@ -26,8 +26,7 @@ export const SPECIAL_TOKENS: Record<string, number> = {
   '<|end|>': 6,
 };
 const SPECIAL_BY_ID = new Map(Object.entries(SPECIAL_TOKENS).map(([k, v]) => [v, k]));
-export const BOS_ID = 1;
-export const EOS_ID = 2;
+const BOS_ID = 1;
 
 const PIECE = / ?[\p{L}\p{M}\p{N}_]+| ?[^\s\p{L}\p{M}\p{N}_]|\s+/gu;
 const SPECIAL_SPLIT = /(<s>|<\/s>|<\|user\|>|<\|assistant\|>|<\|system\|>|<\|end\|>)/;
@@ -114,7 +113,7 @@ export function toyDetokenize(ids: number[], opts: { skipSpecial?: boolean } = {
   return out + decoder.decode(Uint8Array.from(bytes));
 }
 
-export interface ToyChatOptions {
+interface ToyChatOptions {
   addGenerationPrompt?: boolean;
   continueFinalMessage?: boolean;
 }
@@ -143,7 +142,7 @@ function hashUnit(a: number, b: number): number {
   return (h >>> 0) / 0x1_0000_0000;
 }
 
-export interface ToyPosition {
+interface ToyPosition {
   token: number;
   logprob: number;
   rank: number;

@@ -4,7 +4,7 @@
 // parameters (so a sentence ending in one is still split where we mean it to be).
 import type { HashRng } from './rng.ts';
 
-export const ADJECTIVES = [
+const ADJECTIVES = [
   'amber',
   'brisk',
   'calm',
@@ -47,7 +47,7 @@ export const ADJECTIVES = [
   'sturdy',
 ] as const;
 
-export const NOUNS = [
+const NOUNS = [
   'lanterns',
   'rivers',
   'meadows',
@@ -90,7 +90,7 @@ export const NOUNS = [
   'zephyrs',
 ] as const;
 
-export const VERBS = [
+const VERBS = [
   'drift',
   'gather',
   'shimmer',

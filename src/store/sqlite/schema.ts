@@ -30,6 +30,8 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS events_key ON events (run_id, key) WHERE key IS NOT NULL;
 CREATE INDEX IF NOT EXISTS events_type ON events (run_id, type);
+-- One trajectory's events (its story, every attempt) without a pass over the run's log.
+CREATE INDEX IF NOT EXISTS events_case ON events (run_id, case_index) WHERE case_index IS NOT NULL;
 
 CREATE TRIGGER IF NOT EXISTS events_append_only_update BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;

@@ -9,12 +9,16 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { RunLockedError, StoreError, UserError, NotFoundError } from '../../core/errors.ts';
 import { processAlive } from '../../core/util/process-alive.ts';
-import { eventHash, GENESIS_HASH, rowToEvent, type EventRow } from '../chain.ts';
+import { checkCopiedRows, eventHash, GENESIS_HASH, rowToEvent, type EventRow } from '../chain.ts';
 import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent, type TrajectoryRunPlanned } from '../events.ts';
 import { isTrajectoryPlan } from '../plan.ts';
+import { PlanCache } from '../plan-cache.ts';
 import { initialTrajectory, reduceRun, type ReducedRun } from '../reduce.ts';
+import { deriveChanges } from '../derive.ts';
 import {
+  RunExistsError,
   SimulatedCrash,
+  type AppendOptions,
   type MaterializedRun,
   type ReadEventsOptions,
   type RunInfo,
@@ -22,6 +26,9 @@ import {
   type RunStore,
   type RunSummary,
   type StoreOptions,
+  type TrajectoryPage,
+  type TrajectoryQuery,
+  type TrajectorySummary,
 } from '../store.ts';
 import type { TrajectoryRecord, TrajectoryStatus } from '../types.ts';
 import { migrateLegacyStudyTables } from './legacy-studies.ts';
@@ -166,10 +173,12 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
 
 export class SqliteRunStore implements RunStore {
   readonly readonly: boolean;
+  /** One writing process per run (run_locks): no leases. */
+  readonly leases = null;
   private readonly clock: () => string;
   private appends = 0;
   private dead = false;
-  private readonly plannedCache = new Map<string, RunPlannedPayload>();
+  private readonly plannedCache = new PlanCache();
   private readonly stmt: Record<string, Database.Statement>;
   /**
    * The last committed (seq, hash) of each run this store appended to, so an append need not read
@@ -195,6 +204,12 @@ export class SqliteRunStore implements RunStore {
       lastEvent: p('SELECT seq, hash FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
       planned: p("SELECT * FROM events WHERE run_id = ? AND type = 'run_planned' ORDER BY seq LIMIT 1"),
       events: p('SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
+      eventsAfter: p('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?'),
+      runIds: p(
+        `WITH RECURSIVE ids(r) AS (SELECT (SELECT min(run_id) FROM events) UNION ALL SELECT (SELECT min(run_id) FROM events WHERE run_id > r) FROM ids WHERE r IS NOT NULL)
+         SELECT e.run_id FROM ids JOIN events e ON e.run_id = ids.r AND e.seq = 1 WHERE e.type = 'run_planned' ORDER BY e.id`,
+      ),
+      lastEventId: p('SELECT id FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
       ...(this.readonly
         ? {}
         : {
@@ -208,15 +223,17 @@ export class SqliteRunStore implements RunStore {
             insertTrajectory: p(
               "INSERT OR REPLACE INTO trajectories (run_id, case_index, case_id, status, reason, n_rounds, final_joint, attempts_started, attempts_finished, attempts_failed) VALUES (?, ?, ?, 'pending', NULL, 0, NULL, 0, 0, 0)",
             ),
-            attemptStarted: p('UPDATE trajectories SET attempts_started = attempts_started + 1 WHERE run_id = ? AND case_index = ?'),
-            attemptFinished: p(
-              'UPDATE trajectories SET attempts_finished = attempts_finished + 1, attempts_failed = attempts_failed + ? WHERE run_id = ? AND case_index = ?',
-            ),
             insertRound: p(
               'INSERT OR REPLACE INTO rounds (run_id, case_index, revision, text, state, energy, joint, feedback) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
             ),
-            roundAdded: p('UPDATE trajectories SET n_rounds = n_rounds + 1, final_joint = ? WHERE run_id = ? AND case_index = ?'),
-            setStatus: p('UPDATE trajectories SET status = ?, reason = ? WHERE run_id = ? AND case_index = ?'),
+            // One trajectory's changes in one batch (src/store/derive.ts): counters, rounds, final joint, status.
+            applyDelta: p(
+              `UPDATE trajectories SET attempts_started = attempts_started + @started, attempts_finished = attempts_finished + @finished,
+                 attempts_failed = attempts_failed + @failed, n_rounds = n_rounds + @rounds,
+                 final_joint = CASE WHEN @rounds > 0 THEN @finalJoint ELSE final_joint END,
+                 status = coalesce(@status, status), reason = CASE WHEN @status IS NULL THEN reason ELSE @reason END
+               WHERE run_id = @runId AND case_index = @caseIndex`,
+            ),
           }),
     };
     if (!this.readonly) this.commitTx = db.transaction(this.commitInTransaction.bind(this)).immediate;
@@ -240,8 +257,53 @@ export class SqliteRunStore implements RunStore {
 
   // ---- writing -------------------------------------------------------------------------------
 
-  async append(runId: string, events: readonly NewEvent[]): Promise<StoredEvent[]> {
+  async append(runId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<StoredEvent[]> {
+    this.refuseLease(options);
+    if (options?.ifStatus) {
+      const wanted = options.ifStatus;
+      this.flushSync();
+      // One writer per run: the status read now holds until the append (same synchronous turn).
+      const row = this.db
+        .prepare('SELECT status FROM trajectories WHERE run_id = ? AND case_index = ?')
+        .get(runId, events[0]?.caseIndex ?? -1) as { status: string } | undefined;
+      if (row?.status !== wanted) return [];
+    }
     return this.appendSync(runId, events);
+  }
+
+  /** SQLite has one writer per run and no leases: a leased write is a programming error. */
+  private refuseLease(options?: AppendOptions): void {
+    if (options?.lease) throw new StoreError(this.location, 'other', `${this.location}: SQLite stores have no leases (one writer per run)`);
+  }
+
+  async appendRows(runId: string, rows: readonly EventRow[]): Promise<void> {
+    if (this.readonly) throw new StoreError(this.location, 'readonly', `${this.location}: store opened read-only`);
+    this.flushSync();
+    this.heads.delete(runId);
+    this.db
+      .transaction(() => {
+        const head = this.stmt.lastEvent.get(runId) as ChainHead | undefined;
+        checkCopiedRows(runId, head ?? null, rows, this.location);
+        const events: StoredEvent[] = [];
+        for (const r of rows) {
+          const e = rowToEvent(r);
+          const info = this.stmt.insertEvent.run(
+            runId,
+            r.seq,
+            r.type,
+            r.case_index,
+            r.revision,
+            r.at,
+            r.payload,
+            r.prev_hash,
+            r.hash,
+            eventKey(e),
+          );
+          events.push({ ...e, id: Number(info.lastInsertRowid) });
+        }
+        this.materialize(events);
+      })
+      .immediate();
   }
 
   /** `append`, synchronously (SQLite only). */
@@ -250,8 +312,9 @@ export class SqliteRunStore implements RunStore {
     return this.commitGroups([{ runId, events }])[0];
   }
 
-  appendSoon(runId: string, events: readonly NewEvent[]): Promise<void> {
+  appendSoon(runId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<void> {
     if (this.dead) return Promise.reject(new SimulatedCrash());
+    if (options?.lease || options?.ifStatus) return this.append(runId, events, options).then(() => undefined);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ runId, events, resolve, reject });
       if (!this.flushScheduled) {
@@ -335,7 +398,6 @@ export class SqliteRunStore implements RunStore {
 
   /** The body of a commit (runs inside BEGIN IMMEDIATE … COMMIT); `heads` is updated as it goes. */
   private commitInTransaction(groups: readonly AppendGroup[], heads: Map<string, ChainHead>): StoredEvent[][] {
-    const touched = new Map<string, string>();
     const all = groups.map(({ runId, events }) => {
       const last = heads.get(runId) ?? (this.stmt.lastEvent.get(runId) as ChainHead | undefined);
       let seq = last?.seq ?? 0;
@@ -343,6 +405,8 @@ export class SqliteRunStore implements RunStore {
       const out: StoredEvent[] = [];
       for (const e of events) {
         if (seq === 0 && e.type !== 'run_planned') throw new Error(`run ${runId}: the first event must be run_planned`);
+        // A run has one plan: a second run_planned (two planners racing) is refused whole.
+        if (seq > 0 && e.type === 'run_planned') throw new RunExistsError(runId, this.location);
         seq++;
         const at = this.clock();
         const payload = JSON.stringify(e.payload);
@@ -350,68 +414,57 @@ export class SqliteRunStore implements RunStore {
         const revision = e.revision ?? null;
         const hash = eventHash(prev, runId, seq, e.type, caseIndex, revision, at, payload);
         const info = this.stmt.insertEvent.run(runId, seq, e.type, caseIndex, revision, at, payload, prev, hash, eventKey(e));
-        const ev = { ...e, id: Number(info.lastInsertRowid), runId, seq, at, caseIndex, revision, prevHash: prev, hash } as StoredEvent;
-        this.materialize(ev);
-        out.push(ev);
+        out.push({ ...e, id: Number(info.lastInsertRowid), runId, seq, at, caseIndex, revision, prevHash: prev, hash } as StoredEvent);
         prev = hash;
       }
       heads.set(runId, { seq, hash: prev });
-      if (out.length) touched.set(runId, out[out.length - 1].at);
       return out;
     });
-    for (const [runId, at] of touched) this.stmt.touchRun.run(at, runId);
+    this.materialize(all.length === 1 ? all[0] : all.flat());
     return all;
   }
 
-  /** Updates the derived tables for one event (inside the append transaction). */
-  private materialize(e: StoredEvent): void {
+  /** Updates the derived tables for events appended in this order (inside the append transaction). */
+  private materialize(events: readonly StoredEvent[]): void {
     const s = this.stmt;
-    switch (e.type) {
-      case 'run_planned': {
-        const p = e.payload;
-        this.plannedCache.set(e.runId, p);
-        const plan = p.plan;
-        const [budget, protocol] = isTrajectoryPlan(plan) ? [plan.protocol.budget, plan.protocol.name] : [0, plan.kind];
-        s.insertRun.run(
-          e.runId,
-          plan.kind,
-          plan.controller.label,
-          plan.controller.spec,
-          plan.controller.simulated ? 1 : 0,
-          budget,
-          protocol,
-          p.plan_sha256,
-          p.cases.length,
-          e.at,
-          e.at,
-        );
-        p.cases.forEach((c, i) => s.insertTrajectory.run(e.runId, i, c.id));
-        break;
-      }
-      case 'attempt_started':
-        s.attemptStarted.run(e.runId, e.caseIndex);
-        break;
-      case 'attempt_finished':
-        s.attemptFinished.run(e.payload.record.ok ? 0 : 1, e.runId, e.caseIndex);
-        break;
-      case 'draft_accepted': {
-        const p = e.payload;
-        s.insertRound.run(e.runId, e.caseIndex, e.revision, p.text, JSON.stringify(p.state), p.energy, p.joint ? 1 : 0, p.feedback);
-        s.roundAdded.run(p.joint ? 1 : 0, e.runId, e.caseIndex);
-        break;
-      }
-      case 'trajectory_completed':
-        s.setStatus.run('complete', null, e.runId, e.caseIndex);
-        break;
-      case 'trajectory_incomplete':
-        s.setStatus.run('incomplete', e.payload.reason, e.runId, e.caseIndex);
-        break;
-      case 'trajectory_reopened':
-        s.setStatus.run('pending', null, e.runId, e.caseIndex);
-        break;
-      default:
-        break;
+    const c = deriveChanges(events);
+    for (const [runId, p] of c.planned) this.plannedCache.set(runId, p);
+    for (const p of c.plans) {
+      s.insertRun.run(
+        p.runId,
+        p.kind,
+        p.controller,
+        p.modelSpec,
+        p.simulated ? 1 : 0,
+        p.budget,
+        p.protocol,
+        p.planSha256,
+        p.caseIds.length,
+        p.at,
+        p.at,
+      );
+      p.caseIds.forEach((id, i) => s.insertTrajectory.run(p.runId, i, id));
     }
+    const [rRun, rCase, rRev, rText, rState, rEnergy, rJoint, rFeedback] = c.rounds;
+    for (let i = 0; i < rRun.length; i++)
+      s.insertRound.run(rRun[i], rCase[i], rRev[i], rText[i], rState[i], rEnergy[i], rJoint[i] ? 1 : 0, rFeedback[i]);
+    const [dRun, dCase, started, finished, failed, rounds, finalJoint, status, reason] = c.deltas;
+    for (let i = 0; i < dRun.length; i++) {
+      const joint = finalJoint[i];
+      s.applyDelta.run({
+        runId: dRun[i],
+        caseIndex: dCase[i],
+        started: started[i],
+        finished: finished[i],
+        failed: failed[i],
+        rounds: rounds[i],
+        finalJoint: joint === null ? null : joint ? 1 : 0,
+        status: status[i],
+        reason: reason[i],
+      });
+    }
+    const [tRun, tAt] = c.touched;
+    for (let i = 0; i < tRun.length; i++) s.touchRun.run(tAt[i], tRun[i]);
   }
 
   async rebuild(runId?: string): Promise<void> {
@@ -420,20 +473,15 @@ export class SqliteRunStore implements RunStore {
       .transaction(() => {
         for (const id of ids) {
           for (const t of DERIVED_TABLES) this.db.prepare(`DELETE FROM ${t} WHERE run_id = ?`).run(id);
-          for (const e of this.readEventsSync(id)) this.materialize(e);
-          const last = this.stmt.lastEvent.get(id) as { seq: number } | undefined;
-          if (last) {
-            const at = (this.db.prepare('SELECT at FROM events WHERE run_id = ? AND seq = ?').get(id, last.seq) as { at: string }).at;
-            this.stmt.touchRun.run(at, id);
-          }
+          this.materialize(this.readEventsSync(id));
         }
       })
       .immediate();
   }
 
-  async createRun(runId: string, planned: RunPlannedPayload): Promise<void> {
-    if (this.getPlannedSync(runId)) throw new UserError(`run '${runId}' already exists in ${this.location}`);
-    this.appendSync(runId, [{ type: 'run_planned', payload: planned }]);
+  async createRun(runId: string, planned: RunPlannedPayload, seed: readonly NewEvent[] = []): Promise<void> {
+    if (this.getPlannedSync(runId)) throw new RunExistsError(runId, this.location);
+    this.appendSync(runId, [{ type: 'run_planned', payload: planned }, ...seed]);
   }
 
   // ---- locking: one writing process per run ---------------------------------------------------
@@ -474,9 +522,8 @@ export class SqliteRunStore implements RunStore {
   }
 
   private runIdsSync(): string[] {
-    return (this.db.prepare("SELECT run_id FROM events WHERE type = 'run_planned' ORDER BY id").all() as Array<{ run_id: string }>).map(
-      (r) => r.run_id,
-    );
+    // A loose index scan over UNIQUE(run_id, seq): one seek per run, not a pass over every event.
+    return (this.stmt.runIds.all() as Array<{ run_id: string }>).map((r) => r.run_id);
   }
 
   async getPlanned(runId: string): Promise<RunPlannedPayload | null> {
@@ -494,9 +541,13 @@ export class SqliteRunStore implements RunStore {
   }
 
   async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<StoredEvent[]> {
-    if (!options.types && options.keyPrefix === undefined) return this.readEventsSync(runId);
+    if (!options.types && options.keyPrefix === undefined && options.caseIndex === undefined) return this.readEventsSync(runId);
     const where = ['run_id = ?'];
     const args: unknown[] = [runId];
+    if (options.caseIndex !== undefined) {
+      where.push('case_index = ?');
+      args.push(options.caseIndex);
+    }
     if (options.types) {
       where.push(`type IN (${options.types.map(() => '?').join(', ')})`);
       args.push(...options.types);
@@ -506,7 +557,10 @@ export class SqliteRunStore implements RunStore {
       where.push('key >= ? AND key < ?');
       args.push(options.keyPrefix, options.keyPrefix + '\u{10FFFF}');
     }
-    const rows = this.db.prepare(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY seq`).all(...args) as EventRow[];
+    // Within a run, id order is seq order (appends only); ordering by id lets one trajectory's events
+    // come straight from events_case instead of a pass over the run's whole log in seq order.
+    const order = options.caseIndex !== undefined ? 'id' : 'seq';
+    const rows = this.db.prepare(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY ${order}`).all(...args) as EventRow[];
     return rows.map(rowToEvent);
   }
 
@@ -522,15 +576,16 @@ export class SqliteRunStore implements RunStore {
     return reduceRun(this.readEventsSync(runId));
   }
 
-  async listRuns(): Promise<RunSummary[]> {
-    return this.runIdsSync()
-      .map((id) => this.summary(id))
-      .filter((s): s is RunSummary => s !== null);
+  async listRuns(runIds?: readonly string[]): Promise<RunSummary[]> {
+    // One read transaction: every summary (and its lastEventId) comes from the same snapshot.
+    return this.db.transaction(() =>
+      (runIds ?? this.runIdsSync()).map((id) => this.summary(id)).filter((s): s is RunSummary => s !== null),
+    )();
   }
 
   async getRun(runId: string): Promise<RunInfo | null> {
     const planned = this.getPlannedSync(runId);
-    const summary = this.summary(runId);
+    const summary = this.db.transaction(() => this.summary(runId))();
     return planned && summary ? { runId, planned, summary } : null;
   }
 
@@ -585,19 +640,90 @@ export class SqliteRunStore implements RunStore {
       status,
       createdAt: run.created_at,
       updatedAt: run.updated_at,
+      lastEventId: (this.stmt.lastEventId.get(runId) as { id: number } | undefined)?.id ?? 0,
     };
   }
 
-  async loadTrajectories(runIds?: readonly string[], options: { from?: 'tables' | 'events' } = {}): Promise<TrajectoryRecord[]> {
+  async loadTrajectories(
+    runIds?: readonly string[],
+    options: { from?: 'tables' | 'events'; cases?: readonly number[] } = {},
+  ): Promise<TrajectoryRecord[]> {
     const ids = runIds ?? this.runIdsSync();
     const out: TrajectoryRecord[] = [];
     for (const id of ids) {
       if (!this.getPlannedSync(id))
         throw new NotFoundError('run', id, `run '${id}' not found in ${this.location} (see \`revloop runs --store ${this.location}\`)`);
-      if (options.from === 'events') out.push(...(reduceRun(this.readEventsSync(id))?.trajectories ?? []));
-      else out.push(...this.materializedSync(id).trajectories);
+      let ts =
+        options.from === 'events' ? (reduceRun(this.readEventsSync(id))?.trajectories ?? []) : this.materializedSync(id).trajectories;
+      if (options.cases) {
+        const wanted = new Set(options.cases);
+        ts = ts.filter((t) => wanted.has(t.caseIndex));
+      }
+      out.push(...ts);
     }
     return out;
+  }
+
+  async trajectorySummaries(runId: string, query: TrajectoryQuery = {}): Promise<TrajectoryPage> {
+    const where = ['t.run_id = ?'];
+    const args: unknown[] = [runId];
+    if (query.caseIndexes) {
+      // One JSON parameter instead of one per index (a filter may select tens of thousands).
+      where.push('t.case_index IN (SELECT value FROM json_each(?))');
+      args.push(JSON.stringify(query.caseIndexes));
+    }
+    if (query.text) {
+      // LIKE matches ASCII letters case-insensitively; the escape keeps % and _ literal.
+      const pattern = `%${query.text.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+      where.push(
+        "(t.case_id LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index AND r.text LIKE ? ESCAPE '\\'))",
+      );
+      args.push(pattern, pattern);
+    }
+    const offset = Math.max(0, Math.floor(query.offset ?? 0));
+    const limit = query.limit === undefined ? -1 : Math.max(0, Math.floor(query.limit));
+    const cond = where.join(' AND ');
+    return this.db.transaction(() => {
+      const total = (this.db.prepare(`SELECT count(*) AS n FROM trajectories t WHERE ${cond}`).get(...args) as { n: number }).n;
+      const rows = this.db
+        .prepare(
+          `SELECT t.*, (SELECT r.energy FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index ORDER BY r.revision DESC LIMIT 1) AS final_energy
+           FROM trajectories t WHERE ${cond} ORDER BY t.case_index LIMIT ? OFFSET ?`,
+        )
+        .all(...args, limit, offset) as Array<{
+        case_index: number;
+        case_id: string;
+        status: TrajectoryStatus;
+        reason: string | null;
+        n_rounds: number;
+        final_joint: number | null;
+        final_energy: number | null;
+        attempts_started: number;
+        attempts_finished: number;
+        attempts_failed: number;
+      }>;
+      return {
+        total,
+        rows: rows.map((r): TrajectorySummary => ({
+          caseIndex: r.case_index,
+          caseId: r.case_id,
+          status: r.status,
+          incompleteReason: r.reason,
+          rounds: r.n_rounds,
+          finalJoint: r.final_joint === null ? null : r.final_joint === 1,
+          finalEnergy: r.final_energy,
+          attempts: { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed },
+        })),
+      };
+    })();
+  }
+
+  async trajectoriesAt(runId: string, caseIndexes: readonly number[]): Promise<TrajectoryRecord[]> {
+    return this.db.transaction(() => this.materializeCases(runId, caseIndexes).trajectories)();
+  }
+
+  async eventsAfter(cursor: number, limit: number): Promise<StoredEvent[]> {
+    return (this.stmt.eventsAfter.all(Math.floor(cursor), Math.max(0, Math.floor(limit))) as EventRow[]).map(rowToEvent);
   }
 
   async materialized(runId: string): Promise<MaterializedRun> {
@@ -605,13 +731,25 @@ export class SqliteRunStore implements RunStore {
   }
 
   private materializedSync(runId: string): MaterializedRun {
+    return this.materializeCases(runId, null);
+  }
+
+  /** Trajectories of a run from the derived tables: every case (null), or only the given ones in case order. */
+  private materializeCases(runId: string, only: readonly number[] | null): MaterializedRun {
     const found = this.getPlannedSync(runId);
     if (!found || !isTrajectoryPlan(found.plan)) return { trajectories: [], attempts: [], nRounds: [] };
     const planned = found as TrajectoryRunPlanned;
-    const trajectories = planned.cases.map((_, i) => initialTrajectory(runId, planned, i));
-    const attempts = planned.cases.map(() => ({ started: 0, finished: 0, failed: 0 }));
-    const nRounds = planned.cases.map(() => 0);
-    const rows = this.db.prepare('SELECT * FROM trajectories WHERE run_id = ? ORDER BY case_index').all(runId) as Array<{
+    const indexes = only
+      ? [...new Set(only)].filter((i) => Number.isInteger(i) && i >= 0 && i < planned.cases.length).sort((a, b) => a - b)
+      : planned.cases.map((_, i) => i);
+    // Position of each case index in the output.
+    const at = new Map(indexes.map((ix, k) => [ix, k]));
+    const trajectories = indexes.map((i) => initialTrajectory(runId, planned, i));
+    const attempts = indexes.map(() => ({ started: 0, finished: 0, failed: 0 }));
+    const nRounds = indexes.map(() => 0);
+    const filter = only ? ' AND case_index IN (SELECT value FROM json_each(?))' : '';
+    const args: unknown[] = only ? [runId, JSON.stringify(indexes)] : [runId];
+    const rows = this.db.prepare(`SELECT * FROM trajectories WHERE run_id = ?${filter} ORDER BY case_index`).all(...args) as Array<{
       case_index: number;
       status: TrajectoryStatus;
       reason: string | null;
@@ -621,14 +759,18 @@ export class SqliteRunStore implements RunStore {
       attempts_failed: number;
     }>;
     for (const r of rows) {
-      const t = trajectories[r.case_index];
-      if (!t) continue;
+      const k = at.get(r.case_index);
+      if (k === undefined) continue;
+      const t = trajectories[k];
       t.status = r.status;
-      if (r.reason !== null) t.incompleteReason = r.reason;
-      attempts[r.case_index] = { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed };
-      nRounds[r.case_index] = r.n_rounds;
+      if (r.reason !== null) {
+        if (r.status === 'complete') t.termination = r.reason as 'context_limit';
+        else t.incompleteReason = r.reason;
+      }
+      attempts[k] = { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed };
+      nRounds[k] = r.n_rounds;
     }
-    const rounds = this.db.prepare('SELECT * FROM rounds WHERE run_id = ? ORDER BY case_index, revision').all(runId) as Array<{
+    const rounds = this.db.prepare(`SELECT * FROM rounds WHERE run_id = ?${filter} ORDER BY case_index, revision`).all(...args) as Array<{
       case_index: number;
       revision: number;
       text: string;
@@ -638,7 +780,9 @@ export class SqliteRunStore implements RunStore {
       feedback: string | null;
     }>;
     for (const r of rounds) {
-      trajectories[r.case_index]?.rounds.push({
+      const k = at.get(r.case_index);
+      if (k === undefined) continue;
+      trajectories[k].rounds.push({
         revision: r.revision,
         text: r.text,
         state: JSON.parse(r.state),

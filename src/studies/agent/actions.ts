@@ -1,7 +1,8 @@
 // Reading actions out of model turns and measuring repetition (docs/harness.md §5.2 step 5, §5.3). The
 // canonical form is for measurement only (never executed): kwargs sorted, values as Python repr,
 // so the same call with other spacing or argument order counts as a repeat.
-import { parseAction, ToolError, TOOL_NAMES } from '../../envs/toolshed/index.ts';
+import { parseAction, ToolError } from '../../envs/toolshed/index.ts';
+import { TOOL_NAMES } from '../../envs/toolshed/tools.ts';
 import { pyReprValue } from '../../core/py/values.ts';
 import { pyCompare, pySplitlines, pyStripChars } from '../../core/py/strings.ts';
 import { PY_SPACE_CLASS, pyStrip } from '../../core/py/format.ts';
@@ -49,7 +50,7 @@ export function canonicalCode(code: string): string {
   return pyStrip(code.replace(/#[^\n]*/g, '')).replace(WS_RUN, ' ');
 }
 
-export interface StepLike {
+interface StepLike {
   action: string;
   ok: boolean;
 }

@@ -8,9 +8,9 @@ import { STUDY_HARNESSES, type HarnessName } from './harness.ts';
 import type { RolloutRecord } from './engine.ts';
 import type { AgentRunRow, AgentStore } from './store.ts';
 
-export const AGENT_ANALYSIS_SCHEMA = 'revloop.agent-analysis/1';
+const AGENT_ANALYSIS_SCHEMA = 'revloop.agent-analysis/1';
 
-export const AGENT_METRICS: Readonly<Record<string, string>> = {
+const AGENT_METRICS: Readonly<Record<string, string>> = {
   solved: 'task success (goal predicate)',
   stuck: 'ended in a loop: step limit reached with ≥ 2 canonical repeats among failed actions',
   exact_repeat_rate: 'failed actions repeating an earlier failed action byte for byte (stripped)',
@@ -25,11 +25,13 @@ export const AGENT_METRICS: Readonly<Record<string, string>> = {
   n_banned_masked: 'ban mask applications per rollout',
 };
 
+/** One metric's estimate (mean and 95% cluster-bootstrap interval), or the reason there is none. */
 export interface MetricSummary extends Partial<Estimate> {
   metric: string;
   reason?: string;
 }
 
+/** One agent run's analysis: its model (labelled when simulated), environment and metric summaries per harness. */
 export interface AgentRunAnalysis {
   run_id: string;
   model: string;
@@ -41,6 +43,7 @@ export interface AgentRunAnalysis {
   metrics: MetricSummary[];
 }
 
+/** A paired contrast of one metric between a harness and the verbatim baseline, with its bootstrap interval. */
 export interface AgentContrast extends Partial<Estimate> {
   model: string;
   env: string;
@@ -52,6 +55,10 @@ export interface AgentContrast extends Partial<Estimate> {
   reason?: string;
 }
 
+/**
+ * The analysis of a store's agent runs: per run and harness, each metric's mean with a cluster-bootstrap interval over tasks, and the
+ * paired contrasts between harnesses.
+ */
 export interface AgentAnalysis {
   schema: typeof AGENT_ANALYSIS_SCHEMA;
   bootstrap: { resamples: number; seed: number; prng: string; cluster: 'task_id' };
@@ -146,6 +153,10 @@ const harnessRank = (h: string) => {
   return i < 0 ? 99 : i;
 };
 
+/**
+ * Analyses the agent runs of a store (all, or `runIds`): metric summaries and paired harness contrasts with cluster-bootstrap intervals
+ * over tasks (default 10,000 resamples, seed 20260808).
+ */
 export async function analyzeAgentStore(
   store: AgentStore,
   options: { resamples?: number; seed?: number; runIds?: string[] } = {},

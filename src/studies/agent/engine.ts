@@ -2,8 +2,8 @@
 // generate one turn, extract the action, execute it in the task's world, stop when the goal
 // predicate holds (checked after every step, before finish), when finish() is called, or at the
 // step limit. Records follow the reference's rollout JSONL, plus the raw model outputs.
+import { actionToolName } from '../../envs/toolshed/parse.ts';
 import {
-  actionToolName,
   errorGloss,
   generateAgentTasks,
   isSolved,
@@ -12,13 +12,12 @@ import {
   taskWorld,
   type Task,
 } from '../../envs/toolshed/index.ts';
-import { buildAgentMessages } from '../../remedy/messages.ts';
-import { banStrings, failedActions } from '../../remedy/ban.ts';
-import type { AgentStep } from '../../remedy/failure-record.ts';
+import { FailureLedger } from '../../remedy/ledger.ts';
 import { extractAction, parseErrorBreakdown, repeatStats, type RepeatStats } from './actions.ts';
 import type { Harness, HarnessName } from './harness.ts';
 import type { TurnGenerator } from './generator.ts';
 
+/** A rollout's settings: step limit, tokens per turn, temperature and seed (the study's: `STUDY_SETTINGS`). */
 export interface RolloutSettings {
   maxSteps: number;
   maxNewTokens: number;
@@ -35,8 +34,12 @@ export const STUDY_SETTINGS: RolloutSettings & { nTasks: number } = {
   seed: 20260808,
 };
 
-export type StopReason = 'solved' | 'finish_called' | 'step_limit';
+type StopReason = 'solved' | 'finish_called' | 'step_limit';
 
+/**
+ * One rollout as the reference's rollout JSONL records it (steps, observations, stop reason, solved, repetition counts), plus the raw
+ * model outputs.
+ */
 export interface RolloutRecord extends RepeatStats {
   task_id: string;
   task_index: number;
@@ -79,6 +82,10 @@ function sumOrNull(xs: ReadonlyArray<number | null>): number | null {
   return xs.some((x) => x === null) ? null : (xs as number[]).reduce((a, b) => a + b, 0);
 }
 
+/**
+ * One agent rollout of a ToolShed task under a harness (docs/harness.md §5.2): generate a turn, execute its action, repeat until the goal
+ * holds, `finish()` is called or the step limit.
+ */
 export async function runToolShedRollout(
   task: Task,
   taskIndex: number,
@@ -90,7 +97,15 @@ export async function runToolShedRollout(
   const t0 = performance.now();
   const world = taskWorld(task);
   const system = systemPrompt({ demo: true });
-  const steps: AgentStep[] = [];
+  // The harness layer's agent side: the ledger builds each turn's context and ban list.
+  const ledger = new FailureLedger({
+    policy: harness.policy.failurePolicy,
+    negativeInstruction: harness.policy.negativeInstruction,
+    ban: harness.ban,
+    gloss: errorGloss,
+    toolOf: actionToolName,
+  });
+  const steps = ledger.transcript;
   const raw: string[] = [];
   const genTokens: Array<number | null> = [];
   const promptTokens: Array<number | null> = [];
@@ -98,8 +113,8 @@ export async function runToolShedRollout(
   let stop: StopReason | null = null;
   let solved = false;
   for (let s = 0; s < settings.maxSteps; s++) {
-    const messages = buildAgentMessages(system, task.goal, steps, { gloss: errorGloss, ...harness.policy });
-    const banned = harness.ban ? banStrings(failedActions(steps)) : [];
+    const messages = ledger.messages(system, task.goal);
+    const banned = ledger.ban ? ledger.banList() : [];
     const turn = await gen.turn(messages, {
       maxNewTokens: settings.maxNewTokens,
       temperature: settings.temperature,
@@ -113,7 +128,7 @@ export async function runToolShedRollout(
     masked.push(harness.ban ? turn.nBannedMasked : 0);
     const action = extractAction(turn.text);
     const outcome = execute(world, action, RENDER);
-    steps.push({ action, observation: outcome.observation, ok: outcome.ok, errorType: outcome.errorType, tool: actionToolName(action) });
+    ledger.record({ action, observation: outcome.observation, ok: outcome.ok, errorType: outcome.errorType, tool: actionToolName(action) });
     if (isSolved(task, world)) {
       solved = true;
       stop = 'solved';

@@ -18,6 +18,7 @@ import {
 } from '../../models/capabilities.ts';
 import { CapabilityError, UserError } from '../../core/errors.ts';
 
+/** One turn to generate: token limit, sampling, and the actions to ban. */
 export interface TurnRequest {
   maxNewTokens: number;
   temperature: number;
@@ -28,6 +29,7 @@ export interface TurnRequest {
   newlineStops: boolean;
 }
 
+/** A generated turn: its text, tokens and usage, and how many ban-mask applications it took. */
 export interface TurnResult {
   /** Decoded generation (special tokens skipped). */
   text: string;
@@ -43,6 +45,10 @@ export interface TurnResult {
   banTokenSequences?: ReadonlyArray<readonly number[]>;
 }
 
+/**
+ * Generates one agent turn with a model, with the harness's bans and the turn's stop tokens where the backend supports them. Get one with
+ * `turnGeneratorFor`.
+ */
 export interface TurnGenerator {
   readonly model: Model;
   /** The path in words, recorded with the run. */
@@ -61,7 +67,7 @@ export class TurnFailedError extends UserError {
 }
 
 /** End-of-turn markers the reference adds to the stop set when they are single vocabulary tokens. */
-export const END_OF_TURN_MARKERS = ['<|im_end|>', '<|eot_id|>', '<|endoftext|>', '<|end|>'];
+const END_OF_TURN_MARKERS = ['<|im_end|>', '<|eot_id|>', '<|endoftext|>', '<|end|>'];
 
 /** A generator for the model; refuses up front when a ban is needed and the backend cannot ban. */
 export async function turnGeneratorFor(model: Model, options: { needsBan: boolean }): Promise<TurnGenerator> {

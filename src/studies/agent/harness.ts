@@ -1,35 +1,23 @@
-// The harness variants of the agent study (docs/harness.md §5.1): how failed steps enter the context, an
-// optional do-not-repeat instruction, and an optional decoder ban of earlier failed actions. The
-// study compared six; `drop+ban` is registered but was not run.
-import type { HistoryPolicy } from '../../remedy/messages.ts';
-import { UserError } from '../../core/errors.ts';
+// The agent study's harnesses are the remedy layer's agent harnesses (src/remedy/agent-harness.ts,
+// docs/harness.md §5.1); this module only names the six the study ran, in the reference's order.
+import {
+  AGENT_HARNESSES,
+  AGENT_HARNESS_NAMES,
+  getAgentHarness,
+  type AgentHarness,
+  type AgentHarnessName,
+} from '../../remedy/agent-harness.ts';
 
-export interface Harness {
-  name: HarnessName;
-  policy: HistoryPolicy;
-  /** Ban previously failed actions at decoding time (needs the backend's `ban` capability). */
-  ban: boolean;
-}
-
-export const HARNESS_NAMES = ['verbatim', 'verbatim+instr', 'abstract', 'drop', 'verbatim+ban', 'abstract+ban', 'drop+ban'] as const;
-export type HarnessName = (typeof HARNESS_NAMES)[number];
+/** A harness of the agent study (an agent harness of the remedy layer). */
+export type Harness = AgentHarness;
+/** The name of a harness of the agent study. */
+export type HarnessName = AgentHarnessName;
+/** The agent study's harness names. */
+export const HARNESS_NAMES = AGENT_HARNESS_NAMES;
+/** Every harness of the agent study by name (the remedy layer's agent harnesses). */
+export const HARNESSES = AGENT_HARNESSES;
+/** The harness of this name; throws a UserError naming the known harnesses for an unknown one. */
+export const getHarness = getAgentHarness;
 
 /** The six harnesses of the study, in the reference's reporting order. */
 export const STUDY_HARNESSES: readonly HarnessName[] = ['verbatim', 'verbatim+instr', 'abstract', 'drop', 'verbatim+ban', 'abstract+ban'];
-
-export const HARNESSES: Readonly<Record<HarnessName, Harness>> = {
-  verbatim: { name: 'verbatim', policy: { failurePolicy: 'verbatim' }, ban: false },
-  'verbatim+instr': { name: 'verbatim+instr', policy: { failurePolicy: 'verbatim', negativeInstruction: true }, ban: false },
-  abstract: { name: 'abstract', policy: { failurePolicy: 'abstract' }, ban: false },
-  drop: { name: 'drop', policy: { failurePolicy: 'drop' }, ban: false },
-  'verbatim+ban': { name: 'verbatim+ban', policy: { failurePolicy: 'verbatim' }, ban: true },
-  'abstract+ban': { name: 'abstract+ban', policy: { failurePolicy: 'abstract' }, ban: true },
-  'drop+ban': { name: 'drop+ban', policy: { failurePolicy: 'drop' }, ban: true },
-};
-
-export function getHarness(name: string): Harness {
-  if (!(HARNESS_NAMES as readonly string[]).includes(name)) {
-    throw new UserError(`unknown harness "${name}"; choose one of ${HARNESS_NAMES.join(', ')}`);
-  }
-  return HARNESSES[name as HarnessName];
-}

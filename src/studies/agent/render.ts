@@ -14,6 +14,7 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((x, c) => (c === 0 ? x.padEnd(widths[c]) : x.padStart(widths[c]))).join('  ')).join('\n');
 }
 
+/** The agent analysis as terminal text (simulated models labelled SIMULATED). */
 export function renderAgentAnalysis(a: AgentAnalysis): string {
   if (!a.runs.length) return 'no agent runs in this store\n';
   const out: string[] = [

@@ -21,7 +21,7 @@ import type { RolloutRecord } from './engine.ts';
 /** The store's run kind of agent rollout runs. */
 export const AGENT_RUN_KIND = 'agent';
 
-export interface AgentRunSettings {
+interface AgentRunSettings {
   max_steps: number;
   max_new_tokens: number;
   temperature: number;

@@ -13,7 +13,7 @@ function ci(m: Partial<{ mean: number | null; ci_lo: number | null; ci_hi: numbe
 
 const RATES = ['solved', 'stuck', 'exact_repeat_rate', 'canonical_repeat_rate'];
 
-export function agentSections(a: AgentAnalysis): Section[] {
+function agentSections(a: AgentAnalysis): Section[] {
   const metric = (ms: MetricSummary[], k: string) => ms.find((m) => m.metric === k);
   const simulatedRun = new Map(a.runs.map((r) => [r.run_id, r.simulated]));
   const blocks: Section['blocks'] = [

@@ -39,7 +39,7 @@ export interface EndpointCell {
   pairedN?: number;
 }
 
-export interface EndpointRow {
+interface EndpointRow {
   controller: string;
   simulated: boolean;
   /** One per column family, in `EndpointTable.families` order; null where the cell is empty. */
@@ -55,7 +55,7 @@ export interface EndpointTable {
   intervalNote: string;
 }
 
-export interface AssaySummaryRow {
+interface AssaySummaryRow {
   controller: string;
   simulated: boolean;
   panel: string;
@@ -65,7 +65,7 @@ export interface AssaySummaryRow {
   sd: number | null;
 }
 
-export interface PanelMeanRow {
+interface PanelMeanRow {
   label: string;
   /** Number of controllers averaged. */
   controllers: number;
@@ -85,7 +85,7 @@ export interface AssaySummary {
   note: string;
 }
 
-export interface CurveSeries {
+interface CurveSeries {
   controller: string;
   simulated: boolean;
   n: number;
@@ -106,7 +106,7 @@ export interface CategoryDef {
   description: string;
 }
 
-export interface CompositionRow {
+interface CompositionRow {
   controller: string;
   simulated: boolean;
   family: string;
@@ -124,7 +124,7 @@ export interface CompositionChart {
   rows: CompositionRow[];
 }
 
-export interface BudgetReplayRow {
+interface BudgetReplayRow {
   cap: number;
   medianCell: number | null;
   minCell: number | null;
@@ -134,7 +134,7 @@ export interface BudgetReplayRow {
   reversals: Array<{ reversing: number; pairs: number }>;
 }
 
-export interface BudgetReplayCell {
+interface BudgetReplayCell {
   controller: string;
   simulated: boolean;
   panel: string;
@@ -159,7 +159,7 @@ export interface BudgetReplay {
 }
 
 /** One trajectory's classification, used by the drill-down filters. */
-export type Outcome = 'success' | 'failure' | 'incomplete';
+type Outcome = 'success' | 'failure' | 'incomplete';
 
 export interface TrajectoryLabel {
   outcome: Outcome;

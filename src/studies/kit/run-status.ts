@@ -4,7 +4,7 @@
 import type { StudySession } from '../../store/study-runs.ts';
 import type { RunSummary } from '../../store/store.ts';
 
-export type StudyRunStatus = 'complete' | 'incomplete' | 'running' | 'interrupted' | 'failed';
+type StudyRunStatus = 'complete' | 'incomplete' | 'running' | 'interrupted' | 'failed';
 
 export function studyRunStatus(summary: RunSummary, sessions: readonly StudySession[]): StudyRunStatus {
   if (summary.status === 'running') return 'running';

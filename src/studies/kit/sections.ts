@@ -31,14 +31,14 @@ export interface NumberCell {
 
 export type Cell = string | number | null | NumberCell;
 
-export interface Column {
+interface Column {
   label: string;
   numeric?: boolean;
   /** What the column means, on hover. */
   title?: string;
 }
 
-export interface TableRow {
+interface TableRow {
   cells: Cell[];
   /** The row's numbers come from a simulated controller (marked SIMULATED). */
   simulated?: boolean;
@@ -51,6 +51,33 @@ export interface DataTable {
   note?: string;
 }
 
+/** One point of a response curve: y at x, with an optional 95% band. */
+export interface ResponsePoint {
+  x: number;
+  y: number | null;
+  lo?: number | null;
+  hi?: number | null;
+}
+
+export interface ResponseSeries {
+  name: string;
+  simulated: boolean;
+  points: ResponsePoint[];
+}
+
+/**
+ * An x–y chart of measured responses (the system identification's median action per command,
+ * docs/protocol.md §3.11): lines through the points, bands where given, the ideal y = x dashed.
+ */
+export interface ResponsePanel {
+  title: string;
+  xLabel: string;
+  yLabel: string;
+  series: ResponseSeries[];
+  /** Draw the ideal response y = x. */
+  identity?: boolean;
+}
+
 export type Block =
   | { kind: 'heading'; text: string }
   | { kind: 'text'; text: string; tone?: 'note' | 'empty' }
@@ -59,7 +86,8 @@ export type Block =
   | { kind: 'endpoint'; endpoint: EndpointTable; summary: AssaySummary | null }
   | { kind: 'curves'; panels: CurvePanel[]; controllers: ControllerInfo[] }
   | { kind: 'composition'; charts: CompositionChart[] }
-  | { kind: 'budget-replay'; replay: BudgetReplay };
+  | { kind: 'budget-replay'; replay: BudgetReplay }
+  | { kind: 'response-curves'; panels: ResponsePanel[] };
 
 export interface Section {
   /** Stable id: the anchor in the report, the key in the viewer's URL. */

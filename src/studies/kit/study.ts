@@ -3,8 +3,10 @@
 // their plans), analyses its runs from the store, and presents the analysis three ways: terminal
 // text, a JSON document, and sections of typed blocks for the report and the viewer.
 import type { Family, PromptVariant } from '../../core/verify/types.ts';
+import type { AuditReplay } from '../../engine/audit.ts';
+import type { RunPlannedPayload, TrajectoryRunPlanned } from '../../store/events.ts';
 import type { RunStore, RunSummary } from '../../store/store.ts';
-import type { TrajectoryRecord } from '../../store/types.ts';
+import type { RoundRecord, TrajectoryRecord } from '../../store/types.ts';
 import type { ControllerInfo, DrilldownLabels, TrajectoryLabel } from './report-model.ts';
 import type { Section } from './sections.ts';
 
@@ -40,6 +42,39 @@ export interface TrajectoryDrilldown {
 export interface TextOptions {
   /** Terminal columns to fit; undefined = as wide as the tables are. */
   width?: number;
+}
+
+/** Which drafts of a trajectory repeat earlier ones (docs/protocol.md §3.2), for the viewer's timeline. */
+export interface Recurrence {
+  /** Each round's state id, in round order: equal ids are byte-identical drafts (numbered from 0 by first appearance). */
+  states: number[];
+  /** A complete failure's repeat class (terminal_fixed_point, terminal_cycle, other_repeat, no_repeat); else null. */
+  repeatClass: string | null;
+  /** 2, 3 or 4 for a terminal cycle, else 0. */
+  cyclePeriod: number;
+  /** The first revision with joint success, or null. */
+  capture: number | null;
+}
+
+/** The verifier report of one round: the recorded text, or the family's rendering of the stored state. */
+export type RoundReport = { text: string; recorded: boolean } | { error: string };
+
+/**
+ * How the viewer reads a study's trajectories one at a time — labels for its filters, the
+ * recurrence markers and the texts of the timeline — without analysing a whole run.
+ */
+export interface TrajectoryReader {
+  labels: DrilldownLabels;
+  /** The filter labels of one trajectory (the same classifier as the report's browser). */
+  label(t: TrajectoryRecord): TrajectoryLabel;
+  recurrence(t: TrajectoryRecord): Recurrence;
+  /**
+   * The report after `round`: the text recorded with it (what the model received), otherwise the
+   * family's feedback for the stored state under the run's prompt variant. Null for a success.
+   */
+  report(t: TrajectoryRecord, round: RoundRecord, planned: RunPlannedPayload): RoundReport | null;
+  /** The trajectory's initial prompt under the run's prompt variant (throws when it cannot be rendered). */
+  initialPrompt(t: TrajectoryRecord, planned: RunPlannedPayload): string;
 }
 
 /** One run as `revloop runs` lists it. */
@@ -87,4 +122,14 @@ export interface Study<A = unknown> {
   notes?(analysis: A): string[];
   /** Trajectories for the report's browser, for studies that have them. */
   drilldown?(analysis: A): TrajectoryDrilldown | null;
+  /**
+   * For studies whose trajectory runs send messages other than the verbatim protocol's: the
+   * message policy (and ban provider) of a run, re-created from its plan, so `revloop audit` can
+   * re-derive every request.
+   */
+  replay?(planned: TrajectoryRunPlanned): AuditReplay | null;
+  /** Extra fields of a trajectory's row in `revloop export --format paper` (after the paper's own). */
+  exportFields?(planned: TrajectoryRunPlanned, t: TrajectoryRecord): Record<string, unknown>;
+  /** Reading single trajectories (the viewer), for studies that have them. */
+  readonly trajectories?: TrajectoryReader;
 }

@@ -14,7 +14,7 @@ import { PRNG_NAME } from '../../core/stats/prng.ts';
 import type { ProbeStore } from './store.ts';
 import type { ProbeItem, ScoreRecord } from './types.ts';
 
-export const PROBE_ANALYSIS_SCHEMA = 'revloop.probe-analysis/1';
+const PROBE_ANALYSIS_SCHEMA = 'revloop.probe-analysis/1';
 
 /** One item's measures (null where a needed score is missing). */
 export interface ProbeItemRecord {
@@ -30,18 +30,20 @@ export interface ProbeItemRecord {
   measures: Record<string, number | null>;
 }
 
+/** One probe measure's estimate (mean and 95% cluster-bootstrap interval over tasks), or the reason there is none. */
 export interface MeasureSummary extends Partial<Estimate> {
   measure: string;
   /** Present when there is no estimate (fewer than 3 finite values). */
   reason?: string;
 }
 
-export interface GroupSummary {
+interface GroupSummary {
   key: string;
   n_items: number;
   measures: MeasureSummary[];
 }
 
+/** One probe run's analysis: environment, model (labelled when simulated), items, and the measure summaries. */
 export interface ProbeRunAnalysis {
   run_id: string;
   env: string;
@@ -66,6 +68,7 @@ export interface ProbeRunAnalysis {
   };
 }
 
+/** The analysis of a store's probe runs: per run, every measure with its interval and the Holm-adjusted tests (docs/harness.md §4). */
 export interface ProbeAnalysis {
   schema: typeof PROBE_ANALYSIS_SCHEMA;
   bootstrap: { resamples: number; breakdown_resamples: number; seed: number; prng: string; cluster: 'task_id' };
@@ -75,6 +78,9 @@ export interface ProbeAnalysis {
   simulated_models: string[];
 }
 
+/**
+ * Options of `analyzeProbeStore`: bootstrap resamples (default 10,000; breakdowns at most 2,000), seed (default 20260808), and the runs.
+ */
 export interface ProbeAnalysisOptions {
   resamples?: number;
   breakdownResamples?: number;
@@ -144,6 +150,10 @@ function strictSummary(s: MeasureSummary): MeasureSummary {
   return o;
 }
 
+/**
+ * Analyses the probe runs of a store: the corrective-gain measures with cluster-bootstrap intervals over tasks and Holm-adjusted tests
+ * (docs/harness.md §4).
+ */
 export async function analyzeProbeStore(store: ProbeStore, options: ProbeAnalysisOptions = {}): Promise<ProbeAnalysis> {
   const resamples = options.resamples ?? BOOTSTRAP_RESAMPLES;
   const breakdown = options.breakdownResamples ?? Math.min(2000, resamples);

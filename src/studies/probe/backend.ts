@@ -13,7 +13,6 @@ import {
   type ContextFit,
   type ScoringCounters,
   type VerifyReport,
-  type VerifyRow,
   type VerifySample,
 } from '../../models/capabilities.ts';
 import { CapabilityError, UserError } from '../../core/errors.ts';
@@ -22,9 +21,9 @@ import { checkLogprob } from '../../models/gguf/numeric-guard.ts';
 export type { ScoringCounters };
 /** A context + continuation to score twice, one compared pair, and the report (the models' own types). */
 export type VerifyInput = VerifySample;
-export type VerifyResultRow = VerifyRow;
 export type VerifyResult = VerifyReport;
 
+/** A candidate continuation's score: its log-probability, token count and greedy-match count. */
 export interface CandidateScore {
   logprob: number;
   nTokens: number;
@@ -33,6 +32,10 @@ export interface CandidateScore {
   ctxTokens: number | null;
 }
 
+/**
+ * What the probe scores with: teacher-forced log-probabilities of candidate actions after a context. Get one with
+ * `probeScorerFor(model)`.
+ */
 export interface ProbeScorer {
   readonly model: Model;
   /** Scores candidates after the rendered context (+ generation prompt), in input order. */

@@ -9,6 +9,10 @@ import type { ProbeItem } from './types.ts';
 
 export const BUILD_MAX_PER_TASK = 3;
 
+/**
+ * The probe's ToolShed items: a stratified subsample of n items from the paper's pool (at most 3 per task by default), with a description
+ * of the source and its SHA-256.
+ */
 export function buildToolShedProbeItems(
   n: number,
   options: { maxPerTask?: number; seed?: number } = {},

@@ -6,7 +6,7 @@ import { errorGloss } from '../../envs/toolshed/errors.ts';
 import { UserError } from '../../core/errors.ts';
 import { DISTRACTOR_CONDITIONS, OWN_PASS_CONDITIONS, type CandidateName, type Condition, type ProbeItem } from './types.ts';
 
-export interface ConditionOptions {
+interface ConditionOptions {
   /** The length-matched neutral observation (required by `neut_pad`; computed per model). */
   neutralPadded?: string | null;
   observationPrefix?: string;
@@ -24,6 +24,10 @@ export class ConditionUnavailableError extends UserError {
   }
 }
 
+/**
+ * The counterfactual transcript of an item under a condition (docs/harness.md §3): the context whose next action the probe scores. Throws
+ * a ConditionUnavailableError when the item cannot take the condition.
+ */
 export function buildConditionMessages(item: ProbeItem, condition: Condition, options: ConditionOptions = {}): ChatMessage[] {
   const prefix = options.observationPrefix ?? OBSERVATION_PREFIX;
   const system = condition === 'fail_instr' ? `${item.system_prompt}\n${NEGATIVE_INSTRUCTION}` : item.system_prompt;

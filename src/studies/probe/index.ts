@@ -1,69 +1,23 @@
-// Public API of the corrective-gain probes (docs/probe.md): probe items and conditions, scoring
-// backends, the resumable runner, the probe tables of the run store, and the analysis.
-export * from './types.ts';
-export { itemSha256, ITEM_FIELDS, validateItem, parseItems, readItemsFile, itemJsonLine, itemsJsonl } from './items.ts';
-export { buildToolShedProbeItems, buildCodeRepairProbeItems, BUILD_MAX_PER_TASK } from './build.ts';
+// Public API of the corrective-gain probes (`revloop/probe`, docs/probe.md): build probe items,
+// score their counterfactual transcripts under the conditions with a scoring backend, run and
+// resume a probe in the run store, check the scorer, and analyse the stored scores.
 export {
-  probeScorerFor,
-  guardScore,
-  type ProbeScorer,
-  type CandidateScore,
-  type ScoringCounters,
-  type VerifyInput,
-  type VerifyResult,
-  type VerifyResultRow,
-} from './backend.ts';
-export {
-  buildConditionMessages,
-  conditionAvailable,
-  candidatesFor,
-  conditionPasses,
-  ConditionUnavailableError,
-  type ConditionOptions,
-} from './conditions.ts';
-export { lengthMatchedNeutral, paddedNeutral, MAX_FILLER_UNITS, type PaddedNeutral } from './padding.ts';
+  ALL_CONDITIONS,
+  CORE_CONDITIONS,
+  EXTENDED_CONDITIONS,
+  conditionsOf,
+  type Condition,
+  type ConditionSet,
+  type CandidateName,
+  type ScoreRecord,
+  type ProbeItem,
+} from './types.ts';
+export { readItemsFile, itemsJsonl } from '../../envs/items/item-file.ts';
+export { buildToolShedProbeItems, buildCodeRepairProbeItems } from './build.ts';
+export { buildConditionMessages, ConditionUnavailableError } from './conditions.ts';
+export { probeScorerFor, type ProbeScorer, type CandidateScore } from './backend.ts';
 export { runProbe, type RunProbeOptions, type ProbeProgress, type ProbeSessionResult } from './runner.ts';
-export {
-  ProbeStore,
-  scoreKey,
-  defaultProbeRunId,
-  PROBE_RUN_KIND,
-  type ProbeRunRow,
-  type ProbeSessionStart,
-  type ProbeSessionEnd,
-  type ScoreRow,
-} from './store.ts';
-export { itemMeasures, pRepeat, groupScores, MEASURE_ORDER, MEASURE_DOC, EXTENDED_CONTRASTS, type ItemScores } from './metrics.ts';
-export {
-  clusterBootstrap,
-  sampleSd,
-  bootstrapRng,
-  BOOTSTRAP_SEED,
-  BOOTSTRAP_RESAMPLES,
-  MIN_PUBLISHED_ITEMS,
-  type Estimate,
-  type BootstrapOptions,
-} from '../../core/stats/cluster-bootstrap.ts';
-export { holmAdjust } from '../../core/stats/holm.ts';
-export {
-  analyzeProbeStore,
-  probeItemRecords,
-  PROBE_ANALYSIS_SCHEMA,
-  type ProbeAnalysis,
-  type ProbeAnalysisOptions,
-  type ProbeRunAnalysis,
-  type ProbeItemRecord,
-  type MeasureSummary,
-  type GroupSummary,
-} from './analyze.ts';
-export { renderProbeAnalysis, MAIN_MEASURES, REPEAT_MEASURES, MANIPULATION_MEASURES } from './render.ts';
-export {
-  verifyProbeScoring,
-  verifySample,
-  VERIFY_TOLERANCE,
-  VERIFY_SAMPLE,
-  VERIFY_SEED,
-  type VerifyTriple,
-  type ProbeVerifyReport,
-} from './verify.ts';
-export { probeStudy, probeSections } from './study.ts';
+export { ProbeStore } from './store.ts';
+export { verifyProbeScoring, type ProbeVerifyReport } from './verify.ts';
+export { analyzeProbeStore, type ProbeAnalysis, type ProbeAnalysisOptions, type ProbeRunAnalysis, type MeasureSummary } from './analyze.ts';
+export { renderProbeAnalysis } from './render.ts';

@@ -4,7 +4,7 @@ import { sha256Hex } from '../../core/util/hash.ts';
 import { itemJsonLine } from '../../envs/items/item-file.ts';
 import type { ProbeItem } from './types.ts';
 
-export { ITEM_FIELDS, validateItem, parseItems, readItemsFile, itemJsonLine, itemsJsonl } from '../../envs/items/item-file.ts';
+export { parseItems, readItemsFile, itemJsonLine, itemsJsonl } from '../../envs/items/item-file.ts';
 
 /** SHA-256 of an item's canonical line: identifies its content in the store. */
 export function itemSha256(item: ProbeItem): string {

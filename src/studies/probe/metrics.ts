@@ -3,7 +3,7 @@
 // log-probability under two contexts. Missing scores give NaN (null in JSON), never 0.
 import type { CandidateName, Condition, ScoreRecord } from './types.ts';
 
-export const EXTENDED_CONTRASTS = [
+const EXTENDED_CONTRASTS = [
   'fail_echo',
   'fail_terse',
   'fail_verbose',
@@ -57,7 +57,7 @@ export const MEASURE_DOC: Readonly<Record<string, string>> = {
 export const MEASURE_ORDER: readonly string[] = Object.keys(MEASURE_DOC);
 
 /** The scores of one item, indexed by condition and candidate. */
-export type ItemScores = Map<Condition, Map<CandidateName, ScoreRecord>>;
+type ItemScores = Map<Condition, Map<CandidateName, ScoreRecord>>;
 
 /** Groups score records by item (the last record of a key wins, as in the reference's dedup). */
 export function groupScores(records: Iterable<ScoreRecord>): Map<string, ItemScores> {

@@ -7,14 +7,14 @@
 import { neutralObservation } from '../../envs/toolshed/counterfactual.ts';
 import type { ProbeItem } from './types.ts';
 
-export const MAX_FILLER_UNITS = 23;
+const MAX_FILLER_UNITS = 23;
 
 /** The neutral observation with `units` trace segments keyed by the failed action. */
 export function paddedNeutral(action: string, units: number): string {
   return neutralObservation(action, { fillerUnits: units });
 }
 
-export interface PaddedNeutral {
+interface PaddedNeutral {
   observation: string;
   units: number;
   /** Tokens of obs_fail (the target) and of the chosen observation. */

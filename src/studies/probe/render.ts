@@ -16,7 +16,7 @@ export const MAIN_MEASURES = [
   'margin_shift',
   'G_negative',
 ];
-export const REPEAT_MEASURES = [
+const REPEAT_MEASURES = [
   'p_repeat_pre',
   'p_repeat_fail',
   'p_repeat_shift',
@@ -55,6 +55,7 @@ function runTitle(r: ProbeRunAnalysis): string {
   return `${markedName(r.model, r.simulated)} on ${r.env} — ${r.n_items} items, ${r.n_scores} scores, run ${r.run_id}${pub}`;
 }
 
+/** The probe analysis as terminal text (simulated models labelled SIMULATED). */
 export function renderProbeAnalysis(a: ProbeAnalysis): string {
   const out: string[] = [];
   if (!a.runs.length) return 'no probe runs in this store\n';

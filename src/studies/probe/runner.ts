@@ -11,6 +11,7 @@ import { lengthMatchedNeutral } from './padding.ts';
 import { scoreKey, type ProbeStore } from './store.ts';
 import type { Condition, ProbeItem, ScoreRecord } from './types.ts';
 
+/** Progress of `runProbe`: the pass, items done of the total, and scores written. */
 export interface ProbeProgress {
   pass: number;
   passes: number;
@@ -23,6 +24,7 @@ export interface ProbeProgress {
   cacheSaving: number | null;
 }
 
+/** Options of `runProbe`: the run id, the conditions, where the items came from (recorded in the plan), and progress and abort hooks. */
 export interface RunProbeOptions {
   runId: string;
   conditions: readonly Condition[];
@@ -33,6 +35,7 @@ export interface RunProbeOptions {
   signal?: AbortSignal;
 }
 
+/** What `runProbe` returns: the run, the session, whether it completed or was interrupted, and the counts. */
 export interface ProbeSessionResult {
   runId: string;
   session: number;
@@ -61,6 +64,10 @@ function saving(c: ScoringCounters | null): number | null {
   return c && c.naiveTokens > 0 ? 1 - c.forwardTokens / c.naiveTokens : null;
 }
 
+/**
+ * Scores every item under every condition into the store, resumably: items already scored are skipped, a killed session loses only
+ * in-flight work. Throws a CapabilityError when `neut_pad` meets a scorer without token counts.
+ */
 export async function runProbe(
   scorer: ProbeScorer,
   store: ProbeStore,

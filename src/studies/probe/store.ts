@@ -23,7 +23,7 @@ import type { CandidateName, Condition, ProbeItem, ScoreRecord } from './types.t
 /** The store's run kind of probe runs. */
 export const PROBE_RUN_KIND = 'probe';
 
-export interface ProbeRunRow {
+interface ProbeRunRow {
   run_id: string;
   env: string;
   model_spec: string;
@@ -31,7 +31,7 @@ export interface ProbeRunRow {
   simulated: boolean;
 }
 
-export interface ProbeSessionStart {
+interface ProbeSessionStart {
   conditions: readonly Condition[];
   itemsSource: string;
   itemsSha256: string;
@@ -39,7 +39,7 @@ export interface ProbeSessionStart {
   backend: Record<string, unknown>;
 }
 
-export interface ProbeSessionEnd {
+interface ProbeSessionEnd {
   status: 'complete' | 'interrupted' | 'failed';
   nScored: number;
   nUnavailable: number;
@@ -47,12 +47,12 @@ export interface ProbeSessionEnd {
   seconds: number;
 }
 
-export interface ScoreRow extends ScoreRecord {
+interface ScoreRow extends ScoreRecord {
   session: number | null;
   at: string;
 }
 
-export interface Padding {
+interface Padding {
   observation: string;
   units: number;
   targetTokens: number;

@@ -14,7 +14,7 @@ function ci(m: MeasureSummary | undefined, digits: number): NumberCell {
   return { value: m?.mean ?? null, lo: m?.ci_lo ?? null, hi: m?.ci_hi ?? null, digits };
 }
 
-export function probeSections(a: ProbeAnalysis): Section[] {
+function probeSections(a: ProbeAnalysis): Section[] {
   const cols = [...MAIN_MEASURES.slice(0, 5), 'p_repeat_pre', 'p_repeat_fail', 'greedy_repeat_fail', 'greedy_repeat_abstract'];
   const rows = a.runs.map((r) => {
     const by = new Map(r.measures.map((m) => [m.measure, m]));

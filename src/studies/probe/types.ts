@@ -5,7 +5,9 @@
 /** One probe item, field for field as the reference's JSONL schema (defined with the item builder). */
 export type { ProbeItem } from '../../envs/items/probe-item.ts';
 
+/** The probe's core conditions (docs/harness.md §3): before the attempt, failure, success, neutral, abstracted failure. */
 export const CORE_CONDITIONS = ['pre', 'fail', 'succ', 'neut', 'abstract'] as const;
+/** The probe's extended conditions (docs/harness.md §3): padding, echo, verbosity, instruction and distractor variants. */
 export const EXTENDED_CONDITIONS = [
   'neut_pad',
   'fail_echo',
@@ -18,30 +20,16 @@ export const EXTENDED_CONDITIONS = [
   'fail_other',
   'abstract_min',
 ] as const;
+/** Every probe condition: the core ones, then the extended ones. */
 export const ALL_CONDITIONS = [...CORE_CONDITIONS, ...EXTENDED_CONDITIONS] as const;
 
+/** A probe condition (docs/harness.md §3). */
 export type Condition = (typeof ALL_CONDITIONS)[number];
 
-export const CONDITION_DOC: Readonly<Record<Condition, string>> = {
-  pre: 'context before the attempt (baseline)',
-  fail: 'attempt + error observation (standard ReAct harness)',
-  succ: 'attempt + counterfactual success observation',
-  neut: 'attempt + valence-free observation',
-  neut_pad: 'attempt + valence-free observation, length-matched to `fail`',
-  abstract: 'harness-generated failure description, no verbatim call',
-  fail_echo: 'as `fail`, but the error quotes the failed call verbatim',
-  fail_terse: 'as `fail`, with the shortest error rendering',
-  fail_verbose: 'as `fail`, with the longest error rendering',
-  fail_instr: 'as `fail`, plus an explicit do-not-repeat instruction',
-  fail_k2: 'the same call fails twice',
-  fail_k3: 'the same call fails three times',
-  fail_early: 'as `fail`, but the failure precedes the successful steps',
-  fail_other: 'a DIFFERENT wrong action failed; the scored one was never written',
-  abstract_min: 'bare failure marker, no diagnosis and no verbatim call',
-};
-
+/** A named set of conditions for `conditionsOf`. */
 export type ConditionSet = 'core' | 'extended' | 'all';
 
+/** The conditions of a named set, in order. */
 export function conditionsOf(set: ConditionSet): Condition[] {
   if (set === 'core') return [...CORE_CONDITIONS];
   if (set === 'extended') return [...EXTENDED_CONDITIONS];

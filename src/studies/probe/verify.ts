@@ -9,15 +9,16 @@ import { buildConditionMessages } from './conditions.ts';
 import { CORE_CONDITIONS, type Condition, type ProbeItem } from './types.ts';
 
 export { VERIFY_TOLERANCE };
-export const VERIFY_SAMPLE = 12;
-export const VERIFY_SEED = 0;
+const VERIFY_SAMPLE = 12;
+const VERIFY_SEED = 0;
 
-export interface VerifyTriple {
+interface VerifyTriple {
   item_id: string;
   condition: Condition;
   candidate: 'failed' | 'gold';
 }
 
+/** What `verifyProbeScoring` returns: whether cached and fresh scores agreed, with every compared triple. */
 export interface ProbeVerifyReport extends VerifyResult {
   triples: Array<VerifyTriple & { cached: number | null; fresh: number | null; diff: number | null; ok: boolean; problem?: string }>;
 }
@@ -26,6 +27,10 @@ export function verifySample(items: readonly ProbeItem[], n: number, seed = VERI
   return new PyRandom(seed).sample(items, Math.min(n, items.length));
 }
 
+/**
+ * Checks a scorer before a probe: scores a sample of items (default 12, seed 0) under the core conditions twice — cached and fresh — and
+ * compares within a tolerance (default 1e-3 nats).
+ */
 export async function verifyProbeScoring(
   scorer: ProbeScorer,
   items: readonly ProbeItem[],

@@ -26,7 +26,7 @@ export interface CollieLogConversion {
 const ROUND_KEY = /^(\d+)(?:st|nd|rd|th)_round_text$/;
 
 /** The controller name from a log file name: `gpt-3.5-turbo-multi-round-generation-1trial.json` → `gpt-3.5-turbo`. */
-export function controllerFromLogName(path: string): string {
+function controllerFromLogName(path: string): string {
   const name = basename(path).replace(/\.json$/i, '');
   const i = name.indexOf('-multi-round');
   return i > 0 ? name.slice(0, i) : name;

@@ -1,10 +1,28 @@
 // Reads what the revision study needs from a run store: the trajectories of the chosen runs, each
 // run's prompt variant (so unsent verifier reports are rendered as the run would have sent them)
-// and a few facts per run for the runs table.
+// and a few facts per run for the runs table. Runs under a harness other than the paper's verbatim
+// one are shown as their own controller, `<model> · <harness>`, so the same model under two
+// harnesses is compared side by side instead of being pooled.
 import type { TrajectoryRecord } from '../../store/types.ts';
 import type { PromptVariant } from '../../core/verify/types.ts';
 import { isTrajectoryPlan } from '../../store/plan.ts';
 import type { RunStore } from '../../store/store.ts';
+import type { ProtocolSpec } from '../../store/plan.ts';
+import { baseLabel, simulatedLabel } from '../../core/simulated.ts';
+
+/** The harness part of a controller name (null for the paper's verbatim messages without a ban). */
+export function harnessTag(p: Pick<ProtocolSpec, 'message_policy' | 'ban_provider'>): string | null {
+  const parts = [p.message_policy !== 'verbatim' ? p.message_policy : null, p.ban_provider ? `ban=${p.ban_provider}` : null].filter(
+    Boolean,
+  );
+  return parts.length ? parts.join('+') : null;
+}
+
+/** `<model> · <harness>`, keeping a simulation's mark at the end. */
+export function harnessController(label: string, simulated: boolean, tag: string): string {
+  const named = `${baseLabel(label)} · ${tag}`;
+  return simulated ? simulatedLabel(named) : named;
+}
 
 export interface RevisionInputs {
   trajectories: TrajectoryRecord[];
@@ -21,6 +39,8 @@ export async function loadRevisionInputs(store: RunStore, runIds: readonly strin
     const run = await store.getRun(id);
     if (!run || !isTrajectoryPlan(run.planned.plan)) continue;
     variants.set(id, run.planned.plan.protocol.variant);
+    const tag = harnessTag(run.planned.plan.protocol);
+    if (tag) for (const t of trajectories) if (t.runId === id) t.controller = harnessController(t.controller, t.simulated, tag);
     const s = run.summary;
     runDetails.set(id, {
       model: s.modelSpec,

@@ -34,7 +34,7 @@ export interface ImportLine {
   simulated?: boolean;
 }
 
-export interface ImportOptions {
+interface ImportOptions {
   runId: string;
   /** Where the lines came from (messages and the plan). */
   file: string;
@@ -78,7 +78,7 @@ const LINE_FIELDS = new Set([
 const PROMPT_FIELDS = new Set(['instruction', 'task']);
 
 /** Checks one parsed line; returns its problems as [field, problem]. */
-export function lineProblems(
+function lineProblems(
   v: unknown,
   resolveFamily: (name: string) => Family,
 ): { line?: ImportLine; c?: ConstraintCase; problems: Array<[string | null, string]> } {
@@ -111,7 +111,7 @@ export function lineProblems(
   return { line, c, problems };
 }
 
-export interface ParsedImport {
+interface ParsedImport {
   lines: Array<{ line: ImportLine; c: ConstraintCase; lineNo: number }>;
 }
 

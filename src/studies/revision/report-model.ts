@@ -21,7 +21,7 @@ import type {
 import type { DrilldownLabels } from '../kit/report-model.ts';
 import { baseLabel } from '../../core/simulated.ts';
 
-export const REPEAT_CLASS_DEFS: CategoryDef[] = [
+const REPEAT_CLASS_DEFS: CategoryDef[] = [
   { key: 'terminal_fixed_point', label: 'terminal fixed point', description: 'the last three drafts are identical (at least 3 rounds)' },
   {
     key: 'terminal_cycle',
@@ -32,7 +32,7 @@ export const REPEAT_CLASS_DEFS: CategoryDef[] = [
   { key: 'no_repeat', label: 'no repeat', description: 'every draft differs from all earlier ones' },
 ];
 
-export const EXACT_CATEGORY_DEFS: CategoryDef[] = [
+const EXACT_CATEGORY_DEFS: CategoryDef[] = [
   {
     key: 'anchor_failure',
     label: 'exact length, anchor missing',
@@ -50,7 +50,7 @@ export const EXACT_CATEGORY_DEFS: CategoryDef[] = [
   { key: 'other_non_contraction', label: 'other, non-contracting', description: 'none of the above' },
 ];
 
-export const OUTCOME_LABELS: Record<TrajectoryLabel['outcome'], string> = {
+const OUTCOME_LABELS: Record<TrajectoryLabel['outcome'], string> = {
   success: 'success',
   failure: 'failure',
   incomplete: 'incomplete',
@@ -65,7 +65,7 @@ export function drilldownLabels(): DrilldownLabels {
 }
 
 /** Families in the analysis's display order; unknown (user) families follow, sorted. */
-export function orderFamilies(families: Iterable<string>): string[] {
+function orderFamilies(families: Iterable<string>): string[] {
   const set = new Set(families);
   const known = (FAMILY_ORDER as readonly string[]).filter((f) => set.has(f));
   const rest = [...set].filter((f) => !(FAMILY_ORDER as readonly string[]).includes(f)).sort();
@@ -86,7 +86,7 @@ export function labelTrajectory(t: TrajectoryRecord): TrajectoryLabel {
 }
 
 /** One line per run, derived from the trajectories (details may be added from the store). */
-export function runsFromTrajectories(
+function runsFromTrajectories(
   trajectories: readonly TrajectoryRecord[],
   details: Map<string, Record<string, string>> = new Map(),
 ): RunInfo[] {
@@ -133,7 +133,7 @@ function simulatedShare(names: readonly string[], simulated: ReadonlySet<string>
   return k === 0 ? 'none' : k === names.length ? 'all' : 'some';
 }
 
-export interface ReportModelOptions {
+interface ReportModelOptions {
   title?: string;
   generatedAt?: string;
   /** Extra per-run facts from the store (model spec, protocol, created …). */

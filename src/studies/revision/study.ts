@@ -1,17 +1,21 @@
 // The revision study: closed-loop runs and imported trajectories, analysed as in the paper
 // (endpoint tables, curves, failure taxonomy, hazards, budget replay, rescue regression).
 import { getFamily } from '../../core/verify/registry.ts';
+import type { PromptVariant } from '../../core/verify/types.ts';
+import type { RunPlannedPayload } from '../../store/events.ts';
+import { isTrajectoryPlan } from '../../store/plan.ts';
 import type { TrajectoryRecord } from '../../store/types.ts';
 import type { ReportModel } from '../kit/report-model.ts';
-import type { Study } from '../kit/study.ts';
+import type { Study, TrajectoryReader } from '../kit/study.ts';
 import { shareOf, shortTime } from '../kit/run-status.ts';
 import { analyzeTrajectories } from './analysis/analyze.ts';
+import { captureRevision, repeatClass, stateIds } from './analysis/trajectory.ts';
 import { analyzeIfeval, renderIfeval, type IfevalAnalysis } from './analysis/ifeval.ts';
 import { renderAnalysis } from './analysis/render.ts';
 import type { AnalysisResult } from './analysis/types.ts';
 import { loadRevisionInputs, type RevisionInputs } from './from-store.ts';
 import { buildReportModel, drilldownLabels, labelTrajectory } from './report-model.ts';
-import { ifevalSections, revisionSections } from './sections.ts';
+import { ifevalSections, landmarkSections, revisionSections } from './sections.ts';
 
 export interface RevisionAnalysis extends RevisionInputs {
   result: AnalysisResult;
@@ -31,10 +35,36 @@ function viewModel(a: RevisionAnalysis): ReportModel {
   return m;
 }
 
+const variantOf = (planned: RunPlannedPayload): PromptVariant =>
+  isTrajectoryPlan(planned.plan) ? planned.plan.protocol.variant : 'baseline';
+
+/** One trajectory at a time, for the viewer: the report browser's labels and the analysis's own recurrence rules. */
+const reader: TrajectoryReader = {
+  labels: drilldownLabels(),
+  label: labelTrajectory,
+  recurrence(t) {
+    const states = stateIds(t.rounds);
+    const capture = captureRevision(t.rounds);
+    const failure = t.status === 'complete' && t.rounds.length > 0 && capture === null;
+    const { cls, period } = failure ? repeatClass(states) : { cls: null, period: 0 };
+    return { states, repeatClass: cls, cyclePeriod: period, capture };
+  },
+  report(t, round, planned) {
+    if (round.joint) return null;
+    if (typeof round.feedback === 'string') return { text: round.feedback, recorded: true };
+    try {
+      return { text: getFamily(t.family).feedback(round.state, t.case, variantOf(planned)), recorded: false };
+    } catch (e) {
+      return { error: `verifier report unavailable: ${(e as Error).message}` };
+    }
+  },
+  initialPrompt: (t, planned) => getFamily(t.family).initialPrompt(t.case, variantOf(planned)),
+};
+
 export const revisionStudy: Study<RevisionAnalysis> = {
   id: 'revision',
   title: 'Revision runs',
-  kinds: ['run', 'import'],
+  kinds: ['run', 'import', 'revise'],
   json: 'top-level',
   async analyze(store, runIds, o) {
     const inputs = await loadRevisionInputs(store, runIds);
@@ -67,7 +97,7 @@ export const revisionStudy: Study<RevisionAnalysis> = {
           // The rate over finished trajectories: an interrupted run's pending ones are not failures.
           shareOf(r.successes, r.complete),
           String(r.incomplete),
-          String(r.pending),
+          r.leased ? `${r.pending} (${r.leased} leased)` : String(r.pending),
           String(r.rounds),
           String(r.failedAttempts),
           shortTime(r.updatedAt),
@@ -78,9 +108,10 @@ export const revisionStudy: Study<RevisionAnalysis> = {
   },
   renderText: (a, o) => renderAnalysis(a.result, o) + (hasIfeval(a) ? renderIfeval(a.ifeval) : ''),
   toJson: (a) => ({ ...(a.result as unknown as Record<string, unknown>), ...(hasIfeval(a) ? { ifeval: a.ifeval } : {}) }),
-  sections: (a) => [...revisionSections(viewModel(a)), ...(hasIfeval(a) ? ifevalSections(a.ifeval) : [])],
+  sections: (a) => [...revisionSections(viewModel(a)), ...landmarkSections(a.result), ...(hasIfeval(a) ? ifevalSections(a.ifeval) : [])],
   simulatedControllers: (a) => a.result.simulated_controllers,
   notes: (a) => viewModel(a).notes,
+  trajectories: reader,
   drilldown(a) {
     return {
       trajectories: a.trajectories,

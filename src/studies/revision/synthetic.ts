@@ -6,6 +6,7 @@ import type { ConstraintCase } from '../../core/verify/types.ts';
 import type { RoundRecord, TrajectoryRecord } from '../../store/types.ts';
 import { Xoshiro128 } from '../../core/stats/prng.ts';
 
+/** A synthetic controller's behaviour: first-draft success, and per-revision capture and repetition probabilities. */
 export interface SyntheticController {
   name: string;
   /** Probability the first draft succeeds. */
@@ -16,6 +17,10 @@ export interface SyntheticController {
   repeat: number;
 }
 
+/**
+ * Options of `syntheticTrajectories`: the controllers, seed, budget, cases per structure (default: the paper's allocation) and the
+ * incomplete rate (default 0).
+ */
 export interface SyntheticOptions {
   controllers: SyntheticController[];
   seed?: number;

@@ -43,7 +43,10 @@ export function chatOk(
   };
 }
 
-export async function startFaultServer(script: Step[], fallback: Step = { json: chatOk('fallback text') }): Promise<FaultServer> {
+/** The step for a request past the script: a fixed one, or one computed from the request (its parsed body and 0-based index). */
+export type Fallback = Step | ((body: any, index: number) => Step);
+
+export async function startFaultServer(script: Step[], fallback: Fallback = { json: chatOk('fallback text') }): Promise<FaultServer> {
   const requests: SeenRequest[] = [];
   const sockets = new Set<Socket>();
   let inFlight = 0;
@@ -61,7 +64,7 @@ export async function startFaultServer(script: Step[], fallback: Step = { json: 
         /* keep the raw text */
       }
       requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, at: Date.now() });
-      const step = next < script.length ? script[next] : fallback;
+      const step = next < script.length ? script[next] : typeof fallback === 'function' ? fallback(body, next) : fallback;
       next++;
       inFlight++;
       state.maxInFlight = Math.max(state.maxInFlight, inFlight);

@@ -5,10 +5,10 @@ import type { ConstraintCase } from '../../verify/types.ts';
 import { optionalString, requireString, typeName, type Row, type RowResult } from './common.ts';
 
 /** Field order of a native row (also the order writeCaseSet writes). */
-export const NATIVE_FIELDS = ['id', 'family', 'source', 'instruction', 'target', 'anchors', 'task', 'targets', 'witness', 'meta'] as const;
+const NATIVE_FIELDS = ['id', 'family', 'source', 'instruction', 'target', 'anchors', 'task', 'targets', 'witness', 'meta'] as const;
 const KNOWN = new Set<string>(NATIVE_FIELDS);
 
-export const DEFAULT_NATIVE_SOURCE = 'unspecified';
+const DEFAULT_NATIVE_SOURCE = 'unspecified';
 
 export function readNativeRow(row: Row): RowResult {
   const problems: Array<[string, string]> = [];

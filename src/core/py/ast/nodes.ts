@@ -55,5 +55,3 @@ export type Expr =
   | { kind: 'Await'; value: Expr }
   | { kind: 'Yield'; value: Expr | null }
   | { kind: 'YieldFrom'; value: Expr };
-
-export type ExprOf<K extends Expr['kind']> = Extract<Expr, { kind: K }>;

@@ -1024,7 +1024,7 @@ class Parser {
 }
 
 /** `_PyPegen_get_expr_name`: how CPython names an expression in error messages. */
-export function exprName(e: Expr): string {
+function exprName(e: Expr): string {
   switch (e.kind) {
     case 'Attribute':
       return 'attribute';
@@ -1104,7 +1104,7 @@ function fstringField(part: FStringPart): Expr {
 }
 
 /** The value of a NUMBER token: int → bigint, float → number, imaginary → PyComplex. */
-export function parseNumber(text: string): PyValue {
+function parseNumber(text: string): PyValue {
   const t = text.replace(/_/g, '');
   const last = t[t.length - 1];
   if (last === 'j' || last === 'J') return new PyComplex(0, Number(t.slice(0, -1)));

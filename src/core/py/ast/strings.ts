@@ -3,7 +3,7 @@
 
 export class LiteralError extends Error {}
 
-export interface DecodedString {
+interface DecodedString {
   kind: 'str' | 'bytes' | 'fstring';
   /** For str/bytes: the decoded value (bytes as a latin-1 string of byte values). */
   value: string;
@@ -48,7 +48,7 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 };
 
 /** Decode backslash escapes (Python's unicode_escape / bytes escape rules). */
-export function decodeEscapes(body: string, bytes: boolean): string {
+function decodeEscapes(body: string, bytes: boolean): string {
   const cps = Array.from(body);
   let out = '';
   // Byte position in CPython's intermediate buffer, where each non-ASCII character was rewritten

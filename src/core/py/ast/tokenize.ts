@@ -2,7 +2,7 @@
 // strings, operators, brackets, NEWLINE/INDENT, and the tokenizer's own SyntaxError messages
 // ("unterminated string literal (detected at line 1)", "invalid character '—' (U+2014)", …).
 
-export type TokenType = 'NAME' | 'NUMBER' | 'STRING' | 'OP' | 'NEWLINE' | 'INDENT' | 'ENDMARKER' | 'ERRORTOKEN';
+type TokenType = 'NAME' | 'NUMBER' | 'STRING' | 'OP' | 'NEWLINE' | 'INDENT' | 'ENDMARKER' | 'ERRORTOKEN';
 
 export interface Token {
   type: TokenType;
@@ -16,7 +16,7 @@ export interface Token {
 }
 
 /** A SyntaxError raised by the tokenizer when the parser asks for the token at `index`. */
-export interface TokenizerError {
+interface TokenizerError {
   index: number;
   message: string;
   line: number;

@@ -47,7 +47,7 @@ function singleCharacter(x: unknown, what: string): string | null {
   return null;
 }
 
-export const c01Family = makeFamily({
+const c01Family = makeFamily({
   name: 'c01',
   description: 'a word with at least N characters',
   verify: verifyC01,
@@ -58,7 +58,7 @@ export const c01Family = makeFamily({
   },
 });
 
-export const c02Family = makeFamily({
+const c02Family = makeFamily({
   name: 'c02',
   description: 'a word with exactly N characters and given characters at positions 4, 8 and 11',
   verify: verifyC02,
@@ -78,7 +78,7 @@ export const c02Family = makeFamily({
   },
 });
 
-export const c03Family = makeFamily({
+const c03Family = makeFamily({
   name: 'c03',
   description: 'a word with exactly N characters whose last character is given',
   verify: verifyC03,
@@ -91,7 +91,7 @@ export const c03Family = makeFamily({
   },
 });
 
-export const c04Family = makeFamily({
+const c04Family = makeFamily({
   name: 'c04',
   description: 'a sentence with exactly N characters, whitespace included',
   verify: verifyC04,
@@ -99,7 +99,7 @@ export const c04Family = makeFamily({
   targetsProblem: (t) => intProblem(t, 1),
 });
 
-export const c06aFamily = makeFamily({
+const c06aFamily = makeFamily({
   name: 'c06a',
   description: 'at least N words, each with at most M characters',
   verify: verifyC06a,
@@ -107,7 +107,7 @@ export const c06aFamily = makeFamily({
   targetsProblem: (t) => pair(t, '[minimum words, maximum characters per word]', ['minimum words', 'maximum characters'], [1, 1]),
 });
 
-export const c08Family = makeFamily({
+const c08Family = makeFamily({
   name: 'c08',
   description: 'every sentence starts with the given word',
   verify: verifyC08,
@@ -115,7 +115,7 @@ export const c08Family = makeFamily({
   targetsProblem: (t) => textProblem(t, 'the first word of every sentence'),
 });
 
-export const c11Family = makeFamily({
+const c11Family = makeFamily({
   name: 'c11',
   description: 'at least N sentences, each with at least L words',
   verify: verifyC11,
@@ -123,7 +123,7 @@ export const c11Family = makeFamily({
   targetsProblem: (t) => pair(t, '[minimum sentences, minimum words per sentence]', ['minimum sentences', 'minimum words'], [1, 0]),
 });
 
-export const c14Family = makeFamily({
+const c14Family = makeFamily({
   name: 'c14',
   description: 'one paragraph per given sentence, ending in it, each with at least M sentences',
   verify: verifyC14,

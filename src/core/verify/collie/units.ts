@@ -5,7 +5,7 @@ import { pyStrip } from '../../py/format.ts';
 import { pyStripChars as stripChars } from '../../py/strings.ts';
 
 /** COLLIE's unit clean-up: `tok.strip().strip('.')`. */
-export function unitStrip(token: string): string {
+function unitStrip(token: string): string {
   return stripChars(pyStrip(token), '.');
 }
 

@@ -14,7 +14,7 @@ import type { C01State, C02State, C03State, C04State, C06aState, C08State, C11St
 import { characterCount, characters, paragraphs } from './units.ts';
 
 /** Zero-based character positions of c02; COLLIE's prompt renders them as the 4th, 8th and 11th. */
-export const C02_POSITIONS: readonly number[] = [3, 7, 10];
+const C02_POSITIONS: readonly number[] = [3, 7, 10];
 
 function asList(x: unknown, what: string): unknown[] {
   if (!Array.isArray(x)) throw new TypeError(`${what} must be a list`);

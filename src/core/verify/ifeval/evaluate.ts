@@ -5,7 +5,12 @@
 import { pyStrip } from '../../py/format.ts';
 import { buildInstruction, checkInstruction, createCheckContext, type BuiltInstruction, type CheckResult } from './instructions.ts';
 
+/** An IFEval judging mode (see `IFEVAL_MODES`). */
 export type IfevalMode = 'strict' | 'loose';
+/**
+ * IFEval's two ways of judging a response: `strict`, or `loose` (also passes when a variant without the first or last line or markdown
+ * emphasis passes).
+ */
 export const IFEVAL_MODES: readonly IfevalMode[] = ['strict', 'loose'];
 
 /** An IFEval case's targets: the row's instruction ids and kwargs, and the mode joint success uses. */
@@ -16,6 +21,7 @@ export interface IfevalTargets {
   mode?: IfevalMode;
 }
 
+/** One IFEval instruction's outcome in a state: its id and whether it was followed strictly and loosely. */
 export interface InstructionOutcome {
   instruction_id: string;
   followed_strict: boolean;
@@ -25,7 +31,7 @@ export interface InstructionOutcome {
   required: string;
 }
 
-export interface IfevalEvaluation {
+interface IfevalEvaluation {
   follow_instruction_list_strict: boolean[];
   follow_instruction_list_loose: boolean[];
   outcomes: InstructionOutcome[];

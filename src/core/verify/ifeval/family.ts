@@ -17,6 +17,7 @@ import {
 } from './evaluate.ts';
 import type { BuiltInstruction } from './instructions.ts';
 
+/** The state of the `ifeval` family: the mode, each instruction's strict and loose outcome, and the violation vector of the chosen mode. */
 export interface IfevalState extends VerifierState {
   ifeval_mode: IfevalMode;
   instruction_id_list: string[];
@@ -27,7 +28,7 @@ export interface IfevalState extends VerifierState {
   instructions: InstructionOutcome[];
 }
 
-export function ifevalMode(c: ConstraintCase): IfevalMode {
+function ifevalMode(c: ConstraintCase): IfevalMode {
   const mode = (c.targets as IfevalTargets | undefined)?.mode;
   return mode === 'loose' ? 'loose' : 'strict';
 }
@@ -56,7 +57,7 @@ function instructionsOf(c: ConstraintCase): BuiltInstruction[] {
   return b;
 }
 
-export function verifyIfeval(text: string, c: ConstraintCase): IfevalState {
+function verifyIfeval(text: string, c: ConstraintCase): IfevalState {
   const mode = ifevalMode(c);
   const t = c.targets as IfevalTargets;
   const e = evaluateIfeval(text, instructionsOf(c));
@@ -74,7 +75,7 @@ export function verifyIfeval(text: string, c: ConstraintCase): IfevalState {
   };
 }
 
-export function ifevalReport(s: IfevalState): string {
+function ifevalReport(s: IfevalState): string {
   const followed = s.ifeval_mode === 'strict' ? s.follow_instruction_list_strict : s.follow_instruction_list_loose;
   const lines = [`- instructions followed (${s.ifeval_mode}): ${followed.filter(Boolean).length} of ${followed.length}`];
   s.instructions.forEach((o, i) => {

@@ -14,7 +14,7 @@ import { LangDetectError, detectLanguage } from './langdetect/detector.ts';
 import { PY, PY_BOUNDARY, countRegexWords, pyIsLower, pyIsUpper, pyJsonLoads, pyLen, pyStripChars } from './python.ts';
 
 /** ISO 639-1 codes of instructions_util.LANGUAGE_CODES and their names (used in prompts and feedback). */
-export const LANGUAGE_NAMES: Readonly<Record<string, string>> = {
+const LANGUAGE_NAMES: Readonly<Record<string, string>> = {
   en: 'English',
   es: 'Spanish',
   pt: 'Portuguese',
@@ -58,7 +58,7 @@ export interface CheckResult {
 }
 
 /** Memoised language detection for one evaluation (the same text is detected once). */
-export interface CheckContext {
+interface CheckContext {
   detect(text: string): string | LangDetectError;
 }
 
@@ -618,10 +618,6 @@ const SPECS: Record<string, Spec<any>> = {
 
 /** The 25 instruction ids, in instructions_registry.INSTRUCTION_DICT order. */
 export const INSTRUCTION_IDS: readonly string[] = Object.keys(SPECS);
-
-export function isInstructionId(id: string): boolean {
-  return Object.prototype.hasOwnProperty.call(SPECS, id);
-}
 
 /** A built instruction: its id and normalised arguments. */
 export interface BuiltInstruction {

@@ -5,6 +5,7 @@ import { pyInt, pyStr, type JsonValue } from '../../py/values.ts';
 import { normalizedLiteral, sentences, words } from './units.ts';
 import { C05_POSITIONS, verifyC05, verifyC07, verifyC09, verifyC10, verifyC12 } from './verifiers.ts';
 
+/** The paper's structured (COLLIE-derived) families. */
 export type StructureCode = 'c05' | 'c07' | 'c09' | 'c10' | 'c12';
 
 function at<T>(list: T[], index: number, what: string): T {
@@ -13,6 +14,10 @@ function at<T>(list: T[], index: number, what: string): T {
   return list[i];
 }
 
+/**
+ * The reference's corruption checks of a case: whether its witness text satisfies the structure's targets, by check name
+ * (docs/protocol.md §1). Throws when the targets do not have the structure's shape.
+ */
 export function corruptionChecks(structure: StructureCode, witness: string, targets: unknown): Record<string, boolean> {
   const t = targets as unknown[];
   switch (structure) {

@@ -10,7 +10,7 @@ import { words } from './units.ts';
 import { verifyC05, verifyC07, verifyC09, verifyC10, verifyC12 } from './verifiers.ts';
 
 /** Token limit when a c07/c09/c12 case has no witness to size it by (user cases): the reference's cap. */
-export const NO_WITNESS_MAX_TOKENS = 1024;
+const NO_WITNESS_MAX_TOKENS = 1024;
 
 interface StructuredSpec<S extends VerifierState> {
   name: StructureCode;

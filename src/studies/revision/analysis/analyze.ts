@@ -38,11 +38,11 @@ import {
 } from './types.ts';
 import { baseLabel, markedName } from '../../../core/simulated.ts';
 
-export const DEFAULT_BOOTSTRAP = 20_000;
-export const DEFAULT_SEED = 20260808;
-export const DEFAULT_LANDMARK = 4;
-export const DEFAULT_SENSITIVITY_LANDMARKS = [3, 5];
-export const SIGN_THRESHOLD = 1e-12;
+const DEFAULT_BOOTSTRAP = 20_000;
+const DEFAULT_SEED = 20260808;
+const DEFAULT_LANDMARK = 4;
+const DEFAULT_SENSITIVITY_LANDMARKS = [3, 5];
+const SIGN_THRESHOLD = 1e-12;
 const DEFAULT_PANEL = 'all';
 /** Why a table cell is empty: the controller has no trajectories of that assay. */
 const NO_TRAJECTORIES = 'no trajectories in this assay';
@@ -128,6 +128,10 @@ interface CellData {
   pending: number;
 }
 
+/**
+ * Every table and model of the paper from revision trajectories (docs/analysis.md): endpoints with bootstrap intervals, paired
+ * comparisons, curves, repeat classes, rescue, hazard and capture prediction. Pure and seeded. Throws a UserError for an invalid option.
+ */
 export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], options: AnalysisOptions = {}): AnalysisResult {
   const bootstrap = checkInt('bootstrap', options.bootstrap ?? DEFAULT_BOOTSTRAP, 0);
   const seed = checkInt('seed', options.seed ?? DEFAULT_SEED, 0);
@@ -632,7 +636,8 @@ function analyzeCapture(
     return predictCapture(members, {
       panel,
       landmark: o.landmark,
-      simulated: members.some((r) => simulated.has(r.controller)),
+      // The panel's controllers decide, not the risk set's rows (an empty risk set is still a simulation's).
+      simulated: [...simulated].some((c) => panelOf(c) === panel),
       familyOf,
       bootstrap: o.bootstrap,
       seed: o.seed,
@@ -677,7 +682,7 @@ function analyzeThreeDomain(
       subset,
       landmark,
       members,
-      members.some((r) => simulated.has(r.controller)),
+      subset === 'combined' ? simulated.size > 0 : [...simulated].some((c) => panelOf(c) === subset),
     ),
   );
   const tasks = [...new Set(rows.map((r) => r.task))].sort(familyRank).map((task) => ({ task, domain: aggregateOf(task) ?? task }));

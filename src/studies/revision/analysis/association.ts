@@ -8,7 +8,7 @@ import { EXACT_MAX_N, spearmanTests, spearmanUndefinedReason } from '../../../co
 import { HAZARD_PREDICTORS, type CellSummary, type HazardAssociation, type HazardAssociationRow, type HazardPredictor } from './types.ts';
 
 export const DEFAULT_PERMUTATIONS = 100_000;
-export const MIN_ASSOCIATION_CONTROLLERS = 3;
+const MIN_ASSOCIATION_CONTROLLERS = 3;
 
 function predictorValue(cell: CellSummary, predictor: HazardPredictor): number | null {
   return cell.hazards[predictor];

@@ -23,8 +23,8 @@ import {
 } from './types.ts';
 
 /** scikit-learn's C (inverse L2 strength) of the reference model. */
-export const CAPTURE_C = 1;
-export const RECURRENCE_FEATURES = [
+const CAPTURE_C = 1;
+const RECURRENCE_FEATURES = [
   'repeat_fraction',
   'recurrence_count',
   'any_recurrence',
@@ -70,7 +70,7 @@ function featureValue(row: RescueRow, name: string): number {
   return v;
 }
 
-export interface LofoFold {
+interface LofoFold {
   family: string;
   trainRows: number;
   testRows: number;

@@ -5,7 +5,7 @@
 // report's section registry and JSON); renderIfeval for the terminal.
 import type { TrajectoryRecord } from '../../../store/types.ts';
 
-export const IFEVAL_ANALYSIS_SCHEMA = 'revloop.ifeval-analysis/1';
+const IFEVAL_ANALYSIS_SCHEMA = 'revloop.ifeval-analysis/1';
 
 export interface IfevalAccuracies {
   /** Fraction of prompts whose every instruction is followed; null without prompts. */
@@ -23,7 +23,7 @@ export interface IfevalInstructionRow {
   end_of_budget: { strict: number; loose: number };
 }
 
-export interface IfevalControllerSummary {
+interface IfevalControllerSummary {
   controller: string;
   /** A simulated (`sim:`) controller: its numbers describe a simulation, never a model. */
   simulated: boolean;
@@ -40,6 +40,7 @@ export interface IfevalControllerSummary {
   by_group: IfevalInstructionRow[];
 }
 
+/** IFEval's standard accuracies per controller (prompt- and instruction-level, strict and loose) at the first draft and after revision. */
 export interface IfevalAnalysis {
   schema: typeof IFEVAL_ANALYSIS_SCHEMA;
   controllers: IfevalControllerSummary[];

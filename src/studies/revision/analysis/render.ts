@@ -24,6 +24,7 @@ function emptyCells(rows: AnalysisResult['endpoint_table']['rows'], name: (c: st
   return [...byReason].map(([why, who]) => `\n— ${why}: ${who.join(', ')}`).join('');
 }
 
+/** An analysis as terminal text: the paper's tables, simulated controllers labelled SIMULATED. */
 export function renderAnalysis(result: AnalysisResult, options: TextOptions = {}): string {
   const table = (head: string[]) => new TextTable(head, { width: options.width, compact: true });
   const sim = new Set(result.simulated_controllers);

@@ -23,8 +23,8 @@ export const RESCUE_COVARIATES = [
   'largest_abs_action',
   'escape_by_landmark',
 ] as const;
-export const RESCUE_FACTORS = ['model', 'source_family', 'length_band'] as const;
-export const MIN_ESTIMABLE_ROWS = 50;
+const RESCUE_FACTORS = ['model', 'source_family', 'length_band'] as const;
+const MIN_ESTIMABLE_ROWS = 50;
 
 export interface RescueRow {
   controller: string;

@@ -13,7 +13,7 @@ import { mantelHaenszel, type TwoByTwo } from '../../../core/stats/mantel-haensz
 import { exactRound, stateIds } from './trajectory.ts';
 import { aggregateOf, type ThreeDomainFit } from './types.ts';
 
-export const ENERGY_COVARIATES = [
+const ENERGY_COVARIATES = [
   'current_energy',
   'log_current_energy',
   'min_energy',
@@ -22,9 +22,9 @@ export const ENERGY_COVARIATES = [
   'energy_noop_count',
   'largest_abs_energy_change',
 ] as const;
-export const THREE_DOMAIN_FACTORS = ['controller_task', 'source'] as const;
+const THREE_DOMAIN_FACTORS = ['controller_task', 'source'] as const;
 /** |ΔE| below this is an energy no-op. */
-export const ENERGY_NOOP = 1e-12;
+const ENERGY_NOOP = 1e-12;
 
 export interface ThreeDomainRow {
   controller: string;

@@ -78,7 +78,7 @@ export function exactRound(t: TrajectoryRecord, r: RoundRecord): ExactRound {
  * (≥ 2 over the nonzero errors), repeated residual (equal consecutive errors), near target
  * (min |error| ≤ 2), net contraction (|final| < |initial|), other non-contraction.
  */
-export function exactCategory(rounds: readonly ExactRound[], states: readonly number[]): ExactCategory {
+function exactCategory(rounds: readonly ExactRound[], states: readonly number[]): ExactCategory {
   const last = rounds[rounds.length - 1];
   if (last.exact && last.missing.length > 0) return 'anchor_failure';
   if (new Set(states).size < states.length) return 'recurrence';

@@ -6,11 +6,11 @@
 import type { MantelHaenszel } from '../../../core/stats/mantel-haenszel.ts';
 
 /** The two aggregate families and their member structures (paper Appendix A.1). */
-export const AGGREGATE_FAMILIES = {
+const AGGREGATE_FAMILIES = {
   lexical: ['c05', 'c07', 'c12'],
   compositional: ['c09', 'c10'],
 } as const;
-export type AggregateFamily = keyof typeof AGGREGATE_FAMILIES;
+type AggregateFamily = keyof typeof AGGREGATE_FAMILIES;
 
 /** The aggregate a structure belongs to (c05 → lexical), or null. */
 export function aggregateOf(family: string): AggregateFamily | null {
@@ -43,8 +43,9 @@ export const EXACT_CATEGORIES = [
 export type ExactCategory = (typeof EXACT_CATEGORIES)[number];
 
 /** Why a field is null, keyed by the field's name. Absent when nothing is null. */
-export type NullReasons = Record<string, string>;
+type NullReasons = Record<string, string>;
 
+/** Progress of `analyzeTrajectories` through `onProgress`: the stage and its done/total. */
 export interface AnalysisProgress {
   /** What is being computed, e.g. "bootstrap all/exact-length". */
   stage: string;
@@ -52,6 +53,7 @@ export interface AnalysisProgress {
   total: number;
 }
 
+/** Options of `analyzeTrajectories`; every one has the paper's default. */
 export interface AnalysisOptions {
   /** Largest revision cap T for cumulative curves and budget replay. Default: the largest `budget` of the trajectories (8 in the paper). */
   budget?: number;
@@ -96,11 +98,11 @@ export interface ExcludedCount {
 }
 
 /** Repeat-class counts among failures (docs/protocol.md §3.2, Appendix G). */
-export type RepeatClassCounts = Record<RepeatClass, number>;
+type RepeatClassCounts = Record<RepeatClass, number>;
 /** Exact-length failure categories among failures (docs/protocol.md §3.3). */
-export type ExactCategoryCounts = Record<ExactCategory, number>;
+type ExactCategoryCounts = Record<ExactCategory, number>;
 
-export interface HazardSummary {
+interface HazardSummary {
   /** Transitions r_i → r_{i+1} for i < min(4, rounds − 1), over protocol-complete trajectories. */
   active_transitions: number;
   capture_events: number;
@@ -113,7 +115,7 @@ export interface HazardSummary {
 }
 
 /** The paired-bootstrap endpoint of one cell, over the panel's common case set. */
-export interface PairedEndpoint {
+interface PairedEndpoint {
   /** Cases complete for every controller of the panel in this family (the paired set). */
   n_common: number;
   initial: { estimate: number | null; ci95: Interval };
@@ -201,7 +203,7 @@ export interface BudgetReplayCell {
   cumulative_success: number[];
 }
 
-export interface BudgetReplayCap {
+interface BudgetReplayCap {
   cap: number;
   cell_min: number | null;
   cell_median: number | null;
@@ -350,7 +352,7 @@ export interface CapturePredictionSet {
   null_reasons?: NullReasons;
 }
 
-export interface CapturePredictionDelta {
+interface CapturePredictionDelta {
   comparison: 'B1 − B0' | 'B2 − B1';
   /** Equal-family Brier of the larger set minus the smaller; negative = the added features help. */
   equal_family_brier_delta: number | null;
@@ -421,6 +423,7 @@ export interface ThreeDomainAnalysis {
   notes: string[];
 }
 
+/** The result of `analyzeTrajectories`: a plain, JSON-ready object (`analysisJson`) whose fields are named as in the paper. */
 export interface AnalysisResult {
   schema: 'revloop.analysis/1';
   options: {

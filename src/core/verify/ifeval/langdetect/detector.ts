@@ -38,7 +38,7 @@ export class LangDetectError extends Error {
   }
 }
 
-export interface LanguageProbability {
+interface LanguageProbability {
   lang: string;
   prob: number;
 }
@@ -226,9 +226,4 @@ export function detectLangs(text: string, seed = 0): LanguageProbability[] {
 export function detectLanguage(text: string, seed = 0): string {
   const langs = detectLangs(text, seed);
   return langs.length ? langs[0].lang : UNKNOWN_LANG;
-}
-
-/** The 55 language codes of the profiles, in revloop's (sorted) order. */
-export function languageCodes(): string[] {
-  return [...getModel().langs];
 }

@@ -9,7 +9,7 @@ export type DiffOp = -1 | 0 | 1;
 /** Flat [op, length, op, length, …]; null when the diff was abandoned as too costly. */
 export type EncodedDiff = number[] | null;
 
-export interface WordDiffOptions {
+interface WordDiffOptions {
   /** Give up (and show the drafts whole) beyond this many edited tokens. */
   maxEditLength?: number;
 }

@@ -3,15 +3,16 @@
 // light and dark values), and each controller also gets its own dash pattern and marker shape, so
 // lines stay distinguishable in greyscale print and beyond the palette's seven colours.
 import type { CompositionChart, CurvePanel } from '../studies/kit/report-model.ts';
+import type { ResponsePanel } from '../studies/kit/sections.ts';
 import { escapeHtml } from './escape.ts';
 import { coord, pct, shownName } from './format.ts';
 
-export const PALETTE_SIZE = 7;
+const PALETTE_SIZE = 7;
 const DASHES = ['', '6 3', '2 3', '8 3 2 3'];
 const MARKERS = ['circle', 'square', 'triangle', 'diamond'] as const;
 
 /** Visual identity of the i-th controller: colour class, dash pattern, marker. */
-export function seriesStyle(i: number): { colour: string; dash: string; marker: (typeof MARKERS)[number] } {
+function seriesStyle(i: number): { colour: string; dash: string; marker: (typeof MARKERS)[number] } {
   const cycle = Math.floor(i / PALETTE_SIZE);
   return { colour: `c${i % PALETTE_SIZE}`, dash: DASHES[cycle % DASHES.length], marker: MARKERS[(i + cycle) % MARKERS.length] };
 }
@@ -36,7 +37,7 @@ export function legendSwatch(i: number): string {
   return `<svg class="swatch" width="30" height="12" viewBox="0 0 30 12" aria-hidden="true"><g class="series ${s.colour}"><path class="line" d="M1 6H29"${dash}/><path class="mark" d="${markerPath(s.marker, 15, 6, 3.2)}"/></g></svg>`;
 }
 
-export interface CurveChartOptions {
+interface CurveChartOptions {
   width?: number;
   height?: number;
   /** Index of each controller name into the report's controller list (for consistent styles). */
@@ -139,4 +140,95 @@ export function compositionHtml(chart: CompositionChart, options: { simulatedLab
     return `<div class="bar-group"><h4>${escapeHtml(family)}</h4><div class="bar-head"><span></span><span class="scale"><span>0%</span><span>50%</span><span>100%</span></span><span>failures</span></div>${rows}</div>`;
   });
   return `<figure class="composition ${chart.kind}"${options.id ? ` id="${options.id}"` : ''}><figcaption><strong>${escapeHtml(chart.title)}</strong> ${escapeHtml(chart.note)}</figcaption><ul class="legend cats">${legend}</ul><div class="bar-groups">${groups.join('')}</div></figure>`;
+}
+
+/** Round numbers for an axis from lo to hi: about five steps of 1, 2 or 5 × 10^k. */
+function niceTicks(lo: number, hi: number): number[] {
+  const span = hi - lo || 1;
+  const raw = span / 5;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
+  const out: number[] = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-9; v += step) out.push(Math.round(v * 1e9) / 1e9);
+  return out;
+}
+
+/**
+ * A response chart (studies/kit/sections.ts ResponsePanel): x and y on linear scales that include
+ * 0, a 95% band per series where given, a line with markers through the points, and the ideal
+ * y = x dashed when asked. Series are styled like the curves' controllers.
+ */
+export function responseChartSvg(panel: ResponsePanel, options: { idPrefix: string; width?: number; height?: number }): string {
+  const W = options.width ?? 460;
+  const H = options.height ?? 300;
+  const m = { l: 52, r: 14, t: 30, b: 42 };
+  const pw = W - m.l - m.r;
+  const ph = H - m.t - m.b;
+  const xs = panel.series.flatMap((s) => s.points.map((p) => p.x));
+  const ys = panel.series.flatMap((s) =>
+    s.points.flatMap((p) => [p.y, p.lo, p.hi].filter((v): v is number => v != null && Number.isFinite(v))),
+  );
+  if (panel.identity) ys.push(...xs);
+  const x0 = Math.min(0, ...xs);
+  const x1 = Math.max(0, ...xs);
+  const y0 = Math.min(0, ...ys);
+  const y1 = Math.max(0, ...ys);
+  const x = (v: number) => m.l + ((v - x0) / (x1 - x0 || 1)) * pw;
+  const y = (v: number) => m.t + (1 - (v - y0) / (y1 - y0 || 1)) * ph;
+  const titleId = `${options.idPrefix}-title`;
+  const parts: string[] = [];
+  parts.push(`<svg class="chart response" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-labelledby="${titleId}">`);
+  parts.push(`<title id="${titleId}">${escapeHtml(`${panel.title}: ${panel.yLabel} by ${panel.xLabel}`)}</title>`);
+  parts.push(`<text class="chart-title" x="${m.l}" y="18">${escapeHtml(panel.title)}</text>`);
+  for (const v of niceTicks(y0, y1)) {
+    parts.push(`<line class="grid" x1="${m.l}" x2="${W - m.r}" y1="${coord(y(v))}" y2="${coord(y(v))}"/>`);
+    parts.push(`<text class="tick" x="${m.l - 6}" y="${coord(y(v) + 4)}" text-anchor="end">${v}</text>`);
+  }
+  for (const v of niceTicks(x0, x1)) {
+    parts.push(`<line class="axis" x1="${coord(x(v))}" x2="${coord(x(v))}" y1="${m.t + ph}" y2="${m.t + ph + 4}"/>`);
+    parts.push(`<text class="tick" x="${coord(x(v))}" y="${m.t + ph + 16}" text-anchor="middle">${v}</text>`);
+  }
+  parts.push(`<line class="axis" x1="${coord(x(0))}" x2="${coord(x(0))}" y1="${m.t}" y2="${m.t + ph}"/>`);
+  parts.push(`<line class="axis" x1="${m.l}" x2="${W - m.r}" y1="${coord(y(0))}" y2="${coord(y(0))}"/>`);
+  if (panel.identity) {
+    const a = Math.max(x0, y0);
+    const b = Math.min(x1, y1);
+    if (b > a)
+      parts.push(
+        `<line class="identity" x1="${coord(x(a))}" y1="${coord(y(a))}" x2="${coord(x(b))}" y2="${coord(y(b))}" stroke-dasharray="4 3"><title>ideal response: exactly the command</title></line>`,
+      );
+  }
+  parts.push(`<text class="axis-label" x="${coord(m.l + pw / 2)}" y="${H - 6}" text-anchor="middle">${escapeHtml(panel.xLabel)}</text>`);
+  parts.push(
+    `<text class="axis-label" transform="translate(12 ${coord(m.t + ph / 2)}) rotate(-90)" text-anchor="middle">${escapeHtml(panel.yLabel)}</text>`,
+  );
+  panel.series.forEach((s, si) => {
+    const st = seriesStyle(si);
+    const pts = s.points.filter((p) => p.y != null && Number.isFinite(p.y)).sort((a, b) => a.x - b.x);
+    const banded = pts.filter((p) => p.lo != null && p.hi != null && Number.isFinite(p.lo) && Number.isFinite(p.hi));
+    const label = s.simulated ? `${shownName(s.name, true)} (SIMULATED)` : s.name;
+    let band = '';
+    if (banded.length > 1) {
+      const upper = banded.map((p, i) => `${i ? 'L' : 'M'}${coord(x(p.x))} ${coord(y(p.hi!))}`).join('');
+      const lower = banded
+        .slice()
+        .reverse()
+        .map((p) => `L${coord(x(p.x))} ${coord(y(p.lo!))}`)
+        .join('');
+      band = `<path class="band" d="${upper}${lower}Z"><title>${escapeHtml(label)}: 95% bootstrap band</title></path>`;
+    }
+    const d = pts.map((p, i) => `${i ? 'L' : 'M'}${coord(x(p.x))} ${coord(y(p.y!))}`).join('');
+    const marks = pts
+      .map(
+        (p) =>
+          `<path class="mark" d="${markerPath(st.marker, x(p.x), y(p.y!), 3)}"><title>${escapeHtml(`${label} · ${panel.xLabel} ${p.x}: ${p.y}${p.lo != null && p.hi != null ? ` [${p.lo}, ${p.hi}]` : ''}`)}</title></path>`,
+      )
+      .join('');
+    const dash = st.dash ? ` stroke-dasharray="${st.dash}"` : '';
+    parts.push(
+      `<g class="series ${st.colour}${s.simulated ? ' simulated' : ''}" data-series="${escapeHtml(s.name)}">${band}<path class="line" d="${d}"${dash}/>${marks}</g>`,
+    );
+  });
+  parts.push('</svg>');
+  return parts.join('');
 }

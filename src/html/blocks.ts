@@ -1,7 +1,7 @@
 // Sections of typed blocks (src/studies/kit/sections.ts) to HTML. Every text is escaped here; a
 // study never writes markup. The specialised blocks reuse the report's tables and charts.
-import type { Block, Cell, DataTable, NumberCell, Section } from '../studies/kit/sections.ts';
-import { compositionHtml, curveChartSvg, legendSwatch } from './charts.ts';
+import type { Block, Cell, DataTable, NumberCell, ResponsePanel, Section } from '../studies/kit/sections.ts';
+import { compositionHtml, curveChartSvg, legendSwatch, responseChartSvg } from './charts.ts';
 import { escapeHtml } from './escape.ts';
 import { shownName } from './format.ts';
 import { assaySummaryTable, budgetTable, cumulativeTable, endpointTable, runsTable, SIMULATED, simBadge } from './tables.ts';
@@ -63,6 +63,19 @@ function controllerLegend(controllers: readonly ControllerInfo[]): string {
   return `<ul class="legend controllers" aria-label="Controllers (click to highlight)">${items}<li><button type="button" id="clear-focus" class="no-print">clear highlight</button></li></ul>`;
 }
 
+/** The series of response charts, with their styles and SIMULATED marks. */
+function responseLegend(panels: readonly ResponsePanel[]): string {
+  const names = new Map<string, boolean>();
+  for (const p of panels) p.series.forEach((s) => names.set(s.name, s.simulated));
+  const items = [...names]
+    .map(
+      ([name, simulated], i) =>
+        `<li>${legendSwatch(i)}<span>${escapeHtml(shownName(name, simulated))}</span>${simulated ? ` <span class="badge sim">${SIMULATED}</span>` : ''}</li>`,
+    )
+    .join('');
+  return `<ul class="legend" aria-label="Series">${items}<li><svg class="swatch" width="30" height="12" viewBox="0 0 30 12" aria-hidden="true"><path class="identity" d="M1 6H29" stroke-dasharray="4 3"/></svg><span>ideal (y = x)</span></li></ul>`;
+}
+
 export function blockHtml(b: Block, idPrefix: string): string {
   switch (b.kind) {
     case 'heading':
@@ -94,6 +107,10 @@ export function blockHtml(b: Block, idPrefix: string): string {
         : '<p class="empty">No failures to classify.</p>';
     case 'budget-replay':
       return budgetTable(b.replay);
+    case 'response-curves':
+      return b.panels.length
+        ? `<div class="charts">${b.panels.map((p, i) => responseChartSvg(p, { idPrefix: `${idPrefix}-${i}` })).join('')}</div>${responseLegend(b.panels)}`
+        : '<p class="empty">No responses to plot.</p>';
   }
 }
 

@@ -1,11 +1,13 @@
-// History policies: which earlier draft/feedback exchanges a revision request carries.
+// History windows: which earlier draft/feedback exchanges a revision request carries.
 // `full` is the paper's protocol (the whole conversation). `last:K` is the reference's tail_K
 // (docs/protocol.md §3.10): the initial prompt followed by the last K+1 exchanges. `reset` keeps only the
-// current draft and its feedback after the initial prompt. Every policy is applied at every round.
+// current draft and its feedback after the initial prompt. Every window is applied at every round.
+// (The agent loop's counterpart, which decides how failed steps appear, is `AgentMessagePolicy`.)
 import { UserError } from '../core/errors.ts';
 import type { ChatMessage } from '../models/types.ts';
 
-export type HistoryPolicy = { kind: 'full' } | { kind: 'last'; k: number } | { kind: 'reset' };
+/** Which earlier exchanges a revision sees: all (`full`, the paper's), the last k (`last`), or none (`reset`). */
+export type HistoryWindow = { kind: 'full' } | { kind: 'last'; k: number } | { kind: 'reset' };
 
 /** One failed round as the model saw it: its stripped draft and the feedback on it. */
 export interface Exchange {
@@ -14,7 +16,8 @@ export interface Exchange {
   feedback: string;
 }
 
-export function parseHistoryPolicy(spec: string): HistoryPolicy {
+/** Parses `full`, `last:K` or `reset` into a `HistoryWindow`; throws a UsageError for anything else. */
+export function parseHistoryWindow(spec: string): HistoryWindow {
   const s = spec.trim();
   if (s === 'full') return { kind: 'full' };
   if (s === 'reset') return { kind: 'reset' };
@@ -23,12 +26,13 @@ export function parseHistoryPolicy(spec: string): HistoryPolicy {
   throw new UserError(`--history: unknown history policy '${spec}'; use full, last:K (K = 0, 1, 2, …) or reset`);
 }
 
-export function formatHistoryPolicy(p: HistoryPolicy): string {
+/** A history window as its spec string (`full`, `last:K`, `reset`), the inverse of `parseHistoryWindow`. */
+export function formatHistoryWindow(p: HistoryWindow): string {
   return p.kind === 'last' ? `last:${p.k}` : p.kind;
 }
 
-/** The exchanges a policy keeps, oldest first. */
-export function selectExchanges<T>(exchanges: readonly T[], policy: HistoryPolicy): T[] {
+/** The exchanges a window keeps, oldest first. */
+export function selectExchanges<T>(exchanges: readonly T[], policy: HistoryWindow): T[] {
   switch (policy.kind) {
     case 'full':
       return exchanges.slice();
@@ -44,7 +48,7 @@ export function selectExchanges<T>(exchanges: readonly T[], policy: HistoryPolic
  * message), then for each kept exchange the stripped draft as the assistant turn and the verifier
  * report as the user turn.
  */
-export function buildHistoryMessages(initialPrompt: string, exchanges: readonly Exchange[], policy: HistoryPolicy): ChatMessage[] {
+export function buildHistoryMessages(initialPrompt: string, exchanges: readonly Exchange[], policy: HistoryWindow): ChatMessage[] {
   const messages: ChatMessage[] = [{ role: 'user', content: initialPrompt }];
   for (const e of selectExchanges(exchanges, policy)) {
     messages.push({ role: 'assistant', content: e.draft }, { role: 'user', content: e.feedback });

@@ -1,4 +1,4 @@
-// Turning an agent's steps into chat messages under a history policy (docs/harness.md §5.1). Successful
+// Turning an agent's steps into chat messages under a message policy (docs/harness.md §5.1). Successful
 // steps are always an assistant turn (the action) followed by a user turn with the observation.
 // Failed steps depend on the policy: `verbatim` keeps them like successful ones, `drop` deletes
 // them, `abstract` replaces each with one user message carrying the abstracted failure note.
@@ -12,11 +12,16 @@ import {
   type GlossLookup,
 } from './failure-record.ts';
 
+/**
+ * How failed steps appear in the next turn's context: kept (`verbatim`), replaced by an abstract note (`abstract`), or removed (`drop`).
+ */
 export type FailurePolicy = 'verbatim' | 'abstract' | 'drop';
 
+/** The failure policies, in the study's order. */
 export const FAILURE_POLICIES: readonly FailurePolicy[] = ['verbatim', 'abstract', 'drop'];
 
-export interface HistoryPolicy {
+/** How an agent loop's context is built from its steps (the revision loop's counterpart is `RevisionMessagePolicy`). */
+export interface AgentMessagePolicy {
   failurePolicy: FailurePolicy;
   /** Append the do-not-repeat instruction to the system prompt (system + "\n" + instruction). */
   negativeInstruction?: boolean;
@@ -35,7 +40,7 @@ export interface HistoryPolicy {
  * failure counter of abstracted notes counts every kept failed step (1-based), as the reference's
  * does, so dropped or verbatim failures also advance it.
  */
-export function buildAgentMessages(system: string, goal: string, steps: readonly AgentStep[], policy: HistoryPolicy): ChatMessage[] {
+export function buildAgentMessages(system: string, goal: string, steps: readonly AgentStep[], policy: AgentMessagePolicy): ChatMessage[] {
   const prefix = policy.observationPrefix ?? OBSERVATION_PREFIX;
   const gloss = policy.gloss ?? defaultGloss;
   const sys = policy.negativeInstruction ? `${system}\n${policy.instruction ?? NEGATIVE_INSTRUCTION}` : system;

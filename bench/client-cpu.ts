@@ -1,0 +1,123 @@
+// The client's CPU per generation of a full `revloop run` over HTTP (bench/run-http.ts), for this
+// checkout and for a baseline commit, measured the same way in the same command: the baseline's
+// src/ and bench/ are exported from git into a temporary folder (its own dependencies where they
+// differ), and the two are run alternately, so a busy machine weighs on both alike.
+//
+//   npx tsx bench/client-cpu.ts [--base 80c5930] [--runs 3] [--latency-ms 50] [--concurrency 32] [--limit 480]
+//
+// Prints each run's client CPU per generation and steady state (bench/run-http.ts's own lines),
+// the medians, and this checkout's CPU per generation as a share of the baseline's.
+// All figures come from SIMULATED controllers (serve-sim).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { sharedDataFile, PROJECT_ROOT } from '../src/core/util/shared-data.ts';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
+
+const base = arg('base', '80c5930');
+const runs = Number(arg('runs', '3'));
+const benchArgs = [
+  '--no-ceiling',
+  '--latency-ms',
+  arg('latency-ms', '50'),
+  '--concurrency',
+  arg('concurrency', '32'),
+  '--limit',
+  arg('limit', '480'),
+];
+const data = sharedDataFile();
+if (!data) {
+  console.log('bench/client-cpu: ../shared/data not found (set REVLOOP_SHARED); nothing measured');
+  process.exit(0);
+}
+
+/** The baseline's tree, with this checkout's node_modules plus whatever the baseline needs that differs. */
+function baselineTree(ref: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-base-'));
+  const tar = join(dir, 'base.tar');
+  execFileSync('git', ['-C', PROJECT_ROOT, 'archive', '-o', tar, ref, 'src', 'bench', 'bin', 'package.json', 'tsconfig.json']);
+  execFileSync('tar', ['-x', '-f', tar, '-C', dir]);
+  rmSync(tar);
+  const modules = join(dir, 'node_modules');
+  mkdirSync(modules);
+  const ours = join(PROJECT_ROOT, 'node_modules');
+  for (const name of readdirSync(ours)) symlinkSync(join(ours, name), join(modules, name));
+  const wanted = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies as Record<string, string>;
+  const missing = Object.entries(wanted).filter(([name, version]) => {
+    const pkg = join(ours, name, 'package.json');
+    return !existsSync(pkg) || JSON.parse(readFileSync(pkg, 'utf8')).version !== version;
+  });
+  if (missing.length) {
+    const extra = join(dir, '.extra');
+    mkdirSync(extra);
+    const specs = missing.map(([n, v]) => `${n}@${v}`);
+    console.log(`baseline ${ref} needs ${specs.join(', ')}: installing into ${extra}`);
+    execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', '--prefix', extra, ...specs], {
+      stdio: 'inherit',
+    });
+    for (const [name] of missing) {
+      rmSync(join(modules, name), { force: true });
+      symlinkSync(join(extra, 'node_modules', name), join(modules, name));
+    }
+  }
+  return dir;
+}
+
+interface Figures {
+  cpuMsPerGen: number;
+  steadyPct: number | null;
+  load: string;
+}
+
+function measure(root: string): Figures {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench', 'run-http.ts'), ...benchArgs], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, REVLOOP_SHARED: resolve(data!, '..') },
+    timeout: 600_000,
+  });
+  const out = r.stdout + r.stderr;
+  const cpu = /= ([\d.]+) ms per generation/.exec(out);
+  if (r.status !== 0 || !cpu) throw new Error(`bench/run-http.ts in ${root} failed (exit ${r.status}):\n${out}`);
+  const steady = /steady state: [\d.]+ generations\/s = ([\d.]+)% of ideal/.exec(out);
+  const load = /load average \(1 min\) ([\d.]+) at start/.exec(out);
+  return { cpuMsPerGen: Number(cpu[1]), steadyPct: steady ? Number(steady[1]) : null, load: load?.[1] ?? '?' };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+const head = execFileSync('git', ['-C', PROJECT_ROOT, 'rev-parse', '--short', 'HEAD']).toString().trim();
+const baseDir = baselineTree(base);
+const load0 = loadavg()[0];
+try {
+  console.log(
+    `bench/client-cpu — bench/run-http.ts ${benchArgs.join(' ')} (SIMULATED controller via serve-sim), baseline ${base} against this checkout (${head}), ${runs} alternating runs each`,
+  );
+  const got: Record<'baseline' | 'this', Figures[]> = { baseline: [], this: [] };
+  for (let i = 0; i < runs; i++) {
+    const order: Array<['baseline' | 'this', string]> = [
+      ['baseline', baseDir],
+      ['this', PROJECT_ROOT],
+    ];
+    if (i % 2) order.reverse();
+    for (const [name, root] of order) {
+      const f = measure(root);
+      got[name].push(f);
+      console.log(
+        `run ${i + 1} ${name.padEnd(8)}: client CPU ${f.cpuMsPerGen.toFixed(2)} ms per generation · steady state ${f.steadyPct ?? '?'}% of ideal · load ${f.load}`,
+      );
+    }
+  }
+  const b = median(got.baseline.map((f) => f.cpuMsPerGen));
+  const t = median(got.this.map((f) => f.cpuMsPerGen));
+  console.log(
+    `median client CPU per generation: baseline ${b.toFixed(2)} ms, this checkout ${t.toFixed(2)} ms = ${((100 * t) / b).toFixed(0)}% of the baseline (${(b / t).toFixed(2)}× less)`,
+  );
+  console.log(`machine: load average (1 min) ${load0.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at end`);
+} finally {
+  rmSync(baseDir, { recursive: true, force: true });
+}

@@ -1,0 +1,155 @@
+// `worker`: one of any number of processes, on any machines, sharing planned runs in a PostgreSQL
+// store (docs/workers.md). Each run's model, protocol and families come from its stored plan; the
+// worker rebuilds the plan from them and refuses a run whose plan it cannot reproduce (another
+// revloop version, verifier or plugin), so every worker of a run runs the same plan.
+import { PlanMismatchError, UserError, CapabilityError, NotFoundError } from '../core/errors.ts';
+import { getFamily } from '../core/verify/registry.ts';
+import { protocolFromSpec } from '../engine/protocol.ts';
+import { planRun } from '../engine/run.ts';
+import type { RunContext } from '../engine/trajectory-task.ts';
+import { runWorker, type WorkerProgress, type WorkerResult } from '../engine/worker.ts';
+import { createModel } from '../models/index.ts';
+import type { ModelOptions } from '../models/options.ts';
+import type { Model } from '../models/types.ts';
+import type { TrajectoryRunPlanned } from '../store/events.ts';
+import { assertSamePlan, isTrajectoryPlan } from '../store/plan.ts';
+import { openStore, type RunStore, type RunSummary } from '../store/store.ts';
+
+export interface WorkerCommandOptions {
+  /** A PostgreSQL store (postgres://…). */
+  store: string;
+  /** Only this run; the worker returns once it has no pending trajectory. Otherwise every run, until stopped. */
+  runId?: string;
+  /** Trajectories in flight at once (also each model's concurrency unless modelOptions sets one). Default 4. */
+  concurrency?: number;
+  /** Default 60. */
+  leaseSeconds?: number;
+  /** How the worker reaches providers (timeouts, retries, rate limits, key variable); never the plan's decoding. */
+  modelOptions?: ModelOptions;
+  maxConsecutiveFailures?: number;
+  /** Operational settings recorded with each session. */
+  sessionOptions?: Record<string, unknown>;
+  signal?: AbortSignal;
+  /** Tests: heartbeat and poll intervals (ms). */
+  heartbeatMs?: number;
+  pollMs?: number;
+}
+
+export interface WorkerHooks {
+  onStart?(info: { worker: number; store: string }): void;
+  /** A run this worker starts working on, with its model. */
+  onRun?(info: { runId: string; model: string; simulated: boolean }): void;
+  onProgress?(p: WorkerProgress): void;
+  onNote?(text: string): void;
+}
+
+export interface WorkerOutcome extends WorkerResult {
+  /** The run after this worker (with --run). */
+  summary: RunSummary | null;
+  /** Writes the store refused from this worker, as the store counted them. */
+  rejectedWrites: number;
+}
+
+/** The model and protocol of a planned run, rebuilt from its plan and checked against it. */
+export async function runContext(store: RunStore, runId: string, modelOptions: ModelOptions): Promise<RunContext> {
+  const found = await store.getPlanned(runId);
+  if (!found) throw new NotFoundError('run', runId, `no run '${runId}' in ${store.location} (plan it with \`revloop run … --workers 0\`)`);
+  if (!isTrajectoryPlan(found.plan) || found.plan.kind !== 'run')
+    throw new UserError(`run '${runId}' is a ${found.plan.kind} run; workers run revision runs planned by \`revloop run\``);
+  const planned = found as TrajectoryRunPlanned;
+  const plan = planned.plan;
+  const protocol = protocolFromSpec(plan.protocol);
+  const gen = plan.controller.generation;
+  const model: Model = await createModel(plan.controller.spec, {
+    ...modelOptions,
+    temperature: gen.temperature,
+    ...(gen.seed !== null ? { seed: gen.seed } : {}),
+    ...(gen.extra_body ? { extraBody: gen.extra_body } : {}),
+    label: plan.controller.label,
+  });
+  // Harness runs (--harness, --ban) rebuild too: the loop resolves the plan's named message policy and ban.
+  if (protocol.banProvider && !model.capabilities.ban) {
+    await model.close?.();
+    throw new CapabilityError(
+      `run '${runId}' bans failed drafts at decoding ('${protocol.banProvider}'); ${model.spec} has no decoder bans here`,
+      'ban',
+      model.label,
+    );
+  }
+  const requested = planRun({
+    cases: planned.cases,
+    caseSet: {
+      format: plan.case_set.format,
+      total: plan.case_set.total,
+      limit: plan.case_set.limit,
+      fileSha256: plan.case_set.file_sha256,
+      manifest: plan.case_set.manifest,
+      path: null,
+    },
+    model,
+    protocol,
+    resolveFamily: getFamily,
+    extraBody: gen.extra_body,
+  });
+  try {
+    assertSamePlan(runId, planned, requested);
+  } catch (e) {
+    await model.close?.();
+    if (!(e instanceof PlanMismatchError)) throw e;
+    throw new PlanMismatchError(
+      runId,
+      e.differences,
+      `this worker cannot run '${runId}': the plan it rebuilds differs from the stored one (another revloop version, verifier, plugin or model?).\n` +
+        e.differences.map((d) => `  ${d}`).join('\n') +
+        `\nRun the worker with the revloop version (and --plugin modules) that planned the run.`,
+    );
+  }
+  return { runId, model, protocol, resolveFamily: getFamily, extraBody: gen.extra_body };
+}
+
+export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = {}): Promise<WorkerOutcome> {
+  const concurrency = o.concurrency ?? 4;
+  const modelOptions: ModelOptions = { concurrency, ...(o.modelOptions ?? {}) };
+  const store = await openStore(o.store);
+  const contexts = new Map<string, Promise<RunContext>>();
+  try {
+    if (!store.leases)
+      throw new UserError(
+        `${store.location}: \`revloop worker\` needs a PostgreSQL store (--store postgres://user@host:port/db); a SQLite store has one writer per run, use \`revloop run\``,
+      );
+    if (o.runId && !(await store.getPlanned(o.runId)))
+      throw new NotFoundError('run', o.runId, `no run '${o.runId}' in ${store.location} (plan it with \`revloop run … --workers 0\`)`);
+    const result = await runWorker({
+      store,
+      runId: o.runId,
+      concurrency,
+      leaseSeconds: o.leaseSeconds ?? 60,
+      heartbeatMs: o.heartbeatMs,
+      pollMs: o.pollMs,
+      untilDone: o.runId !== undefined,
+      signal: o.signal,
+      maxConsecutiveFailures: o.maxConsecutiveFailures ?? 3,
+      sessionOptions: o.sessionOptions,
+      context: (runId) => {
+        let c = contexts.get(runId);
+        if (!c) {
+          c = runContext(store, runId, modelOptions).then((ctx) => {
+            hooks.onRun?.({ runId, model: ctx.model.label, simulated: ctx.model.capabilities.simulated });
+            return ctx;
+          });
+          contexts.set(runId, c);
+        }
+        return c;
+      },
+      onStart: (worker) => hooks.onStart?.({ worker, store: store.location }),
+      onProgress: hooks.onProgress,
+      onNote: hooks.onNote,
+    });
+    const summary = o.runId ? ((await store.getRun(o.runId))?.summary ?? null) : null;
+    const me = (await store.leases.workers()).find((w) => w.worker === result.worker);
+    return { ...result, summary, rejectedWrites: me?.rejectedWrites ?? result.progress.rejectedWrites };
+  } finally {
+    for (const c of contexts.values()) await c.then((ctx) => ctx.model.close?.()).catch(() => undefined);
+    await store.close();
+  }
+}

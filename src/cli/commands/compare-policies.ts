@@ -1,0 +1,99 @@
+// `revloop compare-policies`: the same cases under several revision policies (each one run), then
+// success at equal budget with paired McNemar + Holm, generations, tokens, money and cycles.
+import type { Command } from 'commander';
+import { addModelOptions, budgetFlag, modelOptionsFromFlags, numberFlag, wholeNumber, type ModelFlags } from '../flags.ts';
+import { trajectoryProgress } from '../progress.ts';
+import { interruptible } from '../signals.ts';
+import { UsageError } from '../../core/errors.ts';
+
+interface CompareFlags extends ModelFlags {
+  cases: string;
+  model: string;
+  policies: string;
+  budget?: string;
+  store: string;
+  limit?: string;
+  concurrency?: string;
+  priceIn?: string;
+  priceOut?: string;
+  runIdPrefix?: string;
+  json?: boolean;
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('compare-policies')
+    .summary('run the same cases under several revision policies and compare them at equal budget')
+    .description(
+      'Runs each policy as its own revision run on the same cases and budget (resumable: repeat the command), then reports ' +
+        'per policy: joint success at the budget with exact paired McNemar tests against the first policy and Holm over the ' +
+        'comparisons, generations, provider attempts, tokens and money (failed attempts included), and trajectories that hit ' +
+        "a recurrence or a persistent cycle. Policies: verbatim-full (the paper's loop), abstract, drop, reset-on-recurrence, " +
+        'revloop-default. Simulated models (sim:) are marked SIMULATED. See docs/revise.md.',
+    )
+    .requiredOption('--cases <file>', 'case file (paper, COLLIE, IFEval or native JSON Lines)')
+    .requiredOption('--model <spec>', 'openai:<model>, openai-compatible:<url>#<model>, vllm:<url>#<model>, gguf:<path>, sim:<profile>')
+    .option(
+      '--policies <list>',
+      'comma-separated policy names; the first is the reference',
+      'verbatim-full,abstract,reset-on-recurrence,revloop-default',
+    )
+    .option('--budget <T>', 'revisions after the first draft, the same for every policy', '8')
+    .option('--store <db>', 'SQLite store file', 'runs.db')
+    .option('--limit <n>', 'only the first n cases')
+    .option('--concurrency <n>', 'trajectories in flight at once', '4')
+    .option('--price-in <usd>', 'US dollars per million prompt tokens (for the money column)')
+    .option('--price-out <usd>', 'US dollars per million completion tokens')
+    .option('--run-id-prefix <prefix>', 'run ids are <prefix>__<policy> (default compare__<cases>__<model>)')
+    .option('--json', 'print the comparison as JSON');
+  addModelOptions(cmd).action(async (flags: CompareFlags) => {
+    process.exitCode = await compareAction(flags);
+  });
+}
+
+async function compareAction(flags: CompareFlags, io = { out: process.stdout, err: process.stderr }): Promise<number> {
+  const priceIn = numberFlag('--price-in', flags.priceIn, { min: 0 });
+  const priceOut = numberFlag('--price-out', flags.priceOut, { min: 0 });
+  if ((priceIn === undefined) !== (priceOut === undefined)) throw new UsageError('--price-in', '--price-in and --price-out go together');
+  const policies = flags.policies
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const { comparePolicies } = await import('../../app/compare-policies.ts');
+  const { renderComparison } = await import('../../revise/compare.ts');
+  let progress: ReturnType<typeof trajectoryProgress> | null = null;
+  const result = await interruptible(io.err, 'in-flight calls are abandoned; repeat the command to resume', (signal) =>
+    comparePolicies(
+      {
+        cases: flags.cases,
+        model: flags.model,
+        modelOptions: modelOptionsFromFlags(flags),
+        policies,
+        budget: budgetFlag(flags.budget, 8),
+        store: flags.store,
+        limit: wholeNumber('--limit', flags.limit, { min: 1 }),
+        concurrency: wholeNumber('--concurrency', flags.concurrency, { min: 1 }) ?? 4,
+        pricing: priceIn !== undefined && priceOut !== undefined ? { inputPerMTok: priceIn, outputPerMTok: priceOut } : undefined,
+        runIdPrefix: flags.runIdPrefix,
+        signal,
+      },
+      {
+        onPolicy: (policy, i, total, runId) => {
+          progress?.finish();
+          io.err.write(`policy ${i + 1}/${total}: ${policy} (run ${runId})\n`);
+          progress = null;
+        },
+        run: {
+          onStart: (s) => (progress = trajectoryProgress(io.err, { simulated: s.simulated })),
+          onProgress: (p) => progress?.update(p),
+        },
+      },
+    ),
+  ).finally(() => progress?.finish());
+  io.out.write(flags.json ? JSON.stringify(result, null, 2) + '\n' : renderComparison(result));
+  if (result.stopped) {
+    io.err.write('stopped before every policy ran; repeat the same command to resume\n');
+    return 3;
+  }
+  return 0;
+}

@@ -1,0 +1,146 @@
+// `revloop worker`: claim and run trajectories of planned runs in a PostgreSQL store, one of any
+// number of workers on any machines (app/worker.ts, docs/workers.md).
+import type { Command } from 'commander';
+import { UsageError } from '../../core/errors.ts';
+import { redactLocation } from '../../store/store.ts';
+import { collect, numberFlag, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
+import { commandLine } from '../invocation.ts';
+import { lineProgress } from '../progress.ts';
+import { interruptible } from '../signals.ts';
+
+interface WorkerFlags {
+  store?: string;
+  run?: string;
+  concurrency: string;
+  leaseSeconds: string;
+  maxConsecutiveFailures: string;
+  plugin: string[];
+  timeout?: string;
+  retries?: string;
+  modelConcurrency?: string;
+  rpm?: string;
+  apiKeyEnv?: string;
+}
+
+export function register(program: Command): void {
+  program
+    .command('worker')
+    .summary('claim and run trajectories of planned runs in a PostgreSQL store (one of many workers)')
+    .description(
+      'Claims pending trajectories under leases (FOR UPDATE SKIP LOCKED; renewed by a heartbeat) and runs them through the engine; ' +
+        'any number of workers on any machines share a run. Every round is appended in the transaction that checks the lease, so ' +
+        'a worker whose lease was taken over can never write again (its late write is refused and counted). A killed worker ' +
+        'loses only its in-flight generations: its trajectories are claimed again as soon as its database session closes or its lease expires, ' +
+        "and continue from their last committed round. The model, protocol and families come from the run's plan. " +
+        'Plan runs with `revloop run … --store postgres://… --workers 0`. With --run the worker exits 0 once that run has no pending trajectory. ' +
+        'See docs/workers.md.',
+    )
+    .option('--store <location>', STORE_HELP.replace('a SQLite file, or ', ''))
+    .option('--run <id>', 'work on this run only, and exit once it has no pending trajectory (default: every run, until stopped)')
+    .option('--concurrency <n>', 'trajectories in flight at once', '4')
+    .option('--lease-seconds <s>', 'how long a claim lasts without renewal (the heartbeat renews it every third of that)', '60')
+    .option('--max-consecutive-failures <n>', 'stop after n protocol-incomplete trajectories in a row (0 = never)', '3')
+    .option('--plugin <module>', 'load a module that registers more families (repeatable; as the run was planned)', collect, [])
+    .option('--timeout <seconds>', 'per-attempt timeout for HTTP models (default 180)')
+    .option('--retries <n>', 'retries after a failed HTTP attempt (default 4)')
+    .option('--model-concurrency <n>', 'HTTP requests in flight per model (default: --concurrency)')
+    .option('--rpm <n>', 'at most this many HTTP attempts per minute (per worker)')
+    .option('--api-key-env <NAME>', 'environment variable holding the API key (default OPENAI_API_KEY)')
+    .action(async (flags: WorkerFlags) => {
+      process.exitCode = await workerAction(flags);
+    });
+}
+
+async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err: process.stderr }): Promise<number> {
+  const { loadFamilyPlugins } = await import('../../core/verify/plugins.ts');
+  await loadFamilyPlugins(flags.plugin);
+  const store = storeFlag(flags.store);
+  const shown = redactLocation(store);
+  const concurrency = wholeNumber('--concurrency', flags.concurrency, { min: 1 });
+  const leaseSeconds = wholeNumber('--lease-seconds', flags.leaseSeconds, { min: 1, max: 86_400 });
+  const maxConsecutiveFailures = wholeNumber('--max-consecutive-failures', flags.maxConsecutiveFailures, { min: 0 });
+  const modelOptions: Record<string, unknown> = {};
+  const timeout = numberFlag('--timeout', flags.timeout, { min: 0.001 });
+  if (timeout !== undefined) modelOptions.timeout = Math.round(timeout * 1000);
+  const retries = wholeNumber('--retries', flags.retries, { min: 0 });
+  if (retries !== undefined) modelOptions.maxRetries = retries;
+  const mc = wholeNumber('--model-concurrency', flags.modelConcurrency, { min: 1 });
+  if (mc !== undefined) modelOptions.concurrency = mc;
+  const rpm = numberFlag('--rpm', flags.rpm, { min: 1 });
+  if (rpm !== undefined) modelOptions.rpm = rpm;
+  if (flags.apiKeyEnv !== undefined) modelOptions.apiKeyEnv = flags.apiKeyEnv;
+  if (!/^postgres(ql)?:\/\//i.test(store))
+    throw new UsageError(
+      '--store',
+      `revloop worker: --store must be a PostgreSQL URL (postgres://user@host:port/db), got '${shown}'; a SQLite store has one writer per run (use \`revloop run\`)`,
+    );
+  const { workCommand } = await import('../../app/worker.ts');
+  let progress: ReturnType<typeof lineProgress> | undefined;
+  let simulated = false;
+  const outcome = await interruptible(io.err, 'in-flight generations are abandoned and their leases given back', (signal) =>
+    workCommand(
+      {
+        store,
+        runId: flags.run,
+        concurrency,
+        leaseSeconds,
+        modelOptions,
+        maxConsecutiveFailures,
+        sessionOptions: {
+          timeout_s: flags.timeout ?? null,
+          retries: flags.retries ?? null,
+          rpm: flags.rpm ?? null,
+          api_key_env: flags.apiKeyEnv ?? null,
+          max_consecutive_failures: maxConsecutiveFailures,
+        },
+        signal,
+      },
+      {
+        onStart: (s) =>
+          io.out.write(
+            `worker #${s.worker} on ${shown}: ${flags.run ? `run '${flags.run}'` : 'every run with pending trajectories'} · concurrency ${concurrency} · lease ${leaseSeconds} s\n`,
+          ),
+        onRun: (r) => {
+          simulated ||= r.simulated;
+          io.out.write(
+            `  run '${r.runId}': model ${r.model}${r.simulated ? ' (SIMULATED controller: its numbers describe a simulation)' : ''}\n`,
+          );
+          progress ??= lineProgress(io.err, 'worker', { simulated: r.simulated, unit: ' traj/s' });
+        },
+        onProgress: (p) =>
+          progress?.update(
+            p.done,
+            Math.max(p.claimed, p.done),
+            `${p.successes} successes · ${p.rounds} rounds · ${p.inFlight} in flight${p.lost ? ` · ${p.lost} leases lost` : ''}`,
+          ),
+        onNote: (t) => io.err.write(`\nrevloop worker: ${t}\n`),
+      },
+    ),
+  ).finally(() => progress?.finish());
+  const p = outcome.progress;
+  const tag = simulated ? ' [SIMULATED]' : '';
+  io.out.write(
+    `worker #${outcome.worker}${tag}: ${p.claimed} claimed · ${p.done} finished here (${p.successes} joint successes, ${p.incomplete} protocol-incomplete) · ${p.rounds} rounds` +
+      ` · ${p.lost} leases lost to other workers · ${outcome.rejectedWrites} late writes refused\n`,
+  );
+  if (outcome.stopped) {
+    io.out.write(
+      `${outcome.stopped.reason === 'interrupted' ? 'interrupted' : 'stopped'}: ${outcome.stopped.message}; its trajectories are free for other workers\n`,
+    );
+    return outcome.stopped.reason === 'interrupted' ? 130 : 3;
+  }
+  if (outcome.summary) {
+    const s = outcome.summary;
+    io.out.write(
+      `run '${s.runId}' has no pending trajectory: ${s.complete + s.incomplete}/${s.cases} finished · ${s.successes} joint successes · ${s.incomplete} protocol-incomplete\n`,
+    );
+    if (s.incomplete)
+      io.out.write(
+        'to retry the protocol-incomplete ones, plan the run again (the same `revloop run` command with --workers 0) and start workers\n',
+      );
+    io.out.write(
+      `next: ${commandLine(['audit', '--store', shown, '--run', s.runId])} · ${commandLine(['export', '--store', shown, '--run', s.runId, '--format', 'paper', '-o', `${s.runId}.jsonl`])}\n`,
+    );
+  }
+  return 0;
+}

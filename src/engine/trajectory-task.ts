@@ -1,0 +1,64 @@
+// One trajectory of a stored run, continued from what the store holds and recorded through the
+// store's sink: shared by the single-writer run (run.ts) and by workers holding leases (worker.ts).
+import type { Model } from '../models/types.ts';
+import type { TrajectoryRecord } from '../store/types.ts';
+import type { Family } from '../core/verify/types.ts';
+import { runTrajectory, type AcceptedRound, type GenerationGuard, type TrajectoryOutcome } from './loop.ts';
+import type { BanProvider, MessagePolicy } from './harness.ts';
+import type { ProtocolConfig } from './protocol.ts';
+import type { StoreRecorder } from './recorder.ts';
+
+/** What running a planned run's trajectories needs besides the store: model, protocol, families. */
+export interface RunContext {
+  runId: string;
+  model: Model;
+  protocol: ProtocolConfig;
+  resolveFamily: (name: string) => Family;
+  extraBody?: Record<string, unknown> | null;
+  messagePolicy?: MessagePolicy;
+  banProvider?: BanProvider;
+  /** Checked before every generation (an experiment's context window). */
+  guard?: GenerationGuard;
+}
+
+/** Accepted rounds of a stored trajectory, with the feedback the model saw after each. */
+export function priorRounds(t: TrajectoryRecord, family: Family, protocol: ProtocolConfig): AcceptedRound[] {
+  return t.rounds.map((r, i) => {
+    const last = i === t.rounds.length - 1;
+    const feedback = r.feedback ?? (last && r.joint ? null : family.feedback(r.state, t.case, protocol.variant));
+    return { ...r, feedback };
+  });
+}
+
+/** Continues `t` from its last accepted round, recording every step; `onRound` counts committed rounds. */
+export function recordTrajectory(
+  ctx: RunContext,
+  t: TrajectoryRecord,
+  recorder: StoreRecorder,
+  signal: AbortSignal,
+  onRound: () => void,
+): Promise<TrajectoryOutcome> {
+  const family = ctx.resolveFamily(t.family);
+  return runTrajectory(
+    { caseIndex: t.caseIndex, case: t.case, family, prior: priorRounds(t, family, ctx.protocol) },
+    ctx.model,
+    {
+      attemptStarted: (s) => recorder.attemptStarted(s),
+      attemptFinished: (r, a, rec) => recorder.attemptFinished(r, a, rec),
+      draftAccepted: async (round, stop, attempt, next, detail) => {
+        await recorder.draftAccepted(round, stop, attempt, next, detail);
+        if (!recorder.closed) onRound();
+      },
+      incomplete: (r, reason) => recorder.incomplete(r, reason),
+      terminated: (n, halt) => recorder.terminated(n, halt),
+    },
+    {
+      protocol: ctx.protocol,
+      messagePolicy: ctx.messagePolicy,
+      banProvider: ctx.banProvider,
+      guard: ctx.guard,
+      extraBody: ctx.extraBody ?? undefined,
+      signal,
+    },
+  );
+}

@@ -1,0 +1,303 @@
+// A worker: claims trajectories of planned runs through the store's leases and runs them with the
+// engine, any number of workers on any number of machines sharing one run (docs/workers.md). Every
+// write carries its lease, which the store checks in the transaction that appends, so a worker
+// whose lease was taken over (it stalled, or lost its database session) can never add to that
+// trajectory again; the round it was writing is refused and counted. A heartbeat renews the leases
+// and notices lost ones, abandoning their generations. The queue is the log itself: a trajectory
+// is claimable while its derived status is pending.
+import { setMaxListeners } from 'node:events';
+import { hostname } from 'node:os';
+import { CapabilityError, NotFoundError } from '../core/errors.ts';
+import { REVLOOP_VERSION } from '../core/version.ts';
+import { LeaseLostError, type Lease, type RunStore } from '../store/store.ts';
+import { StoreRecorder } from './recorder.ts';
+import { recordTrajectory, type RunContext } from './trajectory-task.ts';
+
+/** What `runWorker` needs: the store (with leases), which run (or every run), how to build a run's context, concurrency and lease length. */
+export interface WorkerOptions {
+  /** A store with leases (PostgreSQL). */
+  store: RunStore;
+  /** Work on this run only (otherwise on every run with pending trajectories, oldest first). */
+  runId?: string;
+  /** Model, protocol and families of a run (called once per run; throw to refuse the run). */
+  context(runId: string): Promise<RunContext>;
+  /** Trajectories in flight at once. */
+  concurrency: number;
+  /** How long a claim lasts without renewal. */
+  leaseSeconds: number;
+  /** Renewal interval (default a third of the lease). */
+  heartbeatMs?: number;
+  /** How often to look for claimable work when there is none (default min(1 s, a quarter of the lease)). */
+  pollMs?: number;
+  /** Return once `runId` has no pending trajectory left (otherwise work until stopped). */
+  untilDone?: boolean;
+  signal?: AbortSignal;
+  /** Stop after this many trajectories in a row end protocol-incomplete (0 = never). */
+  maxConsecutiveFailures?: number;
+  /** How long to wait for in-flight calls once stopping, before abandoning them (ms). */
+  abandonAfterMs?: number;
+  /** Operational settings recorded with the worker's session in each run. */
+  sessionOptions?: Record<string, unknown>;
+  /** The session's kind in each run (default `worker`; `run`/`resume` when `revloop run` works on its own run). */
+  sessionKind?: string;
+  /** Where the cases were read from, when the session read them (`revloop run`). */
+  casesPath?: string | null;
+  /** Record the session in `runId` at once, even if nothing is left to claim (`revloop run` always records its session). */
+  openSession?: boolean;
+  /** Called once registered, with the worker's number. */
+  onStart?(worker: number): void;
+  onProgress?(p: WorkerProgress): void;
+  /** Something worth saying (a lease lost, a run started). */
+  onNote?(text: string): void;
+}
+
+/** A worker's progress, reported through `onProgress`: trajectories claimed and finished, successes, incomplete, rounds. */
+export interface WorkerProgress {
+  worker: number;
+  /** Trajectories claimed by this worker. */
+  claimed: number;
+  /** Finished here (complete or protocol-incomplete). */
+  done: number;
+  successes: number;
+  incomplete: number;
+  /** Rounds committed here. */
+  rounds: number;
+  /** Trajectories whose lease was taken over while this worker held them. */
+  lost: number;
+  /** Writes the store refused because their lease had been taken over. */
+  rejectedWrites: number;
+  inFlight: number;
+  startedAtMs: number;
+}
+
+/** What `runWorker` returns: its final progress and why it stopped (null when the work ran out). */
+export interface WorkerResult {
+  worker: number;
+  progress: WorkerProgress;
+  stopped: null | { reason: 'interrupted' | 'provider-failures'; message: string };
+}
+
+interface Task {
+  lease: Lease;
+  abort: AbortController;
+  recorder: StoreRecorder | null;
+  lost: boolean;
+}
+
+const leaseKey = (l: { runId: string; caseIndex: number }) => `${l.caseIndex}\u0000${l.runId}`;
+
+/**
+ * Runs trajectories of shared runs as one worker among any others (PostgreSQL stores, docs/workers.md):
+ * registers, claims trajectories under leases, runs and records them, renews its leases, and returns
+ * when its signal aborts (or, with `untilDone`, once nothing is pending). Throws a CapabilityError on a
+ * store without leases (SQLite).
+ */
+export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
+  const { store } = o;
+  const leases = store.leases;
+  if (!leases)
+    throw new CapabilityError(
+      `${store.location}: workers share runs through a PostgreSQL store (--store postgres://…); a SQLite store has one writer per run (use \`revloop run\`)`,
+      'leases',
+    );
+  const worker = await leases.register({ concurrency: o.concurrency, leaseSeconds: o.leaseSeconds });
+  o.onStart?.(worker);
+  const progress: WorkerProgress = {
+    worker,
+    claimed: 0,
+    done: 0,
+    successes: 0,
+    incomplete: 0,
+    rounds: 0,
+    lost: 0,
+    rejectedWrites: 0,
+    inFlight: 0,
+    startedAtMs: Date.now(),
+  };
+  const report = () => o.onProgress?.({ ...progress, inFlight: tasks.size });
+  const controller = new AbortController();
+  setMaxListeners(4 * o.concurrency + 16, controller.signal);
+  let stopped: WorkerResult['stopped'] = null;
+  let fatal: { error: unknown } | null = null;
+  const tasks = new Map<string, Task>();
+  const sessions = new Map<string, Promise<void>>();
+  let consecutiveFailures = 0;
+  const maxFailures = o.maxConsecutiveFailures ?? 0;
+
+  // The main loop sleeps until a slot frees, a poll interval passes, or the worker stops.
+  let dirty: boolean;
+  let wake: (() => void) | null = null;
+  const kick = () => {
+    dirty = true;
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const fail = (error: unknown) => {
+    fatal ??= { error };
+    controller.abort();
+    kick();
+  };
+  const onExternalAbort = () => {
+    stopped ??= { reason: 'interrupted', message: 'stopped by request' };
+    controller.abort();
+    kick();
+  };
+  if (o.signal?.aborted) onExternalAbort();
+  o.signal?.addEventListener('abort', onExternalAbort, { once: true });
+
+  const lose = (t: Task) => {
+    if (t.lost) return;
+    t.lost = true;
+    progress.lost++;
+    if (t.recorder) t.recorder.closed = true;
+    t.abort.abort();
+    o.onNote?.(`run '${t.lease.runId}' case #${t.lease.caseIndex + 1}: lease taken over by another worker; its generation is abandoned`);
+  };
+
+  // Heartbeat: renew every lease still ours; a trajectory missing from the answer was taken over.
+  let beating = false;
+  const heartbeat = setInterval(
+    () => {
+      if (beating) return;
+      beating = true;
+      leases
+        .renew(worker, o.leaseSeconds)
+        .then((held) => {
+          const current = new Set(held.map((l) => `${leaseKey(l)}\u0000${l.epoch}`));
+          for (const t of tasks.values()) if (!current.has(`${leaseKey(t.lease)}\u0000${t.lease.epoch}`)) lose(t);
+        })
+        .catch(fail)
+        .finally(() => (beating = false));
+    },
+    o.heartbeatMs ?? Math.max(100, (o.leaseSeconds * 1000) / 3),
+  );
+
+  const session = (runId: string): Promise<void> => {
+    let p = sessions.get(runId);
+    if (!p) {
+      p = (async () => {
+        const run = await store.getRun(runId);
+        await store.append(runId, [
+          {
+            type: 'session_started',
+            payload: {
+              kind: o.sessionKind ?? 'worker',
+              revloop_version: REVLOOP_VERSION,
+              pid: process.pid,
+              host: hostname(),
+              cases_path: o.casesPath ?? null,
+              options: { worker, concurrency: o.concurrency, lease_seconds: o.leaseSeconds, ...(o.sessionOptions ?? {}) },
+              pending: run?.summary.pending ?? 0,
+            },
+          },
+        ]);
+      })();
+      sessions.set(runId, p);
+    }
+    return p;
+  };
+
+  const runTask = async (lease: Lease): Promise<void> => {
+    const task: Task = { lease, abort: new AbortController(), recorder: null, lost: false };
+    const onStop = () => task.abort.abort();
+    controller.signal.addEventListener('abort', onStop, { once: true });
+    tasks.set(leaseKey(lease), task);
+    try {
+      const ctx = await o.context(lease.runId);
+      await session(lease.runId);
+      // Read after the claim: everything the previous holder committed is here, and it can add no more.
+      const [t] = await store.loadTrajectories([lease.runId], { cases: [lease.caseIndex] });
+      if (!t || t.status !== 'pending' || task.lost || controller.signal.aborted) return;
+      const recorder = new StoreRecorder(store, lease.runId, lease.caseIndex, lease);
+      task.recorder = recorder;
+      const outcome = await recordTrajectory(ctx, t, recorder, task.abort.signal, () => progress.rounds++);
+      if (recorder.closed || outcome.status === 'aborted') return;
+      progress.done++;
+      if (outcome.status === 'incomplete') {
+        progress.incomplete++;
+        consecutiveFailures++;
+        if (maxFailures > 0 && consecutiveFailures >= maxFailures && !controller.signal.aborted) {
+          stopped ??= {
+            reason: 'provider-failures',
+            message: `${consecutiveFailures} trajectories in a row ended protocol-incomplete (last: ${outcome.reason}); stopped to spare the provider`,
+          };
+          controller.abort();
+          kick();
+        }
+      } else {
+        consecutiveFailures = 0;
+        if (outcome.rounds[outcome.rounds.length - 1]?.joint) progress.successes++;
+      }
+    } catch (e) {
+      if (e instanceof LeaseLostError) {
+        progress.rejectedWrites++;
+        lose(task);
+        return;
+      }
+      // Errors of a trajectory already given up (lost, or the worker stopping) are no longer news.
+      if (task.lost || controller.signal.aborted) return;
+      fail(e);
+    } finally {
+      controller.signal.removeEventListener('abort', onStop);
+      tasks.delete(leaseKey(lease));
+      report();
+      if (!task.lost) await leases.release(lease).catch(() => undefined);
+      kick();
+    }
+  };
+
+  const pollMs = o.pollMs ?? Math.min(1000, (o.leaseSeconds * 1000) / 4);
+  try {
+    if (o.openSession && o.runId) await session(o.runId);
+    while (!controller.signal.aborted) {
+      dirty = false;
+      const free = o.concurrency - tasks.size;
+      let claimed: Lease[] = [];
+      if (free > 0) {
+        claimed = await leases.claim(worker, { runId: o.runId, limit: free, leaseSeconds: o.leaseSeconds });
+        progress.claimed += claimed.length;
+        for (const l of claimed) void runTask(l);
+        if (claimed.length) report();
+      }
+      if (!claimed.length && !tasks.size && o.untilDone && o.runId) {
+        const run = await store.getRun(o.runId);
+        if (!run) throw new NotFoundError('run', o.runId, `no run '${o.runId}' in ${store.location}`);
+        if (run.summary.pending === 0) break;
+      }
+      // More may be claimable at once when every free slot was filled and one freed meanwhile.
+      if (dirty || (free > 0 && claimed.length === free && tasks.size < o.concurrency)) continue;
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        timer = setTimeout(resolve, pollMs);
+      });
+      clearTimeout(timer);
+      wake = null;
+    }
+  } catch (e) {
+    fail(e);
+  }
+
+  // Stopping: nothing more is recorded; calls that ignore the abort are abandoned after a grace period.
+  for (const t of tasks.values()) if (t.recorder) t.recorder.closed = true;
+  const deadline = Date.now() + (o.abandonAfterMs ?? 2000);
+  while (tasks.size && Date.now() < deadline) {
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      timer = setTimeout(resolve, Math.max(1, deadline - Date.now()));
+    });
+    clearTimeout(timer);
+  }
+  clearInterval(heartbeat);
+  o.signal?.removeEventListener('abort', onExternalAbort);
+  try {
+    // Rounds of abandoned calls may still wait for their group commit: they are complete, keep them.
+    await store.flush();
+  } finally {
+    await leases.unregister(worker).catch(() => undefined);
+  }
+  if (fatal) throw (fatal as { error: unknown }).error;
+  return { worker, progress: { ...progress, inFlight: tasks.size }, stopped };
+}

@@ -1,0 +1,90 @@
+// Revision policies by name (docs/revise.md §2): the history window and its restart rule, how failed
+// drafts are fed back, whether they are banned at decoding, and what a cycle does. `revise()` takes
+// a policy object; the lab runs the same policies by name (`revloop run --harness NAME`,
+// `revloop compare-policies --policies …`), so a name means the same loop everywhere.
+import { UsageError } from '../core/errors.ts';
+import { parseHistoryWindow, type HistoryWindow } from './history-window.ts';
+import { REVISION_FEEDBACKS, type RevisionFeedback, type RevisionMessagePolicy } from './revision-messages.ts';
+
+/** `full`, `last:K` and `reset` are windows; `reset-on-recurrence` is `full` restarted at each recurrence. */
+export type HistorySpec = 'full' | `last:${number}` | 'reset' | 'reset-on-recurrence';
+/** `auto`: ban failed drafts where the backend can ban, not otherwise (`failed-drafts` refuses there). */
+export type BanSpec = 'none' | 'failed-drafts' | 'auto';
+/** What a revision loop does when it finds a cycle: go on, restart its history, or stop. */
+export type CycleAction = 'continue' | 'reset' | 'stop';
+
+/** A named revision policy: history window, feedback form, ban of failed drafts and cycle action. */
+export interface RevisionPolicy {
+  history: HistorySpec;
+  feedback: RevisionFeedback;
+  ban: BanSpec;
+  onCycle: CycleAction;
+}
+
+/**
+ * The default: the paper's verbatim loop until a draft recurs, then the window restarts at the
+ * recurring draft (unless that would replay an earlier request); earlier failed drafts banned where
+ * the backend can ban; a persistent cycle restarts the window too. Why, with the figures it rests
+ * on: docs/revise.md §5.
+ */
+export const REVLOOP_DEFAULT_POLICY: Readonly<RevisionPolicy> = Object.freeze({
+  history: 'reset-on-recurrence',
+  feedback: 'verbatim',
+  ban: 'auto',
+  onCycle: 'reset',
+});
+
+/** Named policies (lab harnesses). `verbatim` is the paper's loop; `verbatim-full` is its alias. */
+export const POLICY_PRESETS: Readonly<Record<string, Readonly<RevisionPolicy>>> = Object.freeze({
+  verbatim: { history: 'full', feedback: 'verbatim', ban: 'none', onCycle: 'continue' },
+  abstract: { history: 'full', feedback: 'abstract', ban: 'none', onCycle: 'continue' },
+  drop: { history: 'full', feedback: 'drop', ban: 'none', onCycle: 'continue' },
+  'reset-on-recurrence': { history: 'reset-on-recurrence', feedback: 'verbatim', ban: 'none', onCycle: 'continue' },
+  'revloop-default': REVLOOP_DEFAULT_POLICY,
+});
+
+const ALIASES: Readonly<Record<string, string>> = { 'verbatim-full': 'verbatim' };
+
+/** The canonical name of a preset (aliases resolved); a UsageError listing the names otherwise. */
+export function policyName(name: string, flag = '--harness'): string {
+  const canonical = ALIASES[name] ?? name;
+  if (!Object.prototype.hasOwnProperty.call(POLICY_PRESETS, canonical)) {
+    throw new UsageError(
+      flag,
+      `${flag}: unknown policy '${name}'; choose one of ${[...Object.keys(POLICY_PRESETS), ...Object.keys(ALIASES)].join(', ')}`,
+    );
+  }
+  return canonical;
+}
+
+/** The named policy preset (verbatim-full, abstract, reset-on-recurrence, revloop-default); throws for an unknown name. */
+export function policyPreset(name: string, flag = '--harness'): RevisionPolicy {
+  return { ...POLICY_PRESETS[policyName(name, flag)] };
+}
+
+/** The window and restart rule of a history spec. */
+export function parseHistorySpec(spec: string): { window: HistoryWindow; resetOnRecurrence: boolean } {
+  if (spec === 'reset-on-recurrence') return { window: { kind: 'full' }, resetOnRecurrence: true };
+  return { window: parseHistoryWindow(spec), resetOnRecurrence: false };
+}
+
+/** The message policy of a revision policy (a window given apart, e.g. the lab's --history, replaces `full`). */
+export function messagePolicyOf(
+  policy: Pick<RevisionPolicy, 'history' | 'feedback' | 'onCycle'>,
+  window?: HistoryWindow,
+): RevisionMessagePolicy {
+  const h = parseHistorySpec(policy.history);
+  if (!REVISION_FEEDBACKS.includes(policy.feedback))
+    throw new UsageError('feedback', `unknown feedback mode '${String(policy.feedback)}'; use ${REVISION_FEEDBACKS.join(', ')}`);
+  return {
+    feedback: policy.feedback,
+    window: h.window.kind === 'full' && window ? window : h.window,
+    resetOnRecurrence: h.resetOnRecurrence,
+    resetOnCycle: policy.onCycle === 'reset',
+  };
+}
+
+/** Whether failed drafts are banned with this backend; `failed-drafts` on one that cannot ban is refused by the caller. */
+export function bansFailedDrafts(ban: BanSpec, canBan: boolean): boolean {
+  return ban === 'failed-drafts' || (ban === 'auto' && canBan);
+}

@@ -1,0 +1,105 @@
+// Built-in verifiers for `revise()` (docs/revise.md §1): a Zod schema, a JSON Schema, or a
+// registered constraint family with one of its cases (the lab's verifiers, exact reports included).
+// `zod` and `ajv` are optional peer dependencies: nothing here imports them until asked.
+import { UsageError } from '../core/errors.ts';
+import { getFamily } from '../core/verify/registry.ts';
+import type { ConstraintCase, PromptVariant } from '../core/verify/types.ts';
+import type { VerifyFunction, VerifyResult, Violation } from './types.ts';
+
+/** The JSON text of a draft: the draft itself, or the inside of one surrounding code fence. */
+export function jsonText(draft: string): string {
+  const m = /^\s*```[a-zA-Z0-9_-]*\s*\n([\s\S]*?)\n?```\s*$/.exec(draft);
+  return (m ? m[1] : draft).trim();
+}
+
+/** Parses the draft as JSON; a violation `invalid_json` when it does not parse. */
+export function parseJsonDraft(draft: string): { ok: true; value: unknown } | { ok: false; violation: Violation } {
+  try {
+    return { ok: true, value: JSON.parse(jsonText(draft)) };
+  } catch (e) {
+    return { ok: false, violation: { code: 'invalid_json', message: `the output is not valid JSON (${(e as Error).message})` } };
+  }
+}
+
+/** What revloop needs of a Zod schema (v3 or v4): `safeParse`. */
+export interface ZodLike {
+  safeParse(
+    value: unknown,
+  ):
+    | { success: true; data?: unknown }
+    | { success: false; error: { issues: ReadonlyArray<{ code?: string; message: string; path?: ReadonlyArray<PropertyKey> }> } };
+}
+
+/** Every issue Zod reports on the draft parsed as JSON, one violation each (code and path as Zod gives them). */
+export function zodVerifier(schema: ZodLike): VerifyFunction {
+  if (!schema || typeof schema.safeParse !== 'function')
+    throw new UsageError('verify', 'zodVerifier: expected a Zod schema (an object with safeParse)');
+  return (draft) => {
+    const parsed = parseJsonDraft(draft);
+    if (!parsed.ok) return { ok: false, violations: [parsed.violation], score: Infinity };
+    const r = schema.safeParse(parsed.value);
+    if (r.success) return { ok: true, violations: [], score: 0 };
+    const violations = r.error.issues.map((i): Violation => ({
+      code: i.code ?? 'invalid',
+      message: i.message,
+      path: (i.path ?? []).map((p) => (typeof p === 'symbol' ? String(p) : p)) as Array<string | number>,
+    }));
+    return { ok: false, violations, score: violations.length };
+  };
+}
+
+type AjvErrors = Array<{ keyword: string; instancePath: string; message?: string; params?: unknown }>;
+type Validate = ((v: unknown) => boolean) & { errors?: AjvErrors | null };
+
+/** Every error Ajv reports (all errors) on the draft parsed as JSON. Needs the optional peer `ajv` (8). */
+export function jsonSchemaVerifier(schema: Record<string, unknown> | boolean): VerifyFunction {
+  let validate: Promise<Validate> | null = null;
+  const compile = async (): Promise<Validate> => {
+    let mod: { default?: unknown };
+    try {
+      mod = (await import('ajv')) as { default?: unknown };
+    } catch {
+      throw new UsageError('verify', 'jsonSchemaVerifier needs the optional peer dependency ajv: npm install ajv@8');
+    }
+    const Ajv = ((mod.default as { default?: unknown })?.default ?? mod.default) as new (o: Record<string, unknown>) => {
+      compile(s: unknown): Validate;
+    };
+    return new Ajv({ allErrors: true, strict: false }).compile(schema);
+  };
+  return async (draft): Promise<VerifyResult> => {
+    validate ??= compile();
+    const v = await validate;
+    const parsed = parseJsonDraft(draft);
+    if (!parsed.ok) return { ok: false, violations: [parsed.violation], score: Infinity };
+    if (v(parsed.value)) return { ok: true, violations: [], score: 0 };
+    const violations = (v.errors ?? []).map((e): Violation => ({
+      code: e.keyword,
+      message: `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`,
+      path: e.instancePath,
+    }));
+    return { ok: false, violations, score: violations.length };
+  };
+}
+
+/**
+ * A registered family's verifier on one case: the family's state, its exact report as the
+ * feedback, its energy as the score, one violation per violated component of the violation vector.
+ */
+export function familyVerifier(
+  family: string,
+  c: ConstraintCase,
+  variant: PromptVariant = 'baseline',
+): VerifyFunction & { initialPrompt: string; version: string } {
+  const f = getFamily(family);
+  const problems = f.validateCase(c);
+  if (problems.length) throw new UsageError('verify', `case ${c.id}: ${problems.map(([k, p]) => `${k}: ${p}`).join('; ')}`);
+  const fn = (draft: string): VerifyResult => {
+    const state = f.verify(draft, c);
+    const violations: Violation[] = [];
+    state.violation_vector.forEach((v, i) => {
+      if (v !== 0) violations.push({ code: `v${i}`, message: `component ${i} of the violation vector is ${v}` });
+    });
+    return { ok: state.joint_success === true, violations, score: f.energy(state), feedback: f.feedback(state, c, variant), state };
+  };
+  return Object.assign(fn, { initialPrompt: f.initialPrompt(c, variant), version: f.version });
+}

@@ -1,0 +1,129 @@
+// PostgreSQL schema of a run store (docs/store.md "PostgreSQL"), one database schema per store
+// (`revloop` unless the URL names another). The tables mirror the SQLite store's: `events` is the
+// append-only log (triggers refuse UPDATE, DELETE and TRUNCATE), `runs`, `trajectories` and
+// `rounds` are derived from it in the same transaction as each append; `leases` and `workers` are
+// the operational state of many workers sharing runs (docs/workers.md) and `run_locks` says who
+// holds a study run. Migrations are numbered and applied in order, each in the transaction that
+// records its version in `meta`.
+export const SCHEMA_VERSION = 1;
+
+/** meta key whose presence says "this schema is a revloop store". */
+export const STORE_MARKER = 'revloop_store';
+
+/** Migration n (index n − 1) takes a store from version n − 1 to n. */
+export const MIGRATIONS: readonly string[] = [
+  `
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+CREATE TABLE events (
+  id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  run_id     TEXT    NOT NULL,
+  seq        INTEGER NOT NULL,
+  type       TEXT    NOT NULL,
+  case_index INTEGER,
+  revision   INTEGER,
+  at         TEXT    NOT NULL,
+  payload    TEXT    NOT NULL,
+  prev_hash  TEXT    NOT NULL,
+  hash       TEXT    NOT NULL,
+  key        TEXT,
+  UNIQUE (run_id, seq)
+);
+CREATE UNIQUE INDEX events_key ON events (run_id, key) WHERE key IS NOT NULL;
+CREATE INDEX events_type ON events (run_id, type);
+CREATE INDEX events_planned ON events (id) WHERE type = 'run_planned';
+-- One trajectory's story (readEvents caseIndex) without a pass over the run's whole log.
+CREATE INDEX events_case ON events (run_id, case_index) WHERE case_index IS NOT NULL;
+
+CREATE FUNCTION events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'events are append-only (% refused)', TG_OP USING ERRCODE = 'restrict_violation';
+END $$;
+CREATE TRIGGER events_append_only_rows BEFORE UPDATE OR DELETE ON events
+  FOR EACH ROW EXECUTE FUNCTION events_append_only();
+CREATE TRIGGER events_append_only_truncate BEFORE TRUNCATE ON events
+  FOR EACH STATEMENT EXECUTE FUNCTION events_append_only();
+
+CREATE TABLE runs (
+  run_id      TEXT PRIMARY KEY,
+  position    BIGINT  NOT NULL,
+  kind        TEXT    NOT NULL,
+  controller  TEXT    NOT NULL,
+  model_spec  TEXT    NOT NULL,
+  simulated   BOOLEAN NOT NULL,
+  budget      INTEGER NOT NULL,
+  protocol    TEXT    NOT NULL,
+  plan_sha256 TEXT    NOT NULL,
+  n_cases     INTEGER NOT NULL,
+  created_at  TEXT    NOT NULL,
+  updated_at  TEXT    NOT NULL
+);
+
+CREATE TABLE trajectories (
+  run_id            TEXT    NOT NULL,
+  case_index        INTEGER NOT NULL,
+  case_id           TEXT    NOT NULL,
+  status            TEXT    NOT NULL,
+  reason            TEXT,
+  n_rounds          INTEGER NOT NULL,
+  final_joint       BOOLEAN,
+  attempts_started  INTEGER NOT NULL,
+  attempts_finished INTEGER NOT NULL,
+  attempts_failed   INTEGER NOT NULL,
+  PRIMARY KEY (run_id, case_index)
+);
+CREATE INDEX trajectories_pending ON trajectories (run_id, case_index) WHERE status = 'pending';
+
+CREATE TABLE rounds (
+  run_id     TEXT    NOT NULL,
+  case_index INTEGER NOT NULL,
+  revision   INTEGER NOT NULL,
+  text       TEXT    NOT NULL,
+  state      TEXT    NOT NULL,
+  energy     DOUBLE PRECISION NOT NULL,
+  joint      BOOLEAN NOT NULL,
+  feedback   TEXT,
+  PRIMARY KEY (run_id, case_index, revision)
+);
+
+CREATE TABLE run_locks (
+  run_id     TEXT PRIMARY KEY,
+  pid        INTEGER NOT NULL,
+  host       TEXT    NOT NULL,
+  started_at TEXT    NOT NULL,
+  lock_key   INTEGER NOT NULL
+);
+
+CREATE TABLE workers (
+  worker          INTEGER GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  host            TEXT        NOT NULL,
+  pid             INTEGER     NOT NULL,
+  concurrency     INTEGER     NOT NULL,
+  lease_seconds   INTEGER     NOT NULL,
+  started_at      TIMESTAMPTZ NOT NULL,
+  heartbeat_at    TIMESTAMPTZ NOT NULL,
+  stopped_at      TIMESTAMPTZ,
+  rejected_writes INTEGER     NOT NULL DEFAULT 0
+);
+
+CREATE TABLE leases (
+  run_id     TEXT    NOT NULL,
+  case_index INTEGER NOT NULL,
+  worker     INTEGER,
+  epoch      INTEGER NOT NULL DEFAULT 0,
+  claimed_at TIMESTAMPTZ,
+  expires_at TIMESTAMPTZ,
+  PRIMARY KEY (run_id, case_index)
+);
+CREATE INDEX leases_worker ON leases (worker) WHERE worker IS NOT NULL;
+`,
+];
+
+/** Tables derived from events (emptied and refilled by a rebuild). */
+export const DERIVED_TABLES = ['rounds', 'trajectories', 'runs'] as const;
+
+/** Every table a revloop schema may hold (anything else means "not a store"). */
+export const KNOWN_TABLES = new Set(['meta', 'events', 'runs', 'trajectories', 'rounds', 'run_locks', 'workers', 'leases']);

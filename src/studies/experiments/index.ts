@@ -1,0 +1,51 @@
+// Public API of the controlled experiments (docs/experiments.md): state selection, the designs as
+// trajectory plans, running them through the engine, the arms' message policies, and the analysis.
+export {
+  selectStates,
+  statesJsonl,
+  statesSha256,
+  readStatesFile,
+  terminalRegion,
+  type ExperimentState,
+  type SelectOptions,
+  type SelectRule,
+  type StateDesign,
+} from './states.ts';
+export {
+  buildHistory,
+  buildCrossover,
+  buildPersist,
+  buildSysid,
+  frozenPrefix,
+  sysidSplits,
+  DEFAULT_ERRORS,
+  MIN_SYSID_TARGET,
+  type ExperimentBuild,
+  type SourceRun,
+  type StatesInput,
+  type SysidSplit,
+} from './designs.ts';
+export {
+  executeExperiment,
+  experimentProtocol,
+  loadSourceRun,
+  reconcileStates,
+  contextWindowGuard,
+  contextGuardFor,
+  type ExperimentRunRequest,
+  type Decoding,
+} from './run.ts';
+export {
+  parseArm,
+  parseArms,
+  formatArm,
+  armMessages,
+  abstractDraftNote,
+  experimentPolicies,
+  DEFAULT_ARMS,
+  type HistoryArm,
+} from './arms.ts';
+export { freezePredictionSpec } from './sysid-spec.ts';
+export { analyzeExperimentRuns } from './analysis/analyze.ts';
+export type * from './analysis/types.ts';
+export { experimentsStudy } from './study.ts';

@@ -1,0 +1,175 @@
+// Running an experiment: its build handed to the engine as a trajectory run (plan, frozen prefixes,
+// resume, recorder, audit all the engine's own), with the arms' message policy, the ban arm's
+// provider and the context-window guard. Also the two refusals every experiment shares: a states
+// file whose hash differs from the run's (unless --allow-subset), and a backend that cannot count
+// tokens asked for a context window.
+import { PlanMismatchError, UserError } from '../../core/errors.ts';
+import type { Family } from '../../core/verify/types.ts';
+import type { GenerationGuard } from '../../engine/loop.ts';
+import type { ProtocolConfig } from '../../engine/protocol.ts';
+import { executeRun, type RunProgress, type RunResult } from '../../engine/run.ts';
+import { requireTokenize, type TokenizingModel } from '../../models/capabilities.ts';
+import type { Model } from '../../models/types.ts';
+import type { TrajectoryRunPlanned } from '../../store/events.ts';
+import { isTrajectoryPlan, type ExperimentPlan } from '../../store/plan.ts';
+import type { RunStore } from '../../store/store.ts';
+import type { TrajectoryRecord } from '../../store/types.ts';
+import { experimentPolicies } from './arms.ts';
+import type { ExperimentBuild, SourceRun } from './designs.ts';
+import type { ExperimentState } from './states.ts';
+
+/** Decoding settings that go into the plan (as `revloop run` freezes them). */
+export interface Decoding {
+  temperature: number | null;
+  seed: number | null;
+  extraBody: Record<string, unknown> | null;
+}
+
+/** What `executeExperiment` takes: the store, run id, design, model, frozen trajectories and settings. */
+export interface ExperimentRunRequest {
+  store: RunStore;
+  runId: string;
+  build: ExperimentBuild;
+  model: Model;
+  decoding: Decoding;
+  resolveFamily: (name: string) => Family;
+  guard?: GenerationGuard;
+  /** Only these unfinished trajectories in this session (a subset, or one phase). */
+  only?: (t: TrajectoryRecord) => boolean;
+  concurrency?: number;
+  maxConsecutiveFailures?: number;
+  sessionOptions?: Record<string, unknown>;
+  signal?: AbortSignal;
+  onProgress?: (p: RunProgress) => void;
+}
+
+/** The protocol of an experiment's trajectories: the paper's loop with the design's budget and messages. */
+export function experimentProtocol(build: ExperimentBuild, decoding: Decoding): ProtocolConfig {
+  const { messagePolicy, banProvider } = experimentPolicies(
+    build.experiment,
+    build.cases.map((c) => c.id),
+  );
+  return {
+    budget: build.budget,
+    history: { kind: 'full' },
+    variant: build.variant,
+    temperature: decoding.temperature,
+    seed: decoding.seed,
+    messagePolicy: messagePolicy.name,
+    banProvider: banProvider?.name ?? null,
+  };
+}
+
+/** Plans or resumes an experiment run and runs its trajectories through the engine (resumable, auditable). */
+export async function executeExperiment(req: ExperimentRunRequest): Promise<RunResult> {
+  const { build } = req;
+  const { messagePolicy, banProvider } = experimentPolicies(
+    build.experiment,
+    build.cases.map((c) => c.id),
+  );
+  return executeRun({
+    store: req.store,
+    runId: req.runId,
+    cases: build.cases,
+    caseSet: build.caseSet,
+    model: req.model,
+    protocol: experimentProtocol(build, req.decoding),
+    resolveFamily: req.resolveFamily,
+    extraBody: req.decoding.extraBody,
+    messagePolicy,
+    banProvider,
+    guard: req.guard,
+    kind: build.kind,
+    experiment: build.experiment,
+    frozenRounds: (i) => build.frozen[i],
+    only: req.only,
+    concurrency: req.concurrency,
+    maxConsecutiveFailures: req.maxConsecutiveFailures,
+    sessionOptions: req.sessionOptions,
+    signal: req.signal,
+    onProgress: req.onProgress,
+  });
+}
+
+/** A stored trajectory run to start from (revision runs and imports; not another experiment). */
+export async function loadSourceRun(store: RunStore, runId: string, flag = '--from-run'): Promise<SourceRun> {
+  const planned = await store.getPlanned(runId);
+  if (!planned) {
+    const known = await store.runIds();
+    throw new UserError(
+      `${flag}: no run '${runId}' in ${store.location}${known.length ? `; runs: ${known.join(', ')}` : ' (the store has no runs)'}`,
+    );
+  }
+  if (!isTrajectoryPlan(planned.plan) || (planned.plan.kind !== 'run' && planned.plan.kind !== 'import'))
+    throw new UserError(
+      `${flag}: run '${runId}' is a ${planned.plan.kind} run; experiments start from revision runs and imported trajectories`,
+    );
+  return { runId, planned: planned as TrajectoryRunPlanned, trajectories: await store.loadTrajectories([runId]) };
+}
+
+/** The experiment block of an existing run, or null when the run does not exist yet. */
+export async function storedExperiment(store: RunStore, runId: string, kind: string): Promise<ExperimentPlan | null> {
+  const planned = await store.getPlanned(runId);
+  if (!planned) return null;
+  if (planned.plan.kind !== kind || !isTrajectoryPlan(planned.plan) || !planned.plan.experiment)
+    throw new UserError(`run '${runId}' in ${store.location} is a ${planned.plan.kind} run, not an ${kind} run; choose another --run-id`);
+  return planned.plan.experiment;
+}
+
+/**
+ * The states a session works with when a run exists: the same hash → as given; a different hash
+ * → refused, unless --allow-subset and every given state is one of the run's, in which case the
+ * run's own selection (and hash) is used and only the given states are worked on.
+ */
+export function reconcileStates(
+  runId: string,
+  stored: ExperimentPlan | null,
+  given: { states: ExperimentState[]; sha256: string; path: string | null },
+  allowSubset: boolean,
+): { states: ExperimentState[]; sha256: string; path: string | null; only: Set<string> | null } {
+  if (!stored || stored.states_sha256 === given.sha256) return { ...given, only: null };
+  const where = given.path ?? 'the selection';
+  if (!allowSubset)
+    throw new PlanMismatchError(
+      runId,
+      [`states_sha256: stored ${stored.states_sha256}, requested ${given.sha256}`],
+      `run '${runId}' was planned with another state selection (SHA-256 ${stored.states_sha256.slice(0, 12)}…; ${where} has ${given.sha256.slice(0, 12)}…).\n` +
+        `Repeat the original command to resume, pass --allow-subset to work on a subset of the run's states, or use a new --run-id.`,
+    );
+  const known = new Set((stored.selection as ExperimentState[]).map((s) => s.state_id));
+  const foreign = given.states.filter((s) => !known.has(s.state_id));
+  if (foreign.length)
+    throw new PlanMismatchError(
+      runId,
+      foreign.map((s) => `state ${s.state_id}: not in the run`),
+      `--allow-subset: ${foreign.length} state${foreign.length === 1 ? '' : 's'} of ${where} ${foreign.length === 1 ? 'is' : 'are'} not in run '${runId}' (e.g. ${foreign[0].state_id}); a subset must come from the run's own selection`,
+    );
+  return {
+    states: stored.selection as ExperimentState[],
+    sha256: stored.states_sha256,
+    path: given.path,
+    only: new Set(given.states.map((s) => s.state_id)),
+  };
+}
+
+/** The guard that ends a trajectory whose next prompt + max new tokens exceed `window` tokens (docs/protocol.md §3.13). */
+export function contextWindowGuard(model: TokenizingModel, window: number): GenerationGuard {
+  return {
+    name: `context-window:${window}`,
+    async check(messages, maxTokens, revision) {
+      const prompt = await model.countPromptTokens(messages);
+      if (prompt + maxTokens <= window) return null;
+      return {
+        stop: 'context_limit',
+        detail: `revision ${revision}: ${prompt} prompt tokens + ${maxTokens} max new tokens > context window ${window}`,
+      };
+    },
+  };
+}
+
+/** The guard for --context-window, refusing a backend that cannot count its prompt tokens (never estimated). */
+export function contextGuardFor(model: Model, window: number | null): GenerationGuard | undefined {
+  if (window === null) return undefined;
+  requireTokenize(model, "--context-window (prompt tokens are counted with the backend's own tokenizer, never estimated)");
+  return contextWindowGuard(model, window);
+}

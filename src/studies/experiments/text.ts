@@ -1,0 +1,96 @@
+// Terminal text of the experiments study, rendered from its report sections: the same tables the
+// report shows, as plain tables, curves as a table of their points. SIMULATED rows say so.
+import Table from 'cli-table3';
+import { markedName } from '../../core/simulated.ts';
+import type { Block, Cell, DataTable, Section } from '../kit/sections.ts';
+import type { ExperimentsAnalysis } from './analysis/types.ts';
+
+function cellText(c: Cell): string {
+  if (c === null || c === undefined) return '—';
+  if (typeof c === 'string') return c;
+  if (typeof c === 'number') return String(c);
+  const digits = c.digits ?? 2;
+  const f = (x: number | null | undefined) =>
+    x === null || x === undefined || !Number.isFinite(x) ? '—' : (c.percent ? 100 * x : x).toFixed(digits);
+  const ci = c.lo !== undefined || c.hi !== undefined ? ` [${f(c.lo)}, ${f(c.hi)}]` : '';
+  return c.value === null || !Number.isFinite(c.value) ? '—' : `${f(c.value)}${c.lo !== null && c.lo !== undefined ? ci : ''}`;
+}
+
+function table(head: string[], rows: string[][]): string {
+  const t = new Table({
+    head,
+    style: { head: [], border: [], compact: true },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
+  for (const r of rows) t.push(r);
+  return t.toString();
+}
+
+function dataTable(t: DataTable): string {
+  const rows = t.rows.map((r) => r.cells.map((c, i) => (i === 0 && r.simulated ? markedName(cellText(c), true) : cellText(c))));
+  return [
+    t.caption ? `${t.caption}:` : null,
+    table(
+      t.columns.map((c) => c.label),
+      rows,
+    ),
+    t.note ?? null,
+  ]
+    .filter((x) => x !== null)
+    .join('\n');
+}
+
+function blockText(b: Block): string {
+  switch (b.kind) {
+    case 'heading':
+      return `-- ${b.text} --`;
+    case 'text':
+      return b.text;
+    case 'table':
+      return dataTable(b.table);
+    case 'curves':
+      return b.panels
+        .map((p) => {
+          const head = ['series', 'n', ...p.caps.map((c) => `≤${c}`)];
+          const rows = p.series.map((s) => [
+            markedName(s.controller, s.simulated),
+            String(s.n),
+            ...s.rates.map((r) => (r === null ? '—' : (100 * r).toFixed(1))),
+          ]);
+          return `${p.family} (% with joint success by revision cap):\n${table(head, rows)}`;
+        })
+        .join('\n');
+    case 'response-curves':
+      return b.panels
+        .map((p) => {
+          const xs = [...new Set(p.series.flatMap((s) => s.points.map((q) => q.x)))].sort((a, c) => a - c);
+          const rows = p.series.map((s) => [
+            markedName(s.name, s.simulated),
+            ...xs.map((x) => {
+              const q = s.points.find((pt) => pt.x === x);
+              return q && q.y !== null ? String(q.y) : '—';
+            }),
+          ]);
+          return `${p.title} (${p.yLabel} by ${p.xLabel}):\n${table(['series', ...xs.map(String)], rows)}`;
+        })
+        .join('\n');
+    default:
+      return '';
+  }
+}
+
+export function renderExperimentsText(a: ExperimentsAnalysis, sections: readonly Section[]): string {
+  if (!a.runs.length) return '';
+  const out: string[] = [];
+  if (a.simulated_controllers.length)
+    out.push(`SIMULATED: ${a.simulated_controllers.join(', ')} — the experiments' numbers describe simulations, not models.`);
+  for (const s of sections) {
+    out.push(`\n== ${s.title} ==`);
+    if (s.lead) out.push(s.lead);
+    for (const b of s.blocks) {
+      const text = blockText(b);
+      if (text) out.push(text);
+    }
+  }
+  return out.join('\n') + '\n';
+}

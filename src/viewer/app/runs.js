@@ -1,0 +1,123 @@
+/* revloop view: the run list. Every run of every study, newest first, with live progress: the
+   page refetches the list (throttled) whenever the event stream reports activity. */
+import { getJson } from './api.js';
+import { clear, el, modelCell, num, pct, shortTime, shownName, put } from './dom.js';
+
+function progress(r) {
+  if (!r.planned) return el('span', { className: 'muted', text: r.cells.join(' \u00b7 ') });
+  const frac = r.planned ? r.done / r.planned : 0;
+  return el('div', { className: 'progress', title: `${r.done} of ${r.planned} trajectories finished` }, [
+    el('div', { className: 'bar-track' }, [el('div', { className: 'bar-fill', 'data-frac': frac.toFixed(4) })]),
+    el('span', { className: 'progress-text', text: `${num(r.done)}/${num(r.planned)}` }),
+  ]);
+}
+
+/** Widths come from data attributes through CSSOM (no inline style attributes: the CSP forbids them). */
+export function sizeBars(root) {
+  for (const b of root.querySelectorAll('.bar-fill[data-frac]'))
+    b.style.width = `${(100 * Number(b.getAttribute('data-frac'))).toFixed(2)}%`;
+}
+
+function statusBadge(status) {
+  const cls =
+    status === 'running' ? 'live' : status === 'complete' ? 'ok' : status === 'interrupted' || status === 'failed' ? 'bad' : 'neutral';
+  return el('span', { className: 'badge status ' + cls, text: status });
+}
+
+export function mountRuns(root, ctx) {
+  const body = el('tbody', { id: 'run-rows' });
+  const empty = el('p', {
+    className: 'empty',
+    hidden: true,
+    text: 'No runs in this store yet. Start one with `revloop run --store …`; it appears here as soon as it begins.',
+  });
+  const anySim = el('p', { className: 'banner', role: 'note', hidden: true }, [
+    el('span', { className: 'badge sim', text: 'SIMULATED' }),
+    ' rows come from simulated controllers: their numbers describe simulations, not language models.',
+  ]);
+  const selA = el('select', { id: 'cmp-a', 'aria-label': 'run A' });
+  const selB = el('select', { id: 'cmp-b', 'aria-label': 'run B' });
+  const go = el('button', { type: 'button', className: 'action', id: 'cmp-go', text: 'Compare by case' });
+  go.addEventListener('click', () => {
+    if (selA.value && selB.value) ctx.navigate('/compare', { a: selA.value, b: selB.value });
+  });
+  put(
+    root,
+    el('h2', { text: 'Runs' }),
+    anySim,
+    el('div', { className: 'table-wrap' }, [
+      el('table', { className: 'runs-live' }, [
+        el('thead', null, [
+          el('tr', null, [
+            el('th', { scope: 'col', text: 'run' }),
+            el('th', { scope: 'col', text: 'kind' }),
+            el('th', { scope: 'col', text: 'model' }),
+            el('th', { scope: 'col', text: 'status' }),
+            el('th', { scope: 'col', text: 'progress' }),
+            el('th', { scope: 'col', className: 'num', text: 'success' }),
+            el('th', { scope: 'col', className: 'num', text: 'failed attempts' }),
+            el('th', { scope: 'col', text: 'updated' }),
+          ]),
+        ]),
+        body,
+      ]),
+    ]),
+    empty,
+    el('div', { className: 'filters compare-pick' }, [el('label', null, ['run A', selA]), el('label', null, ['run B', selB]), go]),
+  );
+
+  let seq = 0;
+  async function load() {
+    const mine = ++seq;
+    const data = await getJson('/api/runs');
+    if (mine !== seq) return;
+    ctx.setCursor(data.cursor);
+    const runs = [...data.runs].reverse();
+    clear(body);
+    for (const r of runs) {
+      body.appendChild(
+        el('tr', { 'data-run': r.run_id, className: r.simulated ? 'simulated' : null }, [
+          el('td', null, [el('a', { href: '/runs/' + encodeURIComponent(r.run_id), 'data-nav': '', text: r.run_id })]),
+          el('td', { text: r.kind }),
+          el('td', null, modelCell(r.model, r.simulated)),
+          el('td', null, [statusBadge(r.status)]),
+          el('td', null, [progress(r)]),
+          el('td', { className: 'num', text: r.planned ? `${num(r.successes)} (${pct(r.successes, r.complete)})` : '' }),
+          el('td', { className: 'num', text: r.planned ? num(r.failed_attempts) : '' }),
+          el('td', { text: shortTime(r.updated_at) }),
+        ]),
+      );
+    }
+    sizeBars(body);
+    empty.hidden = runs.length > 0;
+    anySim.hidden = !runs.some((r) => r.simulated);
+    const comparable = runs.filter((r) => r.has_trajectories);
+    for (const [s, pick] of [
+      [selA, selA.value || (comparable[1] && comparable[1].run_id)],
+      [selB, selB.value || (comparable[0] && comparable[0].run_id)],
+    ]) {
+      clear(s);
+      for (const r of comparable)
+        s.appendChild(
+          el('option', {
+            value: r.run_id,
+            text: `${r.run_id} \u00b7 ${shownName(r.model, r.simulated)}${r.simulated ? ' (SIMULATED)' : ''}`,
+          }),
+        );
+      if (pick) s.value = pick;
+    }
+    root.setAttribute('data-loaded', String(mine));
+  }
+
+  return {
+    load,
+    onEvent() {
+      ctx.throttle('runs', load, 400);
+    },
+    update() {},
+    onKey() {
+      return false;
+    },
+    destroy() {},
+  };
+}

@@ -1,0 +1,212 @@
+/* revloop view: one trajectory as a story — the case and its prompt, then every round: the draft
+   with a word diff against the previous one, the exact verifier report the model received, the
+   recurrence markers (repeat of an earlier draft, inside the terminal fixed point or cycle) and
+   every provider attempt of that generation, failed ones with their kind, latency and tokens. */
+import { clear, diffNodes, el, modelCell, num, outcomeBadge } from './dom.js';
+
+const REPEAT_TEXT = {
+  terminal_fixed_point: 'terminal fixed point: the last three drafts are identical',
+  terminal_cycle: 'terminal cycle',
+  other_repeat: 'some draft repeats an earlier one (no terminal fixed point or cycle)',
+  no_repeat: 'no draft repeats an earlier one',
+};
+
+function tokens(a) {
+  const parts = [];
+  if (a.prompt_tokens != null) parts.push(`${a.prompt_tokens} in`);
+  if (a.completion_tokens != null) parts.push(`${a.completion_tokens} out`);
+  if (!parts.length && a.total_tokens != null) parts.push(`${a.total_tokens} total`);
+  return parts.length ? parts.join(' / ') + ' tokens' : 'tokens n/a';
+}
+
+function attemptsList(attempts) {
+  if (!attempts.length) return null;
+  const failed = attempts.filter((a) => !a.ok).length;
+  return el('details', { className: 'attempts' + (failed ? ' has-failed' : ''), open: failed > 0 }, [
+    el('summary', { text: `Provider attempts: ${attempts.length}${failed ? ` (${failed} failed)` : ''}` }),
+    el(
+      'ol',
+      null,
+      attempts.map((a) =>
+        el('li', { className: a.ok ? 'ok' : 'failed', 'data-kind': a.error_kind || null }, [
+          el('span', { className: 'badge ' + (a.ok ? 'ok' : 'bad'), text: a.ok ? 'ok' : `failed: ${a.error_kind || 'error'}` }),
+          ` attempt ${a.attempt} \u00b7 ${num(a.latency_ms, 0)} ms \u00b7 ${tokens(a)}`,
+          a.status != null ? ` \u00b7 HTTP ${a.status}` : null,
+          a.finish_reason ? ` \u00b7 finish ${a.finish_reason}` : null,
+          a.error ? el('div', { className: 'attempt-error', text: a.error }) : null,
+        ]),
+      ),
+    ),
+  ]);
+}
+
+function draftPane(t, k) {
+  const r = t.rounds[k];
+  const prev = k > 0 ? t.rounds[k - 1] : null;
+  const pre = el('pre', { className: 'text' });
+  const title = el('div', { className: 'pane-title' }, ['Draft']);
+  const tabs = el('span', { className: 'tabs' });
+  const show = (mode) => {
+    clear(pre);
+    if (mode === 'diff') pre.appendChild(diffNodes(prev.text, r.text, r.diff));
+    else pre.textContent = r.text;
+    if (!r.text.length) pre.appendChild(el('span', { className: 'empty', text: '(empty draft)' }));
+    for (const b of tabs.querySelectorAll('button'))
+      b.setAttribute('aria-pressed', b.getAttribute('data-mode') === mode ? 'true' : 'false');
+  };
+  if (prev && r.diff) {
+    tabs.append(
+      el('button', { type: 'button', 'data-mode': 'diff', text: `diff vs r${prev.revision}`, on: { click: () => show('diff') } }),
+      el('button', { type: 'button', 'data-mode': 'text', text: 'text', on: { click: () => show('text') } }),
+    );
+    title.appendChild(tabs);
+  } else if (prev && prev.text === r.text)
+    title.appendChild(el('span', { className: 'muted', text: `(unchanged from revision ${prev.revision})` }));
+  else if (prev) title.appendChild(el('span', { className: 'muted', text: '(diff too large to compute; full text shown)' }));
+  show(prev && r.diff ? 'diff' : 'text');
+  return el('div', { className: 'pane draft' }, [title, pre]);
+}
+
+function reportPane(r) {
+  if (r.joint)
+    return el('div', { className: 'pane' }, [
+      el('div', { className: 'pane-title', text: 'Verifier' }),
+      el('p', { text: 'Joint success: every constraint holds. The loop stops here.' }),
+    ]);
+  if (r.report == null)
+    return el('div', { className: 'pane' }, [
+      el('div', { className: 'pane-title', text: 'Verifier report' }),
+      el('p', { className: 'empty', text: r.report_error || 'not available' }),
+    ]);
+  const how = r.report_source === 'recorded' ? 'exactly as recorded' : 'rendered from the stored state';
+  return el('div', { className: 'pane' }, [
+    el('div', {
+      className: 'pane-title',
+      text: r.report_sent ? `Verifier report \u2014 sent to the model (${how})` : `Verifier report \u2014 not sent (${how})`,
+    }),
+    el('pre', { className: 'feedback' + (r.report_sent ? '' : ' unsent'), text: r.report }),
+  ]);
+}
+
+/** The sequence of states as letters (A B A B …): a fixed point or cycle is visible at a glance. */
+function stateStrip(t) {
+  const letter = (id) => (id < 26 ? String.fromCharCode(65 + id) : `S${id}`);
+  return el(
+    'ol',
+    { className: 'states', 'aria-label': 'draft states in order (equal letters: identical drafts)' },
+    t.rounds.map((r) =>
+      el('li', { className: (r.joint ? 'joint ' : '') + (r.in_terminal_repeat ? 'terminal' : ''), title: `revision ${r.revision}` }, [
+        el('span', { className: 'rev', text: `r${r.revision}` }),
+        el('span', { className: 'state', text: letter(r.state_id) }),
+      ]),
+    ),
+  );
+}
+
+/**
+ * The timeline element of a trajectory (the /api/runs/:id/trajectories/:case response).
+ * options.labels: display names; options.heading: extra heading content (compare).
+ */
+export function timeline(t, options) {
+  const labels = (options && options.labels) || { outcome: {}, repeat: {}, category: {} };
+  const rc = t.recurrence.repeat_class;
+  const facts = [
+    ['run', t.run_id],
+    ['family', t.family],
+    ['source', t.source],
+    ['outcome', outcomeBadge(t.label.outcome, labels)],
+    ['status', t.status + (t.incomplete_reason ? `: ${t.incomplete_reason}` : '')],
+    ['revisions used', `${Math.max(0, t.rounds.length - 1)} of ${t.budget}`],
+  ];
+  if (rc) facts.push(['repeat class', (labels.repeat && labels.repeat[rc]) || rc]);
+  if (t.label.category) facts.push(['failure category', (labels.category && labels.category[t.label.category]) || t.label.category]);
+  if (typeof t.case.target === 'number') facts.push(['target words', String(t.case.target)]);
+  if (Array.isArray(t.case.anchors)) facts.push(['anchors', t.case.anchors.join('; ')]);
+  const failedAttempts = t.attempts.filter((a) => !a.ok).length;
+  facts.push(['provider attempts', `${t.attempts.length}${failedAttempts ? ` (${failedAttempts} failed)` : ''}`]);
+  const dl = el('dl');
+  for (const [k, v] of facts) dl.append(el('dt', { text: k }), typeof v === 'string' ? el('dd', { text: v }) : el('dd', null, [v]));
+
+  const parts = [
+    el('h3', { className: 'timeline-title' }, [
+      'Case ',
+      el('code', { text: t.case_id }),
+      ' \u00b7 ',
+      ...modelCell(t.controller, t.simulated),
+    ]),
+  ];
+  if (t.simulated)
+    parts.push(
+      el('p', { className: 'note sim-note' }, [
+        el('span', { className: 'badge sim', text: 'SIMULATED' }),
+        ' These drafts come from a simulated controller, not a language model.',
+      ]),
+    );
+  parts.push(dl);
+  if (rc === 'terminal_cycle' || rc === 'terminal_fixed_point') {
+    parts.push(
+      el('p', { className: 'recurrence', 'data-repeat': rc }, [
+        el('strong', { text: rc === 'terminal_cycle' ? `Terminal cycle of period ${t.recurrence.cycle_period}` : 'Terminal fixed point' }),
+        ': ',
+        rc === 'terminal_cycle'
+          ? `the last ${t.recurrence.cycle_period} drafts repeat the ${t.recurrence.cycle_period} before them byte for byte (marked below).`
+          : 'the last three drafts are identical (marked below).',
+      ]),
+    );
+  } else if (rc) parts.push(el('p', { className: 'recurrence', 'data-repeat': rc, text: REPEAT_TEXT[rc] || rc }));
+  if (t.rounds.length) parts.push(stateStrip(t));
+  if (t.prompt != null)
+    parts.push(
+      el('details', { className: 'more' }, [
+        el('summary', { text: 'Initial prompt (exactly as sent)' }),
+        el('pre', { className: 'prompt', text: t.prompt }),
+      ]),
+    );
+  else if (t.prompt_error) parts.push(el('p', { className: 'note', text: t.prompt_error }));
+
+  const byRevision = new Map();
+  for (const a of t.attempts) {
+    const key = a.revision == null ? -1 : a.revision;
+    if (!byRevision.has(key)) byRevision.set(key, []);
+    byRevision.get(key).push(a);
+  }
+  t.rounds.forEach((r, k) => {
+    const badges = [
+      el('strong', { text: `Revision ${r.revision}` }),
+      r.joint ? el('span', { className: 'badge ok', text: 'joint success' }) : el('span', { className: 'badge bad', text: 'violations' }),
+      el('span', { className: 'muted', text: `energy ${r.energy == null ? '\u2013' : String(r.energy)}` }),
+    ];
+    if (r.repeat_of != null) badges.push(el('span', { className: 'badge repeat', text: `repeats revision ${r.repeat_of}` }));
+    if (r.in_terminal_repeat)
+      badges.push(
+        el('span', {
+          className: 'badge cycle',
+          text: rc === 'terminal_cycle' ? `in terminal cycle (p = ${t.recurrence.cycle_period})` : 'in terminal fixed point',
+        }),
+      );
+    parts.push(
+      el('div', { className: 'round' + (r.in_terminal_repeat ? ' terminal' : ''), 'data-revision': r.revision }, [
+        el('div', { className: 'round-head' }, badges),
+        el('div', { className: 'cols' }, [draftPane(t, k), reportPane(r)]),
+        attemptsList(byRevision.get(r.revision) || []),
+      ]),
+    );
+  });
+  // Generations that never produced a draft (a protocol-incomplete end, or attempts in flight).
+  const lastRevision = t.rounds.length ? t.rounds[t.rounds.length - 1].revision : -1;
+  for (const [rev, list] of byRevision) {
+    if (rev <= lastRevision && rev !== -1) continue;
+    parts.push(
+      el('div', { className: 'round no-draft', 'data-revision': rev }, [
+        el('div', { className: 'round-head' }, [
+          el('strong', { text: `Revision ${rev}` }),
+          el('span', { className: 'badge bad', text: 'no draft accepted' }),
+        ]),
+        attemptsList(list),
+      ]),
+    );
+  }
+  if (!t.rounds.length && !t.attempts.length)
+    parts.push(el('p', { className: 'empty', text: 'Nothing recorded yet for this trajectory.' }));
+  return el('article', { className: 'timeline', 'data-case': t.case_id, 'data-run': t.run_id }, parts);
+}

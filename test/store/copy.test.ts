@@ -1,0 +1,157 @@
+// `store copy` (src/store/copy.ts): runs move between SQLite and PostgreSQL as the same evidence —
+// every row verbatim, chains verified, exports byte-identical both ways; a run already at the
+// destination is extended only if it is the same run so far; anything else is refused before
+// anything is written.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { runCases } from '../../src/app/run.ts';
+import { exportRun } from '../../src/app/export.ts';
+import { copyStore } from '../../src/app/store-copy.ts';
+import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
+import { writeCaseSet } from '../../src/core/cases/write.ts';
+import { StoreError } from '../../src/core/errors.ts';
+import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
+import { getFamily } from '../../src/core/verify/index.ts';
+import { openStore, SimulatedCrash } from '../../src/store/store.ts';
+import type { EventRow } from '../../src/store/chain.ts';
+import { toyCases, resolveToy } from '../loop/fakes.ts';
+import { toyRun } from './toy-run.ts';
+import { BACKENDS, PG_SKIP, rawDb, testStore } from './backends.ts';
+
+const rowsOf = async (location: string, runId: string): Promise<Array<Omit<EventRow, 'id'>>> => {
+  const s = await openStore(location, { readonly: true });
+  try {
+    return (await s.rawEventRows(runId)).map(({ id: _id, ...r }) => {
+      delete (r as { key?: unknown }).key;
+      return r;
+    });
+  } finally {
+    await s.close();
+  }
+};
+
+const exported = async (store: string, runId: string) => (await exportRun({ store, runId, format: 'paper', output: null })).text!;
+
+test('SQLite → PostgreSQL → SQLite: the same rows, audits pass, exports byte-identical', { skip: PG_SKIP }, async () => {
+  const lite = testStore('sqlite');
+  const pg = testStore('postgres');
+  try {
+    const casesPath = join(lite.another(), '..', 'cases.jsonl');
+    await writeCaseSet(casesPath, exactLengthDemoCases());
+    for (const model of ['sim:steady', 'sim:stubborn'])
+      await runCases({ cases: casesPath, model, store: lite.location, runId: model.slice(4), concurrency: 3 });
+    const back = lite.another();
+    const there = await copyStore({ from: lite.location, to: pg.location });
+    assert.deepEqual(
+      there.map((r) => [r.runId, r.status, r.copied === r.events]),
+      [
+        ['steady', 'copied', true],
+        ['stubborn', 'copied', true],
+      ],
+    );
+    await copyStore({ from: pg.location, to: back });
+    for (const runId of ['steady', 'stubborn']) {
+      const original = await exported(lite.location, runId);
+      assert.ok(original.length > 100);
+      assert.equal(await exported(pg.location, runId), original);
+      assert.equal(await exported(back, runId), original);
+      const rows = await rowsOf(lite.location, runId);
+      assert.deepEqual(await rowsOf(pg.location, runId), rows);
+      assert.deepEqual(await rowsOf(back, runId), rows);
+      for (const loc of [pg.location, back]) {
+        const s = await openStore(loc, { readonly: true });
+        assert.deepEqual((await auditRun(s, runId, getFamily)).discrepancies.map(formatDiscrepancy), []);
+        assert.deepEqual(await s.loadTrajectories([runId]), await s.loadTrajectories([runId], { from: 'events' }));
+        await s.close();
+      }
+    }
+    // Copying again writes nothing.
+    assert.deepEqual(
+      (await copyStore({ from: lite.location, to: pg.location })).map((r) => [r.status, r.copied]),
+      [
+        ['up-to-date', 0],
+        ['up-to-date', 0],
+      ],
+    );
+  } finally {
+    await lite.cleanup();
+    await pg.cleanup();
+  }
+});
+
+for (const b of BACKENDS) {
+  test(
+    `[${b.name} destination] a copied unfinished run is extended after it resumes; a different plan or history is refused, writing nothing`,
+    { skip: b.skip },
+    async () => {
+      const src = testStore('sqlite');
+      const dst = testStore(b.name);
+      try {
+        const cases = toyCases(4, 'copy');
+        // An unfinished run (crashed after 6 commits), copied, then finished at the source.
+        const crashing = await openStore(src.location, { crashAfterAppends: 6 });
+        const { runToyIn } = await import('./toy-run.ts');
+        await assert.rejects(runToyIn(crashing, { cases, concurrency: 1 }), SimulatedCrash);
+        await crashing.close();
+        const first = await copyStore({ from: src.location, to: dst.location });
+        assert.equal(first[0].status, 'copied');
+        await toyRun(src.location, { cases, concurrency: 1 });
+        const second = await copyStore({ from: src.location, to: dst.location });
+        assert.equal(second[0].status, 'extended');
+        assert.equal(second[0].copied, second[0].events - first[0].events);
+        assert.deepEqual(await rowsOf(dst.location, 'toy'), await rowsOf(src.location, 'toy'));
+        const d = await openStore(dst.location, { readonly: true });
+        assert.ok((await auditRun(d, 'toy', resolveToy)).passed);
+        await d.close();
+
+        // Another store with a run of the same id: a different plan, then the same plan run separately.
+        const other = testStore('sqlite');
+        try {
+          await toyRun(other.location, { runId: 'fresh', cases: toyCases(2, 'fresh') });
+          await toyRun(other.location, { cases: toyCases(4, 'different') });
+          const before = await rowsOf(dst.location, 'toy');
+          await assert.rejects(copyStore({ from: other.location, to: dst.location }), (e: unknown) => {
+            assert.ok(e instanceof StoreError);
+            assert.match(e.message, /run 'toy' exists in .* with a different plan/);
+            return true;
+          });
+          const dd = await openStore(dst.location, { readonly: true });
+          assert.deepEqual(await dd.runIds(), ['toy'], "nothing was written, not even the run that could have been copied ('fresh')");
+          await dd.close();
+          assert.deepEqual(await rowsOf(dst.location, 'toy'), before);
+          const twin = testStore('sqlite');
+          try {
+            await toyRun(twin.location, { cases, concurrency: 1 });
+            await assert.rejects(
+              copyStore({ from: twin.location, to: dst.location }),
+              /same plan but a different history from event seq 1 on/,
+            );
+          } finally {
+            await twin.cleanup();
+          }
+        } finally {
+          await other.cleanup();
+        }
+
+        // A broken chain at the source is refused.
+        const db = await rawDb(src.location);
+        await db.liftGuard();
+        await db.run("UPDATE events SET payload = replace(payload, 'w', 'x') WHERE seq = 5");
+        await db.close();
+        const fresh = testStore(b.name);
+        try {
+          await assert.rejects(
+            copyStore({ from: src.location, to: fresh.location }),
+            /run 'toy' in .*: its chain is broken \(event seq 5 .* was modified after it was written/,
+          );
+        } finally {
+          await fresh.cleanup();
+        }
+      } finally {
+        await src.cleanup();
+        await dst.cleanup();
+      }
+    },
+  );
+}

@@ -1,0 +1,185 @@
+// What only the PostgreSQL store has to prove (the shared suite in store.test.ts runs on both):
+// append-only enforced by the database, versioned schema and its refusals, errors that never print
+// a password, global event ids in commit order for readers following `eventsAfter` while several
+// processes write, read-only opens, and run locks that die with their session.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openStore, redactLocation, type RunStore } from '../../src/store/store.ts';
+import { StoreError, RunLockedError } from '../../src/core/errors.ts';
+import type { NewEvent } from '../../src/store/events.ts';
+import { SCHEMA_VERSION } from '../../src/store/postgres/schema.ts';
+import { toyCases } from '../loop/fakes.ts';
+import { toyRun } from './toy-run.ts';
+import { PG_SKIP, rawDb, testStore } from './backends.ts';
+
+const skip = PG_SKIP;
+
+test('the PostgreSQL server for the tests answers (REVLOOP_TEST_PG; set by .ci/run)', { skip }, async () => {
+  // Set but unreachable fails here, loudly, and in every PostgreSQL test: never a silent skip.
+  const s = testStore('postgres');
+  try {
+    const store = await openStore(s.location);
+    assert.deepEqual(await store.runIds(), []);
+    await store.close();
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test('passwords never show: locations and errors are redacted', async () => {
+  assert.equal(redactLocation('postgres://ann:s3cret@db.example:5432/runs?schema=x'), 'postgres://ann:***@db.example:5432/runs?schema=x');
+  assert.equal(redactLocation('postgresql://ann:p%40ss@h/db'), 'postgresql://ann:***@h/db');
+  assert.equal(redactLocation('postgres://ann@h/db?password=hunter2&schema=s'), 'postgres://ann@h/db?password=***&schema=s');
+  assert.equal(redactLocation('postgres://h/db'), 'postgres://h/db');
+  assert.equal(redactLocation('runs.db'), 'runs.db');
+  // Nothing listens on port 1: the error says so, naming the store without its password.
+  await assert.rejects(openStore('postgres://ann:hunter2@127.0.0.1:1/db'), (e: unknown) => {
+    assert.ok(e instanceof StoreError);
+    assert.equal(e.reason, 'unreachable');
+    assert.match(e.message, /^postgres:\/\/ann:\*\*\*@127\.0\.0\.1:1\/db: cannot reach PostgreSQL/);
+    assert.doesNotMatch(e.message, /hunter2/);
+    return true;
+  });
+  await assert.rejects(openStore('postgres://ann@127.0.0.1:1/db?schema=Bad-Name'), /schema 'Bad-Name' must be lower-case letters/);
+});
+
+test('append-only in the database: UPDATE, DELETE and TRUNCATE of events are refused', { skip }, async () => {
+  const s = testStore('postgres');
+  try {
+    await toyRun(s.location, { cases: toyCases(2) });
+    const db = await rawDb(s.location);
+    await assert.rejects(db.run("UPDATE events SET payload = '{}' WHERE seq = 3"), /events are append-only \(UPDATE refused\)/);
+    await assert.rejects(db.run('DELETE FROM events WHERE seq = 3'), /events are append-only \(DELETE refused\)/);
+    await assert.rejects(db.run('TRUNCATE events'), /events are append-only \(TRUNCATE refused\)/);
+    // Derived tables are not evidence: they may be rebuilt.
+    await db.run('DELETE FROM rounds');
+    await db.close();
+    const store = await openStore(s.location);
+    await store.rebuild();
+    assert.ok((await store.loadTrajectories(['toy'])).every((t) => t.rounds.length > 0));
+    await store.close();
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test(
+  'versioned schema: created once under a lock by racing openers; foreign and newer schemas refused; read-only needs a store',
+  { skip },
+  async () => {
+    const s = testStore('postgres');
+    try {
+      await assert.rejects(openStore(s.location, { readonly: true }), (e) => e instanceof StoreError && e.reason === 'missing');
+      const stores = await Promise.all([1, 2, 3, 4].map(() => openStore(s.location)));
+      for (const st of stores) await st.close();
+      const db = await rawDb(s.location);
+      assert.deepEqual(await db.all('SELECT key, value FROM meta ORDER BY key'), [
+        { key: 'revloop_store', value: '1' },
+        { key: 'schema_version', value: String(SCHEMA_VERSION) },
+      ]);
+      await db.run("UPDATE meta SET value = '99' WHERE key = 'schema_version'");
+      await db.close();
+      await assert.rejects(
+        openStore(s.location),
+        (e) => e instanceof StoreError && e.reason === 'newer_schema' && /version 99 is newer/.test(e.message),
+      );
+
+      const foreign = s.another();
+      const fdb = await rawDb(foreign);
+      await fdb.run(`CREATE SCHEMA ${new URL(foreign).searchParams.get('schema')}`);
+      await fdb.run('CREATE TABLE customers (id INTEGER)');
+      await fdb.close();
+      await assert.rejects(openStore(foreign), (e) => e instanceof StoreError && e.reason === 'not_a_store' && /customers/.test(e.message));
+    } finally {
+      await s.cleanup();
+    }
+  },
+);
+
+test('a read-only store refuses writes in the database too', { skip }, async () => {
+  const s = testStore('postgres');
+  try {
+    await toyRun(s.location, { cases: toyCases(1) });
+    const ro = await openStore(s.location, { readonly: true });
+    await assert.rejects(
+      ro.append('toy', [{ type: 'trajectory_reopened', caseIndex: 0, payload: { previous_reason: null } }]),
+      (e) => e instanceof StoreError && e.reason === 'readonly',
+    );
+    await ro.close();
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test('global event ids follow commit order: a reader paging eventsAfter while three stores write misses nothing', { skip }, async () => {
+  const s = testStore('postgres');
+  const writers: RunStore[] = [];
+  try {
+    await toyRun(s.location, { runId: 'a', cases: toyCases(2) });
+    const planned = await (async () => {
+      const st = await openStore(s.location);
+      const p = (await st.getPlanned('a'))!;
+      for (const id of ['b', 'c', 'd']) await st.createRun(id, p);
+      await st.close();
+      return p;
+    })();
+    assert.ok(planned);
+    for (let i = 0; i < 3; i++) writers.push(await openStore(s.location));
+    const ev = (k: number): NewEvent => ({ type: 'record', payload: { kind: 'n', key: String(k), session: null, data: k } });
+    let writing = true;
+    const writes = writers.map(async (w, i) => {
+      const run = ['b', 'c', 'd'][i];
+      for (let k = 0; k < 60; k++) {
+        // Bursts through the group commit and single appends, interleaved across processes.
+        if (k % 3 === 0) await w.append(run, [ev(k)]);
+        else await Promise.all([w.appendSoon(run, [ev(k)]), w.appendSoon(run, [ev(k + 1000)])]);
+      }
+    });
+    const reader = await openStore(s.location, { readonly: true });
+    const seen: number[] = [];
+    let cursor = 0;
+    const reading = (async () => {
+      while (writing) {
+        const page = await reader.eventsAfter(cursor, 7);
+        for (const e of page) seen.push(e.id);
+        if (page.length) cursor = page[page.length - 1].id;
+      }
+    })();
+    await Promise.all(writes);
+    writing = false;
+    await reading;
+    for (let page = await reader.eventsAfter(cursor, 7); page.length; page = await reader.eventsAfter(cursor, 7)) {
+      for (const e of page) seen.push(e.id);
+      cursor = page[page.length - 1].id;
+    }
+    const all: number[] = [];
+    for (const id of await reader.runIds()) for (const e of await reader.readEvents(id)) all.push(e.id);
+    all.sort((x, y) => x - y);
+    assert.deepEqual(seen, all, 'every event seen once, in id order, though read while others committed');
+    assert.equal((await reader.readEvents('c', { types: ['record'], keyPrefix: 'n:' })).length, 100);
+    await reader.close();
+  } finally {
+    for (const w of writers) await w.close();
+    await s.cleanup();
+  }
+});
+
+test('study runs: one writing process per run, held by its database session', { skip }, async () => {
+  const s = testStore('postgres');
+  const a = await openStore(s.location);
+  const b = await openStore(s.location);
+  try {
+    await a.acquireLock('probe-run');
+    await assert.rejects(
+      b.acquireLock('probe-run'),
+      (e) => e instanceof RunLockedError && /is being written by process \d+ on /.test(e.message),
+    );
+    assert.ok((await b.listRuns()).every((r) => r.runId !== 'probe-run'));
+    await a.close(); // the session ends: the lock goes with it
+    await b.acquireLock('probe-run');
+    await b.releaseLock('probe-run');
+  } finally {
+    await b.close();
+    await s.cleanup();
+  }
+});

@@ -1,0 +1,300 @@
+// Leases and workers on PostgreSQL (docs/workers.md): claims, expiry and takeover, a stale writer
+// refused and counted, a dead session's trajectories claimable at once, several workers sharing a
+// run ending where a single SQLite process ends, and one plan per run however many planners.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { prepareRun, type RunRequest } from '../../src/engine/run.ts';
+import { runWorker } from '../../src/engine/worker.ts';
+import { PAPER_PROTOCOL } from '../../src/engine/protocol.ts';
+import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
+import { LeaseLostError, openStore, type RunStore } from '../../src/store/store.ts';
+import { PlanMismatchError } from '../../src/core/errors.ts';
+import type { ConstraintCase } from '../../src/core/verify/types.ts';
+import type { Model } from '../../src/models/types.ts';
+import { fakeModel, resolveToy, toyCases } from '../loop/fakes.ts';
+import { toyRun } from '../store/toy-run.ts';
+import { PG_SKIP, rawDb, testStore } from '../store/backends.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function request(store: RunStore, cases: ConstraintCase[], model: Model = fakeModel()): RunRequest {
+  return {
+    store,
+    runId: 'toy',
+    cases,
+    caseSet: { format: 'toy', total: cases.length, limit: null, fileSha256: null, manifest: null, path: null },
+    model,
+    protocol: PAPER_PROTOCOL,
+    resolveFamily: resolveToy,
+    concurrency: 2,
+    abandonAfterMs: 50,
+  };
+}
+
+const context = (model: Model) => async () => ({ runId: 'toy', model, protocol: PAPER_PROTOCOL, resolveFamily: resolveToy });
+
+/** Draft keys (case:revision) of a run, each once, and every trajectory completed at most once. */
+async function assertExactlyOnce(store: RunStore): Promise<void> {
+  const events = await store.readEvents('toy');
+  const drafts = events.filter((e) => e.type === 'draft_accepted').map((e) => `${e.caseIndex}:${e.revision}`);
+  assert.equal(new Set(drafts).size, drafts.length, 'no round twice');
+  const completed = events.filter((e) => e.type === 'trajectory_completed').map((e) => e.caseIndex);
+  assert.equal(new Set(completed).size, completed.length, 'no trajectory completed twice');
+}
+
+test(
+  'claims: pending trajectories once each; an expired lease is taken over and the old holder can no longer write (refused, counted)',
+  { skip: PG_SKIP },
+  async () => {
+    const s = testStore('postgres');
+    const a = await openStore(s.location);
+    const b = await openStore(s.location);
+    try {
+      await prepareRun(request(a, toyCases(3, 'claims')));
+      const wa = await a.leases!.register({ concurrency: 2, leaseSeconds: 1 });
+      const wb = await b.leases!.register({ concurrency: 2, leaseSeconds: 1 });
+      const first = await a.leases!.claim(wa, { runId: 'toy', limit: 2, leaseSeconds: 1 });
+      assert.deepEqual(
+        first.map((l) => [l.caseIndex, l.epoch]),
+        [
+          [0, 1],
+          [1, 1],
+        ],
+      );
+      // Held and alive: B gets only what is left.
+      const second = await b.leases!.claim(wb, { runId: 'toy', limit: 5, leaseSeconds: 1 });
+      assert.deepEqual(
+        second.map((l) => l.caseIndex),
+        [2],
+      );
+      const started = (caseIndex: number) => ({
+        type: 'attempt_started' as const,
+        caseIndex,
+        revision: 0,
+        payload: { messages_sha256: 'x'.repeat(64), message_count: 1, max_tokens: 16 },
+      });
+      await a.append('toy', [started(0)], { lease: first[0] });
+      // Nobody renews (A stalled; B's own lease lapses too): after a second B claims all three, each a new epoch.
+      await sleep(1100);
+      const taken = await b.leases!.claim(wb, { runId: 'toy', limit: 5, leaseSeconds: 30 });
+      assert.deepEqual(
+        taken.map((l) => [l.caseIndex, l.epoch]),
+        [
+          [0, 2],
+          [1, 2],
+          [2, 2],
+        ],
+      );
+      await assert.rejects(a.append('toy', [started(0)], { lease: first[0] }), (e) => e instanceof LeaseLostError);
+      await assert.rejects(a.appendSoon('toy', [started(1)], { lease: first[1] }), (e) => e instanceof LeaseLostError);
+      await b.append('toy', [started(0)], { lease: taken[0] });
+      const workers = await b.leases!.workers();
+      assert.equal(workers.find((w) => w.worker === wa)!.rejectedWrites, 2);
+      assert.equal(workers.find((w) => w.worker === wb)!.rejectedWrites, 0);
+      assert.deepEqual(
+        workers
+          .find((w) => w.worker === wb)!
+          .leases.map((l) => l.caseIndex)
+          .sort(),
+        [0, 1, 2],
+      );
+      // The refused writes left nothing: one attempt from A (before the takeover), one from B.
+      assert.equal((await a.readEvents('toy', { types: ['attempt_started'] })).length, 2);
+      // A renewal tells A what it still holds: nothing.
+      assert.deepEqual(await a.leases!.renew(wa, 1), []);
+    } finally {
+      await a.close();
+      await b.close();
+      await s.cleanup();
+    }
+  },
+);
+
+test('a worker whose database session closes (killed) loses its leases at once, before they expire', { skip: PG_SKIP }, async () => {
+  const s = testStore('postgres');
+  const a = await openStore(s.location);
+  const b = await openStore(s.location);
+  try {
+    await prepareRun(request(a, toyCases(2, 'live')));
+    const wa = await a.leases!.register({ concurrency: 2, leaseSeconds: 600 });
+    const wb = await b.leases!.register({ concurrency: 2, leaseSeconds: 600 });
+    assert.equal((await a.leases!.claim(wa, { runId: 'toy', limit: 2, leaseSeconds: 600 })).length, 2);
+    assert.deepEqual(await b.leases!.claim(wb, { runId: 'toy', limit: 2, leaseSeconds: 600 }), []);
+    // What the server sees when a worker is SIGKILLed: its connections close and its session locks go.
+    const db = await rawDb(s.location);
+    const [{ pid }] = await db.all<{ pid: number }>(
+      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid::bigint = ? AND granted",
+      wa,
+    );
+    await db.run('SELECT pg_terminate_backend(?)', pid);
+    await db.close();
+    await sleep(100);
+    const listed = (await b.leases!.workers()).find((w) => w.worker === wa)!;
+    assert.equal(listed.alive, false);
+    assert.equal(listed.leases.length, 2, 'still listed as held, but by a gone worker');
+    const taken = await b.leases!.claim(wb, { runId: 'toy', limit: 2, leaseSeconds: 600 });
+    assert.deepEqual(
+      taken.map((l) => [l.caseIndex, l.epoch]),
+      [
+        [0, 2],
+        [1, 2],
+      ],
+    );
+    await assert.rejects(a.leases!.renew(wa, 600), /cannot reach PostgreSQL|terminat/i);
+  } finally {
+    await a.close().catch(() => undefined);
+    await b.close();
+    await s.cleanup();
+  }
+});
+
+test(
+  'a lease stolen during a stalled write: the late write is refused and counted, the new holder finishes, nothing is stored twice',
+  { skip: PG_SKIP },
+  async () => {
+    // A case whose trajectory needs a second generation (so there is a round to stall on).
+    let cases: ConstraintCase[];
+    const ref = testStore('sqlite');
+    for (let k = 0; ; k++) {
+      cases = toyCases(3, `steal-${k}`);
+      const path = ref.another();
+      await toyRun(path, { cases });
+      const r = await openStore(path, { readonly: true });
+      const rounds = (await r.loadTrajectories(['toy']))[0].rounds.length;
+      await r.close();
+      if (rounds >= 2) break;
+    }
+    const refPath = ref.another();
+    await toyRun(refPath, { cases });
+    const refStore = await openStore(refPath, { readonly: true });
+    const s = testStore('postgres');
+    const a = await openStore(s.location);
+    const b = await openStore(s.location);
+    try {
+      await prepareRun(request(a, cases));
+      // A stalls inside its second generation of case 0 (a GC pause, a frozen VM, a slow network…).
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let stalled!: () => void;
+      const reached = new Promise<void>((r) => (stalled = r));
+      const inner = fakeModel();
+      const stalling: Model = {
+        ...inner,
+        async generate(messages, options) {
+          if (messages.length === 3 && messages[0].content.includes('item 0.')) {
+            stalled();
+            await gate;
+          }
+          return inner.generate(messages, options);
+        },
+      };
+      const stopA = new AbortController();
+      const workerA = runWorker({
+        store: a,
+        runId: 'toy',
+        context: context(stalling),
+        concurrency: 1,
+        leaseSeconds: 1,
+        heartbeatMs: 1_000_000_000, // stalled: no renewal either
+        pollMs: 50,
+        signal: stopA.signal,
+        abandonAfterMs: 2000,
+      });
+      await reached;
+      await sleep(1200); // A's lease expires
+      const resultB = await runWorker({
+        store: b,
+        runId: 'toy',
+        context: context(fakeModel()),
+        concurrency: 2,
+        leaseSeconds: 30,
+        untilDone: true,
+      });
+      assert.equal(resultB.progress.lost, 0);
+      assert.ok(resultB.progress.done >= 1);
+      release(); // A wakes up and writes its round
+      await sleep(300);
+      stopA.abort();
+      const resultA = await workerA;
+      assert.equal(resultA.progress.rejectedWrites, 1, 'the late write was refused');
+      assert.equal(resultA.progress.lost, 1);
+      const listed = (await b.leases!.workers()).find((w) => w.worker === resultA.worker)!;
+      assert.equal(listed.rejectedWrites, 1, 'and counted in the store');
+      await assertExactlyOnce(b);
+      assert.deepEqual(await b.loadTrajectories(['toy']), await refStore.loadTrajectories(['toy']));
+      const audit = await auditRun(b, 'toy', resolveToy);
+      assert.deepEqual(audit.discrepancies.map(formatDiscrepancy), []);
+      // Case 0's log: A's first round (with the start of its second generation), then B from there on.
+      const log = (await b.readEvents('toy')).filter((e) => e.caseIndex === 0).map((e) => `${e.type}:${e.revision}`);
+      assert.deepEqual(log.slice(0, 5), [
+        'attempt_started:0',
+        'attempt_finished:0',
+        'draft_accepted:0',
+        'attempt_started:1',
+        'attempt_started:1',
+      ]);
+    } finally {
+      await a.close();
+      await b.close();
+      await refStore.close();
+      await s.cleanup();
+      await ref.cleanup();
+    }
+  },
+);
+
+test('three workers sharing a run end where one SQLite process ends; every round once', { skip: PG_SKIP }, async () => {
+  const cases = toyCases(24, 'share');
+  const ref = testStore('sqlite');
+  const s = testStore('postgres');
+  const stores = await Promise.all([1, 2, 3].map(() => openStore(s.location)));
+  try {
+    await toyRun(ref.location, { cases });
+    await prepareRun(request(stores[0], cases));
+    const results = await Promise.all(
+      stores.map((store) =>
+        runWorker({ store, runId: 'toy', context: context(fakeModel({ delayMs: 3 })), concurrency: 2, leaseSeconds: 30, untilDone: true }),
+      ),
+    );
+    assert.equal(
+      results.reduce((n, r) => n + r.progress.done, 0),
+      24,
+    );
+    assert.ok(results.filter((r) => r.progress.done > 0).length >= 2, 'the work was shared');
+    const refStore = await openStore(ref.location, { readonly: true });
+    assert.deepEqual(await stores[0].loadTrajectories(['toy']), await refStore.loadTrajectories(['toy']));
+    assert.deepEqual(await stores[0].loadTrajectories(['toy'], { from: 'events' }), await refStore.loadTrajectories(['toy']));
+    await refStore.close();
+    await assertExactlyOnce(stores[0]);
+    assert.equal((await stores[0].readEvents('toy', { types: ['session_started'] })).length, 3, 'one session per worker');
+    assert.equal((await stores[0].listRuns())[0].status, 'complete');
+    assert.deepEqual((await auditRun(stores[0], 'toy', resolveToy)).discrepancies.map(formatDiscrepancy), []);
+  } finally {
+    for (const st of stores) await st.close();
+    await s.cleanup();
+    await ref.cleanup();
+  }
+});
+
+test(
+  'one plan per run across planners and workers: racing planners create it once; a different plan is refused',
+  { skip: PG_SKIP },
+  async () => {
+    const s = testStore('postgres');
+    const stores = await Promise.all([1, 2, 3, 4].map(() => openStore(s.location)));
+    try {
+      const cases = toyCases(4, 'plans');
+      const prepared = await Promise.all(stores.map((st) => prepareRun(request(st, cases))));
+      assert.equal(prepared.filter((p) => p.created).length, 1, 'exactly one planner created the run');
+      assert.equal((await stores[0].readEvents('toy', { types: ['run_planned'] })).length, 1);
+      await assert.rejects(
+        prepareRun({ ...request(stores[1], cases), protocol: { ...PAPER_PROTOCOL, budget: 3 } }),
+        (e) => e instanceof PlanMismatchError && /protocol\.budget: stored 8, requested 3/.test(e.message),
+      );
+      await assert.rejects(prepareRun(request(stores[2], toyCases(4, 'other'))), PlanMismatchError);
+    } finally {
+      for (const st of stores) await st.close();
+      await s.cleanup();
+    }
+  },
+);
