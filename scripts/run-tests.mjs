@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// Runs every test/**/*.test.ts file with node's built-in test runner (through tsx), so CI can read
-// node's own summary lines. Extra arguments are passed through as file filters (substring match).
-import { readdirSync, statSync } from 'node:fs';
+// Runs every test/**/*.test.ts file with node's built-in test runner (through tsx). Extra arguments
+// are passed through: words as file filters (substring match), flags to node (e.g.
+// `--test-reporter=tap` for node's TAP instead of the compact reporter). The compact reporter
+// (test/setup/reporter.mjs) ends with node's own summary lines (`# tests`, `# pass`, `# fail`, …).
+// Every test file runs with its own temporary folder and fails if it leaves anything there
+// (test/setup/tmp-guard.mjs); the run's folder is removed at the end.
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -32,5 +37,27 @@ if (distState() !== 'current') {
   env.REVLOOP_FROM_SOURCE = '1';
   console.log('note: dist/ is not current, so the CLI tests run the sources through tsx (`npm run build` to test the compiled CLI)');
 }
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...passthrough, ...files], { stdio: 'inherit', cwd: root, env });
-process.exit(r.status ?? 1);
+const reporter = passthrough.some((a) => a.startsWith('--test-reporter'))
+  ? []
+  : ['--test-reporter', join(root, 'test/setup/reporter.mjs'), '--test-reporter-destination', 'stdout'];
+const realTmp = tmpdir();
+const runTmp = mkdtempSync(join(realTmp, 'revloop-test-run-'));
+let status;
+try {
+  const args = ['--import', 'tsx', '--import', join(root, 'test/setup/tmp-guard.mjs'), '--test', ...reporter, ...passthrough, ...files];
+  const r = spawnSync(process.execPath, args, {
+    stdio: 'inherit',
+    cwd: root,
+    env: { ...env, REVLOOP_TEST_TMP: runTmp, REVLOOP_TEST_REAL_TMP: realTmp },
+  });
+  status = r.status ?? 1;
+  // A test process killed before its exit hook ran leaves its folder here.
+  const left = readdirSync(runTmp);
+  if (left.length) {
+    console.error(`test processes left temporary folders behind (killed or crashed?): ${left.join(', ')}`);
+    status ||= 1;
+  }
+} finally {
+  rmSync(runTmp, { recursive: true, force: true });
+}
+process.exit(status);

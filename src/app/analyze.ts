@@ -1,7 +1,7 @@
 // `analyze` and `report` share this: the runs of a store, grouped by the study that owns them,
 // each group analysed by its study. Read-only.
 import { UserError } from '../core/errors.ts';
-import type { StudyAnalysisOptions } from '../studies/kit/study.ts';
+import type { StudyAnalysisOptions, TextOptions } from '../studies/kit/study.ts';
 import { runsByStudy } from '../studies/registry.ts';
 import { openStore } from '../store/store.ts';
 import type { StudyResult } from '../report/page.ts';
@@ -40,9 +40,9 @@ export function analysisDocument(results: readonly StudyResult[]): string {
   return analysisJson(doc);
 }
 
-/** Terminal tables of every study, in order. */
-export function analysisText(results: readonly StudyResult[]): string {
-  return results.map((r) => r.study.renderText(r.analysis)).join('\n');
+/** Terminal tables of every study, in order; with `width`, fitted to that many columns. */
+export function analysisText(results: readonly StudyResult[], options: TextOptions = {}): string {
+  return results.map((r) => r.study.renderText(r.analysis, options)).join('\n');
 }
 
 /** Simulated controllers named across all studies. */

@@ -8,11 +8,12 @@ import type { Model } from '../models/types.ts';
 import { openStore } from '../store/store.ts';
 import { probeItemRecords, type ProbeItemRecord } from '../studies/probe/analyze.ts';
 import { probeScorerFor } from '../studies/probe/backend.ts';
+import { describeSizing, sizeProbeContext } from '../studies/probe/context.ts';
 import { itemsJsonl, readItemsFile } from '../studies/probe/items.ts';
 import { runProbe, type ProbeProgress, type ProbeSessionResult } from '../studies/probe/runner.ts';
 import { defaultProbeRunId, ProbeStore } from '../studies/probe/store.ts';
-import { conditionsOf, isCondition, type Condition, type ConditionSet, type ProbeItem } from '../studies/probe/types.ts';
-import { verifyProbeScoring, type ProbeVerifyReport } from '../studies/probe/verify.ts';
+import { conditionsOf, CORE_CONDITIONS, isCondition, type Condition, type ConditionSet, type ProbeItem } from '../studies/probe/types.ts';
+import { verifyProbeScoring, verifySample, type ProbeVerifyReport } from '../studies/probe/verify.ts';
 
 /** Where items come from: a file, or built (ToolShed, or CodeRepair from a user-supplied MBPP file). */
 export type ItemSource =
@@ -125,6 +126,9 @@ export async function probeCommand(o: ProbeOptions, hooks: ProbeHooks = {}): Pro
   const model = await openModel(o.model, o.modelOptions);
   try {
     const scorer = await probeScorerFor(model);
+    // Sized before anything is written, and said up front (docs/probe.md, context window).
+    const sizing = await sizeProbeContext(scorer, items, o.conditions);
+    if (sizing) hooks.onNote?.(describeSizing(sizing));
     const store = await openStore(o.store);
     const probe = new ProbeStore(store);
     const runId = o.runId ?? defaultProbeRunId(envs[0], model.label);
@@ -187,6 +191,8 @@ export async function probeVerify(
   const model = await openModel(o.model, o.modelOptions);
   try {
     const scorer = await probeScorerFor(model);
+    const sizing = await sizeProbeContext(scorer, verifySample(items, o.n), CORE_CONDITIONS);
+    if (sizing) hooks.onNote?.(describeSizing(sizing));
     const report = await asUserError(() => verifyProbeScoring(scorer, items, { n: o.n, tolerance: o.tolerance }), 'nothing was recorded');
     return { ...report, model: model.label, simulated: model.capabilities.simulated };
   } finally {
@@ -194,19 +200,21 @@ export async function probeVerify(
   }
 }
 
-/** `probe items`: write built items (or a filtered items file) as JSON Lines. */
+/** `probe items`: write built items (or a filtered items file) as JSON Lines; `out` null returns the text instead. */
 export async function writeProbeItems(
   source: ItemSource,
-  out: string,
+  out: string | null,
   hooks: Pick<ProbeHooks, 'onNote' | 'onBuildProgress'> = {},
-): Promise<{ items: number; tasks: number; operators: number; source: string }> {
+): Promise<{ items: number; tasks: number; operators: number; source: string; text?: string }> {
   const { items, source: from, note } = await loadProbeItems(source, hooks.onBuildProgress);
   if (note) hooks.onNote?.(note);
-  writeFileAtomicSync(out, itemsJsonl(items));
+  const text = itemsJsonl(items);
+  if (out !== null) writeFileAtomicSync(out, text);
   return {
     items: items.length,
     tasks: new Set(items.map((i) => i.task_id)).size,
     operators: new Set(items.map((i) => i.operator)).size,
     source: from,
+    ...(out === null ? { text } : {}),
   };
 }

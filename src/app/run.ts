@@ -21,6 +21,8 @@ import { openStore, type RunSummary } from '../store/store.ts';
 export interface RunCasesOptions {
   /** The case file (paper, COLLIE, native JSON Lines). */
   cases: string;
+  /** How messages and the session record name the case file (default: `cases`; `-` for standard input). */
+  casesName?: string;
   format?: CaseFormat;
   /** Only the first n cases. */
   limit?: number;
@@ -163,13 +165,14 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
   };
   const preset = POLICY_PRESETS[protocol.messagePolicy];
 
+  const casesName = o.casesName ?? o.cases;
   const loaded = await loadCaseSet(o.cases, o.format ? { format: o.format } : {});
   if (loaded.unsupported.length)
-    hooks.onNote?.(`${loaded.unsupported.length} rows of ${o.cases} have structures without a family and are not run`);
+    hooks.onNote?.(`${loaded.unsupported.length} rows of ${casesName} have structures without a family and are not run`);
   let cases = o.limit !== undefined ? loaded.cases.slice(0, o.limit) : loaded.cases;
   // The loose mode is part of each IFEval case, so it is in the plan and audits replay it (strict = unset).
   if (o.ifevalMode === 'loose') cases = cases.map((c) => withIfevalMode(c, 'loose'));
-  if (!cases.length) throw new UserError(`${o.cases}: no runnable cases`);
+  if (!cases.length) throw new UserError(`${casesName}: no runnable cases`);
   const model = await createModel(o.model, modelOptions);
   const simulated = model.capabilities.simulated;
   // An explicit --ban wins; otherwise the harness's own (`auto` bans where the backend can).
@@ -190,7 +193,7 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
         limit: o.limit ?? null,
         fileSha256: loaded.manifest.file_sha256,
         manifest: loaded.manifest,
-        path: o.cases,
+        path: casesName,
       },
       model,
       protocol,

@@ -6,7 +6,7 @@ import { openStore, type RunStore, type RunSummary, type WorkerInfo } from '../s
 
 export interface RunListing {
   /** One group per study with runs, in registry order. */
-  groups: Array<{ study: string; title: string; columns: readonly string[]; runs: StudyRunRow[] }>;
+  groups: Array<{ study: string; title: string; columns: readonly string[]; optional: readonly string[]; runs: StudyRunRow[] }>;
   /** Runs of kinds no registered study owns (listed by their store summary only). */
   unknown: StudyRunRow[];
   /** Workers sharing runs and the trajectories they hold (PostgreSQL; null on SQLite, which has none). */
@@ -28,7 +28,13 @@ export async function describeStoreRuns(s: RunStore, summaries: readonly RunSumm
   for (const study of STUDIES) {
     const mine = summaries.filter((r) => study.kinds.includes(r.kind));
     if (mine.length)
-      groups.push({ study: study.id, title: study.title, columns: study.runColumns, runs: await study.describeRuns(s, mine) });
+      groups.push({
+        study: study.id,
+        title: study.title,
+        columns: study.runColumns,
+        optional: study.runColumnsOptional ?? [],
+        runs: await study.describeRuns(s, mine),
+      });
   }
   const unknown = summaries
     .filter((r) => !studyForKind(r.kind))

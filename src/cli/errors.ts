@@ -3,15 +3,26 @@
 // is set for an unexpected error.
 import { CommanderError } from 'commander';
 import { isRevloopError, type ErrorCode } from '../core/errors.ts';
+import { invokedAs } from './invocation.ts';
+import { forPeople } from './stdio.ts';
 
 /** Exit codes: 2 for anything the user can fix (docs/running.md), 1 for provider failures and bugs. */
 const EXIT_CODES: Partial<Record<ErrorCode, number>> = { E_PROVIDER: 1 };
 
+/** The exit code of a usage mistake commander caught (unknown command or option, missing value). */
+export const USAGE_EXIT = 2;
+
+const isClosedPipe = (e: unknown): boolean => (e as NodeJS.ErrnoException | null)?.code === 'EPIPE';
+
 /** Prints an error for people and returns the exit code. */
 export function reportError(e: unknown, stderr: { write(s: string): unknown } = process.stderr): number {
-  if (e instanceof CommanderError) return e.exitCode;
+  // Help and --version end in a CommanderError with exit code 0; every other one is a usage mistake.
+  if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : USAGE_EXIT;
+  if (isClosedPipe(e)) return 0;
   if (isRevloopError(e)) {
-    stderr.write(`revloop: ${e.message}\n`);
+    // Commands the library suggests (`revloop runs --store …`) are printed as the user invoked revloop.
+    const message = forPeople(e.message).replace(/`revloop /g, `\`${invokedAs()} `);
+    stderr.write(`revloop: ${message}\n`);
     return EXIT_CODES[e.code] ?? 2;
   }
   const err = e as Error;
@@ -19,4 +30,19 @@ export function reportError(e: unknown, stderr: { write(s: string): unknown } = 
   if (process.env.REVLOOP_DEBUG) stderr.write(`${err?.stack ?? ''}\n`);
   else stderr.write('(set REVLOOP_DEBUG=1 for a stack trace)\n');
   return 1;
+}
+
+/**
+ * Whoever reads revloop's output may stop early (`revloop … | head -1`): a closed standard output
+ * or error (EPIPE) then ends the command quietly with exit 0, whatever it was doing (a run's store
+ * is consistent at every moment). Any other write error on them is reported once, exit 1.
+ */
+export function exitQuietlyOnClosedPipe(streams: NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
+  for (const stream of streams) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (isClosedPipe(e)) process.exit(0);
+      if (stream !== process.stderr) process.stderr.write(`revloop: cannot write the output: ${e.message}\n`);
+      process.exit(1);
+    });
+  }
 }

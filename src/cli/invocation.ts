@@ -1,6 +1,6 @@
 // How the user started revloop, so that every printed "next:" line and resume command can be
 // pasted back as is: `npx revloop …` when npx ran it (a checkout), `revloop …` otherwise.
-function invokedAs(env: NodeJS.ProcessEnv = process.env): string {
+export function invokedAs(env: NodeJS.ProcessEnv = process.env): string {
   if (env.REVLOOP_INVOKED_AS) return env.REVLOOP_INVOKED_AS;
   return env.npm_command === 'exec' ? 'npx revloop' : 'revloop';
 }

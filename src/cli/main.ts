@@ -1,10 +1,11 @@
 // The revloop command line: a thin shell over the library. Each command lives in its own module
 // under ./commands and registers itself; heavy dependencies are imported inside actions.
 import { Command } from 'commander';
-import { reportError } from './errors.ts';
+import { exitQuietlyOnClosedPipe, reportError } from './errors.ts';
 import { COMMANDS } from './commands/index.ts';
 
-function buildProgram(): Command {
+/** The whole command line, every command registered (the docs-flags test reads it too). */
+export function buildProgram(): Command {
   const program = new Command('revloop')
     .description('Closed-loop revision by language models: draft, verify exactly, revise, within a fixed budget.')
     .version('0.1.0')
@@ -15,6 +16,7 @@ function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  exitQuietlyOnClosedPipe();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

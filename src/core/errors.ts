@@ -80,9 +80,29 @@ export class InputError extends UserError {
   }
 }
 
-/** `file:line: field: problem`, leaving out the parts that are unknown. */
+/** `file:line: field: problem`, leaving out the parts that are unknown; input text shown escaped (see printable). */
 export function formatLocation(file: string, line: number | null, field: string | null, problem: string): string {
-  return `${file}${line != null ? ':' + line : ''}: ${field ? field + ': ' : ''}${problem}`;
+  return printable(`${file}${line != null ? ':' + line : ''}: ${field ? field + ': ' : ''}${problem}`);
+}
+
+/**
+ * Characters a terminal would act on or hide, as error lines must never carry them raw: controls
+ * (C0 but none of the line's own, DEL, C1), format characters (bidi overrides, zero-width), line and
+ * paragraph separators, surrogates, private use, unassigned code points, and U+FFFD, which stands
+ * for bytes that were not UTF-8 (binary input).
+ */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\ufffd]/gu;
+const NAMED: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** Text from input, safe to print in a message: what a terminal would act on is shown as \xHH / \uHHHH. */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (ch) => {
+    const cp = ch.codePointAt(0)!;
+    if (NAMED[ch]) return NAMED[ch];
+    if (cp <= 0xff) return `\\x${cp.toString(16).padStart(2, '0')}`;
+    if (cp <= 0xffff) return `\\u${cp.toString(16).padStart(4, '0')}`;
+    return `\\U${cp.toString(16).padStart(8, '0')}`;
+  });
 }
 
 /** Something named does not exist (`target`): a run in a store, a file, a family, a profile. */

@@ -93,6 +93,11 @@ export function blockHtml(b: Block, idPrefix: string): string {
     case 'curves': {
       if (!b.panels.length) return '<p class="empty">No complete trajectories to plot.</p>';
       const styleIndex = new Map(b.controllers.map((c, i) => [c.name, i]));
+      if (b.panels.length === 1) {
+        // One family: one larger chart with its numbers beside it, not a small multiple on an empty page.
+        const chart = curveChartSvg(b.panels[0], { styleIndex, idPrefix: `${idPrefix}-0`, width: 520, height: 320 });
+        return `${controllerLegend(b.controllers)}<div class="charts single">${chart}<div class="numbers">${cumulativeTable(b.panels[0])}</div></div>`;
+      }
       const charts = b.panels.map((p, i) => curveChartSvg(p, { styleIndex, idPrefix: `${idPrefix}-${i}` })).join('');
       return `${controllerLegend(b.controllers)}<div class="charts">${charts}</div><details class="more"><summary>Numbers behind the curves</summary>${b.panels.map(cumulativeTable).join('')}</details>`;
     }

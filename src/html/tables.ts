@@ -134,17 +134,27 @@ export function budgetTable(b: BudgetReplay): string {
       : b.panelSimulated.some((s) => s !== 'none')
         ? 'some'
         : 'none';
+  // A panel whose controllers share fewer than two assays can never reverse: no column for it.
+  const shown = b.panels.map((_, i) => b.rows.some((r) => (r.reversals[i]?.pairs ?? 0) > 0));
   const panelHead = b.panels
-    .map((p, i) => `<th scope="col" class="num">reversing pairs: ${escapeHtml(p)}${simTag(b.panelSimulated[i] ?? 'none')}</th>`)
+    .map((p, i) =>
+      shown[i] ? `<th scope="col" class="num">reversing pairs: ${escapeHtml(p)}${simTag(b.panelSimulated[i] ?? 'none')}</th>` : '',
+    )
     .join('');
+  const hidden = b.panels.filter((_, i) => !shown[i]);
+  const why = hidden.length
+    ? ` No reversal count${shown.some(Boolean) ? ` for panel${hidden.length === 1 ? '' : 's'} ${hidden.join(', ')}` : ''}: a pair of controllers can only reverse across two assays or more, and ${b.assays.length < 2 ? `this report has one (${b.assays.join(', ') || 'none'})` : 'no pair there has rates on two'}.`
+    : '';
   const rows = b.rows
     .map((r) => {
-      const rev = r.reversals.map((x) => `<td class="num">${x.pairs ? `${x.reversing}/${x.pairs}` : '–'}</td>`).join('');
+      const rev = r.reversals
+        .map((x, i) => (shown[i] ? `<td class="num">${x.pairs ? `${x.reversing}/${x.pairs}` : '–'}</td>` : ''))
+        .join('');
       const range = r.minCell == null || r.maxCell == null ? '–' : `${pct(r.minCell)}–${pct(r.maxCell)}%`;
       return `<tr><th scope="row" class="num">${r.cap}</th><td class="num">${r.medianCell == null ? '–' : pct(r.medianCell) + '%'}</td><td class="num">${range}</td>${rev}</tr>`;
     })
     .join('');
-  const summary = `<div class="table-wrap"><table class="budget"><thead><tr><th scope="col" class="num">revision cap</th><th scope="col" class="num">median cell success${simTag(overall)}</th><th scope="col" class="num">cell range</th>${panelHead}</tr></thead><tbody>${rows}</tbody></table></div><p class="note">${escapeHtml(b.note)}</p>`;
+  const summary = `<div class="table-wrap"><table class="budget"><thead><tr><th scope="col" class="num">revision cap</th><th scope="col" class="num">median cell success${simTag(overall)}</th><th scope="col" class="num">cell range</th>${panelHead}</tr></thead><tbody>${rows}</tbody></table></div><p class="note">${escapeHtml(b.note + why)}</p>`;
   return summary + budgetCellsTable(b);
 }
 

@@ -20,6 +20,7 @@ export function modelCapabilities(declared: Partial<ModelCapabilities> = {}): Mo
     stopTokens: false,
     counters: false,
     info: false,
+    sizeContext: false,
     simulated: false,
     ...declared,
   };
@@ -181,6 +182,34 @@ export interface TokenDecodingModel extends TokenizingModel {
   generateTokens(prompt: readonly number[], request: GenerateTokensRequest): Promise<GenerateTokensOutput>;
 }
 
+// ---- context window -----------------------------------------------------------------------------
+
+/** What a context window holds after `fitContext`. */
+export interface ContextFit {
+  /** Tokens the context holds now. */
+  size: number;
+  /** Tokens it held before (differs when it was grown). */
+  before: number;
+  /** The model's training context (null when the file does not say). */
+  trainContextSize: number | null;
+}
+
+/**
+ * A context window sized to the work (`capabilities.sizeContext`): GGUF in process. Callers measure
+ * the longest request first and fit the context once, before any work, instead of stopping part way.
+ */
+export interface ContextSizingModel extends Model {
+  readonly capabilities: CapabilitiesWith<'sizeContext'>;
+  /** Tokens one scoring call holds: the rendered context (+ generation prompt) and its longest continuation. */
+  scoringLength(context: readonly ChatMessage[], continuations: readonly string[]): Promise<number>;
+  /**
+   * Makes the context hold `tokens` (+1 for the next position): grows it up to the training context
+   * when the size was left to revloop; otherwise (a size set in the spec, or more than the model was
+   * trained for) throws a UserError that says what to do.
+   */
+  fitContext(tokens: number): Promise<ContextFit>;
+}
+
 // ---- records ------------------------------------------------------------------------------------
 
 /** Facts to record with a run (`capabilities.info`): binary, device, server, template, sampler. */
@@ -224,6 +253,10 @@ export function hasScoringCounters(model: Model): model is ScoringCostModel {
 /** Whether the model declares the `info` capability (`backendInfo()` facts to record with a run); narrows it to `BackendInfoModel`. */
 export function hasBackendInfo(model: Model): model is BackendInfoModel {
   return model.capabilities.info === true;
+}
+
+export function canSizeContext(model: Model): model is ContextSizingModel {
+  return model.capabilities.sizeContext === true;
 }
 
 const HOW =

@@ -131,6 +131,7 @@ export async function createHttpModel(
 
 interface GgufModule {
   createGgufModel(spec: string, options: Record<string, unknown>): Promise<Model> | Model;
+  requireNodeLlamaCpp(spec: string): Promise<unknown>;
 }
 
 /** Creates a model from its spec. Unknown schemes and bad parameters are UserErrors. */
@@ -148,18 +149,11 @@ export async function createModel(spec: string, options: ModelOptions = {}): Pro
     case 'vllm':
       return createHttpModel(parsed, options);
     case 'gguf': {
-      // Imported by path at run time: the GGUF backend is optional and loads node-llama-cpp.
-      const path = './gguf/index.ts';
-      let mod: GgufModule;
-      try {
-        mod = (await import(path)) as GgufModule;
-      } catch (e) {
-        const err = e as { code?: string; message?: string };
-        if (err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('gguf')) {
-          throw new UserError(`${spec}: the GGUF backend is not available in this build (src/models/gguf/index.ts is missing)`);
-        }
-        throw e;
-      }
+      // Imported only for gguf: specs (a literal path, so the build rewrites it to dist's .js). The
+      // backend needs node-llama-cpp, an optional peer dependency: refused here, with the install
+      // command, when it is missing.
+      const mod: GgufModule = await import('./gguf/index.ts');
+      await mod.requireNodeLlamaCpp(spec);
       const { clock: _clock, ...rest } = options;
       return mod.createGgufModel(spec, rest);
     }

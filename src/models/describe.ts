@@ -26,7 +26,7 @@ export async function describeModel(spec: string, options: ModelOptions = {}): P
       spec,
       path: parsed.target,
       params: parsed.params,
-      capabilities: 'score, ban, tokenize, decode, stopTokens, counters, info (declared by the in-process backend)',
+      capabilities: 'score, ban, tokenize, decode, stopTokens, counters, info, sizeContext (declared by the in-process backend)',
     };
   }
   const m = await createHttpModel(parsed, options);

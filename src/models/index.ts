@@ -29,6 +29,8 @@ export {
   type TokenDecodingModel,
   type ScoringCostModel,
   type BackendInfoModel,
+  type ContextSizingModel,
+  type ContextFit,
   type CapabilitiesWith,
   type ScoringCounters,
   type VerifySample,

@@ -24,6 +24,8 @@ export interface ModelCapabilities {
   counters: boolean;
   /** Facts about the backend to record with a run: `BackendInfoModel`. */
   info: boolean;
+  /** The context window is sized to the work before it starts (GGUF in process): `ContextSizingModel`. */
+  sizeContext: boolean;
   /** A simulated controller: every output that shows its numbers says so. */
   simulated: boolean;
 }

@@ -1,9 +1,7 @@
 // Agent-study analysis: per-rollout means (repeat rates only over rollouts with a failure), the
 // loop indicator, paired contrasts against verbatim on common tasks, and the report sections.
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeAgentStore, pairedContrasts, summariseRollouts } from '../../src/studies/agent/analyze.ts';
 import { renderAgentAnalysis } from '../../src/studies/agent/render.ts';
@@ -13,9 +11,9 @@ import type { HarnessName } from '../../src/studies/agent/harness.ts';
 import { analyzeStore, analysisDocument, analysisText } from '../../src/app/analyze.ts';
 import { sectionHtml } from '../../src/html/blocks.ts';
 import { assertStrictJson } from '../../src/studies/revision/analysis/json.ts';
+import { tempDir } from '../tmp.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'revloop-agent-an-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('revloop-agent-an-');
 
 function rollout(task: number, harness: HarnessName, solved: boolean, nFailed: number, exact: number): RolloutRecord {
   return {

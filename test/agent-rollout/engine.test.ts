@@ -1,9 +1,7 @@
 // Rollouts (docs/harness.md §5.2) with scripted model turns on real ToolShed agent tasks: stop reasons,
 // records, what each harness puts in the context, the ban list handed to the decoder, resume.
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentTasks, runToolShedRollout, STUDY_SETTINGS } from '../../src/studies/agent/engine.ts';
 import { HARNESSES, STUDY_HARNESSES } from '../../src/studies/agent/harness.ts';
@@ -13,9 +11,9 @@ import { turnGeneratorFor } from '../../src/studies/agent/generator.ts';
 import { DEMO, NEGATIVE_INSTRUCTION } from '../../src/envs/toolshed/prompt.ts';
 import { CapabilityError } from '../../src/core/errors.ts';
 import { fakeModel, ScriptedGenerator } from './fakes.ts';
+import { tempDir } from '../tmp.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'revloop-agent-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('revloop-agent-');
 const settings = { maxSteps: 6, maxNewTokens: 32, temperature: 0, seed: 20260808 };
 const [lookup] = agentTasks(1); // agent-0000: "Look up the contact record for Aisha Moreau."
 const WRONG = "find_contact(name='Nobody Here')";

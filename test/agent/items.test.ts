@@ -1,8 +1,7 @@
 // The probe item builder, docs/harness.md §3.1–3.2.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   buildToolshedItems,
@@ -22,6 +21,7 @@ import { step } from '../../src/envs/toolshed/step.ts';
 import type { Task } from '../../src/envs/toolshed/tasks.ts';
 import { sha256Hex } from '../../src/core/util/hash.ts';
 import { officeWorld } from './world-fixture.ts';
+import { tempDir } from '../tmp.ts';
 
 /**
  * SHA-256 of the JSONL our builder writes with the paper's settings (60 tasks, 45 per operator,
@@ -177,7 +177,7 @@ test('a perturbation that unexpectedly succeeds is discarded (and, as in the ref
 });
 
 test('writeItemsJsonl writes atomically and readItemsJsonl reads it back', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'toolshed-'));
+  const dir = tempDir('toolshed-');
   try {
     const path = join(dir, 'probe_toolshed.jsonl');
     writeItemsJsonl(path, items.slice(0, 5));
@@ -208,7 +208,7 @@ test('stratified subsample reproduces the recorded selections (phase A n=100, ph
 });
 
 test('readItemsJsonl reports a bad line as file:line: field: problem', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'toolshed-'));
+  const dir = tempDir('toolshed-');
   try {
     const path = join(dir, 'bad.jsonl');
     writeItemsJsonl(path, items.slice(0, 1));

@@ -4,10 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { requireShared } from '../helpers.ts';
+import { tempDir } from '../tmp.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const revloop = (...args: string[]) =>
@@ -17,7 +17,7 @@ const importerReady = !log.skip && revloop('import-trajectories', '--help').stdo
 const skip = log.skip || (!importerReady && 'import-trajectories does not support --from collie-log yet');
 
 test('analyses of the imported gpt-3.5 COLLIE log are internally consistent', { skip }, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'revloop-collie-'));
+  const dir = tempDir('revloop-collie-');
   const db = join(dir, 'runs.db');
   const imported = revloop('import-trajectories', log.path!, '--from', 'collie-log', '--store', db);
   assert.equal(imported.status, 0, imported.stderr);

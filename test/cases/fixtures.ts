@@ -1,11 +1,11 @@
 // Small case files of our own (our own sentences) in each format, written to a temporary folder.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex } from '../../src/core/util/hash.ts';
+import { tempDir } from '../tmp.ts';
 
 export function tmpDir(): string {
-  return mkdtempSync(join(tmpdir(), 'revloop-cases-'));
+  return tempDir('revloop-cases-');
 }
 
 export function writeLines(dir: string, name: string, rows: unknown[], eol = '\n'): string {

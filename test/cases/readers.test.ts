@@ -79,10 +79,14 @@ test('the error message shows the first N problems, then a count', async () => {
   const dir = tmpDir();
   const rows = Array.from({ length: 25 }, (_, i) => ({ ...paperExactRows()[0], id: `r${i}`, target: 0 }));
   const path = writeLines(dir, 'gen.jsonl', rows);
-  const problems = await problemsOf(path, { maxShown: 3 });
-  assert.equal(problems.length, 4);
+  const problems = await problemsOf(path, { maxShown: 2 });
+  assert.equal(problems.length, 3);
   assert.equal(problems[0], `${path}:1: target: must be at least 1, got 0`);
-  assert.equal(problems[3], `… and 22 more problems in ${path}`);
+  assert.equal(problems[2], `… and 23 more problems in ${path}`);
+  // With room for more, three of one kind are shown and the rest of that kind counted (issue 14 #5).
+  const many = await problemsOf(path, { maxShown: 20 });
+  assert.equal(many.length, 4);
+  assert.equal(many[3], '… and 22 more of the kind "target: must be at least N, got N" (lines 4–25)');
   await assert.rejects(loadCaseSet(path), (e: Error) => e.message.startsWith(`${path}: 25 problems; nothing was loaded\n`));
 });
 

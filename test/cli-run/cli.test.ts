@@ -2,14 +2,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { writeCaseSet } from '../../src/core/cases/index.ts';
 import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { openStore } from '../../src/store/store.ts';
 import { requirePunkt } from '../helpers.ts';
+import { tempDir } from '../tmp.ts';
 
 const punkt = requirePunkt();
 
@@ -21,7 +21,7 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null
 }
 
 async function setup(): Promise<{ dir: string; cases: string; db: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'revloop-cli-'));
+  const dir = tempDir('revloop-cli-');
   const cases = join(dir, 'own.jsonl');
   await writeCaseSet(cases, exactLengthDemoCases());
   return { dir, cases, db: join(dir, 'runs.db') };
@@ -127,7 +127,7 @@ test('Ctrl-C stops cleanly: consistent store, resume message, and the resumed ru
 });
 
 test('demo: bundled cases, simulated controllers, a SIMULATED table and the next commands', { skip: punkt.skip }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'revloop-demo-'));
+  const dir = tempDir('revloop-demo-');
   const r = cli(['demo', '--out', dir]);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /30 cases of revloop's own texts \(all six families\)/);
@@ -154,7 +154,7 @@ test('demo: bundled cases, simulated controllers, a SIMULATED table and the next
 });
 
 test('demo without Punkt data runs the exact-length part and says how to get the rest', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'revloop-demo-'));
+  const dir = tempDir('revloop-demo-');
   const r = cli(['demo', '--out', dir], { REVLOOP_PUNKT: join(dir, 'no-such-punkt') });
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /10 cases of revloop's own texts \(exact-length only\)/);

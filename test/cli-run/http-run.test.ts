@@ -5,13 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeCaseSet } from '../../src/core/cases/index.ts';
 import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { startSimServer } from '../../src/models/index.ts';
 import { openStore } from '../../src/store/store.ts';
+import { tempDir } from '../tmp.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
 
@@ -44,7 +44,7 @@ async function roundsRead(db: string, runId: string): Promise<Array<Array<[strin
 test('run over HTTP against serve-sim, Ctrl-C, resume with the printed command, audit, export', async () => {
   const server = await startSimServer({ port: 0, latencyMs: 40 });
   try {
-    const dir = mkdtempSync(join(tmpdir(), 'revloop-http-run-'));
+    const dir = tempDir('revloop-http-run-');
     const cases = join(dir, 'own.jsonl');
     await writeCaseSet(cases, exactLengthDemoCases());
     const db = join(dir, 'runs.db');

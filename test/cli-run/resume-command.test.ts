@@ -3,13 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeCaseSet } from '../../src/core/cases/index.ts';
 import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { resumeCommand } from '../../src/cli/commands/run.ts';
 import { shellQuote } from '../../src/cli/invocation.ts';
+import { tempDir } from '../tmp.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
 
@@ -76,7 +75,7 @@ test('printed commands start the way revloop was started: npx revloop from a che
 });
 
 test('a run stopped with --limit, --budget and --history prints a resume command that resumes it', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'revloop-resume-'));
+  const dir = tempDir('revloop-resume-');
   const cases = join(dir, 'own cases.jsonl');
   await writeCaseSet(cases, exactLengthDemoCases());
   const db = join(dir, 'runs.db');
@@ -113,7 +112,7 @@ test('a run stopped with --limit, --budget and --history prints a resume command
 });
 
 test('a refused plan is not announced as a resume', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'revloop-resume-'));
+  const dir = tempDir('revloop-resume-');
   const cases = join(dir, 'own.jsonl');
   await writeCaseSet(cases, exactLengthDemoCases());
   const base = ['run', '--cases', cases, '--model', 'sim:instant', '--store', join(dir, 'runs.db'), '--limit', '2', '--run-id', 'r'];

@@ -4,17 +4,16 @@
 // tree with planted mistakes to show that each kind is caught and named by file and line.
 // The planted mistakes below are data, so the check itself skips this file:
 // check-doc-paths: ignore-file
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { tempDir } from '../tmp.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SCRIPT = join(ROOT, 'scripts', 'check-doc-paths.mjs');
-const tmp = mkdtempSync(join(tmpdir(), 'revloop-docrefs-'));
-after(() => rmSync(tmp, { recursive: true, force: true }));
+const tmp = tempDir('revloop-docrefs-');
 
 function check(root: string): { status: number | null; lines: string[] } {
   const r = spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8' });

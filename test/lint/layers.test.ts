@@ -2,17 +2,16 @@
 // planted upward import (type-only), a planted folder cycle (closed by a dynamic import), a planted
 // import between sibling study modules and a stale known-violation entry fails with messages that
 // name both files of each import; the real tree passes.
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { tempDir } from '../tmp.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const eslint = join(root, 'node_modules/eslint/bin/eslint.js');
-const tmp = mkdtempSync(join(tmpdir(), 'revloop-layers-'));
-after(() => rmSync(tmp, { recursive: true, force: true }));
+const tmp = tempDir('revloop-layers-');
 
 interface LintMessage {
   ruleId: string | null;

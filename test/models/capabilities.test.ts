@@ -66,6 +66,7 @@ test('guards read the declared flags, not method shapes', () => {
     stopTokens: false,
     counters: false,
     info: false,
+    sizeContext: false,
     simulated: false,
   });
   assert.deepEqual(recordedCapabilities(modelCapabilities({ score: true, tokenize: true, info: true })), {

@@ -331,6 +331,7 @@ test('keys: openai: needs one; a named variable must be set', async () => {
       stopTokens: false,
       counters: false,
       info: true,
+      sizeContext: false,
       simulated: false,
     });
     assert.equal(canScore(m), false);

@@ -127,6 +127,7 @@ test('vLLM scoring through serve-sim equals the in-process toy score', async () 
     stopTokens: true,
     counters: false,
     info: true,
+    sizeContext: false,
     simulated: true,
   });
   requireScore(m);

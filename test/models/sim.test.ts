@@ -377,6 +377,7 @@ test('labels, capabilities and parameter overrides', async () => {
     stopTokens: false,
     counters: false,
     info: true,
+    sizeContext: false,
     simulated: true,
   });
   const params = (m as unknown as { params: Record<string, number> }).params;

@@ -87,6 +87,7 @@ test('HTTP spec parameters are validated and applied', async () => {
     stopTokens: true,
     counters: false,
     info: true,
+    sizeContext: false,
     simulated: false,
   });
   requireScore(v);
@@ -153,7 +154,8 @@ test('revloop model info / try / sims', () => {
   assert.match(tried.stderr, /SIMULATED/);
   assert.ok(tried.stdout.trim().length > 0);
   const sims = spawnSync(process.execPath, [BIN, 'model', 'sims'], { cwd: ROOT, encoding: 'utf8' });
-  assert.match(sims.stdout, /sim:stubborn \[simulated\]/);
+  assert.match(sims.stdout, /^sim:stubborn \[SIMULATED\] — /m);
+  assert.doesNotMatch(sims.stdout, /\[simulated\]/, 'one mark per name');
   const bad = spawnSync(process.execPath, [BIN, 'model', 'info', 'nonsense'], { cwd: ROOT, encoding: 'utf8' });
   assert.notEqual(bad.status, 0);
   assert.match(bad.stderr, /valid forms/);

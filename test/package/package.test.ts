@@ -4,25 +4,25 @@
 // node_modules, since the tests run offline. Then a plain .mjs consumer imports the subpaths and
 // its results are compared with the same calls on src/, a .ts consumer is type-checked against the
 // emitted .d.ts, and the installed CLI (which runs dist/, there is no src/ in the package) is run.
-import test, { before, after } from 'node:test';
+import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getFamily } from '../../src/core/verify/index.ts';
 import { createModel } from '../../src/models/index.ts';
+import { NODE_LLAMA_CPP_VERSION } from '../../src/models/gguf/runtime.ts';
+import { tempDir } from '../tmp.ts';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { documentedImports as readDocumentedImports } from '../../scripts/doc-imports.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; exports: Record<string, unknown> };
-const dir = mkdtempSync(join(tmpdir(), 'revloop-package-'));
+const dir = tempDir('revloop-package-');
 const consumer = join(dir, 'consumer');
 const installed = join(consumer, 'node_modules', 'revloop');
 let packedFiles: string[] = [];
-after(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, input = ''): SpawnSyncReturns<string> {
   const r = spawnSync(cmd, args, { cwd, input, encoding: 'utf8', timeout: 180_000, env: { ...process.env, ...env } });
@@ -97,6 +97,92 @@ test('the tarball holds dist/, bin/, docs and README, and no sources, tests or b
     for (const f of files) assert.ok(existsSync(join(installed, f)), `${sub} → ${f}`);
   }
   assert.ok(!existsSync(join(installed, 'src')), 'no src/ in the package, so its bin runs dist/');
+});
+
+test('node-llama-cpp is an optional peer dependency: not installed with revloop, and its absence is a clear error for gguf: only', () => {
+  const packed = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+  assert.equal(packed.dependencies['node-llama-cpp'], undefined, 'not a dependency');
+  assert.equal(packed.peerDependencies['node-llama-cpp'], NODE_LLAMA_CPP_VERSION);
+  assert.deepEqual(packed.peerDependenciesMeta['node-llama-cpp'], { optional: true });
+  assert.equal(packed.devDependencies['node-llama-cpp'], NODE_LLAMA_CPP_VERSION, 'the checkout and CI keep it (its tests run)');
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+  assert.equal(lock.packages['node_modules/node-llama-cpp'].dev, true, 'a production install of the lock leaves it out');
+  assert.ok(!existsSync(join(consumer, 'node_modules', 'node-llama-cpp')), 'the consumer has only the production dependencies');
+
+  writeFileSync(
+    join(consumer, 'no-llama.mjs'),
+    `import { createModel } from 'revloop/models';
+const out = { sim: (await createModel('sim:steady')).label };
+try { await createModel('gguf:./model.gguf'); out.gguf = 'created'; } catch (e) { out.gguf = e.message; out.code = e.code; }
+process.stdout.write(JSON.stringify(out));
+`,
+  );
+  const out = JSON.parse(ok(run(process.execPath, ['no-llama.mjs'], consumer), 'no-llama.mjs'));
+  assert.equal(out.sim, 'sim:steady [simulated]', 'everything else works without it');
+  assert.match(
+    out.gguf,
+    /node-llama-cpp, an optional peer dependency of revloop that is not installed here\. Install it next to revloop: npm install node-llama-cpp@3\.21\.1$/,
+  );
+  const cli = run(
+    process.execPath,
+    [join(installed, 'bin', 'revloop.mjs'), 'model', 'try', 'gguf:./model.gguf', '--prompt', 'hi'],
+    consumer,
+  );
+  assert.equal(cli.status, 2, cli.stderr);
+  assert.match(cli.stderr, /^revloop: .*npm install node-llama-cpp@3\.21\.1\n$/);
+});
+
+/** A fresh `npm init -y` project (CommonJS) sharing the consumer's node_modules. */
+function freshProject(name: string): string {
+  const p = join(dir, name);
+  mkdirSync(p);
+  ok(run('npm', ['init', '-y'], p, { npm_config_update_notifier: 'false' }), 'npm init -y');
+  symlinkSync(join(consumer, 'node_modules'), join(p, 'node_modules'), 'dir');
+  return p;
+}
+
+const TSC = () => join(consumer, 'node_modules', 'typescript', 'bin', 'tsc');
+const USE = `const state = getFamily('exact-length').verify('a b c', { id: 'x', family: 'exact-length', source: 'm', target: 3, anchors: [] });
+console.log(JSON.stringify({ joint: state.joint_success }));
+`;
+
+test("types included in a fresh npm init -y project: the README's two-line ESM setup compiles and runs", () => {
+  const p = freshProject('fresh-esm');
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = /In a fresh `npm init -y` project[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme);
+  assert.ok(block, 'the README shows the setup');
+  const lines = block[1]
+    .split('\n')
+    .map((l) => l.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean);
+  assert.equal(lines.length, 2, lines.join(' | '));
+  for (const line of lines) {
+    const [cmd, ...args] = line.split(/\s+/);
+    // `npx tsc` is the consumer's TypeScript (offline here).
+    if (cmd === 'npx' && args[0] === 'tsc') ok(run(process.execPath, [TSC(), ...args.slice(1)], p), line);
+    else ok(run(cmd, args, p, { npm_config_update_notifier: 'false' }), line);
+  }
+  writeFileSync(join(p, 'index.ts'), `import { getFamily } from 'revloop/verify';\n${USE}`);
+  const tsc = run(process.execPath, [TSC(), '-p', '.', '--pretty', 'false'], p);
+  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+  assert.equal(ok(run(process.execPath, ['index.js'], p), 'node index.js').trim(), '{"joint":true}');
+});
+
+test('a CommonJS project works too: require() on Node 20.19+, and TypeScript (module nodenext) types it', () => {
+  const p = freshProject('fresh-cjs');
+  writeFileSync(join(p, 'index.js'), `const { getFamily } = require('revloop/verify');\n${USE}`);
+  assert.equal(ok(run(process.execPath, ['index.js'], p), 'require').trim(), '{"joint":true}');
+  writeFileSync(
+    join(p, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { module: 'nodenext', strict: true, skipLibCheck: false, types: ['node'], outDir: 'out' },
+      include: ['main.ts'],
+    }),
+  );
+  writeFileSync(join(p, 'main.ts'), `import { getFamily } from 'revloop/verify';\n${USE}`);
+  const tsc = run(process.execPath, [TSC(), '-p', '.', '--pretty', 'false'], p);
+  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+  assert.equal(ok(run(process.execPath, ['out/main.js'], p), 'node out/main.js').trim(), '{"joint":true}');
 });
 
 test('files the compiled code reads next to itself (new URL(…, import.meta.url)) are in the package', () => {
@@ -238,6 +324,8 @@ registerFamily(mine);
     join(consumer, 'bad.ts'),
     `import { getFamily } from 'revloop/verify';\nexport const wrong: number = getFamily('exact-length').name;\n`,
   );
+  // A gguf: user installs the optional peer; revloop/models/gguf's declarations use its types.
+  link('node-llama-cpp');
   const tsc = join(consumer, 'node_modules', 'typescript', 'bin', 'tsc');
   const r = run(process.execPath, [tsc, '-p', '.', '--pretty', 'false'], consumer);
   // Third-party declaration files have problems of their own under skipLibCheck: false (node-llama-cpp's,

@@ -1,9 +1,7 @@
 // Probe analysis over a store: Holm's family for G holds the real models only; a simulated run in
 // the same store is adjusted on its own and never moves a model's adjusted p.
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeProbeStore } from '../../src/studies/probe/analyze.ts';
 import { renderProbeAnalysis } from '../../src/studies/probe/render.ts';
@@ -11,9 +9,9 @@ import { holmAdjust } from '../../src/core/stats/holm.ts';
 import { ProbeStore } from '../../src/studies/probe/store.ts';
 import type { ProbeItem } from '../../src/studies/probe/types.ts';
 import { shortItems } from './fixtures.ts';
+import { tempDir } from '../tmp.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'revloop-probe-analyze-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('revloop-probe-analyze-');
 
 /** Six items on six tasks, made from our own fixture item. */
 function items(): ProbeItem[] {

@@ -1,19 +1,18 @@
 // `revloop probe`, `revloop probe verify`, `revloop agent` and the probe/agent sections of
 // `revloop analyze`, as a user runs them (the bin, a temporary store). Simulated models keep it
 // fast; their numbers are labelled SIMULATED and mean nothing.
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { itemsJsonl } from '../../src/studies/probe/items.ts';
 import { shortItems } from './fixtures.ts';
+import { tempDir } from '../tmp.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/revloop.mjs', import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), 'revloop-probe-cli-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('revloop-probe-cli-');
 const db = join(dir, 'runs.db');
 
 function revloop(...args: string[]): { code: number | null; out: string; err: string } {

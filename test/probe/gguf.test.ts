@@ -4,8 +4,7 @@
 // equal fresh ones.
 import test, { after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createGgufModel, disposeAllGgufRuntimes, ensureTinyModel } from '../../src/models/gguf/index.ts';
 import { probeScorerFor } from '../../src/studies/probe/backend.ts';
@@ -18,8 +17,9 @@ import { verifyProbeScoring } from '../../src/studies/probe/verify.ts';
 import { buildToolShedProbeItems } from '../../src/studies/probe/build.ts';
 import { conditionsOf } from '../../src/studies/probe/types.ts';
 import { shortItems } from './fixtures.ts';
+import { tempDir } from '../tmp.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'revloop-probe-gguf-'));
+const dir = tempDir('revloop-probe-gguf-');
 const model = createGgufModel(`gguf:${ensureTinyModel()}?contextSize=4096`);
 after(async () => {
   await model.close();

@@ -1,9 +1,7 @@
 // Numeric guards (docs/harness.md §3.7): a non-finite or positive log-probability is never recorded; the
 // run stops with a clear error, the session is marked failed, and nothing of that context is kept.
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { guardScore, type CandidateScore, type ProbeScorer } from '../../src/studies/probe/backend.ts';
 import { runProbe } from '../../src/studies/probe/runner.ts';
@@ -11,9 +9,9 @@ import { ProbeStore } from '../../src/studies/probe/store.ts';
 import { NumericGuardError } from '../../src/models/gguf/numeric-guard.ts';
 import { modelCapabilities } from '../../src/models/capabilities.ts';
 import { shortItems } from './fixtures.ts';
+import { tempDir } from '../tmp.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'revloop-probe-guard-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('revloop-probe-guard-');
 const s = (logprob: number): CandidateScore => ({ logprob, nTokens: 3, nArgmaxMatch: 0, isGreedy: false, ctxTokens: 10 });
 
 test('guardScore rejects NaN, ±Infinity and positive values, accepts 0 and negatives', () => {
@@ -43,6 +41,7 @@ test('a bad value from the backend stops the run before it is written', async ()
       throw new Error('unused');
     },
     info: async () => ({}),
+    contextWindow: null,
   };
   const store = await ProbeStore.open(join(dir, 'g.db'));
   const items = shortItems().slice(0, 1);

@@ -4,8 +4,7 @@
 // are refused with a message that names what to use instead.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createModel } from '../../src/models/index.ts';
 import { simScore } from '../../src/models/sim/model.ts';
@@ -20,9 +19,10 @@ import { verifyProbeScoring } from '../../src/studies/probe/verify.ts';
 import { conditionsOf } from '../../src/studies/probe/types.ts';
 import { CapabilityError } from '../../src/core/errors.ts';
 import { shortItems } from './fixtures.ts';
+import { tempDir } from '../tmp.ts';
 
 let sim: SimServer;
-const dir = mkdtempSync(join(tmpdir(), 'revloop-probe-http-'));
+const dir = tempDir('revloop-probe-http-');
 before(async () => {
   sim = await startSimServer({ port: 0 });
 });

@@ -1,16 +1,14 @@
 // Probe tables in the run store: insert-only scores, one content per item id, sessions.
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProbeStore, defaultProbeRunId } from '../../src/studies/probe/store.ts';
 import Database from 'better-sqlite3';
 import { openStore } from '../../src/store/store.ts';
 import { shortItems } from './fixtures.ts';
+import { tempDir } from '../tmp.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'revloop-probe-store-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('revloop-probe-store-');
 
 test('scores are insert-only; a key is written once; items cannot change under the same id', async () => {
   const path = join(dir, 's.db');

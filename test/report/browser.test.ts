@@ -4,8 +4,7 @@
 // checked for substance (size, not blank, key elements visible) rather than against a golden image.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -15,6 +14,7 @@ import { getFamily } from '../../src/core/verify/index.ts';
 import type { Family } from '../../src/core/verify/types.ts';
 import { requirePunkt } from '../helpers.ts';
 import { CASES, HOSTILE, largeSet, minCharsFamily, smallSet } from './build.ts';
+import { tempDir } from '../tmp.ts';
 
 const CHROMIUM = process.env.REVLOOP_CHROMIUM ?? '/usr/bin/chromium';
 // The fixtures include a c07 case, whose verifier needs NLTK's Punkt parameters.
@@ -53,7 +53,7 @@ describe('report in Chromium', { skip }, () => {
     smallUrl = pathToFileURL(smallFile).href;
     largeUrl = pathToFileURL(largeFile).href;
     const { chromium } = await import('playwright-core');
-    userDataDir = mkdtempSync(join(tmpdir(), 'revloop-chromium-'));
+    userDataDir = tempDir('revloop-chromium-');
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
       headless: true,

@@ -1,11 +1,10 @@
 // `revloop runs` lists revision, probe and agent runs of one store: as a user runs it (the bin,
 // simulated controllers, text and JSON), and the status rules of probe and agent runs on stores
 // written through their own store classes (a live lock, a killed session, a failed one, unstored tasks).
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeCaseSet } from '../../src/core/cases/index.ts';
@@ -29,10 +28,10 @@ type AgentRunSummary = RunListEntry & {
   settings: Record<string, number>;
 };
 import { shortItems } from '../probe/fixtures.ts';
+import { tempDir } from '../tmp.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/revloop.mjs', import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), 'revloop-runs-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('revloop-runs-');
 
 function revloop(...args: string[]): { code: number | null; out: string; err: string } {
   const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000 });
@@ -246,3 +245,25 @@ function rollout(taskId: string, index: number, solved: boolean): RolloutRecord 
     seconds: 0.1,
   } as unknown as RolloutRecord;
 }
+
+test('an interrupted revision run: success is the rate over finished trajectories, shown with the count finished', async () => {
+  const { toyRun } = await import('../store/toy-run.ts');
+  const { toyCases } = await import('../loop/fakes.ts');
+  const db = join(dir, 'interrupted.db');
+  const ac = new AbortController();
+  await toyRun(db, {
+    runId: 'half',
+    cases: toyCases(20, 'half'),
+    concurrency: 1,
+    extra: { signal: ac.signal, onProgress: (p) => (p.done >= 5 ? ac.abort() : undefined) },
+  });
+  const entry = (await list(db)).find((e) => e.runId === 'half') as RunListEntry & { complete: number; successes: number; cases: number };
+  assert.equal(entry.cases, 20);
+  assert.ok(entry.complete >= 5 && entry.complete < 20, `finished ${entry.complete}`);
+  let text = '';
+  await runsAction({ store: db }, { write: (s: string) => (text += s) });
+  const cells = row(text, 'half');
+  assert.equal(cells[5], `${entry.complete}/20`, 'done: finished / all');
+  const pct = ((100 * entry.successes) / entry.complete).toFixed(1);
+  assert.equal(cells[6], `${entry.successes}/${entry.complete} (${pct}%)`, 'success over the finished ones, not over 20');
+});

@@ -1,18 +1,16 @@
 // Helpers for store tests: run the toy family through the real engine and store, and compare
 // stores modulo what legitimately differs between sessions (timestamps, ids, session markers,
 // and attempts lost in flight at a crash).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { executeRun, type RunRequest, type RunResult } from '../../src/engine/run.ts';
 import { PAPER_PROTOCOL, type ProtocolConfig } from '../../src/engine/protocol.ts';
 import type { StoredEvent } from '../../src/store/events.ts';
 import { openStore, type RunStore, type StoreOptions } from '../../src/store/store.ts';
 import type { ConstraintCase } from '../../src/core/verify/types.ts';
 import { fakeModel, resolveToy, toyCases, type FakeModelOptions } from '../loop/fakes.ts';
+import { tempDir as makeTempDir } from '../tmp.ts';
 
 export function tempDir(prefix = 'revloop-store-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return makeTempDir(prefix);
 }
 
 export interface ToyRunOptions {

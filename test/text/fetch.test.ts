@@ -5,9 +5,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +16,7 @@ import { loadPunktParams, sentTokenize } from '../../src/core/text/index.ts';
 import { punktTabFiles, PUNKT_TAB_FILES } from '../../src/core/text/punkt-params.ts';
 import { fetchPunkt, PUNKT_TAB_ENGLISH_FILES } from '../../src/core/text/punkt-fetch.ts';
 import { PROJECT_ROOT } from '../../src/core/util/shared-data.ts';
+import { tempDir } from '../tmp.ts';
 
 const shared = requireShared('punkt', 'english.json');
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
@@ -26,7 +26,7 @@ let base = '';
 const routes = new Map<string, Buffer>();
 const tmpRoots: string[] = [];
 const tmp = (): string => {
-  const d = mkdtempSync(join(tmpdir(), 'revloop-fetch-'));
+  const d = tempDir('revloop-fetch-');
   tmpRoots.push(d);
   return d;
 };

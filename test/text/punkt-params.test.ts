@@ -1,9 +1,8 @@
 // Loading Punkt parameters (english.json and punkt_tab folders), the resolution chain, and the
 // messages people see when the data is missing or malformed.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { requireShared } from '../helpers.ts';
 import { loadPunktParams, resolvePunkt, sentTokenize, wordTokenize } from '../../src/core/text/index.ts';
@@ -11,10 +10,10 @@ import { punktCandidates } from '../../src/core/text/punkt-resolve.ts';
 import { punktTabFiles, PUNKT_TAB_FILES } from '../../src/core/text/punkt-params.ts';
 import { codePointCompare } from '../../src/core/text/punkt-params.ts';
 import { UserError } from '../../src/core/errors.ts';
+import { tempDir } from '../tmp.ts';
 
 const shared = requireShared('punkt', 'english.json');
-const root = mkdtempSync(join(tmpdir(), 'revloop-punkt-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir('revloop-punkt-');
 
 function writeTab(dir: string, files: Record<string, string>): string {
   mkdirSync(dir, { recursive: true });

@@ -2,16 +2,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic, writeFileAtomicSync } from '../../src/core/util/atomic-file.ts';
 import { UserError } from '../../src/core/errors.ts';
+import { tempDir } from '../tmp.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
 
 test('atomic writes replace the file whole and leave no temporary file', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'revloop-atomic-'));
+  const dir = tempDir('revloop-atomic-');
   const path = join(dir, 'out.txt');
   writeFileSync(path, 'old');
   writeFileAtomicSync(path, 'new ünïcode', { fsync: true });
@@ -22,7 +22,7 @@ test('atomic writes replace the file whole and leave no temporary file', async (
 });
 
 test('a missing folder or a folder in the way is a UserError, and nothing is left behind', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'revloop-atomic-'));
+  const dir = tempDir('revloop-atomic-');
   const missing = join(dir, 'no', 'out.txt');
   assert.throws(
     () => writeFileAtomicSync(missing, 'x'),
@@ -41,7 +41,7 @@ test('a missing folder or a folder in the way is a UserError, and nothing is lef
 });
 
 test('commands writing into a missing folder say so without "unexpected error"', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'revloop-atomic-'));
+  const dir = tempDir('revloop-atomic-');
   const texts = join(dir, 'texts.jsonl');
   writeFileSync(texts, '{"id": "a", "family": "exact-length", "target": 2, "anchors": [], "text": "two words"}\n');
   const r = spawnSync(process.execPath, [BIN, 'verify', '--jsonl', texts, '-o', join(dir, 'no', 'states.jsonl')], { encoding: 'utf8' });

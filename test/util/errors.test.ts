@@ -1,10 +1,8 @@
 // Typed errors of the lower layers (core, models, envs): each carries its stable code and structured
 // fields, is recognised by brand, and keeps the exact message people saw before; the CLI still
 // prints that message alone and exits 2.
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   DataMissingError,
@@ -26,9 +24,9 @@ import { getFamily } from '../../src/core/verify/registry.ts';
 import { createModel } from '../../src/models/index.ts';
 import { parseItems, readItemsFile } from '../../src/envs/items/item-file.ts';
 import { loadMbpp } from '../../src/envs/coderepair/items.ts';
+import { tempDir } from '../tmp.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'revloop-errors-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('revloop-errors-');
 
 /** Catches what `fn` throws (sync or async). */
 async function caught(fn: () => unknown): Promise<unknown> {

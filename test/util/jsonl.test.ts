@@ -1,14 +1,14 @@
 // JSON Lines input: line numbers, CRLF, blank lines, and a UTF-8 byte-order mark before line 1.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { parseItems } from '../../src/envs/items/item-file.ts';
 import { itemsJsonl } from '../../src/studies/probe/items.ts';
 import { readJsonlLines } from '../../src/core/util/jsonl.ts';
 import { shortItems } from '../probe/fixtures.ts';
+import { tempDir } from '../tmp.ts';
 
 async function lines(text: string) {
   const out = [];
@@ -31,7 +31,7 @@ test('a byte-order mark before the first line is not part of the JSON; line numb
 });
 
 test('a case file and a probe item file saved with a byte-order mark read as without one', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'revloop-bom-'));
+  const dir = tempDir('revloop-bom-');
   const file = join(dir, 'cases.jsonl');
   writeFileSync(
     file,

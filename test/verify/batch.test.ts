@@ -1,10 +1,9 @@
 // Batch verification as a library: streaming (each result is written before the next input line
 // arrives), input order kept, atomic file output that leaves nothing behind on failure.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,14 +11,9 @@ import { messyJsonl } from '../../bench/messy-outputs.ts';
 import { CHUNK_LINES } from '../../src/core/verify/batch.ts';
 import { verifyBatch, verifyBatchToFile, type BatchOptions } from '../../src/core/verify/index.ts';
 import { requirePunkt } from '../helpers.ts';
+import { tempDir } from '../tmp.ts';
 
-const dirs: string[] = [];
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-function tmp(): string {
-  const d = mkdtempSync(join(tmpdir(), 'revloop-batch-'));
-  dirs.push(d);
-  return d;
-}
+const tmp = () => tempDir('revloop-batch-');
 
 const line = (id: number, words: number) =>
   JSON.stringify({ id, family: 'exact-length', target: 3, anchors: [], text: Array.from({ length: words }, () => 'w').join(' ') }) + '\n';
@@ -207,9 +201,7 @@ test('idleCores: between 1 and the number of cores', async () => {
 test('--plugin families reach the workers; a family registered in this thread only keeps the batch here, same output', async () => {
   const { writeDocExample } = await import('./doc-example.ts');
   const { loadFamilyPlugins, unregisterFamily } = await import('../../src/core/verify/index.ts');
-  const { dirname } = await import('node:path');
   const plugin = writeDocExample('.ts');
-  dirs.push(dirname(plugin));
   await loadFamilyPlugins([plugin]);
   try {
     const input = Array.from(

@@ -1,14 +1,14 @@
 // `revloop verify` end to end: spawns the real CLI (node bin/revloop.mjs) for single texts, JSON,
 // feedback, batches with malformed lines, atomic output, plugins and bad flags.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { punktSkip, writeDocExample } from './doc-example.ts';
 import { messyJsonl } from '../../bench/messy-outputs.ts';
+import { tempDir } from '../tmp.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin', 'revloop.mjs');
@@ -25,12 +25,8 @@ function revloop(args: string[], input?: string, env: NodeJS.ProcessEnv = {}) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const dirs: string[] = [];
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 function tmp(): string {
-  const d = mkdtempSync(join(tmpdir(), 'revloop-verify-cli-'));
-  dirs.push(d);
-  return d;
+  return tempDir('revloop-verify-cli-');
 }
 
 function assertUserError(r: ReturnType<typeof revloop>, pattern: RegExp): void {

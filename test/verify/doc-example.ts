@@ -1,11 +1,11 @@
 // The example family of docs/verify.md, extracted from the document into a temporary module (with its
 // `'revloop/verify'` import pointing at this repository), so the documented code is the tested code.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { getDefaultPunkt } from '../../src/core/text/index.ts';
+import { tempDir } from '../tmp.ts';
 
 export function writeDocExample(ext: '.ts' | '.mts'): string {
   const doc = readFileSync(resolve(import.meta.dirname, '../../docs/verify.md'), 'utf8');
@@ -13,7 +13,7 @@ export function writeDocExample(ext: '.ts' | '.mts'): string {
   assert.ok(m, 'docs/verify.md has the max-chars example');
   const indexUrl = pathToFileURL(resolve(import.meta.dirname, '../../src/core/verify/index.ts')).href;
   const code = m[1].replace("'revloop/verify'", `'${indexUrl}'`);
-  const dir = mkdtempSync(join(tmpdir(), 'revloop-family-'));
+  const dir = tempDir('revloop-family-');
   const file = join(dir, `max-chars${ext}`);
   writeFileSync(file, code);
   return file;

@@ -4,12 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { requirePunkt, requireShared } from '../helpers.ts';
 import { analyzeIfeval, renderIfeval } from '../../src/studies/revision/analysis/ifeval.ts';
 import type { TrajectoryRecord } from '../../src/store/types.ts';
+import { tempDir } from '../tmp.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin', 'revloop.mjs');
@@ -22,7 +22,7 @@ function revloop(args: string[], input = '', cwd = ROOT) {
 }
 
 function withTmp(fn: (dir: string) => void): void {
-  const dir = mkdtempSync(join(tmpdir(), 'revloop-ifeval-'));
+  const dir = tempDir('revloop-ifeval-');
   try {
     fn(dir);
   } finally {

@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { parseAssignments, parsePanels, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
 import { lineProgress } from '../progress.ts';
+import { outputWidth } from '../terminal.ts';
 
 interface AnalyzeFlags {
   store?: string;
@@ -15,6 +16,7 @@ interface AnalyzeFlags {
   panel?: string[];
   modelFamily?: string[];
   progress?: boolean;
+  wide?: boolean;
 }
 
 export function register(program: Command): void {
@@ -37,6 +39,7 @@ export function register(program: Command): void {
       'model family of a controller for the leave-one-family-out prediction (default: Llama, Gemma, GLM, Mistral, Qwen, Granite or Falcon-H1 when the name says so, else the controller itself)',
     )
     .option('--no-progress', 'do not report bootstrap progress on stderr')
+    .option('--wide', 'tables as wide as their contents (default: fitted to the terminal, cells wrapped)')
     .addHelpText(
       'after',
       '\nRates are fractions in the JSON and percentages in the tables. Protocol-incomplete trajectories are\n' +
@@ -69,5 +72,5 @@ async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise
     onProgress: progress ? (p) => progress.update(p.done, p.total) : undefined,
   });
   progress?.finish();
-  process.stdout.write(flags.json ? analysisDocument(results) : analysisText(results));
+  process.stdout.write(flags.json ? analysisDocument(results) : analysisText(results, { width: outputWidth(flags.wide) }));
 }

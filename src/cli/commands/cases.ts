@@ -1,6 +1,7 @@
 // `revloop cases validate|manifest`: check case files and show the manifest a run plan embeds.
 import type { Command } from 'commander';
 import { collect } from '../flags.ts';
+import { forPeople, inputPath } from '../stdio.ts';
 import { UserError } from '../../core/errors.ts';
 
 interface CommonOptions {
@@ -38,7 +39,7 @@ export function register(program: Command): void {
   cases
     .command('validate')
     .description('check every row of each file (fields, types, witnesses against their own verifier); exit 1 if any file has problems')
-    .argument('<files...>', 'case files (JSON Lines)')
+    .argument('<files...>', "case files (JSON Lines; '-' = standard input)")
     .option('--format <name>', 'paper-exact, paper-structured, collie, native or ifeval (default: detect)')
     .option('--strict', 'treat COLLIE rows whose structure has no family as errors instead of skipping them')
     .option('--max-errors <n>', 'problems shown per file before a count of the rest', '20')
@@ -53,19 +54,20 @@ export function register(program: Command): void {
       for (const file of files) {
         let report;
         try {
-          report = await validateCaseFile(file, { format, strict: opts.strict });
+          report = await validateCaseFile(await inputPath(file, 'cases validate'), { format, strict: opts.strict });
         } catch (e) {
           // A file-level problem (missing file, undetectable format) fails this file, not the others.
           if (!(e instanceof UserError)) throw e;
           bad++;
-          process.stderr.write(`FAIL ${e.message.startsWith(file) ? e.message : `${file}: ${e.message}`}\n`);
+          const message = forPeople(e.message);
+          process.stderr.write(`FAIL ${message.startsWith(forPeople(file)) ? message : `${file}: ${message}`}\n`);
           continue;
         }
         if (report.problems.length || !report.manifest) {
           bad++;
           const n = report.problems.length;
           process.stderr.write(`FAIL ${file}: ${n} problem${n === 1 ? '' : 's'}${report.format ? ` (format ${report.format})` : ''}\n`);
-          process.stderr.write(renderProblems(file, report.problems, shown) + '\n');
+          process.stderr.write(forPeople(renderProblems(report.file, report.problems, shown)) + '\n');
           continue;
         }
         const m = report.manifest;
@@ -88,7 +90,7 @@ export function register(program: Command): void {
   cases
     .command('manifest')
     .description('print the case-set manifest (counts, file SHA-256, per-row SHA-256, manifest hash) that run plans embed')
-    .argument('<file>', 'case file (JSON Lines)')
+    .argument('<file>', "case file (JSON Lines; '-' = standard input)")
     .option('--json', 'print the whole manifest as JSON')
     .option('--format <name>', 'paper-exact, paper-structured, collie, native or ifeval (default: detect)')
     .option('--strict', 'treat COLLIE rows whose structure has no family as errors')
@@ -98,7 +100,11 @@ export function register(program: Command): void {
       await loadPlugins(opts.plugin);
       const { loadCaseSet, parseFormat } = await import('../../core/cases/load.ts');
       const format = opts.format ? parseFormat(opts.format) : undefined;
-      const { manifest: m } = await loadCaseSet(file, { format, strict: opts.strict, maxShown: maxShown(opts.maxErrors) });
+      const { manifest: m } = await loadCaseSet(await inputPath(file, 'cases manifest'), {
+        format,
+        strict: opts.strict,
+        maxShown: maxShown(opts.maxErrors),
+      });
       if (opts.json) {
         process.stdout.write(JSON.stringify(m, null, 2) + '\n');
         return;

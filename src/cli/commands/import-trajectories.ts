@@ -4,6 +4,7 @@ import { UsageError } from '../../core/errors.ts';
 import { collect, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
 import { redactLocation } from '../../store/store.ts';
 import { commandLine } from '../invocation.ts';
+import { inputPath } from '../stdio.ts';
 
 interface ImportFlags {
   store?: string;
@@ -30,7 +31,10 @@ export function register(program: Command): void {
     .option('--run-id <id>', 'run id (default: the file name)')
     .option('--budget <T>', 'common budget: drafts beyond T+1 dropped; shorter unresolved trajectories are protocol-incomplete')
     .option('--from <kind>', 'jsonl | collie-log', 'jsonl')
-    .option('--collie <file>', 'collie_all.jsonl (for --from collie-log; default: ../shared/data/collie/collie_all.jsonl when present)')
+    .option(
+      '--collie <file>',
+      "collie_all.jsonl (for --from collie-log; default: ../shared/data/collie/collie_all.jsonl when present; '-' = standard input)",
+    )
     .option('--controller <name>', 'controller name for --from collie-log (default: from the log file name)')
     .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
     .action(async (file: string, opts: ImportFlags) => {
@@ -44,12 +48,12 @@ export function register(program: Command): void {
       const store = storeFlag(opts.store);
       const shown = redactLocation(store);
       const s = await importRun({
-        file: file === '-' ? '/dev/stdin' : file,
+        file: await inputPath(file, 'import-trajectories', 'stdin.jsonl'),
         store,
         runId: opts.runId ?? (file === '-' ? 'stdin' : undefined),
         budget,
         from: opts.from,
-        collie: opts.collie,
+        collie: opts.collie === undefined ? undefined : await inputPath(opts.collie, '--collie', 'collie_all.jsonl'),
         controller: opts.controller,
         onConverted: (conv, collie) => {
           const skipped = Object.entries(conv.unsupported)

@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { ProviderError, UserError } from '../../core/errors.ts';
 import { addModelOptions, modelOptionsFromFlags, type ModelFlags } from '../flags.ts';
+import { readInputText } from '../stdio.ts';
+import { markedName } from '../../core/simulated.ts';
 
 interface TryFlags extends ModelFlags {
   prompt?: string;
@@ -32,7 +34,7 @@ export function register(program: Command): void {
       .command('try <spec>')
       .description('send one prompt and print the reply and every attempt (retries included)')
       .option('--prompt <text>', 'the user message')
-      .option('--prompt-file <file>', 'read the user message from a file')
+      .option('--prompt-file <file>', "read the user message from a file ('-' = standard input)")
       .option('--max-tokens <n>', 'token limit', '256')
       .option('--json', 'print the result and attempts as JSON'),
   ).action(async (spec: string, flags: TryFlags) => {
@@ -43,11 +45,13 @@ export function register(program: Command): void {
       throw new UserError(`--max-tokens must be a positive integer (got "${flags.maxTokens}")`);
     let prompt = flags.prompt;
     if (flags.promptFile !== undefined) {
-      try {
-        prompt = await readFile(flags.promptFile, 'utf8');
-      } catch (e) {
-        throw new UserError(`cannot read --prompt-file ${flags.promptFile}: ${(e as Error).message}`);
-      }
+      prompt = await readInputText(flags.promptFile, '--prompt-file', async (path) => {
+        try {
+          return await readFile(path, 'utf8');
+        } catch (e) {
+          throw new UserError(`cannot read --prompt-file ${path}: ${(e as Error).message}`);
+        }
+      });
     }
     const { createModel } = await import('../../models/index.ts');
     const m = await createModel(spec, modelOptionsFromFlags(flags));
@@ -64,7 +68,8 @@ export function register(program: Command): void {
       if (flags.json)
         process.stdout.write(JSON.stringify({ model: m.label, simulated: m.capabilities.simulated, ...result }, null, 2) + '\n');
       else {
-        if (m.capabilities.simulated) process.stderr.write(`${m.label}: SIMULATED controller output\n`);
+        if (m.capabilities.simulated)
+          process.stderr.write(`${markedName(m.label, true)}: the reply below comes from a simulation, not a model\n`);
         if (result.text === null)
           throw new ProviderError(`${m.label}: every attempt failed (${result.attempts.length}); see the attempt lines above`);
         process.stdout.write(result.text + (result.text.endsWith('\n') ? '' : '\n'));
@@ -85,7 +90,7 @@ export function register(program: Command): void {
         return;
       }
       for (const p of Object.values(SIM_PROFILES)) {
-        process.stdout.write(`sim:${p.name} [simulated] — ${p.description}\n`);
+        process.stdout.write(`${markedName(`sim:${p.name}`, true)} — ${p.description}\n`);
         process.stdout.write(
           `  ${Object.entries(p.params)
             .map(([k, v]) => `${k}=${v}`)

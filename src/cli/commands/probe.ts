@@ -3,11 +3,12 @@
 // typed options; see docs/probe.md.
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
-import { markedName, simulatedPrefix } from '../../core/simulated.ts';
+import { baseLabel, markedName, simulatedPrefix } from '../../core/simulated.ts';
 import type { ItemSource } from '../../app/probe.ts';
 import { addModelOptions, modelOptionsFromFlags, numberFlag, STORE_HELP, storeFlag, wholeNumber, type ModelFlags } from '../flags.ts';
 import { redactLocation } from '../../store/store.ts';
 import { lineProgress } from '../progress.ts';
+import { forPeople, inputPath, isStdio } from '../stdio.ts';
 import { interruptible } from '../signals.ts';
 
 interface ItemFlags {
@@ -29,18 +30,19 @@ interface ProbeFlags extends ModelFlags, ItemFlags {
 }
 
 /** Items from --items FILE or --build N (ToolShed, or CodeRepair with --env coderepair --mbpp PATH), optionally --limit. */
-function itemSource(f: ItemFlags): ItemSource {
+async function itemSource(f: ItemFlags): Promise<ItemSource> {
   if (!!f.items === !!f.build)
     throw new UsageError('--items', 'give exactly one of --items <file> (probe items as JSON Lines) or --build <N> (build N items)');
   const limit = wholeNumber('--limit', f.limit, { min: 1 });
   if (f.items) {
     if (f.env) throw new UsageError('--env', '--env applies to --build; an items file says its own environment');
     if (f.mbpp) throw new UsageError('--mbpp', '--mbpp is for CodeRepair items built with --build N --env coderepair');
-    return { file: f.items, limit };
+    return { file: await inputPath(f.items, '--items', 'items.jsonl'), limit };
   }
   const env = f.env ?? 'toolshed';
   if (env !== 'toolshed' && env !== 'coderepair') throw new UsageError('--env', `--env must be toolshed or coderepair (got "${env}")`);
-  return { build: wholeNumber('--build', f.build!, { min: 1 }), env, mbpp: f.mbpp, python: f.python, limit };
+  const mbpp = f.mbpp === undefined ? undefined : await inputPath(f.mbpp, '--mbpp', 'sanitized-mbpp.json');
+  return { build: wholeNumber('--build', f.build!, { min: 1 }), env, mbpp, python: f.python, limit };
 }
 
 function requireModel(model: string | undefined): string {
@@ -66,7 +68,8 @@ export function register(program: Command): void {
     .description(
       'Scores every (item, condition, candidate) triple by teacher forcing and\n' +
         'stores it; repeating the command resumes. Needs a backend that can score:\n' +
-        'gguf:<path> (in process) or vllm:<url>#<model> (prompt_logprobs).\n\n' +
+        'gguf:<path> (in process) or vllm:<url>#<model> (prompt_logprobs). In\n' +
+        'process the context is sized to the longest request before it starts.\n\n' +
         'Conditions: core = pre, fail, succ, neut, abstract; extended = neut_pad,\n' +
         'fail_echo, fail_terse, fail_verbose, fail_instr, fail_k2, fail_k3,\n' +
         'fail_early, fail_other, abstract_min; all; or a comma-separated list.\n' +
@@ -74,10 +77,10 @@ export function register(program: Command): void {
         'repeats. See docs/probe.md.',
     )
     .option('--model <spec>', 'gguf:<path>, vllm:<url>#<model> (or sim:<profile> for a toy run)')
-    .option('--items <file>', 'probe items as JSON Lines (the documented schema)')
+    .option('--items <file>', "probe items as JSON Lines (the documented schema; '-' = standard input)")
     .option('--build <N>', 'build the item pool and take a stratified subsample of N items (ToolShed: ≤ 3 per task)')
     .option('--env <name>', 'environment of --build: toolshed (default) or coderepair (needs --mbpp and python3)')
-    .option('--mbpp <path>', 'the sanitized MBPP JSON file (CodeRepair; not bundled)')
+    .option('--mbpp <path>', "the sanitized MBPP JSON file (CodeRepair; not bundled; '-' = standard input)")
     .option('--python <path>', 'Python 3 interpreter for CodeRepair (default: $REVLOOP_PYTHON, then python3)')
     .option('--conditions <set>', 'core | extended | all | comma-separated names', 'core')
     .option('--store <location>', STORE_HELP)
@@ -94,7 +97,7 @@ export function register(program: Command): void {
     .command('verify')
     .description('re-score a sample of items without the prefix cache and require agreement within the tolerance (exit 1 otherwise)')
     .option('--model <spec>', 'gguf:<path> or vllm:<url>#<model>')
-    .option('--items <file>', 'probe items as JSON Lines')
+    .option('--items <file>', "probe items as JSON Lines ('-' = standard input)")
     .option('--build <N>', 'build N items (see revloop probe --help)')
     .option('--env <name>', 'environment of --build: toolshed or coderepair')
     .option('--mbpp <path>', 'the sanitized MBPP JSON file (CodeRepair)')
@@ -114,7 +117,7 @@ export function register(program: Command): void {
       {
         model: requireModel(f.model),
         modelOptions: modelOptionsFromFlags(f),
-        items: itemSource(f),
+        items: await itemSource(f),
         n: wholeNumber('--n', f.n ?? '12', { min: 1 }),
         tolerance,
       },
@@ -153,7 +156,7 @@ export function register(program: Command): void {
     .description(
       'write probe items as JSON Lines: --build N from ToolShed (or CodeRepair with --env coderepair --mbpp PATH), or a filtered --items file',
     )
-    .option('-o, --out <file>', 'where to write the items')
+    .option('-o, --out <file>', "where to write the items ('-' = standard output)")
     .option('--items <file>', 'probe items to re-read (validated) and write')
     .option('--build <N>', 'build the pool and take a stratified subsample of N items')
     .option('--env <name>', 'toolshed (default) or coderepair')
@@ -165,25 +168,31 @@ export function register(program: Command): void {
       const f = cmd.optsWithGlobals() as ItemFlags & { out?: string };
       if (!f.out) throw new UsageError('--out', '-o/--out <file> is required (where to write the items)');
       const { writeProbeItems } = await import('../../app/probe.ts');
-      const r = await writeProbeItems(itemSource(f), f.out, {
+      const toStdout = isStdio(f.out);
+      const r = await writeProbeItems(await itemSource(f), toStdout ? null : f.out, {
         onNote: (t) => process.stderr.write(`note: ${t}\n`),
         onBuildProgress: buildProgress(f),
       });
-      process.stderr.write(`wrote ${r.items} items (${r.tasks} tasks, ${r.operators} operators) from ${r.source} to ${f.out}\n`);
+      if (toStdout) process.stdout.write(r.text!);
+      process.stderr.write(
+        `wrote ${r.items} items (${r.tasks} tasks, ${r.operators} operators) from ${forPeople(r.source)} to ${toStdout ? 'standard output' : f.out}\n`,
+      );
     });
 }
 
 async function probeAction(flags: ProbeFlags): Promise<number> {
   const { probeCommand, parseConditions } = await import('../../app/probe.ts');
   const conditions = parseConditions(flags.conditions);
+  const model = requireModel(flags.model);
+  const items = await itemSource(flags);
   const err = process.stderr;
   let progress: ReturnType<typeof lineProgress> | undefined;
   const r = await interruptible(err, 'after the current condition', (signal) =>
     probeCommand(
       {
-        model: requireModel(flags.model),
+        model,
         modelOptions: modelOptionsFromFlags(flags),
-        items: itemSource(flags),
+        items,
         conditions,
         store: storeFlag(flags.store),
         runId: flags.run,
@@ -194,7 +203,8 @@ async function probeAction(flags: ProbeFlags): Promise<number> {
         onNote: (t) => err.write(`revloop probe: note: ${t}\n`),
         onBuildProgress: buildProgress(flags),
         onStart: (s) => {
-          progress = lineProgress(flags.progress === false ? null : err, `probe ${s.model}`, { simulated: s.simulated });
+          // The [SIMULATED] prefix of the line is the mark; the label's own suffix would repeat it.
+          progress = lineProgress(flags.progress === false ? null : err, `probe ${baseLabel(s.model)}`, { simulated: s.simulated });
         },
         onProgress: (p) =>
           progress?.update(

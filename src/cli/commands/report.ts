@@ -5,8 +5,10 @@ import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError, UserError } from '../../core/errors.ts';
+import { baseLabel } from '../../core/simulated.ts';
 import { parsePanels, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
 import { lineProgress } from '../progress.ts';
+import { isStdio } from '../stdio.ts';
 
 interface ReportFlags {
   store?: string;
@@ -28,7 +30,7 @@ export function register(program: Command): void {
     .argument('[runs...]', 'run ids to include (same as --run; default: every run in the store)')
     .option('--store <location>', STORE_HELP)
     .option('--run <id...>', 'include only these runs (repeatable)')
-    .option('-o, --out <file>', 'the HTML file to write')
+    .option('-o, --out <file>', "the HTML file to write ('-' = standard output)")
     .option('--title <text>', 'report title', 'revloop report')
     .option('--budget <T>', "largest revision cap for curves and budget replay (default: the runs' budget)")
     .option('--bootstrap <B>', 'bootstrap resamples for the 95% intervals; 0 switches them off', '20000')
@@ -49,10 +51,11 @@ export function register(program: Command): void {
 async function reportAction(positional: string[], flags: ReportFlags): Promise<void> {
   const store = storeFlag(flags.store, 'report');
   if (!flags.out) throw new UsageError('--out', 'report: -o/--out <file> is required (where to write the HTML report)');
+  const toStdout = isStdio(flags.out);
   const out = resolve(flags.out);
-  if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory())
+  if (!toStdout && (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()))
     throw new UserError(`report: cannot write ${flags.out}: folder ${dirname(out)} does not exist`);
-  if (existsSync(out) && statSync(out).isDirectory())
+  if (!toStdout && existsSync(out) && statSync(out).isDirectory())
     throw new UserError(`report: ${flags.out} is a folder; give a file name such as ${flags.out}/report.html`);
   const quiet = flags.progress === false;
   const stderr = process.stderr;
@@ -81,11 +84,13 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
   });
   lines.bootstrap?.finish();
   lines.rendering?.finish();
-  writeReportFile(out, report.html);
+  if (toStdout) process.stdout.write(report.html);
+  else writeReportFile(out, report.html);
   const simulated = report.simulatedControllers.length
-    ? ` — includes SIMULATED controllers: ${report.simulatedControllers.join(', ')}`
+    ? ` — includes SIMULATED controllers: ${report.simulatedControllers.map(baseLabel).join(', ')}`
     : '';
-  process.stdout.write(
-    `wrote ${flags.out} (${(Buffer.byteLength(report.html) / 1e6).toFixed(1)} MB, ${report.trajectories.toLocaleString('en')} trajectories)${simulated}\n`,
+  // With -o - the HTML is the only thing on standard output.
+  (toStdout ? process.stderr : process.stdout).write(
+    `wrote ${toStdout ? 'standard output' : flags.out} (${(Buffer.byteLength(report.html) / 1e6).toFixed(1)} MB, ${report.trajectories.toLocaleString('en')} trajectories)${simulated}\n`,
   );
 }

@@ -17,6 +17,7 @@ import {
   type ModelFlags,
 } from '../flags.ts';
 import { commandLine } from '../invocation.ts';
+import { inputPath } from '../stdio.ts';
 import { redactLocation } from '../../store/store.ts';
 import { trajectoryProgress } from '../progress.ts';
 import { interruptible } from '../signals.ts';
@@ -53,7 +54,7 @@ export function register(program: Command): void {
         'With a PostgreSQL store, `--workers 0` only plans the run, for `revloop worker` processes on any machine ' +
         '(docs/workers.md). See docs/running.md.',
     )
-    .requiredOption('--cases <file>', 'case file (paper, COLLIE, IFEval or native JSON Lines)')
+    .requiredOption('--cases <file>', "case file (paper, COLLIE, IFEval or native JSON Lines; '-' = standard input)")
     .requiredOption('--model <spec>', 'openai:<model>, openai-compatible:<url>#<model>, vllm:<url>#<model>, gguf:<path>, sim:<profile>')
     .option('--store <location>', STORE_HELP)
     .option('--run-id <id>', 'run id (default: <cases>__<model label>[__<protocol>])')
@@ -142,7 +143,8 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
     throw new UsageError('--ifeval-mode', `--ifeval-mode: expected strict or loose, got '${ifevalMode}'`);
   const options = {
     ifevalMode: ifevalMode as 'strict' | 'loose',
-    cases: flags.cases,
+    cases: await inputPath(flags.cases, '--cases'),
+    casesName: flags.cases,
     format: flags.format ? parseFormat(flags.format) : undefined,
     limit: wholeNumber('--limit', flags.limit, { min: 1 }),
     model: flags.model,
@@ -178,7 +180,7 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
           progress = trajectoryProgress(io.err, { simulated: s.simulated });
           io.out.write(
             `run '${s.runId}' in ${shownStore}: ${s.resumed ? `resuming (${s.alreadyComplete} of ${s.cases} trajectories already complete)` : 'new'}\n` +
-              `  cases: ${options.cases} (${s.cases}${options.limit !== undefined ? ` of ${s.casesInFile}` : ''}, ${s.format}) · model: ${markedName(s.model, s.simulated)}` +
+              `  cases: ${flags.cases} (${s.cases}${options.limit !== undefined ? ` of ${s.casesInFile}` : ''}, ${s.format}) · model: ${markedName(s.model, s.simulated)}` +
               ` · protocol: ${s.protocol}, budget ${s.budget} · concurrency ${s.concurrency}\n` +
               (s.simulated ? '  SIMULATED controller: every number from this run describes a simulation, not a language model.\n' : ''),
           );

@@ -2,6 +2,7 @@
 // describes its own runs; app/runs.ts). Simulated runs are marked SIMULATED.
 import type { Command } from 'commander';
 import { markedName } from '../../core/simulated.ts';
+import { outputWidth } from '../terminal.ts';
 import type { WorkerInfo } from '../../store/store.ts';
 import { redactLocation } from '../../store/store.ts';
 import { STORE_HELP, storeFlag } from '../flags.ts';
@@ -14,28 +15,33 @@ export function register(program: Command): void {
       'Lists every run in a store, one table per study (revision runs and imports, probe runs, agent rollout runs, …), with status and counts. ' +
         'Runs of simulated controllers are marked SIMULATED. On a PostgreSQL store it also lists the workers ' +
         '(alive, stopped, or gone without stopping) and the trajectories they hold under lease. ' +
-        'The store is opened read-only, so it is safe while a run writes.',
+        'The store is opened read-only, so it is safe while a run writes. ' +
+        'Tables fit the terminal (cells wrapped, the least important columns left out and named); --wide shows every column at full width.',
     )
     .option('--store <location>', STORE_HELP)
     .option('--json', 'print one JSON array of run summaries; `kind` tells the runs apart (run, import, probe, agent, …)')
     .option('--workers', 'list only the workers and their leases (PostgreSQL; with --json, one JSON array of workers)')
-    .action(async (opts: { store?: string; json?: boolean; workers?: boolean }) => {
-      await runsAction({ store: storeFlag(opts.store), json: opts.json, workers: opts.workers }, process.stdout);
+    .option('--wide', 'every column at full width (default: fitted to the terminal)')
+    .action(async (opts: { store?: string; json?: boolean; workers?: boolean; wide?: boolean }) => {
+      await runsAction(
+        { store: storeFlag(opts.store), json: opts.json, workers: opts.workers, width: outputWidth(opts.wide) },
+        process.stdout,
+      );
     });
 }
 
 export async function runsAction(
-  o: { store: string; json?: boolean; workers?: boolean },
+  o: { store: string; json?: boolean; workers?: boolean; width?: number },
   out: { write(s: string): unknown },
 ): Promise<void> {
   const { listRuns } = await import('../../app/runs.ts');
   const listing = await listRuns(o.store);
   const shown = redactLocation(o.store);
-  const { default: Table } = await import('cli-table3');
+  const { TextTable } = await import('../../studies/kit/text-table.ts');
   if (o.workers) {
     if (o.json) out.write(JSON.stringify(listing.workers ?? [], null, 2) + '\n');
     else if (!listing.workers) out.write(`${shown} is a SQLite store: no workers (one writing process per run)\n`);
-    else out.write(listing.workers.length ? workersTable(listing.workers, Table) + '\n' : `no workers in ${shown}\n`);
+    else out.write(listing.workers.length ? workersTable(listing.workers, TextTable, o.width) + '\n' : `no workers in ${shown}\n`);
     return;
   }
   const all = [...listing.groups.flatMap((g) => g.runs), ...listing.unknown];
@@ -53,28 +59,33 @@ export async function runsAction(
     out.write(`no runs in ${shown}\n`);
     return;
   }
+  const left = new Set<string>();
   const blocks = listing.groups.map((g) => {
-    const table = new Table({ head: ['run', 'status', 'model', ...g.columns], style: { head: [], border: [] } });
+    const table = new TextTable(['run', 'status', 'model', ...g.columns], { width: o.width, optional: g.optional });
     for (const r of g.runs) table.push([r.runId, r.status, markedName(r.controller, r.simulated), ...r.cells]);
-    return `${g.study} runs (${g.runs.length}):\n${table.toString()}`;
+    const text = table.toString();
+    for (const d of table.dropped) left.add(d);
+    return `${g.study} runs (${g.runs.length}):\n${text}`;
   });
   if (listing.unknown.length)
     blocks.push(
       `runs of kinds this revloop does not know (${listing.unknown.length}): ${listing.unknown.map((r) => `${r.runId} (${r.kind})`).join(', ')}`,
     );
   const workers = (listing.workers ?? []).filter((w) => w.alive || w.leases.length);
-  if (workers.length) blocks.push(workersTable(workers, Table));
+  if (workers.length) blocks.push(workersTable(workers, TextTable, o.width));
   out.write(blocks.join('\n\n') + '\n');
+  if (left.size) out.write(`(left out to fit ${o.width} columns: ${[...left].join(', ')}; --wide shows them)\n`);
   if (all.some((r) => r.simulated))
     out.write('SIMULATED rows come from simulated controllers: they describe simulations, not language models.\n');
 }
 
 /** Workers with their state, heartbeat and the trajectories they hold (`run #case` per lease). */
-function workersTable(workers: readonly WorkerInfo[], Table: typeof import('cli-table3')): string {
-  const table = new Table({
-    head: ['worker', 'state', 'heartbeat', 'concurrency', 'lease s', 'rejected writes', 'leases held'],
-    style: { head: [], border: [] },
-  });
+function workersTable(
+  workers: readonly WorkerInfo[],
+  Table: typeof import('../../studies/kit/text-table.ts').TextTable,
+  width: number | undefined,
+): string {
+  const table = new Table(['worker', 'state', 'heartbeat', 'concurrency', 'lease s', 'rejected writes', 'leases held'], { width });
   for (const w of workers) {
     const state = w.stoppedAt ? 'stopped' : w.alive ? 'alive' : 'gone (session closed)';
     const held = w.leases.map((l) => `${l.runId} #${l.caseIndex + 1}${l.expired ? ' (expired)' : ''}`);

@@ -2,6 +2,7 @@
 // verifier of a constraint family. A thin shell over src/core/verify.
 import type { Command } from 'commander';
 import { collect, wholeNumber } from '../flags.ts';
+import { isStdio } from '../stdio.ts';
 import { UserError } from '../../core/errors.ts';
 
 interface VerifyOptions {
@@ -51,12 +52,12 @@ export function register(program: Command): void {
       'COLLIE families: the targets as JSON (e.g. \'[3, 5, 20]\' for c10); ifeval: \'{"instruction_id_list": [...], "kwargs": [...]}\'',
     )
     .option('--ifeval-mode <mode>', 'ifeval: the follow list joint success uses, strict or loose', 'strict')
-    .option('--text-file <file>', 'read the text from this file (default: standard input)')
+    .option('--text-file <file>', "read the text from this file ('-' or none: standard input)")
     .option('--json', 'print the state as one JSON object (Python json.dumps bytes)')
     .option('--feedback', 'also print the exact feedback message the model would receive')
     .option('--variant <name>', 'feedback wording: baseline, structured or concise', 'baseline')
     .option('--jsonl <file>', "batch: one JSON object per line ('-' = standard input), see docs/verify.md")
-    .option('-o, --output <file>', 'batch: write the results to this file (atomically) instead of standard output')
+    .option('-o, --output <file>', "batch: write the results to this file (atomically; '-' = standard output, the default)")
     .option('--jobs <n>', 'batch: threads that verify (default: the idle CPU cores, at least 1); the output is the same for any number')
     .option('--plugin <module>', 'load a module that registers more families (repeatable; see docs/verify.md)', collect, [])
     .addHelpText(
@@ -110,9 +111,10 @@ async function runBatch(opts: VerifyOptions, cmd: Command): Promise<void> {
       }
     : undefined;
   const options = { onProgress, jobs, plugins: opts.plugin, request: { ifevalMode: ifevalMode(opts) } };
+  const toFile = opts.output !== undefined && !isStdio(opts.output);
   let summary;
   try {
-    summary = opts.output ? await verifyBatchToFile(input, opts.output, options) : await verifyBatch(input, process.stdout, options);
+    summary = toFile ? await verifyBatchToFile(input, opts.output!, options) : await verifyBatch(input, process.stdout, options);
   } catch (e) {
     // The reader of standard output went away (`revloop verify --jsonl big.jsonl | head`): stop quietly.
     if ((e as NodeJS.ErrnoException).code === 'EPIPE') return;
@@ -124,7 +126,7 @@ async function runBatch(opts: VerifyOptions, cmd: Command): Promise<void> {
       `revloop: ${summary.failed} of ${summary.lines} lines failed (their output lines carry "error"); ${summary.verified} verified\n`,
     );
     process.exitCode = 1;
-  } else if (opts.output) {
+  } else if (toFile) {
     process.stderr.write(`verified ${summary.lines} lines → ${opts.output}\n`);
   }
 }
@@ -179,7 +181,7 @@ async function runSingle(opts: VerifyOptions): Promise<void> {
     );
   }
   let raw: string;
-  if (opts.textFile) {
+  if (opts.textFile && !isStdio(opts.textFile)) {
     const { readFile } = await import('node:fs/promises');
     try {
       raw = await readFile(opts.textFile, 'utf8');

@@ -7,6 +7,8 @@ import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, Model
 import type {
   BackendInfoModel,
   BanningModel,
+  ContextFit,
+  ContextSizingModel,
   GenerateTokensOutput,
   GenerateTokensRequest,
   RenderedPrompt,
@@ -48,6 +50,7 @@ const CAPABILITIES = Object.freeze({
   stopTokens: true,
   counters: true,
   info: true,
+  sizeContext: true,
   simulated: false,
 } as const satisfies ModelCapabilities);
 
@@ -55,14 +58,19 @@ const CAPABILITIES = Object.freeze({
  * An in-process GGUF model (node-llama-cpp): generation, teacher-forced scoring, bans, stop tokens and token-level decoding on one
  * serialized context. Create one with `createGgufModel` or `createModel('gguf:…')`; `close()` when done.
  */
-export class GgufModel implements ScoringModel, ScoringCostModel, TokenDecodingModel, BanningModel, StopTokenModel, BackendInfoModel {
+export class GgufModel
+  implements ScoringModel, ScoringCostModel, TokenDecodingModel, BanningModel, StopTokenModel, BackendInfoModel, ContextSizingModel
+{
   readonly capabilities = CAPABILITIES;
-  readonly settings: GgufSettings;
+  /** The resolved settings; `contextSize` changes only through fitContext. */
+  settings: GgufSettings;
   readonly label: string;
   private runtimeKey: string | null = null;
   private runtimePromise: Promise<GgufRuntime> | null = null;
   private renderer: ChatRenderer | null = null;
   private closed = false;
+  /** Whether the spec (or options) set contextSize: then fitContext never changes it. */
+  private readonly contextSizeSet: boolean;
   /** Counters of this model object (the shared runtime keeps process-wide ones). */
   private readonly counters: GgufStats = emptyStats();
 
@@ -71,6 +79,7 @@ export class GgufModel implements ScoringModel, ScoringCostModel, TokenDecodingM
     options: GgufModelOptions = {},
   ) {
     this.settings = resolveGgufSettings(spec, options);
+    this.contextSizeSet = this.settings.contextSize !== null;
     this.label = this.settings.label;
   }
 
@@ -203,6 +212,51 @@ export class GgufModel implements ScoringModel, ScoringCostModel, TokenDecodingM
     const whole = rt.tokenize(ctx + trailing + continuation, true);
     const n = rt.tokenize(ctx, true).length;
     return { context: whole.slice(0, n), continuation: whole.slice(n) };
+  }
+
+  // ---- context window ------------------------------------------------------------------------
+
+  /** Tokens one scoreMany call holds: the rendered context and its longest continuation. */
+  async scoringLength(context: readonly ChatMessage[], continuations: readonly string[]): Promise<number> {
+    const { text } = await this.renderPrompt(context, true);
+    let longest = 0;
+    for (const c of continuations) {
+      const p = await this.scoringTokens(text, c);
+      longest = Math.max(longest, p.context.length + p.continuation.length);
+    }
+    return longest;
+  }
+
+  /**
+   * Makes the context hold `tokens` (docs/gguf.md, context size): a size left to revloop grows to
+   * the next power of two, up to the model's training context; a size set in the spec is kept, and
+   * a need beyond it (or beyond the training context) is refused before any work.
+   */
+  async fitContext(tokens: number): Promise<ContextFit> {
+    const rt = await this.load();
+    const before = rt.context.contextSize;
+    const train = rt.model.trainContextSize > 0 ? rt.model.trainContextSize : null;
+    if (tokens <= before - 1) return { size: before, before, trainContextSize: train };
+    const want = 2 ** Math.ceil(Math.log2(tokens + 1));
+    const hint = `gguf:${this.settings.path}?contextSize=${want}`;
+    if (this.contextSizeSet)
+      throw new UserError(
+        `${this.label}: the longest request needs ${tokens} tokens but contextSize=${before} was set in the spec; set a larger one (e.g. ${hint}) or give fewer or shorter items`,
+      );
+    if (train !== null && tokens + 1 > train)
+      throw new UserError(
+        `${this.label}: the longest request needs ${tokens} tokens, more than the model's training context (${train}); ` +
+          `scores beyond it are extrapolations, so revloop does not grow the context there by itself. Set it explicitly to accept that (${hint}), or give fewer or shorter items`,
+      );
+    const size = train !== null ? Math.min(want, train) : want;
+    // A new runtime for the new size (runtimes are shared per settings); the old one is released.
+    const old = this.runtimeKey;
+    this.settings = { ...this.settings, contextSize: size };
+    this.runtimeKey = null;
+    this.runtimePromise = null;
+    if (old) await releaseRuntime(old);
+    const grown = await this.load();
+    return { size: grown.context.contextSize, before, trainContextSize: train };
   }
 
   // ---- scoring -------------------------------------------------------------------------------

@@ -27,6 +27,28 @@ import type { GenerateTokensOutput } from '../capabilities.ts';
 
 type NodeLlamaCpp = typeof import('node-llama-cpp');
 
+/** The version of node-llama-cpp revloop is built and tested against (package.json peerDependencies). */
+export const NODE_LLAMA_CPP_VERSION = '3.21.1';
+
+let nodeLlamaCpp: Promise<NodeLlamaCpp> | null = null;
+
+/**
+ * node-llama-cpp, imported on first use by a gguf: model. It is an optional peer dependency of revloop
+ * (a library install does not pull its native builds); when it is missing the error says how to add it.
+ */
+export function requireNodeLlamaCpp(spec = 'gguf:'): Promise<NodeLlamaCpp> {
+  nodeLlamaCpp ??= import('node-llama-cpp').catch((e: NodeJS.ErrnoException) => {
+    nodeLlamaCpp = null;
+    if (e.code === 'ERR_MODULE_NOT_FOUND' && /node-llama-cpp/.test(e.message))
+      throw new UserError(
+        `${spec}: gguf: models run in process through node-llama-cpp, an optional peer dependency of revloop that is not installed here. ` +
+          `Install it next to revloop: npm install node-llama-cpp@${NODE_LLAMA_CPP_VERSION}`,
+      );
+    throw e;
+  });
+  return nodeLlamaCpp;
+}
+
 /** Fewest tokens per push and output rows per forward (one column = the matrix-vector path, see above). */
 const MIN_ROWS = 2;
 
@@ -226,7 +248,7 @@ export class GgufRuntime {
   ) {}
 
   static async load(key: LoadKey): Promise<GgufRuntime> {
-    const nlc = await import('node-llama-cpp');
+    const nlc = await requireNodeLlamaCpp(key.path);
     const llama = await getLlamaFor(nlc, key.gpu);
     let model: LlamaModel;
     try {

@@ -66,6 +66,7 @@ const CAPABILITIES = Object.freeze({
   stopTokens: false,
   counters: false,
   info: true,
+  sizeContext: false,
   simulated: true,
 } as const satisfies ModelCapabilities);
 

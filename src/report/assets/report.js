@@ -10,6 +10,19 @@
 
   var PAGE = 100;
 
+  // Energies are shown rounded (4 significant digits); the exact value is the tooltip (and in the data).
+  function energyText(e) {
+    return e == null ? '–' : String(Number(e.toPrecision(4)));
+  }
+  function energyTitle(e) {
+    return e == null ? null : 'exact: ' + String(e);
+  }
+
+  // A controller's name as shown next to its SIMULATED badge: without the label's own "[simulated]".
+  function shownName(c) {
+    return c.simulated ? c.name.replace(/\s*\[simulated\]$/i, '') : c.name;
+  }
+
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
     if (attrs) {
@@ -115,7 +128,7 @@
       }),
       function (i) {
         var c = controllers[+i];
-        return c.name + (c.simulated ? ' (SIMULATED)' : '');
+        return shownName(c) + (c.simulated ? ' (SIMULATED)' : '');
       },
     );
     addOptions(
@@ -205,13 +218,13 @@
       var last = t.rounds.length ? t.rounds[t.rounds.length - 1] : null;
       var tr = el('tr', { tabindex: '0', 'data-id': t.id, 'aria-selected': t.id === selectedId ? 'true' : 'false' }, [
         el('td', null, [el('code', { text: t.caseId })]),
-        el('td', null, [c.name, c.simulated ? ' ' : null, c.simulated ? simBadge() : null]),
+        el('td', null, [shownName(c), c.simulated ? ' ' : null, c.simulated ? simBadge() : null]),
         el('td', { text: t.fam }),
         el('td', { text: t.src }),
         el('td', null, [outcomeBadge(t)]),
         el('td', { text: t.rc ? labels.repeat[t.rc] || t.rc : '' }),
         el('td', { className: 'num', text: String(Math.max(0, t.rounds.length - 1)) }),
-        el('td', { className: 'num', text: last && last.e != null ? last.e.toFixed(3) : '–' }),
+        el('td', { className: 'num', text: energyText(last ? last.e : null), title: energyTitle(last ? last.e : null) }),
       ]);
       function open() {
         openTrajectory(index, true);
@@ -339,7 +352,7 @@
         'Case ',
         el('code', { text: t.caseId }),
         ' \u00b7 ',
-        c.name,
+        shownName(c),
         c.simulated ? ' ' : null,
         c.simulated ? simBadge() : null,
       ]);
@@ -375,7 +388,7 @@
         var badges = [
           el('strong', { text: 'Revision ' + r.v }),
           r.j ? el('span', { className: 'badge ok', text: 'joint success' }) : el('span', { className: 'badge bad', text: 'violations' }),
-          el('span', { className: 'muted', text: 'energy ' + (r.e == null ? '–' : String(r.e)) }),
+          el('span', { className: 'muted', text: 'energy ' + energyText(r.e), title: energyTitle(r.e) }),
         ];
         if (firstSeen[r.t] !== undefined)
           badges.push(el('span', { className: 'badge neutral', text: 'identical to revision ' + firstSeen[r.t] }));
@@ -437,8 +450,44 @@
     root.setAttribute('data-ready', 'true');
   }
 
+  // A table wider than the page scrolls inside its box: say so above it, with the number of columns
+  // out of sight, and let the keyboard scroll it (the CSS adds edge shadows while there is more).
+  function markOverflow() {
+    document.querySelectorAll('.table-wrap').forEach(function (wrap) {
+      var over = wrap.scrollWidth > wrap.clientWidth + 1;
+      var cue =
+        wrap.previousElementSibling && wrap.previousElementSibling.classList.contains('scroll-cue') ? wrap.previousElementSibling : null;
+      wrap.classList.toggle('overflows', over);
+      if (!over) {
+        if (cue) cue.remove();
+        wrap.removeAttribute('tabindex');
+        return;
+      }
+      var right = wrap.getBoundingClientRect().right;
+      var row = wrap.querySelector('thead tr:last-child') || wrap.querySelector('tr');
+      var hidden = row
+        ? Array.prototype.filter.call(row.children, function (cell) {
+            return cell.getBoundingClientRect().right > right + 1;
+          }).length
+        : 0;
+      var text =
+        '\u2194 ' +
+        (hidden ? hidden + ' more column' + (hidden === 1 ? '' : 's') + ' to the right: ' : 'More columns to the right: ') +
+        'scroll the table sideways';
+      if (!cue) {
+        cue = el('p', { className: 'scroll-cue no-print' });
+        wrap.parentNode.insertBefore(cue, wrap);
+      }
+      cue.textContent = text;
+      wrap.setAttribute('tabindex', '0');
+      if (!wrap.getAttribute('aria-label')) wrap.setAttribute('aria-label', 'table (scrolls sideways)');
+    });
+  }
+
   function start() {
     setupLegend();
+    markOverflow();
+    window.addEventListener('resize', markOverflow);
     window.addEventListener('beforeprint', function () {
       document.querySelectorAll('details.more').forEach(function (d) {
         d.open = true;

@@ -1,6 +1,6 @@
 // Terminal tables of the agent study: success, loops and repeat rates per harness, the cost
 // columns, and the paired contrasts against verbatim (percentage points for rates).
-import { markedName } from '../../core/simulated.ts';
+import { baseLabel, markedName } from '../../core/simulated.ts';
 import type { AgentAnalysis, MetricSummary } from './analyze.ts';
 
 function cell(m: MetricSummary | undefined, digits: number): string {
@@ -21,7 +21,9 @@ export function renderAgentAnalysis(a: AgentAnalysis): string {
     `Agent rollouts on ToolShed (mean [95% cluster-bootstrap CI over tasks], B = ${a.bootstrap.resamples.toLocaleString('en')})`,
   ];
   if (a.simulated_models.length)
-    out.push(`SIMULATED: ${a.simulated_models.join(', ')} — simulated controllers; their numbers describe simulations, not models.`);
+    out.push(
+      `SIMULATED: ${a.simulated_models.map(baseLabel).join(', ')} — simulated controllers; their numbers describe simulations, not models.`,
+    );
   const models = [...new Set(a.runs.map((r) => r.model))];
   for (const model of models) {
     const runs = a.runs.filter((r) => r.model === model);

@@ -83,6 +83,7 @@ export const agentStudy: Study<AgentAnalysis> = {
   json: 'keyed',
   analyze: (store, runIds, o) => analyzeAgentStore(new AgentStore(store), { resamples: o.bootstrap, seed: o.seed, runIds: [...runIds] }),
   runColumns: ['harness', 'done', 'solved', 'stuck', 'failed', 'sessions', 'updated'],
+  runColumnsOptional: ['updated', 'sessions', 'failed', 'stuck'],
   async describeRuns(store, runs) {
     const agent = new AgentStore(store);
     const plans = new Map((await agent.listRuns()).map((r) => [r.run_id, r]));

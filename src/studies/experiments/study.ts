@@ -35,11 +35,12 @@ export const experimentsStudy: Study<ExperimentsStudyAnalysis> = {
       variants: new Map(runs.map((r) => [r.runId, r.planned.plan.protocol.variant])),
     };
   },
-  renderText: (a) => renderExperimentsText(a.result, experimentSections(a.result)),
+  renderText: (a, o) => renderExperimentsText(a.result, experimentSections(a.result), o),
   toJson: (a) => a.result as unknown as Record<string, unknown>,
   sections: (a) => experimentSections(a.result),
   simulatedControllers: (a) => a.result.simulated_controllers,
   runColumns: ['design', 'from', 'T', 'done', 'success', 'incompl.', 'pending', 'rounds', 'updated'],
+  runColumnsOptional: ['updated', 'rounds', 'pending', 'from', 'T'],
   async describeRuns(store, runs) {
     const rows = [];
     for (const r of runs) {

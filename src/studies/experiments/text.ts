@@ -1,8 +1,10 @@
 // Terminal text of the experiments study, rendered from its report sections: the same tables the
-// report shows, as plain tables, curves as a table of their points. SIMULATED rows say so.
-import Table from 'cli-table3';
+// report shows, as plain tables (fitted to the terminal's width), curves as a table of their points.
+// SIMULATED rows say so.
 import { markedName } from '../../core/simulated.ts';
 import type { Block, Cell, DataTable, Section } from '../kit/sections.ts';
+import type { TextOptions } from '../kit/study.ts';
+import { TextTable } from '../kit/text-table.ts';
 import type { ExperimentsAnalysis } from './analysis/types.ts';
 
 function cellText(c: Cell): string {
@@ -16,17 +18,9 @@ function cellText(c: Cell): string {
   return c.value === null || !Number.isFinite(c.value) ? '—' : `${f(c.value)}${c.lo !== null && c.lo !== undefined ? ci : ''}`;
 }
 
-function table(head: string[], rows: string[][]): string {
-  const t = new Table({
-    head,
-    style: { head: [], border: [], compact: true },
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  });
-  for (const r of rows) t.push(r);
-  return t.toString();
-}
+type TableFn = (head: string[], rows: string[][]) => string;
 
-function dataTable(t: DataTable): string {
+function dataTable(t: DataTable, table: TableFn): string {
   const rows = t.rows.map((r) => r.cells.map((c, i) => (i === 0 && r.simulated ? markedName(cellText(c), true) : cellText(c))));
   return [
     t.caption ? `${t.caption}:` : null,
@@ -40,14 +34,14 @@ function dataTable(t: DataTable): string {
     .join('\n');
 }
 
-function blockText(b: Block): string {
+function blockText(b: Block, table: TableFn): string {
   switch (b.kind) {
     case 'heading':
       return `-- ${b.text} --`;
     case 'text':
       return b.text;
     case 'table':
-      return dataTable(b.table);
+      return dataTable(b.table, table);
     case 'curves':
       return b.panels
         .map((p) => {
@@ -79,8 +73,30 @@ function blockText(b: Block): string {
   }
 }
 
-export function renderExperimentsText(a: ExperimentsAnalysis, sections: readonly Section[]): string {
+/** The experiments' analysis as terminal text, from the same sections the report shows. */
+export function renderExperimentsText(a: ExperimentsAnalysis, sections: readonly Section[], options: TextOptions = {}): string {
   if (!a.runs.length) return '';
+  const render = (head: string[], rows: string[][], cols: number[]): string => {
+    const t = new TextTable(
+      cols.map((i) => head[i]),
+      { width: options.width, compact: true },
+    );
+    t.push(...rows.map((r) => cols.map((i) => r[i])));
+    const text = t.toString();
+    const widest = Math.max(...text.split('\n').map((l) => Array.from(l).length));
+    if (options.width === undefined || widest <= options.width || cols.length <= 3) return text;
+    // More columns than the terminal holds even wrapped: the columns split over two tables, each
+    // led by the first (row names), so nothing is left out.
+    const rest = cols.slice(1);
+    const half = Math.ceil(rest.length / 2);
+    return [render(head, rows, [cols[0], ...rest.slice(0, half)]), render(head, rows, [cols[0], ...rest.slice(half)])].join('\n');
+  };
+  const table: TableFn = (head, rows) =>
+    render(
+      head,
+      rows,
+      head.map((_, i) => i),
+    );
   const out: string[] = [];
   if (a.simulated_controllers.length)
     out.push(`SIMULATED: ${a.simulated_controllers.join(', ')} — the experiments' numbers describe simulations, not models.`);
@@ -88,7 +104,7 @@ export function renderExperimentsText(a: ExperimentsAnalysis, sections: readonly
     out.push(`\n== ${s.title} ==`);
     if (s.lead) out.push(s.lead);
     for (const b of s.blocks) {
-      const text = blockText(b);
+      const text = blockText(b, table);
       if (text) out.push(text);
     }
   }

@@ -130,6 +130,7 @@ interface BudgetReplayRow {
   minCell: number | null;
   maxCell: number | null;
   /** Reversing controller pairs per panel, in `BudgetReplay.panels` order. */
+  /** Per panel: reversing pairs of the pairs that can reverse (rates on two assays or more). */
   reversals: Array<{ reversing: number; pairs: number }>;
 }
 

@@ -38,6 +38,12 @@ export interface TrajectoryDrilldown {
   labels: DrilldownLabels;
 }
 
+/** How terminal text is laid out. */
+export interface TextOptions {
+  /** Terminal columns to fit; undefined = as wide as the tables are. */
+  width?: number;
+}
+
 /** Which drafts of a trajectory repeat earlier ones (docs/protocol.md §3.2), for the viewer's timeline. */
 export interface Recurrence {
   /** Each round's state id, in round order: equal ids are byte-identical drafts (numbered from 0 by first appearance). */
@@ -98,8 +104,8 @@ export interface Study<A = unknown> {
   readonly json: 'keyed' | 'top-level';
   /** Analyses the given runs of this study (never empty: the caller passes only runs it owns). */
   analyze(store: RunStore, runIds: readonly string[], options: StudyAnalysisOptions): Promise<A>;
-  /** Terminal tables. */
-  renderText(analysis: A): string;
+  /** Terminal tables; with `width`, fitted to that many columns (wrapped, and optional columns left out). */
+  renderText(analysis: A, options?: TextOptions): string;
   /** The JSON document (strict: no NaN or infinities). */
   toJson(analysis: A): Record<string, unknown>;
   /** Report and viewer sections. */
@@ -108,6 +114,8 @@ export interface Study<A = unknown> {
   simulatedControllers(analysis: A): string[];
   /** Column labels of this study's runs table (after run, status and model). */
   readonly runColumns: readonly string[];
+  /** Of those, the ones `revloop runs` may leave out to fit a narrow terminal, the first to go first. */
+  readonly runColumnsOptional?: readonly string[];
   /** This study's runs as `revloop runs` lists them. */
   describeRuns(store: RunStore, runs: readonly RunSummary[]): Promise<StudyRunRow[]>;
   /** Footer notes for the report (what was excluded, and why). */

@@ -6,9 +6,11 @@
 import type { ChatMessage, Model } from '../../models/types.ts';
 import {
   canScore,
+  canSizeContext,
   canTokenize,
   hasBackendInfo,
   hasScoringCounters,
+  type ContextFit,
   type ScoringCounters,
   type VerifyReport,
   type VerifySample,
@@ -45,6 +47,12 @@ export interface ProbeScorer {
   verify(sample: readonly VerifyInput[], tolerance: number): Promise<VerifyResult>;
   /** Backend facts to record with a session. */
   info(): Promise<Record<string, unknown>>;
+  /** The context window, where the backend sizes it to the work (null: fixed elsewhere, e.g. a server). */
+  contextWindow: {
+    /** Tokens one scoreCandidates call holds. */
+    length(context: ChatMessage[], candidates: readonly string[]): Promise<number>;
+    fit(tokens: number): Promise<ContextFit>;
+  } | null;
 }
 
 /** Throws unless a score is a finite log-probability ≤ 0 with a sane token count (docs/harness.md §3.7). */
@@ -85,5 +93,8 @@ export async function probeScorerFor(model: Model): Promise<ProbeScorer> {
     },
     verify: (sample, tolerance) => model.verifyScoring(sample, { tolerance }),
     info: () => (hasBackendInfo(model) ? model.backendInfo() : Promise.resolve({ backend: 'score()', spec: model.spec })),
+    contextWindow: canSizeContext(model)
+      ? { length: (context, candidates) => model.scoringLength(context, candidates), fit: (tokens) => model.fitContext(tokens) }
+      : null,
   };
 }

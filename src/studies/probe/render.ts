@@ -1,6 +1,6 @@
 // Terminal tables of a probe analysis: the main measures, repetition readouts and, where the
 // extended conditions were scored, the paired manipulation deltas. Mean [95% CI] in nats.
-import { markedName } from '../../core/simulated.ts';
+import { baseLabel, markedName } from '../../core/simulated.ts';
 import type { MeasureSummary, ProbeAnalysis, ProbeRunAnalysis } from './analyze.ts';
 
 export const MAIN_MEASURES = [
@@ -63,7 +63,9 @@ export function renderProbeAnalysis(a: ProbeAnalysis): string {
     `Probe: corrective gain and its decomposition (nats; mean [95% cluster-bootstrap CI over tasks], B = ${a.bootstrap.resamples.toLocaleString('en')})`,
   );
   if (a.simulated_models.length)
-    out.push(`SIMULATED: ${a.simulated_models.join(', ')} — toy scores from a simulator; they mean nothing about any real model.`);
+    out.push(
+      `SIMULATED: ${a.simulated_models.map(baseLabel).join(', ')} — toy scores from a simulator; they mean nothing about any real model.`,
+    );
   for (const r of a.runs) {
     const by = new Map(r.measures.map((m) => [m.measure, m]));
     out.push('', runTitle(r));

@@ -8,6 +8,7 @@ import { PROBE_RUN_KIND, ProbeStore } from './store.ts';
 import type { ScoreRecord } from './types.ts';
 import { readRecords, recordKeys } from '../../store/study-runs.ts';
 import { lastUpdate, shortTime, studyRunStatus } from '../kit/run-status.ts';
+import { baseLabel } from '../../core/simulated.ts';
 
 function ci(m: MeasureSummary | undefined, digits: number): NumberCell {
   return { value: m?.mean ?? null, lo: m?.ci_lo ?? null, hi: m?.ci_hi ?? null, digits };
@@ -17,7 +18,8 @@ function probeSections(a: ProbeAnalysis): Section[] {
   const cols = [...MAIN_MEASURES.slice(0, 5), 'p_repeat_pre', 'p_repeat_fail', 'greedy_repeat_fail', 'greedy_repeat_abstract'];
   const rows = a.runs.map((r) => {
     const by = new Map(r.measures.map((m) => [m.measure, m]));
-    const name = r.published ? r.model : `${r.model} (n < 30: not published)`;
+    // The report marks simulated rows with its badge; the label's own suffix would repeat the mark.
+    const name = r.published ? r.model : `${baseLabel(r.model)} (n < 30: not published)`;
     return {
       simulated: r.simulated,
       cells: [
@@ -81,6 +83,7 @@ export const probeStudy: Study<ProbeAnalysis> = {
   json: 'keyed',
   analyze: (store, runIds, o) => analyzeProbeStore(new ProbeStore(store), { resamples: o.bootstrap, seed: o.seed, runIds: [...runIds] }),
   runColumns: ['env', 'items', 'conditions', 'scores', 'sessions', 'updated'],
+  runColumnsOptional: ['updated', 'sessions', 'scores'],
   async describeRuns(store, runs) {
     const probe = new ProbeStore(store);
     const plans = new Map((await probe.listRuns()).map((r) => [r.run_id, r]));

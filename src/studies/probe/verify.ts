@@ -23,7 +23,7 @@ export interface ProbeVerifyReport extends VerifyResult {
   triples: Array<VerifyTriple & { cached: number | null; fresh: number | null; diff: number | null; ok: boolean; problem?: string }>;
 }
 
-function verifySample(items: readonly ProbeItem[], n: number, seed = VERIFY_SEED): ProbeItem[] {
+export function verifySample(items: readonly ProbeItem[], n: number, seed = VERIFY_SEED): ProbeItem[] {
   return new PyRandom(seed).sample(items, Math.min(n, items.length));
 }
 

@@ -8,6 +8,7 @@ import { REVLOOP_VERSION } from '../../core/version.ts';
 import { PAPER_PROTOCOL, protocolSpec } from '../../engine/protocol.ts';
 import { InputError, UserError } from '../../core/errors.ts';
 import { pyStrip } from '../../core/py/format.ts';
+import { renderProblems } from '../../core/cases/errors.ts';
 import type { ConstraintCase, Family } from '../../core/verify/types.ts';
 import type { NewEvent, PerCase, RunPlannedPayload } from '../../store/events.ts';
 import { casesSha256, familyFingerprint, planSha256, type RunPlan } from '../../store/plan.ts';
@@ -152,13 +153,9 @@ export function parseImportLines(
   }
   if (!items.length) errors.push(new InputError(file, null, null, 'the file has no lines'));
   if (errors.length) {
-    const shown = errors
-      .slice(0, 20)
-      .map((e) => e.message)
-      .join('\n');
-    throw new UserError(
-      `${errors.length} problem${errors.length === 1 ? '' : 's'} in ${file}; nothing was imported:\n${shown}${errors.length > 20 ? `\n… and ${errors.length - 20} more` : ''}`,
-    );
+    // Shown as case files' problems are: a few of each kind, at most 20, then counts.
+    const shown = renderProblems(file, errors);
+    throw new UserError(`${errors.length} problem${errors.length === 1 ? '' : 's'} in ${file}; nothing was imported:\n${shown}`);
   }
   return { lines: out };
 }

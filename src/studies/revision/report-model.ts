@@ -19,6 +19,7 @@ import type {
   TrajectoryLabel,
 } from '../kit/report-model.ts';
 import type { DrilldownLabels } from '../kit/report-model.ts';
+import { baseLabel } from '../../core/simulated.ts';
 
 const REPEAT_CLASS_DEFS: CategoryDef[] = [
   { key: 'terminal_fixed_point', label: 'terminal fixed point', description: 'the last three drafts are identical (at least 3 rounds)' },
@@ -292,7 +293,8 @@ export function buildReportModel(
       maxCell: c.cell_max,
       reversals: panels.map((p) => {
         const r = c.reversals.find((x) => x.panel === p);
-        return r ? { reversing: r.reversing_pairs, pairs: r.pairs } : { reversing: 0, pairs: 0 };
+        // Only pairs with rates on two assays or more can reverse: those are the denominator.
+        return r ? { reversing: r.reversing_pairs, pairs: r.comparable_pairs } : { reversing: 0, pairs: 0 };
       }),
     })),
     // The analysis notes define the common case set and a reversal; this only names the cells.
@@ -309,7 +311,7 @@ export function buildReportModel(
     );
   }
   if (simulated.size && !notes.some((n) => /simulat/i.test(n)))
-    notes.push(`SIMULATED controllers (their numbers describe simulations, not models): ${[...simulated].join(', ')}.`);
+    notes.push(`SIMULATED controllers (their numbers describe simulations, not models): ${[...simulated].map(baseLabel).join(', ')}.`);
   notes.push(...(options.notes ?? []));
 
   return {

@@ -80,6 +80,7 @@ export const revisionStudy: Study<RevisionAnalysis> = {
     return { ...inputs, result, ifeval: analyzeIfeval(inputs.trajectories) };
   },
   runColumns: ['protocol', 'T', 'done', 'success', 'incompl.', 'pending', 'rounds', 'failed att.', 'updated'],
+  runColumnsOptional: ['updated', 'failed att.', 'rounds', 'pending', 'protocol', 'T'],
   async describeRuns(_store, runs) {
     return runs.map((r) => {
       const finished = r.complete + r.incomplete;
@@ -105,7 +106,7 @@ export const revisionStudy: Study<RevisionAnalysis> = {
       };
     });
   },
-  renderText: (a) => renderAnalysis(a.result) + (hasIfeval(a) ? renderIfeval(a.ifeval) : ''),
+  renderText: (a, o) => renderAnalysis(a.result, o) + (hasIfeval(a) ? renderIfeval(a.ifeval) : ''),
   toJson: (a) => ({ ...(a.result as unknown as Record<string, unknown>), ...(hasIfeval(a) ? { ifeval: a.ifeval } : {}) }),
   sections: (a) => [...revisionSections(viewModel(a)), ...landmarkSections(a.result), ...(hasIfeval(a) ? ifevalSections(a.ifeval) : [])],
   simulatedControllers: (a) => a.result.simulated_controllers,

@@ -3,8 +3,7 @@
 // reuse, verification, the per-step decoder ban, counters and error paths.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import type { Token } from 'node-llama-cpp';
@@ -14,6 +13,7 @@ import { UserError } from '../../../src/core/errors.ts';
 import { disposeAllGgufRuntimes, ContextOverflowError, type GgufRuntime } from '../../../src/models/gguf/runtime.ts';
 import { findBannedOccurrence } from '../../../src/models/ban.ts';
 import type { AttemptRecord, ChatMessage } from '../../../src/models/types.ts';
+import { tempDir } from '../../tmp.ts';
 
 let path = '';
 let model: GgufModel;
@@ -36,7 +36,17 @@ after(async () => {
 test('loads on CPU and declares its capabilities and backend details', async () => {
   assert.deepEqual(
     { ...model.capabilities },
-    { score: true, ban: true, tokenize: true, decode: true, stopTokens: true, counters: true, info: true, simulated: false },
+    {
+      score: true,
+      ban: true,
+      tokenize: true,
+      decode: true,
+      stopTokens: true,
+      counters: true,
+      info: true,
+      sizeContext: true,
+      simulated: false,
+    },
   );
   assert.equal(model.label, 'tiny');
   const info = await model.backendInfo();
@@ -81,7 +91,7 @@ test('the prompt is the GGUF template rendered and tokenized with special tokens
 });
 
 test('a chat template file given by the user replaces the GGUF one', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'revloop-tpl-'));
+  const dir = tempDir('revloop-tpl-');
   try {
     const file = join(dir, 't.jinja');
     writeFileSync(

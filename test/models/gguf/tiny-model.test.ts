@@ -1,8 +1,7 @@
 // The project's tiny random-weight GGUF: deterministic, small, and a well-formed GGUF v3 file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   buildTinyLlamaGguf,
@@ -13,6 +12,7 @@ import {
 } from '../../../src/models/gguf/tiny-model.ts';
 import { serializeGguf } from '../../../src/models/gguf/gguf-writer.ts';
 import { sha256Hex } from '../../../src/core/util/hash.ts';
+import { tempDir } from '../../tmp.ts';
 
 test('same options give byte-identical files; another seed gives other weights; under 1 MB', () => {
   const a = buildTinyLlamaGguf();
@@ -35,7 +35,7 @@ test('header: GGUF magic, version 3, tensor and key counts; data section aligned
 
 test('node-llama-cpp parses the file: llama architecture, vocabulary, template', async () => {
   const { readGgufFileInfo } = await import('node-llama-cpp');
-  const dir = mkdtempSync(join(tmpdir(), 'revloop-gguf-'));
+  const dir = tempDir('revloop-gguf-');
   try {
     const { path } = writeTinyLlamaGguf(join(dir, 't.gguf'));
     const info = await readGgufFileInfo(path, { readTensorInfo: true });

@@ -36,6 +36,7 @@ import {
   type RescueFit,
   type ThreeDomainAnalysis,
 } from './types.ts';
+import { baseLabel, markedName } from '../../../core/simulated.ts';
 
 const DEFAULT_BOOTSTRAP = 20_000;
 const DEFAULT_SEED = 20260808;
@@ -43,6 +44,71 @@ const DEFAULT_LANDMARK = 4;
 const DEFAULT_SENSITIVITY_LANDMARKS = [3, 5];
 const SIGN_THRESHOLD = 1e-12;
 const DEFAULT_PANEL = 'all';
+/** Why a table cell is empty: the controller has no trajectories of that assay. */
+const NO_TRAJECTORIES = 'no trajectories in this assay';
+/** Why a paired cell is empty although the controller has trajectories there. */
+const NO_COMMON_CASES = (panel: string) => `no cases in common with the rest of panel ${panel}`;
+
+/**
+ * Default panels, one per case set (docs/analysis.md, panels): controllers not placed with --panel
+ * are grouped by the cases they ran — two controllers share a panel when they have a case (family
+ * and case id) in common, directly or through others — so an import of unrelated cases forms its own
+ * panel instead of emptying every paired cell. One group keeps the panel name "all"; several are
+ * named set1, set2, … (most controllers first) and described in a note.
+ */
+function panelsByCaseSet(
+  trajectories: readonly TrajectoryRecord[],
+  explicit: Readonly<Record<string, string>>,
+): { panelOf: Map<string, string>; notes: string[] } {
+  const parent = new Map<string, string>();
+  const find = (c: string): string => {
+    let r = c;
+    while (parent.get(r) !== r) r = parent.get(r)!;
+    parent.set(c, r);
+    return r;
+  };
+  const owner = new Map<string, string>();
+  const cases = new Map<string, Set<string>>();
+  const runs = new Map<string, Set<string>>();
+  const simulated = new Set<string>();
+  for (const t of trajectories) {
+    if (explicit[t.controller] !== undefined) continue;
+    if (t.simulated) simulated.add(t.controller);
+    if (!parent.has(t.controller)) parent.set(t.controller, t.controller);
+    const key = `${t.family}\u001f${t.caseId}`;
+    const first = owner.get(key);
+    if (first === undefined) owner.set(key, t.controller);
+    else parent.set(find(t.controller), find(first));
+    if (!cases.has(t.controller)) cases.set(t.controller, new Set());
+    cases.get(t.controller)!.add(key);
+    if (!runs.has(t.controller)) runs.set(t.controller, new Set());
+    runs.get(t.controller)!.add(t.runId);
+  }
+  const groups = new Map<string, string[]>();
+  for (const c of parent.keys()) {
+    const root = find(c);
+    if (!groups.has(root)) groups.set(root, []);
+    groups.get(root)!.push(c);
+  }
+  const ordered = [...groups.values()]
+    .map((g) => g.sort(compareCodePoints))
+    .sort((a, b) => b.length - a.length || compareCodePoints(a[0], b[0]));
+  const panelOf = new Map<string, string>();
+  if (ordered.length <= 1) return { panelOf, notes: [] };
+  const described = ordered.map((members, i) => {
+    const name = `set${i + 1}`;
+    for (const c of members) panelOf.set(c, name);
+    const n = new Set(members.flatMap((c) => [...cases.get(c)!])).size;
+    const runIds = [...new Set(members.flatMap((c) => [...runs.get(c)!]))].sort(compareCodePoints);
+    return `${name} = ${members.map((c) => markedName(c, simulated.has(c))).join(', ')} (${n} case${n === 1 ? '' : 's'}; run${runIds.length === 1 ? '' : 's'} ${runIds.join(', ')})`;
+  });
+  return {
+    panelOf,
+    notes: [
+      `Panels by case set: controllers that ran no case in common are never paired or compared. ${described.join('; ')}. Name panels yourself with --panel controller=panel.`,
+    ],
+  };
+}
 
 /** A complete trajectory with its facts, keyed for pairing. */
 interface Item {
@@ -79,7 +145,8 @@ export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], o
       ? checkInt('budget', options.budget, 0)
       : trajectories.reduce((m, t) => Math.max(m, t.budget), trajectories.length ? 0 : 8);
   const caps = Array.from({ length: budget + 1 }, (_, k) => k);
-  const panelOf = (controller: string) => options.panels?.[controller] ?? DEFAULT_PANEL;
+  const casePanels = panelsByCaseSet(trajectories, options.panels ?? {});
+  const panelOf = (controller: string) => options.panels?.[controller] ?? casePanels.panelOf.get(controller) ?? DEFAULT_PANEL;
 
   // ---- partition and cells ------------------------------------------------------------------------
   const cells = new Map<string, CellData>();
@@ -209,7 +276,7 @@ export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], o
         final: { estimate: mean(columns[2 * j + 1]), ci95: interval(2 * j + 1) },
       };
       const reasons: Record<string, string> = {};
-      if (!n) reasons.estimate = 'no case is complete for every controller of the panel';
+      if (!n) reasons.estimate = NO_COMMON_CASES(panel);
       else if (!draws) reasons.ci95 = 'bootstrap switched off (B = 0)';
       if (Object.keys(reasons).length) s.endpoint.null_reasons = reasons;
     });
@@ -272,10 +339,16 @@ export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], o
     modelFamilies: options.modelFamilies,
   });
   const threeDomain = analyzeThreeDomain(orderedCells, panels, panelOf, simulated, landmark);
-  const notes: string[] = [];
+  const notes: string[] = [...casePanels.notes];
+  const uncompared = groups.filter((g) => g.cells.length > 1 && !commonSets.get(`${g.panel}\u001f${g.family}`)?.keys.length);
+  if (uncompared.length)
+    notes.push(
+      `Not compared (no case complete for every controller of the panel): ${uncompared.map((g) => `${g.family} in panel ${g.panel}`).join('; ')}. ` +
+        'Their paired cells are empty; use --panel to group controllers that ran the same cases.',
+    );
   if (simulated.size) {
     notes.push(
-      `SIMULATED controllers (${[...simulated].sort(compareCodePoints).join(', ')}): their numbers describe simulations, not models.`,
+      `SIMULATED controllers (${[...simulated].sort(compareCodePoints).map(baseLabel).join(', ')}): their numbers describe simulations, not models.`,
     );
   }
   if (incomplete || pending) {
@@ -414,23 +487,28 @@ function replayBudget(
     const reversals = panels.map((panel) => {
       const members = controllers.filter((c) => panelOf(c) === panel);
       let pairs = 0;
+      let comparable = 0;
       let reversing = 0;
       for (let a = 0; a < members.length; a++) {
         for (let b = a + 1; b < members.length; b++) {
           pairs++;
           const signs = new Set<number>();
+          let shared = 0;
           for (const assay of ASSAYS) {
             const ra = rate.get(`${panel}\u001f${members[a]}\u001f${assay}`);
             const rb = rate.get(`${panel}\u001f${members[b]}\u001f${assay}`);
             if (!ra || !rb) continue;
+            shared++;
             const delta = ra[k] - rb[k];
             if (delta > SIGN_THRESHOLD) signs.add(1);
             else if (delta < -SIGN_THRESHOLD) signs.add(-1);
           }
+          // A pair can only reverse across two assays or more.
+          if (shared >= 2) comparable++;
           if (signs.size === 2) reversing++;
         }
       }
-      return { panel, reversing_pairs: reversing, pairs };
+      return { panel, reversing_pairs: reversing, pairs, comparable_pairs: comparable };
     });
     return {
       cap,
@@ -442,7 +520,7 @@ function replayBudget(
   });
   const notes = [
     "Cells use each panel's common case set per assay (cases complete for every controller of the panel with data in that assay).",
-    'A pair reverses at a cap when its strict orderings (|Δ| > 1e-12) disagree across the assays both controllers have.',
+    'A pair reverses at a cap when its strict orderings (|Δ| > 1e-12) disagree across the assays both controllers have; only pairs with rates on two assays or more can (comparable_pairs).',
   ];
   if (!cells.length) notes.push('No exact-length, lexical or compositional cell: nothing to replay.');
   return { caps, sign_threshold: SIGN_THRESHOLD, cells, by_cap: byCap, notes };
@@ -457,10 +535,17 @@ function buildEndpointTable(
 ): EndpointTable {
   const present = ASSAYS.filter((a) => cells.some((c) => c.family === a));
   const rows: EndpointTableRow[] = controllers.map((controller) => {
-    const final = Object.fromEntries(
-      ASSAYS.map((a) => [a, cells.find((c) => c.controller === controller && c.family === a)?.endpoint.final.estimate ?? null]),
-    ) as Record<Assay, number | null>;
-    return { controller, panel: panelOf(controller), simulated: simulated.has(controller), final, ...meanSd(final) };
+    const cellOf = (a: Assay) => cells.find((c) => c.controller === controller && c.family === a);
+    const final = Object.fromEntries(ASSAYS.map((a) => [a, cellOf(a)?.endpoint.final.estimate ?? null])) as Record<Assay, number | null>;
+    const row: EndpointTableRow = { controller, panel: panelOf(controller), simulated: simulated.has(controller), final, ...meanSd(final) };
+    // Every empty cell says why: no trajectories there, none complete, or no case shared with the panel.
+    for (const a of ASSAYS) {
+      if (final[a] !== null) continue;
+      const cell = cellOf(a);
+      const why = !cell ? NO_TRAJECTORIES : (cell.endpoint.null_reasons?.estimate ?? 'not estimable');
+      row.null_reasons = { ...row.null_reasons, [`final.${a}`]: why };
+    }
+    return row;
   });
   const panelRow = (panel: string, members: EndpointTableRow[]): EndpointPanelRow => {
     const final = Object.fromEntries(

@@ -4,6 +4,7 @@
 export { analyzeTrajectories } from './analyze.ts';
 export type { AnalysisOptions, AnalysisProgress, AnalysisResult } from './types.ts';
 export { renderAnalysis } from './render.ts';
+export type { TextOptions } from '../../kit/study.ts';
 export { analysisJson } from './json.ts';
 export { analyzeIfeval, renderIfeval, type IfevalAnalysis } from './ifeval.ts';
 export { syntheticTrajectories, paperShapedControllers, type SyntheticController, type SyntheticOptions } from '../synthetic.ts';

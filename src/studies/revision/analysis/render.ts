@@ -1,7 +1,8 @@
 // Terminal tables for `revloop analyze`: one section per analysis, clear headings, rates as
 // percentages with one decimal. Simulated controllers carry "[SIMULATED]" in every table.
-import { markedName } from '../../../core/simulated.ts';
-import Table from 'cli-table3';
+import { baseLabel, markedName } from '../../../core/simulated.ts';
+import { TextTable } from '../../kit/text-table.ts';
+import type { TextOptions } from '../../kit/study.ts';
 import { formatMeanSd } from '../../../core/stats/summary.ts';
 import { ASSAYS, EXACT_CATEGORIES, FAMILY_ORDER, REPEAT_CLASSES, type AnalysisResult, type CellSummary, type Interval } from './types.ts';
 
@@ -9,16 +10,23 @@ const pct = (v: number | null | undefined) => (v === null || v === undefined ? '
 const ci = (i: Interval) => (i.low === null || i.high === null ? '' : ` [${pct(i.low)}, ${pct(i.high)}]`);
 const pval = (p: number) => (p >= 0.001 ? p.toFixed(3) : p.toExponential(2));
 
-function table(head: string[]): Table.Table {
-  return new Table({
-    head,
-    style: { head: [], border: [], compact: true },
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-  });
+/** Under Tables 1/10: why each "—" is empty, one line per reason, naming controller and assays. */
+function emptyCells(rows: AnalysisResult['endpoint_table']['rows'], name: (c: string) => string): string {
+  const byReason = new Map<string, string[]>();
+  for (const r of rows) {
+    const assays = new Map<string, string[]>();
+    for (const a of ASSAYS) {
+      const why = r.null_reasons?.[`final.${a}`];
+      if (why) assays.set(why, [...(assays.get(why) ?? []), a]);
+    }
+    for (const [why, list] of assays) byReason.set(why, [...(byReason.get(why) ?? []), `${name(r.controller)} (${list.join(', ')})`]);
+  }
+  return [...byReason].map(([why, who]) => `\n— ${why}: ${who.join(', ')}`).join('');
 }
 
 /** An analysis as terminal text: the paper's tables, simulated controllers labelled SIMULATED. */
-export function renderAnalysis(result: AnalysisResult): string {
+export function renderAnalysis(result: AnalysisResult, options: TextOptions = {}): string {
+  const table = (head: string[]) => new TextTable(head, { width: options.width, compact: true });
   const sim = new Set(result.simulated_controllers);
   const name = (c: string) => markedName(c, sim.has(c));
   const out: string[] = [];
@@ -30,7 +38,7 @@ export function renderAnalysis(result: AnalysisResult): string {
   );
   if (sim.size) {
     out.push(
-      `SIMULATED: ${[...sim].join(', ')} ${sim.size === 1 ? 'is a simulated controller' : 'are simulated controllers'}; their numbers describe simulations, not models.`,
+      `SIMULATED: ${[...sim].map(baseLabel).join(', ')} ${sim.size === 1 ? 'is a simulated controller; its numbers describe a simulation' : 'are simulated controllers; their numbers describe simulations'}, not models.`,
     );
   }
   if (!result.cells.length) {
@@ -50,7 +58,7 @@ export function renderAnalysis(result: AnalysisResult): string {
     ...ASSAYS.map((a) => (et.range[a] ? `${pct(et.range[a]!.min)}–${pct(et.range[a]!.max)}` : '—')),
     '',
   ]);
-  section("Final joint success (%) by assay, on each panel's common case set (Tables 1, 10)", t1.toString());
+  section("Final joint success (%) by assay, on each panel's common case set (Tables 1, 10)", t1.toString() + emptyCells(et.rows, name));
 
   // Endpoints per cell
   const t2 = table([
@@ -78,7 +86,13 @@ export function renderAnalysis(result: AnalysisResult): string {
       `${pct(e.final.estimate)}${ci(e.final.ci95)}`,
     ]);
   }
-  section('Endpoints per controller × family (protocol-complete n; paired bootstrap on the common set)', t2.toString());
+  const unpaired = new Map<string, string[]>();
+  for (const c of result.cells.filter((x) => x.n > 0 && x.endpoint.n_common === 0)) {
+    const why = c.endpoint.null_reasons?.estimate ?? 'no common case';
+    unpaired.set(why, [...(unpaired.get(why) ?? []), `${name(c.controller)} (${c.family})`]);
+  }
+  const pairedNote = [...unpaired].map(([why, who]) => `\n— paired n = 0, ${why}: ${who.join(', ')}`).join('');
+  section('Endpoints per controller × family (protocol-complete n; paired bootstrap on the common set)', t2.toString() + pairedNote);
 
   // Cumulative success (Tables 5–7)
   const caps = Array.from({ length: o.budget + 1 }, (_, k) => String(k));
@@ -96,10 +110,14 @@ export function renderAnalysis(result: AnalysisResult): string {
         c.cap,
         pct(c.cell_median),
         `${pct(c.cell_min)}–${pct(c.cell_max)}`,
-        ...c.reversals.map((r) => `${r.reversing_pairs}/${r.pairs}`),
+        ...c.reversals.map((r) => (r.comparable_pairs ? `${r.reversing_pairs}/${r.comparable_pairs}` : 'n/a')),
       ]);
     }
-    section('Revision-budget replay (Table 4)', t4.toString());
+    const none = br.by_cap[0]?.reversals.filter((r) => !r.comparable_pairs).map((r) => r.panel) ?? [];
+    const why = none.length
+      ? `\nn/a: a reversal needs two controllers with rates on two assays or more; panel${none.length === 1 ? '' : 's'} ${none.join(', ')} ha${none.length === 1 ? 's' : 've'} no such pair`
+      : '';
+    section('Revision-budget replay (Table 4; reversals: reversing / comparable pairs)', t4.toString() + why);
   }
 
   // Failure taxonomy (Appendix G) and exact categories (Appendix A.1)
@@ -195,7 +213,7 @@ export function renderAnalysis(result: AnalysisResult): string {
   }
   section('Conditional rescue after the landmark: repeat fraction 1 vs 0, case-clustered (Table 3)', t8.toString());
 
-  renderNewSections(result, section);
+  renderNewSections(result, section, table);
 
   if (result.excluded.length) {
     const t9 = table(['controller', 'family', 'status', 'count', 'reasons']);
@@ -216,7 +234,11 @@ export function renderAnalysis(result: AnalysisResult): string {
 }
 
 /** §3.8 hazard association, §3.9 capture prediction and the all-domain landmark. */
-function renderNewSections(result: AnalysisResult, section: (title: string, body: string) => void): void {
+function renderNewSections(
+  result: AnalysisResult,
+  section: (title: string, body: string) => void,
+  table: (head: string[]) => TextTable,
+): void {
   const sim = (label: string, simulated: boolean) => (simulated ? `${label} [SIMULATED]` : label);
   const num = (v: number | null, digits = 3) => (v === null ? '—' : v.toFixed(digits));
   const or = (v: number | null, i: Interval) =>

@@ -208,8 +208,11 @@ interface BudgetReplayCap {
   cell_min: number | null;
   cell_median: number | null;
   cell_max: number | null;
-  /** Per panel: reversing pairs (opposite strict orderings, sign threshold 1e-12) out of all pairs. */
-  reversals: Array<{ panel: string; reversing_pairs: number; pairs: number }>;
+  /**
+   * Per panel: reversing pairs (opposite strict orderings, sign threshold 1e-12), all pairs, and the
+   * pairs that could reverse (rates on two assays or more).
+   */
+  reversals: Array<{ panel: string; reversing_pairs: number; pairs: number; comparable_pairs: number }>;
 }
 
 export interface BudgetReplay {

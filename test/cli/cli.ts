@@ -1,0 +1,56 @@
+// Running the revloop command as a user does, for CLI tests: a real process through bin/revloop.mjs,
+// its exit code, stdout and stderr; or a shell pipeline around it.
+import { spawn, spawnSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const BIN = join(ROOT, 'bin', 'revloop.mjs');
+
+export interface CliResult {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+export function revloop(args: string[], o: { input?: string | Buffer; env?: NodeJS.ProcessEnv; cwd?: string } = {}): CliResult {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: o.cwd ?? ROOT,
+    input: o.input,
+    encoding: 'utf8',
+    env: { ...process.env, ...o.env },
+    timeout: 120_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** `bash -c SCRIPT` where `$REVLOOP` runs this checkout's revloop; for pipelines such as `| head -1`. */
+export function shell(script: string, env: NodeJS.ProcessEnv = {}): CliResult {
+  const r = spawnSync('bash', ['-c', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, REVLOOP: `${process.execPath} ${BIN}`, ...env },
+    timeout: 120_000,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** Whether a text holds a JavaScript stack frame (a user error never shows one). */
+export const hasStack = (s: string): boolean => /^\s+at .+:\d+:\d+\)?$/m.test(s);
+
+/** revloop without blocking this process (for servers the test itself runs, such as serve-sim). */
+export function revloopAsync(args: string[], o: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? ROOT, env: { ...process.env, ...o.env } });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
+  });
+}
