@@ -1,5 +1,5 @@
-// HTTP throughput of the model layer through serve-sim: the OpenAI-compatible backend (openai SDK
-// with revloop's keep-alive fetch, our retry loop and limiter) against SIMULATED controllers with a
+// HTTP throughput of the model layer through serve-sim: the OpenAI-compatible backend (revloop's own
+// request building over its keep-alive HTTP client, retry loop and limiter) against SIMULATED controllers with a
 // fixed artificial latency. Issue 3's target: steady-state throughput ≥ 90% of concurrency ÷ latency.
 //
 //   npx tsx bench/http.ts [--latency-ms 50] [--concurrency 32] [--requests 3000] [--profile steady] [--spawn] [--no-ceiling]

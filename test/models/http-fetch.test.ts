@@ -1,6 +1,6 @@
 // revloop's keep-alive fetch (src/models/http/node-fetch.ts) against real loopback servers: bodies,
 // statuses and headers as fetch gives them, abort at every stage, connection faults, socket reuse,
-// and that the openai SDK client of an HTTP model uses it. Also the fast message hash used in
+// and that an HTTP model sends its requests through it. Also the fast message hash used in
 // attempt records equals the canonical-JSON one it replaces.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';

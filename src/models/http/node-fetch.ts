@@ -27,7 +27,7 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 /**
  * A Response whose body is already in memory. undici's Response wraps every body in a WHATWG
  * ReadableStream (about 30 µs per response under load); this one makes the stream only if `body`
- * is read. It has the members the openai SDK and our transport use, and `clone`.
+ * is read. It has the members our transport and fetch-based callers use, and `clone`.
  */
 class BufferedResponse {
   readonly ok: boolean;
