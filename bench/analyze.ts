@@ -137,6 +137,8 @@ console.log(
     `all-domain landmark ${((tD - tC) / 1000).toFixed(2)} / ${cpuSeconds(diff(cpuD, cpuC))} s (${result.three_domain_landmark.fits.length} fits)`,
 );
 console.log(
-  `JSON + tables: ${((t3 - t2) / 1000).toFixed(2)} s (${(json.length / 1e6).toFixed(1)} MB JSON, ${text.split('\n').length} table lines)`,
+  `JSON + tables: ${((t3 - tD) / 1000).toFixed(2)} s (${(json.length / 1e6).toFixed(1)} MB JSON, ${text.split('\n').length} table lines)`,
 );
-console.log(`total (load + analyze + render; target < 60 s): ${((t3 - t0 - buildMs) / 1000).toFixed(2)} s`);
+console.log(
+  `total (load + analyze + render, the sections' second timing left out; target < 60 s): ${((t3 - t0 - buildMs - (tD - tA)) / 1000).toFixed(2)} s`,
+);
