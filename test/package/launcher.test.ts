@@ -35,7 +35,7 @@ const put = (rel: string, text: string) => {
 };
 
 before(() => {
-  for (const f of ['bin/revloop.mjs', 'scripts/build.mjs', 'tsconfig.json', 'tsconfig.build.json']) {
+  for (const f of ['bin/revloop.mjs', 'scripts/build.mjs', 'scripts/dev.mjs', 'tsconfig.json', 'tsconfig.build.json']) {
     mkdirSync(dirname(join(dir, f)), { recursive: true });
     copyFileSync(join(ROOT, f), join(dir, f));
   }
@@ -52,10 +52,10 @@ before(() => {
   for (const asset of RUNTIME_ASSETS) put(/\.[a-z]+$/.test(asset) ? `src/${asset}` : `src/${asset}/placeholder.txt`, '');
 });
 
-function launch(env: Record<string, string> = {}): { stdout: string; stderr: string; status: number | null } {
+function launch(env: Record<string, string> = {}, script = 'bin/revloop.mjs'): { stdout: string; stderr: string; status: number | null } {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   if (!('REVLOOP_FROM_SOURCE' in env)) delete childEnv.REVLOOP_FROM_SOURCE; // the test runner may set it
-  const r = spawnSync(process.execPath, [join(dir, 'bin', 'revloop.mjs'), 'x', 'y'], {
+  const r = spawnSync(process.execPath, [join(dir, script), 'x', 'y'], {
     cwd: dir,
     encoding: 'utf8',
     env: childEnv,
@@ -99,8 +99,11 @@ test('the launcher runs dist/ when current, the sources with a note when dist/ i
   r = launch();
   assert.equal(r.stdout, FROM_SOURCE);
   assert.match(r.stderr, /^revloop: dist\/ is stale \(the sources changed since it was built\), so this runs the sources through tsx/);
-  // …and REVLOOP_FROM_SOURCE=1 (npm run dev) runs them without it.
+  // …and REVLOOP_FROM_SOURCE=1, or `npm run dev` (scripts/dev.mjs), runs them without it.
   r = launch({ REVLOOP_FROM_SOURCE: '1' });
+  assert.equal(r.stdout, FROM_SOURCE);
+  assert.equal(r.stderr, '');
+  r = launch({}, 'scripts/dev.mjs');
   assert.equal(r.stdout, FROM_SOURCE);
   assert.equal(r.stderr, '');
 
