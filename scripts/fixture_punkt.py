@@ -1,7 +1,7 @@
 """Makes Debian's NLTK (python3-nltk) tokenize with the English Punkt parameters of
 ../shared/data/punkt/english.json, so the official checkers that call nltk.sent_tokenize,
 nltk.word_tokenize or nltk.data.load("…/punkt/english.pickle") run without downloading NLTK data.
-Imported by scripts/collie-fixtures.py and scripts/ifeval-fixtures.py; never at test time."""
+Imported by scripts/collie-fixtures.py and scripts/ifeval_official.py; never at test time."""
 from __future__ import annotations
 
 import json

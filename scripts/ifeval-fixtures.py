@@ -7,9 +7,9 @@ python3-langdetect, python3-absl and python3-immutabledict. Run by hand (never a
     /usr/bin/python3 scripts/ifeval-fixtures.py /path/to/google-research-checkout
 
 The checkout needs the package folder instruction_following_eval/ (revision 26d8ccdab or later).
-NLTK's Punkt parameters come from ../shared/data/punkt/english.json (scripts/fixture_punkt.py).
-langdetect is seeded with 0 and loads its profiles in sorted order, as revloop's port does (the
-official call is unseeded: scripts/langdetect-fixtures.py measures what that changes).
+The checker is set up by scripts/ifeval_official.py (Punkt parameters from ../shared/data/punkt,
+langdetect seeded with 0 as revloop's port is). scripts/ifeval-real-fixtures.py does the same for
+the official repository's GPT-4 responses.
 
 It writes test/fixtures/ifeval/:
 - own-cases.json: our own instruction lists, kwargs and responses (all 25 instruction types,
@@ -21,57 +21,23 @@ It writes test/fixtures/ifeval/:
 """
 from __future__ import annotations
 
-import json
 import random
-import string
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fixture_punkt import ROOT, VERSIONS, install_punkt, shared_data  # noqa: E402
+import ifeval_official as official  # noqa: E402
+from ifeval_official import evaluate, random_letter_case  # noqa: E402
 
 if len(sys.argv) != 2:
     sys.exit(__doc__)
-sys.path.insert(0, str(Path(sys.argv[1]).resolve()))
-install_punkt()
-
-import os  # noqa: E402
-
-from langdetect import detector_factory  # noqa: E402
-
-_real_listdir = os.listdir
-detector_factory.os.listdir = lambda p: sorted(_real_listdir(p))
-detector_factory.init_factory()
-detector_factory.os.listdir = _real_listdir
-detector_factory._factory.set_seed(0)
-
-try:
-    from instruction_following_eval import evaluation_lib as ev  # noqa: E402
-except ImportError:
-    from instruction_following_eval import evaluation_main as ev  # noqa: E402
-from instruction_following_eval import instructions_registry  # noqa: E402
-
-OUT = ROOT / "test" / "fixtures" / "ifeval"
-IDS = sorted(instructions_registry.INSTRUCTION_DICT)
+official.setup(sys.argv[1])
+IDS = sorted(official.registry.INSTRUCTION_DICT)
 assert len(IDS) == 25, IDS
 
 
-def evaluate(prompt: str, ids: list[str], kwargs: list[dict], response: str):
-    inp = ev.InputExample(key=0, instruction_id_list=ids, prompt=prompt, kwargs=kwargs)
-    strict = ev.test_instruction_following_strict(inp, {prompt: response}).follow_instruction_list
-    loose = ev.test_instruction_following_loose(inp, {prompt: response}).follow_instruction_list
-    return strict, loose
-
-
-def random_letter_case(iid: str, kw: dict) -> bool:
-    letter = kw.get("letter")
-    return iid == "keywords:letter_frequency" and isinstance(letter, str) and not ("a" <= letter.lower() <= "z")
-
-
 def write(name: str, payload: dict) -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
-    payload = {"generated_by": "scripts/ifeval-fixtures.py", "versions": VERSIONS, **payload}
-    (OUT / name).write_text(json.dumps(payload, ensure_ascii=False, indent=None, separators=(",", ":")) + "\n", encoding="utf-8")
+    official.write(name, "scripts/ifeval-fixtures.py", payload)
 
 
 rng = random.Random(2023)
@@ -265,7 +231,7 @@ library = [make(i)[1] for i in IDS for _ in range(2)]
 library += [wrap(make(rng.choice(IDS))[1]) for _ in range(20)]
 library += list(OTHER_LANG.values()) + [paragraph(6).upper(), paragraph(6).lower(), paragraph(40), paragraph(3, commas=True)]
 library = list(dict.fromkeys(library))
-rows = [json.loads(line) for line in (shared_data() / "ifeval" / "input_data.jsonl").read_text(encoding="utf-8").splitlines()]
+rows = official.input_rows()
 verdicts = {}
 for r in rows:
     per = []
