@@ -10,10 +10,9 @@ import pg from 'pg';
 import { hostname } from 'node:os';
 import { NotFoundError, RunLockedError, StoreError, UserError } from '../../core/errors.ts';
 import { checkCopiedRows, eventHash, GENESIS_HASH, rowToEvent, type EventRow } from '../chain.ts';
-import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent, type TrajectoryRunPlanned } from '../events.ts';
-import { isTrajectoryPlan } from '../plan.ts';
+import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent } from '../events.ts';
 import { PlanCache } from '../plan-cache.ts';
-import { initialTrajectory, reduceRun, type ReducedRun } from '../reduce.ts';
+import { reduceRun, type ReducedRun } from '../reduce.ts';
 import {
   LeaseLostError,
   RunExistsError,
@@ -24,17 +23,26 @@ import {
   type MaterializedRun,
   type ReadEventsOptions,
   type RunInfo,
-  type RunStatus,
   type RunStore,
   type RunSummary,
   type StoreOptions,
   type TrajectoryPage,
   type TrajectoryQuery,
-  type TrajectorySummary,
   type WorkerInfo,
 } from '../store.ts';
-import type { TrajectoryRecord, TrajectoryStatus } from '../types.ts';
+import type { TrajectoryRecord } from '../types.ts';
 import { deriveChanges, type DerivedChanges } from '../derive.ts';
+import {
+  foldTables,
+  runSummary,
+  selectCases,
+  trajectorySummary,
+  type RoundRow,
+  type RunCounts,
+  type RunRow,
+  type TrajectoryRow,
+  type TrajectorySummaryRow,
+} from '../tables.ts';
 import { DERIVED_TABLES, KNOWN_TABLES, MIGRATIONS, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
 
 interface QueuedGroup {
@@ -291,25 +299,9 @@ const LIVE_SQL = (ns: number) =>
   `SELECT pl.objid::bigint::int AS worker FROM pg_locks pl WHERE pl.locktype = 'advisory' AND pl.granted AND pl.objsubid = 2
      AND pl.classid::bigint = ${ns} AND pl.database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
 
-interface RunRow {
+/** A run's row, its counts, and who is writing it (`summaries`). */
+interface SummaryRow extends RunRow, RunCounts {
   run_id: string;
-  kind: string;
-  controller: string;
-  model_spec: string;
-  simulated: boolean;
-  budget: number;
-  protocol: string;
-  plan_sha256: string;
-  n_cases: number;
-  created_at: string;
-  updated_at: string;
-  complete: number | null;
-  incomplete: number | null;
-  pending: number | null;
-  successes: number | null;
-  rounds: number | null;
-  attempts: number | null;
-  failed: number | null;
   leased: number | null;
   locked: boolean;
   last_event_id: number | null;
@@ -896,9 +888,9 @@ export class PostgresRunStore implements RunStore {
     return planned && row ? { runId, planned, summary: toSummary(row) } : null;
   }
 
-  private async summaries(runIds: readonly string[] | null): Promise<RunRow[]> {
+  private async summaries(runIds: readonly string[] | null): Promise<SummaryRow[]> {
     return (
-      await this.pool.query<RunRow>(
+      await this.pool.query<SummaryRow>(
         `WITH live AS (${LIVE_SQL(this.ns)}),
          locks AS (
            SELECT rl.run_id FROM run_locks rl JOIN pg_locks pl ON pl.locktype = 'advisory' AND pl.granted AND pl.objsubid = 2
@@ -971,37 +963,14 @@ export class PostgresRunStore implements RunStore {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const total = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM trajectories t WHERE ${cond}`, args)).rows[0].n;
       const rows = (
-        await client.query<{
-          case_index: number;
-          case_id: string;
-          status: TrajectoryStatus;
-          reason: string | null;
-          n_rounds: number;
-          final_joint: boolean | null;
-          final_energy: number | null;
-          attempts_started: number;
-          attempts_finished: number;
-          attempts_failed: number;
-        }>(
+        await client.query<TrajectorySummaryRow>(
           `SELECT t.*, (SELECT r.energy FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index ORDER BY r.revision DESC LIMIT 1) AS final_energy
            FROM trajectories t WHERE ${cond} ORDER BY t.case_index LIMIT $${args.length + 1} OFFSET $${args.length + 2}`,
           [...args, limit, offset],
         )
       ).rows;
       await client.query('COMMIT');
-      return {
-        total,
-        rows: rows.map((r): TrajectorySummary => ({
-          caseIndex: r.case_index,
-          caseId: r.case_id,
-          status: r.status,
-          incompleteReason: r.reason,
-          rounds: r.n_rounds,
-          finalJoint: r.final_joint,
-          finalEnergy: r.final_energy,
-          attempts: { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed },
-        })),
-      };
+      return { total, rows: rows.map(trajectorySummary) };
     } catch (e) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw this.translate(e);
@@ -1016,71 +985,20 @@ export class PostgresRunStore implements RunStore {
 
   /** Trajectories of a run from the derived tables: every case, or only the given ones in case order. */
   private async materializedRows(runId: string, cases?: readonly number[]): Promise<MaterializedRun> {
-    const found = await this.getPlanned(runId);
-    if (!found || !isTrajectoryPlan(found.plan)) return { trajectories: [], attempts: [], nRounds: [] };
-    const planned = found as TrajectoryRunPlanned;
-    const indexes = cases
-      ? [...new Set(cases)].filter((i) => Number.isInteger(i) && i >= 0 && i < planned.cases.length).sort((a, b) => a - b)
-      : planned.cases.map((_, i) => i);
-    // Position of each case index in the output.
-    const at = new Map(indexes.map((ix, k) => [ix, k]));
-    const trajectories = indexes.map((i) => initialTrajectory(runId, planned, i));
-    const attempts = indexes.map(() => ({ started: 0, finished: 0, failed: 0 }));
-    const nRounds = indexes.map(() => 0);
+    const selected = selectCases(await this.getPlanned(runId), cases);
+    if (!selected) return { trajectories: [], attempts: [], nRounds: [] };
     const only = cases ? ' AND case_index = ANY($2::int[])' : '';
-    const args = cases ? [runId, indexes] : [runId];
+    const args = cases ? [runId, selected.indexes] : [runId];
     const client = await this.pool.connect();
     try {
       // Trajectories and their rounds from one snapshot, so a live run never shows a status without its rounds.
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const rows = (
-        await client.query<{
-          case_index: number;
-          status: TrajectoryStatus;
-          reason: string | null;
-          n_rounds: number;
-          attempts_started: number;
-          attempts_finished: number;
-          attempts_failed: number;
-        }>(`SELECT * FROM trajectories WHERE run_id = $1${only} ORDER BY case_index`, args)
-      ).rows;
-      const rounds = (
-        await client.query<{
-          case_index: number;
-          revision: number;
-          text: string;
-          state: string;
-          energy: number;
-          joint: boolean;
-          feedback: string | null;
-        }>(`SELECT * FROM rounds WHERE run_id = $1${only} ORDER BY case_index, revision`, args)
-      ).rows;
+      const rows = (await client.query<TrajectoryRow>(`SELECT * FROM trajectories WHERE run_id = $1${only} ORDER BY case_index`, args))
+        .rows;
+      const rounds = (await client.query<RoundRow>(`SELECT * FROM rounds WHERE run_id = $1${only} ORDER BY case_index, revision`, args))
+        .rows;
       await client.query('COMMIT');
-      for (const r of rows) {
-        const k = at.get(r.case_index);
-        if (k === undefined) continue;
-        const t = trajectories[k];
-        t.status = r.status;
-        if (r.reason !== null) {
-          if (r.status === 'complete') t.termination = r.reason as 'context_limit';
-          else t.incompleteReason = r.reason;
-        }
-        attempts[k] = { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed };
-        nRounds[k] = r.n_rounds;
-      }
-      for (const r of rounds) {
-        const k = at.get(r.case_index);
-        if (k === undefined) continue;
-        trajectories[k].rounds.push({
-          revision: r.revision,
-          text: r.text,
-          state: JSON.parse(r.state),
-          energy: r.energy,
-          joint: r.joint,
-          feedback: r.feedback,
-        });
-      }
-      return { trajectories, attempts, nRounds };
+      return foldTables(runId, selected, rows, rounds);
     } catch (e) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw this.translate(e);
@@ -1104,32 +1022,7 @@ function stripKey(r: EventRow & { key?: unknown }): EventRow {
   return row;
 }
 
-function toSummary(r: RunRow): RunSummary {
-  const pending = r.pending ?? 0;
-  const incomplete = r.incomplete ?? 0;
+function toSummary(r: SummaryRow): RunSummary {
   const leased = r.leased ?? 0;
-  const status: RunStatus = leased > 0 || r.locked ? 'running' : pending > 0 ? 'interrupted' : incomplete > 0 ? 'incomplete' : 'complete';
-  return {
-    runId: r.run_id,
-    kind: r.kind,
-    controller: r.controller,
-    modelSpec: r.model_spec,
-    simulated: r.simulated,
-    budget: r.budget,
-    protocol: r.protocol,
-    planSha256: r.plan_sha256,
-    cases: r.n_cases,
-    leased,
-    complete: r.complete ?? 0,
-    incomplete,
-    pending,
-    successes: r.successes ?? 0,
-    rounds: r.rounds ?? 0,
-    attempts: r.attempts ?? 0,
-    failedAttempts: r.failed ?? 0,
-    status,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    lastEventId: r.last_event_id ?? 0,
-  };
+  return runSummary(r.run_id, r, r, r.last_event_id, leased > 0 || r.locked, leased);
 }

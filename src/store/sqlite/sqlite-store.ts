@@ -10,11 +10,21 @@ import { dirname } from 'node:path';
 import { RunLockedError, StoreError, UserError, NotFoundError } from '../../core/errors.ts';
 import { processAlive } from '../../core/util/process-alive.ts';
 import { checkCopiedRows, eventHash, GENESIS_HASH, rowToEvent, type EventRow } from '../chain.ts';
-import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent, type TrajectoryRunPlanned } from '../events.ts';
-import { isTrajectoryPlan } from '../plan.ts';
+import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent } from '../events.ts';
 import { PlanCache } from '../plan-cache.ts';
-import { initialTrajectory, reduceRun, type ReducedRun } from '../reduce.ts';
+import { reduceRun, type ReducedRun } from '../reduce.ts';
 import { deriveChanges } from '../derive.ts';
+import {
+  foldTables,
+  runSummary,
+  selectCases,
+  trajectorySummary,
+  type RoundRow,
+  type RunCounts,
+  type RunRow,
+  type TrajectoryRow,
+  type TrajectorySummaryRow,
+} from '../tables.ts';
 import {
   RunExistsError,
   SimulatedCrash,
@@ -22,15 +32,13 @@ import {
   type MaterializedRun,
   type ReadEventsOptions,
   type RunInfo,
-  type RunStatus,
   type RunStore,
   type RunSummary,
   type StoreOptions,
   type TrajectoryPage,
   type TrajectoryQuery,
-  type TrajectorySummary,
 } from '../store.ts';
-import type { TrajectoryRecord, TrajectoryStatus } from '../types.ts';
+import type { TrajectoryRecord } from '../types.ts';
 import { migrateLegacyStudyTables } from './legacy-studies.ts';
 import { DERIVED_TABLES, KNOWN_TABLES, MIGRATE_1_TO_2_SQL, SCHEMA_SQL, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
 
@@ -590,20 +598,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   private summary(runId: string): RunSummary | null {
-    const run = this.db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as
-      | {
-          kind: string;
-          controller: string;
-          model_spec: string;
-          simulated: number;
-          budget: number;
-          protocol: string;
-          plan_sha256: string;
-          n_cases: number;
-          created_at: string;
-          updated_at: string;
-        }
-      | undefined;
+    const run = this.db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
     if (!run) return null;
     const c = this.db
       .prepare(
@@ -613,35 +608,12 @@ export class SqliteRunStore implements RunStore {
            SUM(attempts_finished) AS attempts, SUM(attempts_failed) AS failed
          FROM trajectories WHERE run_id = ?`,
       )
-      .get(runId) as Record<string, number | null>;
+      .get(runId) as RunCounts;
     const lock = this.db.prepare('SELECT pid, host FROM run_locks WHERE run_id = ?').get(runId) as
       { pid: number; host: string } | undefined;
     const live = !!lock && processAlive(lock.pid, lock.host);
-    const pending = c.pending ?? 0;
-    const incomplete = c.incomplete ?? 0;
-    const status: RunStatus = live ? 'running' : pending > 0 ? 'interrupted' : incomplete > 0 ? 'incomplete' : 'complete';
-    return {
-      runId,
-      kind: run.kind,
-      controller: run.controller,
-      modelSpec: run.model_spec,
-      simulated: run.simulated === 1,
-      budget: run.budget,
-      protocol: run.protocol,
-      planSha256: run.plan_sha256,
-      cases: run.n_cases,
-      complete: c.complete ?? 0,
-      incomplete,
-      pending,
-      successes: c.successes ?? 0,
-      rounds: c.rounds ?? 0,
-      attempts: c.attempts ?? 0,
-      failedAttempts: c.failed ?? 0,
-      status,
-      createdAt: run.created_at,
-      updatedAt: run.updated_at,
-      lastEventId: (this.stmt.lastEventId.get(runId) as { id: number } | undefined)?.id ?? 0,
-    };
+    const last = this.stmt.lastEventId.get(runId) as { id: number } | undefined;
+    return runSummary(runId, run, c, last?.id ?? null, live);
   }
 
   async loadTrajectories(
@@ -690,31 +662,8 @@ export class SqliteRunStore implements RunStore {
           `SELECT t.*, (SELECT r.energy FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index ORDER BY r.revision DESC LIMIT 1) AS final_energy
            FROM trajectories t WHERE ${cond} ORDER BY t.case_index LIMIT ? OFFSET ?`,
         )
-        .all(...args, limit, offset) as Array<{
-        case_index: number;
-        case_id: string;
-        status: TrajectoryStatus;
-        reason: string | null;
-        n_rounds: number;
-        final_joint: number | null;
-        final_energy: number | null;
-        attempts_started: number;
-        attempts_finished: number;
-        attempts_failed: number;
-      }>;
-      return {
-        total,
-        rows: rows.map((r): TrajectorySummary => ({
-          caseIndex: r.case_index,
-          caseId: r.case_id,
-          status: r.status,
-          incompleteReason: r.reason,
-          rounds: r.n_rounds,
-          finalJoint: r.final_joint === null ? null : r.final_joint === 1,
-          finalEnergy: r.final_energy,
-          attempts: { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed },
-        })),
-      };
+        .all(...args, limit, offset) as TrajectorySummaryRow[];
+      return { total, rows: rows.map(trajectorySummary) };
     })();
   }
 
@@ -736,61 +685,16 @@ export class SqliteRunStore implements RunStore {
 
   /** Trajectories of a run from the derived tables: every case (null), or only the given ones in case order. */
   private materializeCases(runId: string, only: readonly number[] | null): MaterializedRun {
-    const found = this.getPlannedSync(runId);
-    if (!found || !isTrajectoryPlan(found.plan)) return { trajectories: [], attempts: [], nRounds: [] };
-    const planned = found as TrajectoryRunPlanned;
-    const indexes = only
-      ? [...new Set(only)].filter((i) => Number.isInteger(i) && i >= 0 && i < planned.cases.length).sort((a, b) => a - b)
-      : planned.cases.map((_, i) => i);
-    // Position of each case index in the output.
-    const at = new Map(indexes.map((ix, k) => [ix, k]));
-    const trajectories = indexes.map((i) => initialTrajectory(runId, planned, i));
-    const attempts = indexes.map(() => ({ started: 0, finished: 0, failed: 0 }));
-    const nRounds = indexes.map(() => 0);
+    const selected = selectCases(this.getPlannedSync(runId), only);
+    if (!selected) return { trajectories: [], attempts: [], nRounds: [] };
     const filter = only ? ' AND case_index IN (SELECT value FROM json_each(?))' : '';
-    const args: unknown[] = only ? [runId, JSON.stringify(indexes)] : [runId];
-    const rows = this.db.prepare(`SELECT * FROM trajectories WHERE run_id = ?${filter} ORDER BY case_index`).all(...args) as Array<{
-      case_index: number;
-      status: TrajectoryStatus;
-      reason: string | null;
-      n_rounds: number;
-      attempts_started: number;
-      attempts_finished: number;
-      attempts_failed: number;
-    }>;
-    for (const r of rows) {
-      const k = at.get(r.case_index);
-      if (k === undefined) continue;
-      const t = trajectories[k];
-      t.status = r.status;
-      if (r.reason !== null) {
-        if (r.status === 'complete') t.termination = r.reason as 'context_limit';
-        else t.incompleteReason = r.reason;
-      }
-      attempts[k] = { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed };
-      nRounds[k] = r.n_rounds;
-    }
-    const rounds = this.db.prepare(`SELECT * FROM rounds WHERE run_id = ?${filter} ORDER BY case_index, revision`).all(...args) as Array<{
-      case_index: number;
-      revision: number;
-      text: string;
-      state: string;
-      energy: number;
-      joint: number;
-      feedback: string | null;
-    }>;
-    for (const r of rounds) {
-      const k = at.get(r.case_index);
-      if (k === undefined) continue;
-      trajectories[k].rounds.push({
-        revision: r.revision,
-        text: r.text,
-        state: JSON.parse(r.state),
-        energy: r.energy,
-        joint: r.joint === 1,
-        feedback: r.feedback,
-      });
-    }
-    return { trajectories, attempts, nRounds };
+    const args: unknown[] = only ? [runId, JSON.stringify(selected.indexes)] : [runId];
+    const rows = this.db
+      .prepare(`SELECT * FROM trajectories WHERE run_id = ?${filter} ORDER BY case_index`)
+      .all(...args) as TrajectoryRow[];
+    const rounds = this.db
+      .prepare(`SELECT * FROM rounds WHERE run_id = ?${filter} ORDER BY case_index, revision`)
+      .all(...args) as RoundRow[];
+    return foldTables(runId, selected, rows, rounds);
   }
 }
