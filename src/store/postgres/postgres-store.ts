@@ -9,7 +9,7 @@
 import pg from 'pg';
 import { hostname } from 'node:os';
 import { NotFoundError, RunLockedError, StoreError, UserError } from '../../core/errors.ts';
-import { checkCopiedRows, eventHash, GENESIS_HASH, rowToEvent, type EventRow } from '../chain.ts';
+import { checkCopiedRows, GENESIS_HASH, linkEvents, rowToEvent, type EventRow } from '../chain.ts';
 import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent } from '../events.ts';
 import { PlanCache } from '../plan-cache.ts';
 import { reduceRun, type ReducedRun } from '../reduce.ts';
@@ -479,24 +479,12 @@ export class PostgresRunStore implements RunStore {
           outcomes.push([]);
           continue;
         }
-        const head = heads.get(g.runId)!;
-        let { seq, hash: prev } = head;
-        const out: StoredEvent[] = [];
-        for (const e of g.events) {
-          if (seq === 0 && e.type !== 'run_planned') throw new Error(`run ${g.runId}: the first event must be run_planned`);
-          if (seq > 0 && e.type === 'run_planned') throw new RunExistsError(g.runId, this.location);
-          seq++;
-          const at = this.clock();
-          const payload = JSON.stringify(e.payload);
-          const caseIndex = e.caseIndex ?? null;
-          const revision = e.revision ?? null;
-          const hash = eventHash(prev, g.runId, seq, e.type, caseIndex, revision, at, payload);
-          const row = [g.runId, seq, e.type, caseIndex, revision, at, payload, prev, hash, eventKey(e)];
+        const linked = linkEvents(g.runId, heads.get(g.runId), g.events, this.clock, this.location, (row) => {
           row.forEach((v, i) => cols[i].push(v));
-          out.push({ ...e, id: 0, runId: g.runId, seq, at, caseIndex, revision, prevHash: prev, hash } as StoredEvent);
-          prev = hash;
-        }
-        heads.set(g.runId, { seq, hash: prev });
+          return 0;
+        });
+        heads.set(g.runId, linked.head);
+        const out = linked.stored;
         outcomes.push(out);
         all.push(...out);
       }

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { RunLockedError, StoreError, UserError, NotFoundError } from '../../core/errors.ts';
 import { processAlive } from '../../core/util/process-alive.ts';
-import { checkCopiedRows, eventHash, GENESIS_HASH, rowToEvent, type EventRow } from '../chain.ts';
+import { checkCopiedRows, linkEvents, rowToEvent, type ChainHead, type EventRow } from '../chain.ts';
 import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent } from '../events.ts';
 import { PlanCache } from '../plan-cache.ts';
 import { reduceRun, type ReducedRun } from '../reduce.ts';
@@ -41,11 +41,6 @@ import {
 import type { TrajectoryRecord } from '../types.ts';
 import { migrateLegacyStudyTables } from './legacy-studies.ts';
 import { DERIVED_TABLES, KNOWN_TABLES, MIGRATE_1_TO_2_SQL, SCHEMA_SQL, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
-
-interface ChainHead {
-  seq: number;
-  hash: string;
-}
 
 interface AppendGroup {
   runId: string;
@@ -408,25 +403,11 @@ export class SqliteRunStore implements RunStore {
   private commitInTransaction(groups: readonly AppendGroup[], heads: Map<string, ChainHead>): StoredEvent[][] {
     const all = groups.map(({ runId, events }) => {
       const last = heads.get(runId) ?? (this.stmt.lastEvent.get(runId) as ChainHead | undefined);
-      let seq = last?.seq ?? 0;
-      let prev = last?.hash ?? GENESIS_HASH;
-      const out: StoredEvent[] = [];
-      for (const e of events) {
-        if (seq === 0 && e.type !== 'run_planned') throw new Error(`run ${runId}: the first event must be run_planned`);
-        // A run has one plan: a second run_planned (two planners racing) is refused whole.
-        if (seq > 0 && e.type === 'run_planned') throw new RunExistsError(runId, this.location);
-        seq++;
-        const at = this.clock();
-        const payload = JSON.stringify(e.payload);
-        const caseIndex = e.caseIndex ?? null;
-        const revision = e.revision ?? null;
-        const hash = eventHash(prev, runId, seq, e.type, caseIndex, revision, at, payload);
-        const info = this.stmt.insertEvent.run(runId, seq, e.type, caseIndex, revision, at, payload, prev, hash, eventKey(e));
-        out.push({ ...e, id: Number(info.lastInsertRowid), runId, seq, at, caseIndex, revision, prevHash: prev, hash } as StoredEvent);
-        prev = hash;
-      }
-      heads.set(runId, { seq, hash: prev });
-      return out;
+      const linked = linkEvents(runId, last, events, this.clock, this.location, (row) =>
+        Number(this.stmt.insertEvent.run(...row).lastInsertRowid),
+      );
+      heads.set(runId, linked.head);
+      return linked.stored;
     });
     this.materialize(all.length === 1 ? all[0] : all.flat());
     return all;
