@@ -8,10 +8,11 @@
 // its lock goes, and its trajectories can be claimed at once.
 import pg from 'pg';
 import { hostname } from 'node:os';
-import { NotFoundError, RunLockedError, StoreError, UserError } from '../../core/errors.ts';
+import { RunLockedError, StoreError, UserError } from '../../core/errors.ts';
 import { checkCopiedRows, GENESIS_HASH, linkEvents, rowToEvent, type EventRow } from '../chain.ts';
 import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent } from '../events.ts';
 import { PlanCache } from '../plan-cache.ts';
+import { newerSchema, notAStoreReason, openedReadOnly, readOnlyForYou, runNotFound, writtenTwice } from '../errors.ts';
 import { reduceRun, type ReducedRun } from '../reduce.ts';
 import {
   LeaseLostError,
@@ -199,7 +200,7 @@ async function storeVersion(client: pg.PoolClient, schema: string, display: stri
     ? new Map((await client.query<{ key: string; value: string }>('SELECT key, value FROM meta')).rows.map((r) => [r.key, r.value]))
     : new Map<string, string>();
   if (!meta.has(STORE_MARKER) || foreign.length) {
-    const what = foreign.length ? `it has tables revloop does not know (${foreign.slice(0, 5).join(', ')})` : 'it has no revloop marker';
+    const what = notAStoreReason(foreign);
     throw new StoreError(
       display,
       'not_a_store',
@@ -207,12 +208,7 @@ async function storeVersion(client: pg.PoolClient, schema: string, display: stri
     );
   }
   const version = Number(meta.get('schema_version'));
-  if (version > SCHEMA_VERSION)
-    throw new StoreError(
-      display,
-      'newer_schema',
-      `${display}: store schema version ${version} is newer than this revloop understands (${SCHEMA_VERSION}); upgrade revloop`,
-    );
+  if (version > SCHEMA_VERSION) throw newerSchema(display, version, SCHEMA_VERSION);
   return version;
 }
 
@@ -377,7 +373,7 @@ export class PostgresRunStore implements RunStore {
 
   private enqueue(runId: string, events: readonly NewEvent[], options: AppendOptions): Promise<StoredEvent[]> {
     if (this.dead) return Promise.reject(new SimulatedCrash());
-    if (this.readonly) return Promise.reject(new StoreError(this.location, 'readonly', `${this.location}: store opened read-only`));
+    if (this.readonly) return Promise.reject(openedReadOnly(this.location));
     return new Promise<StoredEvent[]>((resolve, reject) => this.queue.push({ runId, events, options, resolve, reject }));
   }
 
@@ -530,23 +526,16 @@ export class PostgresRunStore implements RunStore {
   /** Failures people can act on become errors naming the store. */
   private translate(e: unknown): unknown {
     const err = e as { code?: string; constraint?: string; message?: string };
-    if (err.code === '23505' && err.constraint === 'events_key')
-      return new UserError(`${this.location}: a result was written twice under the same key (${err.message}); nothing was stored`, {
-        cause: e,
-      });
-    if (err.code === '21000')
-      return new UserError(`${this.location}: a result was written twice under the same key (${err.message}); nothing was stored`, {
-        cause: e,
-      });
-    if (err.code === '25006' || err.code === '42501')
-      return new StoreError(this.location, 'readonly', `${this.location}: the store is read-only for you (${err.message})`, { cause: e });
+    if (err.code === '23505' && err.constraint === 'events_key') return writtenTwice(this.location, err.message, e);
+    if (err.code === '21000') return writtenTwice(this.location, err.message, e);
+    if (err.code === '25006' || err.code === '42501') return readOnlyForYou(this.location, err.message, e);
     if (err.code && /^(08|57P)/.test(err.code)) return connectionError(this.location, e);
     if (!err.code && /ECONNREFUSED|ECONNRESET|Connection terminated/i.test(err.message ?? '')) return connectionError(this.location, e);
     return e;
   }
 
   async appendRows(runId: string, rows: readonly EventRow[]): Promise<void> {
-    if (this.readonly) throw new StoreError(this.location, 'readonly', `${this.location}: store opened read-only`);
+    if (this.readonly) throw openedReadOnly(this.location);
     await this.flush();
     const client = await this.pool.connect();
     try {
@@ -908,8 +897,7 @@ export class PostgresRunStore implements RunStore {
     const ids = runIds ?? (await this.runIds());
     const out: TrajectoryRecord[] = [];
     for (const id of ids) {
-      if (!(await this.getPlanned(id)))
-        throw new NotFoundError('run', id, `run '${id}' not found in ${this.location} (see \`revloop runs --store ${this.location}\`)`);
+      if (!(await this.getPlanned(id))) throw runNotFound(id, this.location);
       let ts =
         options.from === 'events'
           ? ((await this.reduce(id))?.trajectories ?? [])

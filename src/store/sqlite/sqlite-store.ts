@@ -7,11 +7,12 @@ import Database from 'better-sqlite3';
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { RunLockedError, StoreError, UserError, NotFoundError } from '../../core/errors.ts';
+import { RunLockedError, StoreError, UserError } from '../../core/errors.ts';
 import { processAlive } from '../../core/util/process-alive.ts';
 import { checkCopiedRows, linkEvents, rowToEvent, type ChainHead, type EventRow } from '../chain.ts';
 import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent } from '../events.ts';
 import { PlanCache } from '../plan-cache.ts';
+import { newerSchema, notAStoreReason, openedReadOnly, readOnlyForYou, runNotFound, writtenTwice } from '../errors.ts';
 import { reduceRun, type ReducedRun } from '../reduce.ts';
 import { deriveChanges } from '../derive.ts';
 import {
@@ -87,7 +88,7 @@ function storeVersion(db: Database.Database, path: string): number | null {
   // Schema 1 had no marker; its meta table with a schema version is what identified a store.
   const isStore = meta.has(STORE_MARKER) || (Number.isInteger(version) && version >= 1 && tables.includes('events'));
   if (!isStore || foreign.length) {
-    const what = foreign.length ? `it has tables revloop does not know (${foreign.slice(0, 5).join(', ')})` : 'it has no revloop marker';
+    const what = notAStoreReason(foreign);
     throw new StoreError(
       path,
       'not_a_store',
@@ -95,11 +96,7 @@ function storeVersion(db: Database.Database, path: string): number | null {
     );
   }
   if (version > SCHEMA_VERSION) {
-    throw new StoreError(
-      path,
-      'newer_schema',
-      `${path}: store schema version ${version} is newer than this revloop understands (${SCHEMA_VERSION}); upgrade revloop`,
-    );
+    throw newerSchema(path, version, SCHEMA_VERSION);
   }
   return version;
 }
@@ -168,7 +165,7 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
     if (db.open) db.close();
     if (e instanceof UserError) throw e;
     const message = (e as Error).message;
-    if (/readonly|read-only/i.test(message)) throw new StoreError(path, 'readonly', `${path}: the store is read-only for you (${message})`);
+    if (/readonly|read-only/i.test(message)) throw readOnlyForYou(path, message);
     throw new StoreError(path, 'other', `${path}: cannot open as a revloop store (${message})`, { cause: e });
   }
   return new SqliteRunStore(db, path, options);
@@ -280,7 +277,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async appendRows(runId: string, rows: readonly EventRow[]): Promise<void> {
-    if (this.readonly) throw new StoreError(this.location, 'readonly', `${this.location}: store opened read-only`);
+    if (this.readonly) throw openedReadOnly(this.location);
     this.flushSync();
     this.heads.delete(runId);
     this.db
@@ -358,7 +355,7 @@ export class SqliteRunStore implements RunStore {
   /** Commits groups in one transaction, in order; returns each group's stored events. */
   private commitGroups(groups: readonly AppendGroup[]): StoredEvent[][] {
     if (this.dead) throw new SimulatedCrash();
-    if (this.readonly || !this.commitTx) throw new StoreError(this.location, 'readonly', `${this.location}: store opened read-only`);
+    if (this.readonly || !this.commitTx) throw openedReadOnly(this.location);
     const cached = groups.some((g) => this.heads.has(g.runId));
     let stored: StoredEvent[][];
     try {
@@ -390,12 +387,8 @@ export class SqliteRunStore implements RunStore {
   /** SQLite failures people can act on become StoreErrors naming the file. */
   private translate(e: unknown): unknown {
     const message = (e as Error)?.message ?? '';
-    if (/readonly database/i.test(message))
-      return new StoreError(this.location, 'readonly', `${this.location}: the store is read-only for you (${message})`, { cause: e });
-    if (/events\.run_id, events\.key/.test(message))
-      return new UserError(`${this.location}: a result was written twice under the same key (${message}); nothing was stored`, {
-        cause: e,
-      });
+    if (/readonly database/i.test(message)) return readOnlyForYou(this.location, message, e);
+    if (/events\.run_id, events\.key/.test(message)) return writtenTwice(this.location, message, e);
     return e;
   }
 
@@ -604,8 +597,7 @@ export class SqliteRunStore implements RunStore {
     const ids = runIds ?? this.runIdsSync();
     const out: TrajectoryRecord[] = [];
     for (const id of ids) {
-      if (!this.getPlannedSync(id))
-        throw new NotFoundError('run', id, `run '${id}' not found in ${this.location} (see \`revloop runs --store ${this.location}\`)`);
+      if (!this.getPlannedSync(id)) throw runNotFound(id, this.location);
       let ts =
         options.from === 'events' ? (reduceRun(this.readEventsSync(id))?.trajectories ?? []) : this.materializedSync(id).trajectories;
       if (options.cases) {
