@@ -19,6 +19,7 @@ import {
   RunExistsError,
   redactLocation,
   SimulatedCrash,
+  splitAtCrash,
   type AppendOptions,
   type LeaseSupport,
   type MaterializedRun,
@@ -388,16 +389,10 @@ export class PostgresRunStore implements RunStore {
   private async drain(): Promise<void> {
     while (this.committing) await this.committing;
     if (!this.queue.length) return;
-    let batch = this.queue;
-    this.queue = [];
-    // Fault injection keeps the SQLite store's meaning: the store dies right after its n-th
-    // committed group (that commit's callers see the crash too); later groups are lost whole.
+    // Fault injection: that commit's callers see the crash too; later groups are lost whole.
     const crashAt = this.options.crashAfterAppends;
-    let beyond: QueuedGroup[] = [];
-    if (crashAt !== undefined && this.appends + batch.length > crashAt) {
-      beyond = batch.slice(Math.max(0, crashAt - this.appends));
-      batch = batch.slice(0, Math.max(0, crashAt - this.appends));
-    }
+    const { committed: batch, beyond } = splitAtCrash(this.queue, this.appends, crashAt);
+    this.queue = [];
     this.committing = (async () => {
       try {
         if (this.dead) throw new SimulatedCrash();

@@ -29,6 +29,7 @@ import {
 import {
   RunExistsError,
   SimulatedCrash,
+  splitAtCrash,
   type AppendOptions,
   type MaterializedRun,
   type ReadEventsOptions,
@@ -334,15 +335,8 @@ export class SqliteRunStore implements RunStore {
   /** Commits the queued groups now: when it returns, everything queued so far is committed (or failed). */
   flushSync(): void {
     if (!this.queue.length) return;
-    let batch = this.queue;
+    const { committed: batch, beyond } = splitAtCrash(this.queue, this.appends, this.options.crashAfterAppends);
     this.queue = [];
-    // Fault injection keeps its meaning: the store dies right after its n-th committed group.
-    const crashAt = this.options.crashAfterAppends;
-    let beyond: QueuedGroup[] = [];
-    if (crashAt !== undefined && this.appends + batch.length > crashAt) {
-      beyond = batch.slice(Math.max(0, crashAt - this.appends));
-      batch = batch.slice(0, Math.max(0, crashAt - this.appends));
-    }
     try {
       if (batch.length) this.commitGroups(batch);
       for (const g of batch) g.resolve();
