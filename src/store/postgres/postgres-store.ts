@@ -419,9 +419,7 @@ export class PostgresRunStore implements RunStore {
 
   /** One transaction: lock, read chain heads and leases, append the groups that may append, derive. */
   private async commit(groups: readonly QueuedGroup[]): Promise<GroupOutcome[]> {
-    const client = await this.pool.connect();
-    try {
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`);
+    return this.underAppendLock(async (client) => {
       const runIds = [...new Set(groups.map((g) => g.runId))];
       const leased = groups.filter((g) => g.options.lease);
       const conditional = groups.filter((g) => g.options.ifStatus);
@@ -482,14 +480,8 @@ export class PostgresRunStore implements RunStore {
       if (all.length) await this.insert(client, all, cols);
       for (const [worker, n] of rejected)
         await client.query('UPDATE workers SET rejected_writes = rejected_writes + $2 WHERE worker = $1', [worker, n]);
-      await client.query('COMMIT');
       return outcomes;
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.translate(e);
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** Inserts events (ids set on `events` in place) and updates the derived tables, inside a transaction. */
@@ -532,9 +524,7 @@ export class PostgresRunStore implements RunStore {
   async appendRows(runId: string, rows: readonly EventRow[]): Promise<void> {
     if (this.readonly) throw openedReadOnly(this.location);
     await this.flush();
-    const client = await this.pool.connect();
-    try {
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`);
+    return this.underAppendLock(async (client) => {
       const head = (
         await client.query<{ seq: number; hash: string }>('SELECT seq, hash FROM events WHERE run_id = $1 ORDER BY seq DESC LIMIT 1', [
           runId,
@@ -553,13 +543,7 @@ export class PostgresRunStore implements RunStore {
         );
         await this.insert(client, events, cols);
       }
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.translate(e);
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async createRun(runId: string, planned: RunPlannedPayload, seed: readonly NewEvent[] = []): Promise<void> {
@@ -569,9 +553,7 @@ export class PostgresRunStore implements RunStore {
 
   async rebuild(runId?: string): Promise<void> {
     const ids = runId ? [runId] : await this.runIds();
-    const client = await this.pool.connect();
-    try {
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`);
+    return this.underAppendLock(async (client) => {
       for (const id of ids) {
         for (const t of DERIVED_TABLES) await client.query(`DELETE FROM ${t} WHERE run_id = $1`, [id]);
         const events = (await client.query<EventRow>('SELECT * FROM events WHERE run_id = $1 ORDER BY seq', [id])).rows.map(rowToEvent);
@@ -579,24 +561,28 @@ export class PostgresRunStore implements RunStore {
         await client.query(PLAN_SQL, planParams(changes));
         await client.query(`WITH ${derivedSql(1)} SELECT 1`, derivedParams(changes));
       }
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.translate(e);
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /**
-   * Runs `work` in a transaction holding the append lock. Statements that lock many lease rows
-   * (renewals, unregistering) take it too, so they never wait in a cycle with an append holding
-   * some of those rows FOR SHARE (claims never wait: SKIP LOCKED).
+   * Runs `work` in a transaction holding the append lock: every append, copy and rebuild. Statements
+   * that lock many lease rows (renewals, unregistering) take it too, so they never wait in a cycle
+   * with an append holding some of those rows FOR SHARE (claims never wait: SKIP LOCKED).
    */
-  private async underAppendLock<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  private underAppendLock<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.transaction(`BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`, work);
+  }
+
+  /** Runs `work` in a read-only transaction that sees one snapshot. */
+  private inSnapshot<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', work);
+  }
+
+  /** Runs `work` on one connection between `begin` and COMMIT; a failure rolls back and is translated. */
+  private async transaction<T>(begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`);
+      await client.query(begin);
       const out = await work(client);
       await client.query('COMMIT');
       return out;
@@ -928,10 +914,8 @@ export class PostgresRunStore implements RunStore {
     const cond = where.join(' AND ');
     const offset = Math.max(0, Math.floor(query.offset ?? 0));
     const limit = query.limit === undefined ? null : Math.max(0, Math.floor(query.limit));
-    const client = await this.pool.connect();
-    try {
-      // One snapshot for the count and the page.
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    // One snapshot for the count and the page.
+    const { total, rows } = await this.inSnapshot(async (client) => {
       const total = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM trajectories t WHERE ${cond}`, args)).rows[0].n;
       const rows = (
         await client.query<TrajectorySummaryRow>(
@@ -940,14 +924,9 @@ export class PostgresRunStore implements RunStore {
           [...args, limit, offset],
         )
       ).rows;
-      await client.query('COMMIT');
-      return { total, rows: rows.map(trajectorySummary) };
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.translate(e);
-    } finally {
-      client.release();
-    }
+      return { total, rows };
+    });
+    return { total, rows: rows.map(trajectorySummary) };
   }
 
   async trajectoriesAt(runId: string, caseIndexes: readonly number[]): Promise<TrajectoryRecord[]> {
@@ -960,22 +939,15 @@ export class PostgresRunStore implements RunStore {
     if (!selected) return { trajectories: [], attempts: [], nRounds: [] };
     const only = cases ? ' AND case_index = ANY($2::int[])' : '';
     const args = cases ? [runId, selected.indexes] : [runId];
-    const client = await this.pool.connect();
-    try {
-      // Trajectories and their rounds from one snapshot, so a live run never shows a status without its rounds.
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    // Trajectories and their rounds from one snapshot, so a live run never shows a status without its rounds.
+    const { rows, rounds } = await this.inSnapshot(async (client) => {
       const rows = (await client.query<TrajectoryRow>(`SELECT * FROM trajectories WHERE run_id = $1${only} ORDER BY case_index`, args))
         .rows;
       const rounds = (await client.query<RoundRow>(`SELECT * FROM rounds WHERE run_id = $1${only} ORDER BY case_index, revision`, args))
         .rows;
-      await client.query('COMMIT');
-      return foldTables(runId, selected, rows, rounds);
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.translate(e);
-    } finally {
-      client.release();
-    }
+      return { rows, rounds };
+    });
+    return foldTables(runId, selected, rows, rounds);
   }
 }
 
