@@ -792,10 +792,7 @@ export class PostgresRunStore implements RunStore {
         [runId],
       )
     ).rows[0];
-    if (!row) return null;
-    const p = JSON.parse(row.payload) as RunPlannedPayload;
-    this.plannedCache.set(runId, p);
-    return p;
+    return row ? this.plannedCache.parse(runId, row.payload) : null;
   }
 
   async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<StoredEvent[]> {

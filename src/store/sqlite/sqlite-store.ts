@@ -510,10 +510,7 @@ export class SqliteRunStore implements RunStore {
     const cached = this.plannedCache.get(runId);
     if (cached) return cached;
     const row = this.stmt.planned.get(runId) as EventRow | undefined;
-    if (!row) return null;
-    const p = JSON.parse(row.payload) as RunPlannedPayload;
-    this.plannedCache.set(runId, p);
-    return p;
+    return row ? this.plannedCache.parse(runId, row.payload) : null;
   }
 
   async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<StoredEvent[]> {
