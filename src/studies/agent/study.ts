@@ -5,7 +5,7 @@ import { meanCell, simulatedMark, type Section } from '../kit/sections.ts';
 import { analyzeAgentStore, type AgentAnalysis, type MetricSummary } from './analyze.ts';
 import { renderAgentAnalysis } from './render.ts';
 import { AGENT_RUN_KIND, AgentStore } from './store.ts';
-import { lastUpdate, shareOf, shortTime, studyRunStatus } from '../kit/run-status.ts';
+import { lastUpdate, sessionRunRow, shareOf, shortTime, studyRunStatus } from '../kit/run-status.ts';
 
 const RATES = ['solved', 'stuck', 'exact_repeat_rate', 'canonical_repeat_rate'];
 
@@ -99,41 +99,34 @@ export const agentStudy: Study<AgentAnalysis> = {
       if (status === 'complete' && done < tasks) status = 'incomplete';
       const failed = last?.finished ? Number(last.finished.counters.n_failed ?? 0) : 0;
       const updatedAt = lastUpdate(r, sessions);
-      rows.push({
-        runId: r.runId,
-        kind: r.kind,
-        status,
-        controller: r.controller,
-        simulated: r.simulated,
-        cells: [
-          plan?.harness ?? '',
-          `${done}/${tasks}`,
-          shareOf(solved, done),
-          String(stuck),
-          String(failed),
-          String(sessions.length),
-          shortTime(updatedAt),
-        ],
-        json: {
-          runId: r.runId,
-          kind: 'agent',
+      rows.push(
+        sessionRunRow(
+          r,
+          AGENT_RUN_KIND,
           status,
-          controller: r.controller,
-          modelSpec: r.modelSpec,
-          simulated: r.simulated,
-          env: plan?.env ?? '',
-          harness: plan?.harness ?? '',
-          settings: plan?.settings ?? {},
-          tasks,
-          done,
-          solved,
-          stuck,
-          failed,
-          sessions: sessions.length,
-          createdAt: r.createdAt,
           updatedAt,
-        },
-      });
+          [
+            plan?.harness ?? '',
+            `${done}/${tasks}`,
+            shareOf(solved, done),
+            String(stuck),
+            String(failed),
+            String(sessions.length),
+            shortTime(updatedAt),
+          ],
+          {
+            env: plan?.env ?? '',
+            harness: plan?.harness ?? '',
+            settings: plan?.settings ?? {},
+            tasks,
+            done,
+            solved,
+            stuck,
+            failed,
+            sessions: sessions.length,
+          },
+        ),
+      );
     }
     return rows;
   },

@@ -7,7 +7,7 @@ import { MAIN_MEASURES, MANIPULATION_MEASURES, renderProbeAnalysis } from './ren
 import { PROBE_RUN_KIND, ProbeStore } from './store.ts';
 import type { ScoreRecord } from './types.ts';
 import { readRecords, recordKeys } from '../../store/study-runs.ts';
-import { lastUpdate, shortTime, studyRunStatus } from '../kit/run-status.ts';
+import { lastUpdate, sessionRunRow, shortTime, studyRunStatus } from '../kit/run-status.ts';
 import { baseLabel } from '../../core/simulated.ts';
 
 function probeSections(a: ProbeAnalysis): Section[] {
@@ -93,29 +93,16 @@ export const probeStudy: Study<ProbeAnalysis> = {
       const status = studyRunStatus(r, sessions);
       const updatedAt = lastUpdate(r, sessions);
       const env = plans.get(r.runId)?.env ?? '';
-      rows.push({
-        runId: r.runId,
-        kind: r.kind,
-        status,
-        controller: r.controller,
-        simulated: r.simulated,
-        cells: [env, String(items), String(conditions.length), String(scores.length), String(sessions.length), shortTime(updatedAt)],
-        json: {
-          runId: r.runId,
-          kind: 'probe',
+      rows.push(
+        sessionRunRow(
+          r,
+          PROBE_RUN_KIND,
           status,
-          controller: r.controller,
-          modelSpec: r.modelSpec,
-          simulated: r.simulated,
-          env,
-          items,
-          conditions,
-          scores: scores.length,
-          sessions: sessions.length,
-          createdAt: r.createdAt,
           updatedAt,
-        },
-      });
+          [env, String(items), String(conditions.length), String(scores.length), String(sessions.length), shortTime(updatedAt)],
+          { env, items, conditions, scores: scores.length, sessions: sessions.length },
+        ),
+      );
     }
     return rows;
   },
