@@ -20,6 +20,7 @@ import { commandLine } from '../invocation.ts';
 import { inputPath } from '../stdio.ts';
 import { redactLocation } from '../../store/store.ts';
 import { trajectoryProgress } from '../progress.ts';
+import { reportIncomplete, reportStopped } from '../run-outcome.ts';
 import { interruptible } from '../signals.ts';
 
 interface RunFlags extends ModelFlags {
@@ -203,22 +204,13 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
     );
     return 0;
   }
-  if (result.stopped) {
-    io.out.write(
-      `${result.stopped.reason === 'interrupted' ? 'interrupted' : 'stopped'}: ${result.stopped.message}; ${p.skipped + p.done} of ${p.total} trajectories finished${tag}\n`,
-    );
-    io.out.write(`the store is consistent; resume with the same command:\n  ${again}\n`);
-    return result.stopped.reason === 'interrupted' ? 130 : 3;
-  }
+  if (result.stopped) return reportStopped(io.out, result.stopped, p, tag, again);
   const finished = summary.complete + summary.incomplete;
   io.out.write(
     `finished${tag}: ${finished}/${summary.cases} trajectories · ${summary.successes} joint successes (${((100 * summary.successes) / summary.cases).toFixed(1)}%)` +
       ` · ${summary.incomplete} protocol-incomplete · ${summary.rounds} rounds · ${summary.failedAttempts} failed provider attempts\n`,
   );
-  if (summary.incomplete)
-    io.out.write(
-      `${summary.incomplete} trajectories are protocol-incomplete (provider failures); run the same command again to retry them:\n  ${again}\n`,
-    );
+  reportIncomplete(io.out, summary.incomplete, again);
   io.out.write(
     `next: ${commandLine(['audit', ...db, '--run', runId])} · ${commandLine(['export', ...db, '--run', runId, '--format', 'paper', '-o', `${runId}.jsonl`])} · ${commandLine(['analyze', ...db, runId])}\n`,
   );
