@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
 import { markedName } from '../../core/simulated.ts';
-import { addModelOptions, budgetFlag, modelOptionsFromFlags, wholeNumber, type ModelFlags } from '../flags.ts';
+import { addModelOptions, budgetFlag, modelOptionsFromFlags, sessionOptionsFromFlags, wholeNumber, type ModelFlags } from '../flags.ts';
 import { commandLine } from '../invocation.ts';
 import { trajectoryProgress } from '../progress.ts';
 import { reportIncomplete, reportStopped } from '../run-outcome.ts';
@@ -75,13 +75,7 @@ function commonOptions(flags: CommonFlags) {
     runId: flags.runId,
     concurrency: wholeNumber('--concurrency', flags.concurrency, { min: 1 }) ?? 4,
     maxConsecutiveFailures,
-    sessionOptions: {
-      timeout_s: flags.timeout ?? null,
-      retries: flags.retries ?? null,
-      rpm: flags.rpm ?? null,
-      api_key_env: flags.apiKeyEnv ?? null,
-      max_consecutive_failures: maxConsecutiveFailures,
-    },
+    sessionOptions: sessionOptionsFromFlags(flags, maxConsecutiveFailures),
   };
 }
 

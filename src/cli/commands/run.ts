@@ -10,6 +10,7 @@ import {
   banFlag,
   historyFlag,
   modelOptionsFromFlags,
+  sessionOptionsFromFlags,
   STORE_HELP,
   storeFlag,
   variantFlag,
@@ -161,13 +162,7 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
     variant: variantFlag(flags.variant),
     concurrency: wholeNumber('--concurrency', flags.concurrency, { min: 1 }) ?? 4,
     maxConsecutiveFailures,
-    sessionOptions: {
-      timeout_s: flags.timeout ?? null,
-      retries: flags.retries ?? null,
-      rpm: flags.rpm ?? null,
-      api_key_env: flags.apiKeyEnv ?? null,
-      max_consecutive_failures: maxConsecutiveFailures,
-    },
+    sessionOptions: sessionOptionsFromFlags(flags, maxConsecutiveFailures),
   };
   const shownStore = redactLocation(options.store);
   const { runCases } = await import('../../app/run.ts');

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
 import { redactLocation } from '../../store/store.ts';
-import { collect, numberFlag, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
+import { collect, numberFlag, sessionOptionsFromFlags, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
 import { commandLine } from '../invocation.ts';
 import { lineProgress } from '../progress.ts';
 import { stoppedExitCode, stoppedWord } from '../run-outcome.ts';
@@ -87,13 +87,7 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
         leaseSeconds,
         modelOptions,
         maxConsecutiveFailures,
-        sessionOptions: {
-          timeout_s: flags.timeout ?? null,
-          retries: flags.retries ?? null,
-          rpm: flags.rpm ?? null,
-          api_key_env: flags.apiKeyEnv ?? null,
-          max_consecutive_failures: maxConsecutiveFailures,
-        },
+        sessionOptions: sessionOptionsFromFlags(flags, maxConsecutiveFailures),
         signal,
       },
       {
