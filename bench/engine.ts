@@ -16,11 +16,10 @@ import { runTrajectory, type TrajectorySink } from '../src/engine/loop.ts';
 import { PAPER_PROTOCOL } from '../src/engine/protocol.ts';
 import { executeRun } from '../src/engine/run.ts';
 import { createModel } from '../src/models/index.ts';
-import type { Model } from '../src/models/types.ts';
 import { openStore } from '../src/store/store.ts';
 import { sharedDataFile } from '../src/core/util/shared-data.ts';
-import { getFamily } from '../src/core/verify/index.ts';
-import type { ConstraintCase, Family } from '../src/core/verify/types.ts';
+import type { ConstraintCase } from '../src/core/verify/types.ts';
+import { timedFamilies, timedModel } from './timing.ts';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -47,49 +46,9 @@ const concurrency = Number(arg('concurrency') ?? '1');
 
 /** Time spent inside the verifier (verify, energy, feedback, prompts) and the model. */
 const timers = { verifier: 0, model: 0 };
-function timedFamily(f: Family): Family {
-  const t =
-    <A extends unknown[], R>(fn: (...a: A) => R) =>
-    (...a: A): R => {
-      const s = performance.now();
-      try {
-        return fn(...a);
-      } finally {
-        timers.verifier += performance.now() - s;
-      }
-    };
-  return {
-    ...f,
-    verify: t(f.verify),
-    energy: t(f.energy),
-    feedback: t(f.feedback),
-    initialPrompt: t(f.initialPrompt),
-    maxNewTokens: t(f.maxNewTokens),
-  };
-}
-const families = new Map<string, Family>();
-const resolveFamily = (name: string): Family => {
-  if (!families.has(name)) families.set(name, timedFamily(getFamily(name)));
-  return families.get(name)!;
-};
-function timedModel(m: Model): Model {
-  return {
-    ...m,
-    spec: m.spec,
-    label: m.label,
-    capabilities: m.capabilities,
-    generate: async (msgs, o) => {
-      const s = performance.now();
-      try {
-        return await m.generate(msgs, o);
-      } finally {
-        timers.model += performance.now() - s;
-      }
-    },
-  };
-}
+const resolveFamily = timedFamilies((ms) => (timers.verifier += ms));
 
-const model = timedModel(await createModel('sim:instant'));
+const model = timedModel(await createModel('sim:instant'), (ms) => (timers.model += ms));
 const nullSink: TrajectorySink = { attemptStarted() {}, attemptFinished() {}, draftAccepted() {}, incomplete() {} };
 
 // Warm-up (JIT, Punkt parameters, regexes) on a few cases, not measured.

@@ -12,18 +12,18 @@ import { join } from 'node:path';
 import { exactLengthDemoCases, structuredDemoCases } from '../src/app/demo/cases.ts';
 import { getDefaultPunkt } from '../src/core/text/index.ts';
 import { getFamily } from '../src/core/verify/index.ts';
-import type { ConstraintCase, Family } from '../src/core/verify/types.ts';
+import type { ConstraintCase } from '../src/core/verify/types.ts';
 import type { GenerationGuard } from '../src/engine/loop.ts';
 import { PAPER_PROTOCOL } from '../src/engine/protocol.ts';
 import { executeRun } from '../src/engine/run.ts';
 import { canTokenize } from '../src/models/capabilities.ts';
 import { createModel } from '../src/models/index.ts';
-import type { Model } from '../src/models/types.ts';
 import { openStore } from '../src/store/store.ts';
 import { parseArms } from '../src/studies/experiments/arms.ts';
 import { buildCrossover, buildHistory, buildPersist, type ExperimentBuild } from '../src/studies/experiments/designs.ts';
 import { contextWindowGuard, executeExperiment, loadSourceRun } from '../src/studies/experiments/run.ts';
 import { selectStates, statesSha256 } from '../src/studies/experiments/states.ts';
+import { timedFamilies, timedModel } from './timing.ts';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -50,51 +50,12 @@ const cases: ConstraintCase[] = Array.from({ length: copies }, (_, k) =>
 ).flat();
 
 const timers = { inner: 0, guard: 0 };
-const timed =
-  <A extends unknown[], R>(fn: (...a: A) => R) =>
-  (...a: A): R => {
-    const s = performance.now();
-    try {
-      return fn(...a);
-    } finally {
-      timers.inner += performance.now() - s;
-    }
-  };
-const families = new Map<string, Family>();
-const resolveFamily = (name: string): Family => {
-  if (!families.has(name)) {
-    const f = getFamily(name);
-    families.set(name, {
-      ...f,
-      verify: timed(f.verify),
-      energy: timed(f.energy),
-      feedback: timed(f.feedback),
-      initialPrompt: timed(f.initialPrompt),
-      maxNewTokens: timed(f.maxNewTokens),
-    });
-  }
-  return families.get(name)!;
-};
-function timedModel(m: Model): Model {
-  return {
-    ...m,
-    spec: m.spec,
-    label: m.label,
-    capabilities: m.capabilities,
-    generate: async (msgs, o) => {
-      const s = performance.now();
-      try {
-        return await m.generate(msgs, o);
-      } finally {
-        timers.inner += performance.now() - s;
-      }
-    },
-  };
-}
+const addInner = (ms: number) => (timers.inner += ms);
+const resolveFamily = timedFamilies(addInner);
 
 // A stubborn instant controller: recurrences to start from, failures to extend.
 const source = await createModel('sim:instant?recur=0.5&gain=0.3&dead=3&fix=0.3');
-const controller = timedModel(await createModel('sim:instant'));
+const controller = timedModel(await createModel('sim:instant'), addInner);
 const decoding = { temperature: 0, seed: null, extraBody: null };
 
 interface Pass {

@@ -153,6 +153,23 @@ export function modelOptionsFromFlags(flags: ModelFlags): ModelOptions {
   return o;
 }
 
+/**
+ * The model flags as a trajectory session records them in its `session_started` options (as typed,
+ * null when not given), with the stop rule for protocol-incomplete trajectories in a row.
+ */
+export function sessionOptionsFromFlags(
+  flags: Pick<ModelFlags, 'timeout' | 'retries' | 'rpm' | 'apiKeyEnv'>,
+  maxConsecutiveFailures: number,
+): Record<string, unknown> {
+  return {
+    timeout_s: flags.timeout ?? null,
+    retries: flags.retries ?? null,
+    rpm: flags.rpm ?? null,
+    api_key_env: flags.apiKeyEnv ?? null,
+    max_consecutive_failures: maxConsecutiveFailures,
+  };
+}
+
 // ---- the run store: the same flag on every command that takes one --------------------------------
 
 export const STORE_HELP = 'run store: a SQLite file, or postgres://user@host:port/db[?schema=name] (default: $REVLOOP_STORE, else runs.db)';

@@ -1,9 +1,10 @@
 // The hash chain of a run's event log: each event's SHA-256 covers its predecessor's hash, its
 // place in the log and its payload bytes, so an edited, inserted or deleted event is detectable by
-// re-hashing alone. Every backend stores the same rows and verifies them the same way.
+// re-hashing alone. Every backend links new events, stores the same rows and verifies them the same way.
 import { createHash } from 'node:crypto';
 import { StoreError } from '../core/errors.ts';
-import type { StoredEvent } from './events.ts';
+import { eventKey, type NewEvent, type StoredEvent } from './events.ts';
+import { RunExistsError } from './store.ts';
 
 /** The `prev_hash` of a run's first event. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -52,6 +53,47 @@ export function rowToEvent(r: EventRow): StoredEvent {
     prevHash: r.prev_hash,
     hash: r.hash,
   } as StoredEvent;
+}
+
+/** A run's last event: where its next one links. */
+export interface ChainHead {
+  seq: number;
+  hash: string;
+}
+
+/** The columns of an inserted event row, in order: run_id, seq, type, case_index, revision, at, payload, prev_hash, hash, key. */
+export type EventInsert = [string, number, string, number | null, number | null, string, string, string, string, string | null];
+
+/**
+ * Links a group of new events onto a run's chain after `head` (none: a new run), each stamped with
+ * `clock()`. A run's first event must be its plan, and a run has one plan: a second run_planned
+ * (two planners racing) is refused whole. `insert` writes each row as it is made and returns its id.
+ */
+export function linkEvents(
+  runId: string,
+  head: ChainHead | null | undefined,
+  events: readonly NewEvent[],
+  clock: () => string,
+  location: string,
+  insert: (row: EventInsert) => number,
+): { stored: StoredEvent[]; head: ChainHead } {
+  let seq = head?.seq ?? 0;
+  let prev = head?.hash ?? GENESIS_HASH;
+  const stored: StoredEvent[] = [];
+  for (const e of events) {
+    if (seq === 0 && e.type !== 'run_planned') throw new Error(`run ${runId}: the first event must be run_planned`);
+    if (seq > 0 && e.type === 'run_planned') throw new RunExistsError(runId, location);
+    seq++;
+    const at = clock();
+    const payload = JSON.stringify(e.payload);
+    const caseIndex = e.caseIndex ?? null;
+    const revision = e.revision ?? null;
+    const hash = eventHash(prev, runId, seq, e.type, caseIndex, revision, at, payload);
+    const id = insert([runId, seq, e.type, caseIndex, revision, at, payload, prev, hash, eventKey(e)]);
+    stored.push({ ...e, id, runId, seq, at, caseIndex, revision, prevHash: prev, hash } as StoredEvent);
+    prev = hash;
+  }
+  return { stored, head: { seq, hash: prev } };
 }
 
 /** One break in a chain: which event, and what is wrong with it. */

@@ -20,6 +20,13 @@ export class PlanCache {
     while (this.plans.size > PLANS_CACHED) this.plans.delete(this.plans.keys().next().value as string);
   }
 
+  /** A run_planned payload as stored (JSON), parsed and kept. */
+  parse(runId: string, payload: string): RunPlannedPayload {
+    const p = JSON.parse(payload) as RunPlannedPayload;
+    this.set(runId, p);
+    return p;
+  }
+
   clear(): void {
     this.plans.clear();
   }

@@ -164,6 +164,16 @@ export class SimulatedCrash extends Error {
   }
 }
 
+/**
+ * Fault injection (`crashAfterAppends`): of a batch of queued groups, those the store commits
+ * before it dies right after its n-th committed group, and those beyond (lost whole).
+ */
+export function splitAtCrash<T>(batch: T[], appends: number, crashAt: number | undefined): { committed: T[]; beyond: T[] } {
+  if (crashAt === undefined || appends + batch.length <= crashAt) return { committed: batch, beyond: [] };
+  const n = Math.max(0, crashAt - appends);
+  return { committed: batch.slice(0, n), beyond: batch.slice(n) };
+}
+
 /** Options of `RunStore.readEvents`: only some event types, or only keys with a prefix. */
 export interface ReadEventsOptions {
   types?: readonly string[];

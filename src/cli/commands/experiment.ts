@@ -4,9 +4,10 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
 import { markedName } from '../../core/simulated.ts';
-import { addModelOptions, budgetFlag, modelOptionsFromFlags, wholeNumber, type ModelFlags } from '../flags.ts';
+import { addModelOptions, budgetFlag, modelOptionsFromFlags, sessionOptionsFromFlags, wholeNumber, type ModelFlags } from '../flags.ts';
 import { commandLine } from '../invocation.ts';
 import { trajectoryProgress } from '../progress.ts';
+import { reportIncomplete, reportStopped } from '../run-outcome.ts';
 import { interruptible } from '../signals.ts';
 
 interface CommonFlags extends ModelFlags {
@@ -74,13 +75,7 @@ function commonOptions(flags: CommonFlags) {
     runId: flags.runId,
     concurrency: wholeNumber('--concurrency', flags.concurrency, { min: 1 }) ?? 4,
     maxConsecutiveFailures,
-    sessionOptions: {
-      timeout_s: flags.timeout ?? null,
-      retries: flags.retries ?? null,
-      rpm: flags.rpm ?? null,
-      api_key_env: flags.apiKeyEnv ?? null,
-      max_consecutive_failures: maxConsecutiveFailures,
-    },
+    sessionOptions: sessionOptionsFromFlags(flags, maxConsecutiveFailures),
   };
 }
 
@@ -111,21 +106,12 @@ async function runWithProgress(store: string, work: (signal: AbortSignal, hooks:
   const { result, summary, runId, simulated } = outcome;
   const tag = simulated ? ' [SIMULATED]' : '';
   const p = result.progress;
-  if (result.stopped) {
-    io.out.write(
-      `${result.stopped.reason === 'interrupted' ? 'interrupted' : 'stopped'}: ${result.stopped.message}; ${p.skipped + p.done} of ${p.total} trajectories finished${tag}\n`,
-    );
-    io.out.write(`the store is consistent; resume with the same command:\n  ${again}\n`);
-    return result.stopped.reason === 'interrupted' ? 130 : 3;
-  }
+  if (result.stopped) return reportStopped(io.out, result.stopped, p, tag, again);
   const finished = summary.complete + summary.incomplete;
   io.out.write(
     `finished${tag}: ${finished}/${summary.cases} trajectories · ${summary.successes} joint successes · ${summary.incomplete} protocol-incomplete · ${summary.rounds} rounds (frozen ones included)\n`,
   );
-  if (summary.incomplete)
-    io.out.write(
-      `${summary.incomplete} trajectories are protocol-incomplete (provider failures); run the same command again to retry them:\n  ${again}\n`,
-    );
+  reportIncomplete(io.out, summary.incomplete, again);
   const db = ['--store', store];
   io.out.write(
     `next: ${commandLine(['audit', ...db, '--run', runId])} · ${commandLine(['analyze', ...db, runId])} · ${commandLine(['report', ...db, '-o', 'report.html'])}\n`,

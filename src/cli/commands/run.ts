@@ -10,6 +10,7 @@ import {
   banFlag,
   historyFlag,
   modelOptionsFromFlags,
+  sessionOptionsFromFlags,
   STORE_HELP,
   storeFlag,
   variantFlag,
@@ -20,6 +21,7 @@ import { commandLine } from '../invocation.ts';
 import { inputPath } from '../stdio.ts';
 import { redactLocation } from '../../store/store.ts';
 import { trajectoryProgress } from '../progress.ts';
+import { reportIncomplete, reportStopped } from '../run-outcome.ts';
 import { interruptible } from '../signals.ts';
 
 interface RunFlags extends ModelFlags {
@@ -160,13 +162,7 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
     variant: variantFlag(flags.variant),
     concurrency: wholeNumber('--concurrency', flags.concurrency, { min: 1 }) ?? 4,
     maxConsecutiveFailures,
-    sessionOptions: {
-      timeout_s: flags.timeout ?? null,
-      retries: flags.retries ?? null,
-      rpm: flags.rpm ?? null,
-      api_key_env: flags.apiKeyEnv ?? null,
-      max_consecutive_failures: maxConsecutiveFailures,
-    },
+    sessionOptions: sessionOptionsFromFlags(flags, maxConsecutiveFailures),
   };
   const shownStore = redactLocation(options.store);
   const { runCases } = await import('../../app/run.ts');
@@ -203,22 +199,13 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
     );
     return 0;
   }
-  if (result.stopped) {
-    io.out.write(
-      `${result.stopped.reason === 'interrupted' ? 'interrupted' : 'stopped'}: ${result.stopped.message}; ${p.skipped + p.done} of ${p.total} trajectories finished${tag}\n`,
-    );
-    io.out.write(`the store is consistent; resume with the same command:\n  ${again}\n`);
-    return result.stopped.reason === 'interrupted' ? 130 : 3;
-  }
+  if (result.stopped) return reportStopped(io.out, result.stopped, p, tag, again);
   const finished = summary.complete + summary.incomplete;
   io.out.write(
     `finished${tag}: ${finished}/${summary.cases} trajectories · ${summary.successes} joint successes (${((100 * summary.successes) / summary.cases).toFixed(1)}%)` +
       ` · ${summary.incomplete} protocol-incomplete · ${summary.rounds} rounds · ${summary.failedAttempts} failed provider attempts\n`,
   );
-  if (summary.incomplete)
-    io.out.write(
-      `${summary.incomplete} trajectories are protocol-incomplete (provider failures); run the same command again to retry them:\n  ${again}\n`,
-    );
+  reportIncomplete(io.out, summary.incomplete, again);
   io.out.write(
     `next: ${commandLine(['audit', ...db, '--run', runId])} · ${commandLine(['export', ...db, '--run', runId, '--format', 'paper', '-o', `${runId}.jsonl`])} · ${commandLine(['analyze', ...db, runId])}\n`,
   );

@@ -3,9 +3,10 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
 import { redactLocation } from '../../store/store.ts';
-import { collect, numberFlag, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
+import { collect, numberFlag, sessionOptionsFromFlags, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
 import { commandLine } from '../invocation.ts';
 import { lineProgress } from '../progress.ts';
+import { stoppedExitCode, stoppedWord } from '../run-outcome.ts';
 import { interruptible } from '../signals.ts';
 
 interface WorkerFlags {
@@ -86,13 +87,7 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
         leaseSeconds,
         modelOptions,
         maxConsecutiveFailures,
-        sessionOptions: {
-          timeout_s: flags.timeout ?? null,
-          retries: flags.retries ?? null,
-          rpm: flags.rpm ?? null,
-          api_key_env: flags.apiKeyEnv ?? null,
-          max_consecutive_failures: maxConsecutiveFailures,
-        },
+        sessionOptions: sessionOptionsFromFlags(flags, maxConsecutiveFailures),
         signal,
       },
       {
@@ -124,10 +119,8 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
       ` · ${p.lost} leases lost to other workers · ${outcome.rejectedWrites} late writes refused\n`,
   );
   if (outcome.stopped) {
-    io.out.write(
-      `${outcome.stopped.reason === 'interrupted' ? 'interrupted' : 'stopped'}: ${outcome.stopped.message}; its trajectories are free for other workers\n`,
-    );
-    return outcome.stopped.reason === 'interrupted' ? 130 : 3;
+    io.out.write(`${stoppedWord(outcome.stopped)}: ${outcome.stopped.message}; its trajectories are free for other workers\n`);
+    return stoppedExitCode(outcome.stopped);
   }
   if (outcome.summary) {
     const s = outcome.summary;

@@ -34,24 +34,19 @@ const ITEM_FIELDS = [
   'meta',
 ] as const;
 
-const STRING_FIELDS = [
-  'item_id',
-  'env',
-  'task_id',
-  'template',
-  'operator',
-  'error_type',
-  'system_prompt',
-  'goal',
-  'failed_action',
-  'gold_action',
-  'obs_fail',
-  'obs_fail_terse',
-  'obs_fail_verbose',
-  'obs_fail_echo',
-  'obs_success',
-  'obs_neutral',
-] as const;
+/** Fields that are not required strings (checked one by one in validateItem). */
+const OTHER_FIELDS = new Set<string>([
+  'step_index',
+  'prefix_actions',
+  'prefix_observations',
+  'obs_fail_other',
+  'distractors',
+  'tool',
+  'meta',
+]);
+
+/** The required string fields, in schema order (the first missing one is the one reported). */
+const STRING_FIELDS = ITEM_FIELDS.filter((f) => !OTHER_FIELDS.has(f));
 
 /** Validates one parsed line into a ProbeItem with fields in schema order. */
 function validateItem(value: unknown, file: string, line: number | null): ProbeItem {

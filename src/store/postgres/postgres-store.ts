@@ -8,33 +8,43 @@
 // its lock goes, and its trajectories can be claimed at once.
 import pg from 'pg';
 import { hostname } from 'node:os';
-import { NotFoundError, RunLockedError, StoreError, UserError } from '../../core/errors.ts';
-import { checkCopiedRows, eventHash, GENESIS_HASH, rowToEvent, type EventRow } from '../chain.ts';
-import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent, type TrajectoryRunPlanned } from '../events.ts';
-import { isTrajectoryPlan } from '../plan.ts';
+import { RunLockedError, StoreError, UserError } from '../../core/errors.ts';
+import { checkCopiedRows, GENESIS_HASH, linkEvents, rowToEvent, type EventRow } from '../chain.ts';
+import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent } from '../events.ts';
 import { PlanCache } from '../plan-cache.ts';
-import { initialTrajectory, reduceRun, type ReducedRun } from '../reduce.ts';
+import { newerSchema, notAStoreReason, openedReadOnly, readOnlyForYou, runNotFound, writtenTwice } from '../errors.ts';
+import { reduceRun, type ReducedRun } from '../reduce.ts';
 import {
   LeaseLostError,
   RunExistsError,
   redactLocation,
   SimulatedCrash,
+  splitAtCrash,
   type AppendOptions,
   type LeaseSupport,
   type MaterializedRun,
   type ReadEventsOptions,
   type RunInfo,
-  type RunStatus,
   type RunStore,
   type RunSummary,
   type StoreOptions,
   type TrajectoryPage,
   type TrajectoryQuery,
-  type TrajectorySummary,
   type WorkerInfo,
 } from '../store.ts';
-import type { TrajectoryRecord, TrajectoryStatus } from '../types.ts';
+import type { TrajectoryRecord } from '../types.ts';
 import { deriveChanges, type DerivedChanges } from '../derive.ts';
+import {
+  foldTables,
+  runSummary,
+  selectCases,
+  trajectorySummary,
+  type RoundRow,
+  type RunCounts,
+  type RunRow,
+  type TrajectoryRow,
+  type TrajectorySummaryRow,
+} from '../tables.ts';
 import { DERIVED_TABLES, KNOWN_TABLES, MIGRATIONS, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
 
 interface QueuedGroup {
@@ -191,7 +201,7 @@ async function storeVersion(client: pg.PoolClient, schema: string, display: stri
     ? new Map((await client.query<{ key: string; value: string }>('SELECT key, value FROM meta')).rows.map((r) => [r.key, r.value]))
     : new Map<string, string>();
   if (!meta.has(STORE_MARKER) || foreign.length) {
-    const what = foreign.length ? `it has tables revloop does not know (${foreign.slice(0, 5).join(', ')})` : 'it has no revloop marker';
+    const what = notAStoreReason(foreign);
     throw new StoreError(
       display,
       'not_a_store',
@@ -199,12 +209,7 @@ async function storeVersion(client: pg.PoolClient, schema: string, display: stri
     );
   }
   const version = Number(meta.get('schema_version'));
-  if (version > SCHEMA_VERSION)
-    throw new StoreError(
-      display,
-      'newer_schema',
-      `${display}: store schema version ${version} is newer than this revloop understands (${SCHEMA_VERSION}); upgrade revloop`,
-    );
+  if (version > SCHEMA_VERSION) throw newerSchema(display, version, SCHEMA_VERSION);
   return version;
 }
 
@@ -291,25 +296,9 @@ const LIVE_SQL = (ns: number) =>
   `SELECT pl.objid::bigint::int AS worker FROM pg_locks pl WHERE pl.locktype = 'advisory' AND pl.granted AND pl.objsubid = 2
      AND pl.classid::bigint = ${ns} AND pl.database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
 
-interface RunRow {
+/** A run's row, its counts, and who is writing it (`summaries`). */
+interface SummaryRow extends RunRow, RunCounts {
   run_id: string;
-  kind: string;
-  controller: string;
-  model_spec: string;
-  simulated: boolean;
-  budget: number;
-  protocol: string;
-  plan_sha256: string;
-  n_cases: number;
-  created_at: string;
-  updated_at: string;
-  complete: number | null;
-  incomplete: number | null;
-  pending: number | null;
-  successes: number | null;
-  rounds: number | null;
-  attempts: number | null;
-  failed: number | null;
   leased: number | null;
   locked: boolean;
   last_event_id: number | null;
@@ -385,7 +374,7 @@ export class PostgresRunStore implements RunStore {
 
   private enqueue(runId: string, events: readonly NewEvent[], options: AppendOptions): Promise<StoredEvent[]> {
     if (this.dead) return Promise.reject(new SimulatedCrash());
-    if (this.readonly) return Promise.reject(new StoreError(this.location, 'readonly', `${this.location}: store opened read-only`));
+    if (this.readonly) return Promise.reject(openedReadOnly(this.location));
     return new Promise<StoredEvent[]>((resolve, reject) => this.queue.push({ runId, events, options, resolve, reject }));
   }
 
@@ -400,16 +389,10 @@ export class PostgresRunStore implements RunStore {
   private async drain(): Promise<void> {
     while (this.committing) await this.committing;
     if (!this.queue.length) return;
-    let batch = this.queue;
-    this.queue = [];
-    // Fault injection keeps the SQLite store's meaning: the store dies right after its n-th
-    // committed group (that commit's callers see the crash too); later groups are lost whole.
+    // Fault injection: that commit's callers see the crash too; later groups are lost whole.
     const crashAt = this.options.crashAfterAppends;
-    let beyond: QueuedGroup[] = [];
-    if (crashAt !== undefined && this.appends + batch.length > crashAt) {
-      beyond = batch.slice(Math.max(0, crashAt - this.appends));
-      batch = batch.slice(0, Math.max(0, crashAt - this.appends));
-    }
+    const { committed: batch, beyond } = splitAtCrash(this.queue, this.appends, crashAt);
+    this.queue = [];
     this.committing = (async () => {
       try {
         if (this.dead) throw new SimulatedCrash();
@@ -436,9 +419,7 @@ export class PostgresRunStore implements RunStore {
 
   /** One transaction: lock, read chain heads and leases, append the groups that may append, derive. */
   private async commit(groups: readonly QueuedGroup[]): Promise<GroupOutcome[]> {
-    const client = await this.pool.connect();
-    try {
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`);
+    return this.underAppendLock(async (client) => {
       const runIds = [...new Set(groups.map((g) => g.runId))];
       const leased = groups.filter((g) => g.options.lease);
       const conditional = groups.filter((g) => g.options.ifStatus);
@@ -487,38 +468,20 @@ export class PostgresRunStore implements RunStore {
           outcomes.push([]);
           continue;
         }
-        const head = heads.get(g.runId)!;
-        let { seq, hash: prev } = head;
-        const out: StoredEvent[] = [];
-        for (const e of g.events) {
-          if (seq === 0 && e.type !== 'run_planned') throw new Error(`run ${g.runId}: the first event must be run_planned`);
-          if (seq > 0 && e.type === 'run_planned') throw new RunExistsError(g.runId, this.location);
-          seq++;
-          const at = this.clock();
-          const payload = JSON.stringify(e.payload);
-          const caseIndex = e.caseIndex ?? null;
-          const revision = e.revision ?? null;
-          const hash = eventHash(prev, g.runId, seq, e.type, caseIndex, revision, at, payload);
-          const row = [g.runId, seq, e.type, caseIndex, revision, at, payload, prev, hash, eventKey(e)];
+        const linked = linkEvents(g.runId, heads.get(g.runId), g.events, this.clock, this.location, (row) => {
           row.forEach((v, i) => cols[i].push(v));
-          out.push({ ...e, id: 0, runId: g.runId, seq, at, caseIndex, revision, prevHash: prev, hash } as StoredEvent);
-          prev = hash;
-        }
-        heads.set(g.runId, { seq, hash: prev });
+          return 0;
+        });
+        heads.set(g.runId, linked.head);
+        const out = linked.stored;
         outcomes.push(out);
         all.push(...out);
       }
       if (all.length) await this.insert(client, all, cols);
       for (const [worker, n] of rejected)
         await client.query('UPDATE workers SET rejected_writes = rejected_writes + $2 WHERE worker = $1', [worker, n]);
-      await client.query('COMMIT');
       return outcomes;
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.translate(e);
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** Inserts events (ids set on `events` in place) and updates the derived tables, inside a transaction. */
@@ -550,27 +513,18 @@ export class PostgresRunStore implements RunStore {
   /** Failures people can act on become errors naming the store. */
   private translate(e: unknown): unknown {
     const err = e as { code?: string; constraint?: string; message?: string };
-    if (err.code === '23505' && err.constraint === 'events_key')
-      return new UserError(`${this.location}: a result was written twice under the same key (${err.message}); nothing was stored`, {
-        cause: e,
-      });
-    if (err.code === '21000')
-      return new UserError(`${this.location}: a result was written twice under the same key (${err.message}); nothing was stored`, {
-        cause: e,
-      });
-    if (err.code === '25006' || err.code === '42501')
-      return new StoreError(this.location, 'readonly', `${this.location}: the store is read-only for you (${err.message})`, { cause: e });
+    if (err.code === '23505' && err.constraint === 'events_key') return writtenTwice(this.location, err.message, e);
+    if (err.code === '21000') return writtenTwice(this.location, err.message, e);
+    if (err.code === '25006' || err.code === '42501') return readOnlyForYou(this.location, err.message, e);
     if (err.code && /^(08|57P)/.test(err.code)) return connectionError(this.location, e);
     if (!err.code && /ECONNREFUSED|ECONNRESET|Connection terminated/i.test(err.message ?? '')) return connectionError(this.location, e);
     return e;
   }
 
   async appendRows(runId: string, rows: readonly EventRow[]): Promise<void> {
-    if (this.readonly) throw new StoreError(this.location, 'readonly', `${this.location}: store opened read-only`);
+    if (this.readonly) throw openedReadOnly(this.location);
     await this.flush();
-    const client = await this.pool.connect();
-    try {
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`);
+    return this.underAppendLock(async (client) => {
       const head = (
         await client.query<{ seq: number; hash: string }>('SELECT seq, hash FROM events WHERE run_id = $1 ORDER BY seq DESC LIMIT 1', [
           runId,
@@ -589,13 +543,7 @@ export class PostgresRunStore implements RunStore {
         );
         await this.insert(client, events, cols);
       }
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.translate(e);
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async createRun(runId: string, planned: RunPlannedPayload, seed: readonly NewEvent[] = []): Promise<void> {
@@ -605,9 +553,7 @@ export class PostgresRunStore implements RunStore {
 
   async rebuild(runId?: string): Promise<void> {
     const ids = runId ? [runId] : await this.runIds();
-    const client = await this.pool.connect();
-    try {
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`);
+    return this.underAppendLock(async (client) => {
       for (const id of ids) {
         for (const t of DERIVED_TABLES) await client.query(`DELETE FROM ${t} WHERE run_id = $1`, [id]);
         const events = (await client.query<EventRow>('SELECT * FROM events WHERE run_id = $1 ORDER BY seq', [id])).rows.map(rowToEvent);
@@ -615,24 +561,28 @@ export class PostgresRunStore implements RunStore {
         await client.query(PLAN_SQL, planParams(changes));
         await client.query(`WITH ${derivedSql(1)} SELECT 1`, derivedParams(changes));
       }
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.translate(e);
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /**
-   * Runs `work` in a transaction holding the append lock. Statements that lock many lease rows
-   * (renewals, unregistering) take it too, so they never wait in a cycle with an append holding
-   * some of those rows FOR SHARE (claims never wait: SKIP LOCKED).
+   * Runs `work` in a transaction holding the append lock: every append, copy and rebuild. Statements
+   * that lock many lease rows (renewals, unregistering) take it too, so they never wait in a cycle
+   * with an append holding some of those rows FOR SHARE (claims never wait: SKIP LOCKED).
    */
-  private async underAppendLock<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  private underAppendLock<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.transaction(`BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`, work);
+  }
+
+  /** Runs `work` in a read-only transaction that sees one snapshot. */
+  private inSnapshot<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', work);
+  }
+
+  /** Runs `work` on one connection between `begin` and COMMIT; a failure rolls back and is translated. */
+  private async transaction<T>(begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`);
+      await client.query(begin);
       const out = await work(client);
       await client.query('COMMIT');
       return out;
@@ -842,10 +792,7 @@ export class PostgresRunStore implements RunStore {
         [runId],
       )
     ).rows[0];
-    if (!row) return null;
-    const p = JSON.parse(row.payload) as RunPlannedPayload;
-    this.plannedCache.set(runId, p);
-    return p;
+    return row ? this.plannedCache.parse(runId, row.payload) : null;
   }
 
   async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<StoredEvent[]> {
@@ -896,9 +843,9 @@ export class PostgresRunStore implements RunStore {
     return planned && row ? { runId, planned, summary: toSummary(row) } : null;
   }
 
-  private async summaries(runIds: readonly string[] | null): Promise<RunRow[]> {
+  private async summaries(runIds: readonly string[] | null): Promise<SummaryRow[]> {
     return (
-      await this.pool.query<RunRow>(
+      await this.pool.query<SummaryRow>(
         `WITH live AS (${LIVE_SQL(this.ns)}),
          locks AS (
            SELECT rl.run_id FROM run_locks rl JOIN pg_locks pl ON pl.locktype = 'advisory' AND pl.granted AND pl.objsubid = 2
@@ -928,8 +875,7 @@ export class PostgresRunStore implements RunStore {
     const ids = runIds ?? (await this.runIds());
     const out: TrajectoryRecord[] = [];
     for (const id of ids) {
-      if (!(await this.getPlanned(id)))
-        throw new NotFoundError('run', id, `run '${id}' not found in ${this.location} (see \`revloop runs --store ${this.location}\`)`);
+      if (!(await this.getPlanned(id))) throw runNotFound(id, this.location);
       let ts =
         options.from === 'events'
           ? ((await this.reduce(id))?.trajectories ?? [])
@@ -965,49 +911,19 @@ export class PostgresRunStore implements RunStore {
     const cond = where.join(' AND ');
     const offset = Math.max(0, Math.floor(query.offset ?? 0));
     const limit = query.limit === undefined ? null : Math.max(0, Math.floor(query.limit));
-    const client = await this.pool.connect();
-    try {
-      // One snapshot for the count and the page.
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    // One snapshot for the count and the page.
+    const { total, rows } = await this.inSnapshot(async (client) => {
       const total = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM trajectories t WHERE ${cond}`, args)).rows[0].n;
       const rows = (
-        await client.query<{
-          case_index: number;
-          case_id: string;
-          status: TrajectoryStatus;
-          reason: string | null;
-          n_rounds: number;
-          final_joint: boolean | null;
-          final_energy: number | null;
-          attempts_started: number;
-          attempts_finished: number;
-          attempts_failed: number;
-        }>(
+        await client.query<TrajectorySummaryRow>(
           `SELECT t.*, (SELECT r.energy FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index ORDER BY r.revision DESC LIMIT 1) AS final_energy
            FROM trajectories t WHERE ${cond} ORDER BY t.case_index LIMIT $${args.length + 1} OFFSET $${args.length + 2}`,
           [...args, limit, offset],
         )
       ).rows;
-      await client.query('COMMIT');
-      return {
-        total,
-        rows: rows.map((r): TrajectorySummary => ({
-          caseIndex: r.case_index,
-          caseId: r.case_id,
-          status: r.status,
-          incompleteReason: r.reason,
-          rounds: r.n_rounds,
-          finalJoint: r.final_joint,
-          finalEnergy: r.final_energy,
-          attempts: { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed },
-        })),
-      };
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.translate(e);
-    } finally {
-      client.release();
-    }
+      return { total, rows };
+    });
+    return { total, rows: rows.map(trajectorySummary) };
   }
 
   async trajectoriesAt(runId: string, caseIndexes: readonly number[]): Promise<TrajectoryRecord[]> {
@@ -1016,77 +932,19 @@ export class PostgresRunStore implements RunStore {
 
   /** Trajectories of a run from the derived tables: every case, or only the given ones in case order. */
   private async materializedRows(runId: string, cases?: readonly number[]): Promise<MaterializedRun> {
-    const found = await this.getPlanned(runId);
-    if (!found || !isTrajectoryPlan(found.plan)) return { trajectories: [], attempts: [], nRounds: [] };
-    const planned = found as TrajectoryRunPlanned;
-    const indexes = cases
-      ? [...new Set(cases)].filter((i) => Number.isInteger(i) && i >= 0 && i < planned.cases.length).sort((a, b) => a - b)
-      : planned.cases.map((_, i) => i);
-    // Position of each case index in the output.
-    const at = new Map(indexes.map((ix, k) => [ix, k]));
-    const trajectories = indexes.map((i) => initialTrajectory(runId, planned, i));
-    const attempts = indexes.map(() => ({ started: 0, finished: 0, failed: 0 }));
-    const nRounds = indexes.map(() => 0);
+    const selected = selectCases(await this.getPlanned(runId), cases);
+    if (!selected) return { trajectories: [], attempts: [], nRounds: [] };
     const only = cases ? ' AND case_index = ANY($2::int[])' : '';
-    const args = cases ? [runId, indexes] : [runId];
-    const client = await this.pool.connect();
-    try {
-      // Trajectories and their rounds from one snapshot, so a live run never shows a status without its rounds.
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const rows = (
-        await client.query<{
-          case_index: number;
-          status: TrajectoryStatus;
-          reason: string | null;
-          n_rounds: number;
-          attempts_started: number;
-          attempts_finished: number;
-          attempts_failed: number;
-        }>(`SELECT * FROM trajectories WHERE run_id = $1${only} ORDER BY case_index`, args)
-      ).rows;
-      const rounds = (
-        await client.query<{
-          case_index: number;
-          revision: number;
-          text: string;
-          state: string;
-          energy: number;
-          joint: boolean;
-          feedback: string | null;
-        }>(`SELECT * FROM rounds WHERE run_id = $1${only} ORDER BY case_index, revision`, args)
-      ).rows;
-      await client.query('COMMIT');
-      for (const r of rows) {
-        const k = at.get(r.case_index);
-        if (k === undefined) continue;
-        const t = trajectories[k];
-        t.status = r.status;
-        if (r.reason !== null) {
-          if (r.status === 'complete') t.termination = r.reason as 'context_limit';
-          else t.incompleteReason = r.reason;
-        }
-        attempts[k] = { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed };
-        nRounds[k] = r.n_rounds;
-      }
-      for (const r of rounds) {
-        const k = at.get(r.case_index);
-        if (k === undefined) continue;
-        trajectories[k].rounds.push({
-          revision: r.revision,
-          text: r.text,
-          state: JSON.parse(r.state),
-          energy: r.energy,
-          joint: r.joint,
-          feedback: r.feedback,
-        });
-      }
-      return { trajectories, attempts, nRounds };
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw this.translate(e);
-    } finally {
-      client.release();
-    }
+    const args = cases ? [runId, selected.indexes] : [runId];
+    // Trajectories and their rounds from one snapshot, so a live run never shows a status without its rounds.
+    const { rows, rounds } = await this.inSnapshot(async (client) => {
+      const rows = (await client.query<TrajectoryRow>(`SELECT * FROM trajectories WHERE run_id = $1${only} ORDER BY case_index`, args))
+        .rows;
+      const rounds = (await client.query<RoundRow>(`SELECT * FROM rounds WHERE run_id = $1${only} ORDER BY case_index, revision`, args))
+        .rows;
+      return { rows, rounds };
+    });
+    return foldTables(runId, selected, rows, rounds);
   }
 }
 
@@ -1104,32 +962,7 @@ function stripKey(r: EventRow & { key?: unknown }): EventRow {
   return row;
 }
 
-function toSummary(r: RunRow): RunSummary {
-  const pending = r.pending ?? 0;
-  const incomplete = r.incomplete ?? 0;
+function toSummary(r: SummaryRow): RunSummary {
   const leased = r.leased ?? 0;
-  const status: RunStatus = leased > 0 || r.locked ? 'running' : pending > 0 ? 'interrupted' : incomplete > 0 ? 'incomplete' : 'complete';
-  return {
-    runId: r.run_id,
-    kind: r.kind,
-    controller: r.controller,
-    modelSpec: r.model_spec,
-    simulated: r.simulated,
-    budget: r.budget,
-    protocol: r.protocol,
-    planSha256: r.plan_sha256,
-    cases: r.n_cases,
-    leased,
-    complete: r.complete ?? 0,
-    incomplete,
-    pending,
-    successes: r.successes ?? 0,
-    rounds: r.rounds ?? 0,
-    attempts: r.attempts ?? 0,
-    failedAttempts: r.failed ?? 0,
-    status,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    lastEventId: r.last_event_id ?? 0,
-  };
+  return runSummary(r.run_id, r, r, r.last_event_id, leased > 0 || r.locked, leased);
 }

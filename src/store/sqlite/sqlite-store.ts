@@ -7,37 +7,42 @@ import Database from 'better-sqlite3';
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { RunLockedError, StoreError, UserError, NotFoundError } from '../../core/errors.ts';
+import { RunLockedError, StoreError, UserError } from '../../core/errors.ts';
 import { processAlive } from '../../core/util/process-alive.ts';
-import { checkCopiedRows, eventHash, GENESIS_HASH, rowToEvent, type EventRow } from '../chain.ts';
-import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent, type TrajectoryRunPlanned } from '../events.ts';
-import { isTrajectoryPlan } from '../plan.ts';
+import { checkCopiedRows, linkEvents, rowToEvent, type ChainHead, type EventRow } from '../chain.ts';
+import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent } from '../events.ts';
 import { PlanCache } from '../plan-cache.ts';
-import { initialTrajectory, reduceRun, type ReducedRun } from '../reduce.ts';
+import { newerSchema, notAStoreReason, openedReadOnly, readOnlyForYou, runNotFound, writtenTwice } from '../errors.ts';
+import { reduceRun, type ReducedRun } from '../reduce.ts';
 import { deriveChanges } from '../derive.ts';
+import {
+  foldTables,
+  runSummary,
+  selectCases,
+  trajectorySummary,
+  type RoundRow,
+  type RunCounts,
+  type RunRow,
+  type TrajectoryRow,
+  type TrajectorySummaryRow,
+} from '../tables.ts';
 import {
   RunExistsError,
   SimulatedCrash,
+  splitAtCrash,
   type AppendOptions,
   type MaterializedRun,
   type ReadEventsOptions,
   type RunInfo,
-  type RunStatus,
   type RunStore,
   type RunSummary,
   type StoreOptions,
   type TrajectoryPage,
   type TrajectoryQuery,
-  type TrajectorySummary,
 } from '../store.ts';
-import type { TrajectoryRecord, TrajectoryStatus } from '../types.ts';
+import type { TrajectoryRecord } from '../types.ts';
 import { migrateLegacyStudyTables } from './legacy-studies.ts';
 import { DERIVED_TABLES, KNOWN_TABLES, MIGRATE_1_TO_2_SQL, SCHEMA_SQL, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
-
-interface ChainHead {
-  seq: number;
-  hash: string;
-}
 
 interface AppendGroup {
   runId: string;
@@ -84,7 +89,7 @@ function storeVersion(db: Database.Database, path: string): number | null {
   // Schema 1 had no marker; its meta table with a schema version is what identified a store.
   const isStore = meta.has(STORE_MARKER) || (Number.isInteger(version) && version >= 1 && tables.includes('events'));
   if (!isStore || foreign.length) {
-    const what = foreign.length ? `it has tables revloop does not know (${foreign.slice(0, 5).join(', ')})` : 'it has no revloop marker';
+    const what = notAStoreReason(foreign);
     throw new StoreError(
       path,
       'not_a_store',
@@ -92,11 +97,7 @@ function storeVersion(db: Database.Database, path: string): number | null {
     );
   }
   if (version > SCHEMA_VERSION) {
-    throw new StoreError(
-      path,
-      'newer_schema',
-      `${path}: store schema version ${version} is newer than this revloop understands (${SCHEMA_VERSION}); upgrade revloop`,
-    );
+    throw newerSchema(path, version, SCHEMA_VERSION);
   }
   return version;
 }
@@ -165,7 +166,7 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
     if (db.open) db.close();
     if (e instanceof UserError) throw e;
     const message = (e as Error).message;
-    if (/readonly|read-only/i.test(message)) throw new StoreError(path, 'readonly', `${path}: the store is read-only for you (${message})`);
+    if (/readonly|read-only/i.test(message)) throw readOnlyForYou(path, message);
     throw new StoreError(path, 'other', `${path}: cannot open as a revloop store (${message})`, { cause: e });
   }
   return new SqliteRunStore(db, path, options);
@@ -277,7 +278,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async appendRows(runId: string, rows: readonly EventRow[]): Promise<void> {
-    if (this.readonly) throw new StoreError(this.location, 'readonly', `${this.location}: store opened read-only`);
+    if (this.readonly) throw openedReadOnly(this.location);
     this.flushSync();
     this.heads.delete(runId);
     this.db
@@ -334,15 +335,8 @@ export class SqliteRunStore implements RunStore {
   /** Commits the queued groups now: when it returns, everything queued so far is committed (or failed). */
   flushSync(): void {
     if (!this.queue.length) return;
-    let batch = this.queue;
+    const { committed: batch, beyond } = splitAtCrash(this.queue, this.appends, this.options.crashAfterAppends);
     this.queue = [];
-    // Fault injection keeps its meaning: the store dies right after its n-th committed group.
-    const crashAt = this.options.crashAfterAppends;
-    let beyond: QueuedGroup[] = [];
-    if (crashAt !== undefined && this.appends + batch.length > crashAt) {
-      beyond = batch.slice(Math.max(0, crashAt - this.appends));
-      batch = batch.slice(0, Math.max(0, crashAt - this.appends));
-    }
     try {
       if (batch.length) this.commitGroups(batch);
       for (const g of batch) g.resolve();
@@ -355,7 +349,7 @@ export class SqliteRunStore implements RunStore {
   /** Commits groups in one transaction, in order; returns each group's stored events. */
   private commitGroups(groups: readonly AppendGroup[]): StoredEvent[][] {
     if (this.dead) throw new SimulatedCrash();
-    if (this.readonly || !this.commitTx) throw new StoreError(this.location, 'readonly', `${this.location}: store opened read-only`);
+    if (this.readonly || !this.commitTx) throw openedReadOnly(this.location);
     const cached = groups.some((g) => this.heads.has(g.runId));
     let stored: StoredEvent[][];
     try {
@@ -387,12 +381,8 @@ export class SqliteRunStore implements RunStore {
   /** SQLite failures people can act on become StoreErrors naming the file. */
   private translate(e: unknown): unknown {
     const message = (e as Error)?.message ?? '';
-    if (/readonly database/i.test(message))
-      return new StoreError(this.location, 'readonly', `${this.location}: the store is read-only for you (${message})`, { cause: e });
-    if (/events\.run_id, events\.key/.test(message))
-      return new UserError(`${this.location}: a result was written twice under the same key (${message}); nothing was stored`, {
-        cause: e,
-      });
+    if (/readonly database/i.test(message)) return readOnlyForYou(this.location, message, e);
+    if (/events\.run_id, events\.key/.test(message)) return writtenTwice(this.location, message, e);
     return e;
   }
 
@@ -400,25 +390,11 @@ export class SqliteRunStore implements RunStore {
   private commitInTransaction(groups: readonly AppendGroup[], heads: Map<string, ChainHead>): StoredEvent[][] {
     const all = groups.map(({ runId, events }) => {
       const last = heads.get(runId) ?? (this.stmt.lastEvent.get(runId) as ChainHead | undefined);
-      let seq = last?.seq ?? 0;
-      let prev = last?.hash ?? GENESIS_HASH;
-      const out: StoredEvent[] = [];
-      for (const e of events) {
-        if (seq === 0 && e.type !== 'run_planned') throw new Error(`run ${runId}: the first event must be run_planned`);
-        // A run has one plan: a second run_planned (two planners racing) is refused whole.
-        if (seq > 0 && e.type === 'run_planned') throw new RunExistsError(runId, this.location);
-        seq++;
-        const at = this.clock();
-        const payload = JSON.stringify(e.payload);
-        const caseIndex = e.caseIndex ?? null;
-        const revision = e.revision ?? null;
-        const hash = eventHash(prev, runId, seq, e.type, caseIndex, revision, at, payload);
-        const info = this.stmt.insertEvent.run(runId, seq, e.type, caseIndex, revision, at, payload, prev, hash, eventKey(e));
-        out.push({ ...e, id: Number(info.lastInsertRowid), runId, seq, at, caseIndex, revision, prevHash: prev, hash } as StoredEvent);
-        prev = hash;
-      }
-      heads.set(runId, { seq, hash: prev });
-      return out;
+      const linked = linkEvents(runId, last, events, this.clock, this.location, (row) =>
+        Number(this.stmt.insertEvent.run(...row).lastInsertRowid),
+      );
+      heads.set(runId, linked.head);
+      return linked.stored;
     });
     this.materialize(all.length === 1 ? all[0] : all.flat());
     return all;
@@ -534,10 +510,7 @@ export class SqliteRunStore implements RunStore {
     const cached = this.plannedCache.get(runId);
     if (cached) return cached;
     const row = this.stmt.planned.get(runId) as EventRow | undefined;
-    if (!row) return null;
-    const p = JSON.parse(row.payload) as RunPlannedPayload;
-    this.plannedCache.set(runId, p);
-    return p;
+    return row ? this.plannedCache.parse(runId, row.payload) : null;
   }
 
   async readEvents(runId: string, options: ReadEventsOptions = {}): Promise<StoredEvent[]> {
@@ -590,20 +563,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   private summary(runId: string): RunSummary | null {
-    const run = this.db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as
-      | {
-          kind: string;
-          controller: string;
-          model_spec: string;
-          simulated: number;
-          budget: number;
-          protocol: string;
-          plan_sha256: string;
-          n_cases: number;
-          created_at: string;
-          updated_at: string;
-        }
-      | undefined;
+    const run = this.db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
     if (!run) return null;
     const c = this.db
       .prepare(
@@ -613,35 +573,12 @@ export class SqliteRunStore implements RunStore {
            SUM(attempts_finished) AS attempts, SUM(attempts_failed) AS failed
          FROM trajectories WHERE run_id = ?`,
       )
-      .get(runId) as Record<string, number | null>;
+      .get(runId) as RunCounts;
     const lock = this.db.prepare('SELECT pid, host FROM run_locks WHERE run_id = ?').get(runId) as
       { pid: number; host: string } | undefined;
     const live = !!lock && processAlive(lock.pid, lock.host);
-    const pending = c.pending ?? 0;
-    const incomplete = c.incomplete ?? 0;
-    const status: RunStatus = live ? 'running' : pending > 0 ? 'interrupted' : incomplete > 0 ? 'incomplete' : 'complete';
-    return {
-      runId,
-      kind: run.kind,
-      controller: run.controller,
-      modelSpec: run.model_spec,
-      simulated: run.simulated === 1,
-      budget: run.budget,
-      protocol: run.protocol,
-      planSha256: run.plan_sha256,
-      cases: run.n_cases,
-      complete: c.complete ?? 0,
-      incomplete,
-      pending,
-      successes: c.successes ?? 0,
-      rounds: c.rounds ?? 0,
-      attempts: c.attempts ?? 0,
-      failedAttempts: c.failed ?? 0,
-      status,
-      createdAt: run.created_at,
-      updatedAt: run.updated_at,
-      lastEventId: (this.stmt.lastEventId.get(runId) as { id: number } | undefined)?.id ?? 0,
-    };
+    const last = this.stmt.lastEventId.get(runId) as { id: number } | undefined;
+    return runSummary(runId, run, c, last?.id ?? null, live);
   }
 
   async loadTrajectories(
@@ -651,8 +588,7 @@ export class SqliteRunStore implements RunStore {
     const ids = runIds ?? this.runIdsSync();
     const out: TrajectoryRecord[] = [];
     for (const id of ids) {
-      if (!this.getPlannedSync(id))
-        throw new NotFoundError('run', id, `run '${id}' not found in ${this.location} (see \`revloop runs --store ${this.location}\`)`);
+      if (!this.getPlannedSync(id)) throw runNotFound(id, this.location);
       let ts =
         options.from === 'events' ? (reduceRun(this.readEventsSync(id))?.trajectories ?? []) : this.materializedSync(id).trajectories;
       if (options.cases) {
@@ -690,31 +626,8 @@ export class SqliteRunStore implements RunStore {
           `SELECT t.*, (SELECT r.energy FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index ORDER BY r.revision DESC LIMIT 1) AS final_energy
            FROM trajectories t WHERE ${cond} ORDER BY t.case_index LIMIT ? OFFSET ?`,
         )
-        .all(...args, limit, offset) as Array<{
-        case_index: number;
-        case_id: string;
-        status: TrajectoryStatus;
-        reason: string | null;
-        n_rounds: number;
-        final_joint: number | null;
-        final_energy: number | null;
-        attempts_started: number;
-        attempts_finished: number;
-        attempts_failed: number;
-      }>;
-      return {
-        total,
-        rows: rows.map((r): TrajectorySummary => ({
-          caseIndex: r.case_index,
-          caseId: r.case_id,
-          status: r.status,
-          incompleteReason: r.reason,
-          rounds: r.n_rounds,
-          finalJoint: r.final_joint === null ? null : r.final_joint === 1,
-          finalEnergy: r.final_energy,
-          attempts: { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed },
-        })),
-      };
+        .all(...args, limit, offset) as TrajectorySummaryRow[];
+      return { total, rows: rows.map(trajectorySummary) };
     })();
   }
 
@@ -736,61 +649,16 @@ export class SqliteRunStore implements RunStore {
 
   /** Trajectories of a run from the derived tables: every case (null), or only the given ones in case order. */
   private materializeCases(runId: string, only: readonly number[] | null): MaterializedRun {
-    const found = this.getPlannedSync(runId);
-    if (!found || !isTrajectoryPlan(found.plan)) return { trajectories: [], attempts: [], nRounds: [] };
-    const planned = found as TrajectoryRunPlanned;
-    const indexes = only
-      ? [...new Set(only)].filter((i) => Number.isInteger(i) && i >= 0 && i < planned.cases.length).sort((a, b) => a - b)
-      : planned.cases.map((_, i) => i);
-    // Position of each case index in the output.
-    const at = new Map(indexes.map((ix, k) => [ix, k]));
-    const trajectories = indexes.map((i) => initialTrajectory(runId, planned, i));
-    const attempts = indexes.map(() => ({ started: 0, finished: 0, failed: 0 }));
-    const nRounds = indexes.map(() => 0);
+    const selected = selectCases(this.getPlannedSync(runId), only);
+    if (!selected) return { trajectories: [], attempts: [], nRounds: [] };
     const filter = only ? ' AND case_index IN (SELECT value FROM json_each(?))' : '';
-    const args: unknown[] = only ? [runId, JSON.stringify(indexes)] : [runId];
-    const rows = this.db.prepare(`SELECT * FROM trajectories WHERE run_id = ?${filter} ORDER BY case_index`).all(...args) as Array<{
-      case_index: number;
-      status: TrajectoryStatus;
-      reason: string | null;
-      n_rounds: number;
-      attempts_started: number;
-      attempts_finished: number;
-      attempts_failed: number;
-    }>;
-    for (const r of rows) {
-      const k = at.get(r.case_index);
-      if (k === undefined) continue;
-      const t = trajectories[k];
-      t.status = r.status;
-      if (r.reason !== null) {
-        if (r.status === 'complete') t.termination = r.reason as 'context_limit';
-        else t.incompleteReason = r.reason;
-      }
-      attempts[k] = { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed };
-      nRounds[k] = r.n_rounds;
-    }
-    const rounds = this.db.prepare(`SELECT * FROM rounds WHERE run_id = ?${filter} ORDER BY case_index, revision`).all(...args) as Array<{
-      case_index: number;
-      revision: number;
-      text: string;
-      state: string;
-      energy: number;
-      joint: number;
-      feedback: string | null;
-    }>;
-    for (const r of rounds) {
-      const k = at.get(r.case_index);
-      if (k === undefined) continue;
-      trajectories[k].rounds.push({
-        revision: r.revision,
-        text: r.text,
-        state: JSON.parse(r.state),
-        energy: r.energy,
-        joint: r.joint === 1,
-        feedback: r.feedback,
-      });
-    }
-    return { trajectories, attempts, nRounds };
+    const args: unknown[] = only ? [runId, JSON.stringify(selected.indexes)] : [runId];
+    const rows = this.db
+      .prepare(`SELECT * FROM trajectories WHERE run_id = ?${filter} ORDER BY case_index`)
+      .all(...args) as TrajectoryRow[];
+    const rounds = this.db
+      .prepare(`SELECT * FROM rounds WHERE run_id = ?${filter} ORDER BY case_index, revision`)
+      .all(...args) as RoundRow[];
+    return foldTables(runId, selected, rows, rounds);
   }
 }

@@ -1,15 +1,11 @@
 // The agent-rollout study as a registered study: success, loops and repeat rates per harness, and
 // paired contrasts against verbatim, as terminal text, JSON and report sections.
 import type { Study } from '../kit/study.ts';
-import { simulatedMark, type NumberCell, type Section } from '../kit/sections.ts';
+import { meanCell, simulatedMark, type Section } from '../kit/sections.ts';
 import { analyzeAgentStore, type AgentAnalysis, type MetricSummary } from './analyze.ts';
 import { renderAgentAnalysis } from './render.ts';
 import { AGENT_RUN_KIND, AgentStore } from './store.ts';
-import { lastUpdate, shareOf, shortTime, studyRunStatus } from '../kit/run-status.ts';
-
-function ci(m: Partial<{ mean: number | null; ci_lo: number | null; ci_hi: number | null }> | undefined, digits: number): NumberCell {
-  return { value: m?.mean ?? null, lo: m?.ci_lo ?? null, hi: m?.ci_hi ?? null, digits };
-}
+import { lastUpdate, sessionRunRow, shareOf, shortTime, studyRunStatus } from '../kit/run-status.ts';
 
 const RATES = ['solved', 'stuck', 'exact_repeat_rate', 'canonical_repeat_rate'];
 
@@ -38,8 +34,8 @@ function agentSections(a: AgentAnalysis): Section[] {
             r.model,
             r.harness,
             r.n_rollouts,
-            ...RATES.map((k) => ci(metric(r.metrics, k), 2)),
-            ...['gen_tokens', 'prompt_tokens_per_step', 'n_steps'].map((k) => ci(metric(r.metrics, k), k === 'n_steps' ? 1 : 0)),
+            ...RATES.map((k) => meanCell(metric(r.metrics, k), 2)),
+            ...['gen_tokens', 'prompt_tokens_per_step', 'n_steps'].map((k) => meanCell(metric(r.metrics, k), k === 'n_steps' ? 1 : 0)),
           ],
         })),
         note: `Mean [95% cluster-bootstrap interval over tasks], B = ${a.bootstrap.resamples.toLocaleString('en')}. Repeat rates are per-rollout means over rollouts with at least one failed action.`,
@@ -61,7 +57,7 @@ function agentSections(a: AgentAnalysis): Section[] {
         ],
         rows: cs.map((c) => ({
           simulated: simulatedRun.get(c.run_id) ?? false,
-          cells: [c.model, c.harness, c.metric, ci(c, 2), c.n_paired],
+          cells: [c.model, c.harness, c.metric, meanCell(c, 2), c.n_paired],
         })),
       },
     });
@@ -103,41 +99,34 @@ export const agentStudy: Study<AgentAnalysis> = {
       if (status === 'complete' && done < tasks) status = 'incomplete';
       const failed = last?.finished ? Number(last.finished.counters.n_failed ?? 0) : 0;
       const updatedAt = lastUpdate(r, sessions);
-      rows.push({
-        runId: r.runId,
-        kind: r.kind,
-        status,
-        controller: r.controller,
-        simulated: r.simulated,
-        cells: [
-          plan?.harness ?? '',
-          `${done}/${tasks}`,
-          shareOf(solved, done),
-          String(stuck),
-          String(failed),
-          String(sessions.length),
-          shortTime(updatedAt),
-        ],
-        json: {
-          runId: r.runId,
-          kind: 'agent',
+      rows.push(
+        sessionRunRow(
+          r,
+          AGENT_RUN_KIND,
           status,
-          controller: r.controller,
-          modelSpec: r.modelSpec,
-          simulated: r.simulated,
-          env: plan?.env ?? '',
-          harness: plan?.harness ?? '',
-          settings: plan?.settings ?? {},
-          tasks,
-          done,
-          solved,
-          stuck,
-          failed,
-          sessions: sessions.length,
-          createdAt: r.createdAt,
           updatedAt,
-        },
-      });
+          [
+            plan?.harness ?? '',
+            `${done}/${tasks}`,
+            shareOf(solved, done),
+            String(stuck),
+            String(failed),
+            String(sessions.length),
+            shortTime(updatedAt),
+          ],
+          {
+            env: plan?.env ?? '',
+            harness: plan?.harness ?? '',
+            settings: plan?.settings ?? {},
+            tasks,
+            done,
+            solved,
+            stuck,
+            failed,
+            sessions: sessions.length,
+          },
+        ),
+      );
     }
     return rows;
   },

@@ -1,8 +1,9 @@
-// How `revloop runs` words a study run's state from its sessions (the one rule for every study
+// How `revloop runs` words and lists a study run from its sessions (the one rule for every study
 // without trajectories): a live process → running; otherwise the last session decides, and a
 // session that never finished belongs to a process that died (interrupted).
 import type { StudySession } from '../../store/study-runs.ts';
 import type { RunSummary } from '../../store/store.ts';
+import type { StudyRunRow } from './study.ts';
 
 type StudyRunStatus = 'complete' | 'incomplete' | 'running' | 'interrupted' | 'failed';
 
@@ -28,4 +29,37 @@ export function shortTime(iso: string): string {
 /** `k/n (p%)`: a count over what it is a share of, with the percentage. */
 export function shareOf(k: number, n: number): string {
   return `${k}/${n} (${n ? ((100 * k) / n).toFixed(1) : '0.0'}%)`;
+}
+
+/**
+ * A session-kept study run as `revloop runs` lists it: the run, its status and model, the study's
+ * cells, and its JSON — the run's identity, then the study's own `fields`, then its times.
+ */
+export function sessionRunRow(
+  r: RunSummary,
+  kind: string,
+  status: StudyRunStatus,
+  updatedAt: string,
+  cells: string[],
+  fields: Record<string, unknown>,
+): StudyRunRow {
+  return {
+    runId: r.runId,
+    kind: r.kind,
+    status,
+    controller: r.controller,
+    simulated: r.simulated,
+    cells,
+    json: {
+      runId: r.runId,
+      kind,
+      status,
+      controller: r.controller,
+      modelSpec: r.modelSpec,
+      simulated: r.simulated,
+      ...fields,
+      createdAt: r.createdAt,
+      updatedAt,
+    },
+  };
 }

@@ -31,6 +31,18 @@ export interface NumberCell {
 
 export type Cell = string | number | null | NumberCell;
 
+/** A bootstrap summary as the session studies (probe, agent) write it: a mean and its 95% interval. */
+interface MeanSummary {
+  mean?: number | null;
+  ci_lo?: number | null;
+  ci_hi?: number | null;
+}
+
+/** The cell of a mean with its interval (empty when the summary is missing). */
+export function meanCell(m: MeanSummary | undefined, digits: number): NumberCell {
+  return { value: m?.mean ?? null, lo: m?.ci_lo ?? null, hi: m?.ci_hi ?? null, digits };
+}
+
 interface Column {
   label: string;
   numeric?: boolean;

@@ -1,19 +1,12 @@
 // Item-level probe measures from teacher-forced scores (docs/harness.md §0, §4.6, §4.7). All log-probs
 // are summed over the candidate's tokens; every measure is a difference of the SAME string's
 // log-probability under two contexts. Missing scores give NaN (null in JSON), never 0.
-import type { CandidateName, Condition, ScoreRecord } from './types.ts';
+import { EXTENDED_CONDITIONS, type CandidateName, type Condition, type ScoreRecord } from './types.ts';
 
-const EXTENDED_CONTRASTS = [
-  'fail_echo',
-  'fail_terse',
-  'fail_verbose',
-  'fail_instr',
-  'fail_k2',
-  'fail_k3',
-  'fail_early',
-  'fail_other',
-  'abstract_min',
-] as const;
+/** The extended conditions measured against fail (G_X, delta_X): all but neut_pad, which has its own terms (copy_pad, sem_pad). */
+const EXTENDED_CONTRASTS = EXTENDED_CONDITIONS.filter(
+  (c): c is Exclude<(typeof EXTENDED_CONDITIONS)[number], 'neut_pad'> => c !== 'neut_pad',
+);
 
 /** Measures with a one-line gloss each (the reference's MEASURES, plus the extended G_X). */
 export const MEASURE_DOC: Readonly<Record<string, string>> = {

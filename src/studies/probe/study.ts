@@ -1,18 +1,14 @@
 // The corrective-gain probe study as a registered study: its runs' analysis (G and its
 // decomposition, repetition readouts, manipulations) as terminal text, JSON and report sections.
 import type { Study } from '../kit/study.ts';
-import { simulatedMark, type NumberCell, type Section } from '../kit/sections.ts';
-import { analyzeProbeStore, type MeasureSummary, type ProbeAnalysis } from './analyze.ts';
+import { meanCell, simulatedMark, type Section } from '../kit/sections.ts';
+import { analyzeProbeStore, type ProbeAnalysis } from './analyze.ts';
 import { MAIN_MEASURES, MANIPULATION_MEASURES, renderProbeAnalysis } from './render.ts';
 import { PROBE_RUN_KIND, ProbeStore } from './store.ts';
 import type { ScoreRecord } from './types.ts';
 import { readRecords, recordKeys } from '../../store/study-runs.ts';
-import { lastUpdate, shortTime, studyRunStatus } from '../kit/run-status.ts';
+import { lastUpdate, sessionRunRow, shortTime, studyRunStatus } from '../kit/run-status.ts';
 import { baseLabel } from '../../core/simulated.ts';
-
-function ci(m: MeasureSummary | undefined, digits: number): NumberCell {
-  return { value: m?.mean ?? null, lo: m?.ci_lo ?? null, hi: m?.ci_hi ?? null, digits };
-}
 
 function probeSections(a: ProbeAnalysis): Section[] {
   const cols = [...MAIN_MEASURES.slice(0, 5), 'p_repeat_pre', 'p_repeat_fail', 'greedy_repeat_fail', 'greedy_repeat_abstract'];
@@ -26,7 +22,7 @@ function probeSections(a: ProbeAnalysis): Section[] {
         name,
         r.env,
         r.n_items,
-        ...cols.map((c) => ci(by.get(c), c.startsWith('p_') || c.startsWith('greedy') ? 3 : 2)),
+        ...cols.map((c) => meanCell(by.get(c), c.startsWith('p_') || c.startsWith('greedy') ? 3 : 2)),
         r.p_holm_G === null ? null : Number(r.p_holm_G.toPrecision(2)),
       ],
     };
@@ -60,7 +56,7 @@ function probeSections(a: ProbeAnalysis): Section[] {
         columns: [{ label: 'model' }, ...MANIPULATION_MEASURES.map((c) => ({ label: c.replace(/^delta_/, ''), numeric: true }))],
         rows: manip.map((r) => {
           const by = new Map(r.measures.map((m) => [m.measure, m]));
-          return { simulated: r.simulated, cells: [r.model, ...MANIPULATION_MEASURES.map((c) => ci(by.get(c), 2))] };
+          return { simulated: r.simulated, cells: [r.model, ...MANIPULATION_MEASURES.map((c) => meanCell(by.get(c), 2))] };
         }),
       },
     });
@@ -97,29 +93,16 @@ export const probeStudy: Study<ProbeAnalysis> = {
       const status = studyRunStatus(r, sessions);
       const updatedAt = lastUpdate(r, sessions);
       const env = plans.get(r.runId)?.env ?? '';
-      rows.push({
-        runId: r.runId,
-        kind: r.kind,
-        status,
-        controller: r.controller,
-        simulated: r.simulated,
-        cells: [env, String(items), String(conditions.length), String(scores.length), String(sessions.length), shortTime(updatedAt)],
-        json: {
-          runId: r.runId,
-          kind: 'probe',
+      rows.push(
+        sessionRunRow(
+          r,
+          PROBE_RUN_KIND,
           status,
-          controller: r.controller,
-          modelSpec: r.modelSpec,
-          simulated: r.simulated,
-          env,
-          items,
-          conditions,
-          scores: scores.length,
-          sessions: sessions.length,
-          createdAt: r.createdAt,
           updatedAt,
-        },
-      });
+          [env, String(items), String(conditions.length), String(scores.length), String(sessions.length), shortTime(updatedAt)],
+          { env, items, conditions, scores: scores.length, sessions: sessions.length },
+        ),
+      );
     }
     return rows;
   },

@@ -1,11 +1,9 @@
 // The eight COLLIE structures the paper does not use, as `Family` objects. Prompts are COLLIE's own
-// task text wrapped exactly as the paper wraps c05…c12 (structuredInitialPrompt); feedback is the
+// task text wrapped exactly as the paper wraps c05…c12 (collieTaskFamily); feedback is the
 // report (text.ts) plus the paper's closing instruction; token limits follow c07/c09/c12.
-import { describe, intProblem, problems, stringListProblem, textProblem } from '../checks.ts';
-import { stateEnergy } from '../energy.ts';
-import { witnessSizedTokens } from '../structured/families.ts';
-import { structuredInitialPrompt, structuredSuffix } from '../structured/text.ts';
-import type { ConstraintCase, Family, PromptVariant, VerifierState } from '../types.ts';
+import { describe, intProblem, stringListProblem, textProblem } from '../checks.ts';
+import { collieTaskFamily, witnessSizedTokens } from '../structured/families.ts';
+import type { Family, VerifierState } from '../types.ts';
 import { reportC01, reportC02, reportC03, reportC04, reportC06a, reportC08, reportC11, reportC14 } from './text.ts';
 import type { CollieCode } from './types.ts';
 import { verifyC01, verifyC02, verifyC03, verifyC04, verifyC06a, verifyC08, verifyC11, verifyC14 } from './verifiers.ts';
@@ -18,18 +16,9 @@ interface CollieSpec<S extends VerifierState> {
   targetsProblem(targets: unknown): string | null;
 }
 
+/** COLLIE's structures: token limits as c07/c09/c12, no corruption checks. */
 function makeFamily<S extends VerifierState>(spec: CollieSpec<S>): Family<S> {
-  return {
-    name: spec.name,
-    version: '1',
-    description: spec.description,
-    verify: (text, c) => spec.verify(text, c.targets),
-    energy: stateEnergy,
-    feedback: (state: S, _c: ConstraintCase, variant: PromptVariant = 'baseline') => `${spec.report(state)}\n${structuredSuffix(variant)}`,
-    initialPrompt: structuredInitialPrompt,
-    maxNewTokens: witnessSizedTokens,
-    validateCase: (c) => problems(['task', textProblem(c.task, 'the COLLIE prompt')], ['targets', spec.targetsProblem(c.targets)]),
-  };
+  return collieTaskFamily({ ...spec, maxNewTokens: witnessSizedTokens });
 }
 
 function pair(t: unknown, shape: string, what: [string, string], mins: [number, number]): string | null {

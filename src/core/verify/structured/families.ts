@@ -12,16 +12,22 @@ import { verifyC05, verifyC07, verifyC09, verifyC10, verifyC12 } from './verifie
 /** Token limit when a c07/c09/c12 case has no witness to size it by (user cases): the reference's cap. */
 const NO_WITNESS_MAX_TOKENS = 1024;
 
-interface StructuredSpec<S extends VerifierState> {
-  name: StructureCode;
+/** A family built on a COLLIE task (structured and COLLIE families alike). */
+interface CollieTaskSpec<S extends VerifierState> {
+  name: string;
   description: string;
   verify(text: string, targets: unknown): S;
   report(state: S): string;
   maxNewTokens(c: ConstraintCase): number;
   targetsProblem(targets: unknown): string | null;
+  corruptionChecks?(c: ConstraintCase): Record<string, boolean>;
 }
 
-function makeFamily<S extends VerifierState>(spec: StructuredSpec<S>): Family<S> {
+/**
+ * A family whose prompt is COLLIE's task text wrapped as the paper wraps c05…c12
+ * (structuredInitialPrompt) and whose feedback is its report plus the paper's closing instruction.
+ */
+export function collieTaskFamily<S extends VerifierState>(spec: CollieTaskSpec<S>): Family<S> {
   return {
     name: spec.name,
     version: '1',
@@ -32,8 +38,15 @@ function makeFamily<S extends VerifierState>(spec: StructuredSpec<S>): Family<S>
     initialPrompt: structuredInitialPrompt,
     maxNewTokens: spec.maxNewTokens,
     validateCase: (c) => problems(['task', textProblem(c.task, 'the COLLIE prompt')], ['targets', spec.targetsProblem(c.targets)]),
-    corruptionChecks: (c) => corruptionChecks(spec.name, c.witness ?? '', c.targets),
+    ...(spec.corruptionChecks ? { corruptionChecks: spec.corruptionChecks } : {}),
   };
+}
+
+/** The five structured families: their token limits and corruption checks are their own. */
+function makeFamily<S extends VerifierState>(
+  spec: Omit<CollieTaskSpec<S>, 'name' | 'corruptionChecks'> & { name: StructureCode },
+): Family<S> {
+  return collieTaskFamily({ ...spec, corruptionChecks: (c) => corruptionChecks(spec.name, c.witness ?? '', c.targets) });
 }
 
 /** c07/c09/c12: three tokens per NLTK word of the witness, between 128 and 1024. */

@@ -4,7 +4,7 @@
 // state and the action history? Unpenalised logit, case-clustered sandwich covariance.
 import type { TrajectoryRecord } from '../../../store/types.ts';
 import { landmarkDesign } from '../../../core/stats/design.ts';
-import { fitClusteredLogit, waldOddsRatio } from '../../../core/stats/logistic.ts';
+import { fitClusteredLogit, waldOddsRatio, type LogisticFit } from '../../../core/stats/logistic.ts';
 import { exactRound, stateIds } from './trajectory.ts';
 import type { RescueFit } from './types.ts';
 
@@ -144,17 +144,15 @@ export function notEstimableReason(rows: number, events: number): string | null 
   return null;
 }
 
-/** Fit the rescue model on one subset of risk-set rows. */
-export function fitRescue(subset: string, landmark: number, rows: readonly RescueRow[]): RescueFit {
-  const lateRescues = rows.reduce((a, r) => a + r.late_rescue, 0);
-  const clusters = new Set(rows.map((r) => r.caseId)).size;
-  const base: RescueFit = {
-    subset,
-    landmark,
-    rows: rows.length,
-    clusters,
-    late_rescues: lateRescues,
-    late_rescue_rate: rows.length ? lateRescues / rows.length : null,
+/** A landmark logit's estimates (the rescue model, and the three-domain study's adjusted model). */
+type LandmarkLogit = Pick<
+  RescueFit,
+  'estimable' | 'converged' | 'iterations' | 'coefficient' | 'se' | 'z' | 'p' | 'odds_ratio' | 'ci95' | 'columns' | 'warnings'
+>;
+
+/** A landmark logit not fitted (yet): every estimate null. */
+export function unfittedLogit(): LandmarkLogit {
+  return {
     estimable: false,
     converged: null,
     iterations: null,
@@ -167,11 +165,59 @@ export function fitRescue(subset: string, landmark: number, rows: readonly Rescu
     columns: [],
     warnings: [],
   };
+}
+
+/** The null reasons of a landmark logit that cannot be fitted: `why` for every estimate. */
+export function notEstimableReasons(why: string): Record<string, string> {
+  const reasons: Record<string, string> = {};
+  for (const f of ['converged', 'iterations', 'coefficient', 'se', 'z', 'p', 'odds_ratio', 'ci95']) reasons[f] = why;
+  return reasons;
+}
+
+/**
+ * A fitted landmark logit: the exposure's coefficient (design column 1), its clustered SE and Wald
+ * odds ratio; `reasons` says why a Wald estimate is null.
+ */
+export function fittedLogit(fit: LogisticFit, columns: string[]): { logit: LandmarkLogit; reasons: Record<string, string> } {
+  const coefficient = fit.coefficients[1];
+  const se = fit.standardErrors[1];
+  const wald = waldOddsRatio(coefficient, se);
+  return {
+    logit: {
+      estimable: true,
+      converged: fit.converged,
+      iterations: fit.iterations,
+      coefficient,
+      se,
+      z: wald.z,
+      p: wald.p,
+      odds_ratio: wald.odds_ratio,
+      ci95: wald.ci95,
+      columns,
+      warnings: fit.warnings,
+    },
+    reasons: wald.reasons,
+  };
+}
+
+/** Fit the rescue model on one subset of risk-set rows. */
+export function fitRescue(subset: string, landmark: number, rows: readonly RescueRow[]): RescueFit {
+  const lateRescues = rows.reduce((a, r) => a + r.late_rescue, 0);
+  const clusters = new Set(rows.map((r) => r.caseId)).size;
+  const base: RescueFit = {
+    subset,
+    landmark,
+    rows: rows.length,
+    clusters,
+    late_rescues: lateRescues,
+    late_rescue_rate: rows.length ? lateRescues / rows.length : null,
+    ...unfittedLogit(),
+  };
   const reasons: Record<string, string> = {};
   if (!rows.length) reasons.late_rescue_rate = 'empty risk set';
   const why = notEstimableReason(rows.length, lateRescues);
   if (why) {
-    for (const f of ['converged', 'iterations', 'coefficient', 'se', 'z', 'p', 'odds_ratio', 'ci95']) reasons[f] = why;
+    Object.assign(reasons, notEstimableReasons(why));
     return { ...base, null_reasons: reasons };
   }
   const { x, cols, columns } = rescueDesign(rows);
@@ -183,21 +229,9 @@ export function fitRescue(subset: string, landmark: number, rows: readonly Rescu
     // Cluster = case, shared across controllers and panels.
     clusters: rows.map((r) => r.caseId),
   });
-  const coefficient = fit.coefficients[1];
-  const se = fit.standardErrors[1];
-  const out: RescueFit = {
-    ...base,
-    estimable: true,
-    converged: fit.converged,
-    iterations: fit.iterations,
-    coefficient,
-    se,
-    columns,
-    warnings: fit.warnings,
-  };
-  const wald = waldOddsRatio(coefficient, se);
-  Object.assign(out, { z: wald.z, p: wald.p, odds_ratio: wald.odds_ratio, ci95: wald.ci95 });
-  Object.assign(reasons, wald.reasons);
+  const fitted = fittedLogit(fit, columns);
+  const out: RescueFit = { ...base, ...fitted.logit };
+  Object.assign(reasons, fitted.reasons);
   if (Object.keys(reasons).length) out.null_reasons = reasons;
   return out;
 }

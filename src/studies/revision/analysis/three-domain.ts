@@ -5,10 +5,10 @@
 // ratio over controller × task strata, and a clustered logit adjusting for the violation-energy path
 // with controller×task and source fixed effects, clustered by "domain|case id".
 import type { TrajectoryRecord } from '../../../store/types.ts';
-import { notEstimableReason, sourceFamily } from './rescue.ts';
+import { fittedLogit, notEstimableReason, notEstimableReasons, sourceFamily, unfittedLogit } from './rescue.ts';
 import { compareCodePoints } from '../../../core/stats/bootstrap.ts';
 import { landmarkDesign } from '../../../core/stats/design.ts';
-import { fitClusteredLogit, waldOddsRatio } from '../../../core/stats/logistic.ts';
+import { fitClusteredLogit } from '../../../core/stats/logistic.ts';
 import { mantelHaenszel, type TwoByTwo } from '../../../core/stats/mantel-haenszel.ts';
 import { exactRound, stateIds } from './trajectory.ts';
 import { aggregateOf, type ThreeDomainFit } from './types.ts';
@@ -121,17 +121,7 @@ export function fitThreeDomain(subset: string, landmark: number, rows: readonly 
       rows: 0,
       dropped_strata: 0,
       dropped_rows: 0,
-      estimable: false,
-      converged: null,
-      iterations: null,
-      coefficient: null,
-      se: null,
-      z: null,
-      p: null,
-      odds_ratio: null,
-      ci95: { low: null, high: null },
-      columns: [],
-      warnings: [],
+      ...unfittedLogit(),
     },
   };
   if (!exposed.length) reasons.rescue_rate_exposed = 'no risk-set row repeats a text by the landmark';
@@ -153,7 +143,6 @@ export function fitThreeDomain(subset: string, landmark: number, rows: readonly 
   fit.adjusted.dropped_strata = [...outcomes.values()].filter((v) => v.size < 2).length;
   fit.adjusted.dropped_rows = rows.length - kept.length;
   const keptExposed = kept.reduce((a, r) => a + r.recurrence_by_landmark, 0);
-  const adjustedReasons: Record<string, string> = {};
   let keptReason = notEstimableReason(
     kept.length,
     kept.reduce((a, r) => a + r.later_rescue, 0),
@@ -165,8 +154,7 @@ export function fitThreeDomain(subset: string, landmark: number, rows: readonly 
     keptReason ??
     (keptExposed === 0 || keptExposed === kept.length ? 'not estimable: the exposure is the same for every row of the fit' : null);
   if (why) {
-    for (const f of ['converged', 'iterations', 'coefficient', 'se', 'z', 'p', 'odds_ratio', 'ci95']) adjustedReasons[f] = why;
-    fit.adjusted.null_reasons = adjustedReasons;
+    fit.adjusted.null_reasons = notEstimableReasons(why);
     return fit;
   }
   const { x, cols, columns } = landmarkDesign(
@@ -186,21 +174,8 @@ export function fitThreeDomain(subset: string, landmark: number, rows: readonly 
     y: kept.map((r) => r.later_rescue),
     clusters: kept.map((r) => `${r.domain}|${r.caseId}`),
   });
-  const wald = waldOddsRatio(logit.coefficients[1], logit.standardErrors[1]);
-  fit.adjusted = {
-    ...fit.adjusted,
-    estimable: true,
-    converged: logit.converged,
-    iterations: logit.iterations,
-    coefficient: logit.coefficients[1],
-    se: logit.standardErrors[1],
-    z: wald.z,
-    p: wald.p,
-    odds_ratio: wald.odds_ratio,
-    ci95: wald.ci95,
-    columns,
-    warnings: logit.warnings,
-  };
-  if (Object.keys(wald.reasons).length) fit.adjusted.null_reasons = wald.reasons;
+  const fitted = fittedLogit(logit, columns);
+  fit.adjusted = { ...fit.adjusted, ...fitted.logit };
+  if (Object.keys(fitted.reasons).length) fit.adjusted.null_reasons = fitted.reasons;
   return fit;
 }
