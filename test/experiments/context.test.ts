@@ -21,12 +21,11 @@ import { disposeAllGgufRuntimes, ensureTinyModel } from '../../src/models/gguf/i
 import { openStore, type RunStore } from '../../src/store/store.ts';
 import type { TrajectoryRecord } from '../../src/store/types.ts';
 import { experimentsStudy } from '../../src/studies/experiments/study.ts';
-import { tempDir } from './helpers.ts';
+import { tempDir } from '../tmp.ts';
 
-const { dir, cleanup } = tempDir('revloop-exp-ctx-');
+const dir = tempDir('revloop-exp-ctx-');
 after(async () => {
   await disposeAllGgufRuntimes();
-  cleanup();
 });
 
 async function setup(name: string): Promise<string> {

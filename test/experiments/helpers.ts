@@ -1,9 +1,6 @@
 // Shared pieces of the experiment tests: a source run made of our own drafts (played back by a
 // scripted model, so every state is known in advance), a model that records every request, and the
 // families' test cases (one per family, from the demo's own texts).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { exactLengthDemoCases, structuredDemoCases } from '../../src/app/demo/cases.ts';
 import { PAPER_PROTOCOL } from '../../src/engine/protocol.ts';
 import { executeRun } from '../../src/engine/run.ts';
@@ -12,11 +9,6 @@ import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, Model
 import type { RunStore } from '../../src/store/store.ts';
 import { getFamily } from '../../src/core/verify/registry.ts';
 import type { ConstraintCase } from '../../src/core/verify/types.ts';
-
-export function tempDir(prefix = 'revloop-exp-'): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 /**
  * Nine drafts per case (revisions 0–8), all failing: d3 repeats d1, so the first recurrence event

@@ -20,7 +20,8 @@ import { selectStates, statesSha256 } from '../../src/studies/experiments/states
 import { experimentsStudy } from '../../src/studies/experiments/study.ts';
 import type { ExperimentBuild } from '../../src/studies/experiments/designs.ts';
 import { requirePunkt } from '../helpers.ts';
-import { familyCases, playbackSourceRun, recordingModel, tempDir, type RecordedCall } from './helpers.ts';
+import { tempDir } from '../tmp.ts';
+import { familyCases, playbackSourceRun, recordingModel, type RecordedCall } from './helpers.ts';
 
 const punkt = requirePunkt();
 const fixture = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'experiments', 'first-requests.json'), 'utf8')) as {
@@ -74,74 +75,70 @@ for (const structured of [false, true]) {
     `first requests of every arm, cell and continuation match the fixture byte for byte: ${structured ? 'structured families' : 'exact length (and sysid)'}`,
     { skip: structured ? punkt.skip : false },
     async () => {
-      const { dir, cleanup } = tempDir();
-      try {
-        const store = await openStore(join(dir, 'runs.db'));
-        const cases = familyCases(structured).filter((c) => (structured ? c.family !== 'exact-length' : true));
-        await playbackSourceRun(store, 'src', cases);
-        const source = await loadSourceRun(store, 'src');
-        for (const t of source.trajectories) assert.ok(!t.rounds.some((r) => r.joint), `the ${t.family} drafts all fail`);
+      const dir = tempDir('revloop-exp-');
+      const store = await openStore(join(dir, 'runs.db'));
+      const cases = familyCases(structured).filter((c) => (structured ? c.family !== 'exact-length' : true));
+      await playbackSourceRun(store, 'src', cases);
+      const source = await loadSourceRun(store, 'src');
+      for (const t of source.trajectories) assert.ok(!t.rounds.some((r) => r.joint), `the ${t.family} drafts all fail`);
 
-        const hStates = selectStates(source.planned, 'src', source.trajectories, { design: 'history' });
-        assert.deepEqual(
-          hStates.map((s) => [s.revision, s.origin_revision]),
-          cases.map(() => [3, 1]),
-        );
-        const history = buildHistory(
+      const hStates = selectStates(source.planned, 'src', source.trajectories, { design: 'history' });
+      assert.deepEqual(
+        hStates.map((s) => [s.revision, s.origin_revision]),
+        cases.map(() => [3, 1]),
+      );
+      const history = buildHistory(
+        source,
+        { states: hStates, sha256: statesSha256(hStates), path: null },
+        { arms: parseArms('full,reset,last:1,last:2,abstract,ban'), budget: 4, resolveFamily: getFamily },
+      );
+      const h = await firstRequests(store, 'h', history);
+      // The audit re-derives with the run's own arms: with the verbatim policy instead, every
+      // reduced arm's request and the ban arm's bans are reported.
+      const wrong = await auditRun(store, 'h', getFamily, { replay: () => ({ messagePolicy: verbatimPolicy }) });
+      const flagged = new Set(wrong.discrepancies.map((d) => `${d.field}:${d.caseId!.replace(/^.*__r\d+__/, '')}`));
+      for (const arm of ['reset', 'last1', 'last2', 'abstract']) assert.ok(flagged.has(`messages:${arm}`), `audit flags ${arm}`);
+      assert.ok(flagged.has('bans:ban'), 'audit flags the bans');
+      assert.ok(!flagged.has('messages:full') && !flagged.has('bans:full'), 'full is the verbatim conversation');
+      const xStates = selectStates(source.planned, 'src', source.trajectories, { design: 'crossover' });
+      const x = await firstRequests(
+        store,
+        'x',
+        buildCrossover(
           source,
-          { states: hStates, sha256: statesSha256(hStates), path: null },
-          { arms: parseArms('full,reset,last:1,last:2,abstract,ban'), budget: 4, resolveFamily: getFamily },
-        );
-        const h = await firstRequests(store, 'h', history);
-        // The audit re-derives with the run's own arms: with the verbatim policy instead, every
-        // reduced arm's request and the ban arm's bans are reported.
-        const wrong = await auditRun(store, 'h', getFamily, { replay: () => ({ messagePolicy: verbatimPolicy }) });
-        const flagged = new Set(wrong.discrepancies.map((d) => `${d.field}:${d.caseId!.replace(/^.*__r\d+__/, '')}`));
-        for (const arm of ['reset', 'last1', 'last2', 'abstract']) assert.ok(flagged.has(`messages:${arm}`), `audit flags ${arm}`);
-        assert.ok(flagged.has('bans:ban'), 'audit flags the bans');
-        assert.ok(!flagged.has('messages:full') && !flagged.has('bans:full'), 'full is the verbatim conversation');
-        const xStates = selectStates(source.planned, 'src', source.trajectories, { design: 'crossover' });
-        const x = await firstRequests(
-          store,
-          'x',
-          buildCrossover(
-            source,
-            { states: xStates, sha256: statesSha256(xStates), path: null },
-            { controller: 'recorder', budget: 1, resolveFamily: getFamily },
-          ),
-        );
-        const pStates = selectStates(source.planned, 'src', source.trajectories, { design: 'persist' });
-        assert.equal(pStates.length, cases.length, 'every trajectory is a budget-end failure');
-        const p = await firstRequests(
-          store,
-          'p',
-          buildPersist(
-            source,
-            { states: pStates, sha256: statesSha256(pStates), path: null },
-            { budget: 9, contextWindow: null, resolveFamily: getFamily },
-          ),
-        );
-        for (const c of cases) {
-          const want = fixture.families[c.family];
-          assert.equal(want.case_id, c.id);
-          for (const arm of ['full', 'reset', 'last:1', 'last:2', 'abstract', 'ban'])
-            expectRequest(h.get(`${c.family}|${arm}|`), want.requests[`history:${arm}`], `${c.family} history ${arm}`);
-          expectRequest(x.get(`${c.family}|crossover|`), want.requests.crossover, `${c.family} crossover`);
-          expectRequest(p.get(`${c.family}|persist|`), want.requests.persist, `${c.family} persist`);
-        }
-        if (!structured) {
-          const sysid = buildSysid(
-            { cases, path: 'cases.jsonl', fileSha256: 'x', manifest: null, format: 'native' },
-            { errors: [-5, 5], draftField: 'reference', split: 'both', resolveFamily: getFamily },
-          );
-          const s = await firstRequests(store, 's', sysid);
-          for (const e of [-5, 5])
-            expectRequest(s.get(`exact-length|sysid|${-e}`), fixture.families['exact-length'].requests[`sysid:e${e}`], `sysid e=${e}`);
-        }
-        await store.close();
-      } finally {
-        cleanup();
+          { states: xStates, sha256: statesSha256(xStates), path: null },
+          { controller: 'recorder', budget: 1, resolveFamily: getFamily },
+        ),
+      );
+      const pStates = selectStates(source.planned, 'src', source.trajectories, { design: 'persist' });
+      assert.equal(pStates.length, cases.length, 'every trajectory is a budget-end failure');
+      const p = await firstRequests(
+        store,
+        'p',
+        buildPersist(
+          source,
+          { states: pStates, sha256: statesSha256(pStates), path: null },
+          { budget: 9, contextWindow: null, resolveFamily: getFamily },
+        ),
+      );
+      for (const c of cases) {
+        const want = fixture.families[c.family];
+        assert.equal(want.case_id, c.id);
+        for (const arm of ['full', 'reset', 'last:1', 'last:2', 'abstract', 'ban'])
+          expectRequest(h.get(`${c.family}|${arm}|`), want.requests[`history:${arm}`], `${c.family} history ${arm}`);
+        expectRequest(x.get(`${c.family}|crossover|`), want.requests.crossover, `${c.family} crossover`);
+        expectRequest(p.get(`${c.family}|persist|`), want.requests.persist, `${c.family} persist`);
       }
+      if (!structured) {
+        const sysid = buildSysid(
+          { cases, path: 'cases.jsonl', fileSha256: 'x', manifest: null, format: 'native' },
+          { errors: [-5, 5], draftField: 'reference', split: 'both', resolveFamily: getFamily },
+        );
+        const s = await firstRequests(store, 's', sysid);
+        for (const e of [-5, 5])
+          expectRequest(s.get(`exact-length|sysid|${-e}`), fixture.families['exact-length'].requests[`sysid:e${e}`], `sysid e=${e}`);
+      }
+      await store.close();
     },
   );
 }

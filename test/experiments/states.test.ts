@@ -20,7 +20,7 @@ import { parseArms } from '../../src/studies/experiments/arms.ts';
 import { frozenPrefix } from '../../src/studies/experiments/designs.ts';
 import { roundRobin, selectStates, statesJsonl, statesSha256 } from '../../src/studies/experiments/states.ts';
 import { experimentsStudy } from '../../src/studies/experiments/study.ts';
-import { tempDir } from './helpers.ts';
+import { tempDir } from '../tmp.ts';
 
 const planned = { plan_sha256: 'p' } as TrajectoryRunPlanned;
 
@@ -113,70 +113,62 @@ test('flags: --errors and --arms refuse what they cannot run', () => {
 });
 
 test('sysid interrupted mid-discovery resumes, freezes its spec once after discovery, and audits clean', async () => {
-  const { dir, cleanup } = tempDir();
-  try {
-    const cases = join(dir, 'own.jsonl');
-    await writeCaseSet(cases, exactLengthDemoCases());
-    const db = join(dir, 'runs.db');
-    const ac = new AbortController();
-    const o = { store: db, model: 'sim:steady?latency_ms=5', runId: 's', cases, concurrency: 2 };
-    const first = await runSysidExperiment({ ...o, signal: ac.signal }, { onProgress: (p) => p.done >= 5 && ac.abort() });
-    assert.equal(first.result.stopped?.reason, 'interrupted');
-    let store = await openStore(db, { readonly: true });
-    assert.equal((await store.readEvents('s', { types: ['record'] })).length, 0, 'no spec before discovery is complete');
-    await store.close();
-    const second = await runSysidExperiment(o);
-    assert.equal(second.result.stopped, null);
-    assert.equal(second.summary.complete, second.summary.cases);
-    store = await openStore(db, { readonly: true });
-    assert.equal((await store.readEvents('s', { types: ['record'] })).length, 1);
-    const report = await auditRun(store, 's', getFamily, { replay: (p) => experimentsStudy.replay!(p) });
-    assert.deepEqual(report.discrepancies.map(formatDiscrepancy), []);
-    await store.close();
-  } finally {
-    cleanup();
-  }
+  const dir = tempDir('revloop-exp-');
+  const cases = join(dir, 'own.jsonl');
+  await writeCaseSet(cases, exactLengthDemoCases());
+  const db = join(dir, 'runs.db');
+  const ac = new AbortController();
+  const o = { store: db, model: 'sim:steady?latency_ms=5', runId: 's', cases, concurrency: 2 };
+  const first = await runSysidExperiment({ ...o, signal: ac.signal }, { onProgress: (p) => p.done >= 5 && ac.abort() });
+  assert.equal(first.result.stopped?.reason, 'interrupted');
+  let store = await openStore(db, { readonly: true });
+  assert.equal((await store.readEvents('s', { types: ['record'] })).length, 0, 'no spec before discovery is complete');
+  await store.close();
+  const second = await runSysidExperiment(o);
+  assert.equal(second.result.stopped, null);
+  assert.equal(second.summary.complete, second.summary.cases);
+  store = await openStore(db, { readonly: true });
+  assert.equal((await store.readEvents('s', { types: ['record'] })).length, 1);
+  const report = await auditRun(store, 's', getFamily, { replay: (p) => experimentsStudy.replay!(p) });
+  assert.deepEqual(report.discrepancies.map(formatDiscrepancy), []);
+  await store.close();
 });
 
 test('imported trajectories: every design starts from them; a crossover refuses an import of several controllers', async () => {
-  const { dir, cleanup } = tempDir();
-  try {
-    const cases = exactLengthDemoCases().slice(0, 6);
-    // Our own drafts: each trajectory repeats its first draft at revision 2 and never succeeds.
-    const lines = cases.map((c, i) => ({
-      id: c.id,
-      controller: i < 3 ? 'model-a' : 'model-b',
-      family: c.family,
-      case_id: c.id,
-      source: c.source,
-      instruction: c.instruction,
-      target: c.target,
-      anchors: c.anchors,
-      drafts: ['One short draft.', 'Another short draft here.', 'One short draft.', ...'defghi'.split('').map((x) => `Draft ${x} again.`)],
-    }));
-    const file = join(dir, 'imp.jsonl');
-    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const db = join(dir, 'runs.db');
-    await importRun({ file, store: db, runId: 'imp', budget: 8 });
-    const h = await runHistoryExperiment({ store: db, model: 'sim:stubborn', runId: 'h', fromRun: 'imp', arms: parseArms('full,reset') });
-    assert.equal(h.summary.cases, 12);
-    const p = await runPersistExperiment({ store: db, model: 'sim:steady', runId: 'p', fromRun: 'imp' });
-    assert.equal(p.summary.cases, 6);
-    await assert.rejects(
-      runCrossoverExperiment({ store: db, model: 'sim:steady', runId: 'x', plannerRun: 'imp' }),
-      /run 'imp' holds first drafts of 2 controllers \(model-a, model-b\); a crossover cell has one planner/,
-    );
-    const store = await openStore(db, { readonly: true });
-    for (const id of ['h', 'p']) {
-      const report = await auditRun(store, id, getFamily, { replay: (pl) => experimentsStudy.replay!(pl) });
-      assert.deepEqual(report.discrepancies.map(formatDiscrepancy), [], id);
-    }
-    assert.deepEqual(
-      (await store.listRuns()).map((r) => r.runId),
-      ['imp', 'h', 'p'],
-    );
-    await store.close();
-  } finally {
-    cleanup();
+  const dir = tempDir('revloop-exp-');
+  const cases = exactLengthDemoCases().slice(0, 6);
+  // Our own drafts: each trajectory repeats its first draft at revision 2 and never succeeds.
+  const lines = cases.map((c, i) => ({
+    id: c.id,
+    controller: i < 3 ? 'model-a' : 'model-b',
+    family: c.family,
+    case_id: c.id,
+    source: c.source,
+    instruction: c.instruction,
+    target: c.target,
+    anchors: c.anchors,
+    drafts: ['One short draft.', 'Another short draft here.', 'One short draft.', ...'defghi'.split('').map((x) => `Draft ${x} again.`)],
+  }));
+  const file = join(dir, 'imp.jsonl');
+  writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const db = join(dir, 'runs.db');
+  await importRun({ file, store: db, runId: 'imp', budget: 8 });
+  const h = await runHistoryExperiment({ store: db, model: 'sim:stubborn', runId: 'h', fromRun: 'imp', arms: parseArms('full,reset') });
+  assert.equal(h.summary.cases, 12);
+  const p = await runPersistExperiment({ store: db, model: 'sim:steady', runId: 'p', fromRun: 'imp' });
+  assert.equal(p.summary.cases, 6);
+  await assert.rejects(
+    runCrossoverExperiment({ store: db, model: 'sim:steady', runId: 'x', plannerRun: 'imp' }),
+    /run 'imp' holds first drafts of 2 controllers \(model-a, model-b\); a crossover cell has one planner/,
+  );
+  const store = await openStore(db, { readonly: true });
+  for (const id of ['h', 'p']) {
+    const report = await auditRun(store, id, getFamily, { replay: (pl) => experimentsStudy.replay!(pl) });
+    assert.deepEqual(report.discrepancies.map(formatDiscrepancy), [], id);
   }
+  assert.deepEqual(
+    (await store.listRuns()).map((r) => r.runId),
+    ['imp', 'h', 'p'],
+  );
+  await store.close();
 });
