@@ -79,10 +79,12 @@ export interface Span {
 }
 
 export interface SteadyState {
-  /** Completions counted and the window they fall in (ms). */
+  /** Completions counted and the window they fall in (ms, and its ends on the jobs' clock). */
   completions: number;
   windowMs: number;
   perSecond: number;
+  from: number;
+  to: number;
 }
 
 /**
@@ -103,7 +105,7 @@ export function steadyState(jobs: readonly Span[], completions: readonly number[
   const from = ends[0];
   const windowMs = free - from;
   if (!(windowMs > 0)) return null;
-  return { completions: ends.length - 1, windowMs, perSecond: ((ends.length - 1) / windowMs) * 1000 };
+  return { completions: ends.length - 1, windowMs, perSecond: ((ends.length - 1) / windowMs) * 1000, from, to: free };
 }
 
 export interface ClosedLoopResult {

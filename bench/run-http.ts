@@ -2,7 +2,7 @@
 // SIMULATED controllers with a fixed latency per generation, the OpenAI-compatible backend, and N
 // trajectories in flight. Issue 3's target: steady-state throughput ≥ 90% of concurrency ÷ latency.
 //
-//   npx tsx bench/run-http.ts [--latency-ms 50] [--concurrency 32] [--limit 480] [--profile steady] [--same-process] [--in-process] [--no-ceiling]
+//   npx tsx bench/run-http.ts [--latency-ms 50] [--concurrency 32] [--limit 480] [--profile steady] [--same-process] [--in-process] [--no-ceiling] [--dist]
 //
 // Prints, from the events the run stored:
 //   (a) steady state: generations finished per second while all N trajectory slots were busy (from
@@ -14,14 +14,15 @@
 //       per-call overhead are told apart;
 //   (c) the machine's ceiling, measured in the same run: a trivial server in a child process (where
 //       serve-sim runs) and a trivial node:http keep-alive client under the same load;
-// then the client's CPU per generation, how busy its event loop was, and the machine load.
+// then the client's CPU per generation, for the whole command and within the steady-state window
+// (the loop's own cost, what decides whether one event loop keeps up: sampled every 20 ms and
+// interpolated at the window's ends), how busy its event loop was, and the machine load.
 // --in-process skips HTTP (the sim model runs in this process with the same latency), which
-// separates the engine and store from the HTTP client and server.
-import { mkdtempSync, rmSync } from 'node:fs';
+// separates the engine and store from the HTTP client and server. --dist runs the compiled library
+// (dist/, what the revloop command runs; `npm run build` first) instead of the sources through tsx.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCases } from '../src/app/run.ts';
-import { openStore } from '../src/store/store.ts';
 import { sharedDataFile } from '../src/core/util/shared-data.ts';
 import { benchServer, machineCeiling, machineLine, pct, requestPool, steadyState, type Span } from './http-lib.ts';
 
@@ -39,6 +40,16 @@ if (!casesPath) {
   console.log('bench/run-http: ../shared/data/paper-cases/generation_combined480.jsonl not found (set REVLOOP_SHARED); nothing measured');
   process.exit(0);
 }
+const fromDist = process.argv.includes('--dist');
+if (fromDist && !existsSync(new URL('../dist/app/run.js', import.meta.url))) {
+  console.error('bench/run-http: --dist needs the compiled library: run `npm run build` first');
+  process.exit(2);
+}
+// The library as the revloop command runs it (dist/) or as tests run it (src/ through tsx).
+const lib = fromDist ? '../dist' : '../src';
+const ext = fromDist ? 'js' : 'ts';
+const { runCases } = (await import(`${lib}/app/run.${ext}`)) as typeof import('../src/app/run.ts');
+const { openStore } = (await import(`${lib}/store/store.${ext}`)) as typeof import('../src/store/store.ts');
 const load0 = loadavg()[0];
 const inProcess = process.argv.includes('--in-process');
 const sameProcess = process.argv.includes('--same-process');
@@ -56,6 +67,16 @@ function listSchedule(rounds: number[], slots: number, latency: number): number 
   return Math.max(...free);
 }
 
+/** CPU (µs) at time `t`, linearly between the samples around it. */
+function cpuAt(samples: ReadonlyArray<[number, number]>, t: number): number {
+  const i = samples.findIndex(([at]) => at >= t);
+  if (i < 0) return samples[samples.length - 1][1];
+  if (i === 0) return samples[0][1];
+  const [t0, c0] = samples[i - 1];
+  const [t1, c1] = samples[i];
+  return t1 === t0 ? c1 : c0 + ((c1 - c0) * (t - t0)) / (t1 - t0);
+}
+
 // (c) first, so the revloop run below does not share the machine with it.
 const ceiling =
   inProcess || process.argv.includes('--no-ceiling')
@@ -71,6 +92,14 @@ try {
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
+  // (time on the events' clock, CPU µs so far): the steady window's CPU is read off these.
+  const cpuSamples: Array<[number, number]> = [];
+  const sampleCpu = () => {
+    const u = process.cpuUsage(cpu0);
+    cpuSamples.push([Date.now(), u.user + u.system]);
+  };
+  sampleCpu();
+  const sampler = setInterval(sampleCpu, 20);
   const outcome = await runCases(
     {
       cases: casesPath,
@@ -84,6 +113,8 @@ try {
     { onProgress: (p) => (loopStart ||= p.done > 0 ? performance.now() : 0) },
   );
   const end = performance.now();
+  clearInterval(sampler);
+  sampleCpu();
   const cpu = process.cpuUsage(cpu0);
   const elu = performance.eventLoopUtilization(elu0).utilization;
   if (outcome.result.stopped) throw new Error(`run stopped: ${outcome.result.stopped.message}`);
@@ -113,7 +144,9 @@ try {
   const loop = end - loopStart;
   const whole = end - t0;
   const scheduled = listSchedule(rounds, concurrency, latencyMs);
-  const how = inProcess ? 'in-process sim model, no HTTP' : `via serve-sim (${sameProcess ? 'same process' : 'child process'})`;
+  const how =
+    (inProcess ? 'in-process sim model, no HTTP' : `via serve-sim (${sameProcess ? 'same process' : 'child process'})`) +
+    (fromDist ? ', compiled library (dist/)' : ', sources through tsx');
   console.log(`bench/run-http — SIMULATED controller sim:${profile} ${how}, latency ${latencyMs} ms, concurrency ${concurrency}`);
   console.log(
     `${(await ts).length} trajectories, ${total} generations (${summary.failedAttempts} failed attempts), ${summary.successes} joint successes`,
@@ -141,6 +174,12 @@ try {
     `client CPU ${fmt(cpuMs / 1000, 2)} s for the whole command = ${fmt(cpuMs / total, 2)} ms per generation (one event loop keeps up only below ${fmt(latencyMs / concurrency, 2)} ms); ` +
       `event loop busy ${pct(elu)} of the command; ${machineLine(load0)}`,
   );
+  if (steady) {
+    const steadyCpuMs = (cpuAt(cpuSamples, steady.to) - cpuAt(cpuSamples, steady.from)) / 1000;
+    console.log(
+      `steady-state client CPU: ${fmt(steadyCpuMs / steady.completions, 2)} ms per generation (${fmt(steadyCpuMs, 0)} ms for the ${steady.completions} generations of the steady window)`,
+    );
+  }
 } finally {
   await server.close();
   rmSync(dir, { recursive: true, force: true });

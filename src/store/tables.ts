@@ -139,14 +139,15 @@ export interface RunCounts {
 }
 
 /**
- * A run's summary. `running`: someone is writing it now (a live lock or lease); otherwise a run with
+ * A run's summary. `last`: its last event (id and time; a run was last updated when its last event
+ * was written). `running`: someone is writing it now (a live lock or lease); otherwise a run with
  * pending trajectories was interrupted. `leased` is given by backends with leases.
  */
 export function runSummary(
   runId: string,
   r: RunRow,
   c: RunCounts,
-  lastEventId: number | null,
+  last: { id: number; at: string } | null,
   running: boolean,
   leased?: number,
 ): RunSummary {
@@ -173,7 +174,7 @@ export function runSummary(
     failedAttempts: c.failed ?? 0,
     status,
     createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    lastEventId: lastEventId ?? 0,
+    updatedAt: last?.at ?? r.updated_at,
+    lastEventId: last?.id ?? 0,
   };
 }

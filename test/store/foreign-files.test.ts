@@ -135,7 +135,7 @@ test('an empty file and a new path become stores (with the marker and schema ver
     );
     s.close();
     assert.equal(meta.revloop_store, '1');
-    assert.equal(meta.schema_version, '2');
+    assert.equal(meta.schema_version, '3');
     assert.ok(existsSync(db));
   }
 });

@@ -50,3 +50,12 @@ test('the HTTP backend hashes interleaved conversations exactly as messagesCanon
     { numRuns: 300 },
   );
 });
+
+test('one array grown in place between digests is hashed whole (its earlier length is remembered, not its identity)', () => {
+  const h = messagesHasher();
+  const list: ChatMessage[] = [{ role: 'user', content: 'draft this' }];
+  assert.equal(h(list), messagesSha256(list));
+  list.push({ role: 'assistant', content: 'a draft' }, { role: 'user', content: 'revise it' });
+  assert.equal(h(list), messagesSha256(list));
+  assert.equal(h(list), messagesSha256(list), 'the same list twice (a retry)');
+});

@@ -37,7 +37,8 @@ function sortDeep(v: unknown): unknown {
  * the one-shot hash of the whole list.
  */
 export class ListHasher<T> {
-  private last: { items: readonly T[]; state: Hash } | null = null;
+  /** The last list (and its length then: a caller may grow the same array), with the state after its items. */
+  private last: { items: readonly T[]; count: number; state: Hash } | null = null;
 
   constructor(
     private readonly serialize: (item: T) => string,
@@ -46,14 +47,20 @@ export class ListHasher<T> {
 
   digest(items: readonly T[]): string {
     const last = this.last;
+    let state: Hash;
     let from = 0;
-    let h: Hash;
-    if (last && items.length >= last.items.length && last.items.every((x, i) => this.same(x, items[i]))) {
-      h = last.state.copy();
-      from = last.items.length;
-    } else h = createHash('sha256').update('[');
-    for (let i = from; i < items.length; i++) h.update((i ? ',' : '') + this.serialize(items[i]));
-    this.last = { items, state: h.copy() };
-    return h.update(']').digest('hex');
+    if (last && items.length >= last.count && this.extends(items, last)) {
+      // The saved state is advanced in place: it is only ever needed for the newest list.
+      state = last.state;
+      from = last.count;
+    } else state = createHash('sha256').update('[');
+    for (let i = from; i < items.length; i++) state.update((i ? ',' : '') + this.serialize(items[i]));
+    this.last = { items, count: items.length, state };
+    return state.copy().update(']').digest('hex');
+  }
+
+  private extends(items: readonly T[], last: { items: readonly T[]; count: number }): boolean {
+    for (let i = 0; i < last.count; i++) if (!this.same(last.items[i], items[i])) return false;
+    return true;
   }
 }

@@ -1,18 +1,19 @@
-// revloop's HTTP client: one buffered exchange on node:http/https with keep-alive Agents (what the
-// HTTP model backends use), and a small `fetch` over it for code that wants one. Node 20's
-// undici fetch costs about 0.6–1.0 ms of CPU per request on loopback (WHATWG streams, Request and
-// Response objects, separate header and body writes); node:http costs about 0.2–0.35 ms (the
-// ceiling lines of bench/http.ts). At 32 requests in flight and 50 ms latency that difference
-// decides whether one event loop keeps up.
+// revloop's HTTP client: one buffered exchange with keep-alive pools (what the HTTP model backends
+// use: plain http: through our own HTTP/1.1 client, http1.ts; https: through node:https), and a
+// small `fetch` over it for code that wants one. Node 20's undici fetch costs about 0.6–1.0 ms of
+// CPU per request on loopback (WHATWG streams, Request and Response objects, separate header and
+// body writes); node:http about 0.2–0.35 ms; http1.ts about 0.09 ms. At 32 requests in flight and
+// 50 ms latency that difference decides whether one event loop keeps up.
 //
 // What it does: one request, body sent in one write, the whole response buffered (and, for the
 // fetch, a Response over that buffer). What it does not: redirects (a 3xx is returned as it is: API servers do not
 // redirect POSTs), proxies (Node 20's fetch ignores them too), streaming request bodies (handed to
 // the global fetch). It honours the AbortSignal at every stage (queued for a socket, connecting,
 // waiting for headers, reading the body) and rejects with the signal's reason, as fetch does.
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { createHttp1Client } from './http1.ts';
 
 type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -184,52 +185,81 @@ export class DeadlineExceeded extends Error {
 /** Sends one request and buffers the whole response (what revloop's HTTP backends need, nothing more). */
 export type HttpExchange = (url: URL, init: ExchangeInit) => Promise<ExchangeResult>;
 
+/** The exchanges waiting on each signal: one 'abort' listener per signal, not one per request (adding and removing an EventTarget listener costs a few µs). */
+const waiting = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Calls `fn` when `signal` aborts (it is not aborted yet); returns the function that stops waiting. */
+function whenAborted(signal: AbortSignal, fn: () => void): () => void {
+  let fns = waiting.get(signal);
+  if (!fns) {
+    const set = new Set<() => void>();
+    waiting.set(signal, set);
+    signal.addEventListener('abort', () => [...set].forEach((f) => f()), { once: true });
+    fns = set;
+  }
+  fns.add(fn);
+  return () => fns.delete(fn);
+}
+
 /**
- * An exchange with its own keep-alive pools (one for http:, one for https:). Sockets idle in the
- * pool do not keep the process alive. It honours the AbortSignal at every stage and rejects with
- * the signal's reason.
+ * An exchange with its own keep-alive pools: plain `http:` through revloop's HTTP/1.1 client
+ * (http1.ts), `https:` through node:https. Sockets idle in a pool do not keep the process alive.
+ * It honours the AbortSignal at every stage and rejects with the signal's reason.
  */
 export function createExchange(options: KeepAliveFetchOptions = {}): HttpExchange {
   const idle = options.idleSocketMs ?? 4000;
-  const agents = {
-    'http:': new HttpAgent({ keepAlive: true, timeout: idle, scheduling: 'lifo' }),
-    'https:': new HttpsAgent({ keepAlive: true, timeout: idle, scheduling: 'lifo' }),
-  };
+  const plain = createHttp1Client({ idleSocketMs: idle });
+  const tls = new HttpsAgent({ keepAlive: true, timeout: idle, scheduling: 'lifo' });
   return function exchange(url, init) {
     const signal = init.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<ExchangeResult>((resolve, reject) => {
-      const body = init.body;
-      // Raw header pairs skip node:http's per-header validation and bookkeeping (we build them).
-      const headers =
-        body === null
-          ? init.headers
-          : [...init.headers, 'content-length', String(typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length)];
-      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       let settled = false;
       let timer: NodeJS.Timeout | undefined;
+      let cancel: (reason: unknown) => void = () => undefined;
       const finish = (err: unknown, result?: ExchangeResult) => {
         if (settled) return;
         settled = true;
-        signal?.removeEventListener('abort', onAbort);
+        unwatch?.();
         if (timer) clearTimeout(timer);
         if (err !== undefined) reject(err);
         else resolve(result!);
       };
-      const req = send(url, {
-        method: init.method,
-        headers: headers as string[],
-        agent: url.protocol === 'https:' ? agents['https:'] : agents['http:'],
-      });
       const stop = (reason: unknown) => {
         finish(reason);
-        req.destroy(reason instanceof Error ? reason : new Error(String(reason)));
+        cancel(reason);
       };
-      function onAbort() {
-        stop(signal!.reason);
-      }
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const unwatch = signal ? whenAborted(signal, () => stop(signal.reason)) : undefined;
       if (init.timeoutMs !== undefined) timer = setTimeout(() => stop(new DeadlineExceeded(init.timeoutMs!)), init.timeoutMs);
+      const done = (status: number, statusText: string, headers: IncomingHttpHeaders, rawHeaders: string[], raw: Buffer | null) => {
+        let body: Buffer | null;
+        try {
+          body = NULL_BODY_STATUS.has(status) ? null : decode(headers['content-encoding'], raw ?? Buffer.alloc(0));
+        } catch (e) {
+          return finish(e);
+        }
+        finish(undefined, { status, statusText, headers, rawHeaders, body });
+      };
+      if (url.protocol === 'http:') {
+        let call: { abort(): void } | undefined;
+        try {
+          call = plain.send(url, init, (err, res) =>
+            err ? finish(err) : done(res!.status, res!.statusText, res!.headers, res!.rawHeaders, res!.body),
+          );
+        } catch (e) {
+          return finish(e);
+        }
+        cancel = () => call!.abort();
+        return;
+      }
+      const body = init.body;
+      // Raw header pairs skip node:https's per-header validation and bookkeeping (we build them).
+      const headers =
+        body === null
+          ? init.headers
+          : [...init.headers, 'content-length', String(typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length)];
+      const req = httpsRequest(url, { method: init.method, headers: headers as string[], agent: tls });
+      cancel = (reason) => req.destroy(reason instanceof Error ? reason : new Error(String(reason)));
       req.on('error', (e) => finish(e));
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
@@ -241,20 +271,13 @@ export function createExchange(options: KeepAliveFetchOptions = {}): HttpExchang
         });
         res.on('end', () => {
           if (settled) return;
-          let payload: Buffer;
-          try {
-            payload = decode(res.headers['content-encoding'], chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-          } catch (e) {
-            return finish(e);
-          }
-          const status = res.statusCode ?? 0;
-          finish(undefined, {
-            status,
-            statusText: res.statusMessage ?? '',
-            headers: res.headers,
-            rawHeaders: res.rawHeaders,
-            body: NULL_BODY_STATUS.has(status) ? null : payload,
-          });
+          done(
+            res.statusCode ?? 0,
+            res.statusMessage ?? '',
+            res.headers,
+            res.rawHeaders,
+            chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
+          );
         });
       });
       if (body === null) req.end();

@@ -302,6 +302,7 @@ interface SummaryRow extends RunRow, RunCounts {
   leased: number | null;
   locked: boolean;
   last_event_id: number | null;
+  last_event_at: string | null;
 }
 
 export class PostgresRunStore implements RunStore {
@@ -855,8 +856,9 @@ export class PostgresRunStore implements RunStore {
            (SELECT count(*)::int FROM leases l JOIN trajectories t ON t.run_id = l.run_id AND t.case_index = l.case_index
               WHERE l.run_id = r.run_id AND t.status = 'pending' AND l.worker IN (SELECT worker FROM live) AND l.expires_at > clock_timestamp()) AS leased,
            r.run_id IN (SELECT run_id FROM locks) AS locked,
-           (SELECT e.id FROM events e WHERE e.run_id = r.run_id ORDER BY e.seq DESC LIMIT 1) AS last_event_id
-         FROM runs r LEFT JOIN LATERAL (
+           le.id AS last_event_id, le.at AS last_event_at
+         FROM runs r LEFT JOIN LATERAL (SELECT e.id, e.at FROM events e WHERE e.run_id = r.run_id ORDER BY e.seq DESC LIMIT 1) le ON true
+         LEFT JOIN LATERAL (
            SELECT count(*) FILTER (WHERE status = 'complete')::int AS complete, count(*) FILTER (WHERE status = 'incomplete')::int AS incomplete,
              count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'complete' AND final_joint)::int AS successes,
              sum(n_rounds)::int AS rounds, sum(attempts_finished)::int AS attempts, sum(attempts_failed)::int AS failed
@@ -964,5 +966,6 @@ function stripKey(r: EventRow & { key?: unknown }): EventRow {
 
 function toSummary(r: SummaryRow): RunSummary {
   const leased = r.leased ?? 0;
-  return runSummary(r.run_id, r, r, r.last_event_id, leased > 0 || r.locked, leased);
+  const last = r.last_event_id === null ? null : { id: r.last_event_id, at: r.last_event_at! };
+  return runSummary(r.run_id, r, r, last, leased > 0 || r.locked, leased);
 }

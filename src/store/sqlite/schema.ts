@@ -3,7 +3,7 @@
 // `trajectories` and `rounds` are derived from it and can be dropped and rebuilt at any time;
 // `run_locks` says which live process is writing a run; `meta` carries the marker that makes a
 // file a revloop store and the schema version.
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** meta key whose presence says "this file is a revloop store". */
 export const STORE_MARKER = 'revloop_store';
@@ -29,7 +29,6 @@ CREATE TABLE IF NOT EXISTS events (
   UNIQUE (run_id, seq)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS events_key ON events (run_id, key) WHERE key IS NOT NULL;
-CREATE INDEX IF NOT EXISTS events_type ON events (run_id, type);
 -- One trajectory's events (its story, every attempt) without a pass over the run's log.
 CREATE INDEX IF NOT EXISTS events_case ON events (run_id, case_index) WHERE case_index IS NOT NULL;
 
@@ -49,6 +48,7 @@ CREATE TABLE IF NOT EXISTS runs (
   plan_sha256 TEXT NOT NULL,
   n_cases     INTEGER NOT NULL,
   created_at  TEXT NOT NULL,
+  -- Schema 3 no longer touches this on every commit: summaries read the run's last event's time.
   updated_at  TEXT NOT NULL
 );
 
@@ -66,6 +66,8 @@ CREATE TABLE IF NOT EXISTS trajectories (
   PRIMARY KEY (run_id, case_index)
 ) WITHOUT ROWID;
 
+-- A rowid table: rows are appended as rounds are accepted (a clustered key would split a random
+-- leaf of ~2 KB rows on nearly every commit); the unique index keeps case order for readers.
 CREATE TABLE IF NOT EXISTS rounds (
   run_id     TEXT    NOT NULL,
   case_index INTEGER NOT NULL,
@@ -75,8 +77,8 @@ CREATE TABLE IF NOT EXISTS rounds (
   energy     REAL    NOT NULL,
   joint      INTEGER NOT NULL,
   feedback   TEXT,
-  PRIMARY KEY (run_id, case_index, revision)
-) WITHOUT ROWID;
+  UNIQUE (run_id, case_index, revision)
+);
 
 CREATE TABLE IF NOT EXISTS run_locks (
   run_id     TEXT PRIMARY KEY,
@@ -120,4 +122,28 @@ UPDATE events SET key = 'draft:' || case_index || ':' || revision WHERE type = '
 UPDATE events SET key = 'completed:' || case_index WHERE type = 'trajectory_completed';
 CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+`;
+
+/**
+ * Migration 2 → 3: fewer pages written per commit. The `(run_id, type)` index goes (it took three
+ * leaf pages per generation; the plan is found as seq 1, and type-filtered reads scan one run), and
+ * `rounds` becomes a rowid table with a unique index (derived rows, copied over as they are).
+ */
+export const MIGRATE_2_TO_3_SQL = `
+DROP INDEX IF EXISTS events_type;
+CREATE TABLE rounds_v3 (
+  run_id     TEXT    NOT NULL,
+  case_index INTEGER NOT NULL,
+  revision   INTEGER NOT NULL,
+  text       TEXT    NOT NULL,
+  state      TEXT    NOT NULL,
+  energy     REAL    NOT NULL,
+  joint      INTEGER NOT NULL,
+  feedback   TEXT,
+  UNIQUE (run_id, case_index, revision)
+);
+INSERT INTO rounds_v3 (run_id, case_index, revision, text, state, energy, joint, feedback)
+  SELECT run_id, case_index, revision, text, state, energy, joint, feedback FROM rounds ORDER BY run_id, case_index, revision;
+DROP TABLE rounds;
+ALTER TABLE rounds_v3 RENAME TO rounds;
 `;

@@ -42,7 +42,15 @@ import {
 } from '../store.ts';
 import type { TrajectoryRecord } from '../types.ts';
 import { migrateLegacyStudyTables } from './legacy-studies.ts';
-import { DERIVED_TABLES, KNOWN_TABLES, MIGRATE_1_TO_2_SQL, SCHEMA_SQL, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
+import {
+  DERIVED_TABLES,
+  KNOWN_TABLES,
+  MIGRATE_1_TO_2_SQL,
+  MIGRATE_2_TO_3_SQL,
+  SCHEMA_SQL,
+  SCHEMA_VERSION,
+  STORE_MARKER,
+} from './schema.ts';
 
 interface AppendGroup {
   runId: string;
@@ -147,6 +155,8 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
       // One transaction, so a reader opening a store that is being created sees all of it or none.
       db.transaction(() => {
         if (version === 1) db.exec(MIGRATE_1_TO_2_SQL);
+        if (version !== null && version <= 2 && db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'rounds'").get())
+          db.exec(MIGRATE_2_TO_3_SQL);
         db.exec(SCHEMA_SQL);
         const set = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
         set.run('schema_version', String(SCHEMA_VERSION));
@@ -203,14 +213,15 @@ export class SqliteRunStore implements RunStore {
     const p = (sql: string) => db.prepare(sql);
     this.stmt = {
       lastEvent: p('SELECT seq, hash FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
-      planned: p("SELECT * FROM events WHERE run_id = ? AND type = 'run_planned' ORDER BY seq LIMIT 1"),
+      // A run's plan is its first event (linkEvents and checkCopiedRows refuse anything else).
+      planned: p("SELECT * FROM events WHERE run_id = ? AND seq = 1 AND type = 'run_planned'"),
       events: p('SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
       eventsAfter: p('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?'),
       runIds: p(
         `WITH RECURSIVE ids(r) AS (SELECT (SELECT min(run_id) FROM events) UNION ALL SELECT (SELECT min(run_id) FROM events WHERE run_id > r) FROM ids WHERE r IS NOT NULL)
          SELECT e.run_id FROM ids JOIN events e ON e.run_id = ids.r AND e.seq = 1 WHERE e.type = 'run_planned' ORDER BY e.id`,
       ),
-      lastEventId: p('SELECT id FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
+      latestEvent: p('SELECT id, at FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
       ...(this.readonly
         ? {}
         : {
@@ -220,7 +231,6 @@ export class SqliteRunStore implements RunStore {
             insertRun: p(
               'INSERT OR REPLACE INTO runs (run_id, kind, controller, model_spec, simulated, budget, protocol, plan_sha256, n_cases, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
             ),
-            touchRun: p('UPDATE runs SET updated_at = ? WHERE run_id = ?'),
             insertTrajectory: p(
               "INSERT OR REPLACE INTO trajectories (run_id, case_index, case_id, status, reason, n_rounds, final_joint, attempts_started, attempts_finished, attempts_failed) VALUES (?, ?, ?, 'pending', NULL, 0, NULL, 0, 0, 0)",
             ),
@@ -439,8 +449,6 @@ export class SqliteRunStore implements RunStore {
         reason: reason[i],
       });
     }
-    const [tRun, tAt] = c.touched;
-    for (let i = 0; i < tRun.length; i++) s.touchRun.run(tAt[i], tRun[i]);
   }
 
   async rebuild(runId?: string): Promise<void> {
@@ -577,8 +585,8 @@ export class SqliteRunStore implements RunStore {
     const lock = this.db.prepare('SELECT pid, host FROM run_locks WHERE run_id = ?').get(runId) as
       { pid: number; host: string } | undefined;
     const live = !!lock && processAlive(lock.pid, lock.host);
-    const last = this.stmt.lastEventId.get(runId) as { id: number } | undefined;
-    return runSummary(runId, run, c, last?.id ?? null, live);
+    const last = this.stmt.latestEvent.get(runId) as { id: number; at: string } | undefined;
+    return runSummary(runId, run, c, last ?? null, live);
   }
 
   async loadTrajectories(
