@@ -4,21 +4,25 @@
 // measured by this checkout's bench/run-http.ts and bench/http-lib.ts (the same measuring code for
 // both), and the two are run alternately, so a busy machine weighs on both alike.
 //
-//   npx tsx bench/client-cpu.ts [--base 80c5930] [--runs 3] [--latency-ms 50] [--concurrency 32] [--limit 480] [--dist]
+//   npx tsx bench/client-cpu.ts [--base 80c5930] [--runs 3] [--latency-ms 50] [--concurrency 32] [--limit 480] [--dist | --cli]
 //
-// --dist measures both as the revloop command runs them: the compiled library (each tree's own
-// `node scripts/build.mjs`, this checkout's only when its dist/ is stale) instead of the sources
-// through tsx.
+// --dist measures both libraries compiled (each tree's own `node scripts/build.mjs`, this
+// checkout's only when its dist/ is stale) instead of the sources through tsx. --cli measures
+// whole processes as a user runs them: `revloop run` of each compiled tree (one small launcher
+// for both, since the baseline's bin/ ran the sources in a checkout) against one serve-sim, its
+// user + system CPU from start-up to exit (bash's `times`) per generation stored.
 //
 // Prints each run's client CPU per generation (whole command, and within the steady-state window)
 // and steady-state throughput (bench/run-http.ts's own lines), the medians, and this checkout's CPU
 // per generation as a share of the baseline's.
 // All figures come from SIMULATED controllers (serve-sim).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { sharedDataFile, PROJECT_ROOT } from '../src/core/util/shared-data.ts';
+import { benchServer } from './http-lib.ts';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -26,7 +30,8 @@ function arg(name: string, fallback: string): string {
 }
 
 const base = arg('base', '80c5930');
-const fromDist = process.argv.includes('--dist');
+const viaCli = process.argv.includes('--cli');
+const fromDist = viaCli || process.argv.includes('--dist');
 const runs = Number(arg('runs', '3'));
 const benchArgs = [
   '--no-ceiling',
@@ -39,7 +44,8 @@ const benchArgs = [
   ...(fromDist ? ['--dist'] : []),
 ];
 const data = sharedDataFile();
-if (!data) {
+const casesFile = sharedDataFile('paper-cases', 'generation_combined480.jsonl');
+if (!data || !casesFile) {
   console.log('bench/client-cpu: ../shared/data not found (set REVLOOP_SHARED); nothing measured');
   process.exit(0);
 }
@@ -114,14 +120,57 @@ function measure(root: string): Figures {
   };
 }
 
+/** A launcher that runs a tree's compiled CLI: `node launcher.mjs <tree> run …`. */
+function cliLauncher(dir: string): string {
+  const file = join(dir, 'launch-dist.mjs');
+  writeFileSync(
+    file,
+    "import { pathToFileURL } from 'node:url';\n" +
+      'const [root, ...args] = process.argv.slice(2);\n' +
+      "const { main } = await import(pathToFileURL(root + '/dist/cli/main.js').href);\n" +
+      "await main([process.argv[0], 'revloop', ...args]);\n",
+  );
+  return file;
+}
+
+/** One `revloop run` process of a compiled tree: its CPU (user + system, start-up to exit) per generation stored. */
+function measureCli(root: string, launcher: string, serverUrl: string): Figures {
+  const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-cli-'));
+  try {
+    const store = join(dir, 'runs.db');
+    const args = ['run', '--cases', casesFile!, '--model', `openai-compatible:${serverUrl}#sim:steady`, '--store', store];
+    args.push('--run-id', 'bench', '--concurrency', arg('concurrency', '32'), '--limit', arg('limit', '480'));
+    const quoted = [process.execPath, launcher, root, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+    const r = spawnSync('bash', ['-c', `${quoted} >'${dir}/out.txt' 2>&1; code=$?; times; exit $code`], {
+      encoding: 'utf8',
+      timeout: 600_000,
+    });
+    const t = r.stdout.trim().split('\n').pop() ?? '';
+    const m = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(t);
+    if (r.status !== 0 || !m)
+      throw new Error(`revloop run in ${root} failed (exit ${r.status}):\n${readFileSync(join(dir, 'out.txt'), 'utf8')}${r.stderr}`);
+    const cpuMs = (Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000;
+    const db = new Database(store, { readonly: true });
+    const gens = (db.prepare("SELECT count(*) AS n FROM events WHERE type = 'attempt_finished'").get() as { n: number }).n;
+    db.close();
+    return { cpuMsPerGen: cpuMs / gens, steadyCpuMsPerGen: null, steadyPct: null, load: loadavg()[0].toFixed(2) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const head = execFileSync('git', ['-C', PROJECT_ROOT, 'rev-parse', '--short', 'HEAD']).toString().trim();
 const baseDir = baselineTree(base);
 if (fromDist) build(PROJECT_ROOT, ['--if-stale']);
 const load0 = loadavg()[0];
+const server = viaCli ? await benchServer({ latencyMs: Number(arg('latency-ms', '50')), spawnCli: true }) : null;
+const launcher = viaCli ? cliLauncher(baseDir) : '';
 try {
   console.log(
-    `bench/client-cpu — bench/run-http.ts ${benchArgs.join(' ')} (SIMULATED controller via serve-sim; ${fromDist ? 'compiled libraries, dist/' : 'sources through tsx'}), baseline ${base} against this checkout (${head}), ${runs} alternating runs each`,
+    viaCli
+      ? `bench/client-cpu — whole \`revloop run\` processes (compiled, dist/) against one serve-sim at ${arg('latency-ms', '50')} ms (SIMULATED controller), concurrency ${arg('concurrency', '32')}, ${arg('limit', '480')} cases; baseline ${base} against this checkout (${head}), ${runs} alternating runs each`
+      : `bench/client-cpu — bench/run-http.ts ${benchArgs.join(' ')} (SIMULATED controller via serve-sim; ${fromDist ? 'compiled libraries, dist/' : 'sources through tsx'}), baseline ${base} against this checkout (${head}), ${runs} alternating runs each`,
   );
   const got: Record<'baseline' | 'this', Figures[]> = { baseline: [], this: [] };
   for (let i = 0; i < runs; i++) {
@@ -131,7 +180,7 @@ try {
     ];
     if (i % 2) order.reverse();
     for (const [name, root] of order) {
-      const f = measure(root);
+      const f = viaCli ? measureCli(root, launcher, server!.url) : measure(root);
       got[name].push(f);
       console.log(
         `run ${i + 1} ${name.padEnd(8)}: client CPU ${f.cpuMsPerGen.toFixed(2)} ms per generation (steady window ${f.steadyCpuMsPerGen?.toFixed(2) ?? '?'} ms) · steady state ${f.steadyPct ?? '?'}% of ideal · load ${f.load}`,
@@ -145,10 +194,12 @@ try {
   );
   const sb = median(got.baseline.map((f) => f.steadyCpuMsPerGen ?? NaN));
   const st = median(got.this.map((f) => f.steadyCpuMsPerGen ?? NaN));
-  console.log(
-    `median client CPU per generation in the steady-state window: baseline ${sb.toFixed(2)} ms, this checkout ${st.toFixed(2)} ms = ${((100 * st) / sb).toFixed(0)}% of the baseline (${(sb / st).toFixed(2)}× less)`,
-  );
+  if (!viaCli)
+    console.log(
+      `median client CPU per generation in the steady-state window: baseline ${sb.toFixed(2)} ms, this checkout ${st.toFixed(2)} ms = ${((100 * st) / sb).toFixed(0)}% of the baseline (${(sb / st).toFixed(2)}× less)`,
+    );
   console.log(`machine: load average (1 min) ${load0.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at end`);
 } finally {
+  await server?.close();
   rmSync(baseDir, { recursive: true, force: true });
 }

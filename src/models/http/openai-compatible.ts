@@ -67,17 +67,15 @@ const canonicalMessage = (m: PlainMessage) => `{"content":${JSON.stringify(m.con
 const sameMessage = (a: PlainMessage, b: PlainMessage) => a.role === b.role && a.content === b.content;
 
 function isPlain(messages: readonly unknown[]): messages is PlainMessage[] {
-  return messages.every((m) => {
+  for (const m of messages) {
     const o = m as Record<string, unknown> | null;
-    return (
-      !!o &&
-      typeof o === 'object' &&
-      !Array.isArray(o) &&
-      typeof o.role === 'string' &&
-      typeof o.content === 'string' &&
-      Object.keys(o).length === 2
-    );
-  });
+    if (!o || typeof o !== 'object' || Array.isArray(o) || typeof o.role !== 'string' || typeof o.content !== 'string') return false;
+    // Exactly these two keys (counted without allocating a key list: this runs for every message of every request).
+    let keys = 0;
+    for (const _ in o) keys++;
+    if (keys !== 2 || !Object.hasOwn(o, 'role') || !Object.hasOwn(o, 'content')) return false;
+  }
+  return true;
 }
 
 /**
@@ -86,23 +84,47 @@ function isPlain(messages: readonly unknown[]): messages is PlainMessage[] {
  * A revision loop's history grows by two messages a round; only those are hashed.
  */
 export class ConversationHashes {
-  private readonly hashers = new Map<string, ListHasher<PlainMessage>>();
+  /**
+   * By the first message's content, then its role. The content is the same string object round
+   * after round, so a lookup reuses its cached hash instead of hashing a new key string each time.
+   */
+  private readonly hashers = new Map<string, Map<string, ListHasher<PlainMessage>>>();
+  private size = 0;
   constructor(private readonly limit: number) {}
 
   digest(messages: readonly unknown[]): string {
     if (!messages.length || !isPlain(messages)) return messagesCanonicalSha256(messages);
-    const key = `${messages[0].role}\u0000${messages[0].content}`;
-    let h = this.hashers.get(key);
-    if (h) this.hashers.delete(key);
-    else h = new ListHasher<PlainMessage>(canonicalMessage, sameMessage);
-    this.hashers.set(key, h);
-    if (this.hashers.size > this.limit) this.hashers.delete(this.hashers.keys().next().value!);
+    const { role, content } = messages[0];
+    let byRole = this.hashers.get(content);
+    let h = byRole?.get(role);
+    if (byRole)
+      this.hashers.delete(content); // re-inserted below: most recently used last
+    else byRole = new Map();
+    if (!h) {
+      h = new ListHasher<PlainMessage>(canonicalMessage, sameMessage);
+      byRole.set(role, h);
+      this.size++;
+    }
+    this.hashers.set(content, byRole);
+    while (this.size > this.limit) {
+      const [oldest, roles] = this.hashers.entries().next().value!;
+      this.hashers.delete(oldest);
+      this.size -= roles.size;
+    }
     return h.digest(messages);
   }
 }
 
+/** Whether a body field's value is redacted from records (by its name), decided once per name. */
+const secretNames = new Map<string, boolean>();
+function isSecretName(key: string): boolean {
+  let secret = secretNames.get(key);
+  if (secret === undefined) secretNames.set(key, (secret = SECRET_NAME.test(key)));
+  return secret;
+}
+
 function redactValue(key: string, value: unknown): unknown {
-  return SECRET_NAME.test(key) ? 'REDACTED' : value;
+  return isSecretName(key) ? 'REDACTED' : value;
 }
 
 /** What one attempt looked like, for the loop to decide on a retry. */
@@ -123,6 +145,8 @@ export class OpenAICompatibleModel implements BackendInfoModel {
   private readonly endpoint: HttpEndpoint;
   private readonly redactedBaseUrl: string;
   private readonly messageHashes = new WeakMap<unknown[], string>();
+  /** The redacted URL recorded for each request path (a handful per model). */
+  private readonly recordUrls = new Map<string, string>();
   /** Record hashes of growing conversations (a few per request in flight). */
   private readonly conversations: ConversationHashes;
 
@@ -178,9 +202,11 @@ export class OpenAICompatibleModel implements BackendInfoModel {
 
   /** A record-safe summary of a request body: counts and hashes instead of texts, no secrets. */
   summarize(path: string, body: Record<string, unknown>, attempt: number): Record<string, unknown> {
-    const url = /^https?:\/\//.test(path) ? redactUrl(path) : this.redactedBaseUrl + path;
+    let url = this.recordUrls.get(path);
+    if (url === undefined) this.recordUrls.set(path, (url = /^https?:\/\//.test(path) ? redactUrl(path) : this.redactedBaseUrl + path));
     const summary: Record<string, unknown> = { url, attempt };
-    for (const [k, v] of Object.entries(body)) {
+    for (const k in body) {
+      const v = body[k];
       if (k === 'messages' && Array.isArray(v)) {
         summary.message_count = v.length;
         // Retries send the same list: hash it once per generation.
