@@ -183,7 +183,9 @@ try {
       const f = viaCli ? measureCli(root, launcher, server!.url) : measure(root);
       got[name].push(f);
       console.log(
-        `run ${i + 1} ${name.padEnd(8)}: client CPU ${f.cpuMsPerGen.toFixed(2)} ms per generation (steady window ${f.steadyCpuMsPerGen?.toFixed(2) ?? '?'} ms) · steady state ${f.steadyPct ?? '?'}% of ideal · load ${f.load}`,
+        viaCli
+          ? `run ${i + 1} ${name.padEnd(8)}: ${f.cpuMsPerGen.toFixed(2)} ms of CPU per generation (whole process) · load ${f.load}`
+          : `run ${i + 1} ${name.padEnd(8)}: client CPU ${f.cpuMsPerGen.toFixed(2)} ms per generation (steady window ${f.steadyCpuMsPerGen?.toFixed(2) ?? '?'} ms) · steady state ${f.steadyPct ?? '?'}% of ideal · load ${f.load}`,
       );
     }
   }
