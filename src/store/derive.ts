@@ -38,6 +38,7 @@ export interface DerivedChanges {
   plans: PlannedRun[];
   rounds: [string[], number[], number[], string[], string[], number[], boolean[], Array<string | null>];
   deltas: [string[], number[], number[], number[], number[], number[], Array<boolean | null>, Array<string | null>, Array<string | null>];
+  /** Each run's last event time in the batch: PostgreSQL keeps it in `runs.updated_at` (SQLite's schema 3 does not; summaries read it from the last event). */
   touched: [string[], string[]];
   /** The run_planned payloads seen (the store caches them). */
   planned: Map<string, RunPlannedPayload>;

@@ -127,7 +127,8 @@ BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 /**
  * Migration 2 → 3: fewer pages written per commit. The `(run_id, type)` index goes (it took three
  * leaf pages per generation; the plan is found as seq 1, and type-filtered reads scan one run), and
- * `rounds` becomes a rowid table with a unique index (derived rows, copied over as they are).
+ * `rounds` becomes a rowid table with a unique index (derived rows, copied over as they are). The
+ * layout is written out here rather than taken from SCHEMA_SQL: a migration stays as it shipped.
  */
 export const MIGRATE_2_TO_3_SQL = `
 DROP INDEX IF EXISTS events_type;

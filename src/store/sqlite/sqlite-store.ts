@@ -221,7 +221,7 @@ export class SqliteRunStore implements RunStore {
         `WITH RECURSIVE ids(r) AS (SELECT (SELECT min(run_id) FROM events) UNION ALL SELECT (SELECT min(run_id) FROM events WHERE run_id > r) FROM ids WHERE r IS NOT NULL)
          SELECT e.run_id FROM ids JOIN events e ON e.run_id = ids.r AND e.seq = 1 WHERE e.type = 'run_planned' ORDER BY e.id`,
       ),
-      latestEvent: p('SELECT id, at FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
+      lastEventIdAndTime: p('SELECT id, at FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
       ...(this.readonly
         ? {}
         : {
@@ -585,7 +585,7 @@ export class SqliteRunStore implements RunStore {
     const lock = this.db.prepare('SELECT pid, host FROM run_locks WHERE run_id = ?').get(runId) as
       { pid: number; host: string } | undefined;
     const live = !!lock && processAlive(lock.pid, lock.host);
-    const last = this.stmt.latestEvent.get(runId) as { id: number; at: string } | undefined;
+    const last = this.stmt.lastEventIdAndTime.get(runId) as { id: number; at: string } | undefined;
     return runSummary(runId, run, c, last ?? null, live);
   }
 
