@@ -1,7 +1,8 @@
 // A minimal HTTP/1.1 client over node:net for plain `http:` endpoints: what revloop's HTTP model
 // backends talk to most (vLLM, llama.cpp, serve-sim on loopback or a LAN). node:http spends about
 // 0.27 ms of CPU per request on loopback in ClientRequest, IncomingMessage, their streams and the
-// Agent's bookkeeping; this client needs about 0.09 ms (bench/client-cpu.ts measures whole runs).
+// Agent's bookkeeping; this client about 0.12 ms through the exchange (node-fetch.ts) that uses it
+// (a bare socket needs 0.08–0.09 ms; bench/client-cpu.ts measures whole runs).
 //
 // One request at a time per connection (no pipelining), written in one piece; the whole response
 // buffered. Framing as RFC 9112 §6 has it: no body for HEAD, 1xx, 204 and 304 (1xx heads are
@@ -129,6 +130,11 @@ function framing(method: string, head: ParsedHead): Framing {
   return { kind: 'close' };
 }
 
+/** Chunked decoding, between chunk data: a size line next, the trailers (after the last chunk), or the CRLF that ends a chunk's data. */
+const CHUNK_SIZE_LINE = -1;
+const CHUNK_TRAILERS = -2;
+const CHUNK_DATA_END = -3;
+
 /** One connection of a pool, with the exchange it is carrying (null while idle). */
 interface Connection {
   socket: Socket;
@@ -145,8 +151,8 @@ class Exchange {
   private frame: Framing | null = null;
   private bodyParts: Buffer[] = [];
   private bodyBytes = 0;
-  /** Chunked decoding: bytes left in the current chunk (-1: expecting a size line; -2: trailers). */
-  private chunkLeft = -1;
+  /** Chunked decoding: bytes left in the current chunk, or which line comes next (CHUNK_SIZE_LINE, …). */
+  private chunkLeft = CHUNK_SIZE_LINE;
   settled = false;
 
   constructor(
@@ -236,7 +242,7 @@ class Exchange {
         this.push(buf.subarray(at, at + take));
         at += take;
         this.chunkLeft -= take;
-        if (this.chunkLeft === 0) this.chunkLeft = -3; // the CRLF after the data
+        if (this.chunkLeft === 0) this.chunkLeft = CHUNK_DATA_END;
         continue;
       }
       const eol = buf.indexOf('\r\n', at, 'latin1');
@@ -247,15 +253,15 @@ class Exchange {
       }
       const line = buf.toString('latin1', at, eol);
       at = eol + 2;
-      if (this.chunkLeft === -3) {
+      if (this.chunkLeft === CHUNK_DATA_END) {
         if (line !== '') throw errorWithCode('malformed chunked response: no CRLF after a chunk', 'HPE_INVALID_CHUNK_SIZE');
-        this.chunkLeft = -1;
-      } else if (this.chunkLeft === -1) {
+        this.chunkLeft = CHUNK_SIZE_LINE;
+      } else if (this.chunkLeft === CHUNK_SIZE_LINE) {
         const m = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;.*)?$/.exec(line);
         if (!m)
           throw errorWithCode(`malformed chunked response: chunk size line ${JSON.stringify(line.slice(0, 40))}`, 'HPE_INVALID_CHUNK_SIZE');
         const size = parseInt(m[1], 16);
-        this.chunkLeft = size === 0 ? -2 : size;
+        this.chunkLeft = size === 0 ? CHUNK_TRAILERS : size;
       } else if (line === '') {
         // The blank line after the last chunk and its trailers (which we do not keep).
         if (at < buf.length) throw errorWithCode('the server sent bytes after the end of a chunked response', 'HPE_INVALID_CONSTANT');
@@ -288,7 +294,8 @@ export interface Http1Client {
 export function createHttp1Client(options: { idleSocketMs?: number } = {}): Http1Client {
   const idleMs = options.idleSocketMs ?? 4000;
   const pools = new Map<string, Connection[]>();
-  const blocks = new WeakMap<readonly string[], string>();
+  /** Each header list's block, checked and joined once, and whether it is ASCII (then head and a string body go out as one UTF-8 string). */
+  const blocks = new WeakMap<readonly string[], { text: string; ascii: boolean }>();
 
   function open(url: URL, pool: Connection[]): Connection {
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -335,8 +342,8 @@ export function createHttp1Client(options: { idleSocketMs?: number } = {}): Http
     send(url, req, settle) {
       let block = blocks.get(req.headers);
       if (block === undefined) {
-        block = headerBlock(req.headers);
-        blocks.set(req.headers, block);
+        const text = headerBlock(req.headers);
+        blocks.set(req.headers, (block = { text, ascii: !/[^\x00-\x7f]/.test(text) }));
       }
       const key = url.host;
       let pool = pools.get(key);
@@ -355,10 +362,10 @@ export function createHttp1Client(options: { idleSocketMs?: number } = {}): Http
       c.socket.ref();
       const body = req.body;
       const length = body === null ? '' : `content-length: ${typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length}\r\n`;
-      const head = `${req.method} ${url.pathname}${url.search} HTTP/1.1\r\n${block}${length}\r\n`;
+      const head = `${req.method} ${url.pathname}${url.search} HTTP/1.1\r\n${block.text}${length}\r\n`;
       // One write: header bytes are Latin-1 (as node:http sends them), the body UTF-8.
       if (body === null) c.socket.write(head, 'latin1');
-      else if (typeof body === 'string' && !/[^\x00-\x7f]/.test(block)) c.socket.write(head + body, 'utf8');
+      else if (typeof body === 'string' && block.ascii) c.socket.write(head + body, 'utf8');
       else c.socket.write(Buffer.concat([Buffer.from(head, 'latin1'), typeof body === 'string' ? Buffer.from(body, 'utf8') : body]));
       return {
         abort() {

@@ -2,7 +2,7 @@
 // use: plain http: through our own HTTP/1.1 client, http1.ts; https: through node:https), and a
 // small `fetch` over it for code that wants one. Node 20's undici fetch costs about 0.6–1.0 ms of
 // CPU per request on loopback (WHATWG streams, Request and Response objects, separate header and
-// body writes); node:http about 0.2–0.35 ms; http1.ts about 0.09 ms. At 32 requests in flight and
+// body writes); node:http about 0.2–0.35 ms; http1.ts about 0.12 ms. At 32 requests in flight and
 // 50 ms latency that difference decides whether one event loop keeps up.
 //
 // What it does: one request, body sent in one write, the whole response buffered (and, for the
