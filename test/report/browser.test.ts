@@ -4,7 +4,7 @@
 // checked for substance (size, not blank, key elements visible) rather than against a golden image.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -14,13 +14,10 @@ import { getFamily } from '../../src/core/verify/index.ts';
 import type { Family } from '../../src/core/verify/types.ts';
 import { requirePunkt } from '../helpers.ts';
 import { CASES, HOSTILE, largeSet, minCharsFamily, smallSet } from './build.ts';
-import { tempDir } from '../tmp.ts';
+import { chromiumMissing, launchChromium, type Chromium } from '../chromium.ts';
 
-const CHROMIUM = process.env.REVLOOP_CHROMIUM ?? '/usr/bin/chromium';
 // The fixtures include a c07 case, whose verifier needs NLTK's Punkt parameters.
-const skip = !existsSync(CHROMIUM)
-  ? `browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set REVLOOP_CHROMIUM)`
-  : requirePunkt().skip;
+const skip = chromiumMissing ?? requirePunkt().skip;
 if (skip) console.log(`# ${skip}`);
 
 const OUT = new URL('../.tmp/report/', import.meta.url).pathname;
@@ -34,8 +31,8 @@ interface Opened {
 }
 
 describe('report in Chromium', { skip }, () => {
+  let browser: Chromium | undefined;
   let context: BrowserContext;
-  let userDataDir: string;
   let smallUrl: string;
   let largeUrl: string;
   const small = smallSet();
@@ -52,29 +49,14 @@ describe('report in Chromium', { skip }, () => {
     writeFileSync(largeFile, renderReport(large, analyzeTrajectories(large, { bootstrap: 0 }), { getFamily: families }));
     smallUrl = pathToFileURL(smallFile).href;
     largeUrl = pathToFileURL(largeFile).href;
-    const { chromium } = await import('playwright-core');
-    userDataDir = tempDir('revloop-chromium-');
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 900 },
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium({ width: 1280, height: 900 });
+    context = browser.context;
     // Any request other than the report file itself is recorded and refused.
     await context.route('**/*', (route) => (route.request().url().startsWith('file://') ? route.continue() : route.abort()));
   });
 
   after(async () => {
-    await context?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
   });
 
   async function open(url: string): Promise<Opened> {

@@ -51,9 +51,10 @@ export default async function* compactReporter(source) {
     if (f.fail) counts.push(`${f.fail} FAILED`);
     if (f.skip) counts.push(`${f.skip} skipped`);
     if (f.todo) counts.push(`${f.todo} todo`);
-    yield `${f.fail ? '✖' : '✔'} ${rel(name)} — ${counts.join(', ')} (${(f.ms / 1000).toFixed(1)} s)\n`;
+    const failed = f.fail > 0 || f.failures.length > 0;
+    yield `${failed ? '✖' : '✔'} ${rel(name)} — ${counts.join(', ')} (${(f.ms / 1000).toFixed(1)} s)\n`;
     for (const x of f.failures) yield `  ✖ ${x.name === name ? rel(name) : x.name}\n${indent(x.error)}\n`;
-    if (f.fail && f.stderr.length) yield `  stderr of ${rel(name)}:\n${indent(f.stderr.join('').trimEnd())}\n`;
+    if (failed && f.stderr.length) yield `  stderr of ${rel(name)}:\n${indent(f.stderr.join('').trimEnd())}\n`;
   }
 
   for await (const event of source) {
@@ -66,10 +67,18 @@ export default async function* compactReporter(source) {
     switch (event.type) {
       case 'test:pass':
       case 'test:fail': {
-        // Suites (describe) and the per-file wrapper of a passing file are not tests of their own.
-        if (d.details?.type === 'suite') break;
         const f = fileOf(name);
         if (d.nesting === 0 || d.nesting === undefined) f.ms += d.details?.duration_ms ?? 0;
+        // Suites (describe) and the per-file wrapper of a passing file are not tests of their own. But
+        // a suite fails on its own when one of its hooks (or its body) throws, and then its tests only
+        // say they were cancelled: that error is the one to show.
+        if (d.details?.type === 'suite') {
+          const failureType = d.details?.error?.failureType;
+          if (event.type === 'test:fail' && failureType !== 'subtestsFailed') {
+            f.failures.push({ name: `${d.name} (${failureType ?? 'suite failed'})`, error: describeError(d.details?.error) });
+          }
+          break;
+        }
         if (d.skip !== undefined && d.skip !== false) {
           f.skip++;
           skipped.push({ file: name, name: d.name, reason: typeof d.skip === 'string' ? d.skip : '(no reason given)' });

@@ -48,3 +48,11 @@ test('a tidy test file passes; the reporter ends with the skipped list and node�
     /\nskipped \(1\):\n {2}- test\/fixtures\/suite\/leaky\.test\.mjs › needs something absent: the absent thing is absent\n/,
   );
 });
+
+test('a suite whose hook throws shows that error, not only its cancelled tests; suites count towards the file’s time', () => {
+  const r = runSuite('hook-fails.test.mjs', tempDir('revloop-suite-'));
+  assert.notEqual(r.status, 0, r.stdout);
+  assert.match(r.stdout, /^✖ test\/fixtures\/suite\/hook-fails\.test\.mjs — 1 passed, 2 FAILED \((0\.[3-9]|[1-9])/m);
+  assert.match(r.stdout, /^ {2}✖ needs a browser \(hookFailed\)\n {4}the browser did not start: no display\n/m);
+  assert.match(r.stdout, /^# cancelled 2$/m);
+});

@@ -7,18 +7,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startViewer, type ViewerHandle } from '../../src/app/view.ts';
 import { mcnemarExact } from '../../src/core/stats/binomial.ts';
+import { chromiumMissing, launchChromium, type Chromium } from '../chromium.ts';
 import { CYCLE, HOSTILE, viewerFixture, writeCaseFile, type ViewerFixture } from './fixtures.ts';
 
-const CHROMIUM = process.env.REVLOOP_CHROMIUM ?? '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set REVLOOP_CHROMIUM)`;
+const skip = chromiumMissing;
 if (skip) console.log(`# ${skip}`);
 const BIN = new URL('../../bin/revloop.mjs', import.meta.url).pathname;
 
@@ -37,7 +33,7 @@ describe('viewer in Chromium', { skip }, () => {
   let fx: ViewerFixture;
   let viewer: ViewerHandle;
   let context: BrowserContext;
-  let userDataDir: string;
+  let browser: Chromium | undefined;
   let base: string;
   const foreign: string[] = [];
   const allowed = new Set<string>();
@@ -48,22 +44,8 @@ describe('viewer in Chromium', { skip }, () => {
     viewer = await startViewer({ store: fx.store, port: 0, bootstrap: 20, pollMs: 100 });
     base = `http://127.0.0.1:${viewer.port}`;
     allowed.add(base);
-    const { chromium } = await import('playwright-core');
-    userDataDir = mkdtempSync(join(tmpdir(), 'revloop-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1400, height: 1000 },
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium({ width: 1400, height: 1000 });
+    context = browser.context;
     // Anything but a viewer under test is recorded and refused.
     await context.route('**/*', (route) => {
       const url = route.request().url();
@@ -75,8 +57,7 @@ describe('viewer in Chromium', { skip }, () => {
 
   after(async () => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    await context?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
     await viewer?.close();
     fx?.cleanup();
   });
