@@ -36,7 +36,7 @@ export async function launchChromium(viewport: { width: number; height: number }
         executablePath: CHROMIUM,
         headless: true,
         viewport,
-        timeout: 60_000,
+        timeout: 120_000,
         args: [
           '--no-sandbox',
           '--disable-gpu',
