@@ -4,13 +4,15 @@
 // measured by this checkout's bench/run-http.ts and bench/http-lib.ts (the same measuring code for
 // both), and the two are run alternately, so a busy machine weighs on both alike.
 //
-//   npx tsx bench/client-cpu.ts [--base 80c5930] [--runs 3] [--latency-ms 50] [--concurrency 32] [--limit 480] [--dist | --cli]
+//   npx tsx bench/client-cpu.ts [--base 80c5930] [--runs 3] [--latency-ms 50] [--concurrency 32] [--limit 480] [--dist | --cli [--untuned]]
 //
 // --dist measures both libraries compiled (each tree's own `node scripts/build.mjs`, this
 // checkout's only when its dist/ is stale) instead of the sources through tsx. --cli measures
 // whole processes as a user runs them: `revloop run` of each compiled tree (one small launcher
 // for both, since the baseline's bin/ ran the sources in a checkout) against one serve-sim, its
-// user + system CPU from start-up to exit (bash's `times`) per generation stored.
+// user + system CPU from start-up to exit (bash's `times`) per generation stored. --untuned (with
+// --cli) also runs this checkout's CLI with V8's default JIT settings (REVLOOP_V8_TUNING=0,
+// src/cli/jit.ts) in the same rotation, which tells that tuning's share apart.
 //
 // Prints each run's client CPU per generation (whole command, and within the steady-state window)
 // and steady-state throughput (bench/run-http.ts's own lines), the medians, and this checkout's CPU
@@ -31,6 +33,7 @@ function arg(name: string, fallback: string): string {
 
 const base = arg('base', '80c5930');
 const viaCli = process.argv.includes('--cli');
+const untuned = viaCli && process.argv.includes('--untuned');
 const fromDist = viaCli || process.argv.includes('--dist');
 const runs = Number(arg('runs', '3'));
 const benchArgs = [
@@ -134,7 +137,7 @@ function cliLauncher(dir: string): string {
 }
 
 /** One `revloop run` process of a compiled tree: its CPU (user + system, start-up to exit) per generation stored. */
-function measureCli(root: string, launcher: string, serverUrl: string): Figures {
+function measureCli(root: string, launcher: string, serverUrl: string, env: NodeJS.ProcessEnv = process.env): Figures {
   const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-cli-'));
   try {
     const store = join(dir, 'runs.db');
@@ -143,6 +146,7 @@ function measureCli(root: string, launcher: string, serverUrl: string): Figures 
     const quoted = [process.execPath, launcher, root, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
     const r = spawnSync('bash', ['-c', `${quoted} >'${dir}/out.txt' 2>&1; code=$?; times; exit $code`], {
       encoding: 'utf8',
+      env,
       timeout: 600_000,
     });
     const t = r.stdout.trim().split('\n').pop() ?? '';
@@ -172,15 +176,18 @@ try {
       ? `bench/client-cpu — whole \`revloop run\` processes (compiled, dist/) against one serve-sim at ${arg('latency-ms', '50')} ms (SIMULATED controller), concurrency ${arg('concurrency', '32')}, ${arg('limit', '480')} cases; baseline ${base} against this checkout (${head}), ${runs} alternating runs each`
       : `bench/client-cpu — bench/run-http.ts ${benchArgs.join(' ')} (SIMULATED controller via serve-sim; ${fromDist ? 'compiled libraries, dist/' : 'sources through tsx'}), baseline ${base} against this checkout (${head}), ${runs} alternating runs each`,
   );
-  const got: Record<'baseline' | 'this', Figures[]> = { baseline: [], this: [] };
+  type Tree = 'baseline' | 'this' | 'untuned';
+  const got: Record<Tree, Figures[]> = { baseline: [], this: [], untuned: [] };
   for (let i = 0; i < runs; i++) {
-    const order: Array<['baseline' | 'this', string]> = [
+    const order: Array<[Tree, string]> = [
       ['baseline', baseDir],
       ['this', PROJECT_ROOT],
+      ...(untuned ? [['untuned', PROJECT_ROOT] as [Tree, string]] : []),
     ];
     if (i % 2) order.reverse();
     for (const [name, root] of order) {
-      const f = viaCli ? measureCli(root, launcher, server!.url) : measure(root);
+      const env = name === 'untuned' ? { ...process.env, REVLOOP_V8_TUNING: '0' } : process.env;
+      const f = viaCli ? measureCli(root, launcher, server!.url, env) : measure(root);
       got[name].push(f);
       console.log(
         viaCli
@@ -194,6 +201,12 @@ try {
   console.log(
     `median client CPU per generation: baseline ${b.toFixed(2)} ms, this checkout ${t.toFixed(2)} ms = ${((100 * t) / b).toFixed(0)}% of the baseline (${(b / t).toFixed(2)}× less)`,
   );
+  if (untuned) {
+    const u = median(got.untuned.map((f) => f.cpuMsPerGen));
+    console.log(
+      `this checkout with V8's default JIT settings (REVLOOP_V8_TUNING=0): ${u.toFixed(2)} ms = ${((100 * u) / b).toFixed(0)}% of the baseline (${(b / u).toFixed(2)}× less); the tuning saves ${((100 * (u - t)) / u).toFixed(0)}%`,
+    );
+  }
   const sb = median(got.baseline.map((f) => f.steadyCpuMsPerGen ?? NaN));
   const st = median(got.this.map((f) => f.steadyCpuMsPerGen ?? NaN));
   if (!viaCli)

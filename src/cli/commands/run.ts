@@ -82,6 +82,8 @@ export function register(program: Command): void {
     )
     .option('--lease-seconds <s>', 'PostgreSQL: how long a claim on a trajectory lasts without renewal', '60');
   addModelOptions(cmd).action(async (flags: RunFlags) => {
+    const { tuneV8ForBatch } = await import('../jit.ts');
+    tuneV8ForBatch();
     process.exitCode = await runAction(flags);
   });
 }

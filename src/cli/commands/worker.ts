@@ -48,6 +48,8 @@ export function register(program: Command): void {
     .option('--rpm <n>', 'at most this many HTTP attempts per minute (per worker)')
     .option('--api-key-env <NAME>', 'environment variable holding the API key (default OPENAI_API_KEY)')
     .action(async (flags: WorkerFlags) => {
+      const { tuneV8ForBatch } = await import('../jit.ts');
+      tuneV8ForBatch();
       process.exitCode = await workerAction(flags);
     });
 }
