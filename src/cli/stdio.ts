@@ -1,7 +1,7 @@
 // `-` on the command line: standard input for every option or argument that names a file to read,
 // standard output for every `-o`/`--out`/`--output` (docs/running.md). Stores and folders are not
 // streams and take no `-`.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { fstatSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../core/errors.ts';
@@ -10,6 +10,23 @@ export const STDIO = '-';
 
 /** Whether a file argument means standard input or output. */
 export const isStdio = (arg: string | undefined): boolean => arg === STDIO;
+
+/**
+ * Whether an output argument means standard output: `-`, or a path that is this process's standard
+ * output (/dev/stdout, /dev/fd/1, or the file the shell redirected it to). Such output is written
+ * through standard output, and notes go to standard error, as for `-`.
+ */
+export function isStdout(arg: string | undefined): boolean {
+  if (arg === undefined) return false;
+  if (isStdio(arg)) return true;
+  try {
+    const target = statSync(arg);
+    const stdout = fstatSync(1);
+    return target.dev === stdout.dev && target.ino === stdout.ino;
+  } catch {
+    return false;
+  }
+}
 
 /** Temporary copies of standard input, shown to people as "standard input" (see forPeople). */
 const copies = new Map<string, string>();

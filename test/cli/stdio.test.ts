@@ -2,12 +2,12 @@
 // input file (docs/running.md); no file named "-" ever appears.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeCaseSet } from '../../src/core/cases/index.ts';
 import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { tempDir } from '../tmp.ts';
-import { revloop } from './cli.ts';
+import { revloop, shell } from './cli.ts';
 
 const dir = tempDir('revloop-stdio-');
 const casesFile = join(dir, 'own.jsonl');
@@ -89,4 +89,33 @@ test('export -o -, probe items -o -, probe --items -, import-trajectories -, mod
   const t = revloop(['model', 'try', 'sim:instant', '--prompt-file', '-'], { ...opts, input: 'Write two words.' });
   assert.equal(t.code, 0, t.err);
   noDash();
+});
+
+test('-o /dev/stdout is standard output, like -o -: the same bytes into a pipe or a redirected file, notes on stderr', async () => {
+  const before = lstatSync('/dev/stdout');
+  await writeCaseSet(casesFile, exactLengthDemoCases());
+  const store = join(dir, 'devstdout.db');
+  assert.equal(
+    revloop(['run', '--cases', casesFile, '--model', 'sim:instant', '--store', store, '--run-id', 'r', '--limit', '2'], opts).code,
+    0,
+  );
+  const texts = join(dir, 'texts-devstdout.jsonl');
+  writeFileSync(texts, JSON.stringify({ id: 'a', family: 'exact-length', target: 3, anchors: [], text: 'a b c' }) + '\n');
+  for (const args of [
+    ['export', '--store', store, '--run', 'r'],
+    ['verify', '--jsonl', texts],
+  ]) {
+    const dash = revloop([...args, '-o', '-'], opts);
+    assert.equal(dash.code, 0, dash.err);
+    const piped = revloop([...args, '-o', '/dev/stdout'], opts);
+    assert.equal(piped.code, 0, piped.err);
+    assert.equal(piped.out, dash.out, `${args[0]} -o /dev/stdout into a pipe`);
+    const file = join(dir, `${args[0]}-redirected.jsonl`);
+    const q = (a: string) => `'${a.replace(/'/g, "'\\''")}'`;
+    const redirected = shell(`$REVLOOP ${args.map(q).join(' ')} -o /dev/stdout > ${q(file)}`);
+    assert.equal(redirected.code, 0, redirected.err);
+    assert.equal(readFileSync(file, 'utf8'), dash.out, `${args[0]} -o /dev/stdout > file`);
+  }
+  const after = lstatSync('/dev/stdout');
+  assert.deepEqual([after.mode, after.ino], [before.mode, before.ino], '/dev/stdout is still what it was, never replaced');
 });

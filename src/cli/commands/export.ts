@@ -1,6 +1,7 @@
 // `revloop export`: a run in the paper's per-case schema (app/export.ts).
 import type { Command } from 'commander';
 import { oneRun, STORE_HELP, storeFlag } from '../flags.ts';
+import { isStdout } from '../stdio.ts';
 
 export function register(program: Command): void {
   program
@@ -16,7 +17,7 @@ export function register(program: Command): void {
       async (runArg: string | undefined, opts: { run?: string; store?: string; format: string; output: string; partial?: boolean }) => {
         const run = oneRun('export', runArg, opts.run, 'revloop export --store DB --run ID -o FILE');
         const { exportRun } = await import('../../app/export.ts');
-        const toStdout = opts.output === '-';
+        const toStdout = isStdout(opts.output);
         const r = await exportRun({
           store: storeFlag(opts.store),
           runId: run,

@@ -8,7 +8,7 @@ import type { ItemSource } from '../../app/probe.ts';
 import { addModelOptions, modelOptionsFromFlags, numberFlag, STORE_HELP, storeFlag, wholeNumber, type ModelFlags } from '../flags.ts';
 import { redactLocation } from '../../store/store.ts';
 import { lineProgress } from '../progress.ts';
-import { forPeople, inputPath, isStdio } from '../stdio.ts';
+import { forPeople, inputPath, isStdout } from '../stdio.ts';
 import { interruptible } from '../signals.ts';
 
 interface ItemFlags {
@@ -168,7 +168,7 @@ export function register(program: Command): void {
       const f = cmd.optsWithGlobals() as ItemFlags & { out?: string };
       if (!f.out) throw new UsageError('--out', '-o/--out <file> is required (where to write the items)');
       const { writeProbeItems } = await import('../../app/probe.ts');
-      const toStdout = isStdio(f.out);
+      const toStdout = isStdout(f.out);
       const r = await writeProbeItems(await itemSource(f), toStdout ? null : f.out, {
         onNote: (t) => process.stderr.write(`note: ${t}\n`),
         onBuildProgress: buildProgress(f),

@@ -8,7 +8,7 @@ import { UsageError, UserError } from '../../core/errors.ts';
 import { baseLabel } from '../../core/simulated.ts';
 import { parsePanels, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
 import { lineProgress } from '../progress.ts';
-import { isStdio } from '../stdio.ts';
+import { isStdout } from '../stdio.ts';
 
 interface ReportFlags {
   store?: string;
@@ -51,7 +51,7 @@ export function register(program: Command): void {
 async function reportAction(positional: string[], flags: ReportFlags): Promise<void> {
   const store = storeFlag(flags.store, 'report');
   if (!flags.out) throw new UsageError('--out', 'report: -o/--out <file> is required (where to write the HTML report)');
-  const toStdout = isStdio(flags.out);
+  const toStdout = isStdout(flags.out);
   const out = resolve(flags.out);
   if (!toStdout && (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()))
     throw new UserError(`report: cannot write ${flags.out}: folder ${dirname(out)} does not exist`);

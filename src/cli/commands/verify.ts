@@ -2,7 +2,7 @@
 // verifier of a constraint family. A thin shell over src/core/verify.
 import type { Command } from 'commander';
 import { collect, wholeNumber } from '../flags.ts';
-import { isStdio } from '../stdio.ts';
+import { isStdio, isStdout } from '../stdio.ts';
 import { UserError } from '../../core/errors.ts';
 
 interface VerifyOptions {
@@ -111,7 +111,7 @@ async function runBatch(opts: VerifyOptions, cmd: Command): Promise<void> {
       }
     : undefined;
   const options = { onProgress, jobs, plugins: opts.plugin, request: { ifevalMode: ifevalMode(opts) } };
-  const toFile = opts.output !== undefined && !isStdio(opts.output);
+  const toFile = opts.output !== undefined && !isStdout(opts.output);
   let summary;
   try {
     summary = toFile ? await verifyBatchToFile(input, opts.output!, options) : await verifyBatch(input, process.stdout, options);

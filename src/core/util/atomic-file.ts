@@ -2,8 +2,14 @@
 // target's folder (same file system), which is renamed over the target only when it is complete.
 // Every command that writes a file (export, verify -o, report, probe items, case sets) goes
 // through here, so all of them refuse a missing folder with the same message for people.
+//
+// Where a rename would replace the wrong thing, outputTarget says so: a device, pipe or socket
+// (/dev/null, a named pipe) and anything reached through /dev or /proc (/dev/stdout, /dev/fd/3) are
+// written in place (run as root, renaming over `-o /dev/null` turned /dev/null into a regular file,
+// and over `-o /dev/stdout` the /dev/stdout link); a symbolic link to a regular file has its target
+// replaced, so the link stays.
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { UserError, NotFoundError } from '../errors.ts';
@@ -11,6 +17,39 @@ import { UserError, NotFoundError } from '../errors.ts';
 /** A fresh temporary path next to `path` (hidden, unique per process and call). */
 export function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+/** Where output for `path` goes: the file to replace atomically, or (`inPlace`) a target written directly. */
+export function outputTarget(path: string): { path: string; inPlace: boolean } {
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    // Nothing there yet (or a descriptor's pipe, which has no path): a new file, unless the folder is /dev or /proc.
+    return { path, inPlace: statSafe(path) !== null || isVirtualFolder(dirname(path)) };
+  }
+  const st = statSafe(real);
+  if (st?.isDirectory()) return { path, inPlace: false }; // the rename fails with a message naming it
+  if (!st?.isFile() || isVirtualFolder(dirname(path)) || isVirtualFolder(dirname(real))) return { path, inPlace: true };
+  return { path: real, inPlace: false };
+}
+
+function statSafe(path: string): ReturnType<typeof statSync> | null {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function isVirtualFolder(dir: string): boolean {
+  let real = dir;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    // a missing folder: requireOutputFolder reports it
+  }
+  return /^\/(dev|proc)(\/|$)/.test(real);
 }
 
 /** Throws a UserError unless the folder `path` would be written into exists. */
@@ -26,8 +65,10 @@ export function requireOutputFolder(path: string): void {
 }
 
 /** Writes `path` atomically (optionally fsynced before the rename). */
-export function writeFileAtomicSync(path: string, data: string, options: { fsync?: boolean } = {}): void {
-  requireOutputFolder(path);
+export function writeFileAtomicSync(target: string, data: string, options: { fsync?: boolean } = {}): void {
+  requireOutputFolder(target);
+  const { path, inPlace } = outputTarget(target);
+  if (inPlace) return writeInPlace(path, data);
   const tmp = tempPathFor(path);
   let fd: number | null = null;
   try {
@@ -45,14 +86,25 @@ export function writeFileAtomicSync(path: string, data: string, options: { fsync
 }
 
 /** Writes `path` atomically: either the complete file appears or nothing does. */
-export async function writeFileAtomic(path: string, data: string): Promise<void> {
-  requireOutputFolder(path);
+export async function writeFileAtomic(target: string, data: string): Promise<void> {
+  requireOutputFolder(target);
+  const { path, inPlace } = outputTarget(target);
+  if (inPlace) return writeInPlace(path, data);
   const tmp = tempPathFor(path);
   try {
     await writeFile(tmp, data, { encoding: 'utf8', flag: 'wx' });
     await rename(tmp, path);
   } catch (e) {
     await rm(tmp, { force: true });
+    throw new UserError(`cannot write ${path}: ${(e as Error).message}`);
+  }
+}
+
+/** Writes a target outputTarget says is written in place. */
+function writeInPlace(path: string, data: string): void {
+  try {
+    writeFileSync(path, data, 'utf8');
+  } catch (e) {
     throw new UserError(`cannot write ${path}: ${(e as Error).message}`);
   }
 }

@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { createWriteStream, statSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
-import { requireOutputFolder, tempPathFor } from '../util/atomic-file.ts';
+import { outputTarget, requireOutputFolder, tempPathFor } from '../util/atomic-file.ts';
 import { UserError } from '../errors.ts';
 import { readLineBlocks } from '../util/jsonl.ts';
 import { pyJsonDumps, pyStrip } from '../py/format.ts';
@@ -312,15 +312,17 @@ class BatchRun {
 }
 
 /**
- * Batch verification into a file, atomically: results go to a temporary file next to `outPath`,
- * which is renamed over it only when the whole input has been read. On any exception the temporary
- * file is removed and nothing appears at `outPath`.
+ * Batch verification into a file, atomically: results go to a temporary file next to the target
+ * (a symbolic link's file), which is renamed over it only when the whole input has been read. On any
+ * exception the temporary file is removed and nothing appears. Devices, pipes and paths in /dev or
+ * /proc are written in place (outputTarget).
  */
-export async function verifyBatchToFile(input: string | Readable, outPath: string, options: BatchOptions = {}): Promise<BatchSummary> {
-  requireOutputFolder(outPath);
-  const tmp = tempPathFor(outPath);
+export async function verifyBatchToFile(input: string | Readable, target: string, options: BatchOptions = {}): Promise<BatchSummary> {
+  requireOutputFolder(target);
+  const { path: outPath, inPlace } = outputTarget(target);
+  const tmp = inPlace ? outPath : tempPathFor(outPath);
   // A large buffer: each chunk's output is written in one piece, without waiting for 'drain' between chunks.
-  const out = createWriteStream(tmp, { flags: 'wx', highWaterMark: 1 << 20 });
+  const out = createWriteStream(tmp, { flags: inPlace ? 'w' : 'wx', highWaterMark: 1 << 20 });
   // Write errors surface through verifyBatch and the awaited 'open' / 'finish'; this keeps a late error
   // from a destroyed stream (a write still in flight) from crashing the process.
   out.on('error', () => {});
@@ -329,7 +331,7 @@ export async function verifyBatchToFile(input: string | Readable, outPath: strin
     const summary = await verifyBatch(input, out, options);
     out.end();
     await once(out, 'finish');
-    await rename(tmp, outPath);
+    if (!inPlace) await rename(tmp, outPath);
     return summary;
   } catch (e) {
     if (!out.closed) {
@@ -338,7 +340,7 @@ export async function verifyBatchToFile(input: string | Readable, outPath: strin
       out.destroy();
       await closed;
     }
-    await rm(tmp, { force: true });
+    if (!inPlace) await rm(tmp, { force: true });
     throw e;
   }
 }
