@@ -317,10 +317,10 @@ class BatchRun {
  * exception the temporary file is removed and nothing appears. Devices, pipes and paths in /dev or
  * /proc are written in place (outputTarget).
  */
-export async function verifyBatchToFile(input: string | Readable, target: string, options: BatchOptions = {}): Promise<BatchSummary> {
-  requireOutputFolder(target);
-  const { path: outPath, inPlace } = outputTarget(target);
-  const tmp = inPlace ? outPath : tempPathFor(outPath);
+export async function verifyBatchToFile(input: string | Readable, outPath: string, options: BatchOptions = {}): Promise<BatchSummary> {
+  requireOutputFolder(outPath);
+  const { path: file, inPlace } = outputTarget(outPath);
+  const tmp = inPlace ? file : tempPathFor(file);
   // A large buffer: each chunk's output is written in one piece, without waiting for 'drain' between chunks.
   const out = createWriteStream(tmp, { flags: inPlace ? 'w' : 'wx', highWaterMark: 1 << 20 });
   // Write errors surface through verifyBatch and the awaited 'open' / 'finish'; this keeps a late error
@@ -331,7 +331,7 @@ export async function verifyBatchToFile(input: string | Readable, target: string
     const summary = await verifyBatch(input, out, options);
     out.end();
     await once(out, 'finish');
-    if (!inPlace) await rename(tmp, outPath);
+    if (!inPlace) await rename(tmp, file);
     return summary;
   } catch (e) {
     if (!out.closed) {
