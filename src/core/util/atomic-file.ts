@@ -64,7 +64,7 @@ export function requireOutputFolder(path: string): void {
   if (!isDir) throw new NotFoundError('folder', dir, `cannot write ${path}: folder ${dir} does not exist (create it first)`);
 }
 
-/** Writes `path` atomically (optionally fsynced before the rename). */
+/** Writes `target` atomically (optionally fsynced before the rename). */
 export function writeFileAtomicSync(target: string, data: string, options: { fsync?: boolean } = {}): void {
   requireOutputFolder(target);
   const { path, inPlace } = outputTarget(target);
@@ -81,11 +81,11 @@ export function writeFileAtomicSync(target: string, data: string, options: { fsy
   } catch (e) {
     if (fd !== null) closeSync(fd);
     rmSync(tmp, { force: true });
-    throw new UserError(`cannot write ${path}: ${(e as Error).message}`);
+    throw new UserError(`cannot write ${target}: ${(e as Error).message}`);
   }
 }
 
-/** Writes `path` atomically: either the complete file appears or nothing does. */
+/** Writes `target` atomically: either the complete file appears or nothing does. */
 export async function writeFileAtomic(target: string, data: string): Promise<void> {
   requireOutputFolder(target);
   const { path, inPlace } = outputTarget(target);
@@ -96,7 +96,7 @@ export async function writeFileAtomic(target: string, data: string): Promise<voi
     await rename(tmp, path);
   } catch (e) {
     await rm(tmp, { force: true });
-    throw new UserError(`cannot write ${path}: ${(e as Error).message}`);
+    throw new UserError(`cannot write ${target}: ${(e as Error).message}`);
   }
 }
 
