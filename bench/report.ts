@@ -4,7 +4,7 @@
 // Prints the time to build the drill-down data (word diffs included) and to render the page, the
 // file size, and — when /usr/bin/chromium exists — the time Chromium takes to load the page, filter
 // it and open one trajectory. Every trajectory is simulated; nothing here describes a model.
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,13 +13,14 @@ import { paperShapedControllers, syntheticTrajectories } from '../src/studies/re
 import { renderReportPage, revisionReportPage, writeReportFile } from '../src/report/index.ts';
 import { getFamily } from '../src/core/verify/index.ts';
 import type { TrajectoryRecord } from '../src/store/types.ts';
+import { chromiumMissing, launchChromium } from '../test/chromium.ts';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
 };
 const nControllers = Number(arg('--controllers') ?? 19);
-const browser = !process.argv.includes('--no-browser') && existsSync('/usr/bin/chromium');
+const browser = !process.argv.includes('--no-browser') && !chromiumMissing;
 const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-report-'));
 const out = arg('--out') ?? join(dir, 'report.html');
 const ms = (a: number, b: number) => `${((b - a) / 1000).toFixed(2)} s`;
@@ -83,21 +84,8 @@ console.log(`render HTML:                  ${ms(t3, t4)}`);
 console.log(`file size:                    ${(statSync(out).size / 1e6).toFixed(1)} MB  (${out})`);
 
 if (browser) {
-  const { chromium } = await import('playwright-core');
-  const profile = mkdtempSync(join(tmpdir(), 'revloop-bench-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const chromium = await launchChromium();
+  const context = chromium.context;
   const page = await context.newPage();
   const b0 = performance.now();
   await page.goto(pathToFileURL(out).href);
@@ -116,7 +104,6 @@ if (browser) {
     `chromium: load to ready ${ms(b0, b1)}, outcome filter ${ms(b1, b2)}, draft search (incl. 150 ms debounce + 200 ms wait) ${ms(b2, b3)}, open a trajectory ${ms(b3, b4)}`,
   );
   console.log(`chromium: ${await page.locator('#f-count').innerText()}`);
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
+  await chromium.close();
 }
 if (!arg('--out')) rmSync(dir, { recursive: true, force: true });

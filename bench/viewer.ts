@@ -18,10 +18,9 @@
 //
 // Every trajectory is simulated; nothing printed here describes a model.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
 import { openStore } from '../src/store/store.ts';
+import { CHROMIUM, chromiumMissing, launchChromium } from '../test/chromium.ts';
 import { importedPanelStore, panelCasesAvailable, panelStore } from './panel-store.ts';
 
 const arg = (name: string) => {
@@ -30,8 +29,7 @@ const arg = (name: string) => {
 };
 const OPENS = Number(arg('--opens') ?? 300);
 const FILTERS = Number(arg('--filters') ?? 200);
-const CHROMIUM = process.env.REVLOOP_CHROMIUM ?? '/usr/bin/chromium';
-const browser = !process.argv.includes('--no-browser') && existsSync(CHROMIUM);
+const browser = !process.argv.includes('--no-browser') && !chromiumMissing;
 const BIN = new URL('../bin/revloop.mjs', import.meta.url).pathname;
 
 if (!panelCasesAvailable()) {
@@ -132,21 +130,8 @@ try {
   // ---- first useful paint (browser) ----------------------------------------------------------
   let paint: { cold: number; warm: number[]; runCold: number; runWarm: number[]; openUi: number[]; filterUi: number[] } | null = null;
   if (browser) {
-    const { chromium } = await import('playwright-core');
-    const userDataDir = mkdtempSync(join(tmpdir(), 'revloop-bench-chromium-'));
-    const context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1400, height: 1000 },
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const chromium = await launchChromium({ width: 1400, height: 1000 });
+    const context = chromium.context;
     try {
       const page = await context.newPage();
       const runList = async () => {
@@ -201,8 +186,7 @@ try {
       }
       paint = { cold, warm, runCold, runWarm, openUi, filterUi };
     } finally {
-      await context.close();
-      rmSync(userDataDir, { recursive: true, force: true });
+      await chromium.close();
     }
     mem.push(['after the browser phase', memory(pid)]);
   }

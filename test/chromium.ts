@@ -1,6 +1,7 @@
-// Headless Chromium for the browser tests: Debian's /usr/bin/chromium (or REVLOOP_CHROMIUM) through
-// playwright-core, which never downloads a browser. One owner for the launch, so both browser suites
-// start it the same way and a failed start says why.
+// Headless Chromium for the browser tests and benchmarks: Debian's /usr/bin/chromium (or
+// REVLOOP_CHROMIUM) through playwright-core, which never downloads a browser. One owner for the
+// launch, so every suite and bench (bench/report.ts, bench/viewer.ts) starts it the same way and a
+// failed start says why.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ const ATTEMPTS = 3;
  * fail its first start, and a test of the page should not fail for that. Every failed attempt's
  * error goes to stderr, and the last one is thrown.
  */
-export async function launchChromium(viewport: { width: number; height: number }): Promise<Chromium> {
+export async function launchChromium(viewport = { width: 1280, height: 720 }): Promise<Chromium> {
   const { chromium } = await import('playwright-core');
   for (let attempt = 1; ; attempt++) {
     const profile = mkdtempSync(join(tmpdir(), 'revloop-chromium-'));
