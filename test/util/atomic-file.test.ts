@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { outputTarget, writeFileAtomic, writeFileAtomicSync } from '../../src/core/util/atomic-file.ts';
 import { UserError } from '../../src/core/errors.ts';
@@ -100,7 +100,9 @@ test('a symbolic link to a file keeps the link and gets its file replaced; /dev 
   // Decided without writing there: the devices and /dev/stdout are never renamed over.
   assert.deepEqual(outputTarget(link), { path: realpathSync(file), inPlace: false });
   assert.deepEqual(outputTarget(join(dir, 'new.jsonl')), { path: join(dir, 'new.jsonl'), inPlace: false });
-  for (const path of ['/dev/null', '/dev/stdout', '/dev/fd/1', '/proc/self/fd/2']) {
+  for (const path of ['/dev/null', '/dev/stdout', '/dev/fd/1', '/proc/self/fd/2', '/dev/new-name']) {
     assert.equal(outputTarget(path).inPlace, true, path);
   }
+  // /dev/shm is an ordinary (tmpfs) folder: files there are still replaced atomically.
+  if (existsSync('/dev/shm')) assert.equal(outputTarget('/dev/shm/revloop-out.jsonl').inPlace, false);
 });

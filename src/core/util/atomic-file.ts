@@ -4,8 +4,8 @@
 // through here, so all of them refuse a missing folder with the same message for people.
 //
 // Where a rename would replace the wrong thing, outputTarget says so: a device, pipe or socket
-// (/dev/null, a named pipe) and anything reached through /dev or /proc (/dev/stdout, /dev/fd/3) are
-// written in place (run as root, renaming over `-o /dev/null` turned /dev/null into a regular file,
+// (/dev/null, a named pipe) and any name in /dev itself or under /proc (/dev/stdout, /dev/fd/3) are
+// written in place (/dev/shm is an ordinary file system and keeps atomic writes) (run as root, renaming over `-o /dev/null` turned /dev/null into a regular file,
 // and over `-o /dev/stdout` the /dev/stdout link); a symbolic link to a regular file has its target
 // replaced, so the link stays.
 import { randomBytes } from 'node:crypto';
@@ -25,7 +25,7 @@ export function outputTarget(path: string): { path: string; inPlace: boolean } {
   try {
     real = realpathSync(path);
   } catch {
-    // Nothing there yet (or a descriptor's pipe, which has no path): a new file, unless the folder is /dev or /proc.
+    // Nothing there yet (or a descriptor's pipe, which has no path): a new file, unless the folder is /dev or in /proc.
     return { path, inPlace: statSafe(path) !== null || isVirtualFolder(dirname(path)) };
   }
   const st = statSafe(real);
@@ -49,7 +49,8 @@ function isVirtualFolder(dir: string): boolean {
   } catch {
     // a missing folder: requireOutputFolder reports it
   }
-  return /^\/(dev|proc)(\/|$)/.test(real);
+  // /dev itself (devtmpfs: device nodes and links such as /dev/stdout) and /proc; not /dev/shm.
+  return real === '/dev' || /^\/proc(\/|$)/.test(real);
 }
 
 /** Throws a UserError unless the folder `path` would be written into exists. */
