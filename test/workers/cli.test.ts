@@ -14,7 +14,11 @@ const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    // As a user types `revloop …` (run through `npx tsx --test`, npm would make the hints say `npx revloop`).
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, npm_command: undefined, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -144,4 +148,13 @@ test('PostgreSQL: a worker runs a harness run (--harness, --ban) as planned, and
     await s.cleanup();
     await lite.cleanup();
   }
+});
+
+test('runs: the leases cell groups a worker’s trajectories by run, counts from 1, marks expired leases and shortens long lists', async () => {
+  const { leasesCell } = await import('../../src/cli/commands/runs.ts');
+  const lease = (runId: string, caseIndex: number, expired = false) => ({ runId, caseIndex, epoch: 1, expiresAt: '', expired });
+  assert.equal(leasesCell([]), '—');
+  assert.equal(leasesCell([lease('a', 0), lease('b', 4, true), lease('a', 9)]), 'a #1 #10; b #5 (expired)');
+  const many = Array.from({ length: 11 }, (_, i) => lease('sweep', i));
+  assert.equal(leasesCell(many), 'sweep #1 #2 #3 #4 #5 #6 #7 #8 (+3)');
 });

@@ -79,7 +79,25 @@ export async function runsAction(
     out.write('SIMULATED rows come from simulated controllers: they describe simulations, not language models.\n');
 }
 
-/** Workers with their state, heartbeat and the trajectories they hold (`run #case` per lease). */
+/**
+ * The trajectories a worker holds, grouped by run: `run #case #case … (+N)`, at most 8 cases shown
+ * per run (a worker of concurrency 32 would otherwise fill a screen with its run id repeated).
+ */
+export function leasesCell(leases: WorkerInfo['leases'], shownPerRun = 8): string {
+  const byRun = new Map<string, string[]>();
+  for (const l of leases) {
+    const cases = byRun.get(l.runId) ?? [];
+    cases.push(`#${l.caseIndex + 1}${l.expired ? ' (expired)' : ''}`);
+    byRun.set(l.runId, cases);
+  }
+  const runs = [...byRun].map(([runId, cases]) => {
+    const more = cases.length - shownPerRun;
+    return `${runId} ${cases.slice(0, shownPerRun).join(' ')}${more > 0 ? ` (+${more})` : ''}`;
+  });
+  return runs.join('; ') || '—';
+}
+
+/** Workers with their state, heartbeat and the trajectories they hold. */
 function workersTable(
   workers: readonly WorkerInfo[],
   Table: typeof import('../../studies/kit/text-table.ts').TextTable,
@@ -88,8 +106,6 @@ function workersTable(
   const table = new Table(['worker', 'state', 'heartbeat', 'concurrency', 'lease s', 'rejected writes', 'leases held'], { width });
   for (const w of workers) {
     const state = w.stoppedAt ? 'stopped' : w.alive ? 'alive' : 'gone (session closed)';
-    const held = w.leases.map((l) => `${l.runId} #${l.caseIndex + 1}${l.expired ? ' (expired)' : ''}`);
-    const shown = held.length > 6 ? [...held.slice(0, 6), `… ${held.length - 6} more`] : held;
     table.push([
       w.name,
       state,
@@ -97,7 +113,7 @@ function workersTable(
       String(w.concurrency),
       String(w.leaseSeconds),
       String(w.rejectedWrites),
-      shown.join(', ') || '—',
+      leasesCell(w.leases),
     ]);
   }
   return `workers (${workers.length}):\n${table.toString()}`;
