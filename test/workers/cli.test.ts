@@ -14,7 +14,8 @@ const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    // As a user types `revloop …` (run through `npx tsx --test`, npm would make the hints say `npx revloop`).
+    // The CLI's hints name the command as it was launched: npx sets npm_command=exec and turns them into
+    // `npx revloop …`. The child runs as a plain `revloop`, so the assertions hold however the suite runs.
     const child = spawn(process.execPath, [BIN, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, npm_command: undefined, ...env },
