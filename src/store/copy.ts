@@ -32,6 +32,25 @@ function planSha(rows: readonly EventRow[]): string | null {
   }
 }
 
+/** Where an event sits in a run, in words: "event seq 7 (draft_accepted, case 3, revision 1)". */
+function eventPlace(r: EventRow): string {
+  const at = [r.type, r.case_index !== null ? `case ${r.case_index}` : '', r.revision !== null ? `revision ${r.revision}` : ''];
+  return `event seq ${r.seq} (${at.filter(Boolean).join(', ')})`;
+}
+
+/**
+ * Why two logs of the same plan part at one event. Any difference there changes the hash; name the
+ * most telling one, so a user sees at once that these are two separate runs rather than a corrupt copy.
+ */
+function divergence(there: EventRow, here: EventRow, location: string): string {
+  if (there.seq === 1)
+    return `the plan was recorded separately in each store (at ${there.at} in ${location}, at ${here.at} here): two runs of one plan, not one run copied twice`;
+  if (there.type !== here.type || there.case_index !== here.case_index || there.revision !== here.revision)
+    return `${eventPlace(there)} in ${location} but ${eventPlace(here)} here: the runs went on separately`;
+  if (there.payload !== here.payload) return `${eventPlace(here)} records different content on the two sides: the runs went on separately`;
+  return `${eventPlace(here)} was written at ${there.at} in ${location} but at ${here.at} here: the runs went on separately`;
+}
+
 /** Copies runs from one store to another; refuses (writing nothing) if any run cannot be copied as it is. */
 export async function copyRuns(from: RunStore, to: RunStore, o: CopyOptions = {}): Promise<CopiedRun[]> {
   const known = await from.runIds();
@@ -70,7 +89,7 @@ export async function copyRuns(from: RunStore, to: RunStore, o: CopyOptions = {}
     const diverged = [...Array(common).keys()].find((i) => rows[i].hash !== there[i].hash);
     if (diverged !== undefined) {
       problems.push(
-        `run '${runId}' exists in ${to.location} with the same plan but a different history from event seq ${diverged + 1} on (written separately in both stores); nothing copied`,
+        `run '${runId}' exists in ${to.location} with the same plan but a different history from event seq ${diverged + 1} on (${divergence(there[diverged], rows[diverged], to.location)}); nothing copied: copy it into another store to keep both`,
       );
       continue;
     }

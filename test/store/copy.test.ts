@@ -125,7 +125,7 @@ for (const b of BACKENDS) {
             await toyRun(twin.location, { cases, concurrency: 1 });
             await assert.rejects(
               copyStore({ from: twin.location, to: dst.location }),
-              /same plan but a different history from event seq 1 on/,
+              /same plan but a different history from event seq 1 on \(the plan was recorded separately in each store \(at \S+ in .*, at \S+ here\): two runs of one plan, not one run copied twice\); nothing copied: copy it into another store to keep both/,
             );
           } finally {
             await twin.cleanup();
@@ -155,3 +155,32 @@ for (const b of BACKENDS) {
     },
   );
 }
+
+test('a run copied unfinished and then resumed on both sides is refused, naming the event where the two part', async () => {
+  const src = testStore('sqlite');
+  const dst = testStore('sqlite');
+  try {
+    const cases = toyCases(3, 'parted');
+    const crashing = await openStore(src.location, { crashAfterAppends: 4 });
+    const { runToyIn } = await import('./toy-run.ts');
+    await assert.rejects(runToyIn(crashing, { cases, concurrency: 1 }), SimulatedCrash);
+    await crashing.close();
+    const common = (await rowsOf(src.location, 'toy')).length;
+    await copyStore({ from: src.location, to: dst.location });
+    await toyRun(src.location, { cases, concurrency: 1 });
+    await toyRun(dst.location, { cases, concurrency: 1 });
+    const before = await rowsOf(dst.location, 'toy');
+    await assert.rejects(copyStore({ from: src.location, to: dst.location }), (e: unknown) => {
+      assert.ok(e instanceof StoreError);
+      const m = /different history from event seq (\d+) on \((.*)\); nothing copied/.exec(e.message);
+      assert.ok(m, e.message);
+      assert.equal(Number(m[1]), common + 1, 'the first event after the shared prefix');
+      assert.match(m[2], new RegExp(`^event seq ${common + 1} \\(\\w+.*\\) .*: the runs went on separately$`));
+      return true;
+    });
+    assert.deepEqual(await rowsOf(dst.location, 'toy'), before, 'nothing written');
+  } finally {
+    await src.cleanup();
+    await dst.cleanup();
+  }
+});
