@@ -5,11 +5,17 @@ import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { loadCaseSet } from '../../src/core/cases/index.ts';
 import { paperExactRows, tmpDir, writeLines } from './fixtures.ts';
+import { userEnv } from '../cli/cli.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
 function revloop(args: string[]) {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'revloop.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'revloop.mjs'), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: userEnv(),
+    timeout: 60_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

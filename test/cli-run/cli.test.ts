@@ -10,13 +10,14 @@ import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { openStore } from '../../src/store/store.ts';
 import { requirePunkt } from '../helpers.ts';
 import { tempDir } from '../tmp.ts';
+import { userEnv } from '../cli/cli.ts';
 
 const punkt = requirePunkt();
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 120_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: userEnv(env), timeout: 120_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -90,7 +91,7 @@ test('run, resume, plan refusal, runs, audit (pass and tamper), export: exit cod
 test('Ctrl-C stops cleanly: consistent store, resume message, and the resumed run equals an uninterrupted one', async () => {
   const { cases, db, dir } = await setup();
   const args = ['run', '--cases', cases, '--model', 'sim:stubborn?latency_ms=40', '--store', db, '--concurrency', '2', '--run-id', 'slow'];
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: userEnv() });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));

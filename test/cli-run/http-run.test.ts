@@ -12,6 +12,7 @@ import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { startSimServer } from '../../src/models/index.ts';
 import { openStore } from '../../src/store/store.ts';
 import { tempDir } from '../tmp.ts';
+import { userEnv } from '../cli/cli.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
 
@@ -23,7 +24,7 @@ interface Exit {
 
 /** Runs the CLI without blocking this process (the simulator server lives here). */
 function revloop(args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Exit> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: userEnv() });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));

@@ -9,6 +9,7 @@ import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { resumeCommand } from '../../src/cli/commands/run.ts';
 import { shellQuote } from '../../src/cli/invocation.ts';
 import { tempDir } from '../tmp.ts';
+import { userEnv } from '../cli/cli.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
 
@@ -99,13 +100,13 @@ test('a run stopped with --limit, --budget and --history prints a resume command
     '--concurrency',
     '1',
   ];
-  const first = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
+  const first = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: userEnv(), timeout: 60_000 });
   assert.equal(first.status, 3, first.stdout + first.stderr);
   const line = /resume with the same command:\n {2}(revloop run .*)$/m.exec(first.stdout)?.[1];
   assert.ok(line, first.stdout);
   const words = shellWords(line);
   assert.deepEqual(words.slice(0, 2), ['revloop', 'run']);
-  const again = spawnSync(process.execPath, [BIN, ...words.slice(1)], { encoding: 'utf8', timeout: 60_000 });
+  const again = spawnSync(process.execPath, [BIN, ...words.slice(1)], { encoding: 'utf8', env: userEnv(), timeout: 60_000 });
   assert.doesNotMatch(again.stderr, /different plan/);
   assert.match(again.stdout, /^run '.*' in .*: resuming \(0 of 4 trajectories already complete\)$/m);
   assert.equal(again.status, 3, again.stdout + again.stderr);
@@ -116,8 +117,8 @@ test('a refused plan is not announced as a resume', async () => {
   const cases = join(dir, 'own.jsonl');
   await writeCaseSet(cases, exactLengthDemoCases());
   const base = ['run', '--cases', cases, '--model', 'sim:instant', '--store', join(dir, 'runs.db'), '--limit', '2', '--run-id', 'r'];
-  assert.equal(spawnSync(process.execPath, [BIN, ...base], { encoding: 'utf8' }).status, 0);
-  const refused = spawnSync(process.execPath, [BIN, ...base, '--budget', '3'], { encoding: 'utf8' });
+  assert.equal(spawnSync(process.execPath, [BIN, ...base], { encoding: 'utf8', env: userEnv() }).status, 0);
+  const refused = spawnSync(process.execPath, [BIN, ...base, '--budget', '3'], { encoding: 'utf8', env: userEnv() });
   assert.equal(refused.status, 2);
   assert.match(refused.stderr, /exists with a different plan/);
   assert.doesNotMatch(refused.stdout, /resuming/);

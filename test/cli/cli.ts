@@ -6,6 +6,16 @@ import { join, resolve } from 'node:path';
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin', 'revloop.mjs');
 
+/**
+ * The environment a CLI child runs in: this process's, as a user's shell has it, plus `extra`. The
+ * CLI's hints name the command as it was launched, and npx sets npm_command=exec (`npx revloop …`):
+ * without this, a suite started with `npx tsx --test` would see other hints than one started by
+ * `npm test`.
+ */
+export function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, npm_command: undefined, ...extra };
+}
+
 export interface CliResult {
   code: number | null;
   out: string;
@@ -17,7 +27,7 @@ export function revloop(args: string[], o: { input?: string | Buffer; env?: Node
     cwd: o.cwd ?? ROOT,
     input: o.input,
     encoding: 'utf8',
-    env: { ...process.env, ...o.env },
+    env: userEnv(o.env),
     timeout: 120_000,
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -29,7 +39,7 @@ export function shell(script: string, env: NodeJS.ProcessEnv = {}): CliResult {
   const r = spawnSync('bash', ['-c', script], {
     cwd: ROOT,
     encoding: 'utf8',
-    env: { ...process.env, REVLOOP: `${process.execPath} ${BIN}`, ...env },
+    env: userEnv({ REVLOOP: `${process.execPath} ${BIN}`, ...env }),
     timeout: 120_000,
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
@@ -41,7 +51,7 @@ export const hasStack = (s: string): boolean => /^\s+at .+:\d+:\d+\)?$/m.test(s)
 /** revloop without blocking this process (for servers the test itself runs, such as serve-sim). */
 export function revloopAsync(args: string[], o: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? ROOT, env: { ...process.env, ...o.env } });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? ROOT, env: userEnv(o.env) });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));

@@ -9,17 +9,13 @@ import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { writeCaseSet } from '../../src/core/cases/write.ts';
 import { openStore } from '../../src/store/store.ts';
 import { PG_SKIP, PG_URL, testStore } from '../store/backends.ts';
+import { userEnv } from '../cli/cli.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    // The CLI's hints name the command as it was launched: npx sets npm_command=exec and turns them into
-    // `npx revloop …`. The child runs as a plain `revloop`, so the assertions hold however the suite runs.
-    const child = spawn(process.execPath, [BIN, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, npm_command: undefined, ...env },
-    });
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: userEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
