@@ -11,7 +11,7 @@ import { messagesSha256 } from '../../src/engine/loop.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import type { NewEvent, RunPlannedPayload } from '../../src/store/events.ts';
 import { openStore, SimulatedCrash, type RunStore } from '../../src/store/store.ts';
-import { eventHash } from '../../src/store/chain.ts';
+import { eventHash, verifyChain } from '../../src/store/chain.ts';
 import type { ChatMessage, GenerateResult } from '../../src/models/types.ts';
 import { fakeModel, resolveToy, toyCases } from '../loop/fakes.ts';
 import { runToyIn } from './toy-run.ts';
@@ -79,6 +79,34 @@ eachBackend('a failing group fails its whole batch: the batch is one transaction
   await store.close();
   const s = await openStore(path, { readonly: true });
   assert.equal((await s.readEvents('r')).length, before + 1);
+  await s.close();
+});
+
+eachBackend('a group the database refuses (a key written twice) fails its batch, and the store carries on', async (st) => {
+  const { store, path } = await plannedStore(st.location);
+  const completed: NewEvent = { type: 'trajectory_completed', caseIndex: 0, payload: { stop: 'budget', rounds: 0, final_joint: false } };
+  await store.append('r', [completed]);
+  const before = await store.rawEventRows('r');
+  // Refused by the unique key inside the commit (on PostgreSQL, with COMMIT already written behind it).
+  const ok = store.appendSoon('r', [started(1, 0)]);
+  const twice = store.appendSoon('r', [completed]);
+  await assert.rejects(twice, /written twice under the same key/);
+  await assert.rejects(ok, /written twice under the same key/);
+  assert.deepEqual(await store.rawEventRows('r'), before, 'nothing of the batch was stored');
+  // The same connection pool carries on, and the chain continues where it was.
+  await store.append('r', [started(1, 0)]);
+  await store.appendSoon('r', [started(2, 0)]);
+  await store.close();
+  const s = await openStore(path, { readonly: true });
+  const rows = await s.rawEventRows('r');
+  assert.deepEqual(
+    rows.slice(before.length).map((r) => [r.seq, r.case_index]),
+    [
+      [before.length + 1, 1],
+      [before.length + 2, 2],
+    ],
+  );
+  assert.deepEqual(verifyChain(rows).problems, []);
   await s.close();
 });
 

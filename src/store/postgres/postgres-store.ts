@@ -67,6 +67,20 @@ const TYPES = {
   },
 } as unknown as pg.CustomTypesConfig;
 
+/** Pipelined connections unless REVLOOP_PG_PIPELINE=0 (read once: bench/append-lock.ts compares both). */
+const PIPELINE = process.env.REVLOOP_PG_PIPELINE !== '0';
+
+/**
+ * Awaits statements written back to back on one pipelined connection, returning their results. Each
+ * promise has a handler from the start (a later one may fail before an earlier one settles); the
+ * first failure in order is the cause: the statements after it fail only because the transaction aborted.
+ */
+async function inOrder<T extends readonly unknown[]>(...statements: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(statements);
+  for (const r of settled) if (r.status === 'rejected') throw r.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
 /** A positive 31-bit hash (advisory lock keys). */
 function key31(s: string): number {
   let h = 0x811c9dc5;
@@ -137,6 +151,10 @@ export async function openPostgresStore(location: string, options: StoreOptions 
     types: TYPES,
     application_name: 'revloop',
     connectionTimeoutMillis: 10_000,
+    // Statements issued back to back on one connection go out together instead of one per round
+    // trip; a commit needs two round trips instead of four (see `commit`). Results and errors still
+    // come back per statement, in order. REVLOOP_PG_PIPELINE=0 sends one at a time (for comparison).
+    pipeline: PIPELINE,
   };
   const pool = new pg.Pool(config);
   // Idle clients that lose their connection must not crash the process; the next query reports it.
@@ -418,18 +436,24 @@ export class PostgresRunStore implements RunStore {
     await this.committing;
   }
 
-  /** One transaction: lock, read chain heads and leases, append the groups that may append, derive. */
+  /**
+   * One transaction: lock, read chain heads and leases, append the groups that may append, derive.
+   * Two round trips on the pipelined connection: the lock with the probe, then the rows with COMMIT.
+   */
   private async commit(groups: readonly QueuedGroup[]): Promise<GroupOutcome[]> {
-    return this.underAppendLock(async (client) => {
+    const client = await this.pool.connect();
+    try {
       const runIds = [...new Set(groups.map((g) => g.runId))];
       const leased = groups.filter((g) => g.options.lease);
       const conditional = groups.filter((g) => g.options.ifStatus);
-      const probe = await client.query<{
-        heads: Array<[string, number | null, string | null]>;
-        leases: Array<[string, number, number | null, number]>;
-        statuses: Array<[string, number, string]>;
-      }>(
-        `WITH l AS (
+      const [, probe] = await inOrder(
+        client.query(this.appendLockBegin()),
+        client.query<{
+          heads: Array<[string, number | null, string | null]>;
+          leases: Array<[string, number, number | null, number]>;
+          statuses: Array<[string, number, string]>;
+        }>(
+          `WITH l AS (
            SELECT le.run_id, le.case_index, le.worker, le.epoch FROM leases le
            JOIN unnest($2::text[], $3::int[]) AS g(run_id, case_index) ON le.run_id = g.run_id AND le.case_index = g.case_index
            FOR SHARE OF le)
@@ -439,13 +463,14 @@ export class PostgresRunStore implements RunStore {
            (SELECT coalesce(json_agg(json_build_array(run_id, case_index, worker, epoch)), '[]') FROM l) AS leases,
            (SELECT coalesce(json_agg(json_build_array(t.run_id, t.case_index, t.status)), '[]') FROM trajectories t
               JOIN unnest($4::text[], $5::int[]) AS s(run_id, case_index) ON t.run_id = s.run_id AND t.case_index = s.case_index) AS statuses`,
-        [
-          runIds,
-          leased.map((g) => g.options.lease!.runId),
-          leased.map((g) => g.options.lease!.caseIndex),
-          conditional.map((g) => g.runId),
-          conditional.map((g) => g.events[0]?.caseIndex ?? -1),
-        ],
+          [
+            runIds,
+            leased.map((g) => g.options.lease!.runId),
+            leased.map((g) => g.options.lease!.caseIndex),
+            conditional.map((g) => g.runId),
+            conditional.map((g) => g.events[0]?.caseIndex ?? -1),
+          ],
+        ),
       );
       const { heads: headRows, leases: leaseRows, statuses: statusRows } = probe.rows[0];
       const heads = new Map(headRows.map(([run, seq, hash]) => [run, { seq: seq ?? 0, hash: hash ?? GENESIS_HASH }]));
@@ -478,37 +503,61 @@ export class PostgresRunStore implements RunStore {
         outcomes.push(out);
         all.push(...out);
       }
-      if (all.length) await this.insert(client, all, cols);
-      for (const [worker, n] of rejected)
-        await client.query('UPDATE workers SET rejected_writes = rejected_writes + $2 WHERE worker = $1', [worker, n]);
+      const planned = all.some((e) => e.type === 'run_planned');
+      // A plan's statements depend on each other, so they go one by one; everything else goes out with COMMIT.
+      if (planned) await this.insert(client, all, cols);
+      await inOrder(
+        ...(all.length && !planned ? [this.insert(client, all, cols)] : []),
+        ...[...rejected].map(([worker, n]) =>
+          client.query('UPDATE workers SET rejected_writes = rejected_writes + $2 WHERE worker = $1', [worker, n]),
+        ),
+        client.query('COMMIT'),
+      );
       return outcomes;
-    });
+    } catch (e) {
+      // After a failed statement the pipelined COMMIT has already rolled back; this is then a no-op.
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw this.translate(e);
+    } finally {
+      client.release();
+    }
   }
 
-  /** Inserts events (ids set on `events` in place) and updates the derived tables, inside a transaction. */
-  private async insert(client: pg.PoolClient, events: StoredEvent[], cols: unknown[][]): Promise<void> {
+  /**
+   * Inserts events (ids set on `events` in place) and updates the derived tables, inside a transaction.
+   * Without a plan among the events it is one statement, written before this returns (so a COMMIT
+   * issued next is pipelined behind it).
+   */
+  private insert(client: pg.PoolClient, events: StoredEvent[], cols: unknown[][]): Promise<void> {
     const setIds = (rows: Array<{ id: number }>) => rows.forEach((r, i) => (events[i].id = r.id));
-    if (events.some((e) => e.type === 'run_planned')) {
-      // Planned runs take the event's id as their position, so the events go in first.
-      const ids = await client.query<{ id: number }>(
-        `INSERT INTO events (${EVENT_COLUMNS}) SELECT ${EVENT_COLUMNS} FROM ${EVENT_UNNEST} WITH ORDINALITY AS x(${EVENT_COLUMNS}, n) ORDER BY n RETURNING id`,
-        cols,
-      );
-      setIds(ids.rows);
-      const changes = deriveChanges(events);
-      await client.query(PLAN_SQL, planParams(changes));
-      await client.query(`WITH ${derivedSql(1)} SELECT 1`, derivedParams(changes));
-      for (const [runId, p] of changes.planned) this.plannedCache.set(runId, p);
-      return;
-    }
+    if (events.some((e) => e.type === 'run_planned')) return this.insertPlanned(client, events, cols, setIds);
     const changes = deriveChanges(events);
-    const ids = await client.query<{ id: number }>(
-      `WITH e AS (INSERT INTO events (${EVENT_COLUMNS}) SELECT ${EVENT_COLUMNS} FROM ${EVENT_UNNEST} WITH ORDINALITY AS x(${EVENT_COLUMNS}, n) ORDER BY n RETURNING id),
+    return client
+      .query<{ id: number }>(
+        `WITH e AS (INSERT INTO events (${EVENT_COLUMNS}) SELECT ${EVENT_COLUMNS} FROM ${EVENT_UNNEST} WITH ORDINALITY AS x(${EVENT_COLUMNS}, n) ORDER BY n RETURNING id),
        ${derivedSql(11)}
        SELECT id FROM e ORDER BY id`,
-      [...cols, ...derivedParams(changes)],
+        [...cols, ...derivedParams(changes)],
+      )
+      .then((ids) => setIds(ids.rows));
+  }
+
+  /** A batch with a plan: planned runs take the event's id as their position, so the events go in first. */
+  private async insertPlanned(
+    client: pg.PoolClient,
+    events: StoredEvent[],
+    cols: unknown[][],
+    setIds: (rows: Array<{ id: number }>) => void,
+  ): Promise<void> {
+    const ids = await client.query<{ id: number }>(
+      `INSERT INTO events (${EVENT_COLUMNS}) SELECT ${EVENT_COLUMNS} FROM ${EVENT_UNNEST} WITH ORDINALITY AS x(${EVENT_COLUMNS}, n) ORDER BY n RETURNING id`,
+      cols,
     );
     setIds(ids.rows);
+    const changes = deriveChanges(events);
+    await client.query(PLAN_SQL, planParams(changes));
+    await client.query(`WITH ${derivedSql(1)} SELECT 1`, derivedParams(changes));
+    for (const [runId, p] of changes.planned) this.plannedCache.set(runId, p);
   }
 
   /** Failures people can act on become errors naming the store. */
@@ -571,7 +620,11 @@ export class PostgresRunStore implements RunStore {
    * with an append holding some of those rows FOR SHARE (claims never wait: SKIP LOCKED).
    */
   private underAppendLock<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.transaction(`BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`, work);
+    return this.transaction(this.appendLockBegin(), work);
+  }
+
+  private appendLockBegin(): string {
+    return `BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`;
   }
 
   /** Runs `work` in a read-only transaction that sees one snapshot. */
