@@ -9,8 +9,8 @@
 //   REVLOOP_BENCH_PG=postgres://user@127.0.0.1:5432/db npx tsx bench/append-lock.ts [--delay-ms 1] [--writers 1,4,8] [--commits 150] [--repeat 2]
 //
 // Each writer is a store of its own (its own connections), appending one-event groups to the same run
-// one after another, as a worker commits its rounds. Prints commits per second over all writers and
-// the median commit latency, per mode, and the ratio.
+// one after another, as a worker commits its rounds. Prints commits per second over all writers, the
+// median commit latency and the writer process's CPU per commit, per mode, and the ratio.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, connect, type Socket } from 'node:net';
@@ -38,6 +38,8 @@ interface ChildResult {
   commits: number;
   seconds: number;
   latenciesMs: number[];
+  /** The writer process's CPU (user + system) over the appends. */
+  cpuSeconds: number;
 }
 
 const started = (caseIndex: number, revision: number): NewEvent => ({
@@ -51,6 +53,7 @@ const started = (caseIndex: number, revision: number): NewEvent => ({
 async function child(store: string, writers: number, commits: number): Promise<void> {
   const stores = await Promise.all(Array.from({ length: writers }, () => openStore(store)));
   const latenciesMs: number[] = [];
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
     stores.map(async (s, w) => {
@@ -62,8 +65,9 @@ async function child(store: string, writers: number, commits: number): Promise<v
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   await Promise.all(stores.map((s) => s.close()));
-  const out: ChildResult = { commits: writers * commits, seconds, latenciesMs };
+  const out: ChildResult = { commits: writers * commits, seconds, latenciesMs, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
   process.stdout.write(JSON.stringify(out));
 }
 
@@ -164,6 +168,7 @@ if (process.argv[2] === '--child') {
     for (const writers of writerCounts) {
       const rates: Record<'pipelined' | 'sequential', number[]> = { pipelined: [], sequential: [] };
       const lat: Record<'pipelined' | 'sequential', number[]> = { pipelined: [], sequential: [] };
+      const cpu: Record<'pipelined' | 'sequential', number[]> = { pipelined: [], sequential: [] };
       for (let r = 0; r < repeat; r++)
         for (const mode of ['sequential', 'pipelined'] as const) {
           const schema = await plannedSchema(dir);
@@ -171,13 +176,14 @@ if (process.argv[2] === '--child') {
             const res = await runChild(withSchema(PG_URL, schema, proxy.port), writers, commits, mode === 'pipelined');
             rates[mode].push(res.commits / res.seconds);
             lat[mode].push(percentile(res.latenciesMs, 50));
+            cpu[mode].push((res.cpuSeconds / res.commits) * 1e6);
           } finally {
             await dropSchema(schema);
           }
         }
       const med = (xs: number[]) => percentile(xs, 50);
       const line = (mode: 'pipelined' | 'sequential') =>
-        `${mode}: ${med(rates[mode]).toFixed(0)} commits/s (${rates[mode].map((x) => x.toFixed(0)).join(', ')}), median commit ${med(lat[mode]).toFixed(1)} ms`;
+        `${mode}: ${med(rates[mode]).toFixed(0)} commits/s (${rates[mode].map((x) => x.toFixed(0)).join(', ')}), median commit ${med(lat[mode]).toFixed(1)} ms, writer CPU ${med(cpu[mode]).toFixed(0)} µs/commit`;
       console.log(
         `${writers} writer${writers === 1 ? ' ' : 's'}: ${line('sequential')} · ${line('pipelined')} · ${(med(rates.pipelined) / med(rates.sequential)).toFixed(2)}×`,
       );

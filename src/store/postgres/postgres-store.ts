@@ -81,6 +81,21 @@ async function inOrder<T extends readonly unknown[]>(...statements: { [K in keyo
   return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
+/**
+ * Runs `issue`, which writes statements on a pipelined connection, with the socket corked: the
+ * statements leave in one TCP write rather than one each (node-postgres corks around each statement
+ * itself; corks nest).
+ */
+function oneWrite<T>(client: pg.PoolClient, issue: () => T): T {
+  const stream = (client as unknown as pg.Client).connection?.stream;
+  stream?.cork();
+  try {
+    return issue();
+  } finally {
+    stream?.uncork();
+  }
+}
+
 /** A positive 31-bit hash (advisory lock keys). */
 function key31(s: string): number {
   let h = 0x811c9dc5;
@@ -235,6 +250,28 @@ const EVENT_COLUMNS = 'run_id, seq, type, case_index, revision, at, payload, pre
 const EVENT_UNNEST =
   'unnest($1::text[], $2::int[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])';
 
+/**
+ * What an append reads under the append lock: each run's chain head, the current holder of each
+ * leased trajectory (its lease row locked FOR SHARE until COMMIT) and the status of trajectories
+ * written conditionally.
+ */
+const PROBE_SQL = `WITH l AS (
+  SELECT le.run_id, le.case_index, le.worker, le.epoch FROM leases le
+  JOIN unnest($2::text[], $3::int[]) AS g(run_id, case_index) ON le.run_id = g.run_id AND le.case_index = g.case_index
+  FOR SHARE OF le)
+SELECT
+  (SELECT coalesce(json_agg(json_build_array(r.run_id, e.seq, e.hash)), '[]') FROM unnest($1::text[]) AS r(run_id)
+     LEFT JOIN LATERAL (SELECT seq, hash FROM events WHERE events.run_id = r.run_id ORDER BY seq DESC LIMIT 1) e ON true) AS heads,
+  (SELECT coalesce(json_agg(json_build_array(run_id, case_index, worker, epoch)), '[]') FROM l) AS leases,
+  (SELECT coalesce(json_agg(json_build_array(t.run_id, t.case_index, t.status)), '[]') FROM trajectories t
+     JOIN unnest($4::text[], $5::int[]) AS s(run_id, case_index) ON t.run_id = s.run_id AND t.case_index = s.case_index) AS statuses`;
+
+interface ProbeRow {
+  heads: Array<[string, number | null, string | null]>;
+  leases: Array<[string, number, number | null, number]>;
+  statuses: Array<[string, number, string]>;
+}
+
 /** Derived-table changes of a batch as one statement (parameters from $first on). */
 function derivedSql(first: number): string {
   const $ = (i: number) => `$${first + i}`;
@@ -259,6 +296,11 @@ t AS (
 u AS (
   UPDATE runs SET updated_at = d.at FROM unnest(${$(17)}::text[], ${$(18)}::text[]) AS d(run_id, at) WHERE runs.run_id = d.run_id)`;
 }
+
+/** A batch of events and its derived-table changes in one statement (no plan among the events). */
+const APPEND_SQL = `WITH e AS (INSERT INTO events (${EVENT_COLUMNS}) SELECT ${EVENT_COLUMNS} FROM ${EVENT_UNNEST} WITH ORDINALITY AS x(${EVENT_COLUMNS}, n) ORDER BY n RETURNING id),
+${derivedSql(11)}
+SELECT id FROM e ORDER BY id`;
 
 function derivedParams(c: DerivedChanges): unknown[] {
   return [...c.rounds, ...c.deltas, ...c.touched];
@@ -438,7 +480,9 @@ export class PostgresRunStore implements RunStore {
 
   /**
    * One transaction: lock, read chain heads and leases, append the groups that may append, derive.
-   * Two round trips on the pipelined connection: the lock with the probe, then the rows with COMMIT.
+   * Two round trips on the pipelined connection, one TCP write each: the lock with the probe, then
+   * the rows with COMMIT. The append lock is held from the first server-side to the COMMIT: about
+   * one round trip, which caps how many commits a schema takes per second.
    */
   private async commit(groups: readonly QueuedGroup[]): Promise<GroupOutcome[]> {
     const client = await this.pool.connect();
@@ -446,30 +490,20 @@ export class PostgresRunStore implements RunStore {
       const runIds = [...new Set(groups.map((g) => g.runId))];
       const leased = groups.filter((g) => g.options.lease);
       const conditional = groups.filter((g) => g.options.ifStatus);
-      const [, probe] = await inOrder(
-        client.query(this.appendLockBegin()),
-        client.query<{
-          heads: Array<[string, number | null, string | null]>;
-          leases: Array<[string, number, number | null, number]>;
-          statuses: Array<[string, number, string]>;
-        }>(
-          `WITH l AS (
-           SELECT le.run_id, le.case_index, le.worker, le.epoch FROM leases le
-           JOIN unnest($2::text[], $3::int[]) AS g(run_id, case_index) ON le.run_id = g.run_id AND le.case_index = g.case_index
-           FOR SHARE OF le)
-         SELECT
-           (SELECT coalesce(json_agg(json_build_array(r.run_id, e.seq, e.hash)), '[]') FROM unnest($1::text[]) AS r(run_id)
-              LEFT JOIN LATERAL (SELECT seq, hash FROM events WHERE events.run_id = r.run_id ORDER BY seq DESC LIMIT 1) e ON true) AS heads,
-           (SELECT coalesce(json_agg(json_build_array(run_id, case_index, worker, epoch)), '[]') FROM l) AS leases,
-           (SELECT coalesce(json_agg(json_build_array(t.run_id, t.case_index, t.status)), '[]') FROM trajectories t
-              JOIN unnest($4::text[], $5::int[]) AS s(run_id, case_index) ON t.run_id = s.run_id AND t.case_index = s.case_index) AS statuses`,
-          [
-            runIds,
-            leased.map((g) => g.options.lease!.runId),
-            leased.map((g) => g.options.lease!.caseIndex),
-            conditional.map((g) => g.runId),
-            conditional.map((g) => g.events[0]?.caseIndex ?? -1),
-          ],
+      const [, probe] = await oneWrite(client, () =>
+        inOrder(
+          client.query(this.appendLockBegin()),
+          client.query<ProbeRow>({
+            name: 'revloop_append_probe',
+            text: PROBE_SQL,
+            values: [
+              runIds,
+              leased.map((g) => g.options.lease!.runId),
+              leased.map((g) => g.options.lease!.caseIndex),
+              conditional.map((g) => g.runId),
+              conditional.map((g) => g.events[0]?.caseIndex ?? -1),
+            ],
+          }),
         ),
       );
       const { heads: headRows, leases: leaseRows, statuses: statusRows } = probe.rows[0];
@@ -506,12 +540,14 @@ export class PostgresRunStore implements RunStore {
       const planned = all.some((e) => e.type === 'run_planned');
       // A plan's statements depend on each other, so they go one by one; everything else goes out with COMMIT.
       if (planned) await this.insert(client, all, cols);
-      await inOrder(
-        ...(all.length && !planned ? [this.insert(client, all, cols)] : []),
-        ...[...rejected].map(([worker, n]) =>
-          client.query('UPDATE workers SET rejected_writes = rejected_writes + $2 WHERE worker = $1', [worker, n]),
+      await oneWrite(client, () =>
+        inOrder(
+          ...(all.length && !planned ? [this.insert(client, all, cols)] : []),
+          ...[...rejected].map(([worker, n]) =>
+            client.query('UPDATE workers SET rejected_writes = rejected_writes + $2 WHERE worker = $1', [worker, n]),
+          ),
+          client.query('COMMIT'),
         ),
-        client.query('COMMIT'),
       );
       return outcomes;
     } catch (e) {
@@ -533,12 +569,7 @@ export class PostgresRunStore implements RunStore {
     if (events.some((e) => e.type === 'run_planned')) return this.insertPlanned(client, events, cols, setIds);
     const changes = deriveChanges(events);
     return client
-      .query<{ id: number }>(
-        `WITH e AS (INSERT INTO events (${EVENT_COLUMNS}) SELECT ${EVENT_COLUMNS} FROM ${EVENT_UNNEST} WITH ORDINALITY AS x(${EVENT_COLUMNS}, n) ORDER BY n RETURNING id),
-       ${derivedSql(11)}
-       SELECT id FROM e ORDER BY id`,
-        [...cols, ...derivedParams(changes)],
-      )
+      .query<{ id: number }>({ name: 'revloop_append', text: APPEND_SQL, values: [...cols, ...derivedParams(changes)] })
       .then((ids) => setIds(ids.rows));
   }
 
