@@ -481,8 +481,8 @@ export class PostgresRunStore implements RunStore {
   /**
    * One transaction: lock, read chain heads and leases, append the groups that may append, derive.
    * Two round trips on the pipelined connection, one TCP write each: the lock with the probe, then
-   * the rows with COMMIT. The append lock is held from the first server-side to the COMMIT: about
-   * one round trip, which caps how many commits a schema takes per second.
+   * the rows with COMMIT. The append lock is held from the moment the server grants it to the
+   * COMMIT, about one round trip, and that caps how many commits a schema takes per second.
    */
   private async commit(groups: readonly QueuedGroup[]): Promise<GroupOutcome[]> {
     const client = await this.pool.connect();
