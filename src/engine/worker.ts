@@ -156,16 +156,21 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
   };
 
   // Heartbeat: renew every lease still ours; a trajectory missing from the answer was taken over.
+  // Only trajectories claimed before the renewal was sent are judged by its answer: a claim that
+  // commits while the renewal runs may be invisible to it, and taking that trajectory for lost would
+  // abandon it while the heartbeat kept renewing its lease (the run would never finish).
   let beating = false;
   const heartbeat = setInterval(
     () => {
       if (beating) return;
       beating = true;
+      const asked = [...tasks.values()];
       leases
         .renew(worker, o.leaseSeconds)
         .then((held) => {
           const current = new Set(held.map((l) => `${leaseKey(l)}\u0000${l.epoch}`));
-          for (const t of tasks.values()) if (!current.has(`${leaseKey(t.lease)}\u0000${t.lease.epoch}`)) lose(t);
+          for (const t of asked)
+            if (tasks.get(leaseKey(t.lease)) === t && !current.has(`${leaseKey(t.lease)}\u0000${t.lease.epoch}`)) lose(t);
         })
         .catch(fail)
         .finally(() => (beating = false));

@@ -20,7 +20,12 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: num
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (status) => resolve({ status, stdout, stderr }));
+    // A child that never exits (a worker waiting forever) fails the test instead of hanging the suite.
+    const deadline = setTimeout(() => child.kill('SIGKILL'), 240_000).unref();
+    child.on('exit', (status) => {
+      clearTimeout(deadline);
+      resolve({ status, stdout, stderr });
+    });
   });
 }
 

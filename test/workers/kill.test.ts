@@ -85,7 +85,12 @@ function cli(args: string[]): Promise<{ status: number | null; stdout: string; s
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (status) => resolve({ status, stdout, stderr }));
+    // A child that never exits (a worker waiting forever) fails the test instead of hanging the suite.
+    const deadline = setTimeout(() => child.kill('SIGKILL'), 240_000).unref();
+    child.on('exit', (status) => {
+      clearTimeout(deadline);
+      resolve({ status, stdout, stderr });
+    });
   });
 }
 

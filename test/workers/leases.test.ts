@@ -7,7 +7,7 @@ import { prepareRun, type RunRequest } from '../../src/engine/run.ts';
 import { runWorker } from '../../src/engine/worker.ts';
 import { PAPER_PROTOCOL } from '../../src/engine/protocol.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
-import { LeaseLostError, openStore, type RunStore } from '../../src/store/store.ts';
+import { LeaseLostError, openStore, type LeaseSupport, type RunStore } from '../../src/store/store.ts';
 import { PlanMismatchError } from '../../src/core/errors.ts';
 import type { ConstraintCase } from '../../src/core/verify/types.ts';
 import type { Model } from '../../src/models/types.ts';
@@ -239,6 +239,69 @@ test(
       await refStore.close();
       await s.cleanup();
       await ref.cleanup();
+    }
+  },
+);
+
+test(
+  'a trajectory claimed while a renewal is in flight is not taken for lost: the renewal could not see it',
+  { skip: PG_SKIP, timeout: 60_000 },
+  async () => {
+    const cases = toyCases(5, 'renew-race');
+    const s = testStore('postgres');
+    const store = await openStore(s.location);
+    try {
+      await prepareRun(request(store, cases));
+      // Each renewal's answer (computed by the database) is held back until a claim made after it
+      // was asked has returned, so every renewal races a claim it cannot have seen.
+      const real = store.leases!;
+      let claims = 0;
+      let raced = 0;
+      const leases: LeaseSupport = {
+        register: (i) => real.register(i),
+        claim: async (w, o) => {
+          const got = await real.claim(w, o);
+          if (got.length) claims++;
+          return got;
+        },
+        renew: async (w, secs) => {
+          const asked = claims;
+          const held = await real.renew(w, secs);
+          for (let waited = 0; claims === asked && waited < 300; waited += 5) await sleep(5);
+          if (claims > asked) raced++;
+          return held;
+        },
+        release: (l) => real.release(l),
+        unregister: (w) => real.unregister(w),
+        workers: () => real.workers(),
+      };
+      const raceful = new Proxy(store, {
+        get: (target, key) => {
+          if (key === 'leases') return leases;
+          const v = Reflect.get(target, key, target) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      const result = await runWorker({
+        store: raceful,
+        runId: 'toy',
+        context: context(fakeModel()),
+        concurrency: 1,
+        leaseSeconds: 30,
+        heartbeatMs: 10,
+        pollMs: 10,
+        untilDone: true,
+        // Before the fix the abandoned trajectory kept its (renewed) lease and the worker waited forever.
+        signal: AbortSignal.timeout(30_000),
+      });
+      assert.ok(raced > 0, 'some renewal answered after a later claim');
+      assert.equal(result.stopped, null, 'the run finished');
+      assert.equal(result.progress.lost, 0);
+      assert.equal(result.progress.done, cases.length);
+      await assertExactlyOnce(store);
+    } finally {
+      await store.close();
+      await s.cleanup();
     }
   },
 );
