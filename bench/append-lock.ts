@@ -13,6 +13,8 @@
 // median commit latency and the writer process's CPU per commit, per mode, and the ratio.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -158,8 +160,6 @@ if (process.argv[2] === '--child') {
   const repeat = Number(arg('repeat', '2'));
   const target = new URL(PG_URL);
   const proxy = await delayProxy(target.hostname, Number(target.port || 5432), delayMs);
-  const { mkdtempSync, rmSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
   const dir = mkdtempSync(`${tmpdir()}/revloop-append-lock-`);
   console.log(
     `bench/append-lock — PostgreSQL ${target.hostname}:${target.port || 5432} behind a proxy adding ${delayMs} ms each way (${delayMs ? `round trip ≥ ${2 * delayMs} ms` : 'loopback, one more hop'}); ${commits} one-event commits per writer, writers sharing one run; ${repeat} alternating measurements per mode`,

@@ -16,7 +16,7 @@ import { getFamily } from '../../src/core/verify/index.ts';
 import { openStore, SimulatedCrash } from '../../src/store/store.ts';
 import type { EventRow } from '../../src/store/chain.ts';
 import { toyCases, resolveToy } from '../loop/fakes.ts';
-import { toyRun } from './toy-run.ts';
+import { runToyIn, toyRun } from './toy-run.ts';
 import { BACKENDS, PG_SKIP, rawDb, testStore } from './backends.ts';
 
 const rowsOf = async (location: string, runId: string): Promise<Array<Omit<EventRow, 'id'>>> => {
@@ -30,6 +30,13 @@ const rowsOf = async (location: string, runId: string): Promise<Array<Omit<Event
     await s.close();
   }
 };
+
+/** A toy run left unfinished: its store dies right after `afterAppends` committed groups. */
+async function crashedToyRun(location: string, cases: ReturnType<typeof toyCases>, afterAppends: number): Promise<void> {
+  const crashing = await openStore(location, { crashAfterAppends: afterAppends });
+  await assert.rejects(runToyIn(crashing, { cases, concurrency: 1 }), SimulatedCrash);
+  await crashing.close();
+}
 
 const exported = async (store: string, runId: string) => (await exportRun({ store, runId, format: 'paper', output: null })).text!;
 
@@ -90,10 +97,7 @@ for (const b of BACKENDS) {
       try {
         const cases = toyCases(4, 'copy');
         // An unfinished run (crashed after 6 commits), copied, then finished at the source.
-        const crashing = await openStore(src.location, { crashAfterAppends: 6 });
-        const { runToyIn } = await import('./toy-run.ts');
-        await assert.rejects(runToyIn(crashing, { cases, concurrency: 1 }), SimulatedCrash);
-        await crashing.close();
+        await crashedToyRun(src.location, cases, 6);
         const first = await copyStore({ from: src.location, to: dst.location });
         assert.equal(first[0].status, 'copied');
         await toyRun(src.location, { cases, concurrency: 1 });
@@ -161,10 +165,7 @@ test('a run copied unfinished and then resumed on both sides is refused, naming 
   const dst = testStore('sqlite');
   try {
     const cases = toyCases(3, 'parted');
-    const crashing = await openStore(src.location, { crashAfterAppends: 4 });
-    const { runToyIn } = await import('./toy-run.ts');
-    await assert.rejects(runToyIn(crashing, { cases, concurrency: 1 }), SimulatedCrash);
-    await crashing.close();
+    await crashedToyRun(src.location, cases, 4);
     const common = (await rowsOf(src.location, 'toy')).length;
     await copyStore({ from: src.location, to: dst.location });
     await toyRun(src.location, { cases, concurrency: 1 });
