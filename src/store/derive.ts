@@ -38,8 +38,6 @@ export interface DerivedChanges {
   plans: PlannedRun[];
   rounds: [string[], number[], number[], string[], string[], number[], boolean[], Array<string | null>];
   deltas: [string[], number[], number[], number[], number[], number[], Array<boolean | null>, Array<string | null>, Array<string | null>];
-  /** Each run's last event time in the batch: PostgreSQL keeps it in `runs.updated_at` (SQLite's schema 3 does not; summaries read it from the last event). */
-  touched: [string[], string[]];
   /** The run_planned payloads seen (the store caches them). */
   planned: Map<string, RunPlannedPayload>;
 }
@@ -69,7 +67,6 @@ export function deriveChanges(events: readonly StoredEvent[]): DerivedChanges {
   const planned = new Map<string, RunPlannedPayload>();
   const rounds: DerivedChanges['rounds'] = [[], [], [], [], [], [], [], []];
   const byTrajectory = new Map<string, TrajectoryDelta>();
-  const touched = new Map<string, string>();
   const delta = (e: StoredEvent): TrajectoryDelta => {
     const k = `${e.caseIndex}\u0000${e.runId}`;
     let d = byTrajectory.get(k);
@@ -90,7 +87,6 @@ export function deriveChanges(events: readonly StoredEvent[]): DerivedChanges {
     return d;
   };
   for (const e of events) {
-    touched.set(e.runId, e.at);
     switch (e.type) {
       case 'run_planned':
         plans.push(plannedRun(e));
@@ -146,5 +142,5 @@ export function deriveChanges(events: readonly StoredEvent[]): DerivedChanges {
     deltas[7].push(d.status);
     deltas[8].push(d.reason);
   }
-  return { plans, rounds, deltas, touched: [[...touched.keys()], [...touched.values()]], planned };
+  return { plans, rounds, deltas, planned };
 }

@@ -96,6 +96,31 @@ test(
   },
 );
 
+test(
+  "a commit never rewrites the run's row: it keeps its planning transaction, and a run's last update is its last event's time",
+  { skip },
+  async () => {
+    const s = testStore('postgres');
+    try {
+      await toyRun(s.location, { cases: toyCases(2) });
+      const db = await rawDb(s.location);
+      const [row] = await db.all<{ same: boolean; events: number }>(
+        `SELECT r.xmin::text = e.xmin::text AS same, (SELECT count(*)::int FROM events) AS events
+         FROM runs r JOIN events e ON e.run_id = r.run_id AND e.seq = 1 WHERE r.run_id = 'toy'`,
+      );
+      await db.close();
+      assert.ok(row.events > 3, 'the toy run committed more than its plan');
+      assert.equal(row.same, true, "the runs row was written by the plan's transaction and by no commit since");
+      const store = await openStore(s.location, { readonly: true });
+      const events = await store.readEvents('toy');
+      assert.equal((await store.listRuns())[0].updatedAt, events[events.length - 1].at);
+      await store.close();
+    } finally {
+      await s.cleanup();
+    }
+  },
+);
+
 test('a read-only store refuses writes in the database too', { skip }, async () => {
   const s = testStore('postgres');
   try {

@@ -292,9 +292,7 @@ t AS (
     reason = CASE WHEN d.status IS NULL THEN t.reason ELSE d.reason END
   FROM unnest(${$(8)}::text[], ${$(9)}::int[], ${$(10)}::int[], ${$(11)}::int[], ${$(12)}::int[], ${$(13)}::int[], ${$(14)}::bool[], ${$(15)}::text[], ${$(16)}::text[])
     AS d(run_id, case_index, started, finished, failed, rounds, final_joint, status, reason)
-  WHERE t.run_id = d.run_id AND t.case_index = d.case_index),
-u AS (
-  UPDATE runs SET updated_at = d.at FROM unnest(${$(17)}::text[], ${$(18)}::text[]) AS d(run_id, at) WHERE runs.run_id = d.run_id)`;
+  WHERE t.run_id = d.run_id AND t.case_index = d.case_index)`;
 }
 
 /** A batch of events and its derived-table changes in one statement (no plan among the events). */
@@ -303,7 +301,7 @@ ${derivedSql(11)}
 SELECT id FROM e ORDER BY id`;
 
 function derivedParams(c: DerivedChanges): unknown[] {
-  return [...c.rounds, ...c.deltas, ...c.touched];
+  return [...c.rounds, ...c.deltas];
 }
 
 /** Inserts planned runs, their trajectories and their (free) leases. */

@@ -4,7 +4,8 @@
 // `rounds` are derived from it in the same transaction as each append; `leases` and `workers` are
 // the operational state of many workers sharing runs (docs/workers.md) and `run_locks` says who
 // holds a study run. Migrations are numbered and applied in order, each in the transaction that
-// records its version in `meta`.
+// records its version in `meta`. `runs.updated_at` is the planning time: commits leave a run's row
+// alone (one hot row fewer per commit) and summaries read a run's last event's time instead.
 export const SCHEMA_VERSION = 1;
 
 /** meta key whose presence says "this schema is a revloop store". */
