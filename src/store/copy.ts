@@ -17,12 +17,38 @@ export interface CopiedRun {
   status: 'copied' | 'extended' | 'up-to-date';
 }
 
-/** Which runs `copyRuns` copies (default: every run) and an optional progress callback. */
+/** Which runs `copyRuns` copies (default: every run) and optional progress callbacks, one per pass. */
 export interface CopyOptions {
   /** Only these runs (default: every run of the source, in creation order). */
   runIds?: readonly string[];
+  /**
+   * Payload characters the first pass may keep for the second instead of reading those runs again
+   * (default 64 Mi); 0 reads every run twice, holding one run at a time.
+   */
+  retainedPayloadChars?: number;
+  /** A run's chain was verified and compared with the destination (first pass). */
+  onChecked?(runId: string, index: number, total: number): void;
   onRun?(run: CopiedRun, index: number, total: number): void;
 }
+
+/** What the first pass learnt of a run it may copy: the events checked, and where the destination's log ends. */
+interface CheckedRun {
+  runId: string;
+  /** Events of the run at the source when it was checked: exactly these are copied. */
+  events: number;
+  /** Events the destination already holds (its log a prefix of the source's). */
+  from: number;
+  /** Hash of the last event checked, to recognise the same log in the second pass. */
+  lastHash: string;
+  /** The rows, kept from the first pass while the kept payloads stay within the retention budget. */
+  rows: EventRow[] | null;
+}
+
+/**
+ * Payload characters the first pass keeps for the second by default: a store this size copies with
+ * one read per run, a larger one in the memory of its largest run plus this.
+ */
+const RETAINED_PAYLOAD_CHARS = 64 * 1024 * 1024;
 
 function planSha(rows: readonly EventRow[]): string | null {
   try {
@@ -51,7 +77,14 @@ function divergence(there: EventRow, here: EventRow, location: string): string {
   return `${eventPlace(here)} was written at ${there.at} in ${location} but at ${here.at} here: the runs went on separately`;
 }
 
-/** Copies runs from one store to another; refuses (writing nothing) if any run cannot be copied as it is. */
+/**
+ * Copies runs from one store to another; refuses (writing nothing) if any run cannot be copied as it
+ * is. Two passes: the first verifies every chain and compares it with the destination, the second
+ * appends exactly the events the first checked (a source still being written keeps its checked
+ * prefix; events added since wait for the next copy). The first pass keeps runs for the second only
+ * up to `retainedPayloadChars` and the second reads the rest again, one run at a time, so a
+ * paper-scale store copies in the memory of its largest run rather than of the whole store.
+ */
 export async function copyRuns(from: RunStore, to: RunStore, o: CopyOptions = {}): Promise<CopiedRun[]> {
   const known = await from.runIds();
   const ids = o.runIds ?? known;
@@ -63,52 +96,63 @@ export async function copyRuns(from: RunStore, to: RunStore, o: CopyOptions = {}
       `${from.location}: no run ${missing.map((m) => `'${m}'`).join(', ')} (runs: ${known.join(', ') || 'none'})`,
     );
   // 1. Check everything first, so a refused run leaves the destination untouched.
-  const plans: Array<{ runId: string; rows: EventRow[]; from: number }> = [];
+  const checked: CheckedRun[] = [];
   const problems: string[] = [];
-  for (const runId of ids) {
-    const rows = await from.rawEventRows(runId);
-    const chain = verifyChain(rows);
-    if (chain.problems.length) {
-      problems.push(
-        `run '${runId}' in ${from.location}: its chain is broken (${chain.problems[0].problem}${chain.problems.length > 1 ? `, and ${chain.problems.length - 1} more` : ''}); audit it, nothing copied`,
-      );
-      continue;
+  const budget = o.retainedPayloadChars ?? RETAINED_PAYLOAD_CHARS;
+  let retained = 0;
+  for (const [i, runId] of ids.entries()) {
+    const c = await checkRun(from, to, runId);
+    if (typeof c === 'string') problems.push(c);
+    else {
+      const chars = c.rows!.reduce((n, r) => n + r.payload.length, 0);
+      if (problems.length || retained + chars > budget) c.rows = null;
+      else retained += chars;
+      checked.push(c);
     }
-    const there = await to.rawEventRows(runId);
-    if (!there.length) {
-      plans.push({ runId, rows, from: 0 });
-      continue;
-    }
-    if (planSha(there) !== planSha(rows)) {
-      problems.push(
-        `run '${runId}' exists in ${to.location} with a different plan (plan_sha256 ${planSha(there)?.slice(0, 12)}… there, ${planSha(rows)?.slice(0, 12)}… here); a run's plan never changes: copy it under another store or remove it there`,
-      );
-      continue;
-    }
-    const common = Math.min(rows.length, there.length);
-    const diverged = [...Array(common).keys()].find((i) => rows[i].hash !== there[i].hash);
-    if (diverged !== undefined) {
-      problems.push(
-        `run '${runId}' exists in ${to.location} with the same plan but a different history from event seq ${diverged + 1} on (${divergence(there[diverged], rows[diverged], to.location)}); nothing copied: copy it into another store to keep both`,
-      );
-      continue;
-    }
-    plans.push({ runId, rows, from: there.length });
+    o.onChecked?.(runId, i, ids.length);
   }
   if (problems.length) throw new StoreError(to.location, 'other', `store copy refused:\n  ${problems.join('\n  ')}`);
   // 2. Copy (each run in one transaction at the destination, its chain checked again there).
   const out: CopiedRun[] = [];
-  for (const [i, p] of plans.entries()) {
-    const rest = p.rows.slice(p.from);
-    if (rest.length) await to.appendRows(p.runId, rest);
+  for (const [i, c] of checked.entries()) {
+    if (c.events > c.from) {
+      const rows = c.rows ?? (await from.rawEventRows(c.runId));
+      c.rows = null;
+      if (rows.length < c.events || rows[c.events - 1].hash !== c.lastHash)
+        throw new StoreError(
+          from.location,
+          'other',
+          `run '${c.runId}' in ${from.location} changed while it was being copied (event seq ${c.events} is no longer the one checked); runs before it were copied, run the copy again`,
+        );
+      await to.appendRows(c.runId, rows.slice(c.from, c.events));
+    }
     const run: CopiedRun = {
-      runId: p.runId,
-      events: p.rows.length,
-      copied: rest.length,
-      status: p.from === 0 ? 'copied' : rest.length ? 'extended' : 'up-to-date',
+      runId: c.runId,
+      events: c.events,
+      copied: c.events - c.from,
+      status: c.from === 0 ? 'copied' : c.events > c.from ? 'extended' : 'up-to-date',
     };
     out.push(run);
-    o.onRun?.(run, i, plans.length);
+    o.onRun?.(run, i, checked.length);
   }
   return out;
+}
+
+/** Verifies a run's chain and compares it with the destination's: what to copy, or the problem in words. */
+async function checkRun(from: RunStore, to: RunStore, runId: string): Promise<CheckedRun | string> {
+  const rows = await from.rawEventRows(runId);
+  const chain = verifyChain(rows);
+  if (chain.problems.length)
+    return `run '${runId}' in ${from.location}: its chain is broken (${chain.problems[0].problem}${chain.problems.length > 1 ? `, and ${chain.problems.length - 1} more` : ''}); audit it, nothing copied`;
+  const there = await to.rawEventRows(runId);
+  if (there.length) {
+    if (planSha(there) !== planSha(rows))
+      return `run '${runId}' exists in ${to.location} with a different plan (plan_sha256 ${planSha(there)?.slice(0, 12)}… there, ${planSha(rows)?.slice(0, 12)}… here); a run's plan never changes: copy it under another store or remove it there`;
+    const common = Math.min(rows.length, there.length);
+    const diverged = [...Array(common).keys()].find((i) => rows[i].hash !== there[i].hash);
+    if (diverged !== undefined)
+      return `run '${runId}' exists in ${to.location} with the same plan but a different history from event seq ${diverged + 1} on (${divergence(there[diverged], rows[diverged], to.location)}); nothing copied: copy it into another store to keep both`;
+  }
+  // A destination ahead of the source (a copy newer than its origin) has nothing to receive.
+  return { runId, events: rows.length, from: Math.min(there.length, rows.length), lastHash: rows[rows.length - 1]?.hash ?? '', rows };
 }

@@ -13,7 +13,8 @@ import { writeCaseSet } from '../../src/core/cases/write.ts';
 import { StoreError } from '../../src/core/errors.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
-import { openStore, SimulatedCrash } from '../../src/store/store.ts';
+import { openStore, SimulatedCrash, type RunStore } from '../../src/store/store.ts';
+import { copyRuns } from '../../src/store/copy.ts';
 import type { EventRow } from '../../src/store/chain.ts';
 import { toyCases, resolveToy } from '../loop/fakes.ts';
 import { runToyIn, toyRun } from './toy-run.ts';
@@ -180,6 +181,91 @@ test('a run copied unfinished and then resumed on both sides is refused, naming 
       return true;
     });
     assert.deepEqual(await rowsOf(dst.location, 'toy'), before, 'nothing written');
+  } finally {
+    await src.cleanup();
+    await dst.cleanup();
+  }
+});
+
+/** The source store, with a hook on every read of a run's rows (`n`: the how-manieth read of that run). */
+function onRead(store: RunStore, hook: (runId: string, n: number, rows: EventRow[]) => Promise<EventRow[]>): RunStore {
+  const reads = new Map<string, number>();
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop !== 'rawEventRows') return Reflect.get(target, prop, receiver) as unknown;
+      return async (runId: string) => {
+        const n = (reads.get(runId) ?? 0) + 1;
+        reads.set(runId, n);
+        return hook(runId, n, await target.rawEventRows(runId));
+      };
+    },
+  });
+}
+
+for (const [how, retainedPayloadChars] of [
+  ['kept from the check', undefined],
+  ['read again', 0],
+] as const)
+  test(`a run written while it is copied (${how}): exactly the events checked are copied, and the next copy extends it`, async () => {
+    const src = testStore('sqlite');
+    const dst = testStore('sqlite');
+    try {
+      const cases = toyCases(3, 'live');
+      await crashedToyRun(src.location, cases, 4);
+      await toyRun(src.location, { runId: 'other', cases: toyCases(2) });
+      const checked = (await rowsOf(src.location, 'toy')).length;
+      const from = await openStore(src.location, { readonly: true });
+      const to = await openStore(dst.location);
+      const reads: number[] = [];
+      const copied = await copyRuns(
+        onRead(from, async (runId, n, rows) => {
+          if (runId === 'toy') reads.push(rows.length);
+          // 'toy' goes on after its check, while the copy checks the next run
+          if (runId === 'other' && n === 1) await toyRun(src.location, { cases, concurrency: 1 });
+          return rows;
+        }),
+        to,
+        { retainedPayloadChars },
+      );
+      await from.close();
+      await to.close();
+      const all = await rowsOf(src.location, 'toy');
+      assert.ok(all.length > checked, 'the run went on');
+      assert.deepEqual(reads, retainedPayloadChars === 0 ? [checked, all.length] : [checked], 'read once, or again after it grew');
+      assert.deepEqual(copied[0], { runId: 'toy', events: checked, copied: checked, status: 'copied' });
+      assert.deepEqual(await rowsOf(dst.location, 'toy'), all.slice(0, checked), 'the checked prefix, verbatim');
+      const again = await copyStore({ from: src.location, to: dst.location });
+      assert.deepEqual(again[0], { runId: 'toy', events: all.length, copied: all.length - checked, status: 'extended' });
+      assert.deepEqual(await rowsOf(dst.location, 'toy'), all);
+    } finally {
+      await src.cleanup();
+      await dst.cleanup();
+    }
+  });
+
+test('a source whose checked events differ when they are read again stops the copy, naming the run; earlier runs stay copied', async () => {
+  const src = testStore('sqlite');
+  const dst = testStore('sqlite');
+  try {
+    await toyRun(src.location, { runId: 'first', cases: toyCases(2) });
+    await toyRun(src.location, { runId: 'second', cases: toyCases(2) });
+    const from = await openStore(src.location, { readonly: true });
+    const to = await openStore(dst.location);
+    const forged = onRead(from, async (runId, n, rows) =>
+      runId === 'second' && n === 2 ? rows.map((r, i) => (i === rows.length - 1 ? { ...r, hash: '0'.repeat(64) } : r)) : rows,
+    );
+    await assert.rejects(copyRuns(forged, to, { retainedPayloadChars: 0 }), (e: unknown) => {
+      assert.ok(e instanceof StoreError);
+      assert.match(
+        e.message,
+        /run 'second' in .* changed while it was being copied \(event seq \d+ is no longer the one checked\); runs before it were copied, run the copy again/,
+      );
+      return true;
+    });
+    assert.deepEqual(await to.runIds(), ['first']);
+    await from.close();
+    await to.close();
+    assert.deepEqual(await rowsOf(dst.location, 'first'), await rowsOf(src.location, 'first'));
   } finally {
     await src.cleanup();
     await dst.cleanup();

@@ -22,11 +22,18 @@ export function register(program: Command): void {
     .action(async (opts: { from: string; to: string; run: string[] }) => {
       const { copyStore } = await import('../../app/store-copy.ts');
       const err = process.stderr;
-      const progress = lineProgress(err, 'store copy', { unit: ' runs/s' });
+      const checking = lineProgress(err, 'store copy: chains verified', { unit: ' runs/s' });
+      const progress = lineProgress(err, 'store copy: runs written', { unit: ' runs/s' });
       const copied = await copyStore(
         { from: opts.from, to: opts.to, runIds: opts.run.length ? opts.run : undefined },
-        { onRun: (_r, i, total) => progress.update(i + 1, total) },
-      ).finally(() => progress.finish());
+        {
+          onChecked: (_r, i, total) => checking.update(i + 1, total),
+          onRun: (_r, i, total) => progress.update(i + 1, total),
+        },
+      ).finally(() => {
+        checking.finish();
+        progress.finish();
+      });
       const out = process.stdout;
       for (const r of copied) out.write(`${r.runId}: ${r.status} (${r.copied} of ${r.events} events written)\n`);
       const written = copied.reduce((n, r) => n + r.copied, 0);
