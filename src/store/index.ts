@@ -1,7 +1,7 @@
 // Public API of the run store (`revloop/store`, docs/store.md): open a store, read runs, their
-// events, plans and trajectories (reduced from the events), check a run's hash chain, and copy runs
-// between stores (SQLite files and PostgreSQL URLs). Studies
-// write through the kit in store/study-runs.ts, which stays inside the repository.
+// events, plans and trajectories (reduced from the events), check a run's hash chain, copy runs
+// between stores (SQLite files and PostgreSQL URLs), and tell a lost database connection from a
+// refusal. Studies write through the kit in store/study-runs.ts, which stays inside the repository.
 export {
   openStore,
   withStore,
@@ -28,3 +28,4 @@ export type { Plan, RunPlan, StudyPlan } from './plan.ts';
 export type { ReducedRun } from './reduce.ts';
 export { verifyChain, type EventRow, type ChainProblem } from './chain.ts';
 export { copyRuns, type CopiedRun, type CopyOptions } from './copy.ts';
+export { isConnectionLoss } from './connection-loss.ts';

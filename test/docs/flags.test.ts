@@ -54,7 +54,8 @@ function commandLines(text: string): string[] {
   for (const block of text.matchAll(/```[a-z]*\n([\s\S]*?)```/g)) {
     const rows = block[1].split('\n');
     for (let i = 0; i < rows.length; i++) {
-      if (!/^(\$ )?revloop [a-z]/.test(rows[i])) continue;
+      // (`revloop worker: …` is what a command printed, not a command.)
+      if (!/^(\$ )?revloop [a-z]/.test(rows[i]) || /^revloop [a-z-]+: /.test(rows[i])) continue;
       let line = rows[i].replace(/\s#\s.*$/, '');
       // Continued with a backslash, or a synopsis wrapped onto indented lines of [options].
       while (i + 1 < rows.length && (/\\\s*$/.test(rows[i]) || /^\s{4,}[[-]/.test(rows[i + 1]))) line += ' ' + rows[++i];

@@ -15,6 +15,7 @@ interface WorkerFlags {
   concurrency: string;
   leaseSeconds: string;
   maxConsecutiveFailures: string;
+  reconnectSeconds: string;
   plugin: string[];
   timeout?: string;
   retries?: string;
@@ -41,6 +42,11 @@ export function register(program: Command): void {
     .option('--concurrency <n>', 'trajectories in flight at once', '4')
     .option('--lease-seconds <s>', 'how long a claim lasts without renewal (the heartbeat renews it every third of that)', '60')
     .option('--max-consecutive-failures <n>', 'stop after n protocol-incomplete trajectories in a row (0 = never)', '3')
+    .option(
+      '--reconnect-seconds <s>',
+      'after losing the database connection, keep trying to reconnect this long before giving up (0 = give up at once)',
+      '300',
+    )
     .option('--plugin <module>', 'load a module that registers more families (repeatable; as the run was planned)', collect, [])
     .option('--timeout <seconds>', 'per-attempt timeout for HTTP models (default 180)')
     .option('--retries <n>', 'retries after a failed HTTP attempt (default 4)')
@@ -62,6 +68,7 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
   const concurrency = wholeNumber('--concurrency', flags.concurrency, { min: 1 });
   const leaseSeconds = wholeNumber('--lease-seconds', flags.leaseSeconds, { min: 1, max: 86_400 });
   const maxConsecutiveFailures = wholeNumber('--max-consecutive-failures', flags.maxConsecutiveFailures, { min: 0 });
+  const reconnectSeconds = wholeNumber('--reconnect-seconds', flags.reconnectSeconds, { min: 0, max: 86_400 });
   const modelOptions: Record<string, unknown> = {};
   const timeout = numberFlag('--timeout', flags.timeout, { min: 0.001 });
   if (timeout !== undefined) modelOptions.timeout = Math.round(timeout * 1000);
@@ -89,6 +96,7 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
         leaseSeconds,
         modelOptions,
         maxConsecutiveFailures,
+        reconnectSeconds,
         sessionOptions: sessionOptionsFromFlags(flags, maxConsecutiveFailures),
         signal,
       },

@@ -45,6 +45,7 @@ import {
   type TrajectoryRow,
   type TrajectorySummaryRow,
 } from '../tables.ts';
+import { isConnectionLoss } from '../connection-loss.ts';
 import { DERIVED_TABLES, KNOWN_TABLES, MIGRATIONS, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
 
 interface QueuedGroup {
@@ -141,10 +142,7 @@ function connectionError(display: string, e: unknown): StoreError {
       `${display}: PostgreSQL refused the login (${message}); check the user and PGPASSWORD or ~/.pgpass`,
       { cause: e },
     );
-  if (
-    ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET'].includes(err.code ?? '') ||
-    /connect|terminat/i.test(message)
-  )
+  if (isConnectionLoss(e) || /connect|terminat/i.test(message))
     return new StoreError(
       display,
       'unreachable',
@@ -172,8 +170,12 @@ export async function openPostgresStore(location: string, options: StoreOptions 
     pipeline: PIPELINE,
   };
   const pool = new pg.Pool(config);
-  // Idle clients that lose their connection must not crash the process; the next query reports it.
+  // A client that loses its connection must not crash the process: the pool reports idle ones, a
+  // query in flight fails with the error, and a client checked out between statements (a commit
+  // holds one across two round trips) has no listener of the pool's, so it gets this one; its next
+  // statement fails, and the pool discards it on release.
   pool.on('error', () => undefined);
+  pool.on('connect', (c) => c.on('error', () => undefined));
   let client: pg.PoolClient;
   try {
     client = await pool.connect();

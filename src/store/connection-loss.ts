@@ -1,0 +1,36 @@
+// Which failures mean "the connection to a PostgreSQL store went away" (a server restart or failover, a
+// network cut, a backend terminated by an administrator) rather than a refusal of what was asked.
+// After such a failure nothing sent since the last acknowledged COMMIT can be assumed either way,
+// but opening the store again and reading is safe: a long-running process (a worker) reconnects
+// instead of giving up. Plain data, no `pg` import: callers that never open PostgreSQL load nothing.
+
+/** Node's codes for a connection that could not be made or was broken. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * SQLSTATEs of a lost or refused session: class 08 (connection exception), 57P01 admin_shutdown
+ * (the server is stopping, or pg_terminate_backend), 57P02 crash_shutdown, 57P03 cannot_connect_now
+ * (starting up or shutting down).
+ */
+const SESSION_STATES = /^(08...|57P0[123])$/;
+
+/** What node-postgres says when a socket closes under it or a pool cannot connect in time. */
+const DRIVER_MESSAGES =
+  /Connection terminated|connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect|Connection closed/i;
+
+/** Whether `e` (or an error it wraps, through `cause`) is a lost or unobtainable connection to the server. */
+export function isConnectionLoss(e: unknown): boolean {
+  for (
+    let err = e as { code?: unknown; message?: unknown; cause?: unknown; reason?: unknown } | undefined, depth = 0;
+    err && depth < 8;
+    depth++
+  ) {
+    if (typeof err !== 'object') return false;
+    if (err.reason === 'unreachable') return true; // a StoreError: cannot reach PostgreSQL
+    const code = typeof err.code === 'string' ? err.code : '';
+    if (SOCKET_CODES.has(code) || SESSION_STATES.test(code)) return true;
+    if (typeof err.message === 'string' && DRIVER_MESSAGES.test(err.message)) return true;
+    err = err.cause as typeof err;
+  }
+  return false;
+}

@@ -1,0 +1,230 @@
+// A worker outlives its database connection (docs/workers.md "Lost connections"): cut every
+// connection between a worker and PostgreSQL mid-run (a TCP proxy in between closes them and
+// refuses new ones for a while, as a server restart or a network cut would) and the worker
+// reconnects, registers anew and finishes the run — every round once, the audit passing, the export
+// that of an uninterrupted SQLite process. Without a server for longer than --reconnect-seconds it
+// gives up with a message that says so. Which failures count as a lost connection is tested too.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, createServer, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { exportRun } from '../../src/app/export.ts';
+import { runCases } from '../../src/app/run.ts';
+import { workCommand } from '../../src/app/worker.ts';
+import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
+import { writeCaseSet } from '../../src/core/cases/write.ts';
+import { StoreError } from '../../src/core/errors.ts';
+import { getFamily } from '../../src/core/verify/index.ts';
+import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
+import { isConnectionLoss } from '../../src/store/connection-loss.ts';
+import { LeaseLostError, openStore } from '../../src/store/store.ts';
+import { PG_SKIP, testStore } from '../store/backends.ts';
+
+/** A TCP proxy in front of the test server that can cut every connection and refuse new ones for a while. */
+async function cuttableProxy(target: URL): Promise<{ url(location: string): string; cut(downMs: number): void; close(): void }> {
+  const sockets = new Set<Socket>();
+  let downUntil = 0;
+  const server = createServer((client) => {
+    if (Date.now() < downUntil) return void client.destroy();
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) sockets.add(s);
+    client.pipe(upstream).pipe(client);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    for (const s of [client, upstream]) s.on('close', end).on('error', end);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url(location) {
+      const u = new URL(location);
+      u.hostname = '127.0.0.1';
+      u.port = String(port);
+      return u.toString();
+    },
+    cut(downMs) {
+      downUntil = Date.now() + downMs;
+      for (const s of sockets) s.destroy();
+    },
+    close() {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
+async function plannedDemoRun(location: string, dir: string, model: string): Promise<string> {
+  const cases = join(dir, 'cases.jsonl');
+  await writeCaseSet(cases, exactLengthDemoCases());
+  await runCases({ cases, model, store: location, runId: 'r', workers: 0 });
+  return cases;
+}
+
+test(
+  'a worker whose database connections are all cut mid-run reconnects, registers anew and finishes: every round once, audit passes, the export of one SQLite process',
+  { skip: PG_SKIP },
+  async () => {
+    const pg = testStore('postgres');
+    const lite = testStore('sqlite');
+    const proxy = await cuttableProxy(new URL(pg.location));
+    try {
+      const model = 'sim:steady?latency_ms=15';
+      const cases = await plannedDemoRun(pg.location, join(lite.another(), '..'), model);
+      const notes: string[] = [];
+      const started: number[] = [];
+      let cut = false;
+      const outcome = await workCommand(
+        { store: proxy.url(pg.location), runId: 'r', concurrency: 4, reconnectSeconds: 60 },
+        {
+          onStart: (s) => started.push(s.worker),
+          onNote: (t) => notes.push(t),
+          onProgress: (p) => {
+            // Mid-run, with generations in flight: every connection goes, and the server stays away for 1.5 s.
+            if (!cut && p.rounds >= 8 && p.inFlight > 0) {
+              cut = true;
+              proxy.cut(1500);
+            }
+          },
+        },
+      );
+      assert.ok(cut, 'the connections were cut mid-run');
+      assert.equal(started.length, 2, `registered twice: ${started.join(', ')}`);
+      assert.notEqual(started[0], started[1], 'under a new number');
+      assert.match(
+        notes[0],
+        /^lost the connection to the database \(.+\); generations in flight are abandoned, committed rounds are kept; reconnecting in 1 s$/,
+      );
+      assert.equal(outcome.stopped, null);
+      assert.equal(outcome.summary?.pending, 0);
+      assert.equal(outcome.worker, started[1]);
+
+      const store = await openStore(pg.location, { readonly: true });
+      try {
+        const events = await store.readEvents('r');
+        const drafts = events.filter((e) => e.type === 'draft_accepted').map((e) => `${e.caseIndex}:${e.revision}`);
+        assert.equal(new Set(drafts).size, drafts.length, 'no round twice');
+        // Rounds whose commit was under way at the cut may be stored without being counted.
+        const r = outcome.progress.rounds;
+        assert.ok(r <= drafts.length && r >= drafts.length - 4, `the progress counts both sessions: ${r} of ${drafts.length} rounds`);
+        const audit = await auditRun(store, 'r', getFamily);
+        assert.deepEqual(audit.discrepancies.map(formatDiscrepancy), []);
+      } finally {
+        await store.close();
+      }
+      await runCases({ cases, model, store: lite.location, runId: 'r' });
+      const exported = async (location: string) => (await exportRun({ store: location, runId: 'r', format: 'paper', output: null })).text;
+      assert.equal(await exported(pg.location), await exported(lite.location), 'the export of one uninterrupted SQLite process');
+    } finally {
+      proxy.close();
+      await pg.cleanup();
+      await lite.cleanup();
+    }
+  },
+);
+
+test(
+  'a worker without a server for longer than reconnectSeconds gives up, saying so; one that cannot connect at start fails at once',
+  { skip: PG_SKIP },
+  async () => {
+    const pg = testStore('postgres');
+    const lite = testStore('sqlite');
+    const proxy = await cuttableProxy(new URL(pg.location));
+    try {
+      await plannedDemoRun(pg.location, join(lite.another(), '..'), 'sim:steady?latency_ms=15');
+      const notes: string[] = [];
+      let cut = false;
+      const t0 = Date.now();
+      await assert.rejects(
+        workCommand(
+          { store: proxy.url(pg.location), runId: 'r', concurrency: 2, reconnectSeconds: 2 },
+          {
+            onNote: (t) => notes.push(t),
+            onProgress: (p) => {
+              if (!cut && p.rounds >= 2) {
+                cut = true;
+                proxy.cut(60_000);
+              }
+            },
+          },
+        ),
+        (e: unknown) => {
+          assert.ok(e instanceof StoreError, String(e));
+          assert.equal(e.reason, 'unreachable');
+          assert.match(
+            e.message,
+            /lost the connection to PostgreSQL and could not reconnect within 2 s \(last: .+\); the rounds committed so far are kept: start the worker again once the server is back$/,
+          );
+          return true;
+        },
+      );
+      assert.ok(Date.now() - t0 < 30_000);
+      assert.ok(
+        notes.some((n) => /^still cannot reach the database \(.+\); next try in \d+ s$/.test(n)),
+        notes.join('\n'),
+      );
+      // --reconnect-seconds 0: the first loss ends the worker, with the same kind of message.
+      const again = await cuttableProxy(new URL(pg.location));
+      let cutAgain = false;
+      await assert.rejects(
+        workCommand(
+          { store: again.url(pg.location), runId: 'r', concurrency: 2, reconnectSeconds: 0 },
+          {
+            onProgress: (p) => {
+              if (!cutAgain && p.rounds >= 2) {
+                cutAgain = true;
+                again.cut(60_000);
+              }
+            },
+          },
+        ),
+        (e: unknown) => {
+          assert.ok(e instanceof StoreError && e.reason === 'unreachable', String(e));
+          assert.match(e.message, /lost the connection to PostgreSQL and did not reconnect \(--reconnect-seconds 0\) \(last: .+\)/);
+          return true;
+        },
+      );
+      again.close();
+      // At start, an unreachable server is reported at once, not retried.
+      const t1 = Date.now();
+      await assert.rejects(workCommand({ store: proxy.url(pg.location), runId: 'r', reconnectSeconds: 60 }), (e: unknown) => {
+        assert.ok(e instanceof StoreError && e.reason === 'unreachable', String(e));
+        return true;
+      });
+      assert.ok(Date.now() - t1 < 15_000, 'no reconnection before the worker ever ran');
+    } finally {
+      proxy.close();
+      await pg.cleanup();
+      await lite.cleanup();
+    }
+  },
+);
+
+test('isConnectionLoss: lost sessions and unreachable servers, through wrapped causes; refusals are not', () => {
+  const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code });
+  for (const e of [
+    coded('ECONNRESET'),
+    coded('ECONNREFUSED'),
+    coded('57P01', 'terminating connection due to administrator command'),
+    coded('57P03', 'the database system is shutting down'),
+    coded('08006'),
+    new Error('Connection terminated unexpectedly'),
+    new Error('timeout exceeded when trying to connect'),
+    new StoreError('postgres://h/db', 'unreachable', 'cannot reach PostgreSQL'),
+    new Error('commit failed', { cause: coded('EPIPE') }),
+  ])
+    assert.equal(isConnectionLoss(e), true, String(e));
+  for (const e of [
+    coded('23505', 'duplicate key value violates unique constraint'),
+    coded('42P01', 'relation does not exist'),
+    new StoreError('postgres://h/db', 'readonly', 'read-only'),
+    new LeaseLostError({ runId: 'r', caseIndex: 0, worker: 1, epoch: 1 }),
+    new Error('boom'),
+    null,
+    'text',
+  ])
+    assert.equal(isConnectionLoss(e), false, String(e));
+});
