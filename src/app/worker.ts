@@ -167,7 +167,7 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
                   return ctx;
                 },
                 (e: unknown) => {
-                  contexts.delete(runId); // tried again in the next session
+                  if (isConnectionLoss(e)) contexts.delete(runId); // tried again in the next session
                   throw e;
                 },
               );

@@ -28,6 +28,7 @@ export interface CopyOptions {
   retainedPayloadChars?: number;
   /** A run's chain was verified and compared with the destination (first pass). */
   onChecked?(runId: string, index: number, total: number): void;
+  /** A run was written at the destination, or found up to date there (second pass). */
   onRun?(run: CopiedRun, index: number, total: number): void;
 }
 
