@@ -7,7 +7,7 @@ import { prepareRun, type RunRequest } from '../../src/engine/run.ts';
 import { runWorker } from '../../src/engine/worker.ts';
 import { PAPER_PROTOCOL } from '../../src/engine/protocol.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
-import { LeaseLostError, openStore, type LeaseSupport, type RunStore } from '../../src/store/store.ts';
+import { LeaseLostError, openStore, type Lease, type LeaseSupport, type RunStore } from '../../src/store/store.ts';
 import { PlanMismatchError } from '../../src/core/errors.ts';
 import type { ConstraintCase } from '../../src/core/verify/types.ts';
 import type { Model } from '../../src/models/types.ts';
@@ -357,6 +357,40 @@ test(
       await assert.rejects(prepareRun(request(stores[2], toyCases(4, 'other'))), PlanMismatchError);
     } finally {
       for (const st of stores) await st.close();
+      await s.cleanup();
+    }
+  },
+);
+
+test(
+  'claims across runs: oldest run first, in case order, skipping held and finished trajectories; --run keeps to one run',
+  { skip: PG_SKIP },
+  async () => {
+    const s = testStore('postgres');
+    const store = await openStore(s.location);
+    try {
+      for (const runId of ['a', 'b', 'c']) await prepareRun({ ...request(store, toyCases(3, `order-${runId}`)), runId });
+      const other = await store.leases!.register({ concurrency: 1, leaseSeconds: 60 });
+      const me = await store.leases!.register({ concurrency: 8, leaseSeconds: 60 });
+      const held = await store.leases!.claim(other, { runId: 'a', limit: 1, leaseSeconds: 60 }); // a#0, held by a live worker
+      const names = (ls: Lease[]) => ls.map((l) => `${l.runId}#${l.caseIndex}`);
+      assert.deepEqual(names(held), ['a#0']);
+      assert.deepEqual(names(await store.leases!.claim(me, { limit: 3, leaseSeconds: 60 })), ['a#1', 'a#2', 'b#0']);
+      assert.deepEqual(names(await store.leases!.claim(me, { runId: 'c', limit: 2, leaseSeconds: 60 })), ['c#0', 'c#1']);
+      // A finished trajectory is never claimed again, even with its lease free.
+      const b1 = (await store.leases!.claim(other, { runId: 'b', limit: 1, leaseSeconds: 60 }))[0];
+      await store.append(
+        'b',
+        [{ type: 'trajectory_completed', caseIndex: 1, payload: { stop: 'budget', rounds: 0, final_joint: false } }],
+        {
+          lease: b1,
+        },
+      );
+      await store.leases!.release(b1);
+      assert.deepEqual(names(await store.leases!.claim(me, { limit: 8, leaseSeconds: 60 })), ['b#2', 'c#2']);
+      assert.deepEqual(await store.leases!.claim(me, { limit: 8, leaseSeconds: 60 }), []);
+    } finally {
+      await store.close();
       await s.cleanup();
     }
   },

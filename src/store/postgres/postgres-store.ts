@@ -356,6 +356,26 @@ const LIVE_SQL = (ns: number) =>
   `SELECT pl.objid::bigint::int AS worker FROM pg_locks pl WHERE pl.locktype = 'advisory' AND pl.granted AND pl.objsubid = 2
      AND pl.classid::bigint = ${ns} AND pl.database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
 
+/**
+ * The first `$3` claimable trajectories (of run `$2`, or of every run), oldest run first, in case
+ * order, locked for the claim; `live` (the workers whose session is open) comes from the statement
+ * around it. Runs are walked in order (OFFSET 0 keeps the ordered run list a subquery of its own, so
+ * the planner sorts incrementally, one run at a time, and stops at the limit) and each run's pending
+ * trajectories come from its partial index: a claim reads about one run's rows instead of joining and
+ * sorting every pending trajectory of the store (docs/workers.md "Claims across many runs"). The
+ * statement is unnamed, so each execution is planned with its own values.
+ */
+export const CLAIMABLE_SQL = `
+  SELECT l.run_id, l.case_index
+  FROM (SELECT run_id, position FROM runs WHERE $2::text IS NULL OR run_id = $2 ORDER BY position OFFSET 0) r
+  CROSS JOIN LATERAL (
+    SELECT t.case_index FROM trajectories t WHERE t.run_id = r.run_id AND t.status = 'pending' ORDER BY t.case_index) t
+  JOIN leases l ON l.run_id = r.run_id AND l.case_index = t.case_index
+  WHERE l.worker IS NULL OR l.expires_at < clock_timestamp() OR l.worker NOT IN (SELECT worker FROM live)
+  ORDER BY r.position, t.case_index
+  LIMIT $3
+  FOR UPDATE OF l SKIP LOCKED`;
+
 /** A run's row, its counts, and who is writing it (`summaries`). */
 interface SummaryRow extends RunRow, RunCounts {
   run_id: string;
@@ -756,15 +776,7 @@ export class PostgresRunStore implements RunStore {
         const rows = (
           await pool.query<{ run_id: string; case_index: number; epoch: number }>(
             `WITH live AS (${LIVE_SQL(ns)}),
-             c AS (
-               SELECT l.run_id, l.case_index FROM leases l
-               JOIN trajectories t ON t.run_id = l.run_id AND t.case_index = l.case_index
-               JOIN runs r ON r.run_id = l.run_id
-               WHERE t.status = 'pending' AND ($2::text IS NULL OR l.run_id = $2)
-                 AND (l.worker IS NULL OR l.expires_at < clock_timestamp() OR l.worker NOT IN (SELECT worker FROM live))
-               ORDER BY r.position, l.case_index
-               LIMIT $3
-               FOR UPDATE OF l SKIP LOCKED)
+             c AS (${CLAIMABLE_SQL})
              UPDATE leases l SET worker = $1, epoch = l.epoch + 1, claimed_at = clock_timestamp(),
                expires_at = clock_timestamp() + make_interval(secs => $4)
              FROM c WHERE l.run_id = c.run_id AND l.case_index = c.case_index
