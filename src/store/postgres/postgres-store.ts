@@ -365,7 +365,7 @@ const LIVE_SQL = (ns: number) =>
  * sorting every pending trajectory of the store (docs/workers.md "Claims across many runs"). The
  * statement is unnamed, so each execution is planned with its own values.
  */
-export const CLAIMABLE_SQL = `
+const CLAIMABLE_SQL = `
   SELECT l.run_id, l.case_index
   FROM (SELECT run_id, position FROM runs WHERE $2::text IS NULL OR run_id = $2 ORDER BY position OFFSET 0) r
   CROSS JOIN LATERAL (
