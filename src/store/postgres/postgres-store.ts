@@ -362,8 +362,9 @@ const LIVE_SQL = (ns: number) =>
  * around it. Runs are walked in order (OFFSET 0 keeps the ordered run list a subquery of its own, so
  * the planner sorts incrementally, one run at a time, and stops at the limit) and each run's pending
  * trajectories come from its partial index: a claim reads about one run's rows instead of joining and
- * sorting every pending trajectory of the store (docs/workers.md "Claims across many runs"). The
- * statement is unnamed, so each execution is planned with its own values.
+ * sorting every pending trajectory of the store (docs/workers.md "Claims across many runs"). Keep
+ * the statement unnamed, so each execution is planned with its own values: the generic plan a named
+ * statement gets after five executions walks every run when `$2` is null (42 ms at 27,360 pending).
  */
 const CLAIMABLE_SQL = `
   SELECT l.run_id, l.case_index
