@@ -106,7 +106,8 @@ export async function copyRuns(from: RunStore, to: RunStore, o: CopyOptions = {}
     if (typeof c === 'string') problems.push(c);
     else {
       const chars = c.rows!.reduce((n, r) => n + r.payload.length, 0);
-      if (problems.length || retained + chars > budget) c.rows = null;
+      // Kept only when it will be written, and within the budget.
+      if (problems.length || c.events === c.from || retained + chars > budget) c.rows = null;
       else retained += chars;
       checked.push(c);
     }

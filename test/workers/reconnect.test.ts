@@ -16,9 +16,12 @@ import { writeCaseSet } from '../../src/core/cases/write.ts';
 import { StoreError } from '../../src/core/errors.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
+import type { WorkerProgress } from '../../src/engine/worker.ts';
 import { isConnectionLoss } from '../../src/store/connection-loss.ts';
 import { LeaseLostError, openStore } from '../../src/store/store.ts';
-import { PG_SKIP, testStore } from '../store/backends.ts';
+import { PG_SKIP, testStore, type TestStore } from '../store/backends.ts';
+
+const MODEL = 'sim:steady?latency_ms=15';
 
 /** A TCP proxy in front of the test server that can cut every connection and refuse new ones for a while. */
 async function cuttableProxy(target: URL): Promise<{ url(location: string): string; cut(downMs: number): void; close(): void }> {
@@ -57,41 +60,56 @@ async function cuttableProxy(target: URL): Promise<{ url(location: string): stri
   };
 }
 
-async function plannedDemoRun(location: string, dir: string, model: string): Promise<string> {
-  const cases = join(dir, 'cases.jsonl');
-  await writeCaseSet(cases, exactLengthDemoCases());
-  await runCases({ cases, model, store: location, runId: 'r', workers: 0 });
-  return cases;
+/** A demo run planned in a fresh PostgreSQL schema (and a SQLite store beside it), with a proxy in front of the server. */
+async function withPlannedRun(
+  model: string,
+  body: (s: { pg: TestStore; lite: TestStore; proxy: Awaited<ReturnType<typeof cuttableProxy>>; cases: string }) => Promise<void>,
+): Promise<void> {
+  const pg = testStore('postgres');
+  const lite = testStore('sqlite');
+  const proxy = await cuttableProxy(new URL(pg.location));
+  try {
+    const cases = join(lite.another(), '..', 'cases.jsonl');
+    await writeCaseSet(cases, exactLengthDemoCases());
+    await runCases({ cases, model, store: pg.location, runId: 'r', workers: 0 });
+    await body({ pg, lite, proxy, cases });
+  } finally {
+    proxy.close();
+    await pg.cleanup();
+    await lite.cleanup();
+  }
+}
+
+/** A progress hook that cuts the proxy's connections once, the first time `when` holds. */
+function cutOnce(proxy: { cut(downMs: number): void }, downMs: number, when: (p: WorkerProgress) => boolean) {
+  const hook = (p: WorkerProgress) => {
+    if (!hook.cut && when(p)) {
+      hook.cut = true;
+      proxy.cut(downMs);
+    }
+  };
+  hook.cut = false;
+  return hook;
 }
 
 test(
   'a worker whose database connections are all cut mid-run reconnects, registers anew and finishes: every round once, audit passes, the export of one SQLite process',
   { skip: PG_SKIP },
-  async () => {
-    const pg = testStore('postgres');
-    const lite = testStore('sqlite');
-    const proxy = await cuttableProxy(new URL(pg.location));
-    try {
-      const model = 'sim:steady?latency_ms=15';
-      const cases = await plannedDemoRun(pg.location, join(lite.another(), '..'), model);
+  () =>
+    withPlannedRun(MODEL, async ({ pg, lite, proxy, cases }) => {
       const notes: string[] = [];
       const started: number[] = [];
-      let cut = false;
+      // Mid-run, with generations in flight: every connection goes, and the server stays away for 1.5 s.
+      const cut = cutOnce(proxy, 1500, (p) => p.rounds >= 8 && p.inFlight > 0);
       const outcome = await workCommand(
         { store: proxy.url(pg.location), runId: 'r', concurrency: 4, reconnectSeconds: 60 },
         {
           onStart: (s) => started.push(s.worker),
           onNote: (t) => notes.push(t),
-          onProgress: (p) => {
-            // Mid-run, with generations in flight: every connection goes, and the server stays away for 1.5 s.
-            if (!cut && p.rounds >= 8 && p.inFlight > 0) {
-              cut = true;
-              proxy.cut(1500);
-            }
-          },
+          onProgress: cut,
         },
       );
-      assert.ok(cut, 'the connections were cut mid-run');
+      assert.ok(cut.cut, 'the connections were cut mid-run');
       assert.equal(started.length, 2, `registered twice: ${started.join(', ')}`);
       assert.notEqual(started[0], started[1], 'under a new number');
       assert.match(
@@ -115,40 +133,25 @@ test(
       } finally {
         await store.close();
       }
-      await runCases({ cases, model, store: lite.location, runId: 'r' });
+      await runCases({ cases, model: MODEL, store: lite.location, runId: 'r' });
       const exported = async (location: string) => (await exportRun({ store: location, runId: 'r', format: 'paper', output: null })).text;
       assert.equal(await exported(pg.location), await exported(lite.location), 'the export of one uninterrupted SQLite process');
-    } finally {
-      proxy.close();
-      await pg.cleanup();
-      await lite.cleanup();
-    }
-  },
+    }),
 );
 
 test(
   'a worker without a server for longer than reconnectSeconds gives up, saying so; one that cannot connect at start fails at once',
   { skip: PG_SKIP },
-  async () => {
-    const pg = testStore('postgres');
-    const lite = testStore('sqlite');
-    const proxy = await cuttableProxy(new URL(pg.location));
-    try {
-      await plannedDemoRun(pg.location, join(lite.another(), '..'), 'sim:steady?latency_ms=15');
+  () =>
+    withPlannedRun(MODEL, async ({ pg, proxy }) => {
       const notes: string[] = [];
-      let cut = false;
       const t0 = Date.now();
       await assert.rejects(
         workCommand(
           { store: proxy.url(pg.location), runId: 'r', concurrency: 2, reconnectSeconds: 2 },
           {
             onNote: (t) => notes.push(t),
-            onProgress: (p) => {
-              if (!cut && p.rounds >= 2) {
-                cut = true;
-                proxy.cut(60_000);
-              }
-            },
+            onProgress: cutOnce(proxy, 60_000, (p) => p.rounds >= 2),
           },
         ),
         (e: unknown) => {
@@ -168,18 +171,10 @@ test(
       );
       // --reconnect-seconds 0: the first loss ends the worker, with the same kind of message.
       const again = await cuttableProxy(new URL(pg.location));
-      let cutAgain = false;
       await assert.rejects(
         workCommand(
           { store: again.url(pg.location), runId: 'r', concurrency: 2, reconnectSeconds: 0 },
-          {
-            onProgress: (p) => {
-              if (!cutAgain && p.rounds >= 2) {
-                cutAgain = true;
-                again.cut(60_000);
-              }
-            },
-          },
+          { onProgress: cutOnce(again, 60_000, (p) => p.rounds >= 2) },
         ),
         (e: unknown) => {
           assert.ok(e instanceof StoreError && e.reason === 'unreachable', String(e));
@@ -195,12 +190,7 @@ test(
         return true;
       });
       assert.ok(Date.now() - t1 < 15_000, 'no reconnection before the worker ever ran');
-    } finally {
-      proxy.close();
-      await pg.cleanup();
-      await lite.cleanup();
-    }
-  },
+    }),
 );
 
 test('isConnectionLoss: lost sessions and unreachable servers, through wrapped causes; refusals are not', () => {
