@@ -18,7 +18,7 @@ import { copyRuns } from '../../src/store/copy.ts';
 import type { EventRow } from '../../src/store/chain.ts';
 import { toyCases, resolveToy } from '../loop/fakes.ts';
 import { runToyIn, toyRun } from './toy-run.ts';
-import { BACKENDS, PG_SKIP, rawDb, testStore } from './backends.ts';
+import { BACKENDS, PG_SKIP, rawDb, testStore, type TestStore } from './backends.ts';
 
 const rowsOf = async (location: string, runId: string): Promise<Array<Omit<EventRow, 'id'>>> => {
   const s = await openStore(location, { readonly: true });
@@ -37,6 +37,18 @@ async function crashedToyRun(location: string, cases: ReturnType<typeof toyCases
   const crashing = await openStore(location, { crashAfterAppends: afterAppends });
   await assert.rejects(runToyIn(crashing, { cases, concurrency: 1 }), SimulatedCrash);
   await crashing.close();
+}
+
+/** Two fresh SQLite stores, a source and a destination, removed afterwards. */
+async function withSqlitePair(body: (src: TestStore, dst: TestStore) => Promise<void>): Promise<void> {
+  const src = testStore('sqlite');
+  const dst = testStore('sqlite');
+  try {
+    await body(src, dst);
+  } finally {
+    await src.cleanup();
+    await dst.cleanup();
+  }
 }
 
 const exported = async (store: string, runId: string) => (await exportRun({ store, runId, format: 'paper', output: null })).text!;
@@ -161,10 +173,8 @@ for (const b of BACKENDS) {
   );
 }
 
-test('a run copied unfinished and then resumed on both sides is refused, naming the event where the two part', async () => {
-  const src = testStore('sqlite');
-  const dst = testStore('sqlite');
-  try {
+test('a run copied unfinished and then resumed on both sides is refused, naming the event where the two part', () =>
+  withSqlitePair(async (src, dst) => {
     const cases = toyCases(3, 'parted');
     await crashedToyRun(src.location, cases, 4);
     const common = (await rowsOf(src.location, 'toy')).length;
@@ -181,11 +191,7 @@ test('a run copied unfinished and then resumed on both sides is refused, naming 
       return true;
     });
     assert.deepEqual(await rowsOf(dst.location, 'toy'), before, 'nothing written');
-  } finally {
-    await src.cleanup();
-    await dst.cleanup();
-  }
-});
+  }));
 
 /** The source store, with a hook on every read of a run's rows (`n`: the how-manieth read of that run). */
 function onRead(store: RunStore, hook: (runId: string, n: number, rows: EventRow[]) => Promise<EventRow[]>): RunStore {
@@ -206,10 +212,8 @@ for (const [how, retainedPayloadChars] of [
   ['kept from the check', undefined],
   ['read again', 0],
 ] as const)
-  test(`a run written while it is copied (${how}): exactly the events checked are copied, and the next copy extends it`, async () => {
-    const src = testStore('sqlite');
-    const dst = testStore('sqlite');
-    try {
+  test(`a run written while it is copied (${how}): exactly the events checked are copied, and the next copy extends it`, () =>
+    withSqlitePair(async (src, dst) => {
       const cases = toyCases(3, 'live');
       await crashedToyRun(src.location, cases, 4);
       await toyRun(src.location, { runId: 'other', cases: toyCases(2) });
@@ -237,16 +241,10 @@ for (const [how, retainedPayloadChars] of [
       const again = await copyStore({ from: src.location, to: dst.location });
       assert.deepEqual(again[0], { runId: 'toy', events: all.length, copied: all.length - checked, status: 'extended' });
       assert.deepEqual(await rowsOf(dst.location, 'toy'), all);
-    } finally {
-      await src.cleanup();
-      await dst.cleanup();
-    }
-  });
+    }));
 
-test('a source whose checked events differ when they are read again stops the copy, naming the run; earlier runs stay copied', async () => {
-  const src = testStore('sqlite');
-  const dst = testStore('sqlite');
-  try {
+test('a source whose checked events differ when they are read again stops the copy, naming the run; earlier runs stay copied', () =>
+  withSqlitePair(async (src, dst) => {
     await toyRun(src.location, { runId: 'first', cases: toyCases(2) });
     await toyRun(src.location, { runId: 'second', cases: toyCases(2) });
     const from = await openStore(src.location, { readonly: true });
@@ -266,8 +264,4 @@ test('a source whose checked events differ when they are read again stops the co
     await from.close();
     await to.close();
     assert.deepEqual(await rowsOf(dst.location, 'first'), await rowsOf(src.location, 'first'));
-  } finally {
-    await src.cleanup();
-    await dst.cleanup();
-  }
-});
+  }));
