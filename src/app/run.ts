@@ -1,7 +1,7 @@
 // `run`: load the cases, create the model, plan or resume the run in the store, and run it. Typed
 // options in, a typed outcome out; the CLI (or any other caller) shows progress and words.
 import { basename } from 'node:path';
-import { UserError } from '../core/errors.ts';
+import { StoreError, UserError } from '../core/errors.ts';
 import { loadCaseSet } from '../core/cases/load.ts';
 import type { CaseFormat } from '../core/cases/types.ts';
 import { slug } from '../core/util/slug.ts';
@@ -16,7 +16,8 @@ import { createModel } from '../models/index.ts';
 import type { ModelOptions } from '../models/options.ts';
 import { parseSpec } from '../models/spec.ts';
 import type { Model } from '../models/types.ts';
-import { openStore, type RunSummary } from '../store/store.ts';
+import { isPostgresLocation, redactLocation, type RunInfo, type RunSummary } from '../store/store.ts';
+import { withReconnection } from './reconnect.ts';
 
 export interface RunCasesOptions {
   /** The case file (paper, COLLIE, native JSON Lines). */
@@ -62,6 +63,11 @@ export interface RunCasesOptions {
   workers?: 0 | 1;
   /** PostgreSQL: how long this process's claim on a trajectory lasts without renewal (default 60). */
   leaseSeconds?: number;
+  /**
+   * PostgreSQL: after the connection to the database is lost mid-run, keep trying to reconnect for
+   * this long, in seconds, then give up (default 300; 0: give up at once). As `revloop worker`.
+   */
+  reconnectSeconds?: number;
   signal?: AbortSignal;
 }
 
@@ -179,72 +185,123 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
   const ban = o.ban ?? (bansFailedDrafts(preset.ban, model.capabilities.ban) ? 'failed-drafts' : 'none');
   protocol.banProvider = ban === 'failed-drafts' ? 'failed-drafts' : null;
   const runId = o.runId ?? defaultRunId(o.cases, model, protocol, o.limit, o.ifevalMode);
-  const store = await openStore(o.store);
+  // On PostgreSQL this process is one worker of its run: it outlives a lost database connection as
+  // `revloop worker` does (app/reconnect.ts), and its progress and result count every session.
+  const reconnects = isPostgresLocation(o.store) && o.workers !== 0;
+  let first: { prior: RunInfo | null; startedAtMs: number | null } | null = null;
+  let started = false;
+  // What earlier sessions finished (their protocol-incomplete trajectories are reopened by the next).
+  const carried = { done: 0, rounds: 0 };
+  let last: RunProgress | null = null;
+  const whole = (p: RunProgress): RunProgress => ({
+    ...p,
+    skipped: p.skipped - carried.done,
+    done: p.done + carried.done,
+    rounds: p.rounds + carried.rounds,
+    startedAtMs: (first!.startedAtMs ??= p.startedAtMs),
+  });
   try {
-    const prior = await store.getRun(runId);
-    let started = false;
-    const request = {
-      store,
-      runId,
-      cases,
-      caseSet: {
-        format: loaded.format,
-        total: loaded.cases.length,
-        limit: o.limit ?? null,
-        fileSha256: loaded.manifest.file_sha256,
-        manifest: loaded.manifest,
-        path: casesName,
+    return await withReconnection(
+      {
+        store: o.store,
+        reconnectMs: (o.reconnectSeconds ?? 300) * 1000,
+        flag: '--reconnect-seconds',
+        restart: 'run the same command again',
+        signal: o.signal,
+        onNote: hooks.onNote,
       },
-      model,
-      protocol,
-      resolveFamily: getFamily,
-      extraBody,
-      concurrency,
-      signal: o.signal,
-      maxConsecutiveFailures: o.maxConsecutiveFailures ?? 3,
-      sessionOptions: o.sessionOptions,
-      leaseSeconds: o.leaseSeconds,
-      onProgress: (p: RunProgress) => {
-        // Said once the plan is accepted (the first progress report), so a refused plan is never announced.
-        if (!started) {
-          started = true;
-          hooks.onStart?.({
-            runId,
-            resumed: prior !== null,
-            alreadyComplete: prior?.summary.complete ?? 0,
-            cases: cases.length,
-            casesInFile: loaded.cases.length,
+      async (store, control) => {
+        first ??= { prior: await store.getRun(runId), startedAtMs: null };
+        const prior = first.prior;
+        const request = {
+          store,
+          runId,
+          cases,
+          caseSet: {
             format: loaded.format,
-            model: model.label,
-            simulated,
-            protocol: protocolName(protocol),
-            budget: protocol.budget,
-            concurrency,
-          });
+            total: loaded.cases.length,
+            limit: o.limit ?? null,
+            fileSha256: loaded.manifest.file_sha256,
+            manifest: loaded.manifest,
+            path: casesName,
+          },
+          model,
+          protocol,
+          resolveFamily: getFamily,
+          extraBody,
+          concurrency,
+          signal: o.signal,
+          maxConsecutiveFailures: o.maxConsecutiveFailures ?? 3,
+          sessionOptions: o.sessionOptions,
+          leaseSeconds: o.leaseSeconds,
+          onProgress: (p: RunProgress) => {
+            // Said once the plan is accepted (the first progress report), so a refused plan is never announced.
+            if (!started) {
+              started = true;
+              hooks.onStart?.({
+                runId,
+                resumed: prior !== null,
+                alreadyComplete: prior?.summary.complete ?? 0,
+                cases: cases.length,
+                casesInFile: loaded.cases.length,
+                format: loaded.format,
+                model: model.label,
+                simulated,
+                protocol: protocolName(protocol),
+                budget: protocol.budget,
+                concurrency,
+              });
+            }
+            if (reconnects) control.connected();
+            last = p;
+            hooks.onProgress?.(whole(p));
+          },
+        };
+        if (o.workers === 0) {
+          const prepared = await prepareRun(request);
+          const summary = (await store.getRun(runId))!.summary;
+          const progress: RunProgress = {
+            total: summary.cases,
+            skipped: summary.complete + summary.incomplete,
+            done: 0,
+            successes: summary.successes,
+            incomplete: 0,
+            rounds: 0,
+            startedAtMs: Date.now(),
+          };
+          const result: RunResult = { runId, resumed: !prepared.created, progress, stopped: null };
+          return { runId, simulated, planOnly: true, reopened: prepared.reopened, result, summary };
         }
-        hooks.onProgress?.(p);
+        const result = await executeRun(request);
+        const summary = (await store.getRun(runId))!.summary;
+        return {
+          runId,
+          simulated,
+          planOnly: false,
+          reopened: 0,
+          result: { ...result, resumed: prior !== null, progress: whole(result.progress) },
+          summary,
+        };
       },
-    };
-    if (o.workers === 0) {
-      const prepared = await prepareRun(request);
-      const summary = (await store.getRun(runId))!.summary;
-      const progress: RunProgress = {
-        total: summary.cases,
-        skipped: summary.complete + summary.incomplete,
-        done: 0,
-        successes: summary.successes,
-        incomplete: 0,
-        rounds: 0,
-        startedAtMs: Date.now(),
-      };
-      const result: RunResult = { runId, resumed: !prepared.created, progress, stopped: null };
-      return { runId, simulated, planOnly: true, reopened: prepared.reopened, result, summary };
-    }
-    const result = await executeRun(request);
-    const summary = (await store.getRun(runId))!.summary;
-    return { runId, simulated, planOnly: false, reopened: 0, result, summary };
+      {
+        lost: () => {
+          if (last) {
+            carried.done += last.done - last.incomplete;
+            carried.rounds += last.rounds;
+          }
+          last = null;
+        },
+        stoppedWhileDown: (message) => {
+          const shown = redactLocation(o.store);
+          throw new StoreError(
+            shown,
+            'unreachable',
+            `${shown}: stopped by request while PostgreSQL was unreachable (last: ${message}); the rounds committed so far are kept: run the same command again once the server is back`,
+          );
+        },
+      },
+    );
   } finally {
     await model.close?.();
-    await store.close();
   }
 }

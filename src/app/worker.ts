@@ -2,7 +2,7 @@
 // store (docs/workers.md). Each run's model, protocol and families come from its stored plan; the
 // worker rebuilds the plan from them and refuses a run whose plan it cannot reproduce (another
 // revloop version, verifier or plugin), so every worker of a run runs the same plan.
-import { PlanMismatchError, UserError, CapabilityError, NotFoundError, StoreError } from '../core/errors.ts';
+import { PlanMismatchError, UserError, CapabilityError, NotFoundError } from '../core/errors.ts';
 import { getFamily } from '../core/verify/registry.ts';
 import { protocolFromSpec } from '../engine/protocol.ts';
 import { planRun } from '../engine/run.ts';
@@ -14,7 +14,8 @@ import type { Model } from '../models/types.ts';
 import type { TrajectoryRunPlanned } from '../store/events.ts';
 import { assertSamePlan, isTrajectoryPlan } from '../store/plan.ts';
 import { isConnectionLoss } from '../store/connection-loss.ts';
-import { openStore, redactLocation, type RunStore, type RunSummary } from '../store/store.ts';
+import type { RunStore, RunSummary } from '../store/store.ts';
+import { withReconnection } from './reconnect.ts';
 
 export interface WorkerCommandOptions {
   /** A PostgreSQL store (postgres://…). */
@@ -126,7 +127,6 @@ export async function runContext(store: RunStore, runId: string, modelOptions: M
 export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = {}): Promise<WorkerOutcome> {
   const concurrency = o.concurrency ?? 4;
   const modelOptions: ModelOptions = { concurrency, ...(o.modelOptions ?? {}) };
-  const reconnectMs = (o.reconnectSeconds ?? 300) * 1000;
   // Models outlive a reconnection (an in-process model keeps its weights loaded).
   const contexts = new Map<string, Promise<RunContext>>();
   const carried = Object.fromEntries(COUNTERS.map((k) => [k, 0])) as Record<(typeof COUNTERS)[number], number>;
@@ -136,22 +136,24 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
     return out;
   };
   const session = { progress: null as WorkerProgress | null, registered: false, worker: 0, startedAtMs: Date.now() };
-  let lostSince: number | null = null;
-  let retries = 0;
   try {
-    for (;;) {
-      let store: RunStore | null = null;
-      try {
-        store = await openStore(o.store);
-        const opened = store;
+    return await withReconnection(
+      {
+        store: o.store,
+        reconnectMs: (o.reconnectSeconds ?? 300) * 1000,
+        flag: '--reconnect-seconds',
+        restart: 'start the worker again',
+        signal: o.signal,
+        onNote: hooks.onNote,
+      },
+      async (store, control) => {
         const outcome = await workSession(store, o, concurrency, {
           ...hooks,
           onStart: (info) => {
             if (!session.registered) session.startedAtMs = Date.now();
             session.registered = true;
             session.worker = info.worker;
-            lostSince = null;
-            retries = 0;
+            control.connected();
             hooks.onStart?.(info);
           },
           onProgress: (p) => {
@@ -161,7 +163,7 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
           context: (runId) => {
             let c = contexts.get(runId);
             if (!c) {
-              c = runContext(opened, runId, modelOptions).then(
+              c = runContext(store, runId, modelOptions).then(
                 (ctx) => {
                   hooks.onRun?.({ runId, model: ctx.model.label, simulated: ctx.model.capabilities.simulated });
                   return ctx;
@@ -177,73 +179,24 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
           },
         });
         return { ...outcome, progress: withCarried(outcome.progress), rejectedWrites: outcome.rejectedWrites + carried.rejectedWrites };
-      } catch (e) {
-        // Reconnect only once the worker has run: a server that cannot be reached at start is an error to report now.
-        if (!session.registered || !isConnectionLoss(e)) throw e;
-        const stoppedWhileDown = (): WorkerOutcome => ({
+      },
+      {
+        lost: () => {
+          if (session.progress) for (const k of COUNTERS) carried[k] += session.progress[k];
+          session.progress = null;
+        },
+        stoppedWhileDown: () => ({
           worker: session.worker,
           progress: { worker: session.worker, ...carried, inFlight: 0, startedAtMs: session.startedAtMs },
           stopped: { reason: 'interrupted', message: 'stopped by request while the database was unreachable' },
           summary: null,
           rejectedWrites: carried.rejectedWrites,
-        });
-        const message = rootMessage(e);
-        const first = lostSince === null;
-        lostSince ??= Date.now();
-        if (Date.now() - lostSince >= reconnectMs)
-          throw new StoreError(
-            redactLocation(o.store),
-            'unreachable',
-            `${redactLocation(o.store)}: lost the connection to PostgreSQL and ${reconnectMs ? `could not reconnect within ${reconnectMs / 1000} s` : 'did not reconnect (--reconnect-seconds 0)'} (last: ${message}); the rounds committed so far are kept: start the worker again once the server is back`,
-            { cause: e },
-          );
-        if (session.progress) for (const k of COUNTERS) carried[k] += session.progress[k];
-        session.progress = null;
-        if (o.signal?.aborted) return stoppedWhileDown();
-        const waitMs = Math.min(1000 * 2 ** retries++, 15_000);
-        hooks.onNote?.(
-          first
-            ? `lost the connection to the database (${message}); generations in flight are abandoned, committed rounds are kept; reconnecting in ${waitMs / 1000} s`
-            : `still cannot reach the database (${message}); next try in ${waitMs / 1000} s`,
-        );
-        if (!(await pause(waitMs, o.signal))) return stoppedWhileDown();
-      } finally {
-        if (store) await closeWithin(store, 5000);
-      }
-    }
+        }),
+      },
+    );
   } finally {
     for (const c of contexts.values()) await c.then((ctx) => ctx.model.close?.()).catch(() => undefined);
   }
-}
-
-/** The innermost message of an error and the errors it wraps (`cause`): what the driver or the socket said. */
-function rootMessage(e: unknown): string {
-  let err = e as { message?: unknown; cause?: unknown } | undefined;
-  for (let depth = 0; depth < 8 && err && typeof err === 'object' && err.cause && typeof err.cause === 'object'; depth++)
-    err = err.cause as typeof err;
-  return typeof err?.message === 'string' ? err.message : String(e);
-}
-
-/** Closes a store, waiting at most `ms`: a server that went away may never answer the goodbye. */
-async function closeWithin(store: RunStore, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([store.close().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
-
-/** Waits `ms`; false when `signal` aborts first. */
-function pause(ms: number, signal?: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      resolve(ok);
-    };
-    const onAbort = () => done(false);
-    const timer = setTimeout(() => done(true), ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** One registration of the worker on one open store: runs until done, stopped, or the store fails. */

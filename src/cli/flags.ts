@@ -172,6 +172,10 @@ export function sessionOptionsFromFlags(
 
 // ---- the run store: the same flag on every command that takes one --------------------------------
 
+/** `--reconnect-seconds` of the commands that work on a PostgreSQL store for long (worker, run). */
+export const RECONNECT_HELP =
+  'after losing the database connection, keep trying to reconnect this long before giving up (0 = give up at once)';
+
 export const STORE_HELP = 'run store: a SQLite file, or postgres://user@host:port/db[?schema=name] (default: $REVLOOP_STORE, else runs.db)';
 
 /** `--store` (a SQLite path or a PostgreSQL URL), else $REVLOOP_STORE, else runs.db (or an error when `required` names the command). */

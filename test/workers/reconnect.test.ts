@@ -3,7 +3,8 @@
 // refuses new ones for a while, as a server restart or a network cut would) and the worker
 // reconnects, registers anew and finishes the run — every round once, the audit passing, the export
 // that of an uninterrupted SQLite process. Without a server for longer than --reconnect-seconds it
-// gives up with a message that says so. Which failures count as a lost connection is tested too.
+// gives up with a message that says so. `revloop run` on PostgreSQL (one worker on its own run)
+// reconnects the same way. Which failures count as a lost connection is tested too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, createServer, type Socket } from 'node:net';
@@ -16,6 +17,7 @@ import { writeCaseSet } from '../../src/core/cases/write.ts';
 import { StoreError } from '../../src/core/errors.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
+import type { RunProgress } from '../../src/engine/run.ts';
 import type { WorkerProgress } from '../../src/engine/worker.ts';
 import { isConnectionLoss } from '../../src/store/connection-loss.ts';
 import { LeaseLostError, openStore } from '../../src/store/store.ts';
@@ -81,8 +83,8 @@ async function withPlannedRun(
 }
 
 /** A progress hook that cuts the proxy's connections once, the first time `when` holds. */
-function cutOnce(proxy: { cut(downMs: number): void }, downMs: number, when: (p: WorkerProgress) => boolean) {
-  const hook = (p: WorkerProgress) => {
+function cutOnce<P = WorkerProgress>(proxy: { cut(downMs: number): void }, downMs: number, when: (p: P) => boolean) {
+  const hook = (p: P) => {
     if (!hook.cut && when(p)) {
       hook.cut = true;
       proxy.cut(downMs);
@@ -120,24 +122,74 @@ test(
       assert.equal(outcome.summary?.pending, 0);
       assert.equal(outcome.worker, started[1]);
 
+      await assertEveryRoundOnce(pg, lite, cases, outcome.progress.rounds);
+    }),
+);
+
+test(
+  '`revloop run` on PostgreSQL reconnects the same way: its connections cut mid-run, it finishes the run, counting both sessions',
+  { skip: PG_SKIP },
+  () =>
+    withPlannedRun(MODEL, async ({ pg, lite, proxy, cases }) => {
+      const notes: string[] = [];
+      const seen: RunProgress[] = [];
+      const cut = cutOnce<RunProgress>(proxy, 1500, (p) => p.rounds >= 8);
+      const outcome = await runCases(
+        { cases, model: MODEL, store: proxy.url(pg.location), runId: 'r', concurrency: 4, reconnectSeconds: 60 },
+        {
+          onNote: (t) => notes.push(t),
+          onProgress: (p) => {
+            seen.push(p);
+            cut(p);
+          },
+        },
+      );
+      assert.ok(cut.cut, 'the connections were cut mid-run');
+      assert.match(
+        notes[0] ?? '',
+        /^lost the connection to the database \(.+\); generations in flight are abandoned, committed rounds are kept; reconnecting in 1 s$/,
+      );
+      const { result, summary } = outcome;
+      assert.equal(result.stopped, null);
+      assert.equal(summary.pending, 0);
+      assert.equal(summary.complete, summary.cases);
+      // Counted over both sessions, as if uninterrupted: nothing was complete when the command started.
+      assert.equal(result.resumed, true, 'the run was planned before the command');
+      assert.deepEqual([result.progress.skipped, result.progress.done], [0, summary.cases]);
+      for (let i = 1; i < seen.length; i++)
+        assert.ok(seen[i].skipped + seen[i].done >= seen[i - 1].skipped + seen[i - 1].done, 'progress never goes back');
       const store = await openStore(pg.location, { readonly: true });
       try {
-        const events = await store.readEvents('r');
-        const drafts = events.filter((e) => e.type === 'draft_accepted').map((e) => `${e.caseIndex}:${e.revision}`);
-        assert.equal(new Set(drafts).size, drafts.length, 'no round twice');
-        // Rounds whose commit was under way at the cut may be stored without being counted.
-        const r = outcome.progress.rounds;
-        assert.ok(r <= drafts.length && r >= drafts.length - 4, `the progress counts both sessions: ${r} of ${drafts.length} rounds`);
-        const audit = await auditRun(store, 'r', getFamily);
-        assert.deepEqual(audit.discrepancies.map(formatDiscrepancy), []);
+        const sessions = (await store.readEvents('r')).filter((e) => e.type === 'session_started');
+        assert.equal(sessions.length, 2, 'one session before the cut, one after');
       } finally {
         await store.close();
       }
-      await runCases({ cases, model: MODEL, store: lite.location, runId: 'r' });
-      const exported = async (location: string) => (await exportRun({ store: location, runId: 'r', format: 'paper', output: null })).text;
-      assert.equal(await exported(pg.location), await exported(lite.location), 'the export of one uninterrupted SQLite process');
+      await assertEveryRoundOnce(pg, lite, cases, result.progress.rounds);
     }),
 );
+
+/** The run 'r' in PostgreSQL holds every round once, passes its audit, and exports as one uninterrupted SQLite process. */
+async function assertEveryRoundOnce(pg: TestStore, lite: TestStore, cases: string, countedRounds: number): Promise<void> {
+  const store = await openStore(pg.location, { readonly: true });
+  try {
+    const events = await store.readEvents('r');
+    const drafts = events.filter((e) => e.type === 'draft_accepted').map((e) => `${e.caseIndex}:${e.revision}`);
+    assert.equal(new Set(drafts).size, drafts.length, 'no round twice');
+    // Rounds whose commit was under way at the cut may be stored without being counted.
+    assert.ok(
+      countedRounds <= drafts.length && countedRounds >= drafts.length - 4,
+      `the progress counts both sessions: ${countedRounds} of ${drafts.length} rounds`,
+    );
+    const audit = await auditRun(store, 'r', getFamily);
+    assert.deepEqual(audit.discrepancies.map(formatDiscrepancy), []);
+  } finally {
+    await store.close();
+  }
+  await runCases({ cases, model: MODEL, store: lite.location, runId: 'r' });
+  const exported = async (location: string) => (await exportRun({ store: location, runId: 'r', format: 'paper', output: null })).text;
+  assert.equal(await exported(pg.location), await exported(lite.location), 'the export of one uninterrupted SQLite process');
+}
 
 test(
   'a worker without a server for longer than reconnectSeconds gives up, saying so; one that cannot connect at start fails at once',

@@ -10,6 +10,7 @@ import {
   banFlag,
   historyFlag,
   modelOptionsFromFlags,
+  RECONNECT_HELP,
   sessionOptionsFromFlags,
   STORE_HELP,
   storeFlag,
@@ -31,6 +32,7 @@ interface RunFlags extends ModelFlags {
   runId?: string;
   workers?: string;
   leaseSeconds?: string;
+  reconnectSeconds?: string;
   budget?: string;
   history?: string;
   harness?: string;
@@ -80,7 +82,8 @@ export function register(program: Command): void {
       '0: plan the run (or check its plan and reopen protocol-incomplete trajectories) and run nothing; 1: run it here',
       '1',
     )
-    .option('--lease-seconds <s>', 'PostgreSQL: how long a claim on a trajectory lasts without renewal', '60');
+    .option('--lease-seconds <s>', 'PostgreSQL: how long a claim on a trajectory lasts without renewal', '60')
+    .option('--reconnect-seconds <s>', `PostgreSQL: ${RECONNECT_HELP}`, '300');
   addModelOptions(cmd).action(async (flags: RunFlags) => {
     const { tuneV8ForBatch } = await import('../jit.ts');
     tuneV8ForBatch();
@@ -110,6 +113,7 @@ const RESUME_FLAGS: ReadonlyArray<[keyof RunFlags, string, string | undefined]> 
   ['maxConsecutiveFailures', '--max-consecutive-failures', '3'],
   ['ifevalMode', '--ifeval-mode', 'strict'],
   ['leaseSeconds', '--lease-seconds', '60'],
+  ['reconnectSeconds', '--reconnect-seconds', '300'],
 ];
 
 /**
@@ -157,6 +161,7 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
     runId: flags.runId,
     workers: workersFlag(flags.workers),
     leaseSeconds: wholeNumber('--lease-seconds', flags.leaseSeconds, { min: 1, max: 86_400 }),
+    reconnectSeconds: wholeNumber('--reconnect-seconds', flags.reconnectSeconds, { min: 0, max: 86_400 }),
     budget: budgetFlag(flags.budget, 8),
     history: historyFlag(flags.history),
     harness: flags.harness,

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
 import { redactLocation } from '../../store/store.ts';
-import { collect, numberFlag, sessionOptionsFromFlags, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
+import { collect, numberFlag, RECONNECT_HELP, sessionOptionsFromFlags, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
 import { commandLine } from '../invocation.ts';
 import { lineProgress } from '../progress.ts';
 import { stoppedExitCode, stoppedWord } from '../run-outcome.ts';
@@ -42,11 +42,7 @@ export function register(program: Command): void {
     .option('--concurrency <n>', 'trajectories in flight at once', '4')
     .option('--lease-seconds <s>', 'how long a claim lasts without renewal (the heartbeat renews it every third of that)', '60')
     .option('--max-consecutive-failures <n>', 'stop after n protocol-incomplete trajectories in a row (0 = never)', '3')
-    .option(
-      '--reconnect-seconds <s>',
-      'after losing the database connection, keep trying to reconnect this long before giving up (0 = give up at once)',
-      '300',
-    )
+    .option('--reconnect-seconds <s>', RECONNECT_HELP, '300')
     .option('--plugin <module>', 'load a module that registers more families (repeatable; as the run was planned)', collect, [])
     .option('--timeout <seconds>', 'per-attempt timeout for HTTP models (default 180)')
     .option('--retries <n>', 'retries after a failed HTTP attempt (default 4)')
