@@ -245,6 +245,44 @@ test(
     }),
 );
 
+test(
+  'Ctrl-C while the server is away: the worker stops as interrupted, `revloop run` with an error that says how to resume',
+  { skip: PG_SKIP },
+  () =>
+    withPlannedRun(MODEL, async ({ pg, proxy, cases }) => {
+      // Stop once the first "lost the connection" note is out, while the server stays away.
+      const stopOnLoss = () => {
+        const ac = new AbortController();
+        return { signal: ac.signal, onNote: (t: string) => void (t.startsWith('lost the connection') && ac.abort()) };
+      };
+      const w = stopOnLoss();
+      const outcome = await workCommand(
+        { store: proxy.url(pg.location), runId: 'r', concurrency: 2, reconnectSeconds: 60, signal: w.signal },
+        { onNote: w.onNote, onProgress: cutOnce(proxy, 60_000, (p) => p.rounds >= 2) },
+      );
+      assert.deepEqual(outcome.stopped, { reason: 'interrupted', message: 'stopped by request while the database was unreachable' });
+      assert.ok(outcome.progress.rounds >= 2, 'the rounds of the session before the loss are counted');
+
+      const again = await cuttableProxy(new URL(pg.location));
+      const r = stopOnLoss();
+      await assert.rejects(
+        runCases(
+          { cases, model: MODEL, store: again.url(pg.location), runId: 'r', concurrency: 2, reconnectSeconds: 60, signal: r.signal },
+          { onNote: r.onNote, onProgress: cutOnce<RunProgress>(again, 60_000, (p) => p.rounds >= 2) },
+        ),
+        (e: unknown) => {
+          assert.ok(e instanceof StoreError && e.reason === 'unreachable', String(e));
+          assert.match(
+            e.message,
+            /stopped by request while PostgreSQL was unreachable \(last: .+\); the rounds committed so far are kept: run the same command again once the server is back$/,
+          );
+          return true;
+        },
+      );
+      again.close();
+    }),
+);
+
 test('isConnectionLoss: lost sessions and unreachable servers, through wrapped causes; refusals are not', () => {
   const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code });
   for (const e of [
