@@ -127,8 +127,29 @@ export async function runContext(store: RunStore, runId: string, modelOptions: M
 export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = {}): Promise<WorkerOutcome> {
   const concurrency = o.concurrency ?? 4;
   const modelOptions: ModelOptions = { concurrency, ...(o.modelOptions ?? {}) };
-  // Models outlive a reconnection (an in-process model keeps its weights loaded).
+  // Models outlive a reconnection (an in-process model keeps its weights loaded). A worker on every
+  // run moves from run to run: a run's model is closed once none of its trajectories is in flight
+  // here while another run's are (a sweep of GGUF models holds one or two models, not all of them),
+  // and built again if that run needs this worker later. With one run in use nothing is closed.
   const contexts = new Map<string, Promise<RunContext>>();
+  const users = new Map<string, number>();
+  const closing: Array<Promise<unknown>> = [];
+  const closeIdle = () => {
+    if (![...users.values()].some((n) => n > 0)) return;
+    for (const [runId, c] of contexts) {
+      if (users.get(runId)) continue;
+      contexts.delete(runId);
+      users.delete(runId);
+      closing.push(
+        c
+          .then(async (ctx) => {
+            await ctx.model.close?.();
+            hooks.onNote?.(`run '${runId}': none of its trajectories is in flight here; its model (${ctx.model.label}) is closed`);
+          })
+          .catch(() => undefined),
+      );
+    }
+  };
   const carried = Object.fromEntries(COUNTERS.map((k) => [k, 0])) as Record<(typeof COUNTERS)[number], number>;
   const withCarried = (p: WorkerProgress): WorkerProgress => {
     const out = { ...p };
@@ -161,6 +182,7 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
             hooks.onProgress?.(withCarried(p));
           },
           context: (runId) => {
+            users.set(runId, (users.get(runId) ?? 0) + 1);
             let c = contexts.get(runId);
             if (!c) {
               c = runContext(store, runId, modelOptions).then(
@@ -174,8 +196,15 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
                 },
               );
               contexts.set(runId, c);
+              closeIdle();
             }
             return c;
+          },
+          contextDone: (runId) => {
+            const n = (users.get(runId) ?? 0) - 1;
+            if (n > 0 || contexts.has(runId)) users.set(runId, Math.max(n, 0));
+            else users.delete(runId);
+            closeIdle();
           },
         });
         return { ...outcome, progress: withCarried(outcome.progress), rejectedWrites: outcome.rejectedWrites + carried.rejectedWrites };
@@ -196,6 +225,7 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
     );
   } finally {
     for (const c of contexts.values()) await c.then((ctx) => ctx.model.close?.()).catch(() => undefined);
+    await Promise.all(closing);
   }
 }
 
@@ -204,7 +234,7 @@ async function workSession(
   store: RunStore,
   o: WorkerCommandOptions,
   concurrency: number,
-  hooks: WorkerHooks & { context(runId: string): Promise<RunContext> },
+  hooks: WorkerHooks & { context(runId: string): Promise<RunContext>; contextDone(runId: string): void },
 ): Promise<WorkerOutcome> {
   if (!store.leases)
     throw new UserError(
@@ -224,6 +254,7 @@ async function workSession(
     maxConsecutiveFailures: o.maxConsecutiveFailures ?? 3,
     sessionOptions: o.sessionOptions,
     context: hooks.context,
+    contextDone: hooks.contextDone,
     onStart: (worker) => hooks.onStart?.({ worker, store: store.location }),
     onProgress: hooks.onProgress,
     onNote: hooks.onNote,

@@ -19,8 +19,13 @@ export interface WorkerOptions {
   store: RunStore;
   /** Work on this run only (otherwise on every run with pending trajectories, oldest first). */
   runId?: string;
-  /** Model, protocol and families of a run (called once per run; throw to refuse the run). */
+  /** Model, protocol and families of a run, asked for by each of its trajectories (cache it; throw to refuse the run). */
   context(runId: string): Promise<RunContext>;
+  /**
+   * Called once for every `context(runId)` call, when that trajectory is over here (whether the
+   * context was built or not): a caller that caches contexts can tell when none of a run's is in use.
+   */
+  contextDone?(runId: string): void;
   /** Trajectories in flight at once. */
   concurrency: number;
   /** How long a claim lasts without renewal. */
@@ -244,6 +249,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
       if (task.lost || controller.signal.aborted) return;
       fail(e);
     } finally {
+      o.contextDone?.(lease.runId);
       controller.signal.removeEventListener('abort', onStop);
       tasks.delete(leaseKey(lease));
       report();
