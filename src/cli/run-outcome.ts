@@ -1,6 +1,7 @@
 // How a trajectory run ends on the terminal (`run`, `experiment`, `worker`): a run that stopped
-// early says how far it got and exits 130 (an interrupt, as a shell reports Ctrl-C) or 3 (stopped
-// after provider failures); protocol-incomplete trajectories are retried by the same command.
+// early says how far it got and exits 130 or 143 (stopped by Ctrl-C or SIGTERM, signals.ts) or 3
+// (stopped after provider failures); protocol-incomplete trajectories are retried by the same command.
+import { interruptedExitCode } from './signals.ts';
 
 type Out = { write(s: string): unknown };
 
@@ -11,7 +12,7 @@ interface Stopped {
 
 /** The exit code of a run that stopped early. */
 export function stoppedExitCode(stopped: Stopped): number {
-  return stopped.reason === 'interrupted' ? 130 : 3;
+  return stopped.reason === 'interrupted' ? interruptedExitCode() : 3;
 }
 
 /** The first words of the line that says a run stopped early. */

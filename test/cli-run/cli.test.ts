@@ -88,44 +88,60 @@ test('run, resume, plan refusal, runs, audit (pass and tamper), export: exit cod
   assert.match(badHistory.err, /--history: unknown history policy 'tail'; use full, last:K/);
 });
 
-test('Ctrl-C stops cleanly: consistent store, resume message, and the resumed run equals an uninterrupted one', async () => {
-  const { cases, db, dir } = await setup();
-  const args = ['run', '--cases', cases, '--model', 'sim:stubborn?latency_ms=40', '--store', db, '--concurrency', '2', '--run-id', 'slow'];
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: userEnv() });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 50));
-    assert.ok(Date.now() < deadline, 'the run started writing');
-    if (!existsSync(db)) continue;
-    const s = await openStore(db, { readonly: true });
-    const rounds = (await s.listRuns())[0]?.rounds ?? 0;
-    await s.close();
-    if (rounds >= 5) break;
-  }
-  child.kill('SIGINT');
-  assert.equal(await exited, 130, out + err);
-  assert.match(err, /revloop: stopping: in-flight calls are abandoned/);
-  assert.match(out, /^interrupted: stopped by request; \d+ of 10 trajectories finished \[SIMULATED\]$/m);
-  assert.match(out, /the store is consistent; resume with the same command:\n {2}revloop run --cases .* --run-id slow/);
-  const mid = cli(['audit', '--store', db, '--run', 'slow']);
-  assert.equal(mid.code, 0, mid.out);
-  assert.match(mid.out, /trajectories not finished/);
+for (const [signal, code, said] of [
+  ['SIGINT', 130, /revloop: stopping: in-flight calls are abandoned/],
+  ['SIGTERM', 143, /revloop: stopping \(SIGTERM\): in-flight calls are abandoned/],
+] as const)
+  test(`${signal === 'SIGINT' ? 'Ctrl-C' : 'SIGTERM (how service managers stop a process)'} stops cleanly: consistent store, resume message, exit ${code}, and the resumed run equals an uninterrupted one`, async () => {
+    const { cases, db, dir } = await setup();
+    const args = [
+      'run',
+      '--cases',
+      cases,
+      '--model',
+      'sim:stubborn?latency_ms=40',
+      '--store',
+      db,
+      '--concurrency',
+      '2',
+      '--run-id',
+      'slow',
+    ];
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: userEnv() });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 50));
+      assert.ok(Date.now() < deadline, 'the run started writing');
+      if (!existsSync(db)) continue;
+      const s = await openStore(db, { readonly: true });
+      const rounds = (await s.listRuns())[0]?.rounds ?? 0;
+      await s.close();
+      if (rounds >= 5) break;
+    }
+    child.kill(signal);
+    assert.equal(await exited, code, out + err);
+    assert.match(err, said);
+    assert.match(out, /^interrupted: stopped by request; \d+ of 10 trajectories finished \[SIMULATED\]$/m);
+    assert.match(out, /the store is consistent; resume with the same command:\n {2}revloop run --cases .* --run-id slow/);
+    const mid = cli(['audit', '--store', db, '--run', 'slow']);
+    assert.equal(mid.code, 0, mid.out);
+    assert.match(mid.out, /trajectories not finished/);
 
-  const resumed = cli(args);
-  assert.equal(resumed.code, 0, resumed.err);
-  assert.match(resumed.out, /resuming \(\d+ of 10 trajectories already complete\)/);
-  const ref = cli([...args.slice(0, 6), join(dir, 'ref.db'), '--concurrency', '2', '--run-id', 'slow']);
-  assert.equal(ref.code, 0, ref.err);
-  const a = await openStore(db, { readonly: true });
-  const b = await openStore(join(dir, 'ref.db'), { readonly: true });
-  assert.deepEqual(await a.loadTrajectories(['slow']), await b.loadTrajectories(['slow']));
-  assert.equal(cli(['audit', '--store', db, '--run', 'slow']).code, 0);
-});
+    const resumed = cli(args);
+    assert.equal(resumed.code, 0, resumed.err);
+    assert.match(resumed.out, /resuming \(\d+ of 10 trajectories already complete\)/);
+    const ref = cli([...args.slice(0, 6), join(dir, 'ref.db'), '--concurrency', '2', '--run-id', 'slow']);
+    assert.equal(ref.code, 0, ref.err);
+    const a = await openStore(db, { readonly: true });
+    const b = await openStore(join(dir, 'ref.db'), { readonly: true });
+    assert.deepEqual(await a.loadTrajectories(['slow']), await b.loadTrajectories(['slow']));
+    assert.equal(cli(['audit', '--store', db, '--run', 'slow']).code, 0);
+  });
 
 test('demo: bundled cases, simulated controllers, a SIMULATED table and the next commands', { skip: punkt.skip }, async () => {
   const dir = tempDir('revloop-demo-');

@@ -152,6 +152,67 @@ test('PostgreSQL: a worker runs a harness run (--harness, --ban) as planned, and
   }
 });
 
+test(
+  'PostgreSQL: SIGTERM stops a worker cleanly (exit 143, leases given back, unregistered), and another worker finishes the run',
+  { skip: PG_SKIP },
+  async () => {
+    const s = testStore('postgres');
+    const lite = testStore('sqlite');
+    try {
+      const cases = join(lite.another(), '..', 'cases.jsonl');
+      await writeCaseSet(cases, exactLengthDemoCases());
+      const store = s.location;
+      const plan = await cli([
+        'run',
+        '--cases',
+        cases,
+        '--model',
+        'sim:steady?latency_ms=100',
+        '--run-id',
+        'p',
+        '--workers',
+        '0',
+        '--store',
+        store,
+      ]);
+      assert.equal(plan.status, 0, plan.stderr);
+      const worker = spawn(process.execPath, [BIN, 'worker', '--store', store, '--run', 'p', '--concurrency', '2'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: userEnv(),
+      });
+      let out = '';
+      let err = '';
+      worker.stdout.on('data', (d) => (out += d));
+      worker.stderr.on('data', (d) => (err += d));
+      const exited = new Promise<number | null>((r) => worker.on('exit', (code) => r(code)));
+      // Once it has committed rounds and holds leases.
+      for (let i = 0; i < 200; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const json = JSON.parse((await cli(['runs', '--workers', '--json', '--store', store])).stdout) as Array<{ leases: unknown[] }>;
+        const st = await openStore(store, { readonly: true });
+        const rounds = (await st.getRun('p'))?.summary.rounds ?? 0;
+        await st.close();
+        if (rounds >= 3 && json[0]?.leases.length) break;
+      }
+      worker.kill('SIGTERM');
+      assert.equal(await exited, 143, out + err);
+      assert.match(err, /revloop: stopping \(SIGTERM\): in-flight generations are abandoned and their leases given back/);
+      assert.match(out, /^interrupted: stopped by request; its trajectories are free for other workers$/m);
+      const [gone] = JSON.parse((await cli(['runs', '--workers', '--json', '--store', store])).stdout);
+      assert.equal(gone.alive, false);
+      assert.ok(gone.stoppedAt, 'unregistered, not left to expire');
+      assert.deepEqual(gone.leases, []);
+      const next = await cli(['worker', '--store', store, '--run', 'p', '--concurrency', '4']);
+      assert.equal(next.status, 0, next.stderr);
+      const audit = await cli(['audit', '--store', store, '--run', 'p']);
+      assert.equal(audit.status, 0, audit.stdout);
+    } finally {
+      await s.cleanup();
+      await lite.cleanup();
+    }
+  },
+);
+
 test('runs: the leases cell groups a worker’s trajectories by run, counts from 1, marks expired leases and shortens long lists', async () => {
   const { leasesCell } = await import('../../src/cli/commands/runs.ts');
   const lease = (runId: string, caseIndex: number, expired = false) => ({ runId, caseIndex, epoch: 1, expiresAt: '', expired });

@@ -5,7 +5,7 @@ import { simulatedPrefix } from '../../core/simulated.ts';
 import { addModelOptions, modelOptionsFromFlags, STORE_HELP, storeFlag, wholeNumber, type ModelFlags } from '../flags.ts';
 import { redactLocation } from '../../store/store.ts';
 import { lineProgress } from '../progress.ts';
-import { interruptible } from '../signals.ts';
+import { interruptedExitCode, interruptible } from '../signals.ts';
 
 interface AgentFlags extends ModelFlags {
   model?: string;
@@ -99,5 +99,5 @@ async function agentAction(flags: AgentFlags): Promise<number> {
   ).finally(() => progress?.finish());
   const interrupted = outcome.runs.some((r) => r.status === 'interrupted');
   const failures = outcome.runs.reduce((n, r) => n + r.failed, 0);
-  return interrupted ? 130 : failures ? 1 : 0;
+  return interrupted ? interruptedExitCode() : failures ? 1 : 0;
 }

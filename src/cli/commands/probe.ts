@@ -9,7 +9,7 @@ import { addModelOptions, modelOptionsFromFlags, numberFlag, STORE_HELP, storeFl
 import { redactLocation } from '../../store/store.ts';
 import { lineProgress } from '../progress.ts';
 import { forPeople, inputPath, isStdout } from '../stdio.ts';
-import { interruptible } from '../signals.ts';
+import { interruptedExitCode, interruptible } from '../signals.ts';
 
 interface ItemFlags {
   items?: string;
@@ -239,5 +239,5 @@ async function probeAction(flags: ProbeFlags): Promise<number> {
       }) + '\n',
     );
   }
-  return r.status === 'interrupted' ? 130 : 0;
+  return r.status === 'interrupted' ? interruptedExitCode() : 0;
 }
