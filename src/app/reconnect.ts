@@ -1,10 +1,11 @@
 // The one reconnection policy of the commands that work on a PostgreSQL store for a long time
-// (`revloop worker`, and `revloop run` as one worker on its own run): a lost database connection (a
-// server restart or failover, a network cut) ends the session the way a kill would (its in-flight
-// generations are abandoned, its leases are free at once since its database session is gone), and
-// the command opens the store again and starts a new session, backing off from 1 s to 15 s, for up
-// to `reconnectMs` without a connection. Only after a session has connected: a server that cannot be
-// reached at start is an error to report at once (a wrong host should not wait five minutes).
+// (`revloop worker`, and `revloop run` as one worker on its own run). A lost database connection (a
+// server restart or failover, a network cut) ends the session the way a kill would: its in-flight
+// generations are abandoned, and its leases are free at once since its database session is gone.
+// The command then opens the store again and starts a new session, backing off from 1 s to 15 s,
+// for up to `--reconnect-seconds` (default 300) without a connection. Only after a session has
+// connected: a server that cannot be reached at start is an error to report at once (a wrong host
+// should not wait five minutes).
 import { StoreError } from '../core/errors.ts';
 import { isConnectionLoss } from '../store/connection-loss.ts';
 import { openStore, redactLocation, type RunStore } from '../store/store.ts';
@@ -12,10 +13,8 @@ import { openStore, redactLocation, type RunStore } from '../store/store.ts';
 export interface ReconnectOptions {
   /** The store's location (shown redacted). */
   store: string;
-  /** How long to keep trying without a connection (0: give up at the first loss). */
-  reconnectMs: number;
-  /** The flag that sets `reconnectMs`, named when it is 0. */
-  flag: string;
+  /** How long to keep trying without a connection, in seconds (default 300; 0: give up at the first loss). */
+  reconnectSeconds?: number;
   /** What to do once the server is back, ending the give-up message ("start the worker again"). */
   restart: string;
   signal?: AbortSignal;
@@ -39,6 +38,7 @@ export async function withReconnection<T>(
   on: { lost?(): void; stoppedWhileDown(message: string): T },
 ): Promise<T> {
   const shown = redactLocation(o.store);
+  const reconnectMs = (o.reconnectSeconds ?? 300) * 1000;
   let everConnected = false;
   let lostSince: number | null = null;
   let retries = 0;
@@ -60,11 +60,11 @@ export async function withReconnection<T>(
       const message = rootMessage(e);
       const first = lostSince === null;
       lostSince ??= Date.now();
-      if (Date.now() - lostSince >= o.reconnectMs)
+      if (Date.now() - lostSince >= reconnectMs)
         throw new StoreError(
           shown,
           'unreachable',
-          `${shown}: lost the connection to PostgreSQL and ${o.reconnectMs ? `could not reconnect within ${o.reconnectMs / 1000} s` : `did not reconnect (${o.flag} 0)`} (last: ${message}); the rounds committed so far are kept: ${o.restart} once the server is back`,
+          `${shown}: lost the connection to PostgreSQL and ${reconnectMs ? `could not reconnect within ${reconnectMs / 1000} s` : 'did not reconnect (--reconnect-seconds 0)'} (last: ${message}); the rounds committed so far are kept: ${o.restart} once the server is back`,
           { cause: e },
         );
       on.lost?.();

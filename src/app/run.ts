@@ -204,8 +204,7 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
     return await withReconnection(
       {
         store: o.store,
-        reconnectMs: (o.reconnectSeconds ?? 300) * 1000,
-        flag: '--reconnect-seconds',
+        reconnectSeconds: o.reconnectSeconds,
         restart: 'run the same command again',
         signal: o.signal,
         onNote: hooks.onNote,

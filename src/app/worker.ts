@@ -161,8 +161,7 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
     return await withReconnection(
       {
         store: o.store,
-        reconnectMs: (o.reconnectSeconds ?? 300) * 1000,
-        flag: '--reconnect-seconds',
+        reconnectSeconds: o.reconnectSeconds,
         restart: 'start the worker again',
         signal: o.signal,
         onNote: hooks.onNote,

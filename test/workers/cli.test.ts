@@ -3,12 +3,13 @@
 // lists live workers and their leases, and no command prints a password.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { writeCaseSet } from '../../src/core/cases/write.ts';
 import { openStore } from '../../src/store/store.ts';
 import { PG_SKIP, PG_URL, testStore } from '../store/backends.ts';
+import { withDemoCases } from './fixtures.ts';
 import { userEnv } from '../cli/cli.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
@@ -27,6 +28,17 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: num
       resolve({ status, stdout, stderr });
     });
   });
+}
+
+/** A worker process, its output as it comes, and its exit code once it exits. */
+function startWorker(args: string[]): { child: ChildProcess; out: () => string; err: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [BIN, 'worker', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: userEnv() });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return { child, out: () => out, err: () => err, exited };
 }
 
 test('SQLite: REVLOOP_STORE names the store; --workers 0 plans without running; the worker refuses SQLite', async () => {
@@ -68,38 +80,22 @@ test('SQLite: REVLOOP_STORE names the store; --workers 0 plans without running; 
   }
 });
 
-test('PostgreSQL: plan, a worker runs it and exits 0, runs lists the worker; passwords are never printed', { skip: PG_SKIP }, async () => {
-  const s = testStore('postgres');
-  const lite = testStore('sqlite');
-  try {
-    const cases = join(lite.another(), '..', 'cases.jsonl');
-    await writeCaseSet(cases, exactLengthDemoCases());
+/** `revloop run … --workers 0` of the demo cases into `store` as run `runId`. */
+async function plan(cases: string, store: string, runId: string, ...more: string[]) {
+  const planned = await cli(['run', '--cases', cases, '--store', store, '--run-id', runId, '--workers', '0', ...more]);
+  assert.equal(planned.status, 0, planned.stderr);
+  return planned;
+}
+
+test('PostgreSQL: plan, a worker runs it and exits 0, runs lists the worker; passwords are never printed', { skip: PG_SKIP }, () =>
+  withDemoCases(async ({ pg, cases }) => {
     // A password in the URL (the test server trusts local connections and ignores it).
-    const url = new URL(s.location);
+    const url = new URL(pg.location);
     url.password = 'hunter2';
     const store = url.toString();
-    const plan = await cli([
-      'run',
-      '--cases',
-      cases,
-      '--model',
-      'sim:steady?latency_ms=200',
-      '--run-id',
-      'p',
-      '--workers',
-      '0',
-      '--store',
-      store,
-    ]);
-    assert.equal(plan.status, 0, plan.stderr);
-    assert.match(plan.stdout, /^next: (npx )?revloop worker --store '?postgres:\/\/[^ ]*:\*\*\*@/m);
-    const worker = spawn(process.execPath, [BIN, 'worker', '--store', store, '--run', 'p', '--concurrency', '2'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    worker.stdout.on('data', (d) => (out += d));
-    worker.stderr.on('data', (d) => (out += d));
-    const exited = new Promise<number | null>((r) => worker.on('exit', (code) => r(code)));
+    const planned = await plan(cases, store, 'p', '--model', 'sim:steady?latency_ms=200');
+    assert.match(planned.stdout, /^next: (npx )?revloop worker --store '?postgres:\/\/[^ ]*:\*\*\*@/m);
+    const worker = startWorker(['--store', store, '--run', 'p', '--concurrency', '2']);
     // While it works: the listing shows the run running and the worker with its leases.
     let listing = '';
     for (let i = 0; i < 200 && !/leases held/.test(listing); i++) {
@@ -111,80 +107,43 @@ test('PostgreSQL: plan, a worker runs it and exits 0, runs lists the worker; pas
     assert.match(listing, /│ p +│ running/);
     assert.match(listing, /\(\d leased\)/);
     assert.match(listing, /p #\d+/);
-    assert.equal(await exited, 0, out);
-    assert.match(out, /run 'p' has no pending trajectory/);
+    assert.equal(await worker.exited, 0, worker.out() + worker.err());
+    assert.match(worker.out(), /run 'p' has no pending trajectory/);
     const json = JSON.parse((await cli(['runs', '--workers', '--json', '--store', store])).stdout);
     assert.equal(json.length, 1);
     assert.equal(json[0].alive, false);
     assert.ok(json[0].stoppedAt);
-    for (const text of [plan.stdout, plan.stderr, out, listing]) assert.doesNotMatch(text, /hunter2/);
+    for (const text of [planned.stdout, planned.stderr, worker.out(), worker.err(), listing]) assert.doesNotMatch(text, /hunter2/);
     const audit = await cli(['audit', '--store', store, '--run', 'p']);
     assert.equal(audit.status, 0, audit.stdout);
     assert.doesNotMatch(audit.stdout, /hunter2/);
     assert.ok(PG_URL);
-  } finally {
-    await s.cleanup();
-    await lite.cleanup();
-  }
-});
+  }),
+);
 
-test('PostgreSQL: a worker runs a harness run (--harness, --ban) as planned, and the audit replays it', { skip: PG_SKIP }, async () => {
-  const s = testStore('postgres');
-  const lite = testStore('sqlite');
-  try {
-    const cases = join(lite.another(), '..', 'cases.jsonl');
-    await writeCaseSet(cases, exactLengthDemoCases());
-    const base = ['--cases', cases, '--model', 'sim:stubborn', '--store', s.location];
-    const plan = await cli(['run', ...base, '--run-id', 'h', '--harness', 'abstract', '--ban', 'failed-drafts', '--workers', '0']);
-    assert.equal(plan.status, 0, plan.stderr);
-    const worker = await cli(['worker', '--store', s.location, '--run', 'h', '--concurrency', '4']);
+test('PostgreSQL: a worker runs a harness run (--harness, --ban) as planned, and the audit replays it', { skip: PG_SKIP }, () =>
+  withDemoCases(async ({ pg, cases }) => {
+    await plan(cases, pg.location, 'h', '--model', 'sim:stubborn', '--harness', 'abstract', '--ban', 'failed-drafts');
+    const worker = await cli(['worker', '--store', pg.location, '--run', 'h', '--concurrency', '4']);
     assert.equal(worker.status, 0, worker.stderr + worker.stdout);
-    const st = await openStore(s.location, { readonly: true });
+    const st = await openStore(pg.location, { readonly: true });
     const [run] = await st.listRuns();
     assert.equal(run.status, 'complete');
     assert.match(run.protocol, /abstract/);
     await st.close();
-    const audit = await cli(['audit', '--store', s.location, '--run', 'h']);
+    const audit = await cli(['audit', '--store', pg.location, '--run', 'h']);
     assert.equal(audit.status, 0, audit.stdout + audit.stderr);
-  } finally {
-    await s.cleanup();
-    await lite.cleanup();
-  }
-});
+  }),
+);
 
 test(
   'PostgreSQL: SIGTERM stops a worker cleanly (exit 143, leases given back, unregistered), and another worker finishes the run',
   { skip: PG_SKIP },
-  async () => {
-    const s = testStore('postgres');
-    const lite = testStore('sqlite');
-    try {
-      const cases = join(lite.another(), '..', 'cases.jsonl');
-      await writeCaseSet(cases, exactLengthDemoCases());
-      const store = s.location;
-      const plan = await cli([
-        'run',
-        '--cases',
-        cases,
-        '--model',
-        'sim:steady?latency_ms=100',
-        '--run-id',
-        'p',
-        '--workers',
-        '0',
-        '--store',
-        store,
-      ]);
-      assert.equal(plan.status, 0, plan.stderr);
-      const worker = spawn(process.execPath, [BIN, 'worker', '--store', store, '--run', 'p', '--concurrency', '2'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: userEnv(),
-      });
-      let out = '';
-      let err = '';
-      worker.stdout.on('data', (d) => (out += d));
-      worker.stderr.on('data', (d) => (err += d));
-      const exited = new Promise<number | null>((r) => worker.on('exit', (code) => r(code)));
+  () =>
+    withDemoCases(async ({ pg, cases }) => {
+      const store = pg.location;
+      await plan(cases, store, 'p', '--model', 'sim:steady?latency_ms=100');
+      const worker = startWorker(['--store', store, '--run', 'p', '--concurrency', '2']);
       // Once it has committed rounds and holds leases.
       for (let i = 0; i < 200; i++) {
         await new Promise((r) => setTimeout(r, 100));
@@ -194,10 +153,10 @@ test(
         await st.close();
         if (rounds >= 3 && json[0]?.leases.length) break;
       }
-      worker.kill('SIGTERM');
-      assert.equal(await exited, 143, out + err);
-      assert.match(err, /revloop: stopping \(SIGTERM\): in-flight generations are abandoned and their leases given back/);
-      assert.match(out, /^interrupted: stopped by request; its trajectories are free for other workers$/m);
+      worker.child.kill('SIGTERM');
+      assert.equal(await worker.exited, 143, worker.out() + worker.err());
+      assert.match(worker.err(), /revloop: stopping \(SIGTERM\): in-flight generations are abandoned and their leases given back/);
+      assert.match(worker.out(), /^interrupted: stopped by request; its trajectories are free for other workers$/m);
       const [gone] = JSON.parse((await cli(['runs', '--workers', '--json', '--store', store])).stdout);
       assert.equal(gone.alive, false);
       assert.ok(gone.stoppedAt, 'unregistered, not left to expire');
@@ -206,11 +165,7 @@ test(
       assert.equal(next.status, 0, next.stderr);
       const audit = await cli(['audit', '--store', store, '--run', 'p']);
       assert.equal(audit.status, 0, audit.stdout);
-    } finally {
-      await s.cleanup();
-      await lite.cleanup();
-    }
-  },
+    }),
 );
 
 test('runs: the leases cell groups a worker’s trajectories by run, counts from 1, marks expired leases and shortens long lists', async () => {

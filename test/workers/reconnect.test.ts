@@ -8,12 +8,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, createServer, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { exportRun } from '../../src/app/export.ts';
 import { runCases } from '../../src/app/run.ts';
 import { workCommand } from '../../src/app/worker.ts';
-import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
-import { writeCaseSet } from '../../src/core/cases/write.ts';
 import { StoreError } from '../../src/core/errors.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
@@ -21,7 +18,8 @@ import type { RunProgress } from '../../src/engine/run.ts';
 import type { WorkerProgress } from '../../src/engine/worker.ts';
 import { isConnectionLoss } from '../../src/store/connection-loss.ts';
 import { LeaseLostError, openStore } from '../../src/store/store.ts';
-import { PG_SKIP, testStore, type TestStore } from '../store/backends.ts';
+import { PG_SKIP, type TestStore } from '../store/backends.ts';
+import { withDemoCases } from './fixtures.ts';
 
 const MODEL = 'sim:steady?latency_ms=15';
 
@@ -67,19 +65,15 @@ async function withPlannedRun(
   model: string,
   body: (s: { pg: TestStore; lite: TestStore; proxy: Awaited<ReturnType<typeof cuttableProxy>>; cases: string }) => Promise<void>,
 ): Promise<void> {
-  const pg = testStore('postgres');
-  const lite = testStore('sqlite');
-  const proxy = await cuttableProxy(new URL(pg.location));
-  try {
-    const cases = join(lite.another(), '..', 'cases.jsonl');
-    await writeCaseSet(cases, exactLengthDemoCases());
-    await runCases({ cases, model, store: pg.location, runId: 'r', workers: 0 });
-    await body({ pg, lite, proxy, cases });
-  } finally {
-    proxy.close();
-    await pg.cleanup();
-    await lite.cleanup();
-  }
+  await withDemoCases(async ({ pg, lite, cases }) => {
+    const proxy = await cuttableProxy(new URL(pg.location));
+    try {
+      await runCases({ cases, model, store: pg.location, runId: 'r', workers: 0 });
+      await body({ pg, lite, proxy, cases });
+    } finally {
+      proxy.close();
+    }
+  });
 }
 
 /** A progress hook that cuts the proxy's connections once, the first time `when` holds. */
