@@ -20,8 +20,10 @@ import { withReconnection } from './reconnect.ts';
 export interface WorkerCommandOptions {
   /** A PostgreSQL store (postgres://…). */
   store: string;
-  /** Only this run; the worker returns once it has no pending trajectory. Otherwise every run, until stopped. */
+  /** Only this run; the worker returns once it has no pending trajectory. Otherwise every run, until stopped (or `untilDone`). */
   runId?: string;
+  /** Without `runId`: return once no run planned for workers has a pending trajectory (a sweep planned beforehand is done). */
+  untilDone?: boolean;
   /** Trajectories in flight at once (also each model's concurrency unless modelOptions sets one). Default 4. */
   concurrency?: number;
   /** Default 60. */
@@ -248,7 +250,7 @@ async function workSession(
     leaseSeconds: o.leaseSeconds ?? 60,
     heartbeatMs: o.heartbeatMs,
     pollMs: o.pollMs,
-    untilDone: o.runId !== undefined,
+    untilDone: o.runId !== undefined || o.untilDone === true,
     signal: o.signal,
     maxConsecutiveFailures: o.maxConsecutiveFailures ?? 3,
     sessionOptions: o.sessionOptions,

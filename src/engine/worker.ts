@@ -34,7 +34,7 @@ export interface WorkerOptions {
   heartbeatMs?: number;
   /** How often to look for claimable work when there is none (default min(1 s, a quarter of the lease)). */
   pollMs?: number;
-  /** Return once `runId` has no pending trajectory left (otherwise work until stopped). */
+  /** Return once nothing is pending: in `runId`, or (without it) in any run planned for workers. Otherwise work until stopped. */
   untilDone?: boolean;
   signal?: AbortSignal;
   /** Stop after this many trajectories in a row end protocol-incomplete (0 = never). */
@@ -271,10 +271,12 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
         for (const l of claimed) void runTask(l);
         if (claimed.length) report();
       }
-      if (!claimed.length && !tasks.size && o.untilDone && o.runId) {
-        const run = await store.getRun(o.runId);
-        if (!run) throw new NotFoundError('run', o.runId, `no run '${o.runId}' in ${store.location}`);
-        if (run.summary.pending === 0) break;
+      if (!claimed.length && !tasks.size && o.untilDone) {
+        if (o.runId) {
+          const run = await store.getRun(o.runId);
+          if (!run) throw new NotFoundError('run', o.runId, `no run '${o.runId}' in ${store.location}`);
+          if (run.summary.pending === 0) break;
+        } else if ((await leases.pending()) === 0) break;
       }
       // More may be claimable at once when every free slot was filled and one freed meanwhile.
       if (dirty || (free > 0 && claimed.length === free && tasks.size < o.concurrency)) continue;

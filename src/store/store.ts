@@ -89,6 +89,11 @@ export interface LeaseSupport {
   unregister(worker: number): Promise<void>;
   /** Workers seen recently (alive, or stopped within the last hour) with their leases. */
   workers(): Promise<WorkerInfo[]>;
+  /**
+   * Pending trajectories of every run planned for workers, leased or not: 0 means a worker on every
+   * run has nothing left to wait for.
+   */
+  pending(): Promise<number>;
 }
 
 /** A second plan for an existing run (createRun, or two planners racing): refused whole. */

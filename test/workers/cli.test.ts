@@ -168,6 +168,29 @@ test(
     }),
 );
 
+test(
+  'PostgreSQL: a worker with --until-done runs every planned run and exits 0 once none has a pending trajectory',
+  { skip: PG_SKIP },
+  () =>
+    withDemoCases(async ({ pg, cases }) => {
+      for (const runId of ['a', 'b']) await plan(cases, pg.location, runId, '--model', 'sim:steady', '--limit', '3');
+      const worker = await cli(['worker', '--store', pg.location, '--until-done', '--concurrency', '2']);
+      assert.equal(worker.status, 0, worker.stderr + worker.stdout);
+      assert.match(worker.stdout, /: every run with pending trajectories, until none has any · concurrency 2/);
+      assert.match(worker.stdout, /^worker #\d+ \[SIMULATED\]: 6 claimed · 6 finished here/m);
+      assert.match(worker.stdout, /^no planned run in .+ has a pending trajectory$/m);
+      const st = await openStore(pg.location, { readonly: true });
+      assert.deepEqual(
+        (await st.listRuns()).map((r) => [r.runId, r.status]),
+        [
+          ['a', 'complete'],
+          ['b', 'complete'],
+        ],
+      );
+      await st.close();
+    }),
+);
+
 test('runs: the leases cell groups a worker’s trajectories by run, counts from 1, marks expired leases and shortens long lists', async () => {
   const { leasesCell } = await import('../../src/cli/commands/runs.ts');
   const lease = (runId: string, caseIndex: number, expired = false) => ({ runId, caseIndex, epoch: 1, expiresAt: '', expired });

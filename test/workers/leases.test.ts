@@ -273,6 +273,7 @@ test(
         },
         release: (l) => real.release(l),
         unregister: (w) => real.unregister(w),
+        pending: () => real.pending(),
         workers: () => real.workers(),
       };
       const raceful = new Proxy(store, {

@@ -12,6 +12,7 @@ import { interruptible } from '../signals.ts';
 interface WorkerFlags {
   store?: string;
   run?: string;
+  untilDone?: boolean;
   concurrency: string;
   leaseSeconds: string;
   maxConsecutiveFailures: string;
@@ -39,6 +40,7 @@ export function register(program: Command): void {
     )
     .option('--store <location>', STORE_HELP.replace('a SQLite file, or ', ''))
     .option('--run <id>', 'work on this run only, and exit once it has no pending trajectory (default: every run, until stopped)')
+    .option('--until-done', 'without --run: exit once no planned run has a pending trajectory (plan the whole sweep first)')
     .option('--concurrency <n>', 'trajectories in flight at once', '4')
     .option('--lease-seconds <s>', 'how long a claim lasts without renewal (the heartbeat renews it every third of that)', '60')
     .option('--max-consecutive-failures <n>', 'stop after n protocol-incomplete trajectories in a row (0 = never)', '3')
@@ -88,6 +90,7 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
       {
         store,
         runId: flags.run,
+        untilDone: flags.untilDone,
         concurrency,
         leaseSeconds,
         modelOptions,
@@ -99,7 +102,7 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
       {
         onStart: (s) =>
           io.out.write(
-            `worker #${s.worker} on ${shown}: ${flags.run ? `run '${flags.run}'` : 'every run with pending trajectories'} · concurrency ${concurrency} · lease ${leaseSeconds} s\n`,
+            `worker #${s.worker} on ${shown}: ${flags.run ? `run '${flags.run}'` : `every run with pending trajectories${flags.untilDone ? ', until none has any' : ''}`} · concurrency ${concurrency} · lease ${leaseSeconds} s\n`,
           ),
         onRun: (r) => {
           simulated ||= r.simulated;
@@ -139,6 +142,11 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
       );
     io.out.write(
       `next: ${commandLine(['audit', '--store', shown, '--run', s.runId])} · ${commandLine(['export', '--store', shown, '--run', s.runId, '--format', 'paper', '-o', `${s.runId}.jsonl`])}\n`,
+    );
+  } else if (flags.untilDone) {
+    io.out.write(
+      `no planned run in ${shown} has a pending trajectory\n` +
+        `next: ${commandLine(['runs', '--store', shown])} · ${commandLine(['audit', '--store', shown, '--run', 'ID'])} for each run\n`,
     );
   }
   return 0;

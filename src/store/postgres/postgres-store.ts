@@ -827,6 +827,13 @@ export class PostgresRunStore implements RunStore {
           .catch(() => undefined);
       },
       workers: () => this.workerList(),
+      pending: async () =>
+        (
+          await pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM trajectories t JOIN leases l ON l.run_id = t.run_id AND l.case_index = t.case_index
+             WHERE t.status = 'pending'`,
+          )
+        ).rows[0].n,
     };
   }
 
