@@ -188,7 +188,9 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
   // On PostgreSQL this process is one worker of its run: it outlives a lost database connection as
   // `revloop worker` does (app/reconnect.ts), and its progress and result count every session.
   const reconnects = isPostgresLocation(o.store) && o.workers !== 0;
-  let first: { prior: RunInfo | null; startedAtMs: number | null } | null = null;
+  // The first session's view: whether the run existed before this command, and when it started.
+  let first: { prior: RunInfo | null } | null = null;
+  let startedAtMs: number | null = null;
   let started = false;
   // What earlier sessions finished (their protocol-incomplete trajectories are reopened by the next).
   const carried = { done: 0, rounds: 0 };
@@ -198,19 +200,14 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
     skipped: p.skipped - carried.done,
     done: p.done + carried.done,
     rounds: p.rounds + carried.rounds,
-    startedAtMs: (first!.startedAtMs ??= p.startedAtMs),
+    startedAtMs: (startedAtMs ??= p.startedAtMs),
   });
   try {
     return await withReconnection(
-      {
-        store: o.store,
-        reconnectSeconds: o.reconnectSeconds,
-        restart: 'run the same command again',
-        signal: o.signal,
-        onNote: hooks.onNote,
-      },
+      // The command's store, reconnectSeconds and signal.
+      { ...o, restart: 'run the same command again', onNote: hooks.onNote },
       async (store, control) => {
-        first ??= { prior: await store.getRun(runId), startedAtMs: null };
+        first ??= { prior: await store.getRun(runId) };
         const prior = first.prior;
         const request = {
           store,

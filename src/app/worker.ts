@@ -158,22 +158,16 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
     for (const k of COUNTERS) out[k] += carried[k];
     return out;
   };
-  const session = { progress: null as WorkerProgress | null, registered: false, worker: 0, startedAtMs: Date.now() };
+  const session = { progress: null as WorkerProgress | null, worker: 0, startedAtMs: null as number | null };
   try {
     return await withReconnection(
-      {
-        store: o.store,
-        reconnectSeconds: o.reconnectSeconds,
-        restart: 'start the worker again',
-        signal: o.signal,
-        onNote: hooks.onNote,
-      },
+      // The command's store, reconnectSeconds and signal.
+      { ...o, restart: 'start the worker again', onNote: hooks.onNote },
       async (store, control) => {
         const outcome = await workSession(store, o, concurrency, {
           ...hooks,
           onStart: (info) => {
-            if (!session.registered) session.startedAtMs = Date.now();
-            session.registered = true;
+            session.startedAtMs ??= Date.now();
             session.worker = info.worker;
             control.connected();
             hooks.onStart?.(info);
@@ -217,7 +211,7 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
         },
         stoppedWhileDown: () => ({
           worker: session.worker,
-          progress: { worker: session.worker, ...carried, inFlight: 0, startedAtMs: session.startedAtMs },
+          progress: { worker: session.worker, ...carried, inFlight: 0, startedAtMs: session.startedAtMs ?? Date.now() },
           stopped: { reason: 'interrupted', message: 'stopped by request while the database was unreachable' },
           summary: null,
           rejectedWrites: carried.rejectedWrites,
