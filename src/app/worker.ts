@@ -24,6 +24,12 @@ export interface WorkerCommandOptions {
   runId?: string;
   /** Without `runId`: return once no run planned for workers has a pending trajectory (a sweep planned beforehand is done). */
   untilDone?: boolean;
+  /**
+   * Without `runId`: work on one run at a time, and close a run's model before building the next
+   * one's (a sweep of in-process models that do not fit in memory twice). Slots stay idle while a run's
+   * last trajectories finish here.
+   */
+  oneRunAtATime?: boolean;
   /** Trajectories in flight at once (also each model's concurrency unless modelOptions sets one). Default 4. */
   concurrency?: number;
   /** Default 60. */
@@ -133,11 +139,12 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
   // run moves from run to run: a run's model is closed once none of its trajectories is in flight
   // here while another run's are (a sweep of GGUF models holds one or two models, not all of them),
   // and built again if that run needs this worker later. With one run in use nothing is closed.
+  // One run at a time (oneRunAtATime): the previous run's model is closed before the next is built.
   const contexts = new Map<string, Promise<RunContext>>();
   const users = new Map<string, number>();
   const closing: Array<Promise<unknown>> = [];
-  const closeIdle = () => {
-    if (![...users.values()].some((n) => n > 0)) return;
+  const closeIdle = (always = false) => {
+    if (!always && ![...users.values()].some((n) => n > 0)) return;
     for (const [runId, c] of contexts) {
       if (users.get(runId)) continue;
       contexts.delete(runId);
@@ -180,7 +187,10 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
             users.set(runId, (users.get(runId) ?? 0) + 1);
             let c = contexts.get(runId);
             if (!c) {
-              c = runContext(store, runId, modelOptions).then(
+              // One run at a time: no other run's trajectory is in flight here, so its model can go first.
+              if (o.oneRunAtATime) closeIdle(true);
+              const build = () => runContext(store, runId, modelOptions);
+              c = (o.oneRunAtATime ? Promise.all(closing).then(build) : build()).then(
                 (ctx) => {
                   hooks.onRun?.({ runId, model: ctx.model.label, simulated: ctx.model.capabilities.simulated });
                   return ctx;
@@ -245,6 +255,7 @@ async function workSession(
     heartbeatMs: o.heartbeatMs,
     pollMs: o.pollMs,
     untilDone: o.runId !== undefined || o.untilDone === true,
+    oneRunAtATime: o.oneRunAtATime,
     signal: o.signal,
     maxConsecutiveFailures: o.maxConsecutiveFailures ?? 3,
     sessionOptions: o.sessionOptions,

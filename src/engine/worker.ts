@@ -36,6 +36,12 @@ export interface WorkerOptions {
   pollMs?: number;
   /** Return once nothing is pending: in `runId`, or (without it) in any run planned for workers. Otherwise work until stopped. */
   untilDone?: boolean;
+  /**
+   * Without `runId`: claim from one run at a time. While trajectories of a run are in flight here,
+   * claim only that run's; take up the next run once they are all over (so a sweep of in-process
+   * models never needs two of them at once, at the cost of idle slots while a run drains).
+   */
+  oneRunAtATime?: boolean;
   signal?: AbortSignal;
   /** Stop after this many trajectories in a row end protocol-incomplete (0 = never). */
   maxConsecutiveFailures?: number;
@@ -266,7 +272,14 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
       const free = o.concurrency - tasks.size;
       let claimed: Lease[] = [];
       if (free > 0) {
-        claimed = await leases.claim(worker, { runId: o.runId, limit: free, leaseSeconds: o.leaseSeconds });
+        const claim = (runId: string | undefined, limit: number) => leases.claim(worker, { runId, limit, leaseSeconds: o.leaseSeconds });
+        if (o.runId || !o.oneRunAtATime) claimed = await claim(o.runId, free);
+        else {
+          // One run at a time: the run in flight here, or (none) one trajectory of the next run, then more of that run.
+          const current = tasks.values().next().value?.lease.runId;
+          claimed = await claim(current, current ? free : 1);
+          if (!current && claimed.length && free > 1) claimed.push(...(await claim(claimed[0].runId, free - 1)));
+        }
         progress.claimed += claimed.length;
         for (const l of claimed) void runTask(l);
         if (claimed.length) report();

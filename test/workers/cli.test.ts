@@ -191,6 +191,23 @@ test(
     }),
 );
 
+test(
+  'PostgreSQL: a worker with --one-run-at-a-time closes each run’s model before the next (a usage error with --run)',
+  { skip: PG_SKIP },
+  () =>
+    withDemoCases(async ({ pg, cases }) => {
+      for (const runId of ['a', 'b']) await plan(cases, pg.location, runId, '--model', 'sim:steady', '--limit', '3');
+      const both = await cli(['worker', '--store', pg.location, '--run', 'a', '--one-run-at-a-time']);
+      assert.equal(both.status, 2);
+      assert.match(both.stderr, /--one-run-at-a-time is for a worker on every run/);
+      const worker = await cli(['worker', '--store', pg.location, '--until-done', '--one-run-at-a-time', '--concurrency', '4']);
+      assert.equal(worker.status, 0, worker.stderr + worker.stdout);
+      assert.match(worker.stdout, /: every run with pending trajectories, one at a time, until none has any · concurrency 4/);
+      assert.match(worker.stdout, /^worker #\d+ \[SIMULATED\]: 6 claimed · 6 finished here/m);
+      assert.match(worker.stderr, /run 'a': none of its trajectories is in flight here; its model \(.+\) is closed/);
+    }),
+);
+
 test('runs: the leases cell groups a worker’s trajectories by run, counts from 1, marks expired leases and shortens long lists', async () => {
   const { leasesCell } = await import('../../src/cli/commands/runs.ts');
   const lease = (runId: string, caseIndex: number, expired = false) => ({ runId, caseIndex, epoch: 1, expiresAt: '', expired });

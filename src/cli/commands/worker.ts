@@ -13,6 +13,7 @@ interface WorkerFlags {
   store?: string;
   run?: string;
   untilDone?: boolean;
+  oneRunAtATime?: boolean;
   concurrency: string;
   leaseSeconds: string;
   maxConsecutiveFailures: string;
@@ -41,6 +42,10 @@ export function register(program: Command): void {
     .option('--store <location>', STORE_HELP.replace('a SQLite file, or ', ''))
     .option('--run <id>', 'work on this run only, and exit once it has no pending trajectory (default: every run, until stopped)')
     .option('--until-done', 'without --run: exit once no planned run has a pending trajectory (plan the whole sweep first)')
+    .option(
+      '--one-run-at-a-time',
+      "without --run: claim from one run at a time and close its model before loading the next run's (a sweep of GGUF models that do not fit in memory twice)",
+    )
     .option('--concurrency <n>', 'trajectories in flight at once', '4')
     .option('--lease-seconds <s>', 'how long a claim lasts without renewal (the heartbeat renews it every third of that)', '60')
     .option('--max-consecutive-failures <n>', 'stop after n protocol-incomplete trajectories in a row (0 = never)', '3')
@@ -77,6 +82,11 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
   const rpm = numberFlag('--rpm', flags.rpm, { min: 1 });
   if (rpm !== undefined) modelOptions.rpm = rpm;
   if (flags.apiKeyEnv !== undefined) modelOptions.apiKeyEnv = flags.apiKeyEnv;
+  if (flags.oneRunAtATime && flags.run !== undefined)
+    throw new UsageError(
+      '--one-run-at-a-time',
+      'revloop worker: --one-run-at-a-time is for a worker on every run; a worker with --run has one run already',
+    );
   if (!/^postgres(ql)?:\/\//i.test(store))
     throw new UsageError(
       '--store',
@@ -91,6 +101,7 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
         store,
         runId: flags.run,
         untilDone: flags.untilDone,
+        oneRunAtATime: flags.oneRunAtATime,
         concurrency,
         leaseSeconds,
         modelOptions,
@@ -102,7 +113,7 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
       {
         onStart: (s) =>
           io.out.write(
-            `worker #${s.worker} on ${shown}: ${flags.run ? `run '${flags.run}'` : `every run with pending trajectories${flags.untilDone ? ', until none has any' : ''}`} · concurrency ${concurrency} · lease ${leaseSeconds} s\n`,
+            `worker #${s.worker} on ${shown}: ${flags.run ? `run '${flags.run}'` : `every run with pending trajectories${flags.oneRunAtATime ? ', one at a time' : ''}${flags.untilDone ? ', until none has any' : ''}`} · concurrency ${concurrency} · lease ${leaseSeconds} s\n`,
           ),
         onRun: (r) => {
           simulated ||= r.simulated;
