@@ -6,51 +6,66 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCases } from '../../src/app/run.ts';
-import { workCommand } from '../../src/app/worker.ts';
+import { workCommand, type WorkerHooks } from '../../src/app/worker.ts';
 import { openStore } from '../../src/store/store.ts';
 import { PG_SKIP } from '../store/backends.ts';
 import { withDemoCases } from './fixtures.ts';
+
+const RUNS = ['r1', 'r2', 'r3'];
+
+/** Plans three runs of 3 cases, each with its own model (latencies differ, so the specs do). */
+async function planSweep(store: string, cases: string, latencyMs: number): Promise<void> {
+  for (const [i, runId] of RUNS.entries())
+    await runCases({ cases, model: `sim:steady?latency_ms=${latencyMs + i}`, store, runId, limit: 3, workers: 0 });
+}
+
+/** Watches a worker's models: 'open rN' once built, 'close rN' once closed, and the most open at once. */
+function watchModels(): { events: string[]; most: () => number; hooks: WorkerHooks } {
+  const events: string[] = [];
+  let open = 0;
+  let most = 0;
+  const hooks: WorkerHooks = {
+    onRun: (r) => {
+      events.push(`open ${r.runId}`);
+      most = Math.max(most, ++open);
+    },
+    onNote: (t) => {
+      const m = /^run '(r\d)': none of its trajectories is in flight here; its model \(.+\) is closed$/.exec(t);
+      if (m) {
+        events.push(`close ${m[1]}`);
+        open--;
+      }
+    },
+  };
+  return { events, most: () => most, hooks };
+}
+
+async function assertSweepComplete(store: string): Promise<void> {
+  const st = await openStore(store, { readonly: true });
+  try {
+    for (const runId of RUNS) assert.equal((await st.getRun(runId))?.summary.complete, 3, runId);
+  } finally {
+    await st.close();
+  }
+}
 
 test(
   'a worker on every run closes the model of a run it has moved on from, and only then; with untilDone it returns once the sweep is done',
   { skip: PG_SKIP, timeout: 60_000 },
   () =>
     withDemoCases(async ({ pg, cases }) => {
-      const runs = ['r1', 'r2', 'r3'];
-      for (const [i, runId] of runs.entries())
-        await runCases({ cases, model: `sim:steady?latency_ms=${2 + i}`, store: pg.location, runId, limit: 3, workers: 0 });
-      const opened: string[] = [];
-      const closed: string[] = [];
-      let open = 0;
-      let most = 0;
+      await planSweep(pg.location, cases, 2);
+      const watch = watchModels();
       // untilDone: the worker returns by itself once no planned run has a pending trajectory.
-      const outcome = await workCommand(
-        { store: pg.location, concurrency: 1, untilDone: true, pollMs: 50 },
-        {
-          onRun: (r) => {
-            opened.push(r.runId);
-            most = Math.max(most, ++open);
-          },
-          onNote: (t) => {
-            const m = /^run '(r\d)': none of its trajectories is in flight here; its model \(.+\) is closed$/.exec(t);
-            if (m) {
-              closed.push(m[1]);
-              open--;
-            }
-          },
-        },
-      );
+      const outcome = await workCommand({ store: pg.location, concurrency: 1, untilDone: true, pollMs: 50 }, watch.hooks);
       assert.equal(outcome.stopped, null);
       assert.equal(outcome.progress.done, 9);
-      assert.deepEqual(opened, runs, 'each model built once, run after run');
+      const opened = watch.events.filter((e) => e.startsWith('open ')).map((e) => e.slice(5));
+      const closed = watch.events.filter((e) => e.startsWith('close ')).map((e) => e.slice(6));
+      assert.deepEqual(opened, RUNS, 'each model built once, run after run');
       assert.deepEqual(closed, ['r1', 'r2'], "each closed once the worker moved on; the last one's at exit");
-      assert.ok(most <= 2, `at most two models at once (${most})`);
-      const store = await openStore(pg.location, { readonly: true });
-      try {
-        for (const runId of runs) assert.equal((await store.getRun(runId))?.summary.complete, 3, runId);
-      } finally {
-        await store.close();
-      }
+      assert.ok(watch.most() <= 2, `at most two models at once (${watch.most()})`);
+      await assertSweepComplete(pg.location);
       // A worker started on a finished sweep returns at once, having claimed nothing.
       const late = await workCommand({ store: pg.location, untilDone: true, pollMs: 50 });
       assert.deepEqual([late.stopped, late.progress.claimed], [null, 0]);
@@ -62,38 +77,21 @@ test(
   { skip: PG_SKIP, timeout: 60_000 },
   () =>
     withDemoCases(async ({ pg, cases }) => {
-      const runs = ['r1', 'r2', 'r3'];
-      for (const [i, runId] of runs.entries())
-        await runCases({ cases, model: `sim:steady?latency_ms=${5 + i}`, store: pg.location, runId, limit: 3, workers: 0 });
-      const events: string[] = [];
-      let open = 0;
-      let most = 0;
+      await planSweep(pg.location, cases, 5);
+      const watch = watchModels();
       // Concurrency 4 against runs of 3: a worker claiming freely would start r2 while r1's trajectories run.
       const outcome = await workCommand(
         { store: pg.location, concurrency: 4, untilDone: true, oneRunAtATime: true, pollMs: 20 },
-        {
-          onRun: (r) => {
-            events.push(`open ${r.runId}`);
-            most = Math.max(most, ++open);
-          },
-          onNote: (t) => {
-            const m = /^run '(r\d)': none of its trajectories is in flight here; its model \(.+\) is closed$/.exec(t);
-            if (m) {
-              events.push(`close ${m[1]}`);
-              open--;
-            }
-          },
-        },
+        watch.hooks,
       );
       assert.equal(outcome.stopped, null);
       assert.equal(outcome.progress.done, 9);
-      assert.deepEqual(events, ['open r1', 'close r1', 'open r2', 'close r2', 'open r3'], 'each model closed before the next is built');
-      assert.equal(most, 1, 'one model at a time');
-      const store = await openStore(pg.location, { readonly: true });
-      try {
-        for (const runId of runs) assert.equal((await store.getRun(runId))?.summary.complete, 3, runId);
-      } finally {
-        await store.close();
-      }
+      assert.deepEqual(
+        watch.events,
+        ['open r1', 'close r1', 'open r2', 'close r2', 'open r3'],
+        'each model closed before the next is built',
+      );
+      assert.equal(watch.most(), 1, 'one model at a time');
+      await assertSweepComplete(pg.location);
     }),
 );
