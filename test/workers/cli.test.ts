@@ -179,20 +179,12 @@ test(
       assert.match(worker.stdout, /: every run with pending trajectories, until none has any · concurrency 2/);
       assert.match(worker.stdout, /^worker #\d+ \[SIMULATED\]: 6 claimed · 6 finished here/m);
       assert.match(worker.stdout, /^no planned run in .+ has a pending trajectory$/m);
-      const st = await openStore(pg.location, { readonly: true });
-      assert.deepEqual(
-        (await st.listRuns()).map((r) => [r.runId, r.status]),
-        [
-          ['a', 'complete'],
-          ['b', 'complete'],
-        ],
-      );
-      await st.close();
+      await assertRunsComplete(pg.location, ['a', 'b']);
     }),
 );
 
 test(
-  'PostgreSQL: a worker with --one-run-at-a-time closes each run’s model before the next (a usage error with --run)',
+  'PostgreSQL: a worker with --one-run-at-a-time runs a sweep run by run, closing a finished run’s model (a usage error with --run)',
   { skip: PG_SKIP },
   () =>
     withDemoCases(async ({ pg, cases }) => {
@@ -205,8 +197,22 @@ test(
       assert.match(worker.stdout, /: every run with pending trajectories, one at a time, until none has any · concurrency 4/);
       assert.match(worker.stdout, /^worker #\d+ \[SIMULATED\]: 6 claimed · 6 finished here/m);
       assert.match(worker.stderr, /run 'a': none of its trajectories is in flight here; its model \(.+\) is closed/);
+      await assertRunsComplete(pg.location, ['a', 'b']);
     }),
 );
+
+/** Exactly these runs are in the store, each complete. */
+async function assertRunsComplete(store: string, runIds: string[]): Promise<void> {
+  const st = await openStore(store, { readonly: true });
+  try {
+    assert.deepEqual(
+      (await st.listRuns()).map((r) => [r.runId, r.status]),
+      runIds.map((id) => [id, 'complete']),
+    );
+  } finally {
+    await st.close();
+  }
+}
 
 test('runs: the leases cell groups a worker’s trajectories by run, counts from 1, marks expired leases and shortens long lists', async () => {
   const { leasesCell } = await import('../../src/cli/commands/runs.ts');
