@@ -1,7 +1,8 @@
 // `worker`: one of any number of processes, on any machines, sharing planned runs in a PostgreSQL
 // store (docs/workers.md). Each run's model, protocol and families come from its stored plan; the
 // worker rebuilds the plan from them and refuses a run whose plan it cannot reproduce (another
-// revloop version, verifier or plugin), so every worker of a run runs the same plan.
+// revloop version, verifier or plugin), so every worker of a run runs the same plan. A worker on
+// every run skips such a run (and one whose model it cannot build) and goes on with the others.
 import { PlanMismatchError, UserError, CapabilityError, NotFoundError } from '../core/errors.ts';
 import { getFamily } from '../core/verify/registry.ts';
 import { protocolFromSpec } from '../engine/protocol.ts';
@@ -57,14 +58,21 @@ export interface WorkerHooks {
   onRun?(info: { runId: string; model: string; simulated: boolean }): void;
   onProgress?(p: WorkerProgress): void;
   onNote?(text: string): void;
+  /** A run this worker cannot run (without `runId`): it goes on with the others. */
+  onSkip?(info: { runId: string; reason: string }): void;
 }
 
 /** Counters a session carries into the next after a reconnection (the last session's number is the outcome's). */
 const COUNTERS = ['claimed', 'done', 'successes', 'incomplete', 'rounds', 'lost', 'rejectedWrites'] as const;
 
-export interface WorkerOutcome extends WorkerResult {
+export interface WorkerOutcome extends Omit<WorkerResult, 'skipped'> {
   /** The run after this worker (with --run). */
   summary: RunSummary | null;
+  /**
+   * Runs this worker could not run (without `runId`), with why, and how many of their trajectories
+   * were still pending when it stopped (null: the store could not be read then).
+   */
+  skipped: Array<{ runId: string; reason: string; pending: number | null }>;
   /** Writes the store refused from this worker, as the store counted them. */
   rejectedWrites: number;
 }
@@ -166,6 +174,8 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
     return out;
   };
   const session = { progress: null as WorkerProgress | null, worker: 0, startedAtMs: null as number | null };
+  // Runs this worker cannot run, kept across reconnections so a new session does not try them again.
+  const skipped = new Map<string, string>();
   try {
     return await withReconnection(
       // The command's store, reconnectSeconds and signal.
@@ -182,6 +192,11 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
           onProgress: (p) => {
             session.progress = p;
             hooks.onProgress?.(withCarried(p));
+          },
+          skipRuns: skipped,
+          onSkip: (runId, reason) => {
+            skipped.set(runId, reason);
+            hooks.onSkip?.({ runId, reason });
           },
           context: (runId) => {
             users.set(runId, (users.get(runId) ?? 0) + 1);
@@ -225,6 +240,7 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
           stopped: { reason: 'interrupted', message: 'stopped by request while the database was unreachable' },
           summary: null,
           rejectedWrites: carried.rejectedWrites,
+          skipped: [...skipped].map(([runId, reason]) => ({ runId, reason, pending: null })),
         }),
       },
     );
@@ -239,7 +255,12 @@ async function workSession(
   store: RunStore,
   o: WorkerCommandOptions,
   concurrency: number,
-  hooks: WorkerHooks & { context(runId: string): Promise<RunContext>; contextDone(runId: string): void },
+  hooks: Omit<WorkerHooks, 'onSkip'> & {
+    context(runId: string): Promise<RunContext>;
+    contextDone(runId: string): void;
+    skipRuns: ReadonlyMap<string, string>;
+    onSkip(runId: string, reason: string): void;
+  },
 ): Promise<WorkerOutcome> {
   if (!store.leases)
     throw new UserError(
@@ -261,11 +282,16 @@ async function workSession(
     sessionOptions: o.sessionOptions,
     context: hooks.context,
     contextDone: hooks.contextDone,
+    skipRuns: hooks.skipRuns,
+    onSkip: hooks.onSkip,
     onStart: (worker) => hooks.onStart?.({ worker, store: store.location }),
     onProgress: hooks.onProgress,
     onNote: hooks.onNote,
   });
   const summary = o.runId ? ((await store.getRun(o.runId))?.summary ?? null) : null;
   const me = (await store.leases.workers()).find((w) => w.worker === result.worker);
-  return { ...result, summary, rejectedWrites: me?.rejectedWrites ?? result.progress.rejectedWrites };
+  const skipped = await Promise.all(
+    result.skipped.map(async (s) => ({ ...s, pending: (await store.getRun(s.runId))?.summary.pending ?? null })),
+  );
+  return { ...result, summary, skipped, rejectedWrites: me?.rejectedWrites ?? result.progress.rejectedWrites };
 }

@@ -7,8 +7,9 @@
 // is claimable while its derived status is pending.
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
-import { CapabilityError, NotFoundError } from '../core/errors.ts';
+import { CapabilityError, NotFoundError, StoreError, UserError } from '../core/errors.ts';
 import { REVLOOP_VERSION } from '../core/version.ts';
+import { isConnectionLoss } from '../store/connection-loss.ts';
 import { LeaseLostError, type Lease, type RunStore } from '../store/store.ts';
 import { StoreRecorder } from './recorder.ts';
 import { recordTrajectory, type RunContext } from './trajectory-task.ts';
@@ -19,7 +20,11 @@ export interface WorkerOptions {
   store: RunStore;
   /** Work on this run only (otherwise on every run with pending trajectories, oldest first). */
   runId?: string;
-  /** Model, protocol and families of a run, asked for by each of its trajectories (cache it; throw to refuse the run). */
+  /**
+   * Model, protocol and families of a run, asked for by each of its trajectories (cache it). A
+   * UserError (not a store's) refuses the run: a worker on every run skips it (see `onSkip`), a
+   * worker on `runId` stops with that error.
+   */
   context(runId: string): Promise<RunContext>;
   /**
    * Called once for every `context(runId)` call, when that trajectory is over here (whether the
@@ -34,7 +39,7 @@ export interface WorkerOptions {
   heartbeatMs?: number;
   /** How often to look for claimable work when there is none (default min(1 s, a quarter of the lease)). */
   pollMs?: number;
-  /** Return once nothing is pending: in `runId`, or (without it) in any run planned for workers. Otherwise work until stopped. */
+  /** Return once nothing is pending: in `runId`, or (without it) in any run planned for workers but the skipped ones. Otherwise work until stopped. */
   untilDone?: boolean;
   /**
    * Without `runId`: claim from one run at a time. While trajectories of a run are in flight here,
@@ -55,6 +60,14 @@ export interface WorkerOptions {
   casesPath?: string | null;
   /** Record the session in `runId` at once, even if nothing is left to claim (`revloop run` always records its session). */
   openSession?: boolean;
+  /** Without `runId`: runs not to claim from, with why (skipped by an earlier session of the same worker). */
+  skipRuns?: ReadonlyMap<string, string>;
+  /**
+   * Without `runId`: this worker cannot run `runId` (its context was refused: a plan it cannot
+   * reproduce, a model it cannot build here). The worker gives back that run's leases, claims none
+   * of it again and goes on with the other runs; other workers may run it.
+   */
+  onSkip?(runId: string, reason: string): void;
   /** Called once registered, with the worker's number. */
   onStart?(worker: number): void;
   onProgress?(p: WorkerProgress): void;
@@ -81,11 +94,18 @@ export interface WorkerProgress {
   startedAtMs: number;
 }
 
-/** What `runWorker` returns: its final progress and why it stopped (null when the work ran out). */
+/** What `runWorker` returns: its final progress, why it stopped (null when the work ran out), and the runs it skipped. */
 export interface WorkerResult {
   worker: number;
   progress: WorkerProgress;
   stopped: null | { reason: 'interrupted' | 'provider-failures'; message: string };
+  /** Runs this worker could not run (`skipRuns` included), in the order it met them, with why. */
+  skipped: Array<{ runId: string; reason: string }>;
+}
+
+/** Whether building a run's context failed because of the run (a refusal), not because of the store or a bug. */
+function refusesRun(e: unknown): boolean {
+  return e instanceof UserError && !(e instanceof StoreError) && !isConnectionLoss(e);
 }
 
 interface Task {
@@ -134,6 +154,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
   const sessions = new Map<string, Promise<void>>();
   let consecutiveFailures = 0;
   const maxFailures = o.maxConsecutiveFailures ?? 0;
+  const skipped = new Map(o.runId ? [] : (o.skipRuns ?? []));
 
   // The main loop sleeps until a slot frees, a poll interval passes, or the worker stops.
   let dirty: boolean;
@@ -220,7 +241,20 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
     controller.signal.addEventListener('abort', onStop, { once: true });
     tasks.set(leaseKey(lease), task);
     try {
-      const ctx = await o.context(lease.runId);
+      let ctx: RunContext;
+      try {
+        ctx = await o.context(lease.runId);
+      } catch (e) {
+        if (o.runId || !refusesRun(e)) throw e;
+        progress.claimed--; // given back untouched: not taken up here
+        // Its other trajectories claimed meanwhile fail the same way; the run is skipped once.
+        if (!skipped.has(lease.runId)) {
+          const reason = (e as Error).message;
+          skipped.set(lease.runId, reason);
+          o.onSkip?.(lease.runId, reason);
+        }
+        return;
+      }
       await session(lease.runId);
       // Read after the claim: everything the previous holder committed is here, and it can add no more.
       const [t] = await store.loadTrajectories([lease.runId], { cases: [lease.caseIndex] });
@@ -272,7 +306,9 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
       const free = o.concurrency - tasks.size;
       let claimed: Lease[] = [];
       if (free > 0) {
-        const claim = (runId: string | undefined, limit: number) => leases.claim(worker, { runId, limit, leaseSeconds: o.leaseSeconds });
+        const exceptRuns = [...skipped.keys()];
+        const claim = (runId: string | undefined, limit: number) =>
+          leases.claim(worker, { runId, limit, leaseSeconds: o.leaseSeconds, exceptRuns });
         if (o.runId || !o.oneRunAtATime) claimed = await claim(o.runId, free);
         else {
           // One run at a time: the run in flight here, or (none) one trajectory of the next run, then more of that run.
@@ -289,7 +325,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
           const run = await store.getRun(o.runId);
           if (!run) throw new NotFoundError('run', o.runId, `no run '${o.runId}' in ${store.location}`);
           if (run.summary.pending === 0) break;
-        } else if ((await leases.pending()) === 0) break;
+        } else if ((await leases.pending([...skipped.keys()])) === 0) break;
       }
       // More may be claimable at once when every free slot was filled and one freed meanwhile.
       if (dirty || (free > 0 && claimed.length === free && tasks.size < o.concurrency)) continue;
@@ -325,5 +361,10 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
     await leases.unregister(worker).catch(() => undefined);
   }
   if (fatal) throw (fatal as { error: unknown }).error;
-  return { worker, progress: { ...progress, inFlight: tasks.size }, stopped };
+  return {
+    worker,
+    progress: { ...progress, inFlight: tasks.size },
+    stopped,
+    skipped: [...skipped].map(([runId, reason]) => ({ runId, reason })),
+  };
 }

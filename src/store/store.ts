@@ -79,8 +79,11 @@ export interface WorkerInfo {
 export interface LeaseSupport {
   /** Registers this process as a worker (held alive by its database session); returns its number. */
   register(info: { concurrency: number; leaseSeconds: number }): Promise<number>;
-  /** Claims up to `limit` trajectories (of one run, or of every run in creation order). */
-  claim(worker: number, o: { runId?: string; limit: number; leaseSeconds: number }): Promise<Lease[]>;
+  /**
+   * Claims up to `limit` trajectories (of one run, or of every run in creation order but those in
+   * `exceptRuns`: runs this worker cannot run).
+   */
+  claim(worker: number, o: { runId?: string; limit: number; leaseSeconds: number; exceptRuns?: readonly string[] }): Promise<Lease[]>;
   /** Extends every lease the worker still holds and beats its heartbeat; returns those leases. */
   renew(worker: number, leaseSeconds: number): Promise<Lease[]>;
   /** Gives a lease back (a no-op when it is no longer this claim). */
@@ -90,10 +93,10 @@ export interface LeaseSupport {
   /** Workers seen recently (alive, or stopped within the last hour) with their leases. */
   workers(): Promise<WorkerInfo[]>;
   /**
-   * Pending trajectories of every run planned for workers, leased or not: 0 means a worker on every
-   * run has nothing left to wait for.
+   * Pending trajectories of every run planned for workers (but those in `exceptRuns`), leased or
+   * not: 0 means a worker on every run has nothing left to wait for.
    */
-  pending(): Promise<number>;
+  pending(exceptRuns?: readonly string[]): Promise<number>;
 }
 
 /** A second plan for an existing run (createRun, or two planners racing): refused whole. */

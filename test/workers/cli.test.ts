@@ -4,9 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { writeCaseSet } from '../../src/core/cases/write.ts';
+import { getFamily, registerFamily, unregisterFamily } from '../../src/core/verify/registry.ts';
 import { openStore } from '../../src/store/store.ts';
 import { PG_SKIP, PG_URL, testStore } from '../store/backends.ts';
 import { withDemoCases } from './fixtures.ts';
@@ -198,6 +201,52 @@ test(
       assert.match(worker.stdout, /^worker #\d+ \[SIMULATED\]: 6 claimed · 6 finished here/m);
       assert.match(worker.stderr, /run 'a': none of its trajectories is in flight here; its model \(.+\) is closed/);
       await assertRunsComplete(pg.location, ['a', 'b']);
+    }),
+);
+
+test(
+  'PostgreSQL: a worker with --until-done skips a run it cannot run (a plugin it lacks), finishes the others and exits 2; one with the plugin finishes it',
+  { skip: PG_SKIP },
+  () =>
+    withDemoCases(async ({ pg, cases }) => {
+      // A plugin family (exact-length under another name) and cases of it.
+      const dir = dirname(cases);
+      const verify = pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'core', 'verify', 'index.ts')).href;
+      const plugin = join(dir, 'toy-length.ts');
+      writeFileSync(
+        plugin,
+        `import { getFamily } from '${verify}';\nexport const toyLength = { ...getFamily('exact-length'), name: 'toy-length', version: '1' };\n`,
+      );
+      const toyCases = join(dir, 'toy-cases.jsonl');
+      registerFamily({ ...getFamily('exact-length'), name: 'toy-length', version: '1' }); // to write its cases here
+      try {
+        await writeCaseSet(
+          toyCases,
+          exactLengthDemoCases().map((c) => ({ ...c, family: 'toy-length' })),
+        );
+      } finally {
+        unregisterFamily('toy-length');
+      }
+      await plan(cases, pg.location, 'a', '--model', 'sim:steady', '--limit', '3');
+      await plan(toyCases, pg.location, 'b', '--model', 'sim:steady', '--limit', '3', '--plugin', plugin);
+      await plan(cases, pg.location, 'c', '--model', 'sim:steady', '--limit', '3');
+      const lacking = await cli(['worker', '--store', pg.location, '--until-done', '--concurrency', '2']);
+      assert.equal(lacking.status, 2, lacking.stderr + lacking.stdout);
+      assert.match(
+        lacking.stderr,
+        /revloop worker: run 'b' is skipped: this worker cannot run it \(other workers may\):\n {2}.*unknown family 'toy-length'/,
+      );
+      assert.match(lacking.stdout, /^worker #\d+ \[SIMULATED\]: 6 claimed · 6 finished here/m);
+      assert.match(lacking.stdout, /^run 'b' skipped: this worker cannot run it \(3 trajectories still pending\)$/m);
+      assert.match(lacking.stdout, /^no planned run in .+ that this worker can run has a pending trajectory$/m);
+      assert.match(
+        lacking.stdout,
+        /^not done: run 'b' has pending trajectories that this worker cannot run; start workers with the revloop version, --plugin modules and models that planned them$/m,
+      );
+      const able = await cli(['worker', '--store', pg.location, '--until-done', '--plugin', plugin]);
+      assert.equal(able.status, 0, able.stderr + able.stdout);
+      assert.match(able.stdout, /^worker #\d+ \[SIMULATED\]: 3 claimed · 3 finished here/m);
+      await assertRunsComplete(pg.location, ['a', 'b', 'c']);
     }),
 );
 

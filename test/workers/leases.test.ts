@@ -364,7 +364,7 @@ test(
 );
 
 test(
-  'claims across runs: oldest run first, in case order, skipping held and finished trajectories; --run keeps to one run',
+  'claims across runs: oldest run first, in case order, skipping held and finished trajectories and runs the worker excepts; --run keeps to one run',
   { skip: PG_SKIP },
   async () => {
     const s = testStore('postgres');
@@ -376,6 +376,12 @@ test(
       const held = await store.leases!.claim(other, { runId: 'a', limit: 1, leaseSeconds: 60 }); // a#0, held by a live worker
       const names = (ls: Lease[]) => ls.map((l) => `${l.runId}#${l.caseIndex}`);
       assert.deepEqual(names(held), ['a#0']);
+      // Runs a worker cannot run are passed over, and not counted as pending for it.
+      const excepting = await store.leases!.claim(me, { limit: 1, leaseSeconds: 60, exceptRuns: ['a', 'b'] });
+      assert.deepEqual(names(excepting), ['c#0']);
+      const pending = (except?: string[]) => store.leases!.pending(except);
+      assert.deepEqual([await pending(), await pending(['a', 'c']), await pending(['a', 'b', 'c'])], [9, 3, 0]);
+      await store.leases!.release(excepting[0]);
       assert.deepEqual(names(await store.leases!.claim(me, { limit: 3, leaseSeconds: 60 })), ['a#1', 'a#2', 'b#0']);
       assert.deepEqual(names(await store.leases!.claim(me, { runId: 'c', limit: 2, leaseSeconds: 60 })), ['c#0', 'c#1']);
       // A finished trajectory is never claimed again, even with its lease free.

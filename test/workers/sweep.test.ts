@@ -2,11 +2,17 @@
 // keeps a run's model only while that run's trajectories are in flight here and another run's are
 // not, so a sweep of in-process (GGUF) models holds one or two of them, never every model it met;
 // with untilDone (--until-done) it returns once no planned run has a pending trajectory; with
-// oneRunAtATime (--one-run-at-a-time) it holds one model at a time.
+// oneRunAtATime (--one-run-at-a-time) it holds one model at a time; a run it cannot run is skipped
+// and left to workers that can.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { dirname, join } from 'node:path';
+import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { runCases } from '../../src/app/run.ts';
 import { workCommand, type WorkerHooks } from '../../src/app/worker.ts';
+import { writeCaseSet } from '../../src/core/cases/write.ts';
+import { getFamily, registerFamily, unregisterFamily } from '../../src/core/verify/registry.ts';
+import type { Family } from '../../src/core/verify/types.ts';
 import { openStore } from '../../src/store/store.ts';
 import { PG_SKIP } from '../store/backends.ts';
 import { withDemoCases } from './fixtures.ts';
@@ -93,5 +99,61 @@ test(
       );
       assert.equal(watch.most(), 1, 'one model at a time');
       await assertSweepComplete(pg.location);
+    }),
+);
+
+test(
+  'a worker on every run skips a run whose plan it cannot reproduce, finishes the others and says which it skipped; a worker that can run it does',
+  { skip: PG_SKIP, timeout: 60_000 },
+  () =>
+    withDemoCases(async ({ pg, cases }) => {
+      // A plugin family, planned at version 1; the first worker has version 2 (another plugin release).
+      const toy = (version: string): Family => ({ ...getFamily('exact-length'), name: 'toy-length', version });
+      registerFamily(toy('1'));
+      try {
+        const toyCases = join(dirname(cases), 'toy-cases.jsonl');
+        await writeCaseSet(
+          toyCases,
+          exactLengthDemoCases().map((c) => ({ ...c, family: 'toy-length' })),
+        );
+        await runCases({ cases, model: 'sim:steady?latency_ms=2', store: pg.location, runId: 'r1', limit: 3, workers: 0 });
+        await runCases({ cases: toyCases, model: 'sim:steady?latency_ms=3', store: pg.location, runId: 'r2', limit: 3, workers: 0 });
+        await runCases({ cases, model: 'sim:steady?latency_ms=4', store: pg.location, runId: 'r3', limit: 3, workers: 0 });
+        registerFamily(toy('2'), { replace: true });
+        const skips: Array<{ runId: string; reason: string }> = [];
+        // Concurrency 2: both of r2's first trajectories are claimed at once and refused; the run is skipped once.
+        const outcome = await workCommand(
+          { store: pg.location, concurrency: 2, untilDone: true, pollMs: 20 },
+          { onSkip: (s) => skips.push(s) },
+        );
+        assert.equal(outcome.stopped, null);
+        assert.deepEqual(
+          skips.map((s) => s.runId),
+          ['r2'],
+        );
+        assert.match(skips[0].reason, /this worker cannot run 'r2': the plan it rebuilds differs from the stored one/);
+        assert.match(skips[0].reason, /toy-length/);
+        assert.deepEqual(outcome.skipped, [{ runId: 'r2', reason: skips[0].reason, pending: 3 }]);
+        assert.deepEqual(
+          [outcome.progress.claimed, outcome.progress.done],
+          [6, 6],
+          "r1 and r3 finished; r2's refused claims are not counted",
+        );
+        const st = await openStore(pg.location, { readonly: true });
+        try {
+          for (const runId of ['r1', 'r3']) assert.equal((await st.getRun(runId))?.summary.complete, 3, runId);
+          const r2 = await st.getRun('r2');
+          assert.deepEqual([r2?.summary.pending, r2?.summary.complete], [3, 0], 'r2 untouched');
+        } finally {
+          await st.close();
+        }
+        // A worker with the planning version runs it: the skipped trajectories' leases were given back.
+        registerFamily(toy('1'), { replace: true });
+        const second = await workCommand({ store: pg.location, concurrency: 2, untilDone: true, pollMs: 20 });
+        assert.deepEqual([second.stopped, second.progress.done, second.skipped], [null, 3, []]);
+        await assertSweepComplete(pg.location);
+      } finally {
+        unregisterFamily('toy-length');
+      }
     }),
 );

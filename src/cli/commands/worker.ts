@@ -41,7 +41,10 @@ export function register(program: Command): void {
     )
     .option('--store <location>', STORE_HELP.replace('a SQLite file, or ', ''))
     .option('--run <id>', 'work on this run only, and exit once it has no pending trajectory (default: every run, until stopped)')
-    .option('--until-done', 'without --run: exit once no planned run has a pending trajectory (plan the whole sweep first)')
+    .option(
+      '--until-done',
+      'without --run: exit once no planned run has a pending trajectory (plan the whole sweep first); a run this worker cannot run is skipped, and left pending it makes the exit code 2',
+    )
     .option(
       '--one-run-at-a-time',
       "without --run: claim from one run at a time and close its model before loading the next run's (a sweep of GGUF models that do not fit in memory twice)",
@@ -129,6 +132,8 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
             `${p.successes} successes · ${p.rounds} rounds · ${p.inFlight} in flight${p.lost ? ` · ${p.lost} leases lost` : ''}`,
           ),
         onNote: (t) => io.err.write(`\nrevloop worker: ${t}\n`),
+        onSkip: (s) =>
+          io.err.write(`\nrevloop worker: run '${s.runId}' is skipped: this worker cannot run it (other workers may):\n  ${s.reason}\n`),
       },
     ),
   ).finally(() => progress?.finish());
@@ -138,6 +143,12 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
     `worker #${outcome.worker}${tag}: ${p.claimed} claimed · ${p.done} finished here (${p.successes} joint successes, ${p.incomplete} protocol-incomplete) · ${p.rounds} rounds` +
       ` · ${p.lost} leases lost to other workers · ${outcome.rejectedWrites} late writes refused\n`,
   );
+  // Runs skipped because this worker cannot run them: said at every exit; left pending, they fail the exit code.
+  for (const s of outcome.skipped)
+    io.out.write(
+      `run '${s.runId}' skipped: this worker cannot run it (${s.pending === null ? 'its pending trajectories are unknown' : `${s.pending} trajectories still pending`})\n`,
+    );
+  const leftPending = outcome.skipped.filter((s) => s.pending !== 0);
   if (outcome.stopped) {
     io.out.write(`${stoppedWord(outcome.stopped)}: ${outcome.stopped.message}; its trajectories are free for other workers\n`);
     return stoppedExitCode(outcome.stopped);
@@ -156,9 +167,16 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
     );
   } else if (flags.untilDone) {
     io.out.write(
-      `no planned run in ${shown} has a pending trajectory\n` +
+      `no planned run in ${shown} ${outcome.skipped.length ? 'that this worker can run ' : ''}has a pending trajectory\n` +
         `next: ${commandLine(['runs', '--store', shown])} · ${commandLine(['audit', '--store', shown, '--run', 'ID'])} for each run\n`,
     );
+  }
+  if (leftPending.length) {
+    io.out.write(
+      `not done: ${leftPending.length === 1 ? `run '${leftPending[0].runId}' has` : `${leftPending.length} runs have`} pending trajectories that this worker cannot run; ` +
+        'start workers with the revloop version, --plugin modules and models that planned them\n',
+    );
+    return 2;
   }
   return 0;
 }

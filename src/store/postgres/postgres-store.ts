@@ -357,7 +357,7 @@ const LIVE_SQL = (ns: number) =>
      AND pl.classid::bigint = ${ns} AND pl.database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
 
 /**
- * The first `$3` claimable trajectories (of run `$2`, or of every run), oldest run first, in case
+ * The first `$3` claimable trajectories (of run `$2`, or of every run but those in `$5`), oldest run first, in case
  * order, locked for the claim; `live` (the workers whose session is open) comes from the statement
  * around it. Runs are walked in order (OFFSET 0 keeps the ordered run list a subquery of its own, so
  * the planner sorts incrementally, one run at a time, and stops at the limit) and each run's pending
@@ -368,7 +368,8 @@ const LIVE_SQL = (ns: number) =>
  */
 const CLAIMABLE_SQL = `
   SELECT l.run_id, l.case_index
-  FROM (SELECT run_id, position FROM runs WHERE $2::text IS NULL OR run_id = $2 ORDER BY position OFFSET 0) r
+  FROM (SELECT run_id, position FROM runs WHERE ($2::text IS NULL OR run_id = $2) AND run_id <> ALL($5::text[])
+        ORDER BY position OFFSET 0) r
   CROSS JOIN LATERAL (
     SELECT t.case_index FROM trajectories t WHERE t.run_id = r.run_id AND t.status = 'pending' ORDER BY t.case_index) t
   JOIN leases l ON l.run_id = r.run_id AND l.case_index = t.case_index
@@ -782,7 +783,7 @@ export class PostgresRunStore implements RunStore {
                expires_at = clock_timestamp() + make_interval(secs => $4)
              FROM c WHERE l.run_id = c.run_id AND l.case_index = c.case_index
              RETURNING l.run_id, l.case_index, l.epoch`,
-            [worker, o.runId ?? null, o.limit, o.leaseSeconds],
+            [worker, o.runId ?? null, o.limit, o.leaseSeconds, o.exceptRuns ?? []],
           )
         ).rows;
         return rows
@@ -827,11 +828,12 @@ export class PostgresRunStore implements RunStore {
           .catch(() => undefined);
       },
       workers: () => this.workerList(),
-      pending: async () =>
+      pending: async (exceptRuns = []) =>
         (
           await pool.query<{ n: number }>(
             `SELECT count(*)::int AS n FROM trajectories t JOIN leases l ON l.run_id = t.run_id AND l.case_index = t.case_index
-             WHERE t.status = 'pending'`,
+             WHERE t.status = 'pending' AND t.run_id <> ALL($1::text[])`,
+            [exceptRuns],
           )
         ).rows[0].n,
     };
