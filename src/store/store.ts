@@ -22,8 +22,11 @@ export interface StoreOptions {
   crashAfterAppends?: number;
 }
 
-/** A run's status: complete, incomplete, running (a live process holds it) or interrupted. */
-export type RunStatus = 'complete' | 'incomplete' | 'running' | 'interrupted';
+/**
+ * A run's status: complete, incomplete, running (a live process holds it), planned (nothing run yet:
+ * planned for workers, or stopped before its first generation ended) or interrupted.
+ */
+export type RunStatus = 'complete' | 'incomplete' | 'running' | 'planned' | 'interrupted';
 
 /**
  * A worker's claim on one trajectory (PostgreSQL stores; docs/workers.md). Writes made under a lease

@@ -141,7 +141,8 @@ export interface RunCounts {
 /**
  * A run's summary. `last`: its last event (id and time; a run was last updated when its last event
  * was written). `running`: someone is writing it now (a live lock or lease); otherwise a run with
- * pending trajectories was interrupted. `leased` is given by backends with leases.
+ * pending trajectories is planned (no generation has ended yet) or interrupted. `leased` is given by
+ * backends with leases.
  */
 export function runSummary(
   runId: string,
@@ -153,7 +154,16 @@ export function runSummary(
 ): RunSummary {
   const pending = c.pending ?? 0;
   const incomplete = c.incomplete ?? 0;
-  const status: RunStatus = running ? 'running' : pending > 0 ? 'interrupted' : incomplete > 0 ? 'incomplete' : 'complete';
+  const started = (c.complete ?? 0) + incomplete + (c.attempts ?? 0) + (c.failed ?? 0) > 0;
+  const status: RunStatus = running
+    ? 'running'
+    : pending > 0
+      ? started
+        ? 'interrupted'
+        : 'planned'
+      : incomplete > 0
+        ? 'incomplete'
+        : 'complete';
   return {
     runId,
     kind: r.kind,

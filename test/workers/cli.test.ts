@@ -62,7 +62,7 @@ test('SQLite: REVLOOP_STORE names the store; --workers 0 plans without running; 
     const st = await openStore(s.location, { readonly: true });
     const [run] = await st.listRuns();
     assert.equal(run.rounds, 0);
-    assert.equal(run.status, 'interrupted');
+    assert.equal(run.status, 'planned');
     await st.close();
     const listed = await cli(['runs', '--json'], env);
     assert.equal(JSON.parse(listed.stdout)[0].runId, 'p');
