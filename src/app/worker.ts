@@ -69,10 +69,11 @@ export interface WorkerOutcome extends Omit<WorkerResult, 'skipped'> {
   /** The run after this worker (with --run). */
   summary: RunSummary | null;
   /**
-   * Runs this worker could not run (without `runId`), with why, and how many of their trajectories
-   * were still pending when it stopped (null: the store could not be read then).
+   * Runs this worker could not run (without `runId`), with why, how many of their trajectories were
+   * still pending when it stopped, and how many of those other live workers held then (null: the
+   * store could not be read then).
    */
-  skipped: Array<{ runId: string; reason: string; pending: number | null }>;
+  skipped: Array<{ runId: string; reason: string; pending: number | null; leased: number | null }>;
   /** Writes the store refused from this worker, as the store counted them. */
   rejectedWrites: number;
 }
@@ -240,7 +241,7 @@ export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = 
           stopped: { reason: 'interrupted', message: 'stopped by request while the database was unreachable' },
           summary: null,
           rejectedWrites: carried.rejectedWrites,
-          skipped: [...skipped].map(([runId, reason]) => ({ runId, reason, pending: null })),
+          skipped: [...skipped].map(([runId, reason]) => ({ runId, reason, pending: null, leased: null })),
         }),
       },
     );
@@ -291,7 +292,10 @@ async function workSession(
   const summary = o.runId ? ((await store.getRun(o.runId))?.summary ?? null) : null;
   const me = (await store.leases.workers()).find((w) => w.worker === result.worker);
   const skipped = await Promise.all(
-    result.skipped.map(async (s) => ({ ...s, pending: (await store.getRun(s.runId))?.summary.pending ?? null })),
+    result.skipped.map(async (s) => {
+      const summary = (await store.getRun(s.runId))?.summary;
+      return { ...s, pending: summary?.pending ?? null, leased: summary?.leased ?? null };
+    }),
   );
   return { ...result, summary, skipped, rejectedWrites: me?.rejectedWrites ?? result.progress.rejectedWrites };
 }

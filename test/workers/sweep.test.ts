@@ -120,8 +120,12 @@ test(
         await runCases({ cases: toyCases, model: 'sim:steady?latency_ms=3', store: pg.location, runId: 'r2', limit: 3, workers: 0 });
         await runCases({ cases, model: 'sim:steady?latency_ms=4', store: pg.location, runId: 'r3', limit: 3, workers: 0 });
         registerFamily(toy('2'), { replace: true });
+        // Another worker (one with the right version, say) holds two of r2's trajectories meanwhile.
+        const other = await openStore(pg.location);
+        const otherWorker = await other.leases!.register({ concurrency: 2, leaseSeconds: 600 });
+        assert.equal((await other.leases!.claim(otherWorker, { runId: 'r2', limit: 2, leaseSeconds: 600 })).length, 2);
         const skips: Array<{ runId: string; reason: string }> = [];
-        // Concurrency 2: both of r2's first trajectories are claimed at once and refused; the run is skipped once.
+        // Concurrency 2: r2's free trajectory may be claimed along with one of r1's or r3's; refused, the run is skipped once.
         const outcome = await workCommand(
           { store: pg.location, concurrency: 2, untilDone: true, pollMs: 20 },
           { onSkip: (s) => skips.push(s) },
@@ -133,7 +137,7 @@ test(
         );
         assert.match(skips[0].reason, /this worker cannot run 'r2': the plan it rebuilds differs from the stored one/);
         assert.match(skips[0].reason, /toy-length/);
-        assert.deepEqual(outcome.skipped, [{ runId: 'r2', reason: skips[0].reason, pending: 3 }]);
+        assert.deepEqual(outcome.skipped, [{ runId: 'r2', reason: skips[0].reason, pending: 3, leased: 2 }]);
         assert.deepEqual(
           [outcome.progress.claimed, outcome.progress.done],
           [6, 6],
@@ -147,7 +151,10 @@ test(
         } finally {
           await st.close();
         }
-        // A worker with the planning version runs it: the skipped trajectories' leases were given back.
+        // A worker with the planning version runs it: the skipped trajectory's lease was given back,
+        // and the other worker's once it stops.
+        await other.leases!.unregister(otherWorker);
+        await other.close();
         registerFamily(toy('1'), { replace: true });
         const second = await workCommand({ store: pg.location, concurrency: 2, untilDone: true, pollMs: 20 });
         assert.deepEqual([second.stopped, second.progress.done, second.skipped], [null, 3, []]);

@@ -43,7 +43,7 @@ export function register(program: Command): void {
     .option('--run <id>', 'work on this run only, and exit once it has no pending trajectory (default: every run, until stopped)')
     .option(
       '--until-done',
-      'without --run: exit once no planned run has a pending trajectory (plan the whole sweep first); a run this worker cannot run is skipped, and left pending it makes the exit code 2',
+      'without --run: exit once no planned run has a pending trajectory (plan the whole sweep first); a run this worker cannot run is skipped, and the exit code is 2 if no worker is running the rest of it',
     )
     .option(
       '--one-run-at-a-time',
@@ -143,12 +143,14 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
     `worker #${outcome.worker}${tag}: ${p.claimed} claimed · ${p.done} finished here (${p.successes} joint successes, ${p.incomplete} protocol-incomplete) · ${p.rounds} rounds` +
       ` · ${p.lost} leases lost to other workers · ${outcome.rejectedWrites} late writes refused\n`,
   );
-  // Runs skipped because this worker cannot run them: said at every exit; left pending, they fail the exit code.
-  for (const s of outcome.skipped)
+  // Runs skipped because this worker cannot run them: said at every exit.
+  for (const s of outcome.skipped) {
+    const held = s.leased ? `, ${s.leased} of them being run by other workers` : '';
     io.out.write(
-      `run '${s.runId}' skipped: this worker cannot run it (${s.pending === null ? 'its pending trajectories are unknown' : `${s.pending} trajectories still pending`})\n`,
+      `run '${s.runId}' skipped: this worker cannot run it (${s.pending === null ? 'its pending trajectories are unknown' : `${s.pending} trajectories still pending${held}`})\n`,
     );
-  const leftPending = outcome.skipped.filter((s) => s.pending !== 0);
+  }
+  const unattended = unattendedRuns(outcome.skipped);
   if (outcome.stopped) {
     io.out.write(`${stoppedWord(outcome.stopped)}: ${outcome.stopped.message}; its trajectories are free for other workers\n`);
     return stoppedExitCode(outcome.stopped);
@@ -171,12 +173,21 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
         `next: ${commandLine(['runs', '--store', shown])} · ${commandLine(['audit', '--store', shown, '--run', 'ID'])} for each run\n`,
     );
   }
-  if (leftPending.length) {
+  if (unattended.length) {
     io.out.write(
-      `not done: ${leftPending.length === 1 ? `run '${leftPending[0].runId}' has` : `${leftPending.length} runs have`} pending trajectories that this worker cannot run; ` +
-        'start workers with the revloop version, --plugin modules and models that planned them\n',
+      `not done: ${unattended.length === 1 ? `run '${unattended[0]}' has` : `runs ${unattended.map((r) => `'${r}'`).join(', ')} have`} pending trajectories ` +
+        'that no worker is running and this one cannot run; start workers with the revloop version, --plugin modules and models that planned them\n',
     );
     return 2;
   }
   return 0;
+}
+
+/**
+ * The skipped runs that make a worker's exit code 2: some of their trajectories were pending and not
+ * held by another live worker (or the store could not say). A skipped run that other workers finished,
+ * or are running now, does not.
+ */
+export function unattendedRuns(skipped: ReadonlyArray<{ runId: string; pending: number | null; leased: number | null }>): string[] {
+  return skipped.filter((s) => s.pending === null || s.pending > (s.leased ?? 0)).map((s) => s.runId);
 }
