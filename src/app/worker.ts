@@ -78,6 +78,15 @@ export interface WorkerOutcome extends Omit<WorkerResult, 'skipped'> {
   rejectedWrites: number;
 }
 
+/**
+ * The skipped runs a worker leaves unattended: some of their trajectories were pending and held by no
+ * other live worker when it stopped (or the store could not say). `revloop worker` exits 2 for them;
+ * a skipped run that other workers finished, or are running, is not.
+ */
+export function unattendedRuns(skipped: WorkerOutcome['skipped']): string[] {
+  return skipped.filter((s) => s.pending === null || s.pending > (s.leased ?? 0)).map((s) => s.runId);
+}
+
 /** The model and protocol of a planned run, rebuilt from its plan and checked against it. */
 export async function runContext(store: RunStore, runId: string, modelOptions: ModelOptions): Promise<RunContext> {
   const found = await store.getPlanned(runId);

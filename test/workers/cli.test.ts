@@ -14,7 +14,6 @@ import { openStore } from '../../src/store/store.ts';
 import { PG_SKIP, PG_URL, testStore } from '../store/backends.ts';
 import { withDemoCases } from './fixtures.ts';
 import { userEnv } from '../cli/cli.ts';
-import { unattendedRuns } from '../../src/cli/commands/worker.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
 
@@ -250,15 +249,6 @@ test(
       await assertRunsComplete(pg.location, ['a', 'b', 'c']);
     }),
 );
-
-test('a skipped run makes the exit code 2 only while some of its pending trajectories are held by no live worker', () => {
-  const skipped = (pending: number | null, leased: number | null) => [{ runId: 'b', pending, leased }];
-  assert.deepEqual(unattendedRuns(skipped(3, 0)), ['b'], 'nobody runs it');
-  assert.deepEqual(unattendedRuns(skipped(3, 2)), ['b'], 'one trajectory nobody runs');
-  assert.deepEqual(unattendedRuns(skipped(3, 3)), [], 'other workers run all of it');
-  assert.deepEqual(unattendedRuns(skipped(0, 0)), [], 'other workers finished it');
-  assert.deepEqual(unattendedRuns(skipped(null, null)), ['b'], 'unknown: the store could not be read');
-});
 
 /** Exactly these runs are in the store, each complete. */
 async function assertRunsComplete(store: string, runIds: string[]): Promise<void> {

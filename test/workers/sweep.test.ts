@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { runCases } from '../../src/app/run.ts';
-import { workCommand, type WorkerHooks } from '../../src/app/worker.ts';
+import { unattendedRuns, workCommand, type WorkerHooks } from '../../src/app/worker.ts';
 import { writeCaseSet } from '../../src/core/cases/write.ts';
 import { getFamily, registerFamily, unregisterFamily } from '../../src/core/verify/registry.ts';
 import type { Family } from '../../src/core/verify/types.ts';
@@ -164,3 +164,12 @@ test(
       }
     }),
 );
+
+test('a skipped run makes the exit code 2 only while some of its pending trajectories are held by no live worker', () => {
+  const skipped = (pending: number | null, leased: number | null) => [{ runId: 'b', reason: 'unknown family', pending, leased }];
+  assert.deepEqual(unattendedRuns(skipped(3, 0)), ['b'], 'nobody runs it');
+  assert.deepEqual(unattendedRuns(skipped(3, 2)), ['b'], 'one trajectory nobody runs');
+  assert.deepEqual(unattendedRuns(skipped(3, 3)), [], 'other workers run all of it');
+  assert.deepEqual(unattendedRuns(skipped(0, 0)), [], 'other workers finished it');
+  assert.deepEqual(unattendedRuns(skipped(null, null)), ['b'], 'unknown: the store could not be read');
+});

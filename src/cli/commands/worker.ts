@@ -95,7 +95,7 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
       '--store',
       `revloop worker: --store must be a PostgreSQL URL (postgres://user@host:port/db), got '${shown}'; a SQLite store has one writer per run (use \`revloop run\`)`,
     );
-  const { workCommand } = await import('../../app/worker.ts');
+  const { unattendedRuns, workCommand } = await import('../../app/worker.ts');
   let progress: ReturnType<typeof lineProgress> | undefined;
   let simulated = false;
   const outcome = await interruptible(io.err, 'in-flight generations are abandoned and their leases given back', (signal) =>
@@ -181,13 +181,4 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
     return 2;
   }
   return 0;
-}
-
-/**
- * The skipped runs that make a worker's exit code 2: some of their trajectories were pending and not
- * held by another live worker (or the store could not say). A skipped run that other workers finished,
- * or are running now, does not.
- */
-export function unattendedRuns(skipped: ReadonlyArray<{ runId: string; pending: number | null; leased: number | null }>): string[] {
-  return skipped.filter((s) => s.pending === null || s.pending > (s.leased ?? 0)).map((s) => s.runId);
 }

@@ -357,9 +357,9 @@ const LIVE_SQL = (ns: number) =>
      AND pl.classid::bigint = ${ns} AND pl.database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
 
 /**
- * The first `$3` claimable trajectories (of run `$2`, or of every run but those in `$5`), oldest run first, in case
- * order, locked for the claim; `live` (the workers whose session is open) comes from the statement
- * around it. Runs are walked in order (OFFSET 0 keeps the ordered run list a subquery of its own, so
+ * The first `$3` claimable trajectories (of run `$2`, or of every run but those in `$5`), oldest run
+ * first, in case order, locked for the claim; `live` (the workers whose session is open) comes from
+ * the statement around it. Runs are walked in order (OFFSET 0 keeps the ordered run list a subquery of its own, so
  * the planner sorts incrementally, one run at a time, and stops at the limit) and each run's pending
  * trajectories come from its partial index: a claim reads about one run's rows instead of joining and
  * sorting every pending trajectory of the store (docs/workers.md "Claims across many runs"). Keep
