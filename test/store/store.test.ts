@@ -200,9 +200,13 @@ eachBackend('an interrupted run (abort) keeps a consistent store and resumes to 
   const path = st.location;
   const cases = toyCases(12, 'abort');
   const ac = new AbortController();
-  const p = toyRun(path, { cases, concurrency: 4, model: { delayMs: 15 }, extra: { signal: ac.signal } });
-  setTimeout(() => ac.abort(), 60);
-  const first = await p;
+  // Stopped once a round is stored (before that, the run would be merely 'planned').
+  const first = await toyRun(path, {
+    cases,
+    concurrency: 4,
+    model: { delayMs: 15 },
+    extra: { signal: ac.signal, onProgress: (pr) => pr.rounds > 0 && ac.abort() },
+  });
   assert.equal(first.stopped?.reason, 'interrupted');
   let store = await openStore(path, { readonly: true });
   assert.equal((await store.listRuns())[0].status, 'interrupted');
