@@ -6,7 +6,7 @@
 // current claim in the same transaction (docs/workers.md). Workers prove they are alive by holding
 // a session-level advisory lock on a connection of their own: a killed worker's connection closes,
 // its lock goes, and its trajectories can be claimed at once.
-import pg from 'pg';
+import type pg from 'pg';
 import { hostname } from 'node:os';
 import { RunLockedError, StoreError, UserError } from '../../core/errors.ts';
 import { checkCopiedRows, GENESIS_HASH, linkEvents, rowToEvent, type EventRow } from '../chain.ts';
@@ -46,6 +46,7 @@ import {
   type TrajectorySummaryRow,
 } from '../tables.ts';
 import { isConnectionLoss } from '../connection-loss.ts';
+import { pgDriver } from './pg-driver.ts';
 import { DERIVED_TABLES, KNOWN_TABLES, MIGRATIONS, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
 
 interface QueuedGroup {
@@ -64,7 +65,7 @@ const TYPES = {
     // BIGINT ids fit a double (2^53); timestamps stay ISO-like text.
     if (oid === 20) return (v: string) => Number(v);
     if (oid === 1184 || oid === 1114) return (v: string) => v;
-    return pg.types.getTypeParser(oid, format);
+    return pgDriver.types.getTypeParser(oid, format);
   },
 } as unknown as pg.CustomTypesConfig;
 
@@ -169,7 +170,7 @@ export async function openPostgresStore(location: string, options: StoreOptions 
     // come back per statement, in order. REVLOOP_PG_PIPELINE=0 sends one at a time (for comparison).
     pipeline: PIPELINE,
   };
-  const pool = new pg.Pool(config);
+  const pool = new pgDriver.Pool(config);
   // A client that loses its connection must not crash the process: the pool reports idle ones, a
   // query in flight fails with the error, and a client checked out between statements (a commit
   // holds one across two round trips) has no listener of the pool's, so it gets this one; its next
@@ -707,7 +708,7 @@ export class PostgresRunStore implements RunStore {
   private async liveClient(): Promise<pg.Client> {
     if (this.liveLost) throw connectionError(this.location, this.liveLost);
     if (this.live) return this.live;
-    const c = new pg.Client({ ...this.config, application_name: 'revloop-live' } as pg.ClientConfig);
+    const c = new pgDriver.Client({ ...this.config, application_name: 'revloop-live' } as pg.ClientConfig);
     c.on('error', (e) => {
       this.liveLost = e;
     });
