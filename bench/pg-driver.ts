@@ -23,8 +23,10 @@ const rounds = Number(arg('rounds', '21'));
 const pgPath = createRequire(join(PROJECT_ROOT, 'package.json')).resolve('pg');
 // The compiled module (dist/), so no TypeScript loader runs in the measured process.
 const driver = join(PROJECT_ROOT, 'dist', 'store', 'postgres', 'pg-driver.js');
-if (!existsSync(driver)) {
-  console.log('bench/pg-driver: dist/ is missing; run `npm run build` first');
+// @ts-expect-error: a JavaScript build script without type declarations
+const { distState } = (await import('../scripts/build.mjs')) as { distState(): string };
+if (!existsSync(driver) || distState() !== 'current') {
+  console.log(`bench/pg-driver: dist/ is ${existsSync(driver) ? 'stale' : 'missing'}; run \`npm run build\` first`);
   process.exit(1);
 }
 const cpu = (body: string) =>
