@@ -4,15 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { writeCaseSet } from '../../src/core/cases/write.ts';
-import { getFamily, registerFamily, unregisterFamily } from '../../src/core/verify/registry.ts';
 import { openStore } from '../../src/store/store.ts';
 import { PG_SKIP, PG_URL, testStore } from '../store/backends.ts';
-import { withDemoCases } from './fixtures.ts';
+import { withDemoCases, writeToyLengthCases, writeToyLengthPlugin } from './fixtures.ts';
 import { userEnv } from '../cli/cli.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
@@ -209,24 +206,8 @@ test(
   { skip: PG_SKIP },
   () =>
     withDemoCases(async ({ pg, cases }) => {
-      // A plugin family (exact-length under another name) and cases of it.
-      const dir = dirname(cases);
-      const verify = pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'core', 'verify', 'index.ts')).href;
-      const plugin = join(dir, 'toy-length.ts');
-      writeFileSync(
-        plugin,
-        `import { getFamily } from '${verify}';\nexport const toyLength = { ...getFamily('exact-length'), name: 'toy-length', version: '1' };\n`,
-      );
-      const toyCases = join(dir, 'toy-cases.jsonl');
-      registerFamily({ ...getFamily('exact-length'), name: 'toy-length', version: '1' }); // to write its cases here
-      try {
-        await writeCaseSet(
-          toyCases,
-          exactLengthDemoCases().map((c) => ({ ...c, family: 'toy-length' })),
-        );
-      } finally {
-        unregisterFamily('toy-length');
-      }
+      const plugin = writeToyLengthPlugin(cases);
+      const toyCases = await writeToyLengthCases(cases);
       await plan(cases, pg.location, 'a', '--model', 'sim:steady', '--limit', '3');
       await plan(toyCases, pg.location, 'b', '--model', 'sim:steady', '--limit', '3', '--plugin', plugin);
       await plan(cases, pg.location, 'c', '--model', 'sim:steady', '--limit', '3');

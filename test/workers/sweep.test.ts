@@ -6,16 +6,12 @@
 // and left to workers that can.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dirname, join } from 'node:path';
-import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { runCases } from '../../src/app/run.ts';
 import { unattendedRuns, workCommand, type WorkerHooks } from '../../src/app/worker.ts';
-import { writeCaseSet } from '../../src/core/cases/write.ts';
-import { getFamily, registerFamily, unregisterFamily } from '../../src/core/verify/registry.ts';
-import type { Family } from '../../src/core/verify/types.ts';
+import { registerFamily, unregisterFamily } from '../../src/core/verify/registry.ts';
 import { openStore } from '../../src/store/store.ts';
 import { PG_SKIP } from '../store/backends.ts';
-import { withDemoCases } from './fixtures.ts';
+import { TOY_FAMILY, toyLengthFamily, withDemoCases, writeToyLengthCases } from './fixtures.ts';
 
 const RUNS = ['r1', 'r2', 'r3'];
 
@@ -108,18 +104,13 @@ test(
   () =>
     withDemoCases(async ({ pg, cases }) => {
       // A plugin family, planned at version 1; the first worker has version 2 (another plugin release).
-      const toy = (version: string): Family => ({ ...getFamily('exact-length'), name: 'toy-length', version });
-      registerFamily(toy('1'));
+      registerFamily(toyLengthFamily('1'));
       try {
-        const toyCases = join(dirname(cases), 'toy-cases.jsonl');
-        await writeCaseSet(
-          toyCases,
-          exactLengthDemoCases().map((c) => ({ ...c, family: 'toy-length' })),
-        );
+        const toyCases = await writeToyLengthCases(cases);
         await runCases({ cases, model: 'sim:steady?latency_ms=2', store: pg.location, runId: 'r1', limit: 3, workers: 0 });
         await runCases({ cases: toyCases, model: 'sim:steady?latency_ms=3', store: pg.location, runId: 'r2', limit: 3, workers: 0 });
         await runCases({ cases, model: 'sim:steady?latency_ms=4', store: pg.location, runId: 'r3', limit: 3, workers: 0 });
-        registerFamily(toy('2'), { replace: true });
+        registerFamily(toyLengthFamily('2'), { replace: true });
         // Another worker (one with the right version, say) holds two of r2's trajectories meanwhile.
         const other = await openStore(pg.location);
         const otherWorker = await other.leases!.register({ concurrency: 2, leaseSeconds: 600 });
@@ -155,12 +146,12 @@ test(
         // and the other worker's once it stops.
         await other.leases!.unregister(otherWorker);
         await other.close();
-        registerFamily(toy('1'), { replace: true });
+        registerFamily(toyLengthFamily('1'), { replace: true });
         const second = await workCommand({ store: pg.location, concurrency: 2, untilDone: true, pollMs: 20 });
         assert.deepEqual([second.stopped, second.progress.done, second.skipped], [null, 3, []]);
         await assertSweepComplete(pg.location);
       } finally {
-        unregisterFamily('toy-length');
+        unregisterFamily(TOY_FAMILY);
       }
     }),
 );
