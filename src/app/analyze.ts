@@ -19,7 +19,8 @@ export async function analyzeStore(store: string, o: AnalyzeStoreOptions): Promi
     const groups = await runsByStudy(s, o.runIds ?? []);
     if (!groups.length)
       throw new UserError(
-        `${store}: the store holds no runs yet (start one with \`revloop run\`, \`revloop probe\` or \`revloop agent\` --store ${store}, or try \`revloop demo\`)`,
+        // The store's own location: a PostgreSQL URL's password is not in it.
+        `${s.location}: the store holds no runs yet (start one with \`revloop run\`, \`revloop probe\` or \`revloop agent\` --store ${s.location}, or try \`revloop demo\`)`,
       );
     const results: StudyResult[] = [];
     for (const { study, runIds } of groups) results.push({ study, runIds, analysis: await study.analyze(s, runIds, o) });

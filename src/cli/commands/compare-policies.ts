@@ -1,7 +1,16 @@
 // `revloop compare-policies`: the same cases under several revision policies (each one run), then
 // success at equal budget with paired McNemar + Holm, generations, tokens, money and cycles.
 import type { Command } from 'commander';
-import { addModelOptions, budgetFlag, modelOptionsFromFlags, numberFlag, wholeNumber, type ModelFlags } from '../flags.ts';
+import {
+  addModelOptions,
+  budgetFlag,
+  modelOptionsFromFlags,
+  numberFlag,
+  STORE_HELP,
+  storeFlag,
+  wholeNumber,
+  type ModelFlags,
+} from '../flags.ts';
 import { trajectoryProgress } from '../progress.ts';
 import { interruptible } from '../signals.ts';
 import { UsageError } from '../../core/errors.ts';
@@ -11,7 +20,7 @@ interface CompareFlags extends ModelFlags {
   model: string;
   policies: string;
   budget?: string;
-  store: string;
+  store?: string;
   limit?: string;
   concurrency?: string;
   priceIn?: string;
@@ -39,7 +48,7 @@ export function register(program: Command): void {
       'verbatim-full,abstract,reset-on-recurrence,revloop-default',
     )
     .option('--budget <T>', 'revisions after the first draft, the same for every policy', '8')
-    .option('--store <db>', 'SQLite store file', 'runs.db')
+    .option('--store <location>', STORE_HELP)
     .option('--limit <n>', 'only the first n cases')
     .option('--concurrency <n>', 'trajectories in flight at once', '4')
     .option('--price-in <usd>', 'US dollars per million prompt tokens (for the money column)')
@@ -70,7 +79,7 @@ async function compareAction(flags: CompareFlags, io = { out: process.stdout, er
         modelOptions: modelOptionsFromFlags(flags),
         policies,
         budget: budgetFlag(flags.budget, 8),
-        store: flags.store,
+        store: storeFlag(flags.store),
         limit: wholeNumber('--limit', flags.limit, { min: 1 }),
         concurrency: wholeNumber('--concurrency', flags.concurrency, { min: 1 }) ?? 4,
         pricing: priceIn !== undefined && priceOut !== undefined ? { inputPerMTok: priceIn, outputPerMTok: priceOut } : undefined,

@@ -4,14 +4,24 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
 import { markedName } from '../../core/simulated.ts';
-import { addModelOptions, budgetFlag, modelOptionsFromFlags, sessionOptionsFromFlags, wholeNumber, type ModelFlags } from '../flags.ts';
+import { redactLocation } from '../../store/store.ts';
+import {
+  addModelOptions,
+  budgetFlag,
+  modelOptionsFromFlags,
+  sessionOptionsFromFlags,
+  STORE_HELP,
+  storeFlag,
+  wholeNumber,
+  type ModelFlags,
+} from '../flags.ts';
 import { commandLine } from '../invocation.ts';
 import { trajectoryProgress } from '../progress.ts';
 import { reportIncomplete, reportStopped } from '../run-outcome.ts';
 import { interruptible } from '../signals.ts';
 
 interface CommonFlags extends ModelFlags {
-  store: string;
+  store?: string;
   model: string;
   runId: string;
   concurrency?: string;
@@ -19,7 +29,7 @@ interface CommonFlags extends ModelFlags {
 }
 
 interface StatesFlags {
-  store: string;
+  store?: string;
   fromRun: string;
   for?: string;
   select?: string;
@@ -59,7 +69,7 @@ function common(cmd: Command): Command {
         '--model <spec>',
         'the controller: openai:<model>, openai-compatible:<url>#<model>, vllm:<url>#<model>, gguf:<path>, sim:<profile>',
       )
-      .option('--store <db>', 'SQLite store file', 'runs.db')
+      .option('--store <location>', STORE_HELP)
       .requiredOption('--run-id <id>', 'the experiment run (the same command resumes it)')
       .option('--concurrency <n>', 'trajectories in flight at once', '4')
       .option('--max-consecutive-failures <n>', 'stop after n protocol-incomplete trajectories in a row (0 = never)', '3'),
@@ -69,7 +79,7 @@ function common(cmd: Command): Command {
 function commonOptions(flags: CommonFlags) {
   const maxConsecutiveFailures = wholeNumber('--max-consecutive-failures', flags.maxConsecutiveFailures, { min: 0 }) ?? 3;
   return {
-    store: flags.store,
+    store: storeFlag(flags.store),
     model: flags.model,
     modelOptions: modelOptionsFromFlags(flags),
     runId: flags.runId,
@@ -84,6 +94,7 @@ type Hooks = import('../../app/experiment.ts').ExperimentHooks;
 
 /** Runs one experiment with progress and Ctrl-C, then says how it ended and what to do next. */
 async function runWithProgress(store: string, work: (signal: AbortSignal, hooks: Hooks) => Promise<Outcome>): Promise<number> {
+  const shown = redactLocation(store);
   let progress: ReturnType<typeof trajectoryProgress> | undefined;
   const again = commandLine(process.argv.slice(2));
   const outcome = await interruptible(io.err, 'in-flight calls are abandoned, nothing half-written is kept', (signal) =>
@@ -92,7 +103,7 @@ async function runWithProgress(store: string, work: (signal: AbortSignal, hooks:
       onStart: (s) => {
         progress = trajectoryProgress(io.err, { simulated: s.simulated });
         io.out.write(
-          `experiment ${s.design} '${s.runId}' in ${store}: ${s.resumed ? `resuming (${s.alreadyComplete} of ${s.trajectories} trajectories already complete)` : 'new'}\n` +
+          `experiment ${s.design} '${s.runId}' in ${shown}: ${s.resumed ? `resuming (${s.alreadyComplete} of ${s.trajectories} trajectories already complete)` : 'new'}\n` +
             `  ${s.states} states, ${s.trajectories} trajectories${s.selected !== s.trajectories ? ` (${s.selected} in this session)` : ''} · states SHA-256 ${s.statesSha256}\n` +
             `  model: ${markedName(s.model, s.simulated)} · last revision ${s.budget} · concurrency ${s.concurrency}\n` +
             (s.simulated
@@ -112,7 +123,7 @@ async function runWithProgress(store: string, work: (signal: AbortSignal, hooks:
     `finished${tag}: ${finished}/${summary.cases} trajectories · ${summary.successes} joint successes · ${summary.incomplete} protocol-incomplete · ${summary.rounds} rounds (frozen ones included)\n`,
   );
   reportIncomplete(io.out, summary.incomplete, again);
-  const db = ['--store', store];
+  const db = ['--store', shown];
   io.out.write(
     `next: ${commandLine(['audit', ...db, '--run', runId])} · ${commandLine(['analyze', ...db, runId])} · ${commandLine(['report', ...db, '-o', 'report.html'])}\n`,
   );
@@ -135,7 +146,7 @@ export function register(program: Command): void {
       'select the states an experiment starts from and write them as JSON Lines (their SHA-256 freezes the selection): ' +
         'recurrence events for history, budget-end failures for persist, first drafts for crossover',
     )
-    .option('--store <db>', 'SQLite store file', 'runs.db')
+    .option('--store <location>', STORE_HELP)
     .requiredOption('--from-run <run>', 'the revision run (or import) to select from')
     .option('--for <design>', 'history | persist | crossover', 'history')
     .option('--select <rule>', 'history: first (each trajectory’s first recurrence event) | all', 'first')
@@ -145,7 +156,7 @@ export function register(program: Command): void {
     .action(async (flags: StatesFlags) => {
       const { selectExperimentStates } = await import('../../app/experiment.ts');
       const r = await selectExperimentStates({
-        store: flags.store,
+        store: storeFlag(flags.store),
         fromRun: flags.fromRun,
         design: oneOf('--for', flags.for, ['history', 'persist', 'crossover'] as const, 'history'),
         select: oneOf('--select', flags.select, ['first', 'all'] as const, 'first'),

@@ -4,7 +4,8 @@
 import type { Command } from 'commander';
 import { spawn } from 'node:child_process';
 import { UsageError } from '../../core/errors.ts';
-import { wholeNumber } from '../flags.ts';
+import { redactLocation } from '../../store/store.ts';
+import { STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
 
 interface ViewFlags {
   store?: string;
@@ -25,7 +26,7 @@ export function register(program: Command): void {
         'verifier reports, recurrence and cycle markers, failed provider attempts) and a case-by-case comparison of two runs with ' +
         'exact McNemar. The JSON API behind it is documented in docs/viewer.md.',
     )
-    .option('--store <db>', 'the run store (SQLite file)', 'runs.db')
+    .option('--store <location>', `${STORE_HELP}; opened read-only`)
     .option('--port <n>', 'port to listen on (0 picks a free one)', '8300')
     .option('--host <address>', 'address to listen on; anything but loopback requires the access token printed at start', '127.0.0.1')
     .option('--open', 'open the viewer in the default browser')
@@ -61,12 +62,12 @@ function openBrowser(url: string, err: { write(s: string): unknown }): void {
 }
 
 async function viewAction(flags: ViewFlags): Promise<void> {
-  if (!flags.store) throw new UsageError('--store', 'view: --store <db> is required');
+  const store = storeFlag(flags.store);
   const host = (flags.host ?? '127.0.0.1').trim();
   if (!host) throw new UsageError('--host', 'view: --host needs an address (127.0.0.1, ::1, 0.0.0.0, …)');
   const { startViewer } = await import('../../app/view.ts');
   const viewer = await startViewer({
-    store: flags.store,
+    store,
     host,
     port: wholeNumber('--port', flags.port ?? '8300', { min: 0, max: 65535 }),
     bootstrap: wholeNumber('--bootstrap', flags.bootstrap ?? '2000', { min: 0 }),
@@ -74,7 +75,7 @@ async function viewAction(flags: ViewFlags): Promise<void> {
     log: (line) => process.stderr.write(line + '\n'),
   });
   const out = process.stdout;
-  out.write(`revloop view: ${flags.store} (read-only) at ${viewer.url}\n`);
+  out.write(`revloop view: ${redactLocation(store)} (read-only) at ${viewer.url}\n`);
   if (viewer.token) {
     out.write(
       `  listening on ${viewer.host}, beyond this machine: every request needs the access token (shown only now):\n  ${viewer.token}\n` +
