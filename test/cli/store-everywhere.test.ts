@@ -1,7 +1,8 @@
 // Issue 12 #1: every command that takes a store takes the same one — `--store` a SQLite file or a
 // postgres:// URL, else $REVLOOP_STORE, else runs.db — and works on both backends. Each command runs
 // as a user runs it, with the store named only by REVLOOP_STORE and from a folder where a stray
-// runs.db would show that a command ignored it; none prints a PostgreSQL password.
+// runs.db would show that a command ignored it; none prints a PostgreSQL password. The demo alone
+// ignores $REVLOOP_STORE: it writes the store --store names, else its own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -144,6 +145,34 @@ for (const b of BACKENDS) {
         assert.deepEqual(viewed.runs, expected);
         // Nothing fell back to the default store in the working folder.
         assert.equal(existsSync(join(cwd, 'runs.db')), false);
+      } finally {
+        await s.cleanup();
+      }
+    },
+  );
+}
+
+for (const b of BACKENDS) {
+  test(
+    `[${b.name}] revloop demo writes the store --store names (never $REVLOOP_STORE's) and prints no password`,
+    { skip: b.skip },
+    async () => {
+      const s = testStore(b.name);
+      const cwd = tempDir('revloop-demo-store-');
+      try {
+        const location = b.name === 'postgres' ? Object.assign(new URL(s.location), { password: 'hunter2' }).toString() : s.location;
+        const elsewhere = join(cwd, 'yours.db');
+        const r = revloop(['demo', '--store', location, '--out', join(cwd, 'out')], { env: { REVLOOP_STORE: elsewhere }, cwd });
+        assert.equal(r.code, 0, r.err);
+        assert.match(r.out, new RegExp(`^store: ${redactLocation(location).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+        assert.doesNotMatch(r.out + r.err, /hunter2/);
+        const listed = JSON.parse(revloop(['runs', '--json', '--store', location], { cwd }).out) as Array<{ runId: string }>;
+        assert.ok(listed.some((run) => run.runId === 'demo-steady'));
+        // Without --store: its own folder's demo.db, and the store $REVLOOP_STORE names is left alone.
+        const own = revloop(['demo', '--out', join(cwd, 'own')], { env: { REVLOOP_STORE: elsewhere }, cwd });
+        assert.equal(own.code, 0, own.err);
+        assert.ok(existsSync(join(cwd, 'own', 'demo.db')));
+        assert.equal(existsSync(elsewhere), false);
       } finally {
         await s.cleanup();
       }

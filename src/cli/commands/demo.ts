@@ -1,6 +1,7 @@
 // `revloop demo`: the main job on embedded defaults (bundled cases, simulated controllers, a store,
 // a summary table, a report). Logic: app/demo/demo.ts.
 import type { Command } from 'commander';
+import { redactLocation } from '../../store/store.ts';
 import { wholeNumber } from '../flags.ts';
 import { commandLine } from '../invocation.ts';
 import { trajectoryProgress } from '../progress.ts';
@@ -16,7 +17,10 @@ export function register(program: Command): void {
         "summary table labelled SIMULATED, runs a small matched-state history intervention on the stubborn controller's " +
         'recurrence events (docs/experiments.md), writes the report, and shows the next commands (runs, audit, analyze, report, export).',
     )
-    .option('--store <path>', 'store file (default: <out>/demo.db)')
+    .option(
+      '--store <location>',
+      'the store: a SQLite file or postgres://user@host:port/db[?schema=name] (default: <out>/demo.db; not $REVLOOP_STORE, so the demo never writes into a store you use)',
+    )
     .option('--out <dir>', 'folder for the case file and store (default: a new temporary folder)')
     .option('--concurrency <n>', 'trajectories in flight at once', '8')
     .action(async (opts: { store?: string; out?: string; concurrency: string }) => {
@@ -31,7 +35,7 @@ export function register(program: Command): void {
             onCases: (c) => {
               out.write(
                 `revloop demo: ${c.cases} cases of revloop's own texts (${c.skippedStructured ? 'exact-length only' : 'all six families'}) in ${c.casesFile}\n` +
-                  `store: ${c.store}\n` +
+                  `store: ${redactLocation(c.store)}\n` +
                   'SIMULATED: the controllers below are simulations (sim: profiles), not language models; no number here describes a model.\n',
               );
               if (c.skippedStructured)
@@ -65,7 +69,7 @@ export function register(program: Command): void {
         );
       }
       out.write(`\nreport: ${r.report} (open it in a browser; it needs no network)\n`);
-      const db = ['--store', r.store];
+      const db = ['--store', redactLocation(r.store)];
       out.write(
         '\nnext:\n' +
           `  ${commandLine(['runs', ...db])}\n` +
