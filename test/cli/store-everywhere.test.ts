@@ -1,8 +1,9 @@
 // Issue 12 #1: every command that takes a store takes the same one — `--store` a SQLite file or a
 // postgres:// URL, else $REVLOOP_STORE, else runs.db — and works on both backends. Each command runs
 // as a user runs it, with the store named only by REVLOOP_STORE and from a folder where a stray
-// runs.db would show that a command ignored it; none prints a PostgreSQL password. The demo alone
-// ignores $REVLOOP_STORE: it writes the store --store names, else its own.
+// runs.db would show that a command ignored it; none prints a PostgreSQL password; and every kind of
+// run moves to another store with `store copy` and audits there. The demo alone ignores
+// $REVLOOP_STORE: it writes the store --store names, else its own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -143,6 +144,15 @@ for (const b of BACKENDS) {
         assert.equal(viewed.store, redactLocation(location));
         for (const text of [...printed, viewed.out]) assert.doesNotMatch(text, /hunter2/);
         assert.deepEqual(viewed.runs, expected);
+        // Every kind of run (revision, experiment, policy comparison, probe, agent) moves to a SQLite
+        // file with its chain, and audits there; the revision run exports the same bytes.
+        const copy = join(cwd, 'copy.db');
+        assert.match(ok(['store', 'copy', '--to', copy, '--from', location]).out, /^copied 6 runs \(\d+ events\) .*; chains verified$/m);
+        const copied = JSON.parse(ok(['runs', '--json', '--store', copy]).out) as Array<{ runId: string }>;
+        assert.deepEqual(copied.map((r) => r.runId).sort(), expected);
+        for (const run of expected) assert.match(ok(['audit', '--store', copy, '--run', run]).out, /^PASS: /m, run);
+        ok(['export', '--store', copy, '--run', 'src', '--format', 'paper', '-o', join(cwd, 'copied.jsonl')]);
+        assert.equal(readFileSync(join(cwd, 'copied.jsonl'), 'utf8'), readFileSync(join(cwd, 'src.jsonl'), 'utf8'));
         // Nothing fell back to the default store in the working folder.
         assert.equal(existsSync(join(cwd, 'runs.db')), false);
       } finally {
