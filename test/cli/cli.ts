@@ -1,6 +1,7 @@
 // Running the revloop command as a user does, for CLI tests: a real process through bin/revloop.mjs,
 // its exit code, stdout and stderr; or a shell pipeline around it.
 import { spawn, spawnSync } from 'node:child_process';
+import type { Command } from 'commander';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -63,4 +64,9 @@ export function revloopAsync(args: string[], o: { env?: NodeJS.ProcessEnv; cwd?:
       resolve({ code, out, err });
     });
   });
+}
+
+/** Every (sub)command of a commander program, by its path ("experiment history"). */
+export function allCommands(c: Command, path: string[] = []): Array<{ path: string; cmd: Command }> {
+  return c.commands.flatMap((sub) => [{ path: [...path, sub.name()].join(' '), cmd: sub }, ...allCommands(sub, [...path, sub.name()])]);
 }

@@ -9,18 +9,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import { buildProgram } from '../../src/cli/main.ts';
 import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { writeCaseSet } from '../../src/core/cases/write.ts';
 import { redactLocation } from '../../src/store/store.ts';
 import { BACKENDS, testStore } from '../store/backends.ts';
 import { tempDir } from '../tmp.ts';
-import { BIN, revloop, userEnv } from './cli.ts';
-
-function allCommands(c: Command, path: string[] = []): Array<{ path: string; cmd: Command }> {
-  return c.commands.flatMap((sub) => [{ path: [...path, sub.name()].join(' '), cmd: sub }, ...allCommands(sub, [...path, sub.name()])]);
-}
+import { allCommands, BIN, revloop, userEnv } from './cli.ts';
 
 test('every command with --store documents one rule (a SQLite file or postgres://…, $REVLOOP_STORE) and bakes in no default', () => {
   const withStore = allCommands(buildProgram())

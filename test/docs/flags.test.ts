@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { buildProgram } from '../../src/cli/main.ts';
 import { addModelOptions } from '../../src/cli/flags.ts';
+import { allCommands } from '../cli/cli.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PAGES = [
@@ -22,10 +23,6 @@ const PAGES = [
 const read = (page: string) => readFileSync(join(ROOT, page), 'utf8');
 const program = buildProgram();
 const FLAG = /(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])/g;
-
-function allCommands(c: Command = program, path: string[] = []): Array<{ path: string; cmd: Command }> {
-  return c.commands.flatMap((sub) => [{ path: [...path, sub.name()].join(' '), cmd: sub }, ...allCommands(sub, [...path, sub.name()])]);
-}
 
 /** The command a `revloop a b c …` line names: the longest run of words that are (sub)commands. */
 function resolve(words: string[]): { cmd: Command; used: number } {
@@ -88,7 +85,7 @@ test('docs/models.md documents exactly the model flags addModelOptions adds', ()
 
 test('every command that takes a model accepts every documented model flag', () => {
   const modelFlags = addModelOptions(new Command('x')).options.map((o) => o.long!);
-  const takingModel = allCommands().filter(
+  const takingModel = allCommands(program).filter(
     ({ cmd }) => cmd.options.some((o) => o.long === '--model') || cmd.registeredArguments.some((a) => a.name() === 'spec'),
   );
   assert.deepEqual(takingModel.map((c) => c.path).sort(), [
