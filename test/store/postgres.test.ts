@@ -1,7 +1,8 @@
 // What only the PostgreSQL store has to prove (the shared suite in store.test.ts runs on both):
 // append-only enforced by the database, versioned schema and its refusals, errors that never print
 // a password, global event ids in commit order for readers following `eventsAfter` while several
-// processes write, read-only opens, and run locks that die with their session.
+// processes write, read-only opens, and run locks that die with their session (and a process whose
+// session died writes no more of its run).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore, redactLocation, type RunStore } from '../../src/store/store.ts';
@@ -208,3 +209,57 @@ test('study runs: one writing process per run, held by its database session', { 
     await s.cleanup();
   }
 });
+
+test(
+  'study runs: a process whose database session ends writes no more of the run it held, which another process may then take',
+  { skip },
+  async () => {
+    const s = testStore('postgres');
+    await toyRun(s.location, { runId: 'seed', cases: toyCases(1) });
+    const a = await openStore(s.location);
+    const b = await openStore(s.location);
+    const db = await rawDb(s.location);
+    const ev = (k: number): NewEvent => ({ type: 'record', payload: { kind: 'n', key: String(k), session: null, data: k } });
+    const takeOver = () =>
+      b.acquireLock('held').then(
+        () => true,
+        () => false,
+      );
+    try {
+      await a.acquireLock('held');
+      await a.createRun('held', (await a.getPlanned('seed'))!);
+      await a.append('held', [ev(1)]);
+      // The session holding the lock ends (a server restart, a network cut, an administrator): only
+      // that one, found by the lock it holds (other tests' sessions share the server).
+      await db.all(
+        `SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN run_locks rl ON l.objid::bigint = rl.lock_key
+         WHERE rl.run_id = 'held' AND l.locktype = 'advisory' AND l.granted AND l.objsubid = 2`,
+      );
+      let taken = false;
+      for (let i = 0; i < 100 && !taken; i++) {
+        taken = await takeOver();
+        if (!taken) await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.ok(taken, 'the lock went with the session');
+      await assert.rejects(
+        a.append('held', [ev(2)]),
+        (e) =>
+          e instanceof StoreError &&
+          e.reason === 'unreachable' &&
+          /the database session that held run 'held' for this process has ended .*; nothing more of the run is written from here/.test(
+            e.message,
+          ),
+      );
+      // The new holder writes on: each event once, in its order.
+      await b.append('held', [ev(3)]);
+      const data = (await b.readEvents('held')).filter((e) => e.type === 'record').map((e) => (e.payload as { data: number }).data);
+      assert.deepEqual(data, [1, 3]);
+      await b.releaseLock('held');
+    } finally {
+      await db.close();
+      await a.close().catch(() => undefined);
+      await b.close();
+      await s.cleanup();
+    }
+  },
+);

@@ -153,6 +153,17 @@ function connectionError(display: string, e: unknown): StoreError {
   return new StoreError(display, 'other', `${display}: cannot open as a revloop store (${message})`, { cause: e });
 }
 
+/** A write to a run whose session lock this process no longer holds (its database session ended). */
+function runLockLost(display: string, runId: string, lost: Error): StoreError {
+  return new StoreError(
+    display,
+    'unreachable',
+    `${display}: the database session that held run '${runId}' for this process has ended (${lost.message}); ` +
+      'nothing more of the run is written from here, since another process may now hold it. Run the same command again to resume',
+    { cause: lost },
+  );
+}
+
 /** Opens (and, for writing, creates or migrates) a store in a PostgreSQL schema. */
 export async function openPostgresStore(location: string, options: StoreOptions = {}): Promise<PostgresRunStore> {
   const { connectionString, schema, display } = parsePostgresLocation(location);
@@ -538,6 +549,12 @@ export class PostgresRunStore implements RunStore {
       const all: StoredEvent[] = [];
       const cols: unknown[][] = Array.from({ length: 10 }, () => []);
       for (const g of groups) {
+        // A run this process holds by its session lock (probe, agent, experiments) is written only
+        // while that session lives: once it has ended, another process may hold the run.
+        if (this.liveLost && this.runLocks.has(g.runId)) {
+          outcomes.push(runLockLost(this.location, g.runId, this.liveLost));
+          continue;
+        }
         const lease = g.options.lease;
         if (lease) {
           const now = current.get(`${lease.caseIndex}\u0000${lease.runId}`);
