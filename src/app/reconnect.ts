@@ -7,7 +7,7 @@
 // connected: a server that cannot be reached at start is an error to report at once (a wrong host
 // should not wait five minutes).
 import { StoreError } from '../core/errors.ts';
-import { isConnectionLoss } from '../store/connection-loss.ts';
+import { isConnectionLoss, rootMessage } from '../store/connection-loss.ts';
 import { openStore, redactLocation, type RunStore } from '../store/store.ts';
 
 export interface ReconnectOptions {
@@ -85,14 +85,6 @@ export async function withReconnection<T>(
       return done.value;
     }
   }
-}
-
-/** The innermost message of an error and the errors it wraps (`cause`): what the driver or the socket said. */
-function rootMessage(e: unknown): string {
-  let err = e as { message?: unknown; cause?: unknown } | undefined;
-  for (let depth = 0; depth < 8 && err && typeof err === 'object' && err.cause && typeof err.cause === 'object'; depth++)
-    err = err.cause as typeof err;
-  return typeof err?.message === 'string' ? err.message : String(e);
 }
 
 /** Closes a store, waiting at most `ms`: a server that went away may never answer the goodbye. */

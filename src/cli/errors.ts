@@ -3,6 +3,7 @@
 // is set for an unexpected error.
 import { CommanderError } from 'commander';
 import { isRevloopError, type ErrorCode } from '../core/errors.ts';
+import { databaseTrouble } from '../store/connection-loss.ts';
 import { invokedAs } from './invocation.ts';
 import { forPeople } from './stdio.ts';
 
@@ -24,6 +25,12 @@ export function reportError(e: unknown, stderr: { write(s: string): unknown } = 
     const message = forPeople(e.message).replace(/`revloop /g, `\`${invokedAs()} `);
     stderr.write(`revloop: ${message}\n`);
     return EXIT_CODES[e.code] ?? 2;
+  }
+  // The database failing under a command (a lost connection, a server out of connections) is no bug.
+  const trouble = databaseTrouble(e);
+  if (trouble) {
+    stderr.write(`revloop: ${trouble}\n`);
+    return 2;
   }
   const err = e as Error;
   stderr.write(`revloop: unexpected error: ${err?.message ?? String(e)}\n`);

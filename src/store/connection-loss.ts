@@ -34,3 +34,39 @@ export function isConnectionLoss(e: unknown): boolean {
   }
   return false;
 }
+
+/** SQLSTATE 53300 too_many_connections: the server (max_connections) or the role (CONNECTION LIMIT) has no session to spare. */
+export function isOutOfConnections(e: unknown): boolean {
+  for (let err = e as { code?: unknown; cause?: unknown } | undefined, depth = 0; err && typeof err === 'object' && depth < 8; depth++) {
+    if (err.code === '53300') return true;
+    err = err.cause as typeof err;
+  }
+  return false;
+}
+
+/** The innermost message of an error and the errors it wraps (`cause`): what the driver or the socket said. */
+export function rootMessage(e: unknown): string {
+  let err = e as { message?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; depth < 8 && err && typeof err === 'object' && err.cause && typeof err.cause === 'object'; depth++)
+    err = err.cause as typeof err;
+  return typeof err?.message === 'string' ? err.message : String(e);
+}
+
+/**
+ * What a person should read for a database failure that is not a bug of revloop's: a server out of
+ * connections (with what to change), or a lost connection (committed work is kept); null for
+ * anything else. Not a lost connection for the reconnection policy: a server that is full stays
+ * full, and retrying would abandon in-flight generations again and again.
+ */
+export function databaseTrouble(e: unknown): string | null {
+  const message = rootMessage(e);
+  if (isOutOfConnections(e))
+    return (
+      `PostgreSQL has no connection to spare for this process (${message}): each revloop process holds a few ` +
+      `at once (docs/store.md, "Connections"); raise the server's max_connections (or the role's CONNECTION LIMIT), ` +
+      'or run fewer processes at once'
+    );
+  if (isConnectionLoss(e))
+    return `lost the connection to the database (${message}); everything committed is kept: run the same command again once the server is reachable`;
+  return null;
+}

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { writeCaseSet } from '../../src/core/cases/write.ts';
 import { openStore } from '../../src/store/store.ts';
-import { PG_SKIP, PG_URL, testStore } from '../store/backends.ts';
+import { PG_SKIP, PG_URL, rawDb, testStore } from '../store/backends.ts';
 import { withDemoCases, writeToyLengthCases, writeToyLengthPlugin } from './fixtures.ts';
 import { userEnv } from '../cli/cli.ts';
 
@@ -228,6 +228,42 @@ test(
       assert.equal(able.status, 0, able.stderr + able.stdout);
       assert.match(able.stdout, /^worker #\d+ \[SIMULATED\]: 3 claimed · 3 finished here/m);
       await assertRunsComplete(pg.location, ['a', 'b', 'c']);
+    }),
+);
+
+test(
+  'PostgreSQL: a worker that finds no connection to spare says so and what to change, exit 2 (not "cannot reach" the server)',
+  { skip: PG_SKIP },
+  () =>
+    withDemoCases(async ({ pg, cases }) => {
+      // A role allowed one connection: enough to plan the run, not for a worker's pool and its lock session.
+      const role = `revloop_limited_${process.pid}`;
+      const db = await rawDb(PG_URL!);
+      const database = new URL(PG_URL!).pathname.slice(1) || 'postgres';
+      try {
+        await db.run(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 1`);
+        await db.run(`GRANT CREATE ON DATABASE "${database}" TO ${role}`);
+        const url = new URL(pg.location);
+        url.username = role;
+        const store = url.toString();
+        await plan(cases, store, 'p', '--model', 'sim:steady');
+        const worker = await cli(['worker', '--store', store, '--run', 'p']);
+        assert.equal(worker.status, 2, worker.stderr);
+        assert.match(
+          worker.stderr,
+          new RegExp(
+            `^revloop: postgres://${role}@.+: PostgreSQL has no connection to spare for this process \\(too many connections for role "${role}"\\): ` +
+              ".*raise the server's max_connections \\(or the role's CONNECTION LIMIT\\), or run fewer processes at once$",
+            'm',
+          ),
+        );
+        assert.doesNotMatch(worker.stderr, /cannot reach PostgreSQL|unexpected error/);
+      } finally {
+        await pg.cleanup();
+        await db.run(`REVOKE CREATE ON DATABASE "${database}" FROM ${role}`).catch(() => undefined);
+        await db.run(`DROP ROLE IF EXISTS ${role}`);
+        await db.close();
+      }
     }),
 );
 

@@ -16,7 +16,8 @@ import { getFamily } from '../../src/core/verify/index.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import type { RunProgress } from '../../src/engine/run.ts';
 import type { WorkerProgress } from '../../src/engine/worker.ts';
-import { isConnectionLoss } from '../../src/store/connection-loss.ts';
+import { databaseTrouble, isConnectionLoss, isOutOfConnections } from '../../src/store/connection-loss.ts';
+import { reportError } from '../../src/cli/errors.ts';
 import { LeaseLostError, openStore } from '../../src/store/store.ts';
 import { PG_SKIP, type TestStore } from '../store/backends.ts';
 import { withDemoCases } from './fixtures.ts';
@@ -301,4 +302,35 @@ test('isConnectionLoss: lost sessions and unreachable servers, through wrapped c
     'text',
   ])
     assert.equal(isConnectionLoss(e), false, String(e));
+});
+
+test('a server out of connections is told apart from a lost one: no reconnection, what to change, exit 2 rather than a bug', () => {
+  const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code });
+  const full = coded('53300', 'sorry, too many clients already');
+  const wrapped = new Error('claim failed', { cause: coded('53300', 'too many connections for role "w"') });
+  for (const e of [full, wrapped]) {
+    assert.equal(isOutOfConnections(e), true);
+    // Retrying would abandon in-flight generations again and again on a server that stays full.
+    assert.equal(isConnectionLoss(e), false);
+  }
+  assert.match(
+    databaseTrouble(wrapped)!,
+    /^PostgreSQL has no connection to spare for this process \(too many connections for role "w"\): .*raise the server's max_connections \(or the role's CONNECTION LIMIT\), or run fewer processes at once$/,
+  );
+  assert.match(
+    databaseTrouble(new Error('Connection terminated unexpectedly'))!,
+    /^lost the connection to the database \(Connection terminated unexpectedly\); everything committed is kept/,
+  );
+  assert.equal(databaseTrouble(coded('23505', 'duplicate key')), null);
+  assert.equal(databaseTrouble(new Error('boom')), null);
+  // What the CLI prints for such an error thrown mid-command (no StoreError around it): the advice, exit 2.
+  for (const [e, code, line] of [
+    [full, 2, /^revloop: PostgreSQL has no connection to spare/],
+    [new Error('Connection terminated unexpectedly'), 2, /^revloop: lost the connection to the database/],
+    [new Error('boom'), 1, /^revloop: unexpected error: boom$/m],
+  ] as const) {
+    let err = '';
+    assert.equal(reportError(e, { write: (s: string) => (err += s) }), code);
+    assert.match(err, line);
+  }
 });

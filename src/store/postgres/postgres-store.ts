@@ -45,7 +45,7 @@ import {
   type TrajectoryRow,
   type TrajectorySummaryRow,
 } from '../tables.ts';
-import { isConnectionLoss } from '../connection-loss.ts';
+import { databaseTrouble, isConnectionLoss, isOutOfConnections } from '../connection-loss.ts';
 import { pgDriver } from './pg-driver.ts';
 import { DERIVED_TABLES, KNOWN_TABLES, MIGRATIONS, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
 
@@ -143,6 +143,8 @@ function connectionError(display: string, e: unknown): StoreError {
       `${display}: PostgreSQL refused the login (${message}); check the user and PGPASSWORD or ~/.pgpass`,
       { cause: e },
     );
+  // Before the generic case below: "too many connections" mentions connecting but is no unreachable server.
+  if (isOutOfConnections(e)) return new StoreError(display, 'other', `${display}: ${databaseTrouble(e)}`, { cause: e });
   if (isConnectionLoss(e) || /connect|terminat/i.test(message))
     return new StoreError(
       display,
