@@ -176,7 +176,8 @@ export function sessionOptionsFromFlags(
 export const RECONNECT_HELP =
   'after losing the database connection, keep trying to reconnect this long before giving up (0 = give up at once)';
 
-export const STORE_HELP = 'run store: a SQLite file, or postgres://user@host:port/db[?schema=name] (default: $REVLOOP_STORE, else runs.db)';
+export const STORE_HELP =
+  'run store: a SQLite file, or postgres://user@host:port/db[?schema=name&pool=N] (default: $REVLOOP_STORE, else runs.db)';
 
 /** `--store` (a SQLite path or a PostgreSQL URL), else $REVLOOP_STORE, else runs.db (or an error when `required` names the command). */
 export function storeFlag(value: string | undefined, required?: string, env: NodeJS.ProcessEnv = process.env): string {

@@ -64,7 +64,7 @@ export function databaseTrouble(e: unknown): string | null {
     return (
       `PostgreSQL has no connection to spare for this process (${message}): each revloop process holds a few ` +
       `at once (docs/store.md, "Connections"); raise the server's max_connections (or the role's CONNECTION LIMIT), ` +
-      'or run fewer processes at once'
+      'give each process a smaller pool (?pool=N in the store URL), or run fewer processes at once'
     );
   if (isConnectionLoss(e))
     return `lost the connection to the database (${message}); everything committed is kept: run the same command again once the server is reachable`;

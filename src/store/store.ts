@@ -326,8 +326,9 @@ export function redactLocation(location: string): string {
 
 /**
  * Opens a store. A path (or `sqlite:<path>`) is a SQLite file, created on first write; only an
- * empty or new file becomes a store. `postgres://user@host:port/db[?schema=name]` is a PostgreSQL
- * database (schema `revloop` unless named), created and migrated on first write.
+ * empty or new file becomes a store. `postgres://user@host:port/db[?schema=name&pool=N]` is a
+ * PostgreSQL database (schema `revloop` unless named; `pool`: connections pooled, default 4),
+ * created and migrated on first write.
  */
 export async function openStore(location: string, options: StoreOptions = {}): Promise<RunStore> {
   if (isPostgresLocation(location)) {

@@ -44,6 +44,23 @@ test('passwords never show: locations and errors are redacted', async () => {
   await assert.rejects(openStore('postgres://ann@127.0.0.1:1/db?schema=Bad-Name'), /schema 'Bad-Name' must be lower-case letters/);
 });
 
+test('?pool=N sets the connections a process pools (default 4); the driver never sees it; a bad value is refused before connecting', async () => {
+  const { parsePostgresLocation } = await import('../../src/store/postgres/postgres-store.ts');
+  assert.deepEqual(parsePostgresLocation('postgres://ann@h/db?schema=lab&pool=1'), {
+    connectionString: 'postgres://ann@h/db',
+    schema: 'lab',
+    pool: 1,
+    display: 'postgres://ann@h/db?schema=lab&pool=1',
+  });
+  assert.equal(parsePostgresLocation('postgres://ann@h/db').pool, 4);
+  for (const bad of ['0', '65', '2.5', 'x', ''])
+    await assert.rejects(
+      openStore(`postgres://ann@127.0.0.1:1/db?pool=${bad}`),
+      (e) => e instanceof StoreError && e.message.endsWith(`pool '${bad}' must be a whole number of connections from 1 to 64`),
+      bad,
+    );
+});
+
 test('append-only in the database: UPDATE, DELETE and TRUNCATE of events are refused', { skip }, async () => {
   const s = testStore('postgres');
   try {

@@ -232,7 +232,7 @@ test(
 );
 
 test(
-  'PostgreSQL: a worker that finds no connection to spare says so and what to change, exit 2 (not "cannot reach" the server)',
+  'PostgreSQL: a worker that finds no connection to spare says so and what to change, exit 2 (not "cannot reach" the server); with ?pool=1 it fits',
   { skip: PG_SKIP },
   () =>
     withDemoCases(async ({ pg, cases }) => {
@@ -253,11 +253,20 @@ test(
           worker.stderr,
           new RegExp(
             `^revloop: postgres://${role}@.+: PostgreSQL has no connection to spare for this process \\(too many connections for role "${role}"\\): ` +
-              ".*raise the server's max_connections \\(or the role's CONNECTION LIMIT\\), or run fewer processes at once$",
+              ".*raise the server's max_connections \\(or the role's CONNECTION LIMIT\\), give each process a smaller pool " +
+              '\\(\\?pool=N in the store URL\\), or run fewer processes at once$',
             'm',
           ),
         );
         assert.doesNotMatch(worker.stderr, /cannot reach PostgreSQL|unexpected error/);
+        // Two connections and a pool of one (plus the lock session): the worker fits, at any concurrency.
+        await db.run(`ALTER ROLE ${role} CONNECTION LIMIT 2`);
+        url.searchParams.set('pool', '1');
+        const small = await cli(['worker', '--store', url.toString(), '--run', 'p', '--concurrency', '8']);
+        assert.equal(small.status, 0, small.stderr);
+        assert.match(small.stdout, /^run 'p' has no pending trajectory/m);
+        const audit = await cli(['audit', '--store', store, '--run', 'p']);
+        assert.equal(audit.status, 0, audit.stdout);
       } finally {
         await pg.cleanup();
         await db.run(`REVOKE CREATE ON DATABASE "${database}" FROM ${role}`).catch(() => undefined);

@@ -315,7 +315,7 @@ test('a server out of connections is told apart from a lost one: no reconnection
   }
   assert.match(
     databaseTrouble(wrapped)!,
-    /^PostgreSQL has no connection to spare for this process \(too many connections for role "w"\): .*raise the server's max_connections \(or the role's CONNECTION LIMIT\), or run fewer processes at once$/,
+    /^PostgreSQL has no connection to spare for this process \(too many connections for role "w"\): .*raise the server's max_connections \(or the role's CONNECTION LIMIT\), give each process a smaller pool \(\?pool=N in the store URL\), or run fewer processes at once$/,
   );
   assert.match(
     databaseTrouble(new Error('Connection terminated unexpectedly'))!,

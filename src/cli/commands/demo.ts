@@ -19,7 +19,7 @@ export function register(program: Command): void {
     )
     .option(
       '--store <location>',
-      'the store: a SQLite file or postgres://user@host:port/db[?schema=name] (default: <out>/demo.db; not $REVLOOP_STORE, so the demo never writes into a store you use)',
+      'the store: a SQLite file or postgres://user@host:port/db[?schema=name&pool=N] (default: <out>/demo.db; not $REVLOOP_STORE, so the demo never writes into a store you use)',
     )
     .option('--out <dir>', 'folder for the case file and store (default: a new temporary folder)')
     .option('--concurrency <n>', 'trajectories in flight at once', '8')

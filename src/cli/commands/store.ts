@@ -16,7 +16,10 @@ export function register(program: Command): void {
         'A run that already exists at the destination must have the same plan and the same history so far (then only the missing events ' +
         'are appended); otherwise the copy is refused, naming the run, and nothing is written. See docs/store.md.',
     )
-    .requiredOption('--from <location>', 'source store: a SQLite file or postgres://user@host:port/db[?schema=name] (opened read-only)')
+    .requiredOption(
+      '--from <location>',
+      'source store: a SQLite file or postgres://user@host:port/db[?schema=name&pool=N] (opened read-only)',
+    )
     .requiredOption('--to <location>', 'destination store (created if new)')
     .option('--run <id>', 'copy only this run (repeatable)', collect, [])
     .action(async (opts: { from: string; to: string; run: string[] }) => {

@@ -108,8 +108,11 @@ function key31(s: string): number {
   return h & 0x7fffffff;
 }
 
-/** Where a URL points, and the schema it names (`?schema=`, default `revloop`). */
-export function parsePostgresLocation(location: string): { connectionString: string; schema: string; display: string } {
+/** Pooled connections per process unless the URL says `?pool=N` (plus one for session locks). */
+export const DEFAULT_POOL_SIZE = 4;
+
+/** Where a URL points, the schema it names (`?schema=`, default `revloop`) and the pool size (`?pool=`, default 4). */
+export function parsePostgresLocation(location: string): { connectionString: string; schema: string; pool: number; display: string } {
   const display = redactLocation(location);
   let url: URL;
   try {
@@ -125,7 +128,12 @@ export function parsePostgresLocation(location: string): { connectionString: str
       `${display}: schema '${schema}' must be lower-case letters, digits and _ (starting with a letter or _)`,
     );
   url.searchParams.delete('schema');
-  return { connectionString: url.toString(), schema, display };
+  const poolParam = url.searchParams.get('pool');
+  const pool = poolParam === null ? DEFAULT_POOL_SIZE : Number(poolParam);
+  if (!/^\d+$/.test(poolParam ?? '4') || pool < 1 || pool > 64)
+    throw new StoreError(display, 'other', `${display}: pool '${poolParam}' must be a whole number of connections from 1 to 64`);
+  url.searchParams.delete('pool');
+  return { connectionString: url.toString(), schema, pool, display };
 }
 
 /** Turns a connection failure into a StoreError people can act on (never printing the password). */
@@ -168,11 +176,11 @@ function runLockLost(display: string, runId: string, lost: Error): StoreError {
 
 /** Opens (and, for writing, creates or migrates) a store in a PostgreSQL schema. */
 export async function openPostgresStore(location: string, options: StoreOptions = {}): Promise<PostgresRunStore> {
-  const { connectionString, schema, display } = parsePostgresLocation(location);
+  const { connectionString, schema, pool: poolSize, display } = parsePostgresLocation(location);
   const readonly = options.readonly ?? false;
   const config: pg.PoolConfig = {
     connectionString,
-    max: 4,
+    max: poolSize,
     // Read-only stores are read-only in the database too.
     options: `-c search_path=${schema}${readonly ? ' -c default_transaction_read_only=on' : ''}`,
     types: TYPES,
