@@ -66,7 +66,24 @@ export function databaseTrouble(e: unknown): string | null {
       `at once (docs/store.md, "Connections"); raise the server's max_connections (or the role's CONNECTION LIMIT), ` +
       'give each process a smaller pool (?pool=N in the store URL), or run fewer processes at once'
     );
-  if (isConnectionLoss(e))
+  if (isConnectionLoss(e) && saidByDatabase(e))
     return `lost the connection to the database (${message}); everything committed is kept: run the same command again once the server is reachable`;
   return null;
+}
+
+/**
+ * Whether a lost connection is the database's, by what the server or the driver said: a bare socket
+ * error (ECONNREFUSED, …) may come from anything else a command talks to, such as a model server.
+ */
+function saidByDatabase(e: unknown): boolean {
+  for (
+    let err = e as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    err && typeof err === 'object' && depth < 8;
+    depth++
+  ) {
+    if (typeof err.code === 'string' && SESSION_STATES.test(err.code)) return true;
+    if (typeof err.message === 'string' && DRIVER_MESSAGES.test(err.message)) return true;
+    err = err.cause as typeof err;
+  }
+  return false;
 }

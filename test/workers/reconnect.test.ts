@@ -321,7 +321,13 @@ test('a server out of connections is told apart from a lost one: no reconnection
     databaseTrouble(new Error('Connection terminated unexpectedly'))!,
     /^lost the connection to the database \(Connection terminated unexpectedly\); everything committed is kept/,
   );
+  assert.match(
+    databaseTrouble(coded('57P01', 'terminating connection due to administrator command'))!,
+    /^lost the connection to the database/,
+  );
   assert.equal(databaseTrouble(coded('23505', 'duplicate key')), null);
+  // A bare socket error may be any server's (a model's): not called the database's.
+  assert.equal(databaseTrouble(coded('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:8000')), null);
   assert.equal(databaseTrouble(new Error('boom')), null);
   // What the CLI prints for such an error thrown mid-command (no StoreError around it): the advice, exit 2.
   for (const [e, code, line] of [
