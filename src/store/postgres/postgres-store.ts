@@ -111,7 +111,7 @@ function key31(s: string): number {
 /** Pooled connections per process unless the URL says `?pool=N` (plus one for session locks). */
 export const DEFAULT_POOL_SIZE = 4;
 
-/** Where a URL points, the schema it names (`?schema=`, default `revloop`) and the pool size (`?pool=`, default 4). */
+/** Where a URL points, the schema it names (`?schema=`, default `revloop`) and the pool size (`?pool=`, default DEFAULT_POOL_SIZE). */
 export function parsePostgresLocation(location: string): { connectionString: string; schema: string; pool: number; display: string } {
   const display = redactLocation(location);
   let url: URL;
@@ -130,7 +130,7 @@ export function parsePostgresLocation(location: string): { connectionString: str
   url.searchParams.delete('schema');
   const poolParam = url.searchParams.get('pool');
   const pool = poolParam === null ? DEFAULT_POOL_SIZE : Number(poolParam);
-  if (!/^\d+$/.test(poolParam ?? '4') || pool < 1 || pool > 64)
+  if (poolParam !== null && (!/^\d+$/.test(poolParam) || pool < 1 || pool > 64))
     throw new StoreError(display, 'other', `${display}: pool '${poolParam}' must be a whole number of connections from 1 to 64`);
   url.searchParams.delete('pool');
   return { connectionString: url.toString(), schema, pool, display };
@@ -381,10 +381,11 @@ const LIVE_SQL = (ns: number) =>
 /**
  * The first `$3` claimable trajectories (of run `$2`, or of every run but those in `$5`), oldest run
  * first, in case order, locked for the claim; `live` (the workers whose session is open) comes from
- * the statement around it. Runs are walked in order (OFFSET 0 keeps the ordered run list a subquery of its own, so
- * the planner sorts incrementally, one run at a time, and stops at the limit) and each run's pending
- * trajectories come from its partial index: a claim reads about one run's rows instead of joining and
- * sorting every pending trajectory of the store (docs/workers.md "Claims across many runs"). Keep
+ * the statement around it. Runs are walked in order (OFFSET 0 keeps the ordered run list a subquery
+ * of its own, so the planner sorts incrementally, one run at a time, and stops at the limit) and
+ * each run's pending trajectories come from its partial index: a claim reads about one run's rows
+ * instead of joining and sorting every pending trajectory of the store (docs/workers.md "Claims
+ * across many runs"). Keep
  * the statement unnamed, so each execution is planned with its own values: the generic plan a named
  * statement gets after five executions walks every run when `$2` is null (42 ms at 27,360 pending).
  */
