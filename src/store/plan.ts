@@ -2,7 +2,7 @@
 // capabilities, decoding), under which protocol, with which prompt templates and verifiers. A run id
 // is bound to one plan for ever: resuming with anything different is refused, naming what differs.
 import type { RecordedCapabilities } from '../models/capabilities.ts';
-import { canonicalJson, sha256Hex } from '../core/util/hash.ts';
+import { canonicalJson, canonicalSha256, sha256Hex } from '../core/util/hash.ts';
 import type { ConstraintCase, Family, PromptVariant } from '../core/verify/types.ts';
 import { diffLeaves } from '../core/util/json-diff.ts';
 import { PlanMismatchError } from '../core/errors.ts';
@@ -187,11 +187,11 @@ export function frozenTextsSha256(texts: readonly string[]): string {
 }
 
 export function casesSha256(cases: readonly ConstraintCase[]): string {
-  return sha256Hex(canonicalJson(cases));
+  return canonicalSha256(cases);
 }
 
 export function planSha256(plan: Plan, cases: readonly ConstraintCase[], perCase: readonly PerCase[] | null): string {
-  return sha256Hex(canonicalJson({ plan, cases, per_case: perCase }));
+  return canonicalSha256({ plan, cases, per_case: perCase });
 }
 
 /** Leaf-by-leaf differences between a stored and a requested plan, as "path: stored …, requested …". */
