@@ -4,7 +4,7 @@
 // measured by this checkout's bench/run-http.ts and bench/http-lib.ts (the same measuring code for
 // both), and the two are run alternately, so a busy machine weighs on both alike.
 //
-//   npx tsx bench/client-cpu.ts [--base 80c5930] [--runs 3] [--latency-ms 50] [--concurrency 32] [--limit 480] [--dist | --cli [--untuned]]
+//   npx tsx bench/client-cpu.ts [--base 80c5930] [--runs 3] [--latency-ms 50] [--concurrency 32] [--limit 480] [--dist | --cli [--untuned] [--marginal]]
 //
 // --dist measures both libraries compiled (each tree's own `node scripts/build.mjs`, this
 // checkout's only when its dist/ is stale) instead of the sources through tsx. --cli measures
@@ -12,7 +12,11 @@
 // for both, since the baseline's bin/ ran the sources in a checkout) against one serve-sim, its
 // user + system CPU from start-up to exit (bash's `times`) per generation stored. --untuned (with
 // --cli) also runs this checkout's CLI with V8's default JIT settings (REVLOOP_V8_TUNING=0,
-// src/cli/jit.ts) in the same rotation, which tells that tuning's share apart.
+// src/cli/jit.ts) in the same rotation, which tells that tuning's share apart. --marginal (with
+// --cli) also runs each tree on the first half of the cases in the same rotation and prints the
+// marginal CPU of a generation, (CPU of the whole run - CPU of the half run) / (its generations -
+// the half's): the per-generation cost without what a process pays once (start-up, loading and
+// validating the case file, which both sizes read whole, most of the plan).
 //
 // Prints each run's client CPU per generation (whole command, and within the steady-state window)
 // and steady-state throughput (bench/run-http.ts's own lines), the medians, and this checkout's CPU
@@ -34,6 +38,7 @@ function arg(name: string, fallback: string): string {
 const base = arg('base', '80c5930');
 const viaCli = process.argv.includes('--cli');
 const untuned = viaCli && process.argv.includes('--untuned');
+const marginal = viaCli && process.argv.includes('--marginal');
 const fromDist = viaCli || process.argv.includes('--dist');
 const runs = Number(arg('runs', '3'));
 const benchArgs = [
@@ -97,6 +102,9 @@ function build(root: string, flags: string[]): void {
 
 interface Figures {
   cpuMsPerGen: number;
+  /** --cli: the process's CPU and the generations it stored. */
+  cpuMs?: number;
+  gens?: number;
   steadyCpuMsPerGen: number | null;
   steadyPct: number | null;
   load: string;
@@ -137,12 +145,18 @@ function cliLauncher(dir: string): string {
 }
 
 /** One `revloop run` process of a compiled tree: its CPU (user + system, start-up to exit) per generation stored. */
-function measureCli(root: string, launcher: string, serverUrl: string, env: NodeJS.ProcessEnv = process.env): Figures {
+function measureCli(
+  root: string,
+  launcher: string,
+  serverUrl: string,
+  env: NodeJS.ProcessEnv = process.env,
+  limit = arg('limit', '480'),
+): Figures {
   const dir = mkdtempSync(join(tmpdir(), 'revloop-bench-cli-'));
   try {
     const store = join(dir, 'runs.db');
     const args = ['run', '--cases', casesFile!, '--model', `openai-compatible:${serverUrl}#sim:steady`, '--store', store];
-    args.push('--run-id', 'bench', '--concurrency', arg('concurrency', '32'), '--limit', arg('limit', '480'));
+    args.push('--run-id', 'bench', '--concurrency', arg('concurrency', '32'), '--limit', limit);
     const quoted = [process.execPath, launcher, root, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
     const r = spawnSync('bash', ['-c', `${quoted} >'${dir}/out.txt' 2>&1; code=$?; times; exit $code`], {
       encoding: 'utf8',
@@ -157,12 +171,14 @@ function measureCli(root: string, launcher: string, serverUrl: string, env: Node
     const db = new Database(store, { readonly: true });
     const gens = (db.prepare("SELECT count(*) AS n FROM events WHERE type = 'attempt_finished'").get() as { n: number }).n;
     db.close();
-    return { cpuMsPerGen: cpuMs / gens, steadyCpuMsPerGen: null, steadyPct: null, load: loadavg()[0].toFixed(2) };
+    return { cpuMsPerGen: cpuMs / gens, cpuMs, gens, steadyCpuMsPerGen: null, steadyPct: null, load: loadavg()[0].toFixed(2) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** The CPU of the generations the whole run has beyond the half run, per generation. */
+const marginalMs = (whole: Figures, halfRun: Figures) => (whole.cpuMs! - halfRun.cpuMs!) / (whole.gens! - halfRun.gens!);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const head = execFileSync('git', ['-C', PROJECT_ROOT, 'rev-parse', '--short', 'HEAD']).toString().trim();
 const baseDir = baselineTree(base);
@@ -178,6 +194,8 @@ try {
   );
   type Tree = 'baseline' | 'this' | 'untuned';
   const got: Record<Tree, Figures[]> = { baseline: [], this: [], untuned: [] };
+  const halves: Record<Tree, Figures[]> = { baseline: [], this: [], untuned: [] };
+  const half = String(Math.floor(Number(arg('limit', '480')) / 2));
   for (let i = 0; i < runs; i++) {
     const order: Array<[Tree, string]> = [
       ['baseline', baseDir],
@@ -189,9 +207,15 @@ try {
       const env = name === 'untuned' ? { ...process.env, REVLOOP_V8_TUNING: '0' } : process.env;
       const f = viaCli ? measureCli(root, launcher, server!.url, env) : measure(root);
       got[name].push(f);
+      let extra = '';
+      if (marginal) {
+        const h = measureCli(root, launcher, server!.url, env, half);
+        halves[name].push(h);
+        extra = ` · ${half} cases: ${h.cpuMsPerGen.toFixed(2)} ms · marginal ${marginalMs(f, h).toFixed(2)} ms`;
+      }
       console.log(
         viaCli
-          ? `run ${i + 1} ${name.padEnd(8)}: ${f.cpuMsPerGen.toFixed(2)} ms of CPU per generation (whole process) · load ${f.load}`
+          ? `run ${i + 1} ${name.padEnd(8)}: ${f.cpuMsPerGen.toFixed(2)} ms of CPU per generation (whole process)${extra} · load ${f.load}`
           : `run ${i + 1} ${name.padEnd(8)}: client CPU ${f.cpuMsPerGen.toFixed(2)} ms per generation (steady window ${f.steadyCpuMsPerGen?.toFixed(2) ?? '?'} ms) · steady state ${f.steadyPct ?? '?'}% of ideal · load ${f.load}`,
       );
     }
@@ -201,6 +225,13 @@ try {
   console.log(
     `median client CPU per generation: baseline ${b.toFixed(2)} ms, this checkout ${t.toFixed(2)} ms = ${((100 * t) / b).toFixed(0)}% of the baseline (${(b / t).toFixed(2)}× less)`,
   );
+  if (marginal) {
+    const mb = median(got.baseline.map((f, i) => marginalMs(f, halves.baseline[i])));
+    const mt = median(got.this.map((f, i) => marginalMs(f, halves.this[i])));
+    console.log(
+      `median marginal CPU per generation (${arg('limit', '480')} against ${half} cases): baseline ${mb.toFixed(2)} ms, this checkout ${mt.toFixed(2)} ms = ${((100 * mt) / mb).toFixed(0)}% of the baseline (${(mb / mt).toFixed(2)}× less)`,
+    );
+  }
   if (untuned) {
     const u = median(got.untuned.map((f) => f.cpuMsPerGen));
     console.log(
