@@ -213,7 +213,12 @@ test(
       assert.equal(resultB.progress.lost, 0);
       assert.ok(resultB.progress.done >= 1);
       release(); // A wakes up and writes its round
-      await sleep(300);
+      // Its refusal is counted in the store in the same commit; a busy machine may take a while.
+      for (let waited = 0; waited < 10_000; waited += 50) {
+        if ((await b.leases!.workers()).some((w) => w.rejectedWrites > 0)) break;
+        await sleep(50);
+      }
+      await sleep(50); // and the worker's own counter, a few microtasks later
       stopA.abort();
       const resultA = await workerA;
       assert.equal(resultA.progress.rejectedWrites, 1, 'the late write was refused');
