@@ -28,6 +28,7 @@ test('canonicalSha256 equals the one-shot hash on arbitrary JSON-like values', (
       { depthSize: 'small' },
       tie('leaf'),
       fc.array(tie('node'), { maxLength: 5 }),
+      fc.sparseArray(tie('node'), { maxLength: 5 }),
       fc.dictionary(tie('key') as fc.Arbitrary<string>, tie('node'), { maxKeys: 5 }),
     ),
   })).node;
@@ -40,7 +41,14 @@ test('canonicalSha256 equals the one-shot hash on arbitrary JSON-like values', (
   );
 });
 
-test('canonicalSha256: the cases JSON.stringify omits or rewrites, and pieces past 64 KB', () => {
+/** The array with a hole at index `at` (JSON.stringify writes null there). */
+function sparse(items: unknown[], at: number): unknown[] {
+  const out = [...items];
+  delete out[at];
+  return out;
+}
+
+test('canonicalSha256: the cases JSON.stringify omits or rewrites, sparse arrays, and many pieces', () => {
   class WithToJson {
     a = 1;
     toJSON() {
@@ -61,6 +69,8 @@ test('canonicalSha256: the cases JSON.stringify omits or rewrites, and pieces pa
     { big: Array.from({ length: 3000 }, (_, i) => ({ i, text: `line ${i} — “ü” ${'x'.repeat(i % 50)}` })), per: null },
     Array.from({ length: 100 }, (_, i) => 'ñ'.repeat(i * 40)),
     { lone: '\ud800', pair: '\ud83d\ude00' },
+    sparse([1, 2, 3], 1),
+    { holes: new Array(3), nested: [sparse([0, 'x'], 0)] },
   ];
   for (const v of values) assert.equal(canonicalSha256(v), oneShot(v), canonicalJson(v)?.slice(0, 200));
 });
