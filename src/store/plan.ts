@@ -176,7 +176,7 @@ export function familyFingerprint(family: Family, cases: readonly ConstraintCase
   }
   return {
     version: family.version,
-    prompt_sha256: sha256Hex(canonicalJson(prompts)),
+    prompt_sha256: canonicalSha256(prompts),
     verifier_sha256: sha256Hex(canonicalJson(probes)),
   };
 }
