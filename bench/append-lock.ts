@@ -4,13 +4,16 @@
 // workers there are. The bench puts a TCP proxy with a fixed one-way delay in front of the server (a
 // LAN hop, in-process) and compares pipelined connections (the default: lock + probe in one round
 // trip, rows + COMMIT in the next) with one statement per round trip (REVLOOP_PG_PIPELINE=0), the
-// two alternating, each in a fresh child process and a fresh schema.
+// two alternating, each in a fresh child process and a fresh schema. After its commits, each child
+// also reads one trajectory at a time, as a worker does after every claim (two reads from one
+// snapshot: BEGIN, both SELECTs and COMMIT in one round trip when pipelined, four otherwise).
 //
 //   REVLOOP_BENCH_PG=postgres://user@127.0.0.1:5432/db npx tsx bench/append-lock.ts [--delay-ms 1] [--writers 1,4,8] [--commits 150] [--repeat 2]
 //
 // Each writer is a store of its own (its own connections), appending one-event groups to the same run
 // one after another, as a worker commits its rounds. Prints commits per second over all writers, the
-// median commit latency and the writer process's CPU per commit, per mode, and the ratio.
+// median commit latency and the writer process's CPU per commit, per mode, and the ratio; then the
+// median time to read one trajectory, per mode.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -42,6 +45,8 @@ interface ChildResult {
   latenciesMs: number[];
   /** The writer process's CPU (user + system) over the appends. */
   cpuSeconds: number;
+  /** Reading one trajectory of the run, one read at a time. */
+  readsMs: number[];
 }
 
 const started = (caseIndex: number, revision: number): NewEvent => ({
@@ -68,8 +73,14 @@ async function child(store: string, writers: number, commits: number): Promise<v
   );
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
+  const readsMs: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    const t = performance.now();
+    await stores[0].loadTrajectories(['lock'], { cases: [i % 8] });
+    readsMs.push(performance.now() - t);
+  }
   await Promise.all(stores.map((s) => s.close()));
-  const out: ChildResult = { commits: writers * commits, seconds, latenciesMs, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
+  const out: ChildResult = { commits: writers * commits, seconds, latenciesMs, cpuSeconds: (cpu.user + cpu.system) / 1e6, readsMs };
   process.stdout.write(JSON.stringify(out));
 }
 
@@ -169,6 +180,7 @@ if (process.argv[2] === '--child') {
       const rates: Record<'pipelined' | 'sequential', number[]> = { pipelined: [], sequential: [] };
       const lat: Record<'pipelined' | 'sequential', number[]> = { pipelined: [], sequential: [] };
       const cpu: Record<'pipelined' | 'sequential', number[]> = { pipelined: [], sequential: [] };
+      const reads: Record<'pipelined' | 'sequential', number[]> = { pipelined: [], sequential: [] };
       for (let r = 0; r < repeat; r++)
         for (const mode of ['sequential', 'pipelined'] as const) {
           const schema = await plannedSchema(dir);
@@ -177,6 +189,7 @@ if (process.argv[2] === '--child') {
             rates[mode].push(res.commits / res.seconds);
             lat[mode].push(percentile(res.latenciesMs, 50));
             cpu[mode].push((res.cpuSeconds / res.commits) * 1e6);
+            reads[mode].push(...res.readsMs);
           } finally {
             await dropSchema(schema);
           }
@@ -186,6 +199,9 @@ if (process.argv[2] === '--child') {
         `${mode}: ${med(rates[mode]).toFixed(0)} commits/s (${rates[mode].map((x) => x.toFixed(0)).join(', ')}), median commit ${med(lat[mode]).toFixed(1)} ms, writer CPU ${med(cpu[mode]).toFixed(0)} µs/commit`;
       console.log(
         `${writers} writer${writers === 1 ? ' ' : 's'}: ${line('sequential')} · ${line('pipelined')} · ${(med(rates.pipelined) / med(rates.sequential)).toFixed(2)}×`,
+      );
+      console.log(
+        `  reading one trajectory afterwards (as after a claim): sequential ${med(reads.sequential).toFixed(1)} ms · pipelined ${med(reads.pipelined).toFixed(1)} ms (medians of ${reads.pipelined.length})`,
       );
     }
   } finally {

@@ -1,10 +1,11 @@
 // What only the PostgreSQL store has to prove (the shared suite in store.test.ts runs on both):
 // append-only enforced by the database, versioned schema and its refusals, errors that never print
 // a password, global event ids in commit order for readers following `eventsAfter` while several
-// processes write, read-only opens, and run locks that die with their session (and a process whose
-// session died writes no more of its run).
+// processes write, read-only opens, run locks that die with their session (and a process whose
+// session died writes no more of its run), and snapshot reads in one round trip.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { openStore, redactLocation, type RunStore } from '../../src/store/store.ts';
 import { StoreError, RunLockedError } from '../../src/core/errors.ts';
 import type { NewEvent } from '../../src/store/events.ts';
@@ -276,6 +277,74 @@ test(
       await db.close();
       await a.close().catch(() => undefined);
       await b.close();
+      await s.cleanup();
+    }
+  },
+);
+
+/** A loopback TCP proxy to the test server that counts the chunks each client connection sends. */
+async function countingProxy(location: string): Promise<{ location: string; sent: () => number; close(): void }> {
+  const target = new URL(location);
+  let sent = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) sockets.add(s.setNoDelay(true));
+    client.on('data', (d) => {
+      sent++;
+      upstream.write(d);
+    });
+    upstream.on('data', (d) => client.write(d));
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    for (const s of [client, upstream]) s.on('close', end).on('error', end);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const via = new URL(location);
+  via.hostname = '127.0.0.1';
+  via.port = String((server.address() as AddressInfo).port);
+  return {
+    location: via.toString(),
+    sent: () => sent,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
+test(
+  'a trajectory is read from one snapshot in one TCP write; a failed read rolls back and leaves its connection usable',
+  { skip },
+  async () => {
+    const s = testStore('postgres');
+    const proxy = await countingProxy(s.location);
+    const db = await rawDb(s.location);
+    try {
+      await toyRun(s.location, { cases: toyCases(3) });
+      // One pooled connection: the reads after the failed ones run on the connection that failed.
+      const store = await openStore(`${proxy.location}&pool=1`, { readonly: true });
+      const before = await store.loadTrajectories(['toy'], { cases: [1] });
+      const page = await store.trajectorySummaries('toy', { limit: 2 });
+      assert.ok(before[0].rounds.length > 0);
+      assert.equal(page.total, 3);
+      // BEGIN, both reads and COMMIT go out together (a worker reads so after every claim).
+      const sentBefore = proxy.sent();
+      assert.deepEqual(await store.loadTrajectories(['toy'], { cases: [1] }), before);
+      assert.equal(proxy.sent() - sentBefore, 1, 'one write for the whole snapshot read');
+      // The second read of each snapshot fails; the COMMIT behind it finds the transaction aborted.
+      await db.run('ALTER TABLE rounds RENAME TO rounds_away');
+      await assert.rejects(store.loadTrajectories(['toy'], { cases: [1] }), /relation "rounds" does not exist/);
+      await assert.rejects(store.trajectorySummaries('toy', { limit: 2 }), /relation "rounds" does not exist/);
+      await db.run('ALTER TABLE rounds_away RENAME TO rounds');
+      assert.deepEqual(await store.loadTrajectories(['toy'], { cases: [1] }), before);
+      assert.deepEqual(await store.trajectorySummaries('toy', { limit: 2 }), page);
+      await store.close();
+    } finally {
+      await db.close();
+      proxy.close();
       await s.cleanup();
     }
   },

@@ -98,6 +98,12 @@ function oneWrite<T>(client: pg.PoolClient, issue: () => T): T {
   }
 }
 
+/** A parameterised read: its SQL and values. */
+interface Read {
+  text: string;
+  values: unknown[];
+}
+
 /** A positive 31-bit hash (advisory lock keys). */
 function key31(s: string): number {
   let h = 0x811c9dc5;
@@ -709,9 +715,30 @@ export class PostgresRunStore implements RunStore {
     return `BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`;
   }
 
-  /** Runs `work` in a read-only transaction that sees one snapshot. */
-  private inSnapshot<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', work);
+  /**
+   * Two reads from one snapshot (a read-only REPEATABLE READ transaction). BEGIN, both reads and
+   * COMMIT leave in one TCP write on the pipelined connection: one round trip instead of four, which
+   * a worker pays after every claim (it reads the trajectory it took over).
+   */
+  private async inSnapshot<A extends pg.QueryResultRow, B extends pg.QueryResultRow>(first: Read, second: Read): Promise<[A[], B[]]> {
+    const client = await this.pool.connect();
+    try {
+      const [, a, b] = await oneWrite(client, () =>
+        inOrder(
+          client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'),
+          client.query<A>(first.text, first.values),
+          client.query<B>(second.text, second.values),
+          client.query('COMMIT'),
+        ),
+      );
+      return [a.rows, b.rows];
+    } catch (e) {
+      // After a failed read the pipelined COMMIT has already rolled back; this is then a no-op.
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw this.translate(e);
+    } finally {
+      client.release();
+    }
   }
 
   /** Runs `work` on one connection between `begin` and COMMIT; a failure rolls back and is translated. */
@@ -1049,17 +1076,14 @@ export class PostgresRunStore implements RunStore {
     const offset = Math.max(0, Math.floor(query.offset ?? 0));
     const limit = query.limit === undefined ? null : Math.max(0, Math.floor(query.limit));
     // One snapshot for the count and the page.
-    const { total, rows } = await this.inSnapshot(async (client) => {
-      const total = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM trajectories t WHERE ${cond}`, args)).rows[0].n;
-      const rows = (
-        await client.query<TrajectorySummaryRow>(
-          `SELECT t.*, (SELECT r.energy FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index ORDER BY r.revision DESC LIMIT 1) AS final_energy
+    const [[{ n: total }], rows] = await this.inSnapshot<{ n: number }, TrajectorySummaryRow>(
+      { text: `SELECT count(*)::int AS n FROM trajectories t WHERE ${cond}`, values: args },
+      {
+        text: `SELECT t.*, (SELECT r.energy FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index ORDER BY r.revision DESC LIMIT 1) AS final_energy
            FROM trajectories t WHERE ${cond} ORDER BY t.case_index LIMIT $${args.length + 1} OFFSET $${args.length + 2}`,
-          [...args, limit, offset],
-        )
-      ).rows;
-      return { total, rows };
-    });
+        values: [...args, limit, offset],
+      },
+    );
     return { total, rows: rows.map(trajectorySummary) };
   }
 
@@ -1074,13 +1098,10 @@ export class PostgresRunStore implements RunStore {
     const only = cases ? ' AND case_index = ANY($2::int[])' : '';
     const args = cases ? [runId, selected.indexes] : [runId];
     // Trajectories and their rounds from one snapshot, so a live run never shows a status without its rounds.
-    const { rows, rounds } = await this.inSnapshot(async (client) => {
-      const rows = (await client.query<TrajectoryRow>(`SELECT * FROM trajectories WHERE run_id = $1${only} ORDER BY case_index`, args))
-        .rows;
-      const rounds = (await client.query<RoundRow>(`SELECT * FROM rounds WHERE run_id = $1${only} ORDER BY case_index, revision`, args))
-        .rows;
-      return { rows, rounds };
-    });
+    const [rows, rounds] = await this.inSnapshot<TrajectoryRow, RoundRow>(
+      { text: `SELECT * FROM trajectories WHERE run_id = $1${only} ORDER BY case_index`, values: args },
+      { text: `SELECT * FROM rounds WHERE run_id = $1${only} ORDER BY case_index, revision`, values: args },
+    );
     return foldTables(runId, selected, rows, rounds);
   }
 }
