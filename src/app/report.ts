@@ -4,6 +4,7 @@
 import { renderReportPage } from '../report/render.ts';
 import { reportPage, type DrilldownOptions } from '../report/page.ts';
 import { analyzeStore, simulatedControllers, type AnalyzeStoreOptions } from './analyze.ts';
+import { formatCount } from '../core/util/count.ts';
 
 export interface StoreReportOptions extends AnalyzeStoreOptions, DrilldownOptions {
   title?: string;
@@ -21,7 +22,7 @@ export interface StoreReport {
 }
 
 export async function buildStoreReport(store: string, o: StoreReportOptions): Promise<StoreReport> {
-  o.say?.(`report: analysing${o.bootstrap ? ` (${o.bootstrap.toLocaleString('en')} bootstrap resamples)` : ''}…`);
+  o.say?.(`report: analysing${o.bootstrap ? ` (${formatCount(o.bootstrap)} bootstrap resamples)` : ''}…`);
   const results = await analyzeStore(store, o);
   o.say?.('report: rendering drafts, diffs and verifier reports…');
   const page = reportPage(results, o);

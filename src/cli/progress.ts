@@ -2,6 +2,7 @@
 // plain line every few seconds, so logs stay readable. Every long command reports through here:
 // done/total, rate, ETA and whatever the work adds (success so far, cache savings, …).
 import { simulatedPrefix } from '../core/simulated.ts';
+import { formatCount } from '../core/util/count.ts';
 
 interface ProgressStream {
   write(s: string): unknown;
@@ -41,14 +42,15 @@ function rate(x: number): string {
 /**
  * The one throttled writer behind every progress display: on a terminal it redraws one line in
  * place, otherwise it writes a plain line at most every `intervalMs`; the last state is always
- * shown by `finish()`.
+ * shown by `finish()`. Lines are composed only when written: a worker reports after every round,
+ * and formatting each report (locale-aware numbers) cost more than the rest of its progress.
  */
 function throttledLine(out: ProgressStream, intervalMs: number, now: () => number) {
   const tty = !!out.isTTY;
   const interval = tty ? 150 : intervalMs;
   let last = -Infinity;
   let drawn = false;
-  let pending: string | null = null;
+  let pending: (() => string) | null = null;
   const write = (text: string) => {
     out.write(tty ? `\r\x1b[2K${text}` : `${text}\n`);
     drawn = true;
@@ -56,13 +58,13 @@ function throttledLine(out: ProgressStream, intervalMs: number, now: () => numbe
     last = now();
   };
   return {
-    /** Shows `text` unless one was shown within the interval (`force`: always, e.g. the final state). */
-    show(text: string, force: boolean) {
-      pending = text;
-      if (force || now() - last >= interval) write(text);
+    /** Shows the line `compose` makes unless one was shown within the interval (`force`: always, e.g. the final state). */
+    show(compose: () => string, force: boolean) {
+      pending = compose;
+      if (force || now() - last >= interval) write(compose());
     },
     finish() {
-      if (pending) write(pending);
+      if (pending) write(pending());
       if (tty && drawn) out.write('\n');
       drawn = false;
     },
@@ -78,12 +80,18 @@ export function lineProgress(out: ProgressStream | null, label: string, options:
   const line = throttledLine(out, options.intervalMs ?? 5000, now);
   return {
     update(done, total, extra) {
-      const elapsed = Math.max((now() - start) / 1000, 1e-3);
-      const r = done / elapsed;
-      const eta = done >= total ? '0s' : done > 0 ? formatDuration((total - done) / r) : '?';
-      const pct = total ? ((100 * done) / total).toFixed(0) : '100';
-      const text = `${prefix}${label}: ${done.toLocaleString('en')}/${total.toLocaleString('en')} (${pct}%) · ${rate(r)}${options.unit ?? '/s'} · ETA ${eta}${extra ? ' · ' + extra : ''}`;
-      line.show(text, done >= total && !out.isTTY);
+      // The state as of this call, written now or (held back) by finish().
+      const at = now();
+      line.show(
+        () => {
+          const elapsed = Math.max((at - start) / 1000, 1e-3);
+          const r = done / elapsed;
+          const eta = done >= total ? '0s' : done > 0 ? formatDuration((total - done) / r) : '?';
+          const pct = total ? ((100 * done) / total).toFixed(0) : '100';
+          return `${prefix}${label}: ${formatCount(done)}/${formatCount(total)} (${pct}%) · ${rate(r)}${options.unit ?? '/s'} · ETA ${eta}${extra ? ' · ' + extra : ''}`;
+        },
+        done >= total && !out.isTTY,
+      );
     },
     finish: () => line.finish(),
   };
@@ -127,8 +135,9 @@ export function trajectoryProgress(
   const label = options.label ? `${options.label}: ` : '';
   return {
     update(p) {
-      const text = label + trajectoryLine(p, (now() - start) / 1000, options.simulated ?? false);
-      line.show(text, p.skipped + p.done === p.total && !out.isTTY);
+      const elapsed = (now() - start) / 1000;
+      const state = { ...p };
+      line.show(() => label + trajectoryLine(state, elapsed, options.simulated ?? false), p.skipped + p.done === p.total && !out.isTTY);
     },
     finish: () => line.finish(),
   };

@@ -10,6 +10,7 @@ import type { Study, TrajectoryDrilldown } from '../studies/kit/study.ts';
 import { revisionStudy, type RevisionAnalysis } from '../studies/revision/study.ts';
 import { buildDrilldownPayload, type DrilldownPayload } from './payload.ts';
 import { renderReportPage, type ReportPage } from './render.ts';
+import { formatCount } from '../core/util/count.ts';
 
 /** Options of the trajectory browser's data. */
 export interface DrilldownOptions {
@@ -90,7 +91,7 @@ export function reportPage(
   const nTraj = drilldown?.trajectories.length ?? 0;
   const meta = [`${runs} run${runs === 1 ? '' : 's'}`];
   if (drilldowns.length)
-    meta.push(`${controllers.size} controller${controllers.size === 1 ? '' : 's'}`, `${nTraj.toLocaleString('en')} trajectories`);
+    meta.push(`${controllers.size} controller${controllers.size === 1 ? '' : 's'}`, `${formatCount(nTraj)} trajectories`);
   return {
     title: options.title ?? 'revloop report',
     generatedAt: options.generatedAt,

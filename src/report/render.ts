@@ -10,6 +10,7 @@ import type { DrilldownPayload } from './payload.ts';
 import { escapeHtml, jsonForScript } from '../html/escape.ts';
 import { sectionHtml } from '../html/blocks.ts';
 import { SIMULATED } from '../html/tables.ts';
+import { formatCount } from '../core/util/count.ts';
 
 let assets: { css: string; js: string } | null = null;
 function loadAssets(): { css: string; js: string } {
@@ -38,7 +39,7 @@ function drilldownShell(payload: DrilldownPayload): string {
 <label>search<input id="f-search" type="search" placeholder="case id, run, source or draft text" autocomplete="off"></label>
 <label class="check"><input id="f-drafts" type="checkbox" checked> search drafts</label>
 <button type="button" class="action" id="f-reset">reset</button>
-<span class="count" id="f-count" aria-live="polite">${n.toLocaleString('en')} trajectories</span>
+<span class="count" id="f-count" aria-live="polite">${formatCount(n)} trajectories</span>
 </div>
 <div class="table-wrap"><table class="trajectories"><thead><tr><th scope="col">case</th><th scope="col">controller</th><th scope="col">family</th><th scope="col">source</th><th scope="col">outcome</th><th scope="col">repeat class</th><th scope="col" class="num">revisions</th><th scope="col" class="num">final energy</th></tr></thead><tbody id="traj-rows"></tbody></table></div>
 <p class="pager"><button type="button" class="action" id="traj-more" hidden>show more</button></p>

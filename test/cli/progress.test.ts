@@ -13,8 +13,9 @@ test('a progress line: done/total, percent, rate, ETA, extra fields, SIMULATED p
   now = 10_500;
   p.update(41, 100); // within the interval: held back
   assert.equal(lines.length, 1);
-  p.finish(); // the last state is shown once at the end
-  assert.match(lines[1], /^\[SIMULATED\] probe m: 41\/100/);
+  now = 20_000;
+  p.finish(); // the last state is shown once at the end, as it was when reported (41 in 10.5 s)
+  assert.equal(lines[1], '[SIMULATED] probe m: 41/100 (41%) · 3.90/s · ETA 15s\n');
   assert.equal(formatDuration(3725), '1h02m');
   assert.equal(formatDuration(125), '2m05s');
   assert.equal(formatDuration(Number.NaN), '?');
@@ -72,4 +73,29 @@ test('trajectory progress: done (and done before), success so far, rate, rounds/
     plain.map((s) => s.split(' · ')[0]),
     ['[SIMULATED] 21/100 done (20 before)', '[SIMULATED] 23/100 done (20 before)', '[SIMULATED] 100/100 done (20 before)'],
   );
+});
+
+test('a held-back report is not even formatted, and no line loads ICU: lines are composed only when written', (t) => {
+  // A worker reports after every round; only the lines written may pay for formatting (pct and rate
+  // call toFixed once each per line), and counts are grouped without toLocaleString (ICU's ~30 ms).
+  const calls = { toFixed: 0, toLocaleString: 0 };
+  for (const name of ['toFixed', 'toLocaleString'] as const) {
+    const original = Number.prototype[name] as (this: number, ...a: unknown[]) => string;
+    t.mock.method(Number.prototype, name, function (this: number, ...args: unknown[]) {
+      calls[name]++;
+      return original.apply(this, args);
+    });
+  }
+  let now = 0;
+  const lines: string[] = [];
+  const p = lineProgress({ write: (s) => lines.push(s) }, 'worker', { now: () => now, intervalMs: 5000 });
+  for (let i = 1; i <= 1000; i++) {
+    now = i;
+    p.update(i, 2000, `${i} rounds`);
+  }
+  assert.equal(lines.length, 1);
+  assert.equal(calls.toFixed, 2);
+  p.finish();
+  assert.equal(lines[1], 'worker: 1,000/2,000 (50%) · 1000/s · ETA 1s · 1000 rounds\n');
+  assert.deepEqual(calls, { toFixed: 4, toLocaleString: 0 });
 });

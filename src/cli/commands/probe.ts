@@ -10,6 +10,7 @@ import { redactLocation } from '../../store/store.ts';
 import { lineProgress } from '../progress.ts';
 import { forPeople, inputPath, isStdout } from '../stdio.ts';
 import { interruptedExitCode, interruptible } from '../signals.ts';
+import { formatCount } from '../../core/util/count.ts';
 
 interface ItemFlags {
   items?: string;
@@ -217,7 +218,7 @@ async function probeAction(flags: ProbeFlags): Promise<number> {
   ).finally(() => progress?.finish());
   const saved =
     r.cacheSaving !== null
-      ? `, prefix reuse saved ${(100 * r.cacheSaving).toFixed(1)}% of ${r.counters!.naiveTokens.toLocaleString('en')} tokens`
+      ? `, prefix reuse saved ${(100 * r.cacheSaving).toFixed(1)}% of ${formatCount(r.counters!.naiveTokens)} tokens`
       : '';
   err.write(
     `${simulatedPrefix(r.simulated)}probe ${r.runId}: ${r.status}; ${r.nScored} new scores, ${r.nPresent} already stored, ${r.nUnavailable} condition(s) unavailable (fail_other without a distractor) in ${r.seconds.toFixed(1)} s${saved} → ${redactLocation(storeFlag(flags.store))}\n`,

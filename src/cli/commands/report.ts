@@ -9,6 +9,7 @@ import { baseLabel } from '../../core/simulated.ts';
 import { parsePanels, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
 import { lineProgress } from '../progress.ts';
 import { isStdout } from '../stdio.ts';
+import { formatCount } from '../../core/util/count.ts';
 
 interface ReportFlags {
   store?: string;
@@ -91,6 +92,6 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
     : '';
   // With -o - the HTML is the only thing on standard output.
   (toStdout ? process.stderr : process.stdout).write(
-    `wrote ${toStdout ? 'standard output' : flags.out} (${(Buffer.byteLength(report.html) / 1e6).toFixed(1)} MB, ${report.trajectories.toLocaleString('en')} trajectories)${simulated}\n`,
+    `wrote ${toStdout ? 'standard output' : flags.out} (${(Buffer.byteLength(report.html) / 1e6).toFixed(1)} MB, ${formatCount(report.trajectories)} trajectories)${simulated}\n`,
   );
 }

@@ -2,6 +2,7 @@
 // columns, and the paired contrasts against verbatim (percentage points for rates).
 import { baseLabel, markedName } from '../../core/simulated.ts';
 import type { AgentAnalysis, MetricSummary } from './analyze.ts';
+import { formatCount } from '../../core/util/count.ts';
 
 function cell(m: MetricSummary | undefined, digits: number): string {
   if (!m || m.mean === undefined || m.mean === null) return '—';
@@ -18,7 +19,7 @@ function table(rows: string[][]): string {
 export function renderAgentAnalysis(a: AgentAnalysis): string {
   if (!a.runs.length) return 'no agent runs in this store\n';
   const out: string[] = [
-    `Agent rollouts on ToolShed (mean [95% cluster-bootstrap CI over tasks], B = ${a.bootstrap.resamples.toLocaleString('en')})`,
+    `Agent rollouts on ToolShed (mean [95% cluster-bootstrap CI over tasks], B = ${formatCount(a.bootstrap.resamples)})`,
   ];
   if (a.simulated_models.length)
     out.push(

@@ -6,6 +6,7 @@ import { analyzeAgentStore, type AgentAnalysis, type MetricSummary } from './ana
 import { renderAgentAnalysis } from './render.ts';
 import { AGENT_RUN_KIND, AgentStore } from './store.ts';
 import { lastUpdate, sessionRunRow, shareOf, shortTime, studyRunStatus } from '../kit/run-status.ts';
+import { formatCount } from '../../core/util/count.ts';
 
 const RATES = ['solved', 'stuck', 'exact_repeat_rate', 'canonical_repeat_rate'];
 
@@ -38,7 +39,7 @@ function agentSections(a: AgentAnalysis): Section[] {
             ...['gen_tokens', 'prompt_tokens_per_step', 'n_steps'].map((k) => meanCell(metric(r.metrics, k), k === 'n_steps' ? 1 : 0)),
           ],
         })),
-        note: `Mean [95% cluster-bootstrap interval over tasks], B = ${a.bootstrap.resamples.toLocaleString('en')}. Repeat rates are per-rollout means over rollouts with at least one failed action.`,
+        note: `Mean [95% cluster-bootstrap interval over tasks], B = ${formatCount(a.bootstrap.resamples)}. Repeat rates are per-rollout means over rollouts with at least one failed action.`,
       },
     },
   ];

@@ -2,6 +2,7 @@
 // extended conditions were scored, the paired manipulation deltas. Mean [95% CI] in nats.
 import { baseLabel, markedName } from '../../core/simulated.ts';
 import type { MeasureSummary, ProbeAnalysis, ProbeRunAnalysis } from './analyze.ts';
+import { formatCount } from '../../core/util/count.ts';
 
 export const MAIN_MEASURES = [
   'G',
@@ -60,7 +61,7 @@ export function renderProbeAnalysis(a: ProbeAnalysis): string {
   const out: string[] = [];
   if (!a.runs.length) return 'no probe runs in this store\n';
   out.push(
-    `Probe: corrective gain and its decomposition (nats; mean [95% cluster-bootstrap CI over tasks], B = ${a.bootstrap.resamples.toLocaleString('en')})`,
+    `Probe: corrective gain and its decomposition (nats; mean [95% cluster-bootstrap CI over tasks], B = ${formatCount(a.bootstrap.resamples)})`,
   );
   if (a.simulated_models.length)
     out.push(
@@ -90,9 +91,10 @@ export function renderProbeAnalysis(a: ProbeAnalysis): string {
     const family = a.runs.filter((x) => x.simulated === r.simulated).length;
     if (r.p_holm_G !== null)
       out.push(`G: Holm-adjusted p across the ${family} ${r.simulated ? 'simulated ' : ''}run(s) = ${pText(r.p_holm_G)}`);
-    if (r.cost.cache_saving !== null)
+    const { forward_tokens: pushed, naive_tokens: naive, cache_saving: saving } = r.cost;
+    if (saving !== null && pushed !== null && naive !== null)
       out.push(
-        `cost: ${r.cost.forward_tokens?.toLocaleString('en')} tokens pushed vs ${r.cost.naive_tokens?.toLocaleString('en')} naive (prefix reuse saved ${(100 * r.cost.cache_saving).toFixed(1)}%) over ${r.cost.sessions} session(s)`,
+        `cost: ${formatCount(pushed)} tokens pushed vs ${formatCount(naive)} naive (prefix reuse saved ${(100 * saving).toFixed(1)}%) over ${r.cost.sessions} session(s)`,
       );
   }
   return out.join('\n') + '\n';

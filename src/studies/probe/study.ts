@@ -9,6 +9,7 @@ import type { ScoreRecord } from './types.ts';
 import { readRecords, recordKeys } from '../../store/study-runs.ts';
 import { lastUpdate, sessionRunRow, shortTime, studyRunStatus } from '../kit/run-status.ts';
 import { baseLabel } from '../../core/simulated.ts';
+import { formatCount } from '../../core/util/count.ts';
 
 function probeSections(a: ProbeAnalysis): Section[] {
   const cols = [...MAIN_MEASURES.slice(0, 5), 'p_repeat_pre', 'p_repeat_fail', 'greedy_repeat_fail', 'greedy_repeat_abstract'];
@@ -39,7 +40,7 @@ function probeSections(a: ProbeAnalysis): Section[] {
           { label: 'Holm p (G)', numeric: true },
         ],
         rows,
-        note: `Mean [95% cluster-bootstrap interval over tasks], B = ${a.bootstrap.resamples.toLocaleString('en')}. G = lp(failed|pre) − lp(failed|fail): negative is feedback inversion; −G = copy + sem item by item.`,
+        note: `Mean [95% cluster-bootstrap interval over tasks], B = ${formatCount(a.bootstrap.resamples)}. G = lp(failed|pre) − lp(failed|fail): negative is feedback inversion; −G = copy + sem item by item.`,
       },
     },
   ];

@@ -20,6 +20,7 @@ import type {
 } from '../kit/report-model.ts';
 import type { DrilldownLabels } from '../kit/report-model.ts';
 import { baseLabel } from '../../core/simulated.ts';
+import { formatCount } from '../../core/util/count.ts';
 
 const REPEAT_CLASS_DEFS: CategoryDef[] = [
   { key: 'terminal_fixed_point', label: 'terminal fixed point', description: 'the last three drafts are identical (at least 3 rounds)' },
@@ -164,7 +165,7 @@ export function buildReportModel(
   const o = analysis.options;
   const intervalNote =
     o.bootstrap > 0
-      ? `source-stratified paired bootstrap, ${o.bootstrap.toLocaleString('en')} resamples, seed ${o.seed}, percentile intervals; strata: ${o.strata}; PRNG: ${o.prng}`
+      ? `source-stratified paired bootstrap, ${formatCount(o.bootstrap)} resamples, seed ${o.seed}, percentile intervals; strata: ${o.strata}; PRNG: ${o.prng}`
       : 'intervals switched off (bootstrap B = 0)';
   const endpoint: EndpointTable = {
     families,

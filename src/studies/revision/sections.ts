@@ -4,6 +4,7 @@ import type { ReportModel } from '../kit/report-model.ts';
 import { simulatedMark, type DataTable, type NumberCell, type Section } from '../kit/sections.ts';
 import type { IfevalAccuracies, IfevalAnalysis, IfevalInstructionRow } from './analysis/ifeval.ts';
 import type { AnalysisResult, Interval } from './analysis/types.ts';
+import { formatCount } from '../../core/util/count.ts';
 
 export function revisionSections(model: ReportModel): Section[] {
   const simulated = simulatedMark(model.controllers.map((c) => c.simulated));
@@ -173,7 +174,7 @@ export function landmarkSections(result: AnalysisResult): Section[] {
       id: 'hazard-association',
       title: "Early hazards and final success across controllers (Spearman's ρ)",
       tocLabel: 'Hazard association',
-      lead: `Per panel and family: Spearman's ρ between a hazard summary and final success across controllers, with a two-sided permutation p (exact enumeration for n ≤ ${ha.exact_max_n}, otherwise ${ha.permutations.toLocaleString('en')} seeded permutations; docs/protocol.md §3.8).`,
+      lead: `Per panel and family: Spearman's ρ between a hazard summary and final success across controllers, with a two-sided permutation p (exact enumeration for n ≤ ${ha.exact_max_n}, otherwise ${formatCount(ha.permutations)} seeded permutations; docs/protocol.md §3.8).`,
       simulated: mark(ha.rows.map((r) => r.simulated)),
       blocks: [
         {
