@@ -18,7 +18,6 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { runCases } from '../src/app/run.ts';
@@ -27,6 +26,7 @@ import { writeCaseSet } from '../src/core/cases/write.ts';
 import { openStore } from '../src/store/store.ts';
 import type { NewEvent } from '../src/store/events.ts';
 import { percentile } from './http-lib.ts';
+import { delayProxy } from './delay-proxy.ts';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -82,38 +82,6 @@ async function child(store: string, writers: number, commits: number): Promise<v
   await Promise.all(stores.map((s) => s.close()));
   const out: ChildResult = { commits: writers * commits, seconds, latenciesMs, cpuSeconds: (cpu.user + cpu.system) / 1e6, readsMs };
   process.stdout.write(JSON.stringify(out));
-}
-
-/** A TCP proxy that delays every chunk by `delayMs` each way (timers of one duration fire in order). */
-function delayProxy(host: string, port: number, delayMs: number): Promise<{ port: number; close(): void }> {
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(port, host);
-    // No Nagle: pg sets TCP_NODELAY too, and a pipelined write behind an unacknowledged one would
-    // otherwise wait for the peer's delayed ACK (tens of milliseconds).
-    for (const s of [client, upstream]) sockets.add(s.setNoDelay(true));
-    // (Node's timers wait at least 1 ms, so 0 forwards at once.)
-    const forward = (from: Socket, to: Socket) =>
-      from.on('data', (d) => (delayMs > 0 ? setTimeout(() => to.destroyed || to.write(d), delayMs) : to.write(d)));
-    forward(client, upstream);
-    forward(upstream, client);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    for (const s of [client, upstream]) s.on('close', end).on('error', end);
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        port: (server.address() as { port: number }).port,
-        close: () => {
-          for (const s of sockets) s.destroy();
-          server.close();
-        },
-      }),
-    ),
-  );
 }
 
 function withSchema(url: string, schema: string, port?: number): string {

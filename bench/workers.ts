@@ -3,8 +3,10 @@
 // backend, every round committed under its lease. Needs a PostgreSQL URL in REVLOOP_BENCH_PG (or
 // REVLOOP_TEST_PG); each measurement uses a fresh schema, dropped afterwards.
 //
-//   REVLOOP_BENCH_PG=postgres://user@127.0.0.1:5432/db npx tsx bench/workers.ts [--workers 1,2,4] [--concurrency 16] [--latency-ms 200] [--limit 480] [--repeat 1]
+//   REVLOOP_BENCH_PG=postgres://user@127.0.0.1:5432/db npx tsx bench/workers.ts [--workers 1,2,4] [--concurrency 16] [--latency-ms 200] [--limit 480] [--repeat 1] [--pg-delay-ms 0]
 //
+// --pg-delay-ms N puts the workers' database behind a TCP proxy that delays every chunk N ms each
+// way (bench/delay-proxy.ts, in this process): workers on other machines than the database.
 // For each number of workers it prints generations per second (a) in the steady state, while all
 // workers × concurrency trajectory slots are busy (from the events' commit times, as bench/run-http.ts),
 // (b) over the active window (first generation started → last event) and (c) over the whole
@@ -21,6 +23,7 @@ import { runCases } from '../src/app/run.ts';
 import { openStore } from '../src/store/store.ts';
 import { sharedDataFile } from '../src/core/util/shared-data.ts';
 import { benchServer, machineLine, pct, steadyState, type Span } from './http-lib.ts';
+import { delayProxy } from './delay-proxy.ts';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -40,6 +43,7 @@ const concurrency = Number(arg('concurrency', '16'));
 const latencyMs = Number(arg('latency-ms', '200'));
 const limit = Number(arg('limit', '480'));
 const repeat = Number(arg('repeat', '1'));
+const pgDelayMs = Number(arg('pg-delay-ms', '0'));
 const BIN = fileURLToPath(new URL('../bin/revloop.mjs', import.meta.url));
 const load0 = loadavg()[0];
 const TICK = 100; // clock ticks per second in /proc/<pid>/stat (USER_HZ)
@@ -60,9 +64,14 @@ function machineBusy(): number {
   return (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) / TICK;
 }
 
-function schemaUrl(schema: string): string {
+/** The store URL of a schema, directly or (`port`) through the delaying proxy. */
+function schemaUrl(schema: string, port?: number): string {
   const u = new URL(PG_URL!);
   u.searchParams.set('schema', schema);
+  if (port !== undefined) {
+    u.hostname = '127.0.0.1';
+    u.port = String(port);
+  }
   return u.toString();
 }
 
@@ -90,6 +99,8 @@ interface Result {
 const server = await benchServer({ latencyMs, spawnCli: true });
 const serverPid = server.pid;
 const model = `openai-compatible:${server.url}#sim:steady`;
+const target = new URL(PG_URL);
+const proxy = pgDelayMs > 0 ? await delayProxy(target.hostname, Number(target.port || 5432), pgDelayMs) : null;
 
 async function measure(k: number): Promise<Result> {
   const schema = `bench_${randomBytes(5).toString('hex')}`;
@@ -117,7 +128,7 @@ async function measure(k: number): Promise<Result> {
           BIN,
           'worker',
           '--store',
-          store,
+          proxy ? schemaUrl(schema, proxy.port) : store,
           '--run',
           'bench',
           '--concurrency',
@@ -190,7 +201,7 @@ async function measure(k: number): Promise<Result> {
 try {
   console.log(
     `bench/workers — SIMULATED controller sim:steady via serve-sim (child process), latency ${latencyMs} ms; ${limit} exact-length cases, budget 8; ` +
-      `each worker --concurrency ${concurrency}; PostgreSQL ${new URL(PG_URL).host}; ${cpus().length} CPUs`,
+      `each worker --concurrency ${concurrency}; PostgreSQL ${target.host}${proxy ? ` behind a proxy adding ${pgDelayMs} ms each way (workers only)` : ''}; ${cpus().length} CPUs`,
   );
   const results: Result[] = [];
   for (let r = 0; r < repeat; r++) {
@@ -212,5 +223,6 @@ try {
   }
   console.log(machineLine(load0));
 } finally {
+  proxy?.close();
   await server.close();
 }

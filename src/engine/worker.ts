@@ -293,8 +293,10 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
       controller.signal.removeEventListener('abort', onStop);
       tasks.delete(leaseKey(lease));
       report();
-      if (!task.lost) await leases.release(lease).catch(() => undefined);
+      // The slot is refilled while the lease goes back: a claim never takes a trajectory leased
+      // here, and a release that comes late (after a takeover) changes nothing (its epoch is past).
       kick();
+      if (!task.lost) await leases.release(lease).catch(() => undefined);
     }
   };
 

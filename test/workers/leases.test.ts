@@ -312,6 +312,70 @@ test(
   },
 );
 
+test(
+  'a freed slot is refilled while its lease goes back: the next claim does not wait for the release',
+  { skip: PG_SKIP, timeout: 60_000 },
+  async () => {
+    // Over a slow link every trajectory used to idle its slot for the release's round trip first.
+    // Here releases are held until the worker has returned: with one slot and polling off, a claim
+    // that waited for them would never come.
+    const cases = toyCases(4, 'refill');
+    const s = testStore('postgres');
+    const store = await openStore(s.location);
+    try {
+      await prepareRun(request(store, cases));
+      const real = store.leases!;
+      const held: Array<{ lease: Lease; done: () => void }> = [];
+      const claimedWhileHeld: number[] = [];
+      const leases: LeaseSupport = {
+        register: (i) => real.register(i),
+        claim: async (w, o) => {
+          const got = await real.claim(w, o);
+          if (got.length) claimedWhileHeld.push(held.length);
+          return got;
+        },
+        release: (lease) => new Promise<void>((done) => held.push({ lease, done })),
+        renew: (w, secs) => real.renew(w, secs),
+        unregister: (w) => real.unregister(w),
+        pending: (except) => real.pending(except),
+        workers: () => real.workers(),
+      };
+      const slow = new Proxy(store, {
+        get: (target, key) => {
+          if (key === 'leases') return leases;
+          const v = Reflect.get(target, key, target) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      const result = await runWorker({
+        store: slow,
+        runId: 'toy',
+        context: context(fakeModel()),
+        concurrency: 1,
+        leaseSeconds: 30,
+        pollMs: 3_600_000,
+        untilDone: true,
+        signal: AbortSignal.timeout(30_000),
+      });
+      assert.equal(result.stopped, null, 'the run finished without waiting for a release');
+      assert.equal(result.progress.done, cases.length);
+      assert.deepEqual(claimedWhileHeld, [0, 1, 2, 3], 'each claim came while the earlier releases were still out');
+      assert.deepEqual(
+        held.map((h) => h.lease.caseIndex),
+        [0, 1, 2, 3],
+      );
+      // The held releases go through now; each gives back a lease the worker's exit already gave back.
+      for (const h of held) await real.release(h.lease).then(h.done);
+      await assertExactlyOnce(store);
+      assert.equal((await store.listRuns())[0].status, 'complete');
+      assert.deepEqual((await auditRun(store, 'toy', resolveToy)).discrepancies.map(formatDiscrepancy), []);
+    } finally {
+      await store.close();
+      await s.cleanup();
+    }
+  },
+);
+
 test('three workers sharing a run end where one SQLite process ends; every round once', { skip: PG_SKIP }, async () => {
   const cases = toyCases(24, 'share');
   const ref = testStore('sqlite');
