@@ -26,7 +26,7 @@ import { writeCaseSet } from '../src/core/cases/write.ts';
 import { openStore } from '../src/store/store.ts';
 import type { NewEvent } from '../src/store/events.ts';
 import { percentile } from './http-lib.ts';
-import { delayProxy } from './delay-proxy.ts';
+import { delayProxy, schemaUrl } from './delay-proxy.ts';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -84,16 +84,6 @@ async function child(store: string, writers: number, commits: number): Promise<v
   process.stdout.write(JSON.stringify(out));
 }
 
-function withSchema(url: string, schema: string, port?: number): string {
-  const u = new URL(url);
-  u.searchParams.set('schema', schema);
-  if (port !== undefined) {
-    u.hostname = '127.0.0.1';
-    u.port = String(port);
-  }
-  return u.toString();
-}
-
 async function dropSchema(schema: string): Promise<void> {
   const c = new pg.Client({ connectionString: PG_URL });
   await c.connect();
@@ -104,7 +94,7 @@ async function dropSchema(schema: string): Promise<void> {
 /** A store with run 'lock' planned (a genuine plan, from a tiny run of the demo cases). */
 async function plannedSchema(dir: string): Promise<string> {
   const schema = `bench_${randomBytes(5).toString('hex')}`;
-  const store = withSchema(PG_URL!, schema);
+  const store = schemaUrl(PG_URL!, schema);
   const cases = `${dir}/cases.jsonl`;
   await writeCaseSet(cases, exactLengthDemoCases());
   await runCases({ cases, model: 'sim:instant', store, runId: 'seed', limit: 8 });
@@ -153,7 +143,7 @@ if (process.argv[2] === '--child') {
         for (const mode of ['sequential', 'pipelined'] as const) {
           const schema = await plannedSchema(dir);
           try {
-            const res = await runChild(withSchema(PG_URL, schema, proxy.port), writers, commits, mode === 'pipelined');
+            const res = await runChild(schemaUrl(PG_URL, schema, proxy.port), writers, commits, mode === 'pipelined');
             rates[mode].push(res.commits / res.seconds);
             lat[mode].push(percentile(res.latenciesMs, 50));
             cpu[mode].push((res.cpuSeconds / res.commits) * 1e6);

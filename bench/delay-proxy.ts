@@ -1,5 +1,6 @@
 // A TCP proxy with a fixed one-way delay, in process: a database a network hop away, for the benches
-// that measure what round trips cost (bench/append-lock.ts, bench/workers.ts --pg-delay-ms).
+// that measure what round trips cost (bench/append-lock.ts, bench/workers.ts --pg-delay-ms), and the
+// store URLs that reach a schema directly or through it.
 import { createServer, connect, type Socket } from 'node:net';
 
 /** A TCP proxy that delays every chunk by `delayMs` each way (timers of one duration fire in order). */
@@ -32,4 +33,15 @@ export function delayProxy(host: string, port: number, delayMs: number): Promise
       }),
     ),
   );
+}
+
+/** A PostgreSQL URL naming `schema`, directly or (`proxyPort`) through a proxy on this machine. */
+export function schemaUrl(url: string, schema: string, proxyPort?: number): string {
+  const u = new URL(url);
+  u.searchParams.set('schema', schema);
+  if (proxyPort !== undefined) {
+    u.hostname = '127.0.0.1';
+    u.port = String(proxyPort);
+  }
+  return u.toString();
 }

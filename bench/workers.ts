@@ -23,7 +23,7 @@ import { runCases } from '../src/app/run.ts';
 import { openStore } from '../src/store/store.ts';
 import { sharedDataFile } from '../src/core/util/shared-data.ts';
 import { benchServer, machineLine, pct, steadyState, type Span } from './http-lib.ts';
-import { delayProxy } from './delay-proxy.ts';
+import { delayProxy, schemaUrl } from './delay-proxy.ts';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -64,17 +64,6 @@ function machineBusy(): number {
   return (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) / TICK;
 }
 
-/** The store URL of a schema, directly or (`port`) through the delaying proxy. */
-function schemaUrl(schema: string, port?: number): string {
-  const u = new URL(PG_URL!);
-  u.searchParams.set('schema', schema);
-  if (port !== undefined) {
-    u.hostname = '127.0.0.1';
-    u.port = String(port);
-  }
-  return u.toString();
-}
-
 async function dropSchema(schema: string): Promise<void> {
   const u = new URL(PG_URL!);
   u.searchParams.delete('schema');
@@ -104,7 +93,7 @@ const proxy = pgDelayMs > 0 ? await delayProxy(target.hostname, Number(target.po
 
 async function measure(k: number): Promise<Result> {
   const schema = `bench_${randomBytes(5).toString('hex')}`;
-  const store = schemaUrl(schema);
+  const store = schemaUrl(PG_URL!, schema);
   try {
     await runCases({
       cases: casesPath!,
@@ -128,7 +117,7 @@ async function measure(k: number): Promise<Result> {
           BIN,
           'worker',
           '--store',
-          proxy ? schemaUrl(schema, proxy.port) : store,
+          proxy ? schemaUrl(PG_URL!, schema, proxy.port) : store,
           '--run',
           'bench',
           '--concurrency',
