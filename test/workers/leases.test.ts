@@ -33,6 +33,28 @@ function request(store: RunStore, cases: ConstraintCase[], model: Model = fakeMo
 
 const context = (model: Model) => async () => ({ runId: 'toy', model, protocol: PAPER_PROTOCOL, resolveFamily: resolveToy });
 
+/** The store as a worker sees it, with some of its lease operations replaced (the rest delegated). */
+function withLeases(store: RunStore, replaced: Partial<LeaseSupport>): RunStore {
+  const real = store.leases!;
+  const leases: LeaseSupport = {
+    register: (i) => real.register(i),
+    claim: (w, o) => real.claim(w, o),
+    renew: (w, secs) => real.renew(w, secs),
+    release: (l) => real.release(l),
+    unregister: (w) => real.unregister(w),
+    pending: (except) => real.pending(except),
+    workers: () => real.workers(),
+    ...replaced,
+  };
+  return new Proxy(store, {
+    get: (target, key) => {
+      if (key === 'leases') return leases;
+      const v = Reflect.get(target, key, target) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
 /** Draft keys (case:revision) of a run, each once, and every trajectory completed at most once. */
 async function assertExactlyOnce(store: RunStore): Promise<void> {
   const events = await store.readEvents('toy');
@@ -262,8 +284,7 @@ test(
       const real = store.leases!;
       let claims = 0;
       let raced = 0;
-      const leases: LeaseSupport = {
-        register: (i) => real.register(i),
+      const raceful = withLeases(store, {
         claim: async (w, o) => {
           const got = await real.claim(w, o);
           if (got.length) claims++;
@@ -275,17 +296,6 @@ test(
           for (let waited = 0; claims === asked && waited < 300; waited += 5) await sleep(5);
           if (claims > asked) raced++;
           return held;
-        },
-        release: (l) => real.release(l),
-        unregister: (w) => real.unregister(w),
-        pending: () => real.pending(),
-        workers: () => real.workers(),
-      };
-      const raceful = new Proxy(store, {
-        get: (target, key) => {
-          if (key === 'leases') return leases;
-          const v = Reflect.get(target, key, target) as unknown;
-          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
         },
       });
       const result = await runWorker({
@@ -327,25 +337,13 @@ test(
       const real = store.leases!;
       const held: Array<{ lease: Lease; done: () => void }> = [];
       const claimedWhileHeld: number[] = [];
-      const leases: LeaseSupport = {
-        register: (i) => real.register(i),
+      const slow = withLeases(store, {
         claim: async (w, o) => {
           const got = await real.claim(w, o);
           if (got.length) claimedWhileHeld.push(held.length);
           return got;
         },
         release: (lease) => new Promise<void>((done) => held.push({ lease, done })),
-        renew: (w, secs) => real.renew(w, secs),
-        unregister: (w) => real.unregister(w),
-        pending: (except) => real.pending(except),
-        workers: () => real.workers(),
-      };
-      const slow = new Proxy(store, {
-        get: (target, key) => {
-          if (key === 'leases') return leases;
-          const v = Reflect.get(target, key, target) as unknown;
-          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-        },
       });
       const result = await runWorker({
         store: slow,
