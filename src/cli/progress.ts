@@ -136,6 +136,7 @@ export function trajectoryProgress(
   return {
     update(p) {
       const elapsed = (now() - start) / 1000;
+      // A held-back line shows the state as reported, even should the caller reuse its object.
       const state = { ...p };
       line.show(() => label + trajectoryLine(state, elapsed, options.simulated ?? false), p.skipped + p.done === p.total && !out.isTTY);
     },
