@@ -26,7 +26,7 @@ import { stopReason, type AcceptedRound, type GenerationGuard, type TrajectoryOu
 import type { BanProvider, MessagePolicy } from './harness.ts';
 import { runPool } from './pool.ts';
 import { protocolSpec, type ProtocolConfig } from './protocol.ts';
-import { recordTrajectory, type RunContext } from './trajectory-task.ts';
+import { OutcomeTally, recordTrajectory, type RunContext } from './trajectory-task.ts';
 import { runWorker } from './worker.ts';
 
 /** Where a run's cases came from (format, counts, file hash, manifest, path); frozen in the run plan. */
@@ -408,8 +408,7 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
     req.signal?.addEventListener('abort', onExternalAbort, { once: true });
 
     const recorders = new Set<StoreRecorder>();
-    let consecutiveFailures = 0;
-    const maxFailures = req.maxConsecutiveFailures ?? 0;
+    const tally = new OutcomeTally(progress, req.maxConsecutiveFailures ?? 0);
 
     const ctx = contextOf(req);
     const work = async (t: TrajectoryRecord): Promise<void> => {
@@ -423,20 +422,10 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
         }
         const outcome: TrajectoryOutcome = await recordTrajectory(ctx, t, recorder, controller.signal, () => progress.rounds++);
         if (recorder.closed || outcome.status === 'aborted') return;
-        progress.done++;
-        if (outcome.status === 'incomplete') {
-          progress.incomplete++;
-          consecutiveFailures++;
-          if (maxFailures > 0 && consecutiveFailures >= maxFailures && !controller.signal.aborted) {
-            stopped = {
-              reason: 'provider-failures',
-              message: `${consecutiveFailures} trajectories in a row ended protocol-incomplete (last: ${outcome.reason}); stopped to spare the provider`,
-            };
-            controller.abort();
-          }
-        } else {
-          consecutiveFailures = 0;
-          if (outcome.rounds[outcome.rounds.length - 1]?.joint) progress.successes++;
+        const stop = tally.count(outcome);
+        if (stop && !controller.signal.aborted) {
+          stopped = stop;
+          controller.abort();
         }
         req.onProgress?.({ ...progress });
       } finally {

@@ -12,7 +12,7 @@ import { REVLOOP_VERSION } from '../core/version.ts';
 import { isConnectionLoss } from '../store/connection-loss.ts';
 import { LeaseLostError, type Lease, type RunStore } from '../store/store.ts';
 import { StoreRecorder } from './recorder.ts';
-import { recordTrajectory, type RunContext } from './trajectory-task.ts';
+import { OutcomeTally, recordTrajectory, type RunContext } from './trajectory-task.ts';
 
 /** What `runWorker` needs: the store (with leases), which run (or every run), how to build a run's context, concurrency and lease length. */
 export interface WorkerOptions {
@@ -152,8 +152,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
   let fatal: { error: unknown } | null = null;
   const tasks = new Map<string, Task>();
   const sessions = new Map<string, Promise<void>>();
-  let consecutiveFailures = 0;
-  const maxFailures = o.maxConsecutiveFailures ?? 0;
+  const tally = new OutcomeTally(progress, o.maxConsecutiveFailures ?? 0);
   const skipped = new Map(o.runId ? [] : (o.skipRuns ?? []));
 
   // The main loop sleeps until a slot frees, a poll interval passes, or the worker stops.
@@ -263,21 +262,11 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
       task.recorder = recorder;
       const outcome = await recordTrajectory(ctx, t, recorder, task.abort.signal, () => progress.rounds++);
       if (recorder.closed || outcome.status === 'aborted') return;
-      progress.done++;
-      if (outcome.status === 'incomplete') {
-        progress.incomplete++;
-        consecutiveFailures++;
-        if (maxFailures > 0 && consecutiveFailures >= maxFailures && !controller.signal.aborted) {
-          stopped ??= {
-            reason: 'provider-failures',
-            message: `${consecutiveFailures} trajectories in a row ended protocol-incomplete (last: ${outcome.reason}); stopped to spare the provider`,
-          };
-          controller.abort();
-          kick();
-        }
-      } else {
-        consecutiveFailures = 0;
-        if (outcome.rounds[outcome.rounds.length - 1]?.joint) progress.successes++;
+      const stop = tally.count(outcome);
+      if (stop && !controller.signal.aborted) {
+        stopped ??= stop;
+        controller.abort();
+        kick();
       }
     } catch (e) {
       if (e instanceof LeaseLostError) {

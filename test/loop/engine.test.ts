@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runTrajectory, type AcceptedRound, type TrajectorySink } from '../../src/engine/loop.ts';
+import { OutcomeTally } from '../../src/engine/trajectory-task.ts';
 import { buildHistoryMessages, parseHistoryWindow, selectExchanges } from '../../src/remedy/history-window.ts';
 import { PAPER_PROTOCOL, protocolName, type ProtocolConfig } from '../../src/engine/protocol.ts';
 import type { ConstraintCase, Family } from '../../src/core/verify/types.ts';
@@ -187,4 +188,40 @@ test('abort: an aborted generation writes nothing more', async () => {
   const out = await p;
   assert.equal(out.status, 'aborted');
   assert.deepEqual(sink.log, ['start r0 m1']);
+});
+
+test('outcome tally: counts finished trajectories; stops after N protocol-incomplete in a row, a complete one resets the streak', () => {
+  const round = (joint: boolean): AcceptedRound => ({ revision: 0, text: 't', state: {}, energy: joint ? 0 : 1, joint, feedback: null });
+  const solved = { status: 'complete', rounds: [round(true)], stop: 'success' } as const;
+  const unsolved = { status: 'complete', rounds: [round(false)], stop: 'budget' } as const;
+  const failed = (reason: string) => ({ status: 'incomplete', rounds: [], reason }) as const;
+  const aborted = { status: 'aborted', rounds: [] } as const;
+
+  const counts = { done: 0, successes: 0, incomplete: 0 };
+  const tally = new OutcomeTally(counts, 3);
+  const stops = [
+    failed('a'),
+    failed('b'),
+    solved,
+    failed('c'),
+    aborted,
+    failed('d'),
+    unsolved,
+    failed('e'),
+    failed('f'),
+    failed('g'),
+    failed('h'),
+  ].map((o) => tally.count(o));
+  // Only the third and fourth failures in a row (g, h) stop; the abort is not counted and breaks no streak.
+  assert.deepEqual(
+    stops.map((s) => s?.reason ?? null),
+    [null, null, null, null, null, null, null, null, null, 'provider-failures', 'provider-failures'],
+  );
+  assert.equal(stops[9]!.message, '3 trajectories in a row ended protocol-incomplete (last: g); stopped to spare the provider');
+  assert.equal(stops[10]!.message, '4 trajectories in a row ended protocol-incomplete (last: h); stopped to spare the provider');
+  assert.deepEqual(counts, { done: 10, successes: 1, incomplete: 8 });
+
+  // 0: never stop.
+  const never = new OutcomeTally({ done: 0, successes: 0, incomplete: 0 }, 0);
+  assert.ok(Array.from({ length: 50 }, () => never.count(failed('x'))).every((s) => s === null));
 });

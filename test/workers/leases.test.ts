@@ -374,6 +374,51 @@ test(
   },
 );
 
+test(
+  'a worker whose provider keeps failing stops after N protocol-incomplete trajectories in a row; what it left is free for other workers',
+  { skip: PG_SKIP },
+  async () => {
+    const s = testStore('postgres');
+    const store = await openStore(s.location);
+    try {
+      await prepareRun(request(store, toyCases(5, 'down')));
+      const down = await runWorker({
+        store,
+        runId: 'toy',
+        context: context(fakeModel({ faults: () => 9 })),
+        concurrency: 1,
+        leaseSeconds: 30,
+        untilDone: true,
+        maxConsecutiveFailures: 2,
+        abandonAfterMs: 50,
+      });
+      assert.equal(down.stopped?.reason, 'provider-failures');
+      assert.match(
+        down.stopped!.message,
+        /^2 trajectories in a row ended protocol-incomplete \(last: .+\); stopped to spare the provider$/,
+      );
+      assert.deepEqual([down.progress.done, down.progress.incomplete, down.progress.successes], [2, 2, 0]);
+      const [stopped] = await store.listRuns();
+      assert.deepEqual([stopped.incomplete, stopped.pending, stopped.leased], [2, 3, 0]);
+      assert.ok(
+        (await store.leases!.workers()).every((w) => w.leases.length === 0),
+        'no lease is left held',
+      );
+      // Another worker, whose provider answers, takes up the rest.
+      const up = await runWorker({ store, runId: 'toy', context: context(fakeModel()), concurrency: 2, leaseSeconds: 30, untilDone: true });
+      assert.equal(up.stopped, null);
+      assert.equal(up.progress.done, 3);
+      const [after] = await store.listRuns();
+      assert.deepEqual([after.complete, after.incomplete, after.pending], [3, 2, 0]);
+      await assertExactlyOnce(store);
+      assert.deepEqual((await auditRun(store, 'toy', resolveToy)).discrepancies.map(formatDiscrepancy), []);
+    } finally {
+      await store.close();
+      await s.cleanup();
+    }
+  },
+);
+
 test('three workers sharing a run end where one SQLite process ends; every round once', { skip: PG_SKIP }, async () => {
   const cases = toyCases(24, 'share');
   const ref = testStore('sqlite');
