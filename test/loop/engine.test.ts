@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runTrajectory, type AcceptedRound, type TrajectorySink } from '../../src/engine/loop.ts';
+import { runTrajectory, type AcceptedRound, type TrajectoryOutcome, type TrajectorySink } from '../../src/engine/loop.ts';
 import { OutcomeTally } from '../../src/engine/trajectory-task.ts';
 import { buildHistoryMessages, parseHistoryWindow, selectExchanges } from '../../src/remedy/history-window.ts';
 import { PAPER_PROTOCOL, protocolName, type ProtocolConfig } from '../../src/engine/protocol.ts';
@@ -191,11 +191,18 @@ test('abort: an aborted generation writes nothing more', async () => {
 });
 
 test('outcome tally: counts finished trajectories; stops after N protocol-incomplete in a row, a complete one resets the streak', () => {
-  const round = (joint: boolean): AcceptedRound => ({ revision: 0, text: 't', state: {}, energy: joint ? 0 : 1, joint, feedback: null });
-  const solved = { status: 'complete', rounds: [round(true)], stop: 'success' } as const;
-  const unsolved = { status: 'complete', rounds: [round(false)], stop: 'budget' } as const;
-  const failed = (reason: string) => ({ status: 'incomplete', rounds: [], reason }) as const;
-  const aborted = { status: 'aborted', rounds: [] } as const;
+  const round = (joint: boolean): AcceptedRound => ({
+    revision: 0,
+    text: 't',
+    state: { joint_success: joint, violation_vector: joint ? [] : [1] },
+    energy: joint ? 0 : 1,
+    joint,
+    feedback: null,
+  });
+  const solved: TrajectoryOutcome = { status: 'complete', rounds: [round(true)], stop: 'success' };
+  const unsolved: TrajectoryOutcome = { status: 'complete', rounds: [round(false)], stop: 'budget' };
+  const failed = (reason: string): TrajectoryOutcome => ({ status: 'incomplete', rounds: [], reason });
+  const aborted: TrajectoryOutcome = { status: 'aborted', rounds: [] };
 
   const counts = { done: 0, successes: 0, incomplete: 0 };
   const tally = new OutcomeTally(counts, 3);
