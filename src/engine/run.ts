@@ -26,7 +26,8 @@ import { stopReason, type AcceptedRound, type GenerationGuard, type TrajectoryOu
 import type { BanProvider, MessagePolicy } from './harness.ts';
 import { runPool } from './pool.ts';
 import { protocolSpec, type ProtocolConfig } from './protocol.ts';
-import { OutcomeTally, recordTrajectory, type RunContext } from './trajectory-task.ts';
+import { OutcomeTally } from './outcome-tally.ts';
+import { recordTrajectory, type RunContext } from './trajectory-task.ts';
 import { runWorker } from './worker.ts';
 
 /** Where a run's cases came from (format, counts, file hash, manifest, path); frozen in the run plan. */

@@ -12,7 +12,8 @@ import { REVLOOP_VERSION } from '../core/version.ts';
 import { isConnectionLoss } from '../store/connection-loss.ts';
 import { LeaseLostError, type Lease, type RunStore } from '../store/store.ts';
 import { StoreRecorder } from './recorder.ts';
-import { OutcomeTally, recordTrajectory, type RunContext } from './trajectory-task.ts';
+import { OutcomeTally } from './outcome-tally.ts';
+import { recordTrajectory, type RunContext } from './trajectory-task.ts';
 
 /** What `runWorker` needs: the store (with leases), which run (or every run), how to build a run's context, concurrency and lease length. */
 export interface WorkerOptions {

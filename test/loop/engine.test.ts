@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runTrajectory, type AcceptedRound, type TrajectoryOutcome, type TrajectorySink } from '../../src/engine/loop.ts';
-import { OutcomeTally } from '../../src/engine/trajectory-task.ts';
+import { OutcomeTally } from '../../src/engine/outcome-tally.ts';
 import { buildHistoryMessages, parseHistoryWindow, selectExchanges } from '../../src/remedy/history-window.ts';
 import { PAPER_PROTOCOL, protocolName, type ProtocolConfig } from '../../src/engine/protocol.ts';
 import type { ConstraintCase, Family } from '../../src/core/verify/types.ts';
@@ -211,15 +211,16 @@ test('outcome tally: counts finished trajectories; stops after N protocol-incomp
     failed('b'),
     solved,
     failed('c'),
-    aborted,
     failed('d'),
     unsolved,
     failed('e'),
+    aborted,
     failed('f'),
     failed('g'),
     failed('h'),
   ].map((o) => tally.count(o));
-  // Only the third and fourth failures in a row (g, h) stop; the abort is not counted and breaks no streak.
+  // Only the third and fourth failures in a row (g, h) stop: the abort between e and f is not
+  // counted and does not break the streak.
   assert.deepEqual(
     stops.map((s) => s?.reason ?? null),
     [null, null, null, null, null, null, null, null, null, 'provider-failures', 'provider-failures'],
