@@ -9,7 +9,7 @@ import { protocolFromSpec } from '../engine/protocol.ts';
 import { planRun } from '../engine/run.ts';
 import type { RunContext } from '../engine/trajectory-task.ts';
 import { runWorker, type WorkerProgress, type WorkerResult } from '../engine/worker.ts';
-import { createModel } from '../models/index.ts';
+import { createModel } from '../models/create.ts';
 import type { ModelOptions } from '../models/options.ts';
 import type { Model } from '../models/types.ts';
 import type { TrajectoryRunPlanned } from '../store/events.ts';

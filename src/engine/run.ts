@@ -9,10 +9,9 @@ import { recordedCapabilities } from '../models/capabilities.ts';
 import type { NewEvent, PerCase, RunPlannedPayload as RunPlannedPayloadAny, TrajectoryRunPlanned } from '../store/events.ts';
 import {
   assertSamePlan,
-  casesSha256,
   familyFingerprint,
+  hashedPlan,
   isTrajectoryPlan,
-  planSha256,
   type ExperimentPlan,
   type RunPlan,
   type TrajectoryRunKind,
@@ -133,7 +132,7 @@ export function planRun(
     messagePolicy: req.messagePolicy?.name ?? req.protocol.messagePolicy,
     banProvider: req.banProvider?.name ?? req.protocol.banProvider,
   });
-  const plan: RunPlan = {
+  const { plan, plan_sha256 } = hashedPlan(req.cases, perCase, (cases_sha256): RunPlan => ({
     format: 'revloop.plan/1',
     kind,
     case_set: {
@@ -142,7 +141,7 @@ export function planRun(
       limit: req.caseSet.limit,
       count: req.cases.length,
       file_sha256: req.caseSet.fileSha256,
-      cases_sha256: casesSha256(req.cases),
+      cases_sha256,
       manifest: req.caseSet.manifest ?? null,
     },
     controller: {
@@ -156,8 +155,8 @@ export function planRun(
     families,
     // Only experiments carry the key, so every other plan (and its hash) is as it always was.
     ...(req.experiment ? { experiment: req.experiment } : {}),
-  };
-  return { plan, cases: req.cases, per_case: perCase, plan_sha256: planSha256(plan, req.cases, perCase) };
+  }));
+  return { plan, cases: req.cases, per_case: perCase, plan_sha256 };
 }
 
 /** Checks cases against their families before anything is written. */

@@ -133,7 +133,9 @@ test('an empty file and a new path become stores (with the marker and schema ver
     const meta = Object.fromEntries(
       (s.prepare('SELECT key, value FROM meta').all() as Array<{ key: string; value: string }>).map((m) => [m.key, m.value]),
     );
+    const pageSize = s.pragma('page_size', { simple: true });
     s.close();
+    assert.equal(pageSize, 16384, `${db}: a new store's page size`);
     assert.equal(meta.revloop_store, '1');
     assert.equal(meta.schema_version, '3');
     assert.ok(existsSync(db));

@@ -1,12 +1,14 @@
 // Schema migration 2 → 3 of SQLite stores (src/store/sqlite/schema.ts): a store written with the
 // schema-2 layout (the `(run_id, type)` index, `rounds` clustered WITHOUT ROWID) is read as it is
 // by a read-only open and upgraded by the first writing open, with every event, its chain and
-// every derived row kept; the run then continues in the new layout.
+// every derived row kept; the run then continues in the new layout. A store's page size is its
+// own: new files get 16 KB pages, older 4 KB files keep theirs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openStore } from '../../src/store/store.ts';
+import { PAGE_SIZE } from '../../src/store/sqlite/sqlite-store.ts';
 import { tempDir, toyRun } from './toy-run.ts';
 
 /** Rewrites a current store into the schema-2 layout (what revloop wrote before schema 3). */
@@ -96,5 +98,43 @@ test('a schema-2 store is read as it is, then upgraded by the first writer with 
     );
   } finally {
     await after.close();
+  }
+});
+
+test('a new store gets 16 KB pages; a store with 4 KB pages (as revloop created them before) keeps them and takes new runs', async () => {
+  const pageSize = (path: string) => {
+    const db = new Database(path, { readonly: true });
+    try {
+      return db.pragma('page_size', { simple: true });
+    } finally {
+      db.close();
+    }
+  };
+  const path = join(tempDir(), 'runs.db');
+  await toyRun(path, { runId: 'first' });
+  assert.equal(pageSize(path), PAGE_SIZE);
+  assert.equal(PAGE_SIZE, 16384);
+
+  // Rewrite the file with 4 KB pages (a WAL file keeps its page size: out of WAL, VACUUM, back).
+  const db = new Database(path);
+  db.pragma('journal_mode = DELETE');
+  db.pragma('page_size = 4096');
+  db.exec('VACUUM');
+  db.pragma('journal_mode = WAL');
+  db.close();
+  assert.equal(pageSize(path), 4096);
+
+  await toyRun(path, { runId: 'second' });
+  assert.equal(pageSize(path), 4096, 'an existing store is never rewritten');
+  const store = await openStore(path, { readonly: true });
+  try {
+    const [first, second] = [await store.loadTrajectories(['first']), await store.loadTrajectories(['second'])];
+    assert.ok(first.length > 0);
+    assert.deepEqual(
+      second.map((t) => t.rounds.map((r) => r.text)),
+      first.map((t) => t.rounds.map((r) => r.text)),
+    );
+  } finally {
+    await store.close();
   }
 });

@@ -1,12 +1,15 @@
 // canonicalSha256 (core/util/hash.ts) hashes a value's canonical JSON part by part; its digest must
 // be exactly the one-shot sha256Hex(canonicalJson(value)) that plans, audits and stored
-// plan_sha256 values were made with, whatever the value holds.
+// plan_sha256 values were made with, whatever the value holds; hashedPlan, which serialises a
+// plan's cases once for both of its hashes, must give the same two digests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { canonicalJson, canonicalSha256, sha256Hex } from '../../src/core/util/hash.ts';
 import { loadCaseSet } from '../../src/core/cases/load.ts';
-import { casesSha256 } from '../../src/store/plan.ts';
+import { casesSha256, hashedPlan, planSha256, type RunPlan } from '../../src/store/plan.ts';
+import type { ConstraintCase } from '../../src/core/verify/types.ts';
+import type { PerCase } from '../../src/store/events.ts';
 import { requireShared } from '../helpers.ts';
 
 const oneShot = (v: unknown) => sha256Hex(canonicalJson(v));
@@ -75,10 +78,40 @@ test('canonicalSha256: the cases JSON.stringify omits or rewrites, sparse arrays
   for (const v of values) assert.equal(canonicalSha256(v), oneShot(v), canonicalJson(v)?.slice(0, 200));
 });
 
+/** hashedPlan's digests against casesSha256 and planSha256 computed apart. */
+function assertHashedPlan(cases: readonly ConstraintCase[], perCase: readonly PerCase[] | null): void {
+  let seen: string | null = null;
+  const { plan, plan_sha256 } = hashedPlan(cases, perCase, (casesSha) => {
+    seen = casesSha;
+    return { format: 'revloop.plan/1', kind: 'run', case_set: { cases_sha256: casesSha, count: cases.length } } as unknown as RunPlan;
+  });
+  assert.equal(seen, casesSha256(cases));
+  assert.equal(plan.case_set.cases_sha256, seen);
+  assert.equal(plan_sha256, planSha256(plan, cases, perCase));
+  assert.equal(plan_sha256, oneShot({ plan, cases, per_case: perCase }));
+}
+
+test('hashedPlan gives the cases hash and the plan hash that casesSha256 and planSha256 give apart', () => {
+  const caseLike = fc.array(
+    fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), fc.oneof(fc.string({ unit: 'binary' }), fc.integer(), fc.constant(null))),
+    { maxLength: 8 },
+  );
+  const perCase = fc.oneof(fc.constant(null), fc.array(fc.record({ controller: fc.string(), budget: fc.nat() }), { maxLength: 4 }));
+  fc.assert(
+    fc.property(caseLike, perCase, (cases, pc) => assertHashedPlan(cases as unknown as ConstraintCase[], pc)),
+    { numRuns: 500 },
+  );
+  // Cases long enough for many pieces, with non-Latin-1 text split across them.
+  const long = Array.from({ length: 200 }, (_, i) => ({ id: `c${i}`, prompt: `“${'ñ'.repeat(i * 7)}” ${i}` }));
+  assertHashedPlan(long as unknown as ConstraintCase[], null);
+  assertHashedPlan(long as unknown as ConstraintCase[], [{ controller: 'a', budget: 3 }]);
+});
+
 const cases = requireShared('paper-cases', 'generation_combined480.jsonl');
 test("the paper's 480 cases and a plan around them hash as before", { skip: cases.skip }, async () => {
   const loaded = await loadCaseSet(cases.path!);
   assert.equal(casesSha256(loaded.cases), oneShot(loaded.cases));
   const planLike = { plan: { kind: 'revision', case_set: { total: 480 } }, cases: loaded.cases, per_case: null };
   assert.equal(canonicalSha256(planLike), oneShot(planLike));
+  assertHashedPlan(loaded.cases, null);
 });

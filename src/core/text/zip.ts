@@ -1,7 +1,6 @@
 // A small ZIP reader (central directory + stored/deflated entries), enough to extract NLTK data
 // packages. Node has zlib's inflateRaw but no zip reader; ZIP64 and encryption are refused.
-import { inflateRawSync } from 'node:zlib';
-import * as zlib from 'node:zlib';
+import { zlib } from '../util/lazy-builtin.ts';
 import { InputError } from '../errors.ts';
 
 interface ZipEntry {
@@ -59,10 +58,10 @@ export function zipRead(zip: Buffer, entry: ZipEntry, label = 'archive'): Buffer
   const raw = zip.subarray(start, start + entry.compressedSize);
   let data: Buffer;
   if (entry.method === 0) data = Buffer.from(raw);
-  else if (entry.method === 8) data = inflateRawSync(raw);
+  else if (entry.method === 8) data = zlib().inflateRawSync(raw);
   else throw new InputError(label, null, entry.name, `compression method ${entry.method} is not supported`);
   if (data.length !== entry.size) throw new InputError(label, null, entry.name, `size ${data.length} ≠ recorded ${entry.size}`);
-  const crc32 = (zlib as unknown as { crc32?: (b: Buffer) => number }).crc32;
+  const crc32 = (zlib() as unknown as { crc32?: (b: Buffer) => number }).crc32;
   if (crc32 && crc32(data) >>> 0 !== entry.crc32) throw new InputError(label, null, entry.name, 'CRC-32 mismatch');
   return data;
 }

@@ -17,41 +17,49 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * `sha256Hex(canonicalJson(value))`, without building the whole canonical JSON as one string: the
- * outer arrays and objects (two levels) are written part by part, each part's canonical JSON in
- * turn, into the hash in pieces of about 4,000 characters, which stay in V8's young generation. A
- * run's plan holds every case (1.5 MB of JSON for the paper's 480; two-byte, since prompts hold
- * non-Latin-1 characters), and one such string costs a large-object allocation, then a flattened
- * copy and a UTF-8 copy to hash it, each in freshly mapped pages; part by part the same digest
- * needs none of them.
+ * `sha256Hex(canonicalJson(value))`, without building the whole canonical JSON as one string (see
+ * writeCanonicalJson). A run's plan holds every case (1.5 MB of JSON for the paper's 480; two-byte,
+ * since prompts hold non-Latin-1 characters), and one such string costs a large-object allocation,
+ * then a flattened copy and a UTF-8 copy to hash it, each in freshly mapped pages; part by part the
+ * same digest needs none of them.
  */
 export function canonicalSha256(value: unknown): string {
   const hash = createHash('sha256');
+  writeCanonicalJson(value, (piece) => hash.update(piece));
+  return hash.digest('hex');
+}
+
+/**
+ * Writes `canonicalJson(value)` to `write` part by part: the outer arrays and objects (two levels)
+ * piece by piece, each part's canonical JSON in turn, gathered into pieces of about 4,000
+ * characters, which stay in V8's young generation. The pieces joined are exactly canonicalJson's text.
+ */
+export function writeCanonicalJson(value: unknown, write: (piece: string) => void): void {
   let pending = '';
-  const write = (s: string): void => {
+  const put = (s: string): void => {
     pending += s;
     if (pending.length >= 4096) {
-      hash.update(pending);
+      write(pending);
       pending = '';
     }
   };
   const emit = (v: unknown, depth: number): void => {
     // What JSON.stringify writes for `v` inside an array (where it writes null for what it would omit).
     if (depth === 0 || !v || typeof v !== 'object' || v instanceof Date || typeof (v as { toJSON?: unknown }).toJSON === 'function') {
-      write(canonicalJson(v) ?? 'null');
+      put(canonicalJson(v) ?? 'null');
       return;
     }
     if (Array.isArray(v)) {
-      write('[');
+      put('[');
       // By index, not forEach: a hole in a sparse array is written as null, as JSON.stringify does.
       for (let i = 0; i < v.length; i++) {
-        if (i) write(',');
+        if (i) put(',');
         emit(v[i], depth - 1);
       }
-      write(']');
+      put(']');
       return;
     }
-    write('{');
+    put('{');
     let first = true;
     // The key order of sortDeep's object: sorted, but (as every JS object) integer-like keys first, in numeric order.
     const order: Record<string, true> = {};
@@ -60,14 +68,14 @@ export function canonicalSha256(value: unknown): string {
       const x = (v as Record<string, unknown>)[k];
       // Dropped as JSON.stringify(sortDeep(v)) drops them: undefined (sortDeep), functions and symbols (stringify).
       if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
-      write(`${first ? '' : ','}${JSON.stringify(k)}:`);
+      put(`${first ? '' : ','}${JSON.stringify(k)}:`);
       first = false;
       emit(x, depth - 1);
     }
-    write('}');
+    put('}');
   };
   emit(value, 2);
-  return hash.update(pending).digest('hex');
+  if (pending) write(pending);
 }
 
 function sortDeep(v: unknown): unknown {

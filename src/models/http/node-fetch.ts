@@ -11,9 +11,8 @@
 // the global fetch). It honours the AbortSignal at every stage (queued for a socket, connecting,
 // waiting for headers, reading the body) and rejects with the signal's reason, as fetch does.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { createHttp1Client } from './http1.ts';
+import { https, zlib } from '../../core/util/lazy-builtin.ts';
 
 type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -137,11 +136,11 @@ function decode(encoding: string | undefined, raw: Buffer): Buffer {
       return raw;
     case 'gzip':
     case 'x-gzip':
-      return gunzipSync(raw);
+      return zlib().gunzipSync(raw);
     case 'deflate':
-      return inflateSync(raw);
+      return zlib().inflateSync(raw);
     case 'br':
-      return brotliDecompressSync(raw);
+      return zlib().brotliDecompressSync(raw);
     default:
       throw new Error(`unsupported content-encoding "${encoding}"`);
   }
@@ -209,7 +208,8 @@ function whenAborted(signal: AbortSignal, fn: () => void): () => void {
 export function createExchange(options: KeepAliveFetchOptions = {}): HttpExchange {
   const idle = options.idleSocketMs ?? 4000;
   const plain = createHttp1Client({ idleSocketMs: idle });
-  const tls = new HttpsAgent({ keepAlive: true, timeout: idle, scheduling: 'lifo' });
+  // The https: pool is made on the first https: request (node:https loads then, not at start-up).
+  let tls: import('node:https').Agent | undefined;
   return function exchange(url, init) {
     const signal = init.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -258,7 +258,8 @@ export function createExchange(options: KeepAliveFetchOptions = {}): HttpExchang
         body === null
           ? init.headers
           : [...init.headers, 'content-length', String(typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length)];
-      const req = httpsRequest(url, { method: init.method, headers: headers as string[], agent: tls });
+      tls ??= new (https().Agent)({ keepAlive: true, timeout: idle, scheduling: 'lifo' });
+      const req = https().request(url, { method: init.method, headers: headers as string[], agent: tls });
       cancel = (reason) => req.destroy(reason instanceof Error ? reason : new Error(String(reason)));
       req.on('error', (e) => finish(e));
       req.on('response', (res) => {

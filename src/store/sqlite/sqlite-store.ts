@@ -119,6 +119,9 @@ function writable(path: string): boolean {
   }
 }
 
+/** The page size of a store file revloop creates; an existing file keeps its own. */
+export const PAGE_SIZE = 16384;
+
 /** Opens (and, for writing, creates or migrates) a SQLite store file. */
 export function openSqliteStore(path: string, options: StoreOptions = {}): SqliteRunStore {
   const readonly = options.readonly ?? false;
@@ -150,6 +153,10 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
     } else {
       // Checked before anything is written, so a foreign file is left untouched.
       const version = storeVersion(db, path);
+      // A new file gets 16 KB pages (the page size is fixed once the file is written): a commit's
+      // events fill one or two pages instead of three to five, so it writes fewer WAL frames and
+      // checkpoints copy fewer pages, about a third fewer writes in all (docs/store.md).
+      if (version === null) db.pragma(`page_size = ${PAGE_SIZE}`);
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
       // One transaction, so a reader opening a store that is being created sees all of it or none.

@@ -5,8 +5,8 @@
 // call); revloop always seeds with 0, as langdetect's README advises for reproducible results, so
 // verdicts are deterministic. docs/verify.md ("Language detection") has the measured agreement.
 import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import { PyRandom } from '../../../py/random.ts';
+import { zlib } from '../../../util/lazy-builtin.ts';
 
 interface LangdetectData {
   latin1_excluded: string;
@@ -115,7 +115,7 @@ let model: Model | null = null;
 /** The profiles and tables, loaded once per process (a 1 MB gzipped file next to this module). */
 function getModel(): Model {
   if (!model) {
-    const raw = gunzipSync(readFileSync(new URL('./data.json.gz', import.meta.url)));
+    const raw = zlib().gunzipSync(readFileSync(new URL('./data.json.gz', import.meta.url)));
     model = new Model(JSON.parse(raw.toString('utf8')) as LangdetectData);
   }
   return model;
