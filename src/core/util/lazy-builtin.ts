@@ -1,6 +1,6 @@
 // Node built-ins that most revloop processes never use, loaded on first use instead of at start-up.
 // A `revloop run` over plain http: never needs TLS or decompression, yet a static import of
-// node:https and node:zlib costs every process about 7 ms of CPU to load them (docs/running.md,
+// node:https and node:zlib costs every process about 6.5 ms of CPU to load them (docs/running.md,
 // "Client CPU per generation", round 10). `require` of a built-in is synchronous and cached.
 import { createRequire } from 'node:module';
 
