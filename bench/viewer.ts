@@ -1,5 +1,5 @@
 // Benchmark: `revloop view` on the paper's panel size — a store of 27,360 SIMULATED trajectories
-// (19 sim controllers × 1,440 cases, bench/panel-store.ts, ~1 GB). The viewer runs as its own
+// (19 sim controllers × 1,440 cases, bench/panel-store.ts, ~0.75 GiB; 1 GiB with 4 KB pages). The viewer runs as its own
 // process (the real CLI), so its memory is measured alone; the figures:
 //   - first useful paint: Chromium opens the app until the run list shows every run (targets < 1.5 s),
 //     and a run page until its first 100 trajectories are listed;
