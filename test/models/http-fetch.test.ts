@@ -1,10 +1,16 @@
 // revloop's keep-alive fetch (src/models/http/node-fetch.ts) against real loopback servers: bodies,
 // statuses and headers as fetch gives them, abort at every stage, connection faults, socket reuse,
-// and that an HTTP model sends its requests through it. Also the fast message hash used in
-// attempt records equals the canonical-JSON one it replaces.
+// and that an HTTP model sends its requests through it; https: through node:https, which a process
+// loads only on its first https: request. Also the fast message hash used in attempt records equals
+// the canonical-JSON one it replaces.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
@@ -251,4 +257,58 @@ test('the record hash of a message list equals sha256(canonicalJson(messages)), 
     { role: 'user', content: 'x', name: 'extra' },
   ];
   assert.equal(messagesCanonicalSha256(odd), sha256Hex(canonicalJson(odd)));
+});
+
+test('https: goes through node:https, loaded on the first https: request, with keep-alive and decoding', async () => {
+  // A throwaway self-signed certificate for 127.0.0.1 (fixtures/tls), trusted by the child process
+  // through NODE_EXTRA_CA_CERTS, as a user trusts a private CA.
+  const tls = join(import.meta.dirname, 'fixtures', 'tls');
+  const sockets = new Set<unknown>();
+  const srv = createHttpsServer({ key: readFileSync(join(tls, 'key.pem')), cert: readFileSync(join(tls, 'cert.pem')) }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const text = `${req.method} ${Buffer.concat(chunks).toString('utf8')}`;
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-encoding': 'gzip' });
+        res.end(gzipSync(Buffer.from(text)));
+      } else res.end(text);
+    });
+  });
+  srv.on('secureConnection', (s) => sockets.add(s));
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const url = `https://127.0.0.1:${(srv.address() as AddressInfo).port}/v1`;
+  const code = `
+    const { createKeepAliveFetch } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '..', '..', 'src', 'models', 'http', 'node-fetch.ts')).href)});
+    const loaded = () => process.moduleLoadList.includes('NativeModule https');
+    const before = loaded();
+    const f = createKeepAliveFetch();
+    const post = await f(${JSON.stringify(url)}, { method: 'POST', body: 'ping é', headers: { 'content-type': 'text/plain' } });
+    const posted = await post.text();
+    const got = await (await f(${JSON.stringify(url)})).text();
+    console.log(JSON.stringify({ before, after: loaded(), status: post.status, posted, got }));`;
+  try {
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: join(tls, 'cert.pem') },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c));
+      child.stderr.on('data', (c: Buffer) => (stderr += c));
+      child.on('error', reject);
+      child.on('close', (status) => (status === 0 ? resolve(stdout) : reject(new Error(`child exited ${status}: ${stderr}`))));
+    });
+    assert.deepEqual(JSON.parse(out.trim().split('\n').pop()!), {
+      before: false,
+      after: true,
+      status: 200,
+      posted: 'POST ping é',
+      got: 'GET ',
+    });
+    assert.equal(sockets.size, 1, 'both requests went over one kept-alive TLS connection');
+  } finally {
+    srv.closeAllConnections();
+    await new Promise<void>((r) => srv.close(() => r()));
+  }
 });
