@@ -1,6 +1,6 @@
 // Benchmark: `revloop view` on the paper's panel size — a store of 27,360 SIMULATED trajectories
-// (19 sim controllers × 1,440 cases, bench/panel-store.ts, ~0.75 GiB; 1 GiB with 4 KB pages). The viewer runs as its own
-// process (the real CLI), so its memory is measured alone; the figures:
+// (19 sim controllers × 1,440 cases, bench/panel-store.ts, ~0.75 GiB; 1 GiB with 4 KB pages). The
+// viewer runs as its own process (the real CLI), so its memory is measured alone; the figures:
 //   - first useful paint: Chromium opens the app until the run list shows every run (targets < 1.5 s),
 //     and a run page until its first 100 trajectories are listed;
 //   - opening a trajectory: GET /api/runs/:id/trajectories/:case (target < 100 ms), and in the page

@@ -78,20 +78,25 @@ test('canonicalSha256: the cases JSON.stringify omits or rewrites, sparse arrays
   for (const v of values) assert.equal(canonicalSha256(v), oneShot(v), canonicalJson(v)?.slice(0, 200));
 });
 
-/** hashedPlan's digests against casesSha256 and planSha256 computed apart. */
+/**
+ * hashedPlan's two digests against the one-shot hashes of the canonical JSON (the cases', and the
+ * plan's `{ plan, cases, per_case }`); planSha256, which calls hashedPlan, against the same.
+ */
 function assertHashedPlan(cases: readonly ConstraintCase[], perCase: readonly PerCase[] | null): void {
   let seen: string | null = null;
   const { plan, plan_sha256 } = hashedPlan(cases, perCase, (casesSha) => {
     seen = casesSha;
     return { format: 'revloop.plan/1', kind: 'run', case_set: { cases_sha256: casesSha, count: cases.length } } as unknown as RunPlan;
   });
+  assert.equal(seen, oneShot(cases));
   assert.equal(seen, casesSha256(cases));
   assert.equal(plan.case_set.cases_sha256, seen);
-  assert.equal(plan_sha256, planSha256(plan, cases, perCase));
-  assert.equal(plan_sha256, oneShot({ plan, cases, per_case: perCase }));
+  const expected = oneShot({ plan, cases, per_case: perCase });
+  assert.equal(plan_sha256, expected);
+  assert.equal(planSha256(plan, cases, perCase), expected);
 }
 
-test('hashedPlan gives the cases hash and the plan hash that casesSha256 and planSha256 give apart', () => {
+test('hashedPlan and planSha256 give the one-shot hashes of the cases and of the plan', () => {
   const caseLike = fc.array(
     fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), fc.oneof(fc.string({ unit: 'binary' }), fc.integer(), fc.constant(null))),
     { maxLength: 8 },

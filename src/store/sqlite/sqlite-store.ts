@@ -153,9 +153,9 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
     } else {
       // Checked before anything is written, so a foreign file is left untouched.
       const version = storeVersion(db, path);
-      // A new file gets 16 KB pages (the page size is fixed once the file is written): a commit's
-      // events fill one or two pages instead of three to five, so it writes fewer WAL frames and
-      // checkpoints copy fewer pages, about a third fewer writes in all (docs/store.md).
+      // A new file gets 16 KB pages (the page size is fixed once the file is written): a group
+      // commit's events (about 10 KB) fill one page instead of three or more, so it writes fewer WAL
+      // frames and checkpoints copy fewer pages: 43% fewer writes in a run (docs/store.md).
       if (version === null) db.pragma(`page_size = ${PAGE_SIZE}`);
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
