@@ -171,6 +171,57 @@ test('a worker whose database session closes (killed) loses its leases at once, 
 });
 
 test(
+  'a worker killed between completing its trajectories and giving their leases back: none is listed as held, none is claimable',
+  { skip: PG_SKIP },
+  async () => {
+    const s = testStore('postgres');
+    const a = await openStore(s.location);
+    const b = await openStore(s.location);
+    try {
+      await prepareRun(request(a, toyCases(2, 'handback')));
+      // A finishes both trajectories but gives no lease back and never unregisters: what a SIGKILL
+      // right after each completion's commit leaves behind.
+      const result = await runWorker({
+        store: withLeases(a, { release: async () => undefined, unregister: async () => undefined }),
+        runId: 'toy',
+        context: context(fakeModel()),
+        concurrency: 2,
+        leaseSeconds: 600,
+        untilDone: true,
+      });
+      assert.equal(result.progress.done, 2);
+      const db = await rawDb(s.location);
+      assert.deepEqual(
+        await db.all<{ n: number }>("SELECT count(*)::int AS n FROM leases WHERE run_id = 'toy' AND worker = ?", result.worker),
+        [{ n: 2 }],
+        'the rows still name the worker',
+      );
+      // Its session ends as a killed worker's does.
+      const [{ pid }] = await db.all<{ pid: number }>(
+        "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid::bigint = ? AND granted",
+        result.worker,
+      );
+      await db.run('SELECT pg_terminate_backend(?)', pid);
+      await db.close();
+      await sleep(100);
+      const listed = (await b.leases!.workers()).find((w) => w.worker === result.worker)!;
+      assert.equal(listed.alive, false);
+      assert.deepEqual(listed.leases, [], 'a lease on a finished trajectory holds nothing');
+      const wb = await b.leases!.register({ concurrency: 2, leaseSeconds: 600 });
+      assert.deepEqual(await b.leases!.claim(wb, { runId: 'toy', limit: 2, leaseSeconds: 600 }), []);
+      assert.equal(await b.leases!.pending(), 0);
+      const [run] = await b.listRuns();
+      assert.equal(run.status, 'complete');
+      await assertExactlyOnce(b);
+    } finally {
+      await a.close().catch(() => undefined);
+      await b.close();
+      await s.cleanup();
+    }
+  },
+);
+
+test(
   'a lease stolen during a stalled write: the late write is refused and counted, the new holder finishes, nothing is stored twice',
   { skip: PG_SKIP },
   async () => {

@@ -910,15 +910,20 @@ export class PostgresRunStore implements RunStore {
         alive: boolean;
         leases: Array<[string, number, number, string, boolean]> | null;
       }>(
-        `WITH live AS (${LIVE_SQL(this.ns)})
+        // A lease is held while its trajectory is pending. A worker killed between committing a
+        // trajectory's last events and giving the lease back leaves a row on a finished trajectory,
+        // which no claim takes (claims take pending ones) and which holds nothing.
+        `WITH live AS (${LIVE_SQL(this.ns)}),
+         held AS (SELECT l.* FROM leases l JOIN trajectories t ON t.run_id = l.run_id AND t.case_index = l.case_index
+                  WHERE l.worker IS NOT NULL AND t.status = 'pending')
          SELECT w.worker, w.host, w.pid, w.concurrency, w.lease_seconds, w.rejected_writes,
            to_json(w.started_at)#>>'{}' AS started_at, to_json(w.heartbeat_at)#>>'{}' AS heartbeat_at, to_json(w.stopped_at)#>>'{}' AS stopped_at,
            w.worker IN (SELECT worker FROM live) AS alive,
            (SELECT json_agg(json_build_array(l.run_id, l.case_index, l.epoch, to_json(l.expires_at)#>>'{}', l.expires_at < clock_timestamp()) ORDER BY l.run_id, l.case_index)
-              FROM leases l WHERE l.worker = w.worker) AS leases
+              FROM held l WHERE l.worker = w.worker) AS leases
          FROM workers w
          WHERE w.worker IN (SELECT worker FROM live) OR coalesce(w.stopped_at, w.heartbeat_at) > now() - interval '1 hour'
-           OR EXISTS (SELECT 1 FROM leases l WHERE l.worker = w.worker)
+           OR EXISTS (SELECT 1 FROM held l WHERE l.worker = w.worker)
          ORDER BY w.worker`,
       )
     ).rows;
