@@ -64,15 +64,46 @@ async function assertExactlyOnce(store: RunStore): Promise<void> {
   assert.equal(new Set(completed).size, completed.length, 'no trajectory completed twice');
 }
 
+/**
+ * Two stores on one fresh PostgreSQL database (two workers' connections), with the toy run of
+ * `cases` planned through the first; both are closed after `body`. `firstKilled`: the test ends the
+ * first store's session, so closing it may fail.
+ */
+async function withTwoStores(
+  cases: ConstraintCase[],
+  body: (a: RunStore, b: RunStore, location: string) => Promise<void>,
+  options: { firstKilled?: boolean } = {},
+): Promise<void> {
+  const s = testStore('postgres');
+  const a = await openStore(s.location);
+  const b = await openStore(s.location);
+  try {
+    await prepareRun(request(a, cases));
+    await body(a, b, s.location);
+  } finally {
+    await (options.firstKilled ? a.close().catch(() => undefined) : a.close());
+    await b.close();
+    await s.cleanup();
+  }
+}
+
+/** Ends a registered worker's database session as a SIGKILL does: its connections close, its session locks go. */
+async function endSession(location: string, worker: number): Promise<void> {
+  const db = await rawDb(location);
+  const [{ pid }] = await db.all<{ pid: number }>(
+    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid::bigint = ? AND granted",
+    worker,
+  );
+  await db.run('SELECT pg_terminate_backend(?)', pid);
+  await db.close();
+  await sleep(100);
+}
+
 test(
   'claims: pending trajectories once each; an expired lease is taken over and the old holder can no longer write (refused, counted)',
   { skip: PG_SKIP },
-  async () => {
-    const s = testStore('postgres');
-    const a = await openStore(s.location);
-    const b = await openStore(s.location);
-    try {
-      await prepareRun(request(a, toyCases(3, 'claims')));
+  async () =>
+    withTwoStores(toyCases(3, 'claims'), async (a, b) => {
       const wa = await a.leases!.register({ concurrency: 2, leaseSeconds: 1 });
       const wb = await b.leases!.register({ concurrency: 2, leaseSeconds: 1 });
       const first = await a.leases!.claim(wa, { runId: 'toy', limit: 2, leaseSeconds: 1 });
@@ -124,101 +155,75 @@ test(
       assert.equal((await a.readEvents('toy', { types: ['attempt_started'] })).length, 2);
       // A renewal tells A what it still holds: nothing.
       assert.deepEqual(await a.leases!.renew(wa, 1), []);
-    } finally {
-      await a.close();
-      await b.close();
-      await s.cleanup();
-    }
-  },
+    }),
 );
 
-test('a worker whose database session closes (killed) loses its leases at once, before they expire', { skip: PG_SKIP }, async () => {
-  const s = testStore('postgres');
-  const a = await openStore(s.location);
-  const b = await openStore(s.location);
-  try {
-    await prepareRun(request(a, toyCases(2, 'live')));
-    const wa = await a.leases!.register({ concurrency: 2, leaseSeconds: 600 });
-    const wb = await b.leases!.register({ concurrency: 2, leaseSeconds: 600 });
-    assert.equal((await a.leases!.claim(wa, { runId: 'toy', limit: 2, leaseSeconds: 600 })).length, 2);
-    assert.deepEqual(await b.leases!.claim(wb, { runId: 'toy', limit: 2, leaseSeconds: 600 }), []);
-    // What the server sees when a worker is SIGKILLed: its connections close and its session locks go.
-    const db = await rawDb(s.location);
-    const [{ pid }] = await db.all<{ pid: number }>(
-      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid::bigint = ? AND granted",
-      wa,
-    );
-    await db.run('SELECT pg_terminate_backend(?)', pid);
-    await db.close();
-    await sleep(100);
-    const listed = (await b.leases!.workers()).find((w) => w.worker === wa)!;
-    assert.equal(listed.alive, false);
-    assert.equal(listed.leases.length, 2, 'still listed as held, but by a gone worker');
-    const taken = await b.leases!.claim(wb, { runId: 'toy', limit: 2, leaseSeconds: 600 });
-    assert.deepEqual(
-      taken.map((l) => [l.caseIndex, l.epoch]),
-      [
-        [0, 2],
-        [1, 2],
-      ],
-    );
-    await assert.rejects(a.leases!.renew(wa, 600), /cannot reach PostgreSQL|terminat/i);
-  } finally {
-    await a.close().catch(() => undefined);
-    await b.close();
-    await s.cleanup();
-  }
-});
+test('a worker whose database session closes (killed) loses its leases at once, before they expire', { skip: PG_SKIP }, async () =>
+  withTwoStores(
+    toyCases(2, 'live'),
+    async (a, b, location) => {
+      const wa = await a.leases!.register({ concurrency: 2, leaseSeconds: 600 });
+      const wb = await b.leases!.register({ concurrency: 2, leaseSeconds: 600 });
+      assert.equal((await a.leases!.claim(wa, { runId: 'toy', limit: 2, leaseSeconds: 600 })).length, 2);
+      assert.deepEqual(await b.leases!.claim(wb, { runId: 'toy', limit: 2, leaseSeconds: 600 }), []);
+      // What the server sees when a worker is SIGKILLed.
+      await endSession(location, wa);
+      const listed = (await b.leases!.workers()).find((w) => w.worker === wa)!;
+      assert.equal(listed.alive, false);
+      assert.equal(listed.leases.length, 2, 'still listed as held, but by a gone worker');
+      const taken = await b.leases!.claim(wb, { runId: 'toy', limit: 2, leaseSeconds: 600 });
+      assert.deepEqual(
+        taken.map((l) => [l.caseIndex, l.epoch]),
+        [
+          [0, 2],
+          [1, 2],
+        ],
+      );
+      await assert.rejects(a.leases!.renew(wa, 600), /cannot reach PostgreSQL|terminat/i);
+    },
+    { firstKilled: true },
+  ),
+);
 
 test(
   'a worker killed between completing its trajectories and giving their leases back: none is listed as held, none is claimable',
   { skip: PG_SKIP },
-  async () => {
-    const s = testStore('postgres');
-    const a = await openStore(s.location);
-    const b = await openStore(s.location);
-    try {
-      await prepareRun(request(a, toyCases(2, 'handback')));
-      // A finishes both trajectories but gives no lease back and never unregisters: what a SIGKILL
-      // right after each completion's commit leaves behind.
-      const result = await runWorker({
-        store: withLeases(a, { release: async () => undefined, unregister: async () => undefined }),
-        runId: 'toy',
-        context: context(fakeModel()),
-        concurrency: 2,
-        leaseSeconds: 600,
-        untilDone: true,
-      });
-      assert.equal(result.progress.done, 2);
-      const db = await rawDb(s.location);
-      assert.deepEqual(
-        await db.all<{ n: number }>("SELECT count(*)::int AS n FROM leases WHERE run_id = 'toy' AND worker = ?", result.worker),
-        [{ n: 2 }],
-        'the rows still name the worker',
-      );
-      // Its session ends as a killed worker's does.
-      const [{ pid }] = await db.all<{ pid: number }>(
-        "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid::bigint = ? AND granted",
-        result.worker,
-      );
-      await db.run('SELECT pg_terminate_backend(?)', pid);
-      await db.close();
-      await sleep(100);
-      const listed = (await b.leases!.workers()).find((w) => w.worker === result.worker)!;
-      assert.equal(listed.alive, false);
-      assert.deepEqual(listed.leases, [], 'a lease on a finished trajectory holds nothing');
-      const wb = await b.leases!.register({ concurrency: 2, leaseSeconds: 600 });
-      assert.deepEqual(await b.leases!.claim(wb, { runId: 'toy', limit: 2, leaseSeconds: 600 }), []);
-      assert.equal(await b.leases!.pending(), 0);
-      const [run] = await b.listRuns();
-      assert.equal(run.status, 'complete');
-      await assertExactlyOnce(b);
-    } finally {
-      await a.close().catch(() => undefined);
-      await b.close();
-      await s.cleanup();
-    }
-  },
+  async () =>
+    withTwoStores(
+      toyCases(2, 'handback'),
+      async (a, b, location) => {
+        // A finishes both trajectories but gives no lease back and never unregisters: what a SIGKILL
+        // right after each completion's commit leaves behind.
+        const result = await runWorker({
+          store: withLeases(a, { release: async () => undefined, unregister: async () => undefined }),
+          runId: 'toy',
+          context: context(fakeModel()),
+          concurrency: 2,
+          leaseSeconds: 600,
+          untilDone: true,
+        });
+        assert.equal(result.progress.done, 2);
+        const db = await rawDb(location);
+        assert.deepEqual(
+          await db.all<{ n: number }>("SELECT count(*)::int AS n FROM leases WHERE run_id = 'toy' AND worker = ?", result.worker),
+          [{ n: 2 }],
+          'the rows still name the worker',
+        );
+        await db.close();
+        // Its session ends as a killed worker's does.
+        await endSession(location, result.worker);
+        const listed = (await b.leases!.workers()).find((w) => w.worker === result.worker)!;
+        assert.equal(listed.alive, false);
+        assert.deepEqual(listed.leases, [], 'a lease on a finished trajectory holds nothing');
+        const wb = await b.leases!.register({ concurrency: 2, leaseSeconds: 600 });
+        assert.deepEqual(await b.leases!.claim(wb, { runId: 'toy', limit: 2, leaseSeconds: 600 }), []);
+        assert.equal(await b.leases!.pending(), 0);
+        const [run] = await b.listRuns();
+        assert.equal(run.status, 'complete');
+        await assertExactlyOnce(b);
+      },
+      { firstKilled: true },
+    ),
 );
 
 test(
@@ -240,82 +245,77 @@ test(
     const refPath = ref.another();
     await toyRun(refPath, { cases });
     const refStore = await openStore(refPath, { readonly: true });
-    const s = testStore('postgres');
-    const a = await openStore(s.location);
-    const b = await openStore(s.location);
     try {
-      await prepareRun(request(a, cases));
-      // A stalls inside its second generation of case 0 (a GC pause, a frozen VM, a slow network…).
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
-      let stalled!: () => void;
-      const reached = new Promise<void>((r) => (stalled = r));
-      const inner = fakeModel();
-      const stalling: Model = {
-        ...inner,
-        async generate(messages, options) {
-          if (messages.length === 3 && messages[0].content.includes('item 0.')) {
-            stalled();
-            await gate;
-          }
-          return inner.generate(messages, options);
-        },
-      };
-      const stopA = new AbortController();
-      const workerA = runWorker({
-        store: a,
-        runId: 'toy',
-        context: context(stalling),
-        concurrency: 1,
-        leaseSeconds: 1,
-        heartbeatMs: 1_000_000_000, // stalled: no renewal either
-        pollMs: 50,
-        signal: stopA.signal,
-        abandonAfterMs: 2000,
+      await withTwoStores(cases, async (a, b) => {
+        // A stalls inside its second generation of case 0 (a GC pause, a frozen VM, a slow network…).
+        let release!: () => void;
+        const gate = new Promise<void>((r) => (release = r));
+        let stalled!: () => void;
+        const reached = new Promise<void>((r) => (stalled = r));
+        const inner = fakeModel();
+        const stalling: Model = {
+          ...inner,
+          async generate(messages, options) {
+            if (messages.length === 3 && messages[0].content.includes('item 0.')) {
+              stalled();
+              await gate;
+            }
+            return inner.generate(messages, options);
+          },
+        };
+        const stopA = new AbortController();
+        const workerA = runWorker({
+          store: a,
+          runId: 'toy',
+          context: context(stalling),
+          concurrency: 1,
+          leaseSeconds: 1,
+          heartbeatMs: 1_000_000_000, // stalled: no renewal either
+          pollMs: 50,
+          signal: stopA.signal,
+          abandonAfterMs: 2000,
+        });
+        await reached;
+        await sleep(1200); // A's lease expires
+        const resultB = await runWorker({
+          store: b,
+          runId: 'toy',
+          context: context(fakeModel()),
+          concurrency: 2,
+          leaseSeconds: 30,
+          untilDone: true,
+        });
+        assert.equal(resultB.progress.lost, 0);
+        assert.ok(resultB.progress.done >= 1);
+        release(); // A wakes up and writes its round
+        // Its refusal is counted in the store in the same commit; a busy machine may take a while.
+        for (let waited = 0; waited < 10_000; waited += 50) {
+          if ((await b.leases!.workers()).some((w) => w.rejectedWrites > 0)) break;
+          await sleep(50);
+        }
+        await sleep(50); // and the worker's own counter, a few microtasks later
+        stopA.abort();
+        const resultA = await workerA;
+        assert.equal(resultA.progress.rejectedWrites, 1, 'the late write was refused');
+        assert.equal(resultA.progress.lost, 1);
+        const listed = (await b.leases!.workers()).find((w) => w.worker === resultA.worker)!;
+        assert.equal(listed.rejectedWrites, 1, 'and counted in the store');
+        await assertExactlyOnce(b);
+        assert.deepEqual(await b.loadTrajectories(['toy']), await refStore.loadTrajectories(['toy']));
+        const audit = await auditRun(b, 'toy', resolveToy);
+        assert.deepEqual(audit.discrepancies.map(formatDiscrepancy), []);
+        // Case 0's log: A's first round (with the start of its second generation), then B from there on.
+        const log = (await b.readEvents('toy')).filter((e) => e.caseIndex === 0).map((e) => `${e.type}:${e.revision}`);
+        assert.deepEqual(log.slice(0, 5), [
+          'attempt_started:0',
+          'attempt_finished:0',
+          'draft_accepted:0',
+          'attempt_started:1',
+          'attempt_started:1',
+        ]);
       });
-      await reached;
-      await sleep(1200); // A's lease expires
-      const resultB = await runWorker({
-        store: b,
-        runId: 'toy',
-        context: context(fakeModel()),
-        concurrency: 2,
-        leaseSeconds: 30,
-        untilDone: true,
-      });
-      assert.equal(resultB.progress.lost, 0);
-      assert.ok(resultB.progress.done >= 1);
-      release(); // A wakes up and writes its round
-      // Its refusal is counted in the store in the same commit; a busy machine may take a while.
-      for (let waited = 0; waited < 10_000; waited += 50) {
-        if ((await b.leases!.workers()).some((w) => w.rejectedWrites > 0)) break;
-        await sleep(50);
-      }
-      await sleep(50); // and the worker's own counter, a few microtasks later
-      stopA.abort();
-      const resultA = await workerA;
-      assert.equal(resultA.progress.rejectedWrites, 1, 'the late write was refused');
-      assert.equal(resultA.progress.lost, 1);
-      const listed = (await b.leases!.workers()).find((w) => w.worker === resultA.worker)!;
-      assert.equal(listed.rejectedWrites, 1, 'and counted in the store');
-      await assertExactlyOnce(b);
-      assert.deepEqual(await b.loadTrajectories(['toy']), await refStore.loadTrajectories(['toy']));
-      const audit = await auditRun(b, 'toy', resolveToy);
-      assert.deepEqual(audit.discrepancies.map(formatDiscrepancy), []);
-      // Case 0's log: A's first round (with the start of its second generation), then B from there on.
-      const log = (await b.readEvents('toy')).filter((e) => e.caseIndex === 0).map((e) => `${e.type}:${e.revision}`);
-      assert.deepEqual(log.slice(0, 5), [
-        'attempt_started:0',
-        'attempt_finished:0',
-        'draft_accepted:0',
-        'attempt_started:1',
-        'attempt_started:1',
-      ]);
     } finally {
-      await a.close();
-      await b.close();
       await refStore.close();
-      await s.cleanup();
       await ref.cleanup();
     }
   },
