@@ -51,7 +51,8 @@ export async function exportRun(o: ExportOptions): Promise<ExportOutcome> {
     // The paper's row, plus what the owning study adds (an experiment's state, arm and frozen prefix).
     const planned = run.planned as TrajectoryRunPlanned;
     const extra = studyForKind(planned.plan.kind)?.exportFields;
-    text = trajectories.map((t) => pyJsonDumps({ ...paperRow(t), ...(extra ? extra(planned, t) : {}) }) + '\n').join('');
+    // Assigned onto the fresh row, not spread: keys in the same order, without a hidden class per row (docs/running.md, round 13).
+    text = trajectories.map((t) => pyJsonDumps(Object.assign(paperRow(t), extra?.(planned, t))) + '\n').join('');
     rows = trajectories.length;
     simulated = run.summary.simulated;
   } finally {

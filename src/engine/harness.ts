@@ -101,7 +101,8 @@ export function messagePolicyNamed(name: string): MessagePolicy {
     build: (ctx) =>
       buildRevisionMessages(
         [{ role: 'user', content: ctx.initialPrompt }],
-        ctx.exchanges.map((e): RevisionExchange => ({ ...e, ...roundShape(e) })),
+        // Assigned, not spread (a spread followed by more properties gives every object a hidden class of its own on Node 20: docs/running.md, round 13).
+        ctx.exchanges.map((e): RevisionExchange => Object.assign({}, e, roundShape(e))),
         messagePolicyOf(preset, ctx.history),
       ),
   };

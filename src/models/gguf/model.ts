@@ -359,7 +359,8 @@ export class GgufModel
         signal: request.signal,
       }),
     );
-    return { ...res, text: rt.detokenize(res.tokens, false), banList };
+    // Assigned, not spread (a spread followed by more properties gives every object a hidden class of its own on Node 20: docs/running.md, round 13).
+    return Object.assign({}, res, { text: rt.detokenize(res.tokens, false), banList });
   }
 
   /** Chat generation: greedy unless a temperature is set; one attempt (no retries in process). */

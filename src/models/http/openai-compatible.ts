@@ -323,7 +323,8 @@ export class OpenAICompatibleModel implements BackendInfoModel {
       };
     }
     const got = interpret({ body: raw.body, headers: raw.headers });
-    const meta = { ...headerMeta(raw.headers), ...(got.meta ?? {}) };
+    // Assigned, not spread (a spread followed by more properties gives every object a hidden class of its own on Node 20: docs/running.md, round 13).
+    const meta = Object.assign(headerMeta(raw.headers), got.meta);
     // A server that says it simulates makes this model a simulation, whatever its name.
     if (meta.simulated === true) this.capabilities.simulated = true;
     if (got.ok && 'parsed' in got) {
