@@ -17,8 +17,8 @@ import { BACKENDS, testStore } from '../store/backends.ts';
 import { tempDir } from '../tmp.ts';
 import { allCommands, BIN, revloop, userEnv } from './cli.ts';
 
-test('every command with --store documents one rule (a SQLite file or postgres://…, $REVLOOP_STORE) and bakes in no default', () => {
-  const withStore = allCommands(buildProgram())
+test('every command with --store documents one rule (a SQLite file or postgres://…, $REVLOOP_STORE) and bakes in no default', async () => {
+  const withStore = allCommands(await buildProgram())
     .map(({ path, cmd }) => ({ path, option: cmd.options.find((o) => o.long === '--store') }))
     .filter((c) => c.option);
   assert.deepEqual(withStore.map((c) => c.path).sort(), [

@@ -21,7 +21,7 @@ const PAGES = [
   'README.md',
 ];
 const read = (page: string) => readFileSync(join(ROOT, page), 'utf8');
-const program = buildProgram();
+const program = await buildProgram();
 const FLAG = /(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])/g;
 
 /** The command a `revloop a b c …` line names: the longest run of words that are (sub)commands. */
