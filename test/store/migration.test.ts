@@ -2,13 +2,14 @@
 // schema-2 layout (the `(run_id, type)` index, `rounds` clustered WITHOUT ROWID) is read as it is
 // by a read-only open and upgraded by the first writing open, with every event, its chain and
 // every derived row kept; the run then continues in the new layout. A store's page size is its
-// own: new files get 16 KB pages, older 4 KB files keep theirs.
+// own: new files get 16 KB pages, older 4 KB files keep theirs. A writing connection caps SQLite's
+// page cache; a read-only one keeps better-sqlite3's default.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openStore } from '../../src/store/store.ts';
-import { PAGE_SIZE } from '../../src/store/sqlite/sqlite-store.ts';
+import { PAGE_SIZE, SqliteRunStore, WRITER_CACHE_KIB } from '../../src/store/sqlite/sqlite-store.ts';
 import { tempDir, toyRun } from './toy-run.ts';
 
 /** Rewrites a current store into the schema-2 layout (what revloop wrote before schema 3). */
@@ -137,4 +138,24 @@ test('a new store gets 16 KB pages; a store with 4 KB pages (as revloop created 
   } finally {
     await store.close();
   }
+});
+
+test('a writing connection caps its page cache at WRITER_CACHE_KIB; a read-only one keeps the default', async () => {
+  const path = join(tempDir(), 'runs.db');
+  await toyRun(path, { runId: 'first' });
+  const cacheOf = async (readonly: boolean) => {
+    const store = await openStore(path, { readonly });
+    try {
+      assert.ok(store instanceof SqliteRunStore);
+      return store.db.pragma('cache_size', { simple: true });
+    } finally {
+      await store.close();
+    }
+  };
+  assert.equal(await cacheOf(false), -WRITER_CACHE_KIB);
+  const probe = new Database(':memory:');
+  const defaultCache = probe.pragma('cache_size', { simple: true });
+  probe.close();
+  assert.notEqual(defaultCache, -WRITER_CACHE_KIB);
+  assert.equal(await cacheOf(true), defaultCache);
 });
