@@ -51,7 +51,7 @@ export async function exportRun(o: ExportOptions): Promise<ExportOutcome> {
     // The paper's row, plus what the owning study adds (an experiment's state, arm and frozen prefix).
     const planned = run.planned as TrajectoryRunPlanned;
     const extra = studyForKind(planned.plan.kind)?.exportFields;
-    // Assigned onto the fresh row, not spread: keys in the same order, without a hidden class per row (docs/running.md, round 13).
+    // Assigned onto the fresh row (the same keys in the same order) rather than spread: see store/chain.ts.
     text = trajectories.map((t) => pyJsonDumps(Object.assign(paperRow(t), extra?.(planned, t))) + '\n').join('');
     rows = trajectories.length;
     simulated = run.summary.simulated;

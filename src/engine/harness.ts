@@ -101,7 +101,7 @@ export function messagePolicyNamed(name: string): MessagePolicy {
     build: (ctx) =>
       buildRevisionMessages(
         [{ role: 'user', content: ctx.initialPrompt }],
-        // Assigned, not spread (a spread followed by more properties gives every object a hidden class of its own on Node 20: docs/running.md, round 13).
+        // Not `{ ...x, y }`: that gives every object a hidden class of its own on Node 20 (store/chain.ts).
         ctx.exchanges.map((e): RevisionExchange => Object.assign({}, e, roundShape(e))),
         messagePolicyOf(preset, ctx.history),
       ),

@@ -108,7 +108,7 @@ export class FailureLedger {
   /** Records one executed step; returns its failure record when it failed. */
   record(step: AgentStep): FailureRecord | null {
     const tool = step.tool !== undefined ? step.tool : (this.options.toolOf ?? callName)(step.action);
-    // Assigned, not spread (a spread followed by more properties gives every object a hidden class of its own on Node 20: docs/running.md, round 13).
+    // Not `{ ...x, y }`: that gives every object a hidden class of its own on Node 20 (store/chain.ts).
     this.steps.push(Object.assign({}, step, { tool }));
     if (step.ok) return null;
     const records = this.failures();

@@ -359,7 +359,7 @@ export class GgufModel
         signal: request.signal,
       }),
     );
-    // Assigned, not spread (a spread followed by more properties gives every object a hidden class of its own on Node 20: docs/running.md, round 13).
+    // Not `{ ...x, y }`: that gives every object a hidden class of its own on Node 20 (store/chain.ts).
     return Object.assign({}, res, { text: rt.detokenize(res.tokens, false), banList });
   }
 

@@ -323,7 +323,7 @@ export class OpenAICompatibleModel implements BackendInfoModel {
       };
     }
     const got = interpret({ body: raw.body, headers: raw.headers });
-    // Assigned, not spread (a spread followed by more properties gives every object a hidden class of its own on Node 20: docs/running.md, round 13).
+    // Not `{ ...x, y }`: that gives every object a hidden class of its own on Node 20 (store/chain.ts).
     const meta = Object.assign(headerMeta(raw.headers), got.meta);
     // A server that says it simulates makes this model a simulation, whatever its name.
     if (meta.simulated === true) this.capabilities.simulated = true;

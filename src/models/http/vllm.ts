@@ -223,6 +223,6 @@ export async function vllmScore(
     tokenLogprobs.push(lp);
     if (entry?.rank === 1) argmaxMatches++;
   }
-  // Assigned, not spread (a spread followed by more properties gives every object a hidden class of its own on Node 20: docs/running.md, round 13).
+  // Not `{ ...x, y }`: that gives every object a hidden class of its own on Node 20 (store/chain.ts).
   return Object.assign(scoreFromTokens(tokenLogprobs, argmaxMatches, ctx.length), { attempts });
 }
