@@ -1,4 +1,4 @@
-// The objects a run makes for every event and every request keep one V8 hidden class per shape.
+// The events linkEvents returns (every event a run stores) keep one V8 hidden class per shape.
 // On Node 20 an object literal that starts with a spread and goes on with more properties
 // (`{ ...e, id }`) gets a hidden class of its own once its call site is warm, and in linkEvents that
 // cost a whole run about 8% of its CPU (docs/running.md, "Client CPU per generation", round 13).
