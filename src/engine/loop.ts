@@ -165,6 +165,19 @@ export function toExchange(r: AcceptedRound): ExchangeRecord {
   return { revision: r.revision, draft: r.text, feedback: r.feedback, state: r.state, energy: r.energy, joint: r.joint };
 }
 
+/**
+ * The exchanges of the rounds so far. A loop into a literal, not `rounds.map(toExchange)`: once this
+ * path is optimised, Turbofan's inlined map() builds its arrays with another elements kind than the
+ * builtin did, and every function compiled for the builtin's arrays (the history window, the message
+ * hashes) deoptimised at the first one (docs/running.md, round 14). A literal's allocation site keeps
+ * one kind for both.
+ */
+function toExchanges(rounds: readonly AcceptedRound[]): ExchangeRecord[] {
+  const out: ExchangeRecord[] = [];
+  for (const r of rounds) out.push(toExchange(r));
+  return out;
+}
+
 /** Verifies one stripped draft and, if the loop goes on, renders the feedback the model will see. */
 function acceptDraft(
   job: TrajectoryJob,
@@ -205,7 +218,11 @@ export async function runTrajectory(
     options.messagePolicy ?? (protocol.messagePolicy === 'verbatim' ? verbatimPolicy : messagePolicyNamed(protocol.messagePolicy));
   const banProvider = options.banProvider ?? (protocol.banProvider ? banProviderNamed(protocol.banProvider) : undefined);
   const cycles = options.stopOnCycle ?? stopsOnCycle(protocol.messagePolicy);
-  const rounds = job.prior.slice();
+  // A literal, not `job.prior.slice()`: the literal's allocation site learns that it holds objects,
+  // so later trajectories' lists start with that elements kind and pushing a round never changes it
+  // (a slice of an empty list did, which deoptimised this loop once warm: docs/running.md, round 14).
+  const rounds: AcceptedRound[] = [];
+  for (const r of job.prior) rounds.push(r);
   const last = rounds[rounds.length - 1];
   if (last) {
     const stop =
@@ -226,7 +243,7 @@ export async function runTrajectory(
       history: protocol.history,
       revision,
       initialPrompt,
-      exchanges: rounds.map(toExchange),
+      exchanges: toExchanges(rounds),
     };
     const messages = policy.build(ctx);
     const banned = banProvider?.sequences(ctx);

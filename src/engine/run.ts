@@ -410,6 +410,15 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
     const recorders = new Set<StoreRecorder>();
     const tally = new OutcomeTally(progress, req.maxConsecutiveFailures ?? 0);
 
+    let fatal: { error: unknown } | null = null;
+    const fail = (error: unknown) => {
+      if (fatal) return;
+      fatal = { error };
+      controller.abort();
+    };
+    /** Final rounds still waiting for their commit (recordTrajectory's onFinalCommit). */
+    const finals = new Set<Promise<void>>();
+
     const ctx = contextOf(req);
     const work = async (t: TrajectoryRecord): Promise<void> => {
       const recorder = new StoreRecorder(store, runId, t.caseIndex);
@@ -420,24 +429,34 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
             { type: 'trajectory_reopened', caseIndex: t.caseIndex, payload: { previous_reason: t.incompleteReason ?? null } },
           ]);
         }
-        const outcome: TrajectoryOutcome = await recordTrajectory(ctx, t, recorder, controller.signal, () => progress.rounds++);
-        if (recorder.closed || outcome.status === 'aborted') return;
-        const stop = tally.count(outcome);
-        if (stop && !controller.signal.aborted) {
-          stopped = stop;
-          controller.abort();
-        }
-        req.onProgress?.({ ...progress });
+        let committed: Promise<void> | null = null;
+        const outcome: TrajectoryOutcome = await recordTrajectory(
+          ctx,
+          t,
+          recorder,
+          controller.signal,
+          () => progress.rounds++,
+          (c) => (committed = c),
+        );
+        const report = () => {
+          if (recorder.closed || outcome.status === 'aborted') return;
+          const stop = tally.count(outcome);
+          if (stop && !controller.signal.aborted) {
+            stopped = stop;
+            controller.abort();
+          }
+          req.onProgress?.({ ...progress });
+        };
+        if (!committed) return report();
+        // This slot takes its next trajectory now; the outcome counts once its last round is committed.
+        const settled: Promise<void> = (committed as Promise<void>).then(report, fail).finally(() => finals.delete(settled));
+        finals.add(settled);
       } finally {
         recorders.delete(recorder);
       }
     };
 
-    let fatal: { error: unknown } | null = null;
-    const pool = runPool(open, req.concurrency ?? 1, controller.signal, work, (error) => {
-      fatal = { error };
-      controller.abort();
-    });
+    const pool = runPool(open, req.concurrency ?? 1, controller.signal, work, fail);
     // Once stopping, nothing more is recorded, and calls that ignore the abort signal are abandoned
     // after a grace period (resuming repeats them).
     let timer: NodeJS.Timeout | undefined;
@@ -450,8 +469,10 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
       else controller.signal.addEventListener('abort', onAbort, { once: true });
     });
     pool.catch(() => undefined); // an abandoned pool may still fail later; that is no longer news
+    // Every final round's commit settles before the run reports (none is added once the pool is done).
+    const finished = pool.then(() => Promise.all(finals));
     try {
-      await Promise.race([pool, abandoned]);
+      await Promise.race([finished, abandoned]);
     } finally {
       if (timer) clearTimeout(timer);
       req.signal?.removeEventListener('abort', onExternalAbort);

@@ -31,13 +31,23 @@ export function priorRounds(t: TrajectoryRecord, family: Family, protocol: Proto
   });
 }
 
-/** Continues `t` from its last accepted round, recording every step; `onRound` counts committed rounds. */
+/**
+ * Continues `t` from its last accepted round, recording every step; `onRound` counts committed rounds.
+ *
+ * With `onFinalCommit`, the round that ends the trajectory is not waited for: its commit promise goes
+ * to `onFinalCommit` and the outcome comes back at once, so the caller can start its next trajectory,
+ * whose first start then joins the same group commit (one transaction instead of two at every
+ * trajectory boundary). No generation waits on that round, so nothing runs ahead of what is durable;
+ * the caller must wait for the promise (and treat its failure as the run's) before it reports the
+ * trajectory or finishes.
+ */
 export function recordTrajectory(
   ctx: RunContext,
   t: TrajectoryRecord,
   recorder: StoreRecorder,
   signal: AbortSignal,
   onRound: () => void,
+  onFinalCommit?: (committed: Promise<void>) => void,
 ): Promise<TrajectoryOutcome> {
   const family = ctx.resolveFamily(t.family);
   return runTrajectory(
@@ -46,9 +56,13 @@ export function recordTrajectory(
     {
       attemptStarted: (s) => recorder.attemptStarted(s),
       attemptFinished: (r, a, rec) => recorder.attemptFinished(r, a, rec),
-      draftAccepted: async (round, stop, attempt, next, detail) => {
-        await recorder.draftAccepted(round, stop, attempt, next, detail);
-        if (!recorder.closed) onRound();
+      draftAccepted: (round, stop, attempt, next, detail) => {
+        const committed = recorder.draftAccepted(round, stop, attempt, next, detail).then(() => {
+          if (!recorder.closed) onRound();
+        });
+        if (!stop || !onFinalCommit) return committed;
+        onFinalCommit(committed);
+        return undefined;
       },
       incomplete: (r, reason) => recorder.incomplete(r, reason),
       terminated: (n, halt) => recorder.terminated(n, halt),

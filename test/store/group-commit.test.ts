@@ -6,15 +6,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { messagesSha256 } from '../../src/engine/loop.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import type { NewEvent, RunPlannedPayload } from '../../src/store/events.ts';
-import { openStore, SimulatedCrash, type RunStore } from '../../src/store/store.ts';
+import { openStore, SimulatedCrash, type AppendOptions, type RunStore } from '../../src/store/store.ts';
 import { eventHash, verifyChain } from '../../src/store/chain.ts';
 import type { ChatMessage, GenerateResult } from '../../src/models/types.ts';
 import { fakeModel, resolveToy, toyCases } from '../loop/fakes.ts';
-import { runToyIn } from './toy-run.ts';
+import { runToyIn, tempDir } from './toy-run.ts';
 import { eachBackend } from './backends.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -208,6 +209,69 @@ eachBackend('a run starts no generation before the round announcing it is commit
   assert.deepEqual(violations, []);
   assert.deepEqual((await auditRun(reader, 'toy', resolveToy)).discrepancies.map(formatDiscrepancy), []);
   await reader.close();
+  await store.close();
+});
+
+test("a slot's next trajectory starts in the group commit of the previous one's last round, and the run waits for that commit", async () => {
+  const store = await openStore(join(tempDir(), 'runs.db'));
+  // The groups of each group commit: appendSoon calls made before the store's flush (a setImmediate
+  // the first call of a turn schedules) share its transaction; this wrapper's own setImmediate,
+  // scheduled just before the store's, marks where one commit ends.
+  const commits: string[][] = [];
+  let open: string[] | null = null;
+  const spied = new Proxy(store, {
+    get(target, name) {
+      const value = Reflect.get(target, name) as unknown;
+      if (name !== 'appendSoon') return typeof value === 'function' ? value.bind(target) : value;
+      return (runId: string, events: NewEvent[], options?: AppendOptions) => {
+        if (!open) {
+          const batch: string[] = (open = []);
+          commits.push(batch);
+          setImmediate(() => {
+            if (open === batch) open = null;
+          });
+        }
+        open.push(events.map((e) => `${e.caseIndex}:${e.type}`).join(' '));
+        return store.appendSoon(runId, events, options);
+      };
+    },
+  });
+  const result = await runToyIn(spied, { cases: toyCases(4, 'boundary'), concurrency: 1 });
+  assert.equal(result.progress.done, 4);
+  // The trajectories run one after another (one slot): each one's last round and the next one's
+  // first start are one commit.
+  for (let k = 0; k < 3; k++) {
+    const boundary = commits.filter((c) => c.some((g) => g.includes(`${k}:trajectory_completed`)));
+    assert.equal(boundary.length, 1);
+    assert.deepEqual(boundary[0].at(-1), `${k + 1}:attempt_started`, `case ${k}'s last commit: ${JSON.stringify(boundary[0])}`);
+  }
+  // Every round reached the store and the progress counted it; the audit holds.
+  const trajectories = await store.loadTrajectories(['toy']);
+  assert.equal(trajectories.filter((t) => t.status === 'complete').length, 4);
+  assert.equal(
+    result.progress.rounds,
+    trajectories.reduce((n, t) => n + t.rounds.length, 0),
+  );
+  assert.deepEqual((await auditRun(store, 'toy', resolveToy)).discrepancies.map(formatDiscrepancy), []);
+  await store.close();
+});
+
+test("a last round's failed commit fails the run, though its slot has moved on", async () => {
+  const store = await openStore(join(tempDir(), 'runs.db'));
+  // The commit of case 0's last round fails (nothing of it is stored); every other write goes through.
+  const failing = new Proxy(store, {
+    get(target, name) {
+      const value = Reflect.get(target, name) as unknown;
+      if (name !== 'appendSoon') return typeof value === 'function' ? value.bind(target) : value;
+      return (runId: string, events: NewEvent[], options?: AppendOptions) =>
+        events.some((e) => e.caseIndex === 0 && e.type === 'trajectory_completed')
+          ? Promise.reject(new Error('disk full'))
+          : store.appendSoon(runId, events, options);
+    },
+  });
+  await assert.rejects(runToyIn(failing, { cases: toyCases(3, 'fail'), concurrency: 1 }), /disk full/);
+  const [first] = await store.loadTrajectories(['toy'], { cases: [0] });
+  assert.equal(first.status, 'pending', 'the failed round is not on record');
   await store.close();
 });
 

@@ -21,14 +21,28 @@ export function bmpWordTable(): Uint8Array {
   const t = new Uint8Array(0x10000);
   const runs = new RegExp(`${PY_WORD_CHAR}+`, 'gu');
   for (let m = runs.exec(all); m !== null; m = runs.exec(all)) t.fill(1, m.index, m.index + m[0].length);
-  return (bmpWord = t);
+  bmpWord = t;
+  // Run the surrogate branches (a pair, a lone high and a lone low surrogate) often enough for V8 to
+  // record their type feedback (it keeps none for a function's first 8 calls): V8 optimises the
+  // scanners on ordinary text, and the first emoji in a draft would otherwise meet comparisons that
+  // never ran and deoptimise countWords (docs/running.md, round 14). The results are unused.
+  for (let round = 0; round < 12; round++) {
+    for (const s of ['\u{10400}', '\ud800', '\udc00x']) {
+      wordCharLength(s, 0, t);
+      wordCharBefore(s, s.length, t);
+    }
+  }
+  return t;
 }
 
 /** Length in code units of the `\w` character starting at `i` (1 or 2), or 0 when it is not `\w` (or i is out of range). */
 export function wordCharLength(text: string, i: number, table: Uint8Array = bmpWordTable()): number {
   if (i >= text.length) return 0;
   const c = text.charCodeAt(i);
-  if (c < 0xd800 || c > 0xdfff) return table[c];
+  // Not a surrogate (D800–DFFF): one test that every character takes, so the optimised code never
+  // meets a comparison it has not seen run (`c < 0xd800 || c > 0xdfff` did, at the first
+  // character above the surrogates, and deoptimised countWords).
+  if ((c & 0xf800) !== 0xd800) return table[c];
   if (c <= 0xdbff && i + 1 < text.length) {
     const d = text.charCodeAt(i + 1);
     if (d >= 0xdc00 && d <= 0xdfff) return WORD_CHAR_RE.test(text.slice(i, i + 2)) ? 2 : 0;
@@ -40,7 +54,7 @@ export function wordCharLength(text: string, i: number, table: Uint8Array = bmpW
 export function wordCharBefore(text: string, i: number, table: Uint8Array = bmpWordTable()): boolean {
   if (i <= 0) return false;
   const c = text.charCodeAt(i - 1);
-  if (c < 0xd800 || c > 0xdfff) return table[c] === 1;
+  if ((c & 0xf800) !== 0xd800) return table[c] === 1; // not a surrogate (see wordCharLength)
   if (c >= 0xdc00 && i >= 2) {
     const h = text.charCodeAt(i - 2);
     if (h >= 0xd800 && h <= 0xdbff) return WORD_CHAR_RE.test(text.slice(i - 2, i));

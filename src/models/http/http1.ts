@@ -290,6 +290,12 @@ export interface Http1Client {
   send(url: URL, req: Http1Request, settle: (err: Error | null, res?: Http1Response) => void): { abort(): void };
 }
 
+/**
+ * Where every connection's reads land: node hands each read to its `onread` callback before the
+ * next one, and the callback copies the bytes out, so one buffer serves all connections.
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
 /** A client with one pool of keep-alive connections per host:port. */
 export function createHttp1Client(options: { idleSocketMs?: number } = {}): Http1Client {
   const idleMs = options.idleSocketMs ?? 4000;
@@ -299,13 +305,24 @@ export function createHttp1Client(options: { idleSocketMs?: number } = {}): Http
 
   function open(url: URL, pool: Connection[]): Connection {
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    const socket = connect({ host, port: Number(url.port || 80), noDelay: true });
+    // Reads land in READ_BUFFER and come straight to the exchange (`onread`), past the Readable
+    // stream's push, 'data' event and read-ahead tick.
+    const socket = connect({
+      host,
+      port: Number(url.port || 80),
+      noDelay: true,
+      onread: {
+        buffer: READ_BUFFER,
+        callback: (n: number, buf: Uint8Array): boolean => {
+          // The buffer is reused by the next read (of any connection): the exchange gets a copy.
+          if (conn.current) conn.current.onData(Buffer.from(buf.subarray(0, n)));
+          else socket.destroy(); // bytes nobody asked for: the connection is out of step
+          return true; // keep reading (false would pause the socket)
+        },
+      },
+    });
     const conn: Connection = { socket, pool, current: null, idleMs };
     socket.setTimeout(idleMs);
-    socket.on('data', (d: Buffer) => {
-      if (conn.current) conn.current.onData(d);
-      else socket.destroy(); // bytes nobody asked for: the connection is out of step
-    });
     socket.on('end', () => {
       if (conn.current) conn.current.onEnd();
       socket.destroy();

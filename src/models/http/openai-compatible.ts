@@ -196,7 +196,10 @@ export class OpenAICompatibleModel implements BackendInfoModel {
     if (c.vllm && options.stopTokenIds?.length) body.stop_token_ids = [...options.stopTokenIds];
     Object.assign(body, options.extraBody ?? {});
     body.stream = false;
-    body.messages = messages.map((m) => ({ role: m.role, content: m.content }));
+    // A loop into a literal rather than map(): see toExchanges in engine/loop.ts.
+    const wire: ChatMessage[] = [];
+    for (const m of messages) wire.push({ role: m.role, content: m.content });
+    body.messages = wire;
     return body;
   }
 

@@ -416,14 +416,16 @@ export class SqliteRunStore implements RunStore {
 
   /** The body of a commit (runs inside BEGIN IMMEDIATE … COMMIT); `heads` is updated as it goes. */
   private commitInTransaction(groups: readonly AppendGroup[], heads: Map<string, ChainHead>): StoredEvent[][] {
-    const all = groups.map(({ runId, events }) => {
+    // A loop into a literal rather than map(): see toExchanges in engine/loop.ts.
+    const all: StoredEvent[][] = [];
+    for (const { runId, events } of groups) {
       const last = heads.get(runId) ?? (this.stmt.lastEvent.get(runId) as ChainHead | undefined);
       const linked = linkEvents(runId, last, events, this.clock, this.location, (row) =>
         Number(this.stmt.insertEvent.run(...row).lastInsertRowid),
       );
       heads.set(runId, linked.head);
-      return linked.stored;
-    });
+      all.push(linked.stored);
+    }
     this.materialize(all.length === 1 ? all[0] : all.flat());
     return all;
   }
