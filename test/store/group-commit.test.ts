@@ -305,4 +305,12 @@ test('the rewritten hashes are the old definitions byte for byte', () => {
     ),
     { numRuns: 300 },
   );
+  // A payload above eventHash's large-payload threshold (a run's plan) is encoded another way: the
+  // same bytes, lone surrogates included (both write U+FFFD).
+  const large = JSON.stringify({ cases: Array.from({ length: 3000 }, (_, i) => ({ id: i, text: `“Ünïcode” — ${i} 😀 \ud800 x` })) });
+  assert.ok(large.length > 1 << 16);
+  assert.equal(
+    eventHash('0'.repeat(64), 'r', 1, 'run_planned', null, null, 'at', large),
+    sha(['0'.repeat(64), 'r', 1, 'run_planned', '', '', 'at', large].join('\n')),
+  );
 });
