@@ -6,7 +6,6 @@ import { loadCaseSet } from '../core/cases/load.ts';
 import type { CaseFormat } from '../core/cases/types.ts';
 import { slug } from '../core/util/slug.ts';
 import { getFamily } from '../core/verify/registry.ts';
-import { withIfevalMode } from '../core/verify/ifeval/family.ts';
 import type { PromptVariant } from '../core/verify/types.ts';
 import type { HistoryWindow } from '../remedy/history-window.ts';
 import { bansFailedDrafts, policyName, POLICY_PRESETS } from '../remedy/revision-policy.ts';
@@ -177,7 +176,11 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
     hooks.onNote?.(`${loaded.unsupported.length} rows of ${casesName} have structures without a family and are not run`);
   let cases = o.limit !== undefined ? loaded.cases.slice(0, o.limit) : loaded.cases;
   // The loose mode is part of each IFEval case, so it is in the plan and audits replay it (strict = unset).
-  if (o.ifevalMode === 'loose') cases = cases.map((c) => withIfevalMode(c, 'loose'));
+  if (o.ifevalMode === 'loose') {
+    // Imported here: IFEval's modules are loaded only for IFEval case files (see core/verify/registry.ts).
+    const { withIfevalMode } = await import('../core/verify/ifeval/family.ts');
+    cases = cases.map((c) => withIfevalMode(c, 'loose'));
+  }
   if (!cases.length) throw new UserError(`${casesName}: no runnable cases`);
   const model = await createModel(o.model, modelOptions);
   const simulated = model.capabilities.simulated;

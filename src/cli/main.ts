@@ -3,6 +3,19 @@
 import { Command } from 'commander';
 import { exitQuietlyOnClosedPipe, reportError } from './errors.ts';
 import { COMMANDS } from './commands/index.ts';
+import { loadFamilies } from '../core/verify/registry.ts';
+
+/**
+ * Commands that load the built-in families they need themselves (a run: its case file's, while it
+ * reads it). Every other command gets all of them before it starts (core/verify/registry.ts), except
+ * when it is only asked for its help.
+ */
+const FAMILIES_ON_DEMAND = new Set(['run']);
+
+function needsAllFamilies(argv: readonly string[], named: string | undefined): boolean {
+  if (named === undefined || FAMILIES_ON_DEMAND.has(named)) return false; // no command, help, or a misspelt one: help
+  return !argv.slice(3).some((a) => a === '--help' || a === '-h');
+}
 
 /**
  * The command line with every command registered (the docs-flags test reads it too), or with only
@@ -33,7 +46,8 @@ export function namedCommand(argv: readonly string[]): string | undefined {
 export async function main(argv: string[]): Promise<void> {
   exitQuietlyOnClosedPipe();
   try {
-    const program = await buildProgram(namedCommand(argv));
+    const named = namedCommand(argv);
+    const [program] = await Promise.all([buildProgram(named), needsAllFamilies(argv, named) ? loadFamilies() : null]);
     await program.parseAsync(argv);
   } catch (e) {
     process.exitCode = reportError(e);

@@ -4,3 +4,7 @@
 // sections; inside the repository only, since studies are not part of the package's API).
 export { renderReport, revisionReportPage, writeReportFile, type RevisionReportOptions, type DrilldownOptions } from './page.ts';
 export { renderReportPage, type ReportPage } from './render.ts';
+
+// Every built-in family, registered before the library's user calls anything here (the registry
+// loads them on demand otherwise: core/verify/registry.ts).
+import '../core/verify/builtin-families.ts';

@@ -31,3 +31,7 @@ export type {
   Usage,
   CycleReport,
 } from './types.ts';
+
+// Every built-in family, registered before the library's user calls anything here (the registry
+// loads them on demand otherwise: core/verify/registry.ts).
+import '../core/verify/builtin-families.ts';

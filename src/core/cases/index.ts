@@ -6,3 +6,7 @@ export { writeCaseSet, caseProblems } from './write.ts';
 export { manifestIsIntact } from './manifest.ts';
 export { CaseSetError } from './errors.ts';
 export { CASE_FORMATS, type CaseFormat, type CaseProblem, type UnsupportedRow, type CaseSetManifest, type LoadedCaseSet } from './types.ts';
+
+// Every built-in family, registered before the library's user calls anything here (the registry
+// loads them on demand otherwise: core/verify/registry.ts).
+import '../verify/builtin-families.ts';

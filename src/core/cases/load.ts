@@ -5,6 +5,7 @@ import { stat } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { UsageError, NotFoundError, InputError } from '../errors.ts';
 import { readJsonlLines } from '../util/jsonl.ts';
+import { loadFamilies } from '../verify/registry.ts';
 import type { ConstraintCase } from '../verify/types.ts';
 import { FORMAT_HINTS, detectRowFormat } from './detect.ts';
 import { CaseSetError, DEFAULT_MAX_SHOWN } from './errors.ts';
@@ -82,6 +83,7 @@ export async function validateCaseFile(path: string, options: LoadOptions = {}):
   const structures: string[] = [];
   const unsupported: UnsupportedRow[] = [];
   const seenIds = new Map<string, number>();
+  const ensured = new Set<string>();
   let format = options.format;
   let rows = 0;
 
@@ -130,6 +132,11 @@ export async function validateCaseFile(path: string, options: LoadOptions = {}):
         else seenIds.set(c.id, item.line);
       }
       if (rowProblems.length === 0 && c.family) {
+        // The registry loads built-in families on demand: the first row of each family loads it.
+        if (!ensured.has(c.family)) {
+          await loadFamilies([c.family]);
+          ensured.add(c.family);
+        }
         const deep = options.skipWitnessChecks ? checkCaseFieldsOnly(c, format) : checkCase(c, format);
         rowProblems.push(...deep);
       }

@@ -8,7 +8,7 @@ import { isRevloopError } from '../errors.ts';
 import { verifyChunk } from './batch.ts';
 import type { WorkerChunk, WorkerMessage, WorkerSetup } from './batch-threads.ts';
 import { loadFamilyPlugins } from './plugins.ts';
-import { familyNames } from './registry.ts';
+import { familyNames, loadFamilies } from './registry.ts';
 
 const port = parentPort!;
 const setup = workerData as WorkerSetup;
@@ -16,6 +16,8 @@ const send = (m: WorkerMessage): void => port.postMessage(m);
 
 async function start(): Promise<void> {
   try {
+    // A thread has a registry of its own, which loads built-ins on demand (registry.ts): a batch may hold any.
+    await loadFamilies();
     await loadFamilyPlugins(setup.plugins);
   } catch (e) {
     send({ type: 'unusable', missing: [], reason: (e as Error).message });

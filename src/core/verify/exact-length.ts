@@ -1,6 +1,9 @@
 // The exact-length family (common/exact_protocol.py and prompt_robustness60_v1/templates.json):
 // an exact word count under the deterministic word counter plus retained content anchors.
-import { anchorPresent, countWords } from '../text/index.ts';
+// By module, not through the text barrel: that would also load the Punkt and Treebank tokenisers
+// (see registry.ts on start-up).
+import { anchorPresent } from '../text/anchors.ts';
+import { countWords } from '../text/words.ts';
 import { intProblem, problems, stringListProblem, textProblem } from './checks.ts';
 import { stateEnergy } from './energy.ts';
 import type { ConstraintCase, ExactLengthState, Family, PromptVariant } from './types.ts';

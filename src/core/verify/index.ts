@@ -3,8 +3,19 @@
 // records and batch verification. Everything else in core/verify is importable by path inside the
 // repository but not part of the package's API (docs/library.md).
 
-// The registry: look families up, add your own.
-export { getFamily, listFamilies, familyNames, hasFamily, registerFamily, unregisterFamily, type RegisterOptions } from './registry.ts';
+// The registry: look families up, add your own. Importing this module registers every built-in
+// family (builtin-families.ts; the registry alone loads them on demand).
+import './builtin-families.ts';
+export {
+  getFamily,
+  listFamilies,
+  familyNames,
+  hasFamily,
+  loadFamilies,
+  registerFamily,
+  unregisterFamily,
+  type RegisterOptions,
+} from './registry.ts';
 export { loadFamilyPlugins } from './plugins.ts';
 
 // Types of families, cases and states.

@@ -49,3 +49,7 @@ export { freezePredictionSpec } from './sysid-spec.ts';
 export { analyzeExperimentRuns } from './analysis/analyze.ts';
 export type * from './analysis/types.ts';
 export { experimentsStudy } from './study.ts';
+
+// Every built-in family, registered before the library's user calls anything here (the registry
+// loads them on demand otherwise: core/verify/registry.ts).
+import '../../core/verify/builtin-families.ts';
