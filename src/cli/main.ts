@@ -3,7 +3,6 @@
 import { Command } from 'commander';
 import { exitQuietlyOnClosedPipe, reportError } from './errors.ts';
 import { COMMANDS } from './commands/index.ts';
-import { loadFamilies } from '../core/verify/registry.ts';
 
 /**
  * Commands that load the built-in families they need themselves (a run: its case file's, while it
@@ -47,7 +46,9 @@ export async function main(argv: string[]): Promise<void> {
   exitQuietlyOnClosedPipe();
   try {
     const named = namedCommand(argv);
-    const [program] = await Promise.all([buildProgram(named), needsAllFamilies(argv, named) ? loadFamilies() : null]);
+    // The registry is imported only then: with exact-length it brings a dozen modules help does not need.
+    const families = needsAllFamilies(argv, named) ? import('../core/verify/registry.ts').then((r) => r.loadFamilies()) : null;
+    const [program] = await Promise.all([buildProgram(named), families]);
     await program.parseAsync(argv);
   } catch (e) {
     process.exitCode = reportError(e);
