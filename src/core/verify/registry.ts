@@ -3,7 +3,7 @@
 //
 // Built-ins other than exact-length are loaded on demand (`loadFamilies`): their modules (COLLIE's
 // and the structured verifiers, IFEval's instructions and language detector, NLTK's tokenisers)
-// are a fifth of what a `revloop run` of the paper's exact-length cases would otherwise import, ~30
+// are a fifth of what a `revloop run` of the paper's exact-length cases would otherwise import, ~35
 // ms of CPU per process (docs/running.md, round 14). The library's entry points import
 // builtin-families.ts, which registers them all; every CLI command but `run` loads them all before
 // it starts; a run loads its case file's families before it validates them. `getFamily` stays
