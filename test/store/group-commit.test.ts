@@ -270,8 +270,14 @@ test("a last round's failed commit fails the run, though its slot has moved on",
     },
   });
   await assert.rejects(runToyIn(failing, { cases: toyCases(3, 'fail'), concurrency: 1 }), /disk full/);
-  const [first] = await store.loadTrajectories(['toy'], { cases: [0] });
+  const [first, second] = await store.loadTrajectories(['toy'], { cases: [0, 1] });
   assert.equal(first.status, 'pending', 'the failed round is not on record');
+  // The slot had taken case 1 before the failure was known (its first start is on record, an attempt
+  // lost in flight as after a kill), and the run stopped there: case 2 never started.
+  const starts = (await store.readEvents('toy')).filter((e) => e.type === 'attempt_started').map((e) => e.caseIndex);
+  assert.ok(starts.includes(1), `attempt starts by case: ${JSON.stringify(starts)}`);
+  assert.ok(!starts.includes(2));
+  assert.equal(second.status, 'pending');
   await store.close();
 });
 

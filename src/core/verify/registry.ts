@@ -9,6 +9,7 @@
 // it starts; a run loads its case file's families before it validates them. `getFamily` stays
 // synchronous, so a built-in that was not loaded is a programming error, which says so.
 import { UserError, NotFoundError } from '../errors.ts';
+import { COLLIE_CODES } from './collie/types.ts';
 import { exactLengthFamily } from './exact-length.ts';
 import { BUILTIN_FAMILIES, type Family, type VerifierState } from './types.ts';
 
@@ -26,7 +27,8 @@ const BUILTIN_NAMES = new Set<string>(BUILTIN_FAMILIES);
 function loaderOf(name: string): keyof typeof LOADERS | null {
   if (!BUILTIN_NAMES.has(name) || name === exactLengthFamily.name) return null;
   if (name === 'ifeval') return 'ifeval';
-  return ['c05', 'c07', 'c09', 'c10', 'c12'].includes(name) ? 'structured' : 'collie';
+  // The rest are the paper's structured families or COLLIE's other structures.
+  return (COLLIE_CODES as readonly string[]).includes(name) ? 'collie' : 'structured';
 }
 
 /** Built-ins loaded so far (exact-length at once), then user families in registration order. */

@@ -196,7 +196,8 @@ export class OpenAICompatibleModel implements BackendInfoModel {
     if (c.vllm && options.stopTokenIds?.length) body.stop_token_ids = [...options.stopTokenIds];
     Object.assign(body, options.extraBody ?? {});
     body.stream = false;
-    // A loop into a literal rather than map(): see toExchanges in engine/loop.ts.
+    // A loop into a literal rather than map(): Turbofan's inlined map() builds another elements kind
+    // than the builtin, which deoptimised the code reading its result (docs/running.md, round 14).
     const wire: ChatMessage[] = [];
     for (const m of messages) wire.push({ role: m.role, content: m.content });
     body.messages = wire;

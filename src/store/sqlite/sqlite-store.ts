@@ -416,7 +416,8 @@ export class SqliteRunStore implements RunStore {
 
   /** The body of a commit (runs inside BEGIN IMMEDIATE … COMMIT); `heads` is updated as it goes. */
   private commitInTransaction(groups: readonly AppendGroup[], heads: Map<string, ChainHead>): StoredEvent[][] {
-    // A loop into a literal rather than map(): see toExchanges in engine/loop.ts.
+    // A loop into a literal rather than map(): Turbofan's inlined map() builds another elements kind
+    // than the builtin, which deoptimised the code reading its result (docs/running.md, round 14).
     const all: StoredEvent[][] = [];
     for (const { runId, events } of groups) {
       const last = heads.get(runId) ?? (this.stmt.lastEvent.get(runId) as ChainHead | undefined);
