@@ -7,65 +7,11 @@
 // copies of revloop in one process (a plugin importing its own copy, say) still recognise each
 // other's errors: use `isRevloopError(e)` or `RevloopError.is(e)`.
 
-const BRAND = Symbol.for('revloop.error');
+import { UserError } from '@revloop/revise';
 
-/** Stable error codes. New codes may be added; existing ones never change meaning. */
-export type ErrorCode =
-  | 'E_INVALID'
-  | 'E_USAGE'
-  | 'E_INPUT'
-  | 'E_NOT_FOUND'
-  | 'E_PLAN_MISMATCH'
-  | 'E_RUN_LOCKED'
-  | 'E_CAPABILITY'
-  | 'E_STORE'
-  | 'E_PROVIDER'
-  | 'E_DATA_MISSING';
-
-/** The base of every revloop error: a stable `code`, a message for people, structured details. */
-export class RevloopError extends Error {
-  readonly [BRAND] = true;
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'RevloopError';
-  }
-
-  /** Whether `e` is a revloop error, from this copy of revloop or any other. */
-  static is(e: unknown): e is RevloopError {
-    return typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
-  }
-}
-
-/** Whether `e` is a revloop error (see RevloopError.is). */
-export function isRevloopError(e: unknown): e is RevloopError {
-  return RevloopError.is(e);
-}
-
-/**
- * A request that cannot be carried out as asked, for a reason the message explains (a general
- * user-fixable error; the subclasses below add structure where there is some to add).
- */
-export class UserError extends RevloopError {
-  constructor(message: string, options?: { cause?: unknown; code?: ErrorCode }) {
-    super(options?.code ?? 'E_INVALID', message, options);
-    this.name = 'UserError';
-  }
-}
-
-/** A bad option or argument value: `option` names it as the user typed it (e.g. `--budget`). */
-export class UsageError extends UserError {
-  constructor(
-    readonly option: string | null,
-    message: string,
-  ) {
-    super(message, { code: 'E_USAGE' });
-    this.name = 'UsageError';
-  }
-}
+// The base classes (RevloopError, UserError, UsageError, CapabilityError, RevisionFailedError) and
+// the codes are the revise package's, so that its errors and revloop's are one hierarchy.
+export { RevloopError, isRevloopError, UserError, UsageError, CapabilityError, RevisionFailedError, type ErrorCode } from '@revloop/revise';
 
 /** A problem in one input row: rendered as `file:line: field: problem`. */
 export class InputError extends UserError {
@@ -139,18 +85,6 @@ export class RunLockedError extends UserError {
   ) {
     super(message, { code: 'E_RUN_LOCKED' });
     this.name = 'RunLockedError';
-  }
-}
-
-/** A capability the chosen backend lacks (scoring, bans, token counting): the work refuses cleanly. */
-export class CapabilityError extends UserError {
-  constructor(
-    message: string,
-    readonly capability: string | null = null,
-    readonly model: string | null = null,
-  ) {
-    super(message, { code: 'E_CAPABILITY' });
-    this.name = 'CapabilityError';
   }
 }
 

@@ -73,11 +73,15 @@ export const verbatimPolicy: MessagePolicy = {
  * energy.
  */
 export function roundShape(r: { draft: string; state: VerifierState; energy: number }): AttemptShape {
+  return { key: draftKey(r.draft, 'exact'), violations: violationTags(r.state), measure: r.energy };
+}
+
+/** The violated components of a state's violation vector, as the recurrence rules' violation set (`v0`, `v2`, …). */
+export function violationTags(state: VerifierState): string[] {
   const violations: string[] = [];
-  r.state.violation_vector.forEach((v, i) => {
-    if (v !== 0) violations.push(`v${i}`);
-  });
-  return { key: draftKey(r.draft, 'exact'), violations, measure: r.energy };
+  const vector = state.violation_vector;
+  for (let i = 0; i < vector.length; i++) if (vector[i] !== 0) violations.push(`v${i}`);
+  return violations;
 }
 
 /** The cycle a round list ends in, if any. */

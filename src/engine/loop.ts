@@ -1,26 +1,38 @@
 // The closed loop for one case: draft, verify, feed back, revise, until the first joint success or
-// after revision T. Everything it does is reported to a sink (the store's recorder) in order; the
-// engine itself keeps no state beyond one trajectory, so a resumed trajectory is just a call with
-// the accepted rounds restored.
+// after revision T — the lab's adapter over the revise package's kernel (runLoop), which revise()
+// runs too (docs/revise.md §1): the kernel drives the trajectory, this module binds it to a
+// family, a case, the protocol and its harness, and reports every step to a sink (the store's
+// recorder) in order. The engine keeps no state beyond one trajectory, so a resumed trajectory is
+// just a call with the accepted rounds restored.
 import { createHash } from 'node:crypto';
+import {
+  runLoop,
+  stopAfterRevisions,
+  stopOnCycle,
+  stopOnSuccess,
+  type GenerationStart,
+  type LoopEnd,
+  type LoopRound,
+  type NumberedAttempt,
+  type StopCondition,
+} from '@revloop/revise';
 import type { AttemptRecord, ChatMessage, Model } from '../models/types.ts';
 import type { RoundRecord } from '../store/types.ts';
-import { UserError } from '../core/errors.ts';
-import { pyStrip } from '../core/py/format.ts';
 import { ListHasher } from '../core/util/hash.ts';
-import type { ConstraintCase, Family } from '../core/verify/types.ts';
+import type { ConstraintCase, Family, VerifierState } from '../core/verify/types.ts';
 import {
   banProviderNamed,
-  cycleOfRounds,
   messagePolicyNamed,
   stopsOnCycle,
   verbatimPolicy,
-  type BanProvider,
+  violationTags,
   type ExchangeRecord,
-  type MessagePolicy,
   type RoundContext,
 } from './harness.ts';
+import type { BanProvider, MessagePolicy } from './harness.ts';
 import type { ProtocolConfig } from './protocol.ts';
+
+export type { NumberedAttempt };
 
 /** A round as the engine keeps it: the record plus the feedback sent after it (null when it stopped). */
 export interface AcceptedRound extends RoundRecord {
@@ -59,14 +71,9 @@ export interface AttemptStart {
   /** SHA-256 of the canonical JSON of the message list sent. */
   messagesSha256: string;
   messageCount: number;
-  maxTokens: number;
+  /** null: unset, the backend's own limit (a revise() call without maxTokens). */
+  maxTokens: number | null;
   bannedSequences?: string[];
-}
-
-/** A successful provider attempt, numbered from 1 within its generation (retries included). */
-export interface NumberedAttempt {
-  attempt: number;
-  record: AttemptRecord;
 }
 
 /**
@@ -165,43 +172,29 @@ export function toExchange(r: AcceptedRound): ExchangeRecord {
   return { revision: r.revision, draft: r.text, feedback: r.feedback, state: r.state, energy: r.energy, joint: r.joint };
 }
 
+/** A kernel round as the engine records it. */
+function acceptedRound(r: LoopRound<VerifierState>): AcceptedRound {
+  return { revision: r.index, text: r.draft, state: r.state, energy: r.measure, joint: r.ok, feedback: r.feedback };
+}
+
 /**
- * The exchanges of the rounds so far. A loop into a literal, not `rounds.map(toExchange)`: once this
- * path is optimised, Turbofan's inlined map() builds its arrays with another elements kind than the
- * builtin did, and every function compiled for the builtin's arrays (the history window, the message
- * hashes) deoptimised at the first one (docs/running.md, round 14). A literal's allocation site keeps
- * one kind for both.
+ * The exchanges of the rounds so far. A loop into a literal, not `rounds.map(…)`: once this path
+ * is optimised, Turbofan's inlined map() builds its arrays with another elements kind than the
+ * builtin did, and every function compiled for the builtin's arrays (the history window, the
+ * message hashes) deoptimised at the first one (docs/running.md, round 14). A literal's allocation
+ * site keeps one kind for both.
  */
-function toExchanges(rounds: readonly AcceptedRound[]): ExchangeRecord[] {
+function toExchanges(rounds: readonly LoopRound<VerifierState>[]): ExchangeRecord[] {
   const out: ExchangeRecord[] = [];
-  for (const r of rounds) out.push(toExchange(r));
+  for (const r of rounds) {
+    if (r.feedback === null) throw new Error(`round ${r.index} has no feedback but the trajectory continued`);
+    out.push({ revision: r.index, draft: r.draft, feedback: r.feedback, state: r.state, energy: r.measure, joint: r.ok });
+  }
   return out;
 }
 
-/** Verifies one stripped draft and, if the loop goes on, renders the feedback the model will see. */
-function acceptDraft(
-  job: TrajectoryJob,
-  revision: number,
-  rawText: string,
-  protocol: ProtocolConfig,
-  cycleStop: { earlier: readonly AcceptedRound[] } | null = null,
-): { round: AcceptedRound; stop: StopReason | null } {
-  const text = pyStrip(rawText);
-  const state = job.family.verify(text, job.case);
-  const energy = job.family.energy(state);
-  const joint = state.joint_success === true;
-  let stop = stopReason(joint, revision, protocol.budget);
-  if (!stop && cycleStop) {
-    const rounds = [...cycleStop.earlier, { text, state, energy }].map((r) => ({ draft: r.text, state: r.state, energy: r.energy }));
-    if (cycleOfRounds(rounds)) stop = 'cycle';
-  }
-  const feedback = stop ? null : job.family.feedback(state, job.case, protocol.variant);
-  return { round: { revision, text, state, energy, joint, feedback }, stop };
-}
-
-function isAbort(e: unknown, signal?: AbortSignal): boolean {
-  return signal?.aborted === true || (e as Error)?.name === 'AbortError';
-}
+/** The lab's names of the kernel's stop conditions (its `budget` is the kernel's `revisions`). */
+const STOP_NAMES: Readonly<Record<string, StopReason>> = { success: 'success', revisions: 'budget', cycle: 'cycle' };
 
 /**
  * The revision loop for one case without a store (docs/protocol.md §2): draft, verify, feed back, revise until joint success or the
@@ -213,141 +206,103 @@ export async function runTrajectory(
   sink: TrajectorySink,
   options: EngineOptions,
 ): Promise<TrajectoryOutcome> {
-  const { protocol, signal } = options;
+  const { protocol, signal, guard } = options;
+  const { family, case: c } = job;
   const policy =
     options.messagePolicy ?? (protocol.messagePolicy === 'verbatim' ? verbatimPolicy : messagePolicyNamed(protocol.messagePolicy));
   const banProvider = options.banProvider ?? (protocol.banProvider ? banProviderNamed(protocol.banProvider) : undefined);
   const cycles = options.stopOnCycle ?? stopsOnCycle(protocol.messagePolicy);
+  const initialPrompt = family.initialPrompt(c, protocol.variant);
+  const maxTokens = family.maxNewTokens(c);
+  const hashMessages = messagesHasher();
+  const stopWhen: StopCondition<VerifierState>[] = [stopOnSuccess(), stopAfterRevisions(protocol.budget)];
+  if (cycles) stopWhen.push(stopOnCycle());
+
+  /** The recorded start of a generation: the hash and size of its messages, its token limit and bans. */
+  const startOf = (s: GenerationStart): AttemptStart => ({
+    revision: s.index,
+    messagesSha256: hashMessages(s.request.messages),
+    messageCount: s.request.messages.length,
+    maxTokens,
+    bannedSequences: s.request.bannedSequences,
+  });
+  const reasonOf = (end: Extract<LoopEnd, { status: 'incomplete' }>): string =>
+    end.cause === 'guard' ? `revision ${end.index}: ${guard!.name} check failed: ${end.message}` : `revision ${end.index}: ${end.message}`;
+
   // A literal, not `job.prior.slice()`: the literal's allocation site learns that it holds objects,
   // so later trajectories' lists start with that elements kind and pushing a round never changes it
   // (a slice of an empty list did, which deoptimised this loop once warm: docs/running.md, round 14).
-  const rounds: AcceptedRound[] = [];
-  for (const r of job.prior) rounds.push(r);
-  const last = rounds[rounds.length - 1];
-  if (last) {
-    const stop =
-      stopReason(last.joint, last.revision, protocol.budget) ??
-      (cycles && cycleOfRounds(rounds.map((r) => ({ draft: r.text, state: r.state, energy: r.energy }))) ? 'cycle' : null);
-    if (stop) return { status: 'complete', rounds, stop };
-  }
-  const initialPrompt = job.family.initialPrompt(job.case, protocol.variant);
-  const maxTokens = job.family.maxNewTokens(job.case);
-  const hashMessages = messagesHasher();
-
-  /** The messages (and bans) of one revision, from the rounds accepted so far. */
-  const prepare = (revision: number): { messages: ChatMessage[]; start: AttemptStart } => {
-    const ctx: RoundContext = {
-      case: job.case,
-      family: job.family,
-      variant: protocol.variant,
-      history: protocol.history,
-      revision,
-      initialPrompt,
-      exchanges: toExchanges(rounds),
-    };
-    const messages = policy.build(ctx);
-    const banned = banProvider?.sequences(ctx);
-    const bannedSequences = banned && banned.length ? banned : undefined;
-    return {
-      messages,
-      start: { revision, messagesSha256: hashMessages(messages), messageCount: messages.length, maxTokens, bannedSequences },
-    };
-  };
-
-  /** The guard's verdict on a request; 'failed' when the check itself failed (guardFailure says why). */
-  let guardFailure: string | null = null;
-  const checkGuard = async (messages: ChatMessage[], revision: number): Promise<GuardStop | null | 'failed'> => {
-    if (!options.guard) return null;
-    try {
-      return await options.guard.check(messages, maxTokens, revision);
-    } catch (e) {
-      if (e instanceof UserError) throw e;
-      guardFailure = `revision ${revision}: ${options.guard.name} check failed: ${(e as Error)?.message ?? String(e)}`;
-      return 'failed';
-    }
-  };
-
-  let prepared: { messages: ChatMessage[]; start: AttemptStart } | null = null;
-  for (let revision = rounds.length; revision <= protocol.budget; revision++) {
-    if (signal?.aborted) return { status: 'aborted', rounds };
-    // The next generation's start was recorded with the previous draft; only the first is alone.
-    const { messages, start } = prepared ?? prepare(revision);
-    if (!prepared) {
-      const halt = options.guard ? await checkGuard(messages, revision) : null;
-      if (halt === 'failed') {
-        await sink.incomplete(revision, guardFailure!);
-        return { status: 'incomplete', rounds, reason: guardFailure! };
-      }
-      if (halt) {
+  const accepted: AcceptedRound[] = [];
+  for (const r of job.prior) accepted.push(r);
+  const outcome = await runLoop<VerifierState>({
+    model,
+    call: { temperature: protocol.temperature ?? undefined, seed: protocol.seed ?? undefined, extraBody: options.extraBody },
+    verifier: {
+      verify: (draft) => {
+        const state = family.verify(draft, c);
+        return { ok: state.joint_success === true, state, violations: violationTags(state), measure: family.energy(state) };
+      },
+      feedback: (round) => family.feedback(round.state, c, protocol.variant),
+    },
+    policy: {
+      request: (rounds, revision) => {
+        const ctx: RoundContext = {
+          case: c,
+          family,
+          variant: protocol.variant,
+          history: protocol.history,
+          revision,
+          initialPrompt,
+          exchanges: toExchanges(rounds),
+        };
+        const banned = banProvider?.sequences(ctx);
+        return { messages: policy.build(ctx), bannedSequences: banned && banned.length ? banned : undefined, maxTokens };
+      },
+    },
+    stopWhen,
+    guard: guard
+      ? async (request, revision) => {
+          const halt = await guard.check(request.messages, maxTokens, revision);
+          return halt ? { reason: halt.stop, detail: halt.detail } : null;
+        }
+      : undefined,
+    identity: 'exact',
+    prior: job.prior.map((r) => ({
+      index: r.revision,
+      draft: r.text,
+      ok: r.joint,
+      state: r.state,
+      violations: violationTags(r.state),
+      measure: r.energy,
+      feedback: r.feedback,
+    })),
+    signal,
+    sink: {
+      started: (s) => sink.attemptStarted(startOf(s)),
+      attempt: (revision, attempt, record) => {
+        if (!record.ok) sink.attemptFinished(revision, attempt, record);
+      },
+      drafted: (r, end, generation, next) => {
+        const round = acceptedRound(r);
+        accepted.push(round);
+        // The kernel ends a trajectory at a draft only by a stop (a stop rule, or the guard before the next generation).
+        if (end === null || end.status !== 'stopped') return sink.draftAccepted(round, null, generation.used, next ? startOf(next) : null);
+        const stop = (STOP_NAMES[end.reason] ?? end.reason) as StopReason;
+        // A stop rule's completion carries no detail; a guard's says why.
+        return end.when === 'draft'
+          ? sink.draftAccepted(round, stop, generation.used, null)
+          : sink.draftAccepted(round, stop, generation.used, null, end.detail);
+      },
+      ended: async (end) => {
+        if (end.status === 'incomplete') return sink.incomplete(end.index, reasonOf(end));
+        if (end.status !== 'stopped') return;
         if (!sink.terminated) throw new Error('a generation guard needs a sink that records terminations');
-        await sink.terminated(rounds.length, halt);
-        return { status: 'complete', rounds, stop: halt.stop };
-      }
-      await sink.attemptStarted(start);
-    }
-
-    let attempt = 0;
-    let lastError: string | null = null;
-    let succeeded: NumberedAttempt | null = null;
-    let text: string | null;
-    try {
-      const result = await model.generate(messages, {
-        maxTokens,
-        temperature: protocol.temperature ?? undefined,
-        seed: protocol.seed ?? undefined,
-        bannedSequences: start.bannedSequences,
-        extraBody: options.extraBody,
-        signal,
-        onAttempt: (record) => {
-          if (signal?.aborted) return;
-          attempt++;
-          if (record.ok) {
-            succeeded = { attempt, record };
-            return;
-          }
-          lastError = record.error ? `${record.error.kind}: ${record.error.message}` : 'failed';
-          sink.attemptFinished(revision, attempt, record);
-        },
-      });
-      text = result.text;
-    } catch (e) {
-      if (isAbort(e, signal)) return { status: 'aborted', rounds };
-      // Mistakes in the configuration (a missing key, a capability) concern the whole run.
-      if (e instanceof UserError) throw e;
-      const reason = `revision ${revision}: generation failed: ${(e as Error)?.message ?? String(e)}`;
-      await sink.incomplete(revision, reason);
-      return { status: 'incomplete', rounds, reason };
-    }
-    if (signal?.aborted) return { status: 'aborted', rounds };
-    if (text === null) {
-      const tries = `${attempt} attempt${attempt === 1 ? '' : 's'}`;
-      const reason = `revision ${revision}: provider attempts exhausted (${tries})${lastError ? `; last error: ${lastError}` : ''}`;
-      await sink.incomplete(revision, reason);
-      return { status: 'incomplete', rounds, reason };
-    }
-    // A backend that returned text without reporting its attempt still gets one on record.
-    const used: NumberedAttempt = succeeded ?? {
-      attempt: attempt + 1,
-      record: { ok: true, text, startedAt: new Date().toISOString(), latencyMs: 0, meta: { unreported: true } },
-    };
-    const { round, stop } = acceptDraft(job, revision, text, protocol, cycles ? { earlier: rounds } : null);
-    rounds.push(round);
-    const next = stop ? null : prepare(revision + 1);
-    // The guard sees the next request before its start is recorded with this draft.
-    const halt = next && options.guard ? await checkGuard(next.messages, revision + 1) : null;
-    if (halt === 'failed') {
-      await sink.draftAccepted(round, null, used, null);
-      await sink.incomplete(revision + 1, guardFailure!);
-      return { status: 'incomplete', rounds, reason: guardFailure! };
-    }
-    if (halt) {
-      await sink.draftAccepted(round, halt.stop, used, null, halt.detail);
-      return { status: 'complete', rounds, stop: halt.stop };
-    }
-    await sink.draftAccepted(round, stop, used, next?.start ?? null);
-    if (stop) return { status: 'complete', rounds, stop };
-    prepared = next;
-  }
-  // Unreachable: revision === budget always stops.
-  throw new Error('stop rule not reached');
+        return sink.terminated(accepted.length, { stop: end.reason as GuardStop['stop'], detail: end.detail });
+      },
+    },
+  });
+  const end = outcome.end;
+  if (end.status === 'aborted') return { status: 'aborted', rounds: accepted };
+  if (end.status === 'incomplete') return { status: 'incomplete', rounds: accepted, reason: reasonOf(end) };
+  return { status: 'complete', rounds: accepted, stop: (STOP_NAMES[end.reason] ?? end.reason) as StopReason };
 }

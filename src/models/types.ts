@@ -2,11 +2,11 @@
 // `capabilities`, and each flag promises one typed interface of ./capabilities.ts, so experiments
 // needing scoring, bans or the tokenizer check the flag and refuse cleanly instead of approximating.
 
-/** One chat message as every backend receives it. */
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+import type { AttemptRecord, ChatMessage, GenerateResult } from '@revloop/revise';
+
+// A chat message, a provider attempt's record and a generation's result are the revise package's
+// (its kernel calls every backend), so that a revloop Model is a model `revise()` takes as it is.
+export type { AttemptRecord, ChatMessage, GenerateResult };
 
 /** What a backend can do besides `generate`; each flag promises the interface named (./capabilities.ts). */
 export interface ModelCapabilities {
@@ -45,31 +45,6 @@ export interface GenerateOptions {
   signal?: AbortSignal;
   /** Called once per provider attempt (retries included), in order. */
   onAttempt?: (attempt: AttemptRecord) => void;
-}
-
-/** One provider call, successful or not. Failed attempts are never scored as text. */
-export interface AttemptRecord {
-  ok: boolean;
-  /** Raw text as returned (before stripping); present only when ok. */
-  text?: string;
-  startedAt: string;
-  latencyMs: number;
-  status?: number;
-  finishReason?: string | null;
-  usage?: { promptTokens?: number; completionTokens?: number; totalTokens?: number };
-  /** Short summary of the request (model, max_tokens, message count, …), never secrets. */
-  request?: Record<string, unknown>;
-  /** `retryable` says whether the backend's policy retried (or would have retried) this failure. */
-  error?: { kind: string; message: string; raw?: unknown; retryable?: boolean };
-  /** Backend-specific extras (response id, system fingerprint, provider, …). */
-  meta?: Record<string, unknown>;
-}
-
-/** What `Model.generate` returns: the final text (null when every attempt failed) and every attempt, failed ones included. */
-export interface GenerateResult {
-  /** The final successful text (raw); null when every attempt failed. */
-  text: string | null;
-  attempts: AttemptRecord[];
 }
 
 /** A teacher-forced score of one continuation after a rendered chat context (+ generation prompt). */

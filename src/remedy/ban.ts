@@ -2,28 +2,17 @@
 // skipped. Backends that take strings (vLLM `bad_words`, `GenerateOptions.bannedSequences`) add the
 // leading-space variant themselves; a decoder of your own needs the token form, which holds both
 // whitespace variants of every string, deduplicated by token tuple (first occurrence wins).
-import { pyStrip } from '../core/py/format.ts';
+import { banStrings } from '@revloop/revise';
 import { buildBanList, type TokenSeq } from '../models/ban.ts';
 import type { AgentStep } from './failure-record.ts';
 
 export type { TokenSeq };
+// The string form is the revise package's (revision loops ban failed drafts with it too).
+export { banStrings };
 
 /** The actions of the failed steps, in order (the reference's `failed_actions`). */
 export function failedActions(steps: readonly AgentStep[]): string[] {
   return steps.filter((s) => !s.ok).map((s) => s.action);
-}
-
-/** Stripped, non-empty, de-duplicated strings to ban (first occurrence order). */
-export function banStrings(actions: readonly string[]): string[] {
-  const out: string[] = [];
-  const seen = new Set<string>();
-  for (const a of actions) {
-    const s = pyStrip(a);
-    if (!s || seen.has(s)) continue;
-    seen.add(s);
-    out.push(s);
-  }
-  return out;
 }
 
 /**

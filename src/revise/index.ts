@@ -1,20 +1,63 @@
-// Public API of the revision controller (docs/revise.md): revise(), its stream, built-in verifiers,
-// the AI SDK adapters, and the named policies it shares with the lab.
-export { revise, reviseStream, renderViolations, type ReviseStream } from './revise.ts';
-export { zodVerifier, jsonSchemaVerifier, familyVerifier, parseJsonDraft, jsonText, type ZodLike } from './verifiers.ts';
+// Public API of the revision controller in revloop (`revloop/revise`, docs/revise.md): the revise
+// package (`@revloop/revise`: revise(), its stream, verifiers, AI SDK adapters, the kernel and the
+// named policies it shares with the lab), with revloop's additions — model spec strings, families
+// by name and recording in a store — on revise(), reviseStream(), familyVerifier(),
+// reviseMiddleware() and repairToolCall().
 export {
+  renderViolations,
+  zodVerifier,
+  jsonSchemaVerifier,
+  parseJsonDraft,
+  jsonText,
   aiSdkModel,
   isAiSdkModel,
   aiSdkUsage,
   aiSdkText,
   toAiSdkPrompt,
   fromAiSdkPrompt,
+  isRetryableError,
+  retryDelayMs,
+  RevisionFailedError,
+  REVLOOP_DEFAULT_POLICY,
+  POLICY_PRESETS,
+  policyPreset,
+  runLoop,
+  stopOnSuccess,
+  stopAfterRevisions,
+  stopOnCycle,
+  stopAtTokens,
+  stopAtUsd,
+  stopAtMs,
+  stopWhen,
+  type ZodLike,
+  type PreparedVerifyFunction,
   type AiSdkModelOptions,
   type AiSdkBackedModel,
-} from './ai-sdk.ts';
-export { reviseMiddleware, repairToolCall, type ReviseMiddlewareOptions, type RepairToolCallOptions } from './middleware.ts';
-export type { LanguageModelLike } from './ai-sdk-types.ts';
-export { REVLOOP_DEFAULT_POLICY, POLICY_PRESETS, policyPreset, type RevisionPolicy } from '../remedy/revision-policy.ts';
+  type LanguageModelLike,
+  type ReviseCallOptions,
+  type ReviseStream,
+  type RetryPolicy,
+  type ReviseTelemetry,
+  type RevisionPolicy,
+  type PolicyName,
+  type ReviseModel,
+  type StopCondition,
+  type StopPredicate,
+  type LoopSink,
+  type LoopOptions,
+  type LoopOutcome,
+  type LoopRound,
+  type LoopEnd,
+} from '@revloop/revise';
+export {
+  revise,
+  reviseStream,
+  familyVerifier,
+  reviseMiddleware,
+  repairToolCall,
+  type ReviseMiddlewareOptions,
+  type RepairToolCallOptions,
+} from './revise.ts';
 export type {
   ReviseOptions,
   ReviseResult,
@@ -27,9 +70,12 @@ export type {
   VerifyResult,
   VerifyFunction,
   FamilyVerify,
+  FamilyLike,
+  FamilyCase,
   Pricing,
   Usage,
   CycleReport,
+  CycleOutcome,
 } from './types.ts';
 
 // Every built-in family, registered before the library's user calls anything here (the registry

@@ -1,19 +1,23 @@
-// Recording a `revise()` loop in a revloop store (docs/revise.md §7): one run of kind `revise` with
-// one trajectory, written through the engine's own recorder (src/engine/recorder.ts), so `runs`,
-// `analyze`, `report` and `audit` read it like any revision run. The plan freezes the task (prompt
-// messages), the verifier's identity, the controller and the policy.
+// Recording a `revise()` loop in a revloop store (docs/revise.md §7): a sink of the kernel
+// (`LoopSink`) that writes one run of kind `revise` with one trajectory through the engine's own
+// recorder (src/engine/recorder.ts), so `runs`, `analyze`, `report` and `audit` read it like any
+// revision run. The plan freezes the task (prompt messages), the verifier's identity, the
+// controller and the policy.
 import { hostname } from 'node:os';
+import type { LoopEnd, LoopSink, VerifyResult } from '@revloop/revise';
 import { REVLOOP_VERSION } from '../core/version.ts';
 import { canonicalJson, sha256Hex } from '../core/util/hash.ts';
 import type { ConstraintCase } from '../core/verify/types.ts';
 import type { ChatMessage, Model } from '../models/types.ts';
 import { recordedCapabilities } from '../models/capabilities.ts';
 import { StoreRecorder } from '../engine/recorder.ts';
+import { messagesSha256, type AttemptStart } from '../engine/loop.ts';
 import { casesSha256, planSha256, type RunPlan } from '../store/plan.ts';
 import { openStore, type RunStore } from '../store/store.ts';
 import type { TrajectoryRunPlanned } from '../store/events.ts';
 import { UserError } from '../core/errors.ts';
 import type { RevisionPolicy } from '../remedy/revision-policy.ts';
+import type { VerifierState } from '../core/verify/types.ts';
 
 export interface RecordingRequest {
   store: RunStore | string;
@@ -29,7 +33,7 @@ export interface RecordingRequest {
   feedbackName: string;
   banned: boolean;
   revisions: number;
-  maxTokens: number;
+  maxTokens: number | null;
   temperature: number | null;
   seed: number | null;
 }
@@ -37,9 +41,8 @@ export interface RecordingRequest {
 export interface Recording {
   runId: string;
   store: RunStore;
-  recorder: StoreRecorder;
-  /** Ends the trajectory without a further draft (a limit or the caller's abort). */
-  end(kind: 'completed' | 'incomplete', rounds: number, reason: string): Promise<void>;
+  /** The kernel's sink that writes the loop (pass it as revise()'s `sink`). */
+  sink: LoopSink<VerifyResult>;
   close(): Promise<void>;
 }
 
@@ -114,18 +117,63 @@ export async function openRecording(req: RecordingRequest): Promise<Recording> {
     },
   ]);
   const recorder = new StoreRecorder(store, runId, 0);
+  const end = async (kind: 'completed' | 'incomplete', rounds: number, reason: string) => {
+    await store.flush();
+    if (kind === 'completed')
+      await store.append(runId, [
+        { type: 'trajectory_completed', caseIndex: 0, revision: rounds - 1, payload: { stop: 'limit', rounds, final_joint: false } },
+      ]);
+    else await store.append(runId, [{ type: 'trajectory_incomplete', caseIndex: 0, revision: rounds, payload: { reason } }]);
+  };
+  const startOf = (index: number, messages: readonly ChatMessage[], maxTokens: number | undefined, banned?: string[]): AttemptStart => ({
+    revision: index,
+    messagesSha256: messagesSha256(messages as ChatMessage[]),
+    messageCount: messages.length,
+    maxTokens: maxTokens ?? null,
+    bannedSequences: banned,
+  });
+  const why = (e: LoopEnd): string =>
+    e.status === 'aborted'
+      ? 'aborted by the caller'
+      : e.status === 'incomplete'
+        ? e.cause === 'verifier'
+          ? e.message
+          : `generation ${e.index}: ${e.message}`
+        : e.detail;
+  /** Stops the stop rule knows (success, budget, cycle) complete the trajectory; a token, money or time limit is `limit`. */
+  const STOPS: Record<string, 'success' | 'budget' | 'cycle'> = { success: 'success', revisions: 'budget', cycle: 'cycle' };
+  const sink: LoopSink<VerifyResult> = {
+    started: (s) => recorder.attemptStarted(startOf(s.index, s.request.messages, s.request.maxTokens, s.request.bannedSequences)),
+    attempt: (index, n, record) => {
+      if (!record.ok) recorder.attemptFinished(index, n, record);
+    },
+    drafted: async (r, e, generation, next) => {
+      const vr = r.state;
+      const state = (vr.state ?? {
+        joint_success: vr.ok,
+        violation_vector: vr.violations.map(() => 1),
+        violations: vr.violations,
+        ...(vr.score !== undefined ? { score: vr.score } : {}),
+      }) as unknown as VerifierState;
+      const stop = e?.status === 'stopped' ? (STOPS[e.reason] ?? null) : null;
+      const round = { revision: r.index, text: r.draft, state, energy: r.measure, joint: r.ok, feedback: next ? r.feedback : null };
+      const nextStart = next ? startOf(next.index, next.request.messages, next.request.maxTokens, next.request.bannedSequences) : null;
+      await recorder.draftAccepted(round, stop, generation.used, nextStart);
+      // A limit or a stop condition of the caller's: the trajectory is complete, stopped by a `limit`.
+      if (e && !stop) await end('completed', r.index + 1, why(e));
+    },
+    ended: async (e, rounds, generation) => {
+      if (e.status === 'incomplete') {
+        await recorder.incomplete(e.index, why(e));
+        return;
+      }
+      await end('incomplete', generation ? generation.index : rounds.length, why(e));
+    },
+  };
   return {
     runId,
     store,
-    recorder,
-    async end(kind, rounds, reason) {
-      await store.flush();
-      if (kind === 'completed')
-        await store.append(runId, [
-          { type: 'trajectory_completed', caseIndex: 0, revision: rounds - 1, payload: { stop: 'limit', rounds, final_joint: false } },
-        ]);
-      else await store.append(runId, [{ type: 'trajectory_incomplete', caseIndex: 0, revision: rounds, payload: { reason } }]);
-    },
+    sink,
     async close() {
       await store.flush();
       if (owned) await store.close();

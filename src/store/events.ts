@@ -46,7 +46,8 @@ export interface SessionStartedPayload {
 interface AttemptStartedPayload {
   messages_sha256: string;
   message_count: number;
-  max_tokens: number;
+  /** null: unset (a revise() call that left the limit to the backend). */
+  max_tokens: number | null;
   banned_sequences?: string[];
 }
 

@@ -1,5 +1,7 @@
 // Python value formatting, reproduced exactly: the reference writes feedback with `repr()` and
 // records with `json.dumps(..., ensure_ascii=False)`, and both appear byte for byte in our outputs.
+// `str.strip()` is owned by the revise package (the kernel strips every draft with it).
+export { pyStrip, isPySpaceCode } from '@revloop/revise';
 
 /** Characters Python's str.isprintable() rejects: Cc, Cf, Cs, Co, Cn, Zl, Zp and Zs other than ' '. */
 const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]|(?! )\p{Zs}/u;
@@ -140,15 +142,6 @@ function dump(v: unknown, asFloat: boolean, floatKeys: ReadonlySet<string>, sort
   }
 }
 
-/** Python `str.strip()` with no argument: strips Unicode whitespace (str.isspace). */
-export function pyStrip(s: string): string {
-  let a = 0;
-  let b = s.length;
-  while (a < b && isPySpaceCode(s.charCodeAt(a))) a++;
-  while (b > a && isPySpaceCode(s.charCodeAt(b - 1))) b--;
-  return a === 0 && b === s.length ? s : s.slice(a, b);
-}
-
 /** Python's `\s` / str.isspace() set for str patterns. */
 export const PY_SPACE_CLASS = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
 
@@ -157,20 +150,3 @@ export const PY_SPACE_CODES: readonly number[] = [
   0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006,
   0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
 ];
-
-/** Whether a UTF-16 code unit is in PY_SPACE_CLASS (every member is in the BMP). */
-export function isPySpaceCode(c: number): boolean {
-  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d) || c >= 0x1c;
-  if (c < 0x85) return false;
-  return (
-    c === 0x85 ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000
-  );
-}

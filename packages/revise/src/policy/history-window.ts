@@ -3,8 +3,8 @@
 // (docs/protocol.md §3.10): the initial prompt followed by the last K+1 exchanges. `reset` keeps only the
 // current draft and its feedback after the initial prompt. Every window is applied at every round.
 // (The agent loop's counterpart, which decides how failed steps appear, is `AgentMessagePolicy`.)
-import { UserError } from '../core/errors.ts';
-import type { ChatMessage } from '../models/types.ts';
+import { UserError } from '../errors.ts';
+import type { ChatMessage } from '../model.ts';
 
 /** Which earlier exchanges a revision sees: all (`full`, the paper's), the last k (`last`), or none (`reset`). */
 export type HistoryWindow = { kind: 'full' } | { kind: 'last'; k: number } | { kind: 'reset' };

@@ -1,9 +1,10 @@
 // Recurrence and cycle detection for revision loops, the one owner of both (docs/revise.md §4):
 // the lab's harnesses, `revise()` and `compare-policies` all call these functions.
 //
-// - A draft's identity is a key: the SHA-256 of the draft after normalisation. `exact` is the
-//   paper's text identity (the stripped text, docs/protocol.md §3.1); `whitespace` also folds
-//   Unicode to NFC and collapses whitespace runs (what `revise()` uses: a reflowed repeat is a repeat).
+// - A draft's identity is a key: the draft after normalisation (compared in memory, never stored).
+//   `exact` is the paper's text identity (the stripped text, docs/protocol.md §3.1, the lab's);
+//   `normalised` also folds Unicode to NFC and collapses whitespace runs (revise()'s default for a
+//   policy object: a reflowed repeat is a repeat). The kernel takes it as its `identity` option.
 // - A recurrence is a draft whose key equals an earlier draft's (the paper's recurrence event).
 // - A cycle is persistent recurrence, as the paper's terminal classes define it (§3.2), checked
 //   at each new draft: a fixed point (the last three drafts equal), or a period-p cycle (p = 2, 3, 4:
@@ -11,20 +12,19 @@
 //   violation set is the same stall in the verifier's terms: the last three attempts violated the
 //   same set of constraints (by code and path) by the same measure (score, else count), so the
 //   verifier said the same thing three times while the drafts changed.
-import { pyStrip } from '../core/py/format.ts';
-import { sha256Hex } from '../core/util/hash.ts';
+import { pyStrip } from '../text.ts';
 
-/** How drafts are normalised before they are compared for recurrence. */
-export type DraftNormalisation = 'exact' | 'whitespace';
+/** How drafts are normalised before they are compared for recurrence (`whitespace`: the former name of `normalised`). */
+export type DraftNormalisation = 'exact' | 'normalised' | 'whitespace';
 
 /** The text a draft is compared by. */
 export function normaliseDraft(text: string, normalisation: DraftNormalisation): string {
   return normalisation === 'exact' ? pyStrip(text) : text.normalize('NFC').replace(/\s+/gu, ' ').trim();
 }
 
-/** SHA-256 of the normalised draft. */
+/** The recurrence key of a draft: its normalised text (two drafts recur when their keys are equal). */
 export function draftKey(text: string, normalisation: DraftNormalisation): string {
-  return sha256Hex(normaliseDraft(text, normalisation));
+  return normaliseDraft(text, normalisation);
 }
 
 /** Index of the nearest earlier equal key, or null when keys[i] is new. */

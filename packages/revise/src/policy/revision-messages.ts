@@ -9,7 +9,7 @@
 //   kept failed attempt (its number and the report on it), as the agent study's abstract harness
 //   does for failed tool calls (docs/harness.md §5.1);
 // - `drop`: failed drafts and reports are deleted, every request is the initial one.
-import type { ChatMessage } from '../models/types.ts';
+import type { ChatMessage } from '../model.ts';
 import { abstractDraftNote } from './failure-record.ts';
 import { selectExchanges, type Exchange, type HistoryWindow } from './history-window.ts';
 import { cycleAt, recurrenceOf, type AttemptShape } from './recurrence.ts';
@@ -32,31 +32,70 @@ export interface RevisionMessagePolicy {
 /** An earlier failed attempt: what was sent back, and its shape for the recurrence rules. */
 export interface RevisionExchange extends Exchange, AttemptShape {}
 
+/** What a restart rule did at a failed attempt: restarted the window there, restarted it with the attempt abstracted, or kept the history. */
+export type HistoryAction = 'reset' | 'reset-abstract' | 'kept-no-replay';
+
+/** The history window of the next request, and what the restart rules did at the latest attempt. */
+export interface WindowPlan {
+  /** Index of the first exchange the window keeps. */
+  start: number;
+  /** The first kept exchange goes as its abstracted record (a cycle reset that would have replayed an earlier request). */
+  abstractHead: boolean;
+  /** What the restart rules did at the latest exchange (null: no rule fired there), and which rule fired. */
+  latest: { action: HistoryAction; cause: 'recurrence' | 'cycle' } | null;
+}
+
 /**
- * Where the window starts: the latest exchange at which a restart rule fired (the exchange itself
- * is kept, so the next request is [initial, that draft, its report]), or 0. A restart that would
- * replay an earlier request is skipped: when the repeated draft is one that an earlier request
- * already carried alone (always so for a repeat of the first draft), the reset request equals that
- * request, and a deterministic model answers it as before (the paper's trigger-state caveat,
- * docs/revise.md §5).
+ * The history window of the next request (docs/revise.md §4). A restart rule fires at an exchange
+ * whose draft recurs (`resetOnRecurrence`) or completes a persistent cycle (`resetOnCycle`); the
+ * window then starts there (the exchange itself is kept, so the next request is [initial, that
+ * draft, its report]). A restart that would replay an earlier request is not made: when the
+ * repeated draft is one that an earlier request already carried alone (always so for a repeat of
+ * the first draft), the reset request equals that request, and a deterministic model answers it as
+ * before (the paper's trigger-state caveat, docs/revise.md §5). At a recurrence the history is then
+ * kept (`kept-no-replay`); at a cycle under `onCycle: 'reset'` the window still restarts there,
+ * with the cycling draft replaced by its abstracted record (`reset-abstract`: the request
+ * [initial, "[attempt N failed; that draft is not repeatable]" + report] never went out before,
+ * and does not carry the draft the model is stuck on). With `drop` feedback every request is the
+ * initial one, so nothing can change (`kept-no-replay`).
  */
-export function windowStart(
+export function planWindow(
   exchanges: readonly RevisionExchange[],
-  policy: Pick<RevisionMessagePolicy, 'resetOnRecurrence' | 'resetOnCycle'>,
-): number {
-  if (!policy.resetOnRecurrence && !policy.resetOnCycle) return 0;
+  policy: Pick<RevisionMessagePolicy, 'resetOnRecurrence' | 'resetOnCycle'> & { feedback?: RevisionFeedback },
+): WindowPlan {
+  if (!policy.resetOnRecurrence && !policy.resetOnCycle) return { start: 0, abstractHead: false, latest: null };
   const keys = exchanges.map((e) => e.key);
   /** Keys of drafts that some request carried as the only exchange after the initial messages. */
   const alone = new Set<string>(keys.length ? [keys[0]] : []);
   let start = 0;
+  let abstractHead = false;
+  let latest: WindowPlan['latest'] = null;
   for (let i = 1; i < exchanges.length; i++) {
-    const fires = (policy.resetOnRecurrence && recurrenceOf(keys, i) !== null) || (policy.resetOnCycle && cycleAt(exchanges, i) !== null);
-    if (fires && !alone.has(keys[i])) {
+    const cycle = policy.resetOnCycle && cycleAt(exchanges, i) !== null;
+    const recurrence = policy.resetOnRecurrence && recurrenceOf(keys, i) !== null;
+    latest = null;
+    if (!cycle && !recurrence) continue;
+    const cause = cycle ? 'cycle' : 'recurrence';
+    if (!alone.has(keys[i])) {
       start = i;
+      abstractHead = false;
       alone.add(keys[i]);
-    }
+      latest = { action: 'reset', cause };
+    } else if (cycle && policy.feedback !== 'drop') {
+      start = i;
+      abstractHead = true;
+      latest = { action: 'reset-abstract', cause };
+    } else latest = { action: 'kept-no-replay', cause };
   }
-  return start;
+  return { start, abstractHead, latest };
+}
+
+/** Where the window starts (see `planWindow`). */
+export function windowStart(
+  exchanges: readonly RevisionExchange[],
+  policy: Pick<RevisionMessagePolicy, 'resetOnRecurrence' | 'resetOnCycle'> & { feedback?: RevisionFeedback },
+): number {
+  return planWindow(exchanges, policy).start;
 }
 
 /** The exchanges a request carries, oldest first. */
@@ -74,13 +113,27 @@ export function buildRevisionMessages(
   exchanges: readonly RevisionExchange[],
   policy: RevisionMessagePolicy,
 ): ChatMessage[] {
+  return planRevisionRequest(initial, exchanges, policy).messages;
+}
+
+/** The next request's messages, and what the restart rules did at the latest failed attempt (`planWindow`). */
+export function planRevisionRequest(
+  initial: readonly ChatMessage[],
+  exchanges: readonly RevisionExchange[],
+  policy: RevisionMessagePolicy,
+): { messages: ChatMessage[]; latest: WindowPlan['latest'] } {
   const messages: ChatMessage[] = initial.map((m) => ({ role: m.role, content: m.content }));
-  if (policy.feedback === 'drop') return messages;
-  const kept = keptExchanges(exchanges, policy);
+  const plan = planWindow(exchanges, policy);
+  if (policy.feedback === 'drop') return { messages, latest: plan.latest };
+  const kept = selectExchanges(exchanges.slice(plan.start), policy.window);
   if (policy.feedback === 'abstract') {
     if (kept.length) messages.push({ role: 'user', content: kept.map((e) => abstractDraftNote(e.revision + 1, e.feedback)).join('\n\n') });
-    return messages;
+    return { messages, latest: plan.latest };
   }
-  for (const e of kept) messages.push({ role: 'assistant', content: e.draft }, { role: 'user', content: e.feedback });
-  return messages;
+  const head = plan.abstractHead ? exchanges[plan.start] : null;
+  for (const e of kept) {
+    if (e === head) messages.push({ role: 'user', content: abstractDraftNote(e.revision + 1, e.feedback) });
+    else messages.push({ role: 'assistant', content: e.draft }, { role: 'user', content: e.feedback });
+  }
+  return { messages, latest: plan.latest };
 }

@@ -2,7 +2,7 @@
 // drafts are fed back, whether they are banned at decoding, and what a cycle does. `revise()` takes
 // a policy object; the lab runs the same policies by name (`revloop run --harness NAME`,
 // `revloop compare-policies --policies …`), so a name means the same loop everywhere.
-import { UsageError } from '../core/errors.ts';
+import { UsageError } from '../errors.ts';
 import { parseHistoryWindow, type HistoryWindow } from './history-window.ts';
 import { REVISION_FEEDBACKS, type RevisionFeedback, type RevisionMessagePolicy } from './revision-messages.ts';
 
@@ -44,6 +44,9 @@ export const POLICY_PRESETS: Readonly<Record<string, Readonly<RevisionPolicy>>> 
 });
 
 const ALIASES: Readonly<Record<string, string>> = { 'verbatim-full': 'verbatim' };
+
+/** A named policy: `verbatim` (alias `verbatim-full`), `abstract`, `drop`, `reset-on-recurrence`, `revloop-default` (POLICY_PRESETS). */
+export type PolicyName = 'verbatim' | 'verbatim-full' | 'abstract' | 'drop' | 'reset-on-recurrence' | 'revloop-default' | (string & {});
 
 /** The canonical name of a preset (aliases resolved); a UsageError listing the names otherwise. */
 export function policyName(name: string, flag = '--harness'): string {

@@ -1,12 +1,13 @@
 // The parts of the Vercel AI SDK's language-model interface (LanguageModelV2 / V3, the
-// `@ai-sdk/provider` specification) that revloop uses, written structurally so that revloop's own
-// types never require the optional `ai` packages to be installed.
+// `@ai-sdk/provider` specification) that revise uses, written structurally so that its types never
+// require the optional `ai` packages to be installed.
 
 export interface AiSdkTextPart {
   type: 'text';
   text: string;
 }
 
+/** A message of an AI SDK prompt (LanguageModelV2/V3 prompt). */
 export type AiSdkPromptMessage =
   | { role: 'system'; content: string; providerOptions?: Record<string, unknown> }
   | {
@@ -15,6 +16,7 @@ export type AiSdkPromptMessage =
       providerOptions?: Record<string, unknown>;
     };
 
+/** The call options of doGenerate / doStream (LanguageModelV2/V3 call options), loosely. */
 export interface AiSdkCallOptions {
   prompt: AiSdkPromptMessage[];
   maxOutputTokens?: number;
@@ -22,6 +24,7 @@ export interface AiSdkCallOptions {
   seed?: number;
   abortSignal?: AbortSignal;
   providerOptions?: Record<string, Record<string, unknown>>;
+  tools?: ReadonlyArray<{ type: string; name: string; inputSchema?: unknown; [key: string]: unknown }>;
   [key: string]: unknown;
 }
 
@@ -32,6 +35,7 @@ export interface AiSdkUsage {
   [key: string]: unknown;
 }
 
+/** A doGenerate result (LanguageModelV2/V3 generate result), loosely. */
 export interface AiSdkGenerateResult {
   content: ReadonlyArray<{ type: string; text?: string; [key: string]: unknown }>;
   finishReason: string | { unified: string; raw?: string };
@@ -44,11 +48,12 @@ export interface AiSdkGenerateResult {
 
 /**
  * An AI SDK LanguageModel (specification v2 or v3). The call options are typed loosely on purpose:
- * the SDK's own option types must be assignable here without revloop depending on its packages.
+ * the SDK's own option types must be assignable here without revise depending on its packages.
  */
 export interface LanguageModelLike {
   readonly specificationVersion: 'v2' | 'v3';
   readonly provider: string;
   readonly modelId: string;
   doGenerate(options: any): PromiseLike<any>;
+  doStream?(options: any): PromiseLike<any>;
 }

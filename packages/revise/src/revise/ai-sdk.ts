@@ -1,13 +1,14 @@
-// An AI SDK LanguageModel as a revloop Model (docs/revise.md §6), so `revise()` (and everything
-// else in revloop) runs on any AI SDK provider. One `generate` is one `doGenerate` call, recorded as
-// one provider attempt with the usage the provider reported; an error or an empty text is a failed
-// attempt, never a draft (docs/protocol.md §0.3). The `ai` packages are optional peers: this module
-// imports none of them.
-import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, Model } from '../models/types.ts';
-import { modelCapabilities } from '../models/capabilities.ts';
+// An AI SDK LanguageModel as a model the kernel calls (docs/revise.md §6), so `revise()` runs on any
+// AI SDK provider. One generation is one `doGenerate` call, retried under the AI SDK's own policy
+// when the provider marks the error retryable (revise/retry.ts); each call is one provider attempt
+// with the usage the provider reported. An error, an empty text or a tool call instead of text is a
+// failed attempt, never a draft (docs/protocol.md §0.3). The `ai` packages are optional peers: this
+// module imports none of them.
+import type { AttemptRecord, ChatMessage, GenerateResult, ModelCallOptions, ReviseModel } from '../model.ts';
+import { isRetryableError, retryDelayMs, sleep, type RetryPolicy } from './retry.ts';
 import type { AiSdkCallOptions, AiSdkGenerateResult, AiSdkPromptMessage, AiSdkUsage, LanguageModelLike } from './ai-sdk-types.ts';
 
-/** Whether a value is an AI SDK LanguageModel (v2 or v3) rather than a revloop Model. */
+/** Whether a value is an AI SDK LanguageModel (v2 or v3) rather than a revise model. */
 export function isAiSdkModel(m: unknown): m is LanguageModelLike {
   const v = m as Partial<LanguageModelLike> | null;
   return (
@@ -18,7 +19,7 @@ export function isAiSdkModel(m: unknown): m is LanguageModelLike {
   );
 }
 
-/** Options of `aiSdkModel`: the label shown in records, and what the wrapped AI SDK model can do. */
+/** Options of `aiSdkModel`: provider options, how bans reach the provider, retries, and what the middleware passes. */
 export interface AiSdkModelOptions {
   /** Provider options sent with every call (e.g. `{ myVllm: { chat_template_kwargs: {...} } }`). */
   providerOptions?: Record<string, Record<string, unknown>>;
@@ -32,15 +33,17 @@ export interface AiSdkModelOptions {
   basePrompt?: { prompt: AiSdkPromptMessage[]; replaces: number };
   /** Extra call settings (tools, response format …) sent with every call. */
   callSettings?: Omit<AiSdkCallOptions, 'prompt'>;
-  /** Used for the first call instead of doGenerate (the middleware's own call). */
-  firstCall?: () => PromiseLike<AiSdkGenerateResult>;
+  /** The first generation's result, already obtained (the middleware's own call): used instead of calling. */
+  firstResult?: AiSdkGenerateResult;
+  /** Retries of retryable provider errors (default: the AI SDK's, 2 retries). */
+  retry?: RetryPolicy;
   label?: string;
 }
 
 const num = (v: AiSdkUsage['inputTokens']): number | undefined =>
   typeof v === 'number' ? v : typeof v?.total === 'number' ? v.total : undefined;
 
-/** The usage of an AI SDK result in revloop's terms. */
+/** The usage of an AI SDK result in revise's terms. */
 export function aiSdkUsage(u: AiSdkUsage | undefined): AttemptRecord['usage'] | undefined {
   if (!u) return undefined;
   const promptTokens = num(u.inputTokens);
@@ -51,8 +54,8 @@ export function aiSdkUsage(u: AiSdkUsage | undefined): AttemptRecord['usage'] | 
 
 /** The text parts of an AI SDK result, joined. */
 export function aiSdkText(r: AiSdkGenerateResult): string {
-  return r.content
-    .filter((c) => c.type === 'text' && typeof c.text === 'string')
+  return (Array.isArray(r?.content) ? r.content : [])
+    .filter((c) => c?.type === 'text' && typeof c.text === 'string')
     .map((c) => c.text as string)
     .join('');
 }
@@ -80,24 +83,27 @@ export function fromAiSdkPrompt(prompt: readonly AiSdkPromptMessage[]): ChatMess
   return out;
 }
 
-/** A revloop Model over an AI SDK model; `results` keeps each call's raw AI SDK result (null: failed). */
-export interface AiSdkBackedModel extends Model {
+/** A revise model over an AI SDK model; `results` keeps each generation's raw AI SDK result (null: failed). */
+export interface AiSdkBackedModel extends ReviseModel {
   readonly results: Array<AiSdkGenerateResult | null>;
 }
 
-/** Wraps an AI SDK LanguageModel as a revloop Model. */
+const isAbort = (e: unknown, signal?: AbortSignal) =>
+  signal?.aborted === true || (e as Error)?.name === 'AbortError' || (e as Error)?.name === 'TimeoutError';
+
+/** Wraps an AI SDK LanguageModel as a revise model. */
 export function aiSdkModel(model: LanguageModelLike, options: AiSdkModelOptions = {}): AiSdkBackedModel {
-  let calls = 0;
+  let generations = 0;
   const label = options.label ?? `ai-sdk:${model.provider}#${model.modelId}`;
   const results: Array<AiSdkGenerateResult | null> = [];
+  const retry = options.retry ?? {};
+  const maxRetries = retry.maxRetries ?? 2;
   return {
     results,
     spec: `ai-sdk:${model.provider}#${model.modelId}`,
     label,
-    capabilities: modelCapabilities({ ban: !!options.banOption }),
-    async generate(messages: ChatMessage[], o: GenerateOptions): Promise<GenerateResult> {
-      const startedAt = new Date().toISOString();
-      const t0 = performance.now();
+    capabilities: { ban: !!options.banOption, simulated: false },
+    async generate(messages: ChatMessage[], o: ModelCallOptions): Promise<GenerateResult> {
       const base = options.basePrompt;
       const prompt = base ? [...base.prompt, ...toAiSdkPrompt(messages.slice(base.replaces))] : toAiSdkPrompt(messages);
       const bans = o.bannedSequences?.length && options.banOption ? options.banOption(o.bannedSequences) : undefined;
@@ -109,46 +115,66 @@ export function aiSdkModel(model: LanguageModelLike, options: AiSdkModelOptions 
       const call: AiSdkCallOptions = {
         ...(options.callSettings ?? {}),
         prompt,
-        maxOutputTokens: o.maxTokens,
+        // Sent only when set: a provider's own limit otherwise, as the caller's first call had.
+        ...(o.maxTokens !== undefined ? { maxOutputTokens: o.maxTokens } : {}),
         ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
         ...(o.seed !== undefined ? { seed: o.seed } : {}),
         ...(o.signal ? { abortSignal: o.signal } : {}),
         ...(providerOptions ? { providerOptions } : {}),
       };
-      const first = calls++ === 0 && options.firstCall;
-      let record: AttemptRecord;
-      let text: string | null = null;
-      let result: AiSdkGenerateResult | null = null;
-      try {
-        const r = await (first ? options.firstCall!() : model.doGenerate(call));
-        const got = aiSdkText(r);
-        const finishReason = typeof r.finishReason === 'string' ? r.finishReason : (r.finishReason?.unified ?? null);
-        const base = {
-          startedAt,
-          latencyMs: performance.now() - t0,
-          finishReason,
-          usage: aiSdkUsage(r.usage),
-          request: { model: model.modelId, max_tokens: o.maxTokens, message_count: prompt.length },
-        };
-        if (got.trim() === '')
-          record = { ok: false, ...base, error: { kind: 'empty_content', message: 'the model returned no text', retryable: false } };
-        else {
-          record = { ok: true, text: got, ...base, meta: { responseId: r.response?.id ?? null } };
-          text = got;
-          result = r;
+      if (!providerOptions) delete call.providerOptions;
+      const first = generations++ === 0 ? options.firstResult : undefined;
+      const attempts: AttemptRecord[] = [];
+      const request = { model: model.modelId, max_tokens: o.maxTokens ?? null, message_count: prompt.length };
+      for (let n = 0; ; n++) {
+        const startedAt = new Date().toISOString();
+        const t0 = performance.now();
+        let record: AttemptRecord;
+        try {
+          const r: AiSdkGenerateResult = first ?? (await model.doGenerate(call));
+          const got = aiSdkText(r);
+          const finishReason = typeof r.finishReason === 'string' ? r.finishReason : (r.finishReason?.unified ?? null);
+          const meta = { startedAt, latencyMs: performance.now() - t0, finishReason, usage: aiSdkUsage(r.usage), request };
+          const toolCalls = (Array.isArray(r.content) ? r.content : []).filter((c) => c?.type === 'tool-call').length;
+          if (got.trim() === '') {
+            record = toolCalls
+              ? {
+                  ok: false,
+                  ...meta,
+                  error: { kind: 'tool_call', message: `the model called a tool (${toolCalls}) instead of answering`, retryable: false },
+                }
+              : { ok: false, ...meta, error: { kind: 'empty_content', message: 'the model returned no text', retryable: false } };
+          } else {
+            record = { ok: true, text: got, ...meta, meta: { responseId: r.response?.id ?? null } };
+            attempts.push(record);
+            o.onAttempt?.(record);
+            results.push(r);
+            return { text: got, attempts };
+          }
+          attempts.push(record);
+          o.onAttempt?.(record);
+          break;
+        } catch (e) {
+          if (isAbort(e, o.signal)) throw e;
+          const retryable = isRetryableError(e) && n < maxRetries;
+          record = {
+            ok: false,
+            startedAt,
+            latencyMs: performance.now() - t0,
+            request,
+            ...(typeof (e as { statusCode?: unknown })?.statusCode === 'number'
+              ? { status: (e as { statusCode: number }).statusCode }
+              : {}),
+            error: { kind: (e as Error)?.name ?? 'error', message: (e as Error)?.message ?? String(e), retryable: isRetryableError(e) },
+          };
+          attempts.push(record);
+          o.onAttempt?.(record);
+          if (!retryable) break;
+          await sleep(retryDelayMs(retry, n + 1, e), o.signal);
         }
-      } catch (e) {
-        if (o.signal?.aborted) throw e;
-        record = {
-          ok: false,
-          startedAt,
-          latencyMs: performance.now() - t0,
-          error: { kind: (e as Error)?.name ?? 'error', message: (e as Error)?.message ?? String(e), retryable: false },
-        };
       }
-      results.push(result);
-      o.onAttempt?.(record);
-      return { text, attempts: [record] };
+      results.push(null);
+      return { text: null, attempts };
     },
   };
 }

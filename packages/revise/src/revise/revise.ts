@@ -1,45 +1,44 @@
-// revise(): the revision controller (docs/revise.md). Draft, verify, feed back, revise, under a
-// policy from the harness layer (src/remedy/: message policies, failure abstraction, ban lists,
-// recurrence and cycle rules) and a budget checked before every generation. Every provider attempt
-// is counted, failed ones included; the result says why the loop stopped, what it cost, where it
-// cycled and which draft was best, on every status.
-import { createModel } from '../models/index.ts';
-import { canBan } from '../models/capabilities.ts';
-import type { AttemptRecord, ChatMessage, Model } from '../models/types.ts';
-import { CapabilityError, UsageError } from '../core/errors.ts';
-import { pyStrip } from '../core/py/format.ts';
-import { sha256Hex } from '../core/util/hash.ts';
+// revise(): the revision controller (docs/revise.md), an adapter over the kernel (kernel/loop.ts)
+// that the lab's runs share. Draft, verify, feed back, revise, under a policy (policy/: message
+// policies, failure abstraction, ban lists, recurrence and cycle rules) and stop conditions checked
+// before every generation. Every provider attempt is counted, failed ones included; the result
+// says why the loop stopped, what it cost, where it cycled, what was done about it and which draft
+// was best, on every status.
+import { CapabilityError, UsageError } from '../errors.ts';
+import { modelCanBan, type ChatMessage, type ReviseModel } from '../model.ts';
+import { runLoop, type LoopPolicy, type LoopVerifier } from '../kernel/loop.ts';
 import {
-  banStrings,
-  bansFailedDrafts,
-  buildRevisionMessages,
-  cycleAt,
-  draftKey,
-  messagePolicyOf,
-  recurrenceOf,
-  REVLOOP_DEFAULT_POLICY,
-  violationSet,
-  violationTag,
-  windowStart,
-  type RevisionExchange,
-  type RevisionPolicy,
-} from '../remedy/index.ts';
-import { messagesSha256 } from '../engine/loop.ts';
+  costOf,
+  stopAfterRevisions,
+  stopAtMs,
+  stopAtTokens,
+  stopAtUsd,
+  stopConditions,
+  stopOnCycle,
+  stopOnSuccess,
+  type StopCondition,
+} from '../kernel/stop.ts';
+import type { Generation, GenerationStart, LoopEnd, LoopRound, LoopSink } from '../kernel/types.ts';
+import { banStrings } from '../policy/ban.ts';
+import { violationSet, violationTag } from '../policy/recurrence.ts';
+import { planRevisionRequest, type RevisionExchange } from '../policy/revision-messages.ts';
+import { bansFailedDrafts, messagePolicyOf, policyPreset, REVLOOP_DEFAULT_POLICY, type RevisionPolicy } from '../policy/revision-policy.ts';
 import { aiSdkModel, isAiSdkModel } from './ai-sdk.ts';
-import { familyVerifier } from './verifiers.ts';
-import { openRecording, type Recording } from './record.ts';
+import { familyVerifier, type PreparedVerifyFunction } from './verifiers.ts';
+import { withTelemetry } from './telemetry.ts';
 import type {
   Attempt,
+  CycleOutcome,
   CycleReport,
   ReviseEvent,
   ReviseOptions,
   ReviseResult,
   ReviseStatus,
-  Usage,
   VerifyFunction,
   VerifyResult,
   Violation,
 } from './types.ts';
+import type { DraftNormalisation } from '../policy/recurrence.ts';
 
 /** The report sent back after a failed draft (feedback `verbatim`), unless the verifier gives its own. */
 export function renderViolations(violations: readonly Violation[]): string {
@@ -54,11 +53,6 @@ export function renderViolations(violations: readonly Violation[]): string {
   ].join('\n');
 }
 
-/** Tokens per character assumed before the provider has reported any prompt (conservative: 2 characters a token). */
-const INITIAL_TOKENS_PER_CHAR = 0.5;
-
-const chars = (messages: readonly ChatMessage[]) => messages.reduce((n, m) => n + m.content.length + m.role.length, 0);
-
 function checkVerifyResult(r: unknown): VerifyResult {
   const v = r as VerifyResult;
   if (!v || typeof v !== 'object' || typeof v.ok !== 'boolean' || !Array.isArray(v.violations))
@@ -66,330 +60,282 @@ function checkVerifyResult(r: unknown): VerifyResult {
   return v;
 }
 
-function positive(name: string, v: number | undefined, integer = false): void {
+function nonNegative(name: string, v: number | undefined, integer = false): void {
   if (v === undefined) return;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || (integer && !Number.isInteger(v)))
     throw new UsageError(name, `${name} must be ${integer ? 'a whole number' : 'a number'} ≥ 0 (got ${String(v)})`);
 }
 
-function resolvePolicy(o: ReviseOptions): RevisionPolicy & { feedbackFn: ((v: Violation[], a: Attempt) => string) | null } {
-  const p = { ...REVLOOP_DEFAULT_POLICY, ...(o.policy ?? {}) };
+/** A policy with its own feedback renderer split out, and the draft identity it runs with. */
+export interface ResolvedPolicy extends RevisionPolicy {
+  feedbackFn: ((v: Violation[], a: Attempt) => string) | null;
+  identity: DraftNormalisation;
+  /** The preset's name when the policy was given by name. */
+  name: string | null;
+}
+
+/**
+ * The policy of a `revise()` call: a named policy is the lab's loop (identity `exact`, as
+ * `revloop run --harness NAME`); a policy object fills the fields it leaves out from the default,
+ * identity `normalised` unless it says.
+ */
+export function resolvePolicy(policy: ReviseOptions['policy']): ResolvedPolicy {
+  if (typeof policy === 'string') return { ...policyPreset(policy, 'policy'), feedbackFn: null, identity: 'exact', name: policy };
+  const p = { ...REVLOOP_DEFAULT_POLICY, ...(policy ?? {}) };
   const feedbackFn = typeof p.feedback === 'function' ? p.feedback : null;
+  const identity = policy?.identity ?? 'normalised';
+  if (identity !== 'exact' && identity !== 'normalised')
+    throw new UsageError('policy.identity', `policy.identity must be 'exact' or 'normalised' (got ${String(identity)})`);
   return {
     history: p.history,
     feedback: feedbackFn ? 'verbatim' : p.feedback,
     ban: p.ban,
     onCycle: p.onCycle,
     feedbackFn,
-  } as RevisionPolicy & {
-    feedbackFn: typeof feedbackFn;
+    identity,
+    name: null,
+  } as ResolvedPolicy;
+}
+
+/** The verifier of a call: the caller's function, or a family and case (its prompt and token limit too). */
+function resolveVerify(o: ReviseOptions): { verify: PreparedVerifyFunction; prompt?: string; maxTokens?: number } {
+  if (typeof o.verify === 'function') return { verify: o.verify };
+  if (o.verify && typeof o.verify === 'object' && o.verify.family !== undefined) {
+    if (typeof o.verify.family === 'string')
+      throw new UsageError(
+        'verify',
+        `verify.family '${o.verify.family}' is a name: pass the family object (getFamily('${o.verify.family}') from 'revloop/verify'), or import revise from 'revloop/revise', which knows the registered families`,
+      );
+    const fv = familyVerifier(o.verify.family, o.verify.case);
+    return { verify: fv, prompt: fv.initialPrompt, maxTokens: fv.maxTokens };
+  }
+  throw new UsageError('verify', 'verify must be a function (draft) => { ok, violations } or { family, case }');
+}
+
+const shapeOf = (vr: VerifyResult) => {
+  const violations = vr.violations.map((v) => ({ ...v }));
+  return {
+    violations,
+    tags: vr.ok ? [] : violationSet(violations.map((v) => violationTag(v.code, v.path))),
+    measure: vr.score ?? violations.length,
+  };
+};
+
+/** The built-in conditions of a call, in order (success, revisions, cycle; then tokens, usd, ms), then the caller's. */
+function conditionsOf(o: ReviseOptions, policy: ResolvedPolicy, revisions: number): StopCondition<VerifyResult>[] {
+  const list: StopCondition<VerifyResult>[] = [stopOnSuccess(), stopAfterRevisions(revisions)];
+  if (policy.onCycle === 'stop') list.push(stopOnCycle());
+  const b = o.budget ?? {};
+  if (b.tokens !== undefined) list.push(stopAtTokens(b.tokens));
+  if (b.usd !== undefined) list.push(stopAtUsd(b.usd, o.pricing!));
+  if (b.ms !== undefined) list.push(stopAtMs(b.ms));
+  if (o.stopWhen) list.push(...stopConditions(o.stopWhen));
+  return list;
+}
+
+/** One generation as the result reports it. */
+function attemptOf(round: LoopRound<VerifyResult>, generation: Generation, feedback: string | null): Attempt {
+  const vr = round.state;
+  return {
+    index: round.index,
+    messages: generation.request.messages.map((m) => ({ ...m })),
+    bannedSequences: generation.request.bannedSequences ?? [],
+    draft: round.draft,
+    ok: round.ok,
+    violations: vr.violations,
+    ...(vr.score !== undefined ? { score: vr.score } : {}),
+    providerAttempts: generation.attempts,
+    usage: { ...generation.usage },
+    recurrenceOf: round.recurrenceOf,
+    feedback,
+    latencyMs: generation.latencyMs,
   };
 }
 
-/** Runs the loop; `emit` receives every event in order. */
-async function run(o: ReviseOptions, emit: (e: ReviseEvent) => void): Promise<ReviseResult> {
-  const t0 = Date.now();
-  const policy = resolvePolicy(o);
-  const messagePolicy = messagePolicyOf(policy);
-  const budget = { revisions: o.budget?.revisions ?? 8, tokens: o.budget?.tokens, usd: o.budget?.usd, ms: o.budget?.ms };
-  positive('budget.revisions', budget.revisions, true);
-  positive('budget.tokens', budget.tokens, true);
-  positive('budget.usd', budget.usd);
-  positive('budget.ms', budget.ms);
-  if (budget.usd !== undefined && !o.pricing)
-    throw new UsageError('budget.usd', 'budget.usd needs pricing: { inputPerMTok, outputPerMTok }');
-  const maxTokens = o.maxTokens ?? 1024;
-  positive('maxTokens', maxTokens, true);
+const LIMITS = new Set(['revisions', 'tokens', 'usd', 'ms']);
 
-  // The verifier: the caller's function, or a registered family and case (the lab's verifiers).
-  let verify: VerifyFunction;
-  let initialPrompt: string | undefined;
-  let family = { name: 'revise', version: 'revise-1', verifierId: 'function' };
-  if (typeof o.verify === 'function') verify = o.verify;
-  else if (o.verify && typeof o.verify === 'object' && typeof o.verify.family === 'string') {
-    const fv = familyVerifier(o.verify.family, o.verify.case);
-    verify = fv;
-    initialPrompt = fv.initialPrompt;
-    family = { name: o.verify.family, version: fv.version, verifierId: `family:${o.verify.family}@${fv.version}` };
-  } else throw new UsageError('verify', 'verify must be a function (draft) => { ok, violations } or { family, case }');
-  const prompt = o.prompt ?? initialPrompt;
+/** Runs the loop; `emit` receives every event in order; `pace` (the stream's) may hold the next generation back. */
+export async function runRevise(o: ReviseOptions, emit: (e: ReviseEvent) => void, pace?: () => Promise<void>): Promise<ReviseResult> {
+  const policy = resolvePolicy(o.policy);
+  const messagePolicy = messagePolicyOf(policy);
+  const revisions = o.budget?.revisions ?? 8;
+  nonNegative('budget.revisions', revisions, true);
+  nonNegative('budget.tokens', o.budget?.tokens, true);
+  nonNegative('budget.usd', o.budget?.usd);
+  nonNegative('budget.ms', o.budget?.ms);
+  nonNegative('maxTokens', o.maxTokens, true);
+  if (o.budget?.usd !== undefined && !o.pricing)
+    throw new UsageError('budget.usd', 'budget.usd needs pricing: { inputPerMTok, outputPerMTok }');
+  const verifier = resolveVerify(o);
+  const maxTokens = o.maxTokens ?? verifier.maxTokens;
+  const prompt = o.prompt ?? verifier.prompt;
   if (prompt === undefined) throw new UsageError('prompt', 'prompt is required (a string or chat messages)');
   const initial: ChatMessage[] =
     typeof prompt === 'string' ? [{ role: 'user', content: prompt }] : prompt.map((m) => ({ role: m.role, content: m.content }));
   if (!initial.length || initial.some((m) => typeof m.content !== 'string'))
     throw new UsageError('prompt', 'prompt messages must be { role, content: string } and at least one');
-
-  let owned: Model | null = null;
-  const model: Model =
-    typeof o.model === 'string' ? (owned = await createModel(o.model)) : isAiSdkModel(o.model) ? aiSdkModel(o.model) : (o.model as Model);
-  const banning = bansFailedDrafts(policy.ban, canBan(model));
-  if (policy.ban === 'failed-drafts' && !canBan(model)) {
-    await owned?.close?.();
+  const sdk = isAiSdkModel(o.model) ? o.model : null;
+  const model: ReviseModel = sdk ? aiSdkModel(sdk, { retry: o.retry }) : (o.model as ReviseModel);
+  if (!model || typeof model.generate !== 'function')
+    throw new UsageError(
+      'model',
+      'model must be a model with generate() (createModel(spec) from revloop/models) or an AI SDK LanguageModel',
+    );
+  if (policy.ban === 'failed-drafts' && !modelCanBan(model))
     throw new CapabilityError(
-      `${model.label}: this backend cannot ban token sequences during decoding, so ban 'failed-drafts' is refused; use a vllm:, gguf: or sim: model, or ban 'auto' (bans where possible)`,
+      `${model.label}: this backend cannot ban token sequences during decoding, so ban 'failed-drafts' is refused; use a vllm:, gguf: or sim: model (or an AI SDK model with banOption), or ban 'auto' (bans where possible)`,
       'ban',
       model.label,
     );
-  }
+  const banning = bansFailedDrafts(policy.ban, modelCanBan(model));
+  // A verifier that needs an optional peer says so now, before anything is sent.
+  await (verifier.verify as PreparedVerifyFunction).ready?.();
+  const tracing = await withTelemetry(o.telemetry, {
+    model: sdk?.modelId ?? model.spec ?? model.label,
+    system: sdk?.provider ?? 'revloop',
+    policy:
+      policy.name ??
+      `history=${policy.history},feedback=${policy.feedbackFn ? 'custom' : policy.feedback},ban=${policy.ban},on-cycle=${policy.onCycle}`,
+  });
 
-  let recording: Recording | null = null;
   const attempts: Attempt[] = [];
-  const exchanges: RevisionExchange[] = [];
-  const shapes: Array<{ key: string; violations: string[]; measure: number }> = [];
-  const cycles: CycleReport[] = [];
-  const usage: Usage = { promptTokens: 0, completionTokens: 0, generations: 0, providerAttempts: 0, unreportedAttempts: 0 };
-  const cost = (prompt: number, completion: number) =>
-    o.pricing ? (prompt * o.pricing.inputPerMTok + completion * o.pricing.outputPerMTok) / 1e6 : 0;
-  let tokensPerChar = INITIAL_TOKENS_PER_CHAR;
-  let status: ReviseStatus = 'budget';
-  let limit: ReviseResult['limit'];
-  let reason = '';
-
-  try {
-    if (o.store !== undefined) {
-      recording = await openRecording({
-        store: o.store,
-        runId: o.runId,
-        caseId: o.caseId ?? 'revise',
-        model,
-        initial,
-        family,
-        familyCase: typeof o.verify === 'object' ? o.verify.case : null,
-        policy,
-        feedbackName: policy.feedbackFn ? `custom:${sha256Hex(String(policy.feedbackFn)).slice(0, 12)}` : policy.feedback,
-        banned: banning,
-        revisions: budget.revisions,
+  const actions = new Map<number, CycleOutcome>();
+  const verify: VerifyFunction = verifier.verify;
+  const loopVerifier: LoopVerifier<VerifyResult> = {
+    verify: (draft, index) => {
+      const done = (raw: unknown) => {
+        const vr = checkVerifyResult(raw);
+        const s = shapeOf(vr);
+        return { ok: vr.ok, state: { ...vr, violations: s.violations }, violations: s.tags, measure: s.measure };
+      };
+      const r = verify(draft, { attempt: index });
+      return r && typeof (r as Promise<VerifyResult>).then === 'function' ? (r as Promise<VerifyResult>).then(done) : done(r);
+    },
+    feedback: (round, generation) =>
+      policy.feedbackFn
+        ? policy.feedbackFn(round.state.violations, attemptOf(round, generation, null))
+        : (round.state.feedback ?? renderViolations(round.state.violations)),
+  };
+  const loopPolicy: LoopPolicy<VerifyResult> = {
+    request: (rounds) => {
+      const exchanges: RevisionExchange[] = rounds.map((r) => ({
+        revision: r.index,
+        draft: r.draft,
+        feedback: r.feedback!,
+        key: r.key,
+        violations: r.violations,
+        measure: r.measure,
+      }));
+      const planned = planRevisionRequest(initial, exchanges, messagePolicy);
+      const banned = banning ? banStrings(rounds.map((r) => r.draft)) : [];
+      const last = rounds[rounds.length - 1];
+      return {
+        messages: planned.messages,
+        bannedSequences: banned.length ? banned : undefined,
         maxTokens,
-        temperature: o.temperature ?? null,
-        seed: o.seed ?? null,
-      });
-    }
+        action: planned.latest && last ? { ...planned.latest, attempt: last.index } : null,
+      };
+    },
+  };
 
-    /** The next request, and the limit it would pass (null: within every budget). */
-    const prepare = (index: number) => {
-      const messages = buildRevisionMessages(initial, exchanges, messagePolicy);
-      const bannedSequences = banning ? banStrings(exchanges.map((e) => e.draft)) : [];
-      const projectedPrompt = Math.ceil(chars(messages) * tokensPerChar);
-      const projectedTokens = projectedPrompt + maxTokens;
-      let over: ReviseResult['limit'] | null = null;
-      if (index > budget.revisions) over = 'revisions';
-      else if (budget.tokens !== undefined && usage.promptTokens + usage.completionTokens + projectedTokens > budget.tokens)
-        over = 'tokens';
-      else if (budget.usd !== undefined && cost(usage.promptTokens, usage.completionTokens) + cost(projectedPrompt, maxTokens) > budget.usd)
-        over = 'usd';
-      else if (budget.ms !== undefined && Date.now() - t0 >= budget.ms) over = 'ms';
-      return { messages, bannedSequences, projectedTokens, over };
-    };
-    const limitReason = (l: NonNullable<ReviseResult['limit']>, index: number) =>
-      l === 'revisions'
-        ? `no draft passed within ${budget.revisions} revisions`
-        : `the ${l} budget would be passed by generation ${index} (stopped before it)`;
-
-    let next = prepare(0);
-    if (next.over) {
-      limit = next.over;
-      reason = limitReason(next.over, 0);
-      if (recording) await recording.end('incomplete', 0, reason);
-    }
-    for (let i = 0; !limit; i++) {
-      if (o.signal?.aborted) {
-        status = 'aborted';
-        reason = 'aborted by the caller';
-        if (recording) await recording.end('incomplete', attempts.length, reason);
-        break;
-      }
-      const { messages, bannedSequences } = next;
-      // A restart of the history window (reset-on-recurrence, onCycle 'reset') shows as a policy action.
-      const start = windowStart(exchanges, messagePolicy);
-      if (start > 0 && start === exchanges.length - 1 && messagePolicy.feedback !== 'drop')
-        emit({
-          type: 'policy',
-          attempt: i,
-          action: 'reset',
-          reason: `history restarted at attempt ${start} (${
-            recurrenceOf(
-              shapes.map((s) => s.key),
-              start,
-            ) !== null && messagePolicy.resetOnRecurrence
-              ? 'recurrence'
-              : 'cycle'
-          })`,
-        });
-      if (bannedSequences.length)
-        emit({ type: 'policy', attempt: i, action: 'ban', reason: `${bannedSequences.length} earlier failed drafts banned` });
+  const announce = (start: GenerationStart) => {
+    const { index, request } = start;
+    const a = request.action;
+    if (a) {
+      actions.set(a.attempt, a.action);
       emit({
-        type: 'attempt-started',
-        attempt: i,
-        messages: messages.map((m) => ({ ...m })),
-        bannedSequences,
-        projectedTokens: next.projectedTokens,
+        type: 'policy',
+        attempt: index,
+        action: a.action,
+        reason:
+          a.action === 'reset'
+            ? `history restarted at attempt ${a.attempt} (${a.cause})`
+            : a.action === 'reset-abstract'
+              ? `history restarted at attempt ${a.attempt} (${a.cause}), its draft abstracted: a plain reset would replay an earlier request`
+              : `history kept at attempt ${a.attempt} (${a.cause}): a reset would replay an earlier request`,
       });
-      const started = {
-        revision: i,
-        messagesSha256: messagesSha256(messages),
-        messageCount: messages.length,
-        maxTokens,
-        bannedSequences: bannedSequences.length ? bannedSequences : undefined,
-      };
-      if (recording) await recording.recorder.attemptStarted(started);
-
-      usage.generations++;
-      const provider: AttemptRecord[] = [];
-      const own = { promptTokens: 0, completionTokens: 0 };
-      let firstPrompt: number | undefined;
-      const timeLeft = budget.ms !== undefined ? Math.max(1, budget.ms - (Date.now() - t0)) : undefined;
-      const timeout = timeLeft !== undefined ? AbortSignal.timeout(timeLeft) : undefined;
-      const signals = [o.signal, timeout].filter((s): s is AbortSignal => !!s);
-      const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-      const tStart = performance.now();
-      let text: string | null = null;
-      let failure: string | null = null;
-      try {
-        const r = await model.generate(messages, {
-          maxTokens,
-          temperature: o.temperature,
-          seed: o.seed,
-          bannedSequences: bannedSequences.length ? bannedSequences : undefined,
-          signal,
-          onAttempt: (record) => {
-            provider.push(record);
-            usage.providerAttempts++;
-            const u = record.usage;
-            if (!u || (u.promptTokens === undefined && u.completionTokens === undefined)) usage.unreportedAttempts++;
-            own.promptTokens += u?.promptTokens ?? 0;
-            own.completionTokens += u?.completionTokens ?? 0;
-            usage.promptTokens += u?.promptTokens ?? 0;
-            usage.completionTokens += u?.completionTokens ?? 0;
-            if (firstPrompt === undefined && u?.promptTokens !== undefined) firstPrompt = u.promptTokens;
-            emit({ type: 'attempt-finished', attempt: i, record });
-            if (!record.ok && recording) recording.recorder.attemptFinished(i, provider.length, record);
-          },
-        });
-        text = r.text;
-        if (text === null)
-          failure = `generation ${i}: every provider attempt failed (${provider.length}); last: ${provider.at(-1)?.error?.message ?? 'no text'}`;
-      } catch (e) {
-        if (o.signal?.aborted) {
-          status = 'aborted';
-          reason = 'aborted by the caller';
-        } else if (timeout?.aborted) {
-          status = 'budget';
-          limit = 'ms';
-          reason = `the time budget of ${budget.ms} ms ran out during generation ${i}`;
-        } else failure = `generation ${i}: ${(e as Error)?.message ?? String(e)}`;
-        if (!failure) {
-          if (recording) await recording.end('incomplete', attempts.length, reason);
-          attempts.push(failedAttempt(i, messages, bannedSequences, provider, own, performance.now() - tStart));
-          break;
-        }
-      }
-      if (firstPrompt !== undefined) tokensPerChar = firstPrompt / Math.max(1, chars(messages));
-      if (failure !== null || text === null) {
-        status = 'provider_error';
-        reason = failure ?? 'no text';
-        attempts.push(failedAttempt(i, messages, bannedSequences, provider, own, performance.now() - tStart));
-        if (recording) await recording.recorder.incomplete(i, reason);
-        break;
-      }
-
-      const draft = pyStrip(text);
-      let vr: VerifyResult;
-      try {
-        vr = checkVerifyResult(await verify(draft, { attempt: i }));
-      } catch (e) {
-        status = 'verifier_error';
-        reason = `verify threw on attempt ${i}: ${(e as Error)?.message ?? String(e)}`;
-        attempts.push({ ...failedAttempt(i, messages, bannedSequences, provider, own, performance.now() - tStart), draft });
-        if (recording) await recording.recorder.incomplete(i, reason);
-        break;
-      }
-      const violations = vr.violations.map((v) => ({ ...v }));
-      emit({ type: 'verified', attempt: i, draft, ok: vr.ok, violations, score: vr.score });
-      const shape = {
-        key: draftKey(draft, 'whitespace'),
-        violations: vr.ok ? [] : violationSet(violations.map((v) => violationTag(v.code, v.path))),
-        measure: vr.score ?? violations.length,
-      };
-      shapes.push(shape);
-      const recurrence = recurrenceOf(
-        shapes.map((s) => s.key),
-        i,
-      );
-      const cycle = vr.ok ? null : cycleAt(shapes, i);
-      if (cycle) {
-        cycles.push({ ...cycle, action: policy.onCycle });
-        emit({ type: 'cycle', attempt: i, kind: cycle.kind, period: cycle.period });
-      }
-      const attempt: Attempt = {
-        index: i,
-        messages: messages.map((m) => ({ ...m })),
-        bannedSequences,
-        draft,
-        ok: vr.ok,
-        violations,
-        ...(vr.score !== undefined ? { score: vr.score } : {}),
-        providerAttempts: provider,
-        usage: own,
-        recurrenceOf: recurrence,
-        feedback: null,
-        latencyMs: performance.now() - tStart,
-      };
-      attempts.push(attempt);
-
-      let stop: 'success' | 'cycle' | 'budget' | 'limit' | null = null;
-      if (vr.ok) {
-        stop = 'success';
-        status = 'ok';
-        reason = `attempt ${i} passed`;
-      } else if (cycle && policy.onCycle === 'stop') {
-        stop = 'cycle';
-        status = 'cycle';
-        reason = `${cycle.kind === 'cycle' ? `a period-${cycle.period} cycle` : cycle.kind === 'fixed-point' ? 'a fixed point' : 'a repeated violation set'} at attempt ${i}`;
-        emit({ type: 'policy', attempt: i, action: 'stop', reason });
-      } else {
-        attempt.feedback = policy.feedbackFn ? policy.feedbackFn(violations, attempt) : (vr.feedback ?? renderViolations(violations));
-        exchanges.push({ revision: i, draft, feedback: attempt.feedback, ...shape });
-        next = prepare(i + 1);
-        if (next.over) {
-          limit = next.over;
-          status = 'budget';
-          reason = limitReason(next.over, i + 1);
-          stop = next.over === 'revisions' ? 'budget' : 'limit';
-          attempt.feedback = null;
-        }
-      }
-      if (recording) {
-        const state = vr.state ?? {
-          joint_success: vr.ok,
-          violation_vector: violations.map(() => 1),
-          violations,
-          ...(vr.score !== undefined ? { score: vr.score } : {}),
-        };
-        const record = provider.filter((p) => p.ok).at(-1) ?? {
-          ok: true,
-          text,
-          startedAt: new Date().toISOString(),
-          latencyMs: 0,
-          meta: { unreported: true },
-        };
-        const round = {
-          revision: i,
-          text: draft,
-          state: state as never,
-          energy: vr.score ?? violations.length,
-          joint: vr.ok,
-          feedback: attempt.feedback,
-        };
-        await recording.recorder.draftAccepted(round, stop === 'limit' ? null : stop, { attempt: provider.length, record }, null);
-        if (stop === 'limit') await recording.end('completed', i + 1, reason);
-      }
-      if (stop) break;
     }
-  } finally {
-    await recording?.close();
-    await owned?.close?.();
-  }
+    const banned = request.bannedSequences ?? [];
+    if (banned.length) emit({ type: 'policy', attempt: index, action: 'ban', reason: `${banned.length} earlier failed drafts banned` });
+    emit({
+      type: 'attempt-started',
+      attempt: index,
+      messages: request.messages.map((m) => ({ ...m })),
+      bannedSequences: banned,
+      projectedTokens: start.projection.promptTokens + start.projection.completionTokens,
+    });
+  };
+  const userSink = o.sink;
+  const sink: LoopSink<VerifyResult> = {
+    started: async (start) => {
+      tracing?.started(start);
+      announce(start);
+      await userSink?.started?.(start);
+      await pace?.();
+    },
+    attempt: (index, n, record) => {
+      emit({ type: 'attempt-finished', attempt: index, record });
+      userSink?.attempt?.(index, n, record);
+    },
+    drafted: async (round, end, generation, next) => {
+      const vr = round.state;
+      emit({ type: 'verified', attempt: round.index, draft: round.draft, ok: round.ok, violations: vr.violations, score: vr.score });
+      if (round.cycle) emit({ type: 'cycle', attempt: round.index, kind: round.cycle.kind, period: round.cycle.period });
+      if (end?.status === 'stopped' && end.reason === 'cycle')
+        emit({ type: 'policy', attempt: round.index, action: 'stop', reason: end.detail });
+      // The report is sent only when another generation follows.
+      attempts[round.index] = attemptOf(round, generation, next ? round.feedback : null);
+      tracing?.drafted(round, generation);
+      if (next) {
+        tracing?.started(next);
+        announce(next);
+      }
+      await userSink?.drafted?.(round, end, generation, next);
+      if (next) await pace?.();
+    },
+    ended: async (end, rounds, generation) => {
+      if (generation)
+        tracing?.failed(generation, end.status === 'incomplete' ? end.message : end.status === 'aborted' ? 'aborted' : end.detail);
+      if (generation)
+        attempts[generation.index] = {
+          index: generation.index,
+          messages: generation.request.messages.map((m) => ({ ...m })),
+          bannedSequences: generation.request.bannedSequences ?? [],
+          draft: null,
+          ok: false,
+          violations: [],
+          providerAttempts: generation.attempts,
+          usage: { ...generation.usage },
+          recurrenceOf: null,
+          feedback: null,
+          latencyMs: generation.latencyMs,
+        };
+      await userSink?.ended?.(end, rounds, generation);
+    },
+    note: (n) => {
+      if (n.type === 'usage-rejected') emit({ type: 'usage-rejected', attempt: n.index, usage: n.usage });
+      else emit({ type: 'late-attempt', attempt: n.index, record: n.record });
+      userSink?.note?.(n);
+    },
+  };
 
+  const outcome = await runLoop<VerifyResult>({
+    model,
+    call: { temperature: o.temperature, seed: o.seed },
+    verifier: loopVerifier,
+    policy: loopPolicy,
+    stopWhen: conditionsOf(o, policy, revisions),
+    identity: policy.identity,
+    signal: o.signal,
+    sink,
+  });
+  // A verifier that threw left a draft without verdict: it is reported with the attempt.
+  const end = outcome.end;
+  const { status, limit, stop, reason } = describeEnd(end, o);
+  const rounds = outcome.rounds;
+  const cycles: CycleReport[] = rounds
+    .filter((r): r is LoopRound<VerifyResult> & { cycle: NonNullable<LoopRound<VerifyResult>['cycle']> } => r.cycle !== null)
+    .map((r) => ({ kind: r.cycle.kind, period: r.cycle.period, attempt: r.index, action: cycleAction(r, rounds, end, actions) }));
   const drafts = attempts.filter((a) => a.draft !== null);
   const best = drafts.reduce<Attempt | null>((b, a) => {
     if (!b) return a;
@@ -397,9 +343,17 @@ async function run(o: ReviseOptions, emit: (e: ReviseEvent) => void): Promise<Re
     const sb = b.score ?? b.violations.length;
     return sa < sb || (sa === sb && a.violations.length < b.violations.length) ? a : b;
   }, null);
+  const usage = {
+    promptTokens: outcome.usage.promptTokens,
+    completionTokens: outcome.usage.completionTokens,
+    generations: outcome.generations,
+    providerAttempts: outcome.usage.providerAttempts,
+    unreportedAttempts: outcome.usage.unreportedAttempts,
+  };
   const result: ReviseResult = {
     status,
     ...(limit ? { limit } : {}),
+    ...(stop ? { stop } : {}),
     output: drafts.at(-1)?.draft ?? null,
     best: best
       ? {
@@ -409,44 +363,58 @@ async function run(o: ReviseOptions, emit: (e: ReviseEvent) => void): Promise<Re
           ...(best.score !== undefined ? { score: best.score } : {}),
         }
       : null,
-    attempts,
+    attempts: attempts.filter((a) => a !== undefined),
     usage,
-    ...(o.pricing ? { usd: cost(usage.promptTokens, usage.completionTokens) } : {}),
+    ...(o.pricing ? { usd: costOf(o.pricing, usage.promptTokens, usage.completionTokens) } : {}),
     cycles,
     reason,
-    ...(recording ? { runId: recording.runId } : {}),
   };
-  emit({ type: 'done', result });
+  tracing?.done(result);
   return result;
 }
 
-function failedAttempt(
-  index: number,
-  messages: ChatMessage[],
-  bannedSequences: string[],
-  providerAttempts: AttemptRecord[],
-  usage: { promptTokens: number; completionTokens: number },
-  latencyMs: number,
-): Attempt {
-  return {
-    index,
-    messages: messages.map((m) => ({ ...m })),
-    bannedSequences,
-    draft: null,
-    ok: false,
-    violations: [],
-    providerAttempts,
-    usage,
-    recurrenceOf: null,
-    feedback: null,
-    latencyMs,
-  };
+/** The status, limit and reason of how the loop ended. */
+function describeEnd(
+  end: LoopEnd,
+  o: ReviseOptions,
+): { status: ReviseStatus; limit?: ReviseResult['limit']; stop?: string; reason: string } {
+  if (end.status === 'aborted') return { status: 'aborted', reason: 'aborted by the caller' };
+  if (end.status === 'incomplete')
+    return end.cause === 'verifier'
+      ? { status: 'verifier_error', reason: end.message }
+      : { status: 'provider_error', reason: `generation ${end.index}: ${end.message}` };
+  if (end.reason === 'success') return { status: 'ok', reason: end.detail };
+  if (end.reason === 'cycle') return { status: 'cycle', reason: end.detail };
+  if (LIMITS.has(end.reason)) {
+    const limit = end.reason as NonNullable<ReviseResult['limit']>;
+    const reason =
+      end.when === 'during' && limit === 'ms' ? end.detail.replace('the time budget', `the time budget of ${o.budget?.ms} ms`) : end.detail;
+    return { status: 'budget', limit, reason };
+  }
+  return { status: 'stopped', stop: end.reason, reason: end.detail };
+}
+
+/** What was done after the cycling round `r` (docs/revise.md §4). */
+function cycleAction(
+  r: LoopRound<VerifyResult>,
+  rounds: readonly LoopRound<VerifyResult>[],
+  end: LoopEnd,
+  actions: ReadonlyMap<number, CycleOutcome>,
+): CycleOutcome {
+  const last = r === rounds[rounds.length - 1];
+  if (last && end.status === 'stopped' && end.reason === 'cycle') return 'stop';
+  const done = actions.get(r.index);
+  if (done) return done;
+  if (last) return 'ended';
+  return 'continue';
 }
 
 /** Revises until the verifier passes a draft or a budget, a cycle, an error or the caller stops it. */
 export async function revise(options: ReviseOptions): Promise<ReviseResult> {
   const onEvent = options.onEvent;
-  return run(options, (e) => onEvent?.(e));
+  const result = await runRevise(options, (e) => onEvent?.(e));
+  onEvent?.({ type: 'done', result });
+  return result;
 }
 
 /** The same loop as an async iterator of its events (the last is `done`); `result` resolves with the result. */
@@ -454,21 +422,35 @@ export interface ReviseStream extends AsyncIterableIterator<ReviseEvent> {
   readonly result: Promise<ReviseResult>;
 }
 
-/** `revise()` as an async iterator of its events, ending with the result. */
+/**
+ * `revise()` as an async iterator of its events, ending with `done`. It is paced by the reader: no
+ * generation starts until the events before it were read, so leaving the loop early (break)
+ * starts no further generation.
+ */
 export function reviseStream(options: ReviseOptions): ReviseStream {
   const queue: ReviseEvent[] = [];
   let wake: (() => void) | null = null;
+  let drained: (() => void) | null = null;
   let finished = false;
+  let left = false;
   let error: unknown = null;
-  // Leaving the loop early (break) aborts the revision at the next check.
   const stop = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-  const result = run({ ...options, signal }, (e) => {
+  const signal = options.signal ? anySignal([options.signal, stop.signal]) : stop.signal;
+  const push = (e: ReviseEvent) => {
     options.onEvent?.(e);
     queue.push(e);
     wake?.();
-  }).then(
+  };
+  // The loop waits here before each generation until the reader has taken every event so far.
+  const pace = () =>
+    left || !queue.length
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          drained = resolve;
+        });
+  const result = runRevise({ ...options, signal }, push, pace).then(
     (r) => {
+      push({ type: 'done', result: r });
       finished = true;
       wake?.();
       return r;
@@ -484,14 +466,25 @@ export function reviseStream(options: ReviseOptions): ReviseStream {
   const iterator: ReviseStream = {
     result,
     async next(): Promise<IteratorResult<ReviseEvent>> {
-      while (!queue.length && !finished) await new Promise<void>((r) => (wake = r));
+      while (!queue.length && !finished) {
+        if (drained) {
+          const d = drained;
+          drained = null;
+          d();
+        }
+        await new Promise<void>((r) => (wake = r));
+      }
       wake = null;
       if (queue.length) return { value: queue.shift()!, done: false };
       if (error) throw error;
       return { value: undefined, done: true };
     },
     async return(): Promise<IteratorResult<ReviseEvent>> {
+      left = true;
       stop.abort();
+      const d = drained;
+      drained = null;
+      d?.();
       await result.catch(() => undefined);
       return { value: undefined, done: true };
     },
@@ -500,4 +493,14 @@ export function reviseStream(options: ReviseOptions): ReviseStream {
     },
   };
   return iterator;
+}
+
+function anySignal(signals: AbortSignal[]): AbortSignal {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any(signals);
+  const c = new AbortController();
+  for (const s of signals) {
+    if (s.aborted) c.abort(s.reason);
+    else s.addEventListener('abort', () => c.abort(s.reason), { once: true });
+  }
+  return c.signal;
 }

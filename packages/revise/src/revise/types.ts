@@ -1,9 +1,15 @@
 // The public types of `revise()` (docs/revise.md §1).
-import type { AttemptRecord, ChatMessage, Model } from '../models/types.ts';
-import type { ConstraintCase } from '../core/verify/types.ts';
-import type { CycleKind, HistorySpec, BanSpec, CycleAction, RevisionFeedback } from '../remedy/index.ts';
-import type { RunStore } from '../store/store.ts';
+import type { AttemptRecord, ChatMessage, ReviseModel } from '../model.ts';
+import type { CycleKind, DraftNormalisation } from '../policy/recurrence.ts';
+import type { HistorySpec, BanSpec, CycleAction, PolicyName } from '../policy/revision-policy.ts';
+import type { RevisionFeedback } from '../policy/revision-messages.ts';
+import type { LoopSink } from '../kernel/types.ts';
+import type { StopCondition, StopPredicate, Pricing } from '../kernel/stop.ts';
+import type { RetryPolicy } from './retry.ts';
+import type { ReviseTelemetry } from './telemetry.ts';
 import type { LanguageModelLike } from './ai-sdk-types.ts';
+
+export type { Pricing };
 
 /** One thing the verifier found wrong. */
 export interface Violation {
@@ -29,10 +35,43 @@ export interface VerifyResult {
 /** A user's verifier: a draft in, `{ ok, violations, score? }` out (sync or async). */
 export type VerifyFunction = (draft: string, context: { attempt: number }) => VerifyResult | Promise<VerifyResult>;
 
-/** A registered constraint family and one of its cases (`revloop/verify`): the lab's verifier. */
-export interface FamilyVerify {
+/** A case of a constraint family: its id and whatever fields the family reads. */
+export interface FamilyCase {
+  id: string;
   family: string;
-  case: ConstraintCase;
+  [field: string]: unknown;
+}
+
+/** The verifier state a family returns: joint success and one component per constraint (0 = satisfied). */
+export interface FamilyState {
+  joint_success: boolean;
+  violation_vector: readonly number[];
+  [field: string]: unknown;
+}
+
+/**
+ * A constraint family as revloop's lab defines it (`revloop/verify`'s `getFamily(name)` returns
+ * one): its prompt, verifier, energy, exact report and token limit per case.
+ */
+export interface FamilyLike {
+  name: string;
+  version: string;
+  verify(text: string, c: any): FamilyState;
+  energy(state: any): number;
+  feedback(state: any, c: any, variant: any): string;
+  initialPrompt(c: any, variant: any): string;
+  maxNewTokens(c: any): number;
+  validateCase(c: any): ReadonlyArray<readonly [string, string]>;
+}
+
+/**
+ * A constraint family and one of its cases: the lab's verifier, exact report included. The family
+ * is an object (`getFamily(name)` from `revloop/verify`), or its name where revise is imported from
+ * `revloop/revise`, which knows every registered family.
+ */
+export interface FamilyVerify {
+  family: string | FamilyLike;
+  case: FamilyCase;
 }
 
 /** The budget of one `revise()` call, checked before every generation: revisions, tokens, USD, milliseconds. */
@@ -47,21 +86,19 @@ export interface ReviseBudget {
   ms?: number;
 }
 
-/** How `revise()` revises: history window, feedback form, bans of failed drafts, and what to do on a cycle. */
+/** How `revise()` revises: history window, feedback form, bans of failed drafts, what to do on a cycle, and draft identity. */
 export interface RevisePolicy {
   history?: HistorySpec;
   /** `verbatim`, `abstract`, `drop`, or your own rendering of the violations (sent after the draft). */
   feedback?: RevisionFeedback | ((violations: Violation[], attempt: Attempt) => string);
   ban?: BanSpec;
   onCycle?: CycleAction;
-}
-
-/** Prices in USD per million tokens, for `revise()`'s money budget and cost report. */
-export interface Pricing {
-  /** US dollars per million prompt tokens. */
-  inputPerMTok: number;
-  /** US dollars per million completion tokens. */
-  outputPerMTok: number;
+  /**
+   * How drafts are compared for recurrences and cycles: `normalised` (NFC, whitespace runs
+   * collapsed: a reflowed repeat is a repeat; the default for a policy object) or `exact` (the
+   * stripped text, the paper's and the lab's; the default for a policy given by name).
+   */
+  identity?: DraftNormalisation;
 }
 
 /** Token usage summed over every provider attempt, failed ones included. */
@@ -72,7 +109,7 @@ export interface Usage {
   generations: number;
   /** Provider attempts, failed ones included. */
   providerAttempts: number;
-  /** Provider attempts whose usage the provider did not report (counted as 0 tokens). */
+  /** Provider attempts whose usage the provider did not report, or reported negative or not finite (counted as 0 tokens). */
   unreportedAttempts: number;
 }
 
@@ -90,31 +127,43 @@ export interface Attempt {
   /** Every provider call of this generation, failed ones included. */
   providerAttempts: AttemptRecord[];
   usage: { promptTokens: number; completionTokens: number };
-  /** Index of the earlier attempt with the same (normalised) draft, or null. */
+  /** Index of the earlier attempt with the same draft (under the policy's identity), or null. */
   recurrenceOf: number | null;
   /** The report sent back after this attempt (null when the loop stopped here). */
   feedback: string | null;
   latencyMs: number;
 }
 
-/** A cycle `revise()` hit: where, what kind, and what the policy did about it. */
+/**
+ * What the loop did after a draft that completed a cycle: `continue` (the next request was built as
+ * usual), `reset` (the history window restarted at it), `reset-abstract` (restarted with the
+ * cycling draft replaced by its abstracted record, because a plain reset would have replayed an
+ * earlier request), `kept-no-replay` (the history was kept: any reset would have replayed an
+ * earlier request), `stop` (the cycle ended the loop), `ended` (the loop ended there for another
+ * reason, e.g. its revision budget).
+ */
+export type CycleOutcome = 'continue' | 'reset' | 'reset-abstract' | 'kept-no-replay' | 'stop' | 'ended';
+
+/** A cycle `revise()` hit: where, what kind, and what was done about it. */
 export interface CycleReport {
   kind: CycleKind;
   period: number;
   /** The attempt that completed the pattern. */
   attempt: number;
-  /** What followed (onCycle). */
-  action: CycleAction;
+  /** What was done (docs/revise.md §4). */
+  action: CycleOutcome;
 }
 
-/** Why `revise()` stopped: ok, budget, cycle, aborted, verifier_error or provider_error. */
-export type ReviseStatus = 'ok' | 'budget' | 'cycle' | 'aborted' | 'verifier_error' | 'provider_error';
+/** Why `revise()` stopped: ok, budget, cycle, stopped (a stop condition of yours), aborted, verifier_error or provider_error. */
+export type ReviseStatus = 'ok' | 'budget' | 'cycle' | 'stopped' | 'aborted' | 'verifier_error' | 'provider_error';
 
 /** What `revise()` returns on every status: the output, the best draft, every attempt, usage, cost and cycles. */
 export interface ReviseResult {
   status: ReviseStatus;
   /** Which limit a `budget` status hit. */
   limit?: 'revisions' | 'tokens' | 'usd' | 'ms';
+  /** The name of the condition of yours that stopped it (status `stopped`). */
+  stop?: string;
   /** The passing draft, or the last draft when none passed (null when there is none). */
   output: string | null;
   /** The draft with the lowest score, else the fewest violations (earliest on ties). */
@@ -136,30 +185,41 @@ export type ReviseEvent =
   | { type: 'attempt-finished'; attempt: number; record: AttemptRecord }
   | { type: 'verified'; attempt: number; draft: string; ok: boolean; violations: Violation[]; score?: number }
   | { type: 'cycle'; attempt: number; kind: CycleKind; period: number }
-  | { type: 'policy'; attempt: number; action: 'reset' | 'stop' | 'ban'; reason: string }
+  | { type: 'policy'; attempt: number; action: 'reset' | 'reset-abstract' | 'kept-no-replay' | 'stop' | 'ban'; reason: string }
+  /** Usage a provider reported that is not a finite non-negative number: counted as unreported. */
+  | { type: 'usage-rejected'; attempt: number; usage: unknown }
+  /** A provider attempt reported after its generation was abandoned (deadline or abort): not counted, not used; may arrive after `done`. */
+  | { type: 'late-attempt'; attempt: number; record: AttemptRecord }
   | { type: 'done'; result: ReviseResult };
 
-/** Everything `revise()` takes: the model, the prompt or messages (never mutated), the verifier, budget, policy, pricing, signal, events and an optional store. */
+/** Everything `revise()` takes: the model, the prompt or messages (never mutated), the verifier, budget, policy, pricing, signal and events. */
 export interface ReviseOptions {
-  /** A revloop Model (`createModel(spec)`), a model spec string, or an AI SDK LanguageModel (v2/v3). */
-  model: Model | LanguageModelLike | string;
+  /** A model with `generate` (revloop's `createModel(spec)`, or your own), or an AI SDK LanguageModel (v2/v3). */
+  model: ReviseModel | LanguageModelLike;
   /** The task: a string (one user message) or chat messages (never mutated). Optional with a family verify (its initial prompt). */
   prompt?: string | readonly ChatMessage[];
   verify: VerifyFunction | FamilyVerify;
   budget?: ReviseBudget;
-  policy?: RevisePolicy;
+  /** A policy object (every field optional: the default, docs/revise.md §5) or a named policy (the lab's harness names). */
+  policy?: RevisePolicy | PolicyName;
+  /** More stop conditions (kernel/stop.ts, or predicates over the loop so far), after the built-in ones. */
+  stopWhen?:
+    StopCondition<VerifyResult> | StopPredicate<VerifyResult> | ReadonlyArray<StopCondition<VerifyResult> | StopPredicate<VerifyResult>>;
   pricing?: Pricing;
-  /** Maximum completion tokens per generation (default 1024): also the token budget's projection of a completion. */
+  /**
+   * Maximum completion tokens per generation: sent only when set (a family verify sets its own).
+   * Unset, the token budget projects the last completion's size.
+   */
   maxTokens?: number;
   /** Decoding temperature (default: the model's own). */
   temperature?: number;
   seed?: number;
+  /** How an AI SDK model's retryable provider errors are retried (default: 2 retries, 2 s then 4 s, `Retry-After` honoured). */
+  retry?: RetryPolicy;
   signal?: AbortSignal;
   onEvent?: (event: ReviseEvent) => void;
-  /** Record the loop as a run (kind `revise`) in a revloop store, a RunStore or a location such as `runs.db`. */
-  store?: RunStore | string;
-  /** The run id in the store (default: `revise-<time>-<hash>`). */
-  runId?: string;
-  /** The case id recorded in the store (default `revise`). */
-  caseId?: string;
+  /** OpenTelemetry spans (docs/revise.md §6): on by default when `@opentelemetry/api` is installed; `false` turns them off. */
+  telemetry?: ReviseTelemetry | false;
+  /** Receives every step of the loop in order and may delay the next generation by returning a promise (e.g. a durable write). */
+  sink?: LoopSink<VerifyResult>;
 }

@@ -1,10 +1,10 @@
 // Built-in verifiers for `revise()` (docs/revise.md §1): a Zod schema, a JSON Schema, or a
-// registered constraint family with one of its cases (the lab's verifiers, exact reports included).
-// `zod` and `ajv` are optional peer dependencies: nothing here imports them until asked.
-import { UsageError } from '../core/errors.ts';
-import { getFamily } from '../core/verify/registry.ts';
-import type { ConstraintCase, PromptVariant } from '../core/verify/types.ts';
-import type { VerifyFunction, VerifyResult, Violation } from './types.ts';
+// constraint family with one of its cases (the lab's verifiers, exact reports included). The
+// families themselves live in revloop (`revloop/verify`: some need data files such as Punkt's);
+// this package takes a family object. `zod` and `ajv` are optional peer dependencies: nothing here
+// imports them until asked, and a verifier that needs one says so before any model call (`ready`).
+import { UsageError } from '../errors.ts';
+import type { FamilyCase, FamilyLike, VerifyFunction, VerifyResult, Violation } from './types.ts';
 
 /** The JSON text of a draft: the draft itself, or the inside of one surrounding code fence. */
 export function jsonText(draft: string): string {
@@ -51,8 +51,14 @@ export function zodVerifier(schema: ZodLike): VerifyFunction {
 type AjvErrors = Array<{ keyword: string; instancePath: string; message?: string; params?: unknown }>;
 type Validate = ((v: unknown) => boolean) & { errors?: AjvErrors | null };
 
-/** Every error Ajv reports (all errors) on the draft parsed as JSON. Needs the optional peer `ajv` (8). */
-export function jsonSchemaVerifier(schema: Record<string, unknown> | boolean): VerifyFunction {
+/** A verifier that needs something loaded first (an optional peer): `revise()` awaits `ready` before any model call. */
+export type PreparedVerifyFunction = VerifyFunction & { ready?: () => Promise<void> };
+
+/**
+ * Every error Ajv reports (all errors) on the draft parsed as JSON. Needs the optional peer `ajv`
+ * (8): when it is missing, `revise()` throws a UsageError before any model call.
+ */
+export function jsonSchemaVerifier(schema: Record<string, unknown> | boolean): PreparedVerifyFunction {
   let validate: Promise<Validate> | null = null;
   const compile = async (): Promise<Validate> => {
     let mod: { default?: unknown };
@@ -66,9 +72,9 @@ export function jsonSchemaVerifier(schema: Record<string, unknown> | boolean): V
     };
     return new Ajv({ allErrors: true, strict: false }).compile(schema);
   };
-  return async (draft): Promise<VerifyResult> => {
-    validate ??= compile();
-    const v = await validate;
+  const load = () => (validate ??= compile());
+  const fn = async (draft: string): Promise<VerifyResult> => {
+    const v = await load();
     const parsed = parseJsonDraft(draft);
     if (!parsed.ok) return { ok: false, violations: [parsed.violation], score: Infinity };
     if (v(parsed.value)) return { ok: true, violations: [], score: 0 };
@@ -79,18 +85,32 @@ export function jsonSchemaVerifier(schema: Record<string, unknown> | boolean): V
     }));
     return { ok: false, violations, score: violations.length };
   };
+  return Object.assign(fn, {
+    ready: async () => {
+      // A failed load is not kept: the caller may install ajv and try again.
+      await load().catch((e) => {
+        validate = null;
+        throw e;
+      });
+    },
+  });
 }
 
 /**
- * A registered family's verifier on one case: the family's state, its exact report as the
+ * A family's verifier on one case: the family's state, its exact report as the
  * feedback, its energy as the score, one violation per violated component of the violation vector.
  */
 export function familyVerifier(
-  family: string,
-  c: ConstraintCase,
-  variant: PromptVariant = 'baseline',
-): VerifyFunction & { initialPrompt: string; version: string } {
-  const f = getFamily(family);
+  family: FamilyLike,
+  c: FamilyCase,
+  variant = 'baseline',
+): VerifyFunction & { initialPrompt: string; version: string; maxTokens: number; family: FamilyLike } {
+  const f = family;
+  if (!f || typeof f !== 'object' || typeof f.verify !== 'function')
+    throw new UsageError(
+      'verify',
+      "verify.family must be a family object (getFamily(name) from 'revloop/verify'), or import revise from 'revloop/revise' to name one",
+    );
   const problems = f.validateCase(c);
   if (problems.length) throw new UsageError('verify', `case ${c.id}: ${problems.map(([k, p]) => `${k}: ${p}`).join('; ')}`);
   const fn = (draft: string): VerifyResult => {
@@ -101,5 +121,5 @@ export function familyVerifier(
     });
     return { ok: state.joint_success === true, violations, score: f.energy(state), feedback: f.feedback(state, c, variant), state };
   };
-  return Object.assign(fn, { initialPrompt: f.initialPrompt(c, variant), version: f.version });
+  return Object.assign(fn, { initialPrompt: f.initialPrompt(c, variant), version: f.version, maxTokens: f.maxNewTokens(c), family: f });
 }

@@ -1,0 +1,425 @@
+// The kernel: one revision loop, for the lab and for apps. It runs one trajectory — a model call, a
+// verifier, a policy that builds the next request from the rounds so far, stop conditions, a guard
+// — and tells a sink every step in order. It does no I/O of its own and keeps no state beyond the
+// trajectory, so a resumed trajectory is a call with the restored rounds as `prior`. The lab's
+// engine (revloop's src/engine/loop.ts: runs, harness runs, the four experiments), `revise()` and
+// the agent rollouts are adapters over it (docs/revise.md §1).
+//
+// Guards that hold against any model (docs/revise.md §1):
+// - a generation or a verification that ignores its abort signal is abandoned when the caller's
+//   signal fires or a deadline passes (a `ms` stop condition); its late attempts are noted, never
+//   counted or used;
+// - usage that is not a finite non-negative number is treated as unreported (a note says so);
+// - text that is not a string is a provider fault, never a draft.
+import { UserError } from '../errors.ts';
+import type { AttemptRecord, ReviseModel } from '../model.ts';
+import { cycleAt, draftKey, recurrenceOf } from '../policy/recurrence.ts';
+import { pyStrip } from '../text.ts';
+import { stopConditions, type StopCondition, type StopPredicate } from './stop.ts';
+import type {
+  Generation,
+  GenerationStart,
+  Identity,
+  LoopEnd,
+  LoopOutcome,
+  LoopRequest,
+  LoopRound,
+  LoopSink,
+  LoopState,
+  LoopUsage,
+  NumberedAttempt,
+  PriorRound,
+  Projection,
+  Verification,
+} from './types.ts';
+
+/** Checks a draft, and renders the report sent back when the loop goes on. */
+export interface LoopVerifier<S> {
+  verify(draft: string, index: number): Verification<S> | Promise<Verification<S>>;
+  /** Called only for a failed round the loop continues from, with the generation that produced it. */
+  feedback(round: LoopRound<S>, generation: Generation): string;
+}
+
+/** Builds the request of generation `index` from the rounds so far (all failed: the loop stops at a success it is told to). */
+export interface LoopPolicy<S> {
+  request(rounds: readonly LoopRound<S>[], index: number): LoopRequest;
+}
+
+/**
+ * Checked before every generation with its request: null lets it go ahead; a verdict ends the loop
+ * there (reported as `reason`). A check that throws makes the loop incomplete (a UserError is
+ * rethrown: it concerns the whole run).
+ */
+export type LoopGuard = (
+  request: LoopRequest,
+  index: number,
+) => { reason: string; detail: string } | null | Promise<{ reason: string; detail: string } | null>;
+
+/** Everything one loop needs. */
+export interface LoopOptions<S> {
+  model: ReviseModel;
+  /** Sampling and extra body keys sent with every generation. */
+  call?: { temperature?: number; seed?: number; extraBody?: Record<string, unknown> };
+  verifier: LoopVerifier<S>;
+  policy: LoopPolicy<S>;
+  /** The first that holds ends the loop (kernel/stop.ts); give at least a revision budget. */
+  stopWhen: StopCondition<S> | StopPredicate<S> | ReadonlyArray<StopCondition<S> | StopPredicate<S>>;
+  guard?: LoopGuard;
+  /** Draft identity for recurrences and cycles (default `exact`, the paper's). */
+  identity?: Identity;
+  /** Rounds already verified (a resumed trajectory), oldest first. */
+  prior?: readonly PriorRound<S>[];
+  signal?: AbortSignal;
+  sink?: LoopSink<S>;
+  /** The clock (ms; default Date.now). */
+  now?: () => number;
+}
+
+/** Tokens per character assumed before the provider has reported any prompt (conservative: 2 characters a token). */
+export const INITIAL_TOKENS_PER_CHAR = 0.5;
+
+const chars = (request: LoopRequest): number => {
+  let n = 0;
+  for (const m of request.messages) n += m.content.length + m.role.length;
+  return n;
+};
+
+const usable = (v: unknown): boolean => v === undefined || (typeof v === 'number' && Number.isFinite(v) && v >= 0);
+
+/** The record with its usage dropped when any count is not a finite non-negative number (kept in `meta.rejectedUsage`). */
+function checkedUsage(record: AttemptRecord): AttemptRecord | null {
+  const u = record.usage;
+  if (u === undefined) return record;
+  if (u !== null && typeof u === 'object' && usable(u.promptTokens) && usable(u.completionTokens) && usable(u.totalTokens)) return record;
+  return null;
+}
+
+type Settled<T> = { kind: 'value'; value: T } | { kind: 'error'; error: unknown } | { kind: 'aborted' } | { kind: 'deadline' };
+
+/**
+ * Waits for `work`, but no longer than the caller's signal and the deadline allow: a model or
+ * verifier that ignores its signal cannot hold the loop. Without either, it is a plain await.
+ */
+function settle<T>(
+  work: Promise<T>,
+  signal: AbortSignal | undefined,
+  deadline: number | undefined,
+  now: () => number,
+): Promise<Settled<T>> {
+  if (!signal && deadline === undefined)
+    return work.then(
+      (value): Settled<T> => ({ kind: 'value', value }),
+      (error): Settled<T> => ({ kind: 'error', error }),
+    );
+  return new Promise<Settled<T>>((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let done = false;
+    const finish = (r: Settled<T>) => {
+      if (done) return;
+      done = true;
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(r);
+    };
+    const onAbort = () => finish({ kind: 'aborted' });
+    if (signal?.aborted) return finish({ kind: 'aborted' });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (deadline !== undefined) timer = setTimeout(() => finish({ kind: 'deadline' }), Math.max(0, deadline - now()));
+    work.then(
+      (value) => finish({ kind: 'value', value }),
+      (error) => finish({ kind: 'error', error }),
+    );
+  });
+}
+
+/** A signal that fires with `signal` or at the deadline (AbortSignal.any where there is one). */
+function withDeadline(signal: AbortSignal | undefined, deadline: AbortSignal): AbortSignal {
+  if (!signal) return deadline;
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any([signal, deadline]);
+  const c = new AbortController();
+  const fire = (s: AbortSignal) => () => c.abort(s.reason);
+  if (signal.aborted || deadline.aborted) c.abort((signal.aborted ? signal : deadline).reason);
+  signal.addEventListener('abort', fire(signal), { once: true });
+  deadline.addEventListener('abort', fire(deadline), { once: true });
+  return c.signal;
+}
+
+const describe = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+
+/** Runs one trajectory to its end (kernel/types.ts `LoopEnd`), reporting every step to the sink. */
+export async function runLoop<S>(o: LoopOptions<S>): Promise<LoopOutcome<S>> {
+  const timers: { deadline?: ReturnType<typeof setTimeout> } = {};
+  try {
+    return await loop(o, timers);
+  } finally {
+    if (timers.deadline !== undefined) clearTimeout(timers.deadline);
+  }
+}
+
+async function loop<S>(o: LoopOptions<S>, timers: { deadline?: ReturnType<typeof setTimeout> }): Promise<LoopOutcome<S>> {
+  const now = o.now ?? Date.now;
+  const { model, verifier, policy, signal, sink } = o;
+  const identity: Identity = o.identity ?? 'exact';
+  const conditions = stopConditions(o.stopWhen);
+  const afterDraft = conditions.filter((c) => c.afterDraft);
+  const beforeGeneration = conditions.filter((c) => c.beforeGeneration);
+  const rounds: LoopRound<S>[] = [];
+  const keys: string[] = [];
+  const usage: LoopUsage = { promptTokens: 0, completionTokens: 0, providerAttempts: 0, unreportedAttempts: 0 };
+  let generations = 0;
+  const state: LoopState<S> = {
+    rounds,
+    usage,
+    get generations() {
+      return generations;
+    },
+    startedAt: now(),
+    now,
+  };
+  let deadline: number | undefined;
+  for (const c of conditions) {
+    const d = c.deadline?.(state);
+    if (d !== undefined && (deadline === undefined || d < deadline)) deadline = d;
+  }
+  // The model is told about the deadline through its signal; the kernel does not rely on it listening.
+  let modelSignal = signal;
+  if (deadline !== undefined) {
+    const timeout = new AbortController();
+    timers.deadline = setTimeout(
+      () => timeout.abort(new DOMException('the time budget ran out', 'TimeoutError')),
+      Math.max(0, deadline - now()),
+    );
+    modelSignal = withDeadline(signal, timeout.signal);
+  }
+  let tokensPerChar = INITIAL_TOKENS_PER_CHAR;
+  let lastCompletion = 0;
+  const out = (end: LoopEnd): LoopOutcome<S> => ({ end, rounds, usage: { ...usage }, generations });
+
+  /** A verified draft as a round: its identity, what it repeats, the cycle it completes. */
+  const addRound = (v: Verification<S>, index: number, draft: string, feedback: string | null): LoopRound<S> => {
+    const key = draftKey(draft, identity);
+    keys.push(key);
+    const round: LoopRound<S> = {
+      index,
+      draft,
+      ok: v.ok,
+      state: v.state,
+      violations: v.violations,
+      measure: v.measure,
+      key,
+      recurrenceOf: recurrenceOf(keys, keys.length - 1),
+      cycle: null,
+      feedback,
+    };
+    rounds.push(round);
+    if (!v.ok) (round as { cycle: LoopRound<S>['cycle'] }).cycle = cycleAt(rounds, rounds.length - 1);
+    return round;
+  };
+  const stopAfter = (round: LoopRound<S>): LoopEnd | null => {
+    for (const c of afterDraft) {
+      const detail = c.afterDraft!(state, round);
+      if (detail !== null) return { status: 'stopped', reason: c.name, detail, when: 'draft' };
+    }
+    return null;
+  };
+  const project = (index: number, request: LoopRequest): Projection => ({
+    index,
+    request,
+    promptTokens: Math.ceil(chars(request) * tokensPerChar),
+    completionTokens: request.maxTokens ?? lastCompletion,
+  });
+  /** The next generation, or what ends the loop before it (a limit, the guard, or the guard's failure). */
+  const prepare = async (index: number): Promise<GenerationStart | LoopEnd> => {
+    const request = policy.request(rounds, index);
+    const projection = project(index, request);
+    for (const c of beforeGeneration) {
+      const detail = c.beforeGeneration!(state, projection);
+      if (detail !== null) return { status: 'stopped', reason: c.name, detail, when: 'generation' };
+    }
+    if (o.guard) {
+      try {
+        const halt = await o.guard(request, index);
+        if (halt) return { status: 'stopped', reason: halt.reason, detail: halt.detail, when: 'generation' };
+      } catch (e) {
+        if (e instanceof UserError) throw e;
+        return {
+          status: 'incomplete',
+          cause: 'guard',
+          index,
+          message: (e as Error)?.message ?? String(e),
+          attempts: 0,
+          lastError: null,
+        };
+      }
+    }
+    return { index, request, projection };
+  };
+  const isStart = (p: GenerationStart | LoopEnd): p is GenerationStart => !('status' in p);
+
+  for (const p of o.prior ?? []) addRound(p, p.index, p.draft, p.feedback);
+  const last = rounds[rounds.length - 1];
+  if (last) {
+    const end = stopAfter(last);
+    if (end) return out(end);
+  }
+
+  let pending: GenerationStart | null = null;
+  for (;;) {
+    if (signal?.aborted) {
+      const end: LoopEnd = { status: 'aborted' };
+      await sink?.ended?.(end, rounds, null);
+      return out(end);
+    }
+    let start = pending;
+    if (!start) {
+      const prepared = await prepare(rounds.length);
+      if (!isStart(prepared)) {
+        await sink?.ended?.(prepared, rounds, null);
+        return out(prepared);
+      }
+      start = prepared;
+      await sink?.started?.(start);
+    }
+    const { index, request } = start;
+
+    generations++;
+    const attempts: AttemptRecord[] = [];
+    const own = { promptTokens: 0, completionTokens: 0 };
+    let succeeded: NumberedAttempt | null = null;
+    let lastError: string | null = null;
+    let firstPrompt: number | undefined;
+    let inFlight = true;
+    const t0 = performance.now();
+    const onAttempt = (reported: AttemptRecord) => {
+      if (!inFlight) {
+        sink?.note?.({ type: 'late-attempt', index, record: reported });
+        return;
+      }
+      let record = reported;
+      if (checkedUsage(record) === null) {
+        sink?.note?.({ type: 'usage-rejected', index, attempt: attempts.length + 1, usage: record.usage });
+        record = { ...record, usage: undefined, meta: { ...(record.meta ?? {}), rejectedUsage: String(JSON.stringify(record.usage)) } };
+      }
+      attempts.push(record);
+      usage.providerAttempts++;
+      const u = record.usage;
+      if (!u || (u.promptTokens === undefined && u.completionTokens === undefined)) usage.unreportedAttempts++;
+      own.promptTokens += u?.promptTokens ?? 0;
+      own.completionTokens += u?.completionTokens ?? 0;
+      usage.promptTokens += u?.promptTokens ?? 0;
+      usage.completionTokens += u?.completionTokens ?? 0;
+      if (firstPrompt === undefined && u?.promptTokens !== undefined) firstPrompt = u.promptTokens;
+      if (record.ok) succeeded = { attempt: attempts.length, record };
+      else lastError = record.error ? `${record.error.kind}: ${record.error.message}` : 'failed';
+      sink?.attempt?.(index, attempts.length, record);
+    };
+    const generation = (): Generation => ({ index, request, attempts, usage: own, latencyMs: performance.now() - t0 });
+    const call = o.call ?? {};
+    let work: Promise<unknown>;
+    try {
+      work = Promise.resolve(
+        model.generate(request.messages, {
+          maxTokens: request.maxTokens,
+          temperature: call.temperature,
+          seed: call.seed,
+          bannedSequences: request.bannedSequences,
+          extraBody: call.extraBody,
+          signal: modelSignal,
+          onAttempt,
+        }),
+      );
+    } catch (e) {
+      work = Promise.reject(e);
+    }
+    const settled = await settle(work, signal, deadline, now);
+    inFlight = false;
+    if (settled.kind !== 'value') work.catch(() => undefined);
+    if (firstPrompt !== undefined) tokensPerChar = firstPrompt / Math.max(1, chars(request));
+    const ended = async (end: LoopEnd): Promise<LoopOutcome<S>> => {
+      await sink?.ended?.(end, rounds, generation());
+      return out(end);
+    };
+    const pastDeadline = deadline !== undefined && now() >= deadline;
+    const errorName = settled.kind === 'error' ? (settled.error as Error)?.name : undefined;
+    const abortError = errorName === 'AbortError' || (errorName === 'TimeoutError' && pastDeadline);
+    const aborted = settled.kind === 'aborted' || (settled.kind === 'error' && (signal?.aborted || abortError));
+    if (aborted && (signal?.aborted || !pastDeadline)) return ended({ status: 'aborted' });
+    if (settled.kind === 'deadline' || aborted)
+      return ended({
+        status: 'stopped',
+        reason: conditions.find((c) => c.deadline)?.name ?? 'ms',
+        detail: `the time budget ran out during generation ${index}`,
+        when: 'during',
+      });
+    const incomplete = (message: string): Promise<LoopOutcome<S>> =>
+      ended({ status: 'incomplete', cause: 'provider', index, message, attempts: attempts.length, lastError });
+    if (settled.kind === 'error') {
+      // Mistakes in the configuration (a missing key, a capability) concern the whole run.
+      if (settled.error instanceof UserError) throw settled.error;
+      return incomplete(`generation failed: ${(settled.error as Error)?.message ?? String(settled.error)}`);
+    }
+    if (signal?.aborted) return ended({ status: 'aborted' });
+    const text = (settled.value as { text?: unknown } | null | undefined)?.text;
+    if (text === null || text === undefined) {
+      const tries = `${attempts.length} attempt${attempts.length === 1 ? '' : 's'}`;
+      return incomplete(`provider attempts exhausted (${tries})${lastError ? `; last error: ${lastError}` : ''}`);
+    }
+    if (typeof text !== 'string') return incomplete(`the model returned ${describe(text)} where text was expected`);
+    // A backend that returned text without reporting its attempt still gets one on record.
+    const used: NumberedAttempt = succeeded ?? {
+      attempt: attempts.length + 1,
+      record: { ok: true, text, startedAt: new Date().toISOString(), latencyMs: 0, meta: { unreported: true } },
+    };
+    const draft = pyStrip(text);
+    {
+      const u = (used.record.usage ?? {}) as { completionTokens?: number };
+      lastCompletion = u.completionTokens ?? Math.ceil(draft.length * INITIAL_TOKENS_PER_CHAR);
+    }
+
+    let verification: Verification<S>;
+    try {
+      const v = verifier.verify(draft, index);
+      if (v && typeof (v as Promise<unknown>).then === 'function') {
+        const s = await settle(Promise.resolve(v), signal, deadline, now);
+        if (s.kind === 'aborted') return ended({ status: 'aborted' });
+        if (s.kind === 'deadline')
+          return ended({
+            status: 'stopped',
+            reason: conditions.find((c) => c.deadline)?.name ?? 'ms',
+            detail: `the time budget ran out while attempt ${index} was verified`,
+            when: 'during',
+          });
+        if (s.kind === 'error') throw s.error;
+        verification = s.value;
+      } else verification = v as Verification<S>;
+    } catch (e) {
+      if (e instanceof UserError) throw e;
+      return ended({
+        status: 'incomplete',
+        cause: 'verifier',
+        index,
+        message: `verify threw on attempt ${index}: ${(e as Error)?.message ?? String(e)}`,
+        attempts: attempts.length,
+        lastError: null,
+      });
+    }
+    const round = addRound(verification, index, draft, null);
+    const done = { ...generation(), used };
+    let end = stopAfter(round);
+    let next: GenerationStart | null = null;
+    if (!end) {
+      round.feedback = verifier.feedback(round, done);
+      const prepared = await prepare(index + 1);
+      if (isStart(prepared)) next = prepared;
+      else if (prepared.status === 'incomplete') {
+        await sink?.drafted?.(round, null, done, null);
+        await sink?.ended?.(prepared, rounds, null);
+        return out(prepared);
+      } else end = prepared;
+    }
+    await sink?.drafted?.(round, end, done, next);
+    if (end) return out(end);
+    pending = next;
+  }
+}
