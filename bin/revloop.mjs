@@ -7,6 +7,7 @@
 // sources without the note. Why not rebuild here: a build takes 10–25 s on a busy machine, would
 // stall the first command after every edit, and concurrent commands would race to rebuild.
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const root = new URL('..', import.meta.url);
 const source = new URL('src/cli/main.ts', root);
@@ -28,7 +29,8 @@ async function fromSource() {
 let main;
 if (await fromSource()) {
   const { register } = await import('tsx/esm/api');
-  register();
+  // The checkout's tsconfig.json wherever the command starts: its paths map the revise package to its sources.
+  register({ tsconfig: fileURLToPath(new URL('tsconfig.json', root)) });
   ({ main } = await import(source.href));
 } else {
   ({ main } = await import('../dist/cli/main.js'));

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Builds the installable library: src/ → dist/ (ESM JavaScript, .d.ts, source maps with the
 // TypeScript inlined) with tsconfig.build.json, plus the non-TypeScript files the code reads at
-// run time. The package's `exports` map points into dist/ (docs/library.md).
+// run time. The package's `exports` map points into dist/ (docs/library.md). The revise package
+// (packages/revise, a workspace revloop depends on) is built first when its dist/ is not current:
+// revloop's dist/ imports it, and its sources are inputs of revloop's build too.
 //
 //   node scripts/build.mjs              build now (npm run build)
 //   node scripts/build.mjs --if-stale   build only when dist/ is missing or was built from other sources
@@ -40,7 +42,15 @@ export const RUNTIME_ASSETS = [
   'core/verify/ifeval/langdetect/data.json.gz',
 ];
 
-const FIXED_INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
+const FIXED_INPUTS = [
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'scripts/build.mjs',
+  'packages/revise/package.json',
+  'packages/revise/tsconfig.json',
+  'packages/revise/tsconfig.build.json',
+  'packages/revise/scripts/build.mjs',
+];
 
 /**
  * Inputs that determine dist/: the sources, the compiler settings, this script (and the compiler
@@ -58,6 +68,7 @@ function inputFiles(folders = null) {
     }
   };
   walk(join(ROOT, 'src'));
+  walk(join(ROOT, 'packages', 'revise', 'src'));
   for (const f of FIXED_INPUTS) out.push(join(ROOT, f));
   return out;
 }
@@ -186,7 +197,20 @@ function build(ts, hash, inputs) {
   return 0;
 }
 
-function main(args) {
+/** Builds packages/revise (JavaScript and declarations) unless its dist/ is current; 0 on success. */
+async function buildRevisePackage() {
+  const pkg = await import(new URL('../packages/revise/scripts/build.mjs', import.meta.url).href);
+  if (pkg.distState(true) === 'current') return 0;
+  try {
+    await pkg.build({ types: true });
+    return 0;
+  } catch (e) {
+    process.stderr.write(`build: packages/revise failed: ${e?.message ?? e}\n`);
+    return 1;
+  }
+}
+
+async function main(args) {
   const known = ['--if-stale', '--check', '--prepare'];
   const unknown = args.filter((a) => !known.includes(a));
   if (unknown.length) {
@@ -211,8 +235,10 @@ function main(args) {
     process.stdout.write(current ? 'dist/ is current\n' : existsSync(DIST) ? 'dist/ is stale\n' : 'dist/ is missing\n');
     return current ? 0 : 1;
   }
+  // revloop's dist/ imports the revise package's: it must be current whenever revloop's is.
+  if ((await buildRevisePackage()) !== 0) return 1;
   if (current && (args.includes('--if-stale') || args.includes('--prepare'))) return 0;
   return build(ts, hash, inputs);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = main(process.argv.slice(2));
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = await main(process.argv.slice(2));

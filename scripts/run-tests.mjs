@@ -33,6 +33,14 @@ if (!files.length) {
 // it was not, they run the sources (REVLOOP_FROM_SOURCE=1) rather than print the launcher's note each time.
 const { distState } = await import('./build.mjs');
 const env = { ...process.env };
+// The revise package (packages/revise): test processes run through tsx, which maps `@revloop/revise`
+// to its sources by tsconfig.json's paths, wherever a child process starts (TSX_TSCONFIG_PATH); a
+// child that runs plain JavaScript (revloop's dist/) loads the package's dist/, built here when stale.
+env.TSX_TSCONFIG_PATH ??= join(root, 'tsconfig.json');
+{
+  const pkg = await import('../packages/revise/scripts/build.mjs');
+  if (pkg.distState(false) !== 'current') await pkg.build({ types: false });
+}
 if (distState() !== 'current') {
   env.REVLOOP_FROM_SOURCE = '1';
   console.log('note: dist/ is not current, so the CLI tests run the sources through tsx (`npm run build` to test the compiled CLI)');
