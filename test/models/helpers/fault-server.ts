@@ -16,6 +16,8 @@ export interface SeenRequest {
   path: string;
   headers: IncomingMessage['headers'];
   body: any;
+  /** The body as sent, byte for byte (UTF-8). */
+  raw: string;
   at: number;
 }
 
@@ -63,7 +65,7 @@ export async function startFaultServer(script: Step[], fallback: Fallback = { js
       } catch {
         /* keep the raw text */
       }
-      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, at: Date.now() });
+      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, raw, at: Date.now() });
       const step = next < script.length ? script[next] : typeof fallback === 'function' ? fallback(body, next) : fallback;
       next++;
       inFlight++;

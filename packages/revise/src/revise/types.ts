@@ -35,11 +35,10 @@ export interface VerifyResult {
 /** A user's verifier: a draft in, `{ ok, violations, score? }` out (sync or async). */
 export type VerifyFunction = (draft: string, context: { attempt: number }) => VerifyResult | Promise<VerifyResult>;
 
-/** A case of a constraint family: its id and whatever fields the family reads. */
+/** A case of a constraint family: its id, its family's name, and whatever other fields the family reads. */
 export interface FamilyCase {
   id: string;
   family: string;
-  [field: string]: unknown;
 }
 
 /** The verifier state a family returns: joint success and one component per constraint (0 = satisfied). */
