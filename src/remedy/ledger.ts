@@ -3,6 +3,7 @@
 // turn's messages (failed steps abstracted, dropped or kept verbatim, under a named agent harness or
 // your own settings), for the ban list of failed actions (strings, or token sequences for a decoder
 // of your own), or let it call any revloop Model with the ban applied where the backend can enforce it.
+import type { LoopPolicy } from '@revloop/revise';
 import type { ChatMessage, GenerateOptions, GenerateResult, Model } from '../models/types.ts';
 import { canBan } from '../models/capabilities.ts';
 import { CapabilityError } from '../core/errors.ts';
@@ -132,6 +133,22 @@ export class FailureLedger {
       observationPrefix: this.options.observationPrefix,
       gloss: this.options.gloss,
     });
+  }
+
+  /**
+   * The ledger as the kernel's policy (`runLoop` from revloop/revise, docs/remedy.md): every
+   * request is the next turn's messages under the ledger's policy with its ban list (empty when
+   * banning is off), so an agent loop is the kernel with your environment as its verifier, which
+   * records each executed step here.
+   */
+  loopPolicy<S>(system: string, goal: string, options: { maxTokens?: number } = {}): LoopPolicy<S> {
+    return {
+      request: () => ({
+        messages: this.messages(system, goal),
+        bannedSequences: this.ban ? this.banList() : [],
+        maxTokens: options.maxTokens,
+      }),
+    };
   }
 
   /** Stripped, de-duplicated failed actions (what a string-based ban such as vLLM `bad_words` takes). */

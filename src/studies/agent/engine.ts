@@ -1,7 +1,10 @@
 // One rollout per task under a harness (docs/harness.md §5.2): build the context from the steps so far,
 // generate one turn, extract the action, execute it in the task's world, stop when the goal
 // predicate holds (checked after every step, before finish), when finish() is called, or at the
-// step limit. Records follow the reference's rollout JSONL, plus the raw model outputs.
+// step limit. Records follow the reference's rollout JSONL, plus the raw model outputs. The loop
+// is the revise package's kernel (runLoop): the ledger is its policy, the world its verifier.
+import { runLoop, stopAfterRevisions, stopOnSuccess, stopWhen } from '@revloop/revise';
+import type { TurnResult } from './generator.ts';
 import { actionToolName } from '../../envs/toolshed/parse.ts';
 import {
   errorGloss,
@@ -110,35 +113,59 @@ export async function runToolShedRollout(
   const genTokens: Array<number | null> = [];
   const promptTokens: Array<number | null> = [];
   const masked: Array<number | null> = [];
-  let stop: StopReason | null = null;
-  let solved = false;
-  for (let s = 0; s < settings.maxSteps; s++) {
-    const messages = ledger.messages(system, task.goal);
-    const banned = ledger.ban ? ledger.banList() : [];
-    const turn = await gen.turn(messages, {
-      maxNewTokens: settings.maxNewTokens,
-      temperature: settings.temperature,
-      seed: settings.seed,
-      banned,
-      newlineStops: true,
+  const turns: TurnResult[] = [];
+  type Step = { finish: boolean };
+  const loop = () =>
+    runLoop<Step>({
+      // One step is one generation: the turn generator with the ban of the ledger's failed actions.
+      model: {
+        label: gen.model.label,
+        capabilities: { ban: harness.ban },
+        generate: async (messages, o) => {
+          const turn = await gen.turn(messages, {
+            maxNewTokens: settings.maxNewTokens,
+            temperature: settings.temperature,
+            seed: settings.seed,
+            banned: o.bannedSequences ?? [],
+            newlineStops: true,
+          });
+          turns.push(turn);
+          return { text: turn.text, attempts: [] };
+        },
+      },
+      policy: ledger.loopPolicy(system, task.goal, { maxTokens: settings.maxNewTokens }),
+      verifier: {
+        // The action is extracted from the raw turn (not the stripped draft), executed, and recorded in the ledger.
+        verify: (_draft, index) => {
+          const turn = turns[index];
+          raw.push(turn.text);
+          genTokens.push(turn.genTokens);
+          promptTokens.push(turn.promptTokens);
+          masked.push(harness.ban ? turn.nBannedMasked : 0);
+          const action = extractAction(turn.text);
+          const outcome = execute(world, action, RENDER);
+          ledger.record({
+            action,
+            observation: outcome.observation,
+            ok: outcome.ok,
+            errorType: outcome.errorType,
+            tool: actionToolName(action),
+          });
+          return { ok: isSolved(task, world), state: { finish: outcome.info.finish === true }, violations: [], measure: 0 };
+        },
+        feedback: () => '',
+      },
+      // The goal first (checked after every step, before finish), then finish(), then the step limit.
+      stopWhen: [stopOnSuccess(), stopWhen<Step>('finish_called', (_s, r) => r.state.finish), stopAfterRevisions(settings.maxSteps - 1)],
     });
-    raw.push(turn.text);
-    genTokens.push(turn.genTokens);
-    promptTokens.push(turn.promptTokens);
-    masked.push(harness.ban ? turn.nBannedMasked : 0);
-    const action = extractAction(turn.text);
-    const outcome = execute(world, action, RENDER);
-    ledger.record({ action, observation: outcome.observation, ok: outcome.ok, errorType: outcome.errorType, tool: actionToolName(action) });
-    if (isSolved(task, world)) {
-      solved = true;
-      stop = 'solved';
-      break;
-    }
-    if (outcome.info.finish) {
-      stop = 'finish_called';
-      break;
-    }
-  }
+  // A step limit of 0 allows no step.
+  const end =
+    settings.maxSteps < 1 ? ({ status: 'stopped', reason: 'revisions', detail: '', when: 'generation' } as const) : (await loop()).end;
+  // A turn that could not be generated, or a step that threw, ends the rollout as it always did: with the error.
+  if (end.status === 'incomplete') throw new Error(`task ${task.task_id}: ${end.message}`);
+  const stop: StopReason | null =
+    end.status === 'stopped' ? (end.reason === 'success' ? 'solved' : end.reason === 'finish_called' ? 'finish_called' : null) : null;
+  const solved = stop === 'solved';
   const stats = repeatStats(steps);
   const actions = steps.map((s) => s.action);
   const errorTypes = steps.map((s) => s.errorType ?? null);
