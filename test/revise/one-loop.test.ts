@@ -96,7 +96,11 @@ test(
             for (const q of lab) {
               if (q.body.bad_words?.length) seen.bans++;
               const messages = q.body.messages as Array<{ role: string; content: string }>;
-              if (messages.some((m, i) => i > 0 && m.role === 'user' && /^\[attempt \d+ failed; that draft is not repeatable\]/.test(m.content)))
+              if (
+                messages.some(
+                  (m, i) => i > 0 && m.role === 'user' && /^\[attempt \d+ failed; that draft is not repeatable\]/.test(m.content),
+                )
+              )
                 if (name !== 'abstract') seen.abstractResets++;
               seen.longest = Math.max(seen.longest, messages.length);
               if (name === 'reset-on-recurrence' && messages.length === 3 && q !== lab[0]) seen.resets++;

@@ -166,7 +166,14 @@ async function loop<S>(o: LoopOptions<S>, timers: { deadline?: ReturnType<typeof
   const beforeGeneration = conditions.filter((c) => c.beforeGeneration);
   const rounds: LoopRound<S>[] = [];
   const keys: string[] = [];
-  const usage: LoopUsage = { promptTokens: 0, completionTokens: 0, providerAttempts: 0, unreportedAttempts: 0 };
+  const usage: LoopUsage = {
+    promptTokens: 0,
+    completionTokens: 0,
+    providerAttempts: 0,
+    unreportedAttempts: 0,
+    estimatedPromptTokens: 0,
+    estimatedCompletionTokens: 0,
+  };
   let generations = 0;
   const state: LoopState<S> = {
     rounds,
@@ -280,6 +287,12 @@ async function loop<S>(o: LoopOptions<S>, timers: { deadline?: ReturnType<typeof
       }
       start = prepared;
       await sink?.started?.(start);
+      // The sink may have held the generation back (a paced reader) while the caller aborted.
+      if (signal?.aborted) {
+        const end: LoopEnd = { status: 'aborted' };
+        await sink?.ended?.(end, rounds, null);
+        return out(end);
+      }
     }
     const { index, request } = start;
 
@@ -304,7 +317,11 @@ async function loop<S>(o: LoopOptions<S>, timers: { deadline?: ReturnType<typeof
       attempts.push(record);
       usage.providerAttempts++;
       const u = record.usage;
-      if (!u || (u.promptTokens === undefined && u.completionTokens === undefined)) usage.unreportedAttempts++;
+      if (!u || (u.promptTokens === undefined && u.completionTokens === undefined)) {
+        usage.unreportedAttempts++;
+        usage.estimatedPromptTokens += Math.ceil(chars(request) * tokensPerChar);
+        usage.estimatedCompletionTokens += Math.ceil((typeof record.text === 'string' ? record.text.length : 0) * INITIAL_TOKENS_PER_CHAR);
+      }
       own.promptTokens += u?.promptTokens ?? 0;
       own.completionTokens += u?.completionTokens ?? 0;
       usage.promptTokens += u?.promptTokens ?? 0;

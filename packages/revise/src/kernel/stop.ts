@@ -52,12 +52,18 @@ export function stopOnCycle<S = unknown>(): StopCondition<S> {
   };
 }
 
+/** Tokens spent so far as the budgets count them: what providers reported, plus the estimate for what they did not. */
+export function spentTokens(s: LoopState<unknown>): number {
+  const u = s.usage;
+  return u.promptTokens + u.completionTokens + u.estimatedPromptTokens + u.estimatedCompletionTokens;
+}
+
 /** Never start a generation that would take prompt + completion tokens (over every provider attempt) past `n`. */
 export function stopAtTokens<S = unknown>(n: number): StopCondition<S> {
   return {
     name: 'tokens',
     beforeGeneration: (s, p) =>
-      s.usage.promptTokens + s.usage.completionTokens + p.promptTokens + p.completionTokens > n
+      spentTokens(s) + p.promptTokens + p.completionTokens > n
         ? `the tokens budget would be passed by generation ${p.index} (stopped before it)`
         : null,
   };
@@ -81,7 +87,9 @@ export function stopAtUsd<S = unknown>(usd: number, pricing: Pricing): StopCondi
   return {
     name: 'usd',
     beforeGeneration: (s, p) =>
-      costOf(pricing, s.usage.promptTokens, s.usage.completionTokens) + costOf(pricing, p.promptTokens, p.completionTokens) > usd
+      costOf(pricing, s.usage.promptTokens + s.usage.estimatedPromptTokens, s.usage.completionTokens + s.usage.estimatedCompletionTokens) +
+        costOf(pricing, p.promptTokens, p.completionTokens) >
+      usd
         ? `the usd budget would be passed by generation ${p.index} (stopped before it)`
         : null,
   };

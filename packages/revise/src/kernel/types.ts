@@ -66,8 +66,15 @@ export interface LoopUsage {
   completionTokens: number;
   /** Provider attempts made, failed ones included. */
   providerAttempts: number;
-  /** Attempts whose provider reported no usable usage (none, negative or not finite): counted as 0 tokens. */
+  /** Attempts whose provider reported no usable usage (none, negative or not finite): 0 tokens in the counts above. */
   unreportedAttempts: number;
+  /**
+   * What the unreported attempts are estimated to have cost (the request's characters × the last
+   * reported tokens per character, 0.5 before any; the text's characters × 0.5): the token and
+   * money budgets count it, so a provider that reports nothing cannot run past them.
+   */
+  estimatedPromptTokens: number;
+  estimatedCompletionTokens: number;
 }
 
 /** The loop so far, as stop conditions and guards see it. */

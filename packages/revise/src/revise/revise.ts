@@ -349,6 +349,9 @@ export async function runRevise(o: ReviseOptions, emit: (e: ReviseEvent) => void
     generations: outcome.generations,
     providerAttempts: outcome.usage.providerAttempts,
     unreportedAttempts: outcome.usage.unreportedAttempts,
+    ...(outcome.usage.unreportedAttempts
+      ? { estimatedTokens: outcome.usage.estimatedPromptTokens + outcome.usage.estimatedCompletionTokens }
+      : {}),
   };
   const result: ReviseResult = {
     status,

@@ -108,8 +108,10 @@ export interface Usage {
   generations: number;
   /** Provider attempts, failed ones included. */
   providerAttempts: number;
-  /** Provider attempts whose usage the provider did not report, or reported negative or not finite (counted as 0 tokens). */
+  /** Provider attempts whose usage the provider did not report, or reported negative or not finite (0 tokens above). */
   unreportedAttempts: number;
+  /** When some attempts were unreported: the tokens the budgets counted for them (an estimate from characters, docs/revise.md §1). */
+  estimatedTokens?: number;
 }
 
 /** One generation: what was sent, what came back, what the verifier said. */
