@@ -68,4 +68,38 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The revise package (packages/revise) runs anywhere: its runtime path imports only its own
+    // modules (no `node:` built-ins, no dependencies: the optional peers are loaded by non-literal
+    // specifiers) and uses no Node globals. Its own layers: revise (revise(), verifiers, AI SDK
+    // adapters) > kernel (the loop, stop conditions) > policy (messages, recurrence, bans); the
+    // files at its root (errors, str.strip, the model interface) are shared by all three.
+    files: ['packages/revise/src/**/*.ts'],
+    plugins: { revloop },
+    rules: {
+      'revloop/layers': [
+        'error',
+        { root: 'packages/revise/src', layers: ['revise', 'kernel', 'policy'], rootEntries: ['index.ts'], known: [] },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\.{1,2}/)',
+              message:
+                'the revise package imports only its own modules (no node: built-ins, no dependencies; optional peers by a non-literal import())',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['process', 'Buffer', 'setImmediate', 'require', 'module', '__dirname', '__filename', 'global'].map((name) => ({
+          name,
+          message: 'the revise package uses Web APIs only (it runs in browsers and edge functions)',
+        })),
+      ],
+    },
+  },
 );

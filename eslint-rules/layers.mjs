@@ -1,5 +1,6 @@
 // The layering of src/, enforced by `npm run lint` (rule `revloop/layers`). This file is the one
-// place the layer table lives.
+// place revloop's layer table lives; another tree (the revise package, packages/revise/src) passes
+// its own table as the rule's options (`layers`, `onlyBelow`, `sharedSiblings`, `rootEntries`).
 //
 //   1. A layer imports only the layers below it (`src/index.ts`, the package root, is exempt).
 //   2. The sub-folders of `studies` and `envs` are separate modules: a sibling may import only the
@@ -46,8 +47,17 @@ export const ROOT_ENTRIES = ['index.ts'];
 
 const SOURCE = /\.(?:[cm]?ts|tsx|[cm]?js|jsx)$/;
 
-const LEVEL = new Map(LAYERS.flatMap((entry, level) => (Array.isArray(entry) ? entry : [entry]).map((name) => [name, level])));
-const ORDER = LAYERS.map((e) => (Array.isArray(e) ? e.join(' | ') : e)).join(' > ');
+/** A layer table's lookups: each layer's level and the order in words. */
+function tableOf(options = {}) {
+  const layers = options.layers ?? LAYERS;
+  return {
+    LEVEL: new Map(layers.flatMap((entry, level) => (Array.isArray(entry) ? entry : [entry]).map((name) => [name, level]))),
+    ORDER: layers.map((e) => (Array.isArray(e) ? e.join(' | ') : e)).join(' > '),
+    ONLY_BELOW: options.onlyBelow ?? (options.layers ? {} : ONLY_BELOW),
+    SHARED_SIBLINGS: options.sharedSiblings ?? (options.layers ? {} : SHARED_SIBLINGS),
+    ROOT_ENTRIES: options.rootEntries ?? ROOT_ENTRIES,
+  };
+}
 
 const posix = (p) => p.split(sep).join('/');
 
@@ -143,9 +153,14 @@ export const layersRule = {
         type: 'object',
         properties: {
           root: { type: 'string' },
+          // Another tree's table (default: revloop's, above).
+          layers: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } },
+          onlyBelow: { type: 'object' },
+          sharedSiblings: { type: 'object' },
+          rootEntries: { type: 'array', items: { type: 'string' } },
           // Known violations being worked off, as "<importing file> -> <imported file>" (paths from the root); an entry that no longer
           // matches an import of its file is reported, so the list can only shrink.
-          known: { type: 'array', items: { type: 'string', pattern: '^src/\\S+ -> src/\\S+$' } },
+          known: { type: 'array', items: { type: 'string', pattern: '^\\S+ -> \\S+$' } },
         },
         additionalProperties: false,
       },
@@ -164,11 +179,13 @@ export const layersRule = {
   },
   create(context) {
     // Relative to the repository (this file's parent folder), wherever eslint was started.
-    const root = resolve(REPO, context.options[0]?.root ?? 'src');
+    const rootOption = context.options[0]?.root ?? 'src';
+    const root = resolve(REPO, rootOption);
+    const { LEVEL, ORDER, ONLY_BELOW, SHARED_SIBLINGS, ROOT_ENTRIES } = tableOf(context.options[0]);
     const file = context.filename;
     const rel = posix(relative(root, file));
     if (rel.startsWith('../') || !SOURCE.test(rel)) return {};
-    const src = (r) => `src/${r}`;
+    const src = (r) => `${posix(rootOption)}/${r}`;
     const known = new Set(context.options[0]?.known ?? []);
     const used = new Set();
     const isKnown = (to) => {
@@ -239,7 +256,7 @@ export const layersRule = {
               from: src(rel),
               to: src(to),
               back: back.map((s) => `${src(s.file)} imports ${src(s.target)}`).join(', then '),
-              folders: [here, folderOf(to), ...back.map((s) => s.folder)].map((d) => `src/${d}`).join(' → '),
+              folders: [here, folderOf(to), ...back.map((s) => s.folder)].map((d) => src(d)).join(' → '),
             },
           });
         }

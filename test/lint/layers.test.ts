@@ -120,8 +120,36 @@ test('planted violations fail the lint, each message naming both files', () => {
   assert.deepEqual(others, []);
 });
 
+test('the revise package: a node: built-in, a dependency, a Node global and an upward import are refused', () => {
+  const pkg = tempDir('revloop-layers-pkg-');
+  for (const p of ['eslint-rules', 'eslint.config.js', 'package.json', 'packages/revise/src', 'packages/revise/package.json'])
+    cpSync(join(root, p), join(pkg, p), { recursive: true });
+  symlinkSync(join(root, 'node_modules'), join(pkg, 'node_modules'), 'dir');
+  const plant = (rel: string, text: string) => writeFileSync(join(pkg, 'packages/revise/src', rel), text);
+  plant('policy/planted-node.ts', "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n");
+  plant('kernel/planted-dependency.ts', "import { z } from 'zod';\nexport const s = z.string();\n");
+  plant('revise/planted-global.ts', 'export const env = () => process.env;\n');
+  plant('policy/planted-upward.ts', "export { runLoop } from '../kernel/loop.ts';\n");
+  const { status, results } = lint(pkg, 'packages/revise/src');
+  assert.equal(status, 1);
+  const rules = (f: string) => (results.get(`packages/revise/src/${f}`) ?? []).map((m) => m.ruleId);
+  assert.ok(rules('policy/planted-node.ts').includes('no-restricted-imports'));
+  assert.ok(rules('kernel/planted-dependency.ts').includes('no-restricted-imports'));
+  assert.ok(rules('revise/planted-global.ts').includes('no-restricted-globals'));
+  assert.ok(
+    layerMessages(results.get('packages/revise/src/policy/planted-upward.ts')).some((m) =>
+      m.message.startsWith(
+        'packages/revise/src/policy/planted-upward.ts (layer policy) imports packages/revise/src/kernel/loop.ts (layer kernel): layers import downward only (revise > kernel > policy)',
+      ),
+    ),
+  );
+  // Elsewhere only the other end of the planted cycle is reported.
+  const others = [...results].filter(([f, ms]) => !f.includes('planted') && ms.some((m) => !m.message.includes('planted')));
+  assert.deepEqual(others, []);
+});
+
 test('the real tree passes (no layering violation, no folder cycle)', () => {
-  const { status, results, stderr } = lint(root, 'src', 'eslint-rules', 'eslint.config.js');
+  const { status, results, stderr } = lint(root, 'src', 'packages/revise/src', 'eslint-rules', 'eslint.config.js');
   const problems = [...results].flatMap(([f, ms]) => ms.map((m) => `${f}:${m.line}: ${m.message}`));
   assert.deepEqual(problems, []);
   assert.equal(status, 0, stderr);
