@@ -48,6 +48,9 @@ export function zodVerifier(schema: ZodLike): VerifyFunction {
   };
 }
 
+// A specifier bundlers leave alone: the peer is optional, and resolving it at build time would fail without it.
+const AJV = 'ajv';
+
 type AjvErrors = Array<{ keyword: string; instancePath: string; message?: string; params?: unknown }>;
 type Validate = ((v: unknown) => boolean) & { errors?: AjvErrors | null };
 
@@ -63,7 +66,7 @@ export function jsonSchemaVerifier(schema: Record<string, unknown> | boolean): P
   const compile = async (): Promise<Validate> => {
     let mod: { default?: unknown };
     try {
-      mod = (await import('ajv')) as { default?: unknown };
+      mod = (await import(/* webpackIgnore: true */ /* @vite-ignore */ AJV)) as { default?: unknown };
     } catch {
       throw new UsageError('verify', 'jsonSchemaVerifier needs the optional peer dependency ajv: npm install ajv@8');
     }
