@@ -17,7 +17,7 @@
 // declarations and a JSDoc check, which this file does over one program for all subpaths.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -38,6 +38,22 @@ export function reportFileName(subpath) {
 export function publicEntries(root = REPO) {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const out = [];
+  // The workspace packages (packages/revise: @revloop/revise): their `import` types, built by their own build.
+  for (const ws of pkg.workspaces ?? []) {
+    const wpkg = JSON.parse(readFileSync(join(root, ws, 'package.json'), 'utf8'));
+    for (const [key, target] of Object.entries(wpkg.exports ?? {})) {
+      const types = target?.import?.types ?? target?.types;
+      if (!types) continue;
+      const m = /^\.\/dist\/(.+)\.d\.ts$/.exec(types);
+      if (!m) throw new Error(`${ws}/package.json exports["${key}"] types is ${types}; expected ./dist/<path>.d.ts`);
+      out.push({
+        subpath: key === '.' ? wpkg.name : `${wpkg.name}/${key.slice(2)}`,
+        source: `${ws}/src/${m[1]}.ts`,
+        dts: `${ws}/dist/${m[1]}.d.ts`,
+        workspace: ws,
+      });
+    }
+  }
   for (const [key, target] of Object.entries(pkg.exports ?? {})) {
     const types = typeof target === 'object' && target !== null ? target.types : undefined;
     if (!types) continue; // ./package.json and other non-code entries
@@ -189,7 +205,10 @@ export function apiReports(root = REPO) {
   }
   const { files, options } = emitDeclarations(root);
   for (const e of entries) {
-    if (!files.has(resolve(root, e.dts))) throw new Error(`${e.source} is not part of tsconfig.build.json's program (no ${e.dts} emitted)`);
+    if (e.workspace) {
+      if (!existsSync(join(root, e.dts))) throw new Error(`${e.dts} is missing: build ${e.workspace} first (npm run build)`);
+    } else if (!files.has(resolve(root, e.dts)))
+      throw new Error(`${e.source} is not part of tsconfig.build.json's program (no ${e.dts} emitted)`);
   }
   const program = declarationProgram(root, files, entries, options);
   const checker = program.getTypeChecker();
@@ -218,7 +237,7 @@ export function apiReports(root = REPO) {
       rows.push(`### ${s.name}\n\n${kinds.join(', ')}${declared}\n\n\`\`\`ts\n${decls.map(declarationText).join('\n')}\n\`\`\`\n`);
       if (!hasJsDoc(checker, t)) {
         const where = decls[0] ? relative(root, decls[0].getSourceFile().fileName).split(sep).join('/') : e.dts;
-        undocumented.push(`${e.subpath}: ${s.name} (${where.replace(/^dist\//, 'src/').replace(/\.d\.ts$/, '.ts')})`);
+        undocumented.push(`${e.subpath}: ${s.name} (${where.replace(/(^|\/)dist\//, '$1src/').replace(/\.d\.ts$/, '.ts')})`);
       }
     }
     exportsBySubpath.set(
@@ -266,6 +285,12 @@ async function main(args) {
   if (unknown.length) {
     process.stderr.write(`api-report: unknown option ${unknown.join(' ')}; use --check or nothing\n`);
     return 2;
+  }
+  // The workspace packages' declarations are read from their dist/ (built here when stale).
+  const revise = join(REPO, 'packages', 'revise', 'scripts', 'build.mjs');
+  if (existsSync(revise)) {
+    const pkg = await import(pathToFileURL(revise).href);
+    if (pkg.distState(true) !== 'current') await pkg.build({ types: true });
   }
   const { reports, undocumented } = apiReports();
   let status = 0;

@@ -35,11 +35,12 @@ const { distState } = await import('./build.mjs');
 const env = { ...process.env };
 // The revise package (packages/revise): test processes run through tsx, which maps `@revloop/revise`
 // to its sources by tsconfig.json's paths, wherever a child process starts (TSX_TSCONFIG_PATH); a
-// child that runs plain JavaScript (revloop's dist/) loads the package's dist/, built here when stale.
+// child that runs plain JavaScript (revloop's dist/) loads the package's dist/, built here when stale
+// (with its declarations, which the API report and revloop's own build read).
 env.TSX_TSCONFIG_PATH ??= join(root, 'tsconfig.json');
 {
   const pkg = await import('../packages/revise/scripts/build.mjs');
-  if (pkg.distState(false) !== 'current') await pkg.build({ types: false });
+  if (pkg.distState(true) !== 'current') await pkg.build({ types: true });
 }
 if (distState() !== 'current') {
   env.REVLOOP_FROM_SOURCE = '1';

@@ -14,6 +14,9 @@ import {
   repairToolCall as packageRepairToolCall,
   type FamilyCase,
   type FamilyLike,
+  type FamilyVerifyFunction,
+  type ReviseLanguageModelMiddleware,
+  type ToolCallRepairFunction,
   type ReviseMiddlewareOptions as PackageMiddlewareOptions,
   type RepairToolCallOptions as PackageRepairOptions,
   type ReviseOptions as PackageReviseOptions,
@@ -44,7 +47,7 @@ function resolvedVerify(verify: VerifyFunction | FamilyVerify): PackageReviseOpt
  * A registered family's verifier on one case (by name or object): the family's state, its exact
  * report as the feedback, its energy as the score, one violation per violated component.
  */
-export function familyVerifier(family: string | FamilyLike, c: FamilyCase, variant = 'baseline'): ReturnType<typeof packageFamilyVerifier> {
+export function familyVerifier(family: string | FamilyLike, c: FamilyCase, variant = 'baseline'): FamilyVerifyFunction {
   return packageFamilyVerifier(familyOf(family), c, variant);
 }
 
@@ -188,7 +191,7 @@ export interface ReviseMiddlewareOptions extends Omit<PackageMiddlewareOptions, 
 }
 
 /** The package's `reviseMiddleware` (docs/revise.md §6), with a family by name allowed in `verify`. */
-export function reviseMiddleware(options: ReviseMiddlewareOptions): ReturnType<typeof packageReviseMiddleware> {
+export function reviseMiddleware(options: ReviseMiddlewareOptions): ReviseLanguageModelMiddleware {
   return packageReviseMiddleware({ ...options, verify: resolvedVerify(options.verify) });
 }
 
@@ -198,10 +201,10 @@ export interface RepairToolCallOptions extends Omit<PackageRepairOptions, 'model
 }
 
 /** The package's `repairToolCall` (docs/revise.md §6), with a model spec string allowed (created at the first repair). */
-export function repairToolCall(options: RepairToolCallOptions): ReturnType<typeof packageRepairToolCall> {
+export function repairToolCall(options: RepairToolCallOptions): ToolCallRepairFunction {
   if (typeof options.model !== 'string') return packageRepairToolCall(options as PackageRepairOptions);
   const spec = options.model;
-  let repair: ReturnType<typeof packageRepairToolCall> | null = null;
+  let repair: ToolCallRepairFunction | null = null;
   return async (args) => {
     repair ??= packageRepairToolCall({ ...options, model: (await createModel(spec)) as PackageRepairOptions['model'] });
     return repair(args);

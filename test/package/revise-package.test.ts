@@ -39,6 +39,7 @@ function link(name: string): void {
 
 let packed: string[] = [];
 before(async () => {
+  // @ts-expect-error -- a plain .mjs script without declarations
   const { build, distState } = await import('../../packages/revise/scripts/build.mjs');
   if (distState(true) !== 'current') await build({ types: true });
   const out = JSON.parse(ok(run('npm', ['pack', '--ignore-scripts', '--offline', '--json', '--pack-destination', dir], PKG), 'npm pack'));

@@ -11,6 +11,7 @@ export {
   jsonText,
   type ZodLike,
   type PreparedVerifyFunction,
+  type FamilyVerifyFunction,
 } from './revise/verifiers.ts';
 export {
   aiSdkModel,
@@ -29,6 +30,9 @@ export {
   type RepairToolCallOptions,
   type ReviseLanguageModelMiddleware,
   type ReviseCallOptions,
+  type ToolCallRepairFunction,
+  type ToolCallLike,
+  type ModelMessageLike,
 } from './revise/middleware.ts';
 export type { LanguageModelLike, AiSdkPromptMessage, AiSdkGenerateResult } from './revise/ai-sdk-types.ts';
 export { isRetryableError, retryDelayMs, type RetryPolicy } from './revise/retry.ts';

@@ -239,7 +239,8 @@ export interface ToolCallLike {
   [key: string]: unknown;
 }
 
-type ModelMessageLike = { role: string; content: string | ReadonlyArray<{ type: string; text?: string }> };
+/** A message of the SDK's conversation as repairToolCall reads it (text parts only). */
+export type ModelMessageLike = { role: string; content: string | ReadonlyArray<{ type: string; text?: string }> };
 
 function textOf(content: ModelMessageLike['content']): string {
   return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('');
@@ -325,6 +326,15 @@ async function repairToolCalls(
   };
 }
 
+/** What `repairToolCall` returns: an `experimental_repairToolCall` function for generateText / streamText. */
+export type ToolCallRepairFunction = (args: {
+  system?: unknown;
+  messages: readonly ModelMessageLike[];
+  toolCall: ToolCallLike;
+  inputSchema: (o: { toolName: string }) => PromiseLike<unknown>;
+  error: { name?: string; message?: string };
+}) => Promise<ToolCallLike | null>;
+
 /**
  * `experimental_repairToolCall` for `generateText`: an invalid tool input is rewritten by revision
  * against the tool's JSON Schema. The request describes the failed call by an abstracted record
@@ -334,16 +344,10 @@ async function repairToolCalls(
  * tokens to `totalUsage`: they reach `onResult` (and telemetry); `reviseMiddleware({ toolCalls:
  * 'repair' })` adds them to the call's usage instead.
  */
-export function repairToolCall(options: RepairToolCallOptions) {
+export function repairToolCall(options: RepairToolCallOptions): ToolCallRepairFunction {
   const { onResult, model, ...reviseOptions } = options;
   if (!model) throw new UsageError('model', 'repairToolCall: a model is required');
-  return async (args: {
-    system?: unknown;
-    messages: readonly ModelMessageLike[];
-    toolCall: ToolCallLike;
-    inputSchema: (o: { toolName: string }) => PromiseLike<unknown>;
-    error: { name?: string; message?: string };
-  }): Promise<ToolCallLike | null> => {
+  return async (args) => {
     const { toolCall } = args;
     if (args.error?.name === 'AI_NoSuchToolError') return null;
     await jsonSchemaVerifier({}).ready!();

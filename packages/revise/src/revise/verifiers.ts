@@ -99,15 +99,14 @@ export function jsonSchemaVerifier(schema: Record<string, unknown> | boolean): P
   });
 }
 
+/** A family's verifier on one case, with what revise() takes from the family: its initial prompt, version and token limit. */
+export type FamilyVerifyFunction = VerifyFunction & { initialPrompt: string; version: string; maxTokens: number; family: FamilyLike };
+
 /**
  * A family's verifier on one case: the family's state, its exact report as the
  * feedback, its energy as the score, one violation per violated component of the violation vector.
  */
-export function familyVerifier(
-  family: FamilyLike,
-  c: FamilyCase,
-  variant = 'baseline',
-): VerifyFunction & { initialPrompt: string; version: string; maxTokens: number; family: FamilyLike } {
+export function familyVerifier(family: FamilyLike, c: FamilyCase, variant = 'baseline'): FamilyVerifyFunction {
   const f = family;
   if (!f || typeof f !== 'object' || typeof f.verify !== 'function')
     throw new UsageError(
