@@ -95,41 +95,20 @@ function checkedUsage(record: AttemptRecord): AttemptRecord | null {
 }
 
 type Settled<T> = { kind: 'value'; value: T } | { kind: 'error'; error: unknown } | { kind: 'aborted' } | { kind: 'deadline' };
+type Interrupt = { kind: 'aborted' } | { kind: 'deadline' };
+
+// Module-level, so that waiting allocates no closure per generation.
+const asValue = <T>(value: T): Settled<T> => ({ kind: 'value', value });
+const asError = (error: unknown): Settled<never> => ({ kind: 'error', error });
 
 /**
- * Waits for `work`, but no longer than the caller's signal and the deadline allow: a model or
- * verifier that ignores its signal cannot hold the loop. Without either, it is a plain await.
+ * Waits for `work`, but no longer than `interrupt` (the caller's abort or the deadline, one promise
+ * per loop): a model or verifier that ignores its signal cannot hold the loop. Without one, it is a
+ * plain await.
  */
-function settle<T>(
-  work: Promise<T>,
-  signal: AbortSignal | undefined,
-  deadline: number | undefined,
-  now: () => number,
-): Promise<Settled<T>> {
-  if (!signal && deadline === undefined)
-    return work.then(
-      (value): Settled<T> => ({ kind: 'value', value }),
-      (error): Settled<T> => ({ kind: 'error', error }),
-    );
-  return new Promise<Settled<T>>((resolve) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let done = false;
-    const finish = (r: Settled<T>) => {
-      if (done) return;
-      done = true;
-      if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      resolve(r);
-    };
-    const onAbort = () => finish({ kind: 'aborted' });
-    if (signal?.aborted) return finish({ kind: 'aborted' });
-    signal?.addEventListener('abort', onAbort, { once: true });
-    if (deadline !== undefined) timer = setTimeout(() => finish({ kind: 'deadline' }), Math.max(0, deadline - now()));
-    work.then(
-      (value) => finish({ kind: 'value', value }),
-      (error) => finish({ kind: 'error', error }),
-    );
-  });
+function settle<T>(work: Promise<T>, interrupt: Promise<Interrupt> | null): Promise<Settled<T>> {
+  const done = work.then(asValue, asError);
+  return interrupt ? Promise.race([done, interrupt]) : done;
 }
 
 /** A signal that fires with `signal` or at the deadline (AbortSignal.any where there is one). */
@@ -144,20 +123,30 @@ function withDeadline(signal: AbortSignal | undefined, deadline: AbortSignal): A
   return c.signal;
 }
 
+/** A provider fault that makes the loop incomplete at generation `index`. */
+const providerFault = (index: number, message: string, attempts: number, lastError: string | null): LoopEnd => ({
+  status: 'incomplete',
+  cause: 'provider',
+  index,
+  message,
+  attempts,
+  lastError,
+});
+
 const describe = (v: unknown): string =>
   v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
 /** Runs one trajectory to its end (kernel/types.ts `LoopEnd`), reporting every step to the sink. */
 export async function runLoop<S>(o: LoopOptions<S>): Promise<LoopOutcome<S>> {
-  const timers: { deadline?: ReturnType<typeof setTimeout> } = {};
+  const cleanup: Array<() => void> = [];
   try {
-    return await loop(o, timers);
+    return await loop(o, cleanup);
   } finally {
-    if (timers.deadline !== undefined) clearTimeout(timers.deadline);
+    for (const undo of cleanup) undo();
   }
 }
 
-async function loop<S>(o: LoopOptions<S>, timers: { deadline?: ReturnType<typeof setTimeout> }): Promise<LoopOutcome<S>> {
+async function loop<S>(o: LoopOptions<S>, cleanup: Array<() => void>): Promise<LoopOutcome<S>> {
   const now = o.now ?? Date.now;
   const { model, verifier, policy, signal, sink } = o;
   const identity: Identity = o.identity ?? 'exact';
@@ -189,19 +178,41 @@ async function loop<S>(o: LoopOptions<S>, timers: { deadline?: ReturnType<typeof
     const d = c.deadline?.(state);
     if (d !== undefined && (deadline === undefined || d < deadline)) deadline = d;
   }
-  // The model is told about the deadline through its signal; the kernel does not rely on it listening.
+  // The model is told about the deadline through its signal; the kernel does not rely on it
+  // listening: it waits no longer than `interrupt`, which the caller's abort or the deadline settles.
   let modelSignal = signal;
-  if (deadline !== undefined) {
-    const timeout = new AbortController();
-    timers.deadline = setTimeout(
-      () => timeout.abort(new DOMException('the time budget ran out', 'TimeoutError')),
-      Math.max(0, deadline - now()),
-    );
-    modelSignal = withDeadline(signal, timeout.signal);
+  let interrupt: Promise<Interrupt> | null = null;
+  if (signal || deadline !== undefined) {
+    interrupt = new Promise<Interrupt>((resolve) => {
+      if (signal) {
+        const onAbort = () => resolve({ kind: 'aborted' });
+        if (signal.aborted) onAbort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        cleanup.push(() => signal.removeEventListener('abort', onAbort));
+      }
+      if (deadline !== undefined) {
+        const timeout = new AbortController();
+        const timer = setTimeout(
+          () => {
+            resolve({ kind: 'deadline' });
+            timeout.abort(new DOMException('the time budget ran out', 'TimeoutError'));
+          },
+          Math.max(0, deadline - now()),
+        );
+        cleanup.push(() => clearTimeout(timer));
+        modelSignal = withDeadline(signal, timeout.signal);
+      }
+    });
   }
   let tokensPerChar = INITIAL_TOKENS_PER_CHAR;
   let lastCompletion = 0;
   const out = (end: LoopEnd): LoopOutcome<S> => ({ end, rounds, usage: { ...usage }, generations });
+  /** The loop ends during a generation: the sink learns what it did so far. */
+  const endWith = async (generation: Generation, t0: number, end: LoopEnd): Promise<LoopOutcome<S>> => {
+    generation.latencyMs = performance.now() - t0;
+    await sink?.ended?.(end, rounds, generation);
+    return out(end);
+  };
 
   /** A verified draft as a round: its identity, what it repeats, the cycle it completes. */
   const addRound = (v: Verification<S>, index: number, draft: string, feedback: string | null): LoopRound<S> => {
@@ -236,31 +247,37 @@ async function loop<S>(o: LoopOptions<S>, timers: { deadline?: ReturnType<typeof
     promptTokens: Math.ceil(chars(request) * tokensPerChar),
     completionTokens: request.maxTokens ?? lastCompletion,
   });
-  /** The next generation, or what ends the loop before it (a limit, the guard, or the guard's failure). */
-  const prepare = async (index: number): Promise<GenerationStart | LoopEnd> => {
+  /** The guard's verdict on a request: a stop, its failure (incomplete), or null. */
+  const guarded = async (start: GenerationStart): Promise<GenerationStart | LoopEnd> => {
+    try {
+      const halt = await o.guard!(start.request, start.index);
+      if (halt) return { status: 'stopped', reason: halt.reason, detail: halt.detail, when: 'generation' };
+    } catch (e) {
+      if (e instanceof UserError) throw e;
+      return {
+        status: 'incomplete',
+        cause: 'guard',
+        index: start.index,
+        message: (e as Error)?.message ?? String(e),
+        attempts: 0,
+        lastError: null,
+      };
+    }
+    return start;
+  };
+  /**
+   * The next generation, or what ends the loop before it (a limit, the guard, or the guard's
+   * failure). Synchronous without a guard: no promise per round on the lab's hot path.
+   */
+  const prepare = (index: number): GenerationStart | LoopEnd | Promise<GenerationStart | LoopEnd> => {
     const request = policy.request(rounds, index);
     const projection = project(index, request);
     for (const c of beforeGeneration) {
       const detail = c.beforeGeneration!(state, projection);
       if (detail !== null) return { status: 'stopped', reason: c.name, detail, when: 'generation' };
     }
-    if (o.guard) {
-      try {
-        const halt = await o.guard(request, index);
-        if (halt) return { status: 'stopped', reason: halt.reason, detail: halt.detail, when: 'generation' };
-      } catch (e) {
-        if (e instanceof UserError) throw e;
-        return {
-          status: 'incomplete',
-          cause: 'guard',
-          index,
-          message: (e as Error)?.message ?? String(e),
-          attempts: 0,
-          lastError: null,
-        };
-      }
-    }
-    return { index, request, projection };
+    const start: GenerationStart = { index, request, projection };
+    return o.guard ? guarded(start) : start;
   };
   const isStart = (p: GenerationStart | LoopEnd): p is GenerationStart => !('status' in p);
 
@@ -280,7 +297,8 @@ async function loop<S>(o: LoopOptions<S>, timers: { deadline?: ReturnType<typeof
     }
     let start = pending;
     if (!start) {
-      const prepared = await prepare(rounds.length);
+      let prepared = prepare(rounds.length);
+      if (prepared instanceof Promise) prepared = await prepared;
       if (!isStart(prepared)) {
         await sink?.ended?.(prepared, rounds, null);
         return out(prepared);
@@ -331,7 +349,8 @@ async function loop<S>(o: LoopOptions<S>, timers: { deadline?: ReturnType<typeof
       else lastError = record.error ? `${record.error.kind}: ${record.error.message}` : 'failed';
       sink?.attempt?.(index, attempts.length, record);
     };
-    const generation = (): Generation => ({ index, request, attempts, usage: own, latencyMs: performance.now() - t0 });
+    // This generation as the sink sees it (its latency set when it ends).
+    const generation: Generation & { used?: NumberedAttempt } = { index, request, attempts, usage: own, latencyMs: 0 };
     const call = o.call ?? {};
     let work: Promise<unknown>;
     try {
@@ -349,40 +368,57 @@ async function loop<S>(o: LoopOptions<S>, timers: { deadline?: ReturnType<typeof
     } catch (e) {
       work = Promise.reject(e);
     }
-    const settled = await settle(work, signal, deadline, now);
+    const settled = await settle(work, interrupt);
     inFlight = false;
     if (settled.kind !== 'value') work.catch(() => undefined);
     if (firstPrompt !== undefined) tokensPerChar = firstPrompt / Math.max(1, chars(request));
-    const ended = async (end: LoopEnd): Promise<LoopOutcome<S>> => {
-      await sink?.ended?.(end, rounds, generation());
-      return out(end);
-    };
     const pastDeadline = deadline !== undefined && now() >= deadline;
     const errorName = settled.kind === 'error' ? (settled.error as Error)?.name : undefined;
     const abortError = errorName === 'AbortError' || (errorName === 'TimeoutError' && pastDeadline);
     const aborted = settled.kind === 'aborted' || (settled.kind === 'error' && (signal?.aborted || abortError));
-    if (aborted && (signal?.aborted || !pastDeadline)) return ended({ status: 'aborted' });
+    if (aborted && (signal?.aborted || !pastDeadline)) return endWith(generation, t0, { status: 'aborted' });
     if (settled.kind === 'deadline' || aborted)
-      return ended({
+      return endWith(generation, t0, {
         status: 'stopped',
         reason: conditions.find((c) => c.deadline)?.name ?? 'ms',
         detail: `the time budget ran out during generation ${index}`,
         when: 'during',
       });
-    const incomplete = (message: string): Promise<LoopOutcome<S>> =>
-      ended({ status: 'incomplete', cause: 'provider', index, message, attempts: attempts.length, lastError });
     if (settled.kind === 'error') {
       // Mistakes in the configuration (a missing key, a capability) concern the whole run.
       if (settled.error instanceof UserError) throw settled.error;
-      return incomplete(`generation failed: ${(settled.error as Error)?.message ?? String(settled.error)}`);
+      return endWith(
+        generation,
+        t0,
+        providerFault(
+          index,
+          `generation failed: ${(settled.error as Error)?.message ?? String(settled.error)}`,
+          attempts.length,
+          lastError,
+        ),
+      );
     }
-    if (signal?.aborted) return ended({ status: 'aborted' });
+    if (signal?.aborted) return endWith(generation, t0, { status: 'aborted' });
     const text = (settled.value as { text?: unknown } | null | undefined)?.text;
     if (text === null || text === undefined) {
       const tries = `${attempts.length} attempt${attempts.length === 1 ? '' : 's'}`;
-      return incomplete(`provider attempts exhausted (${tries})${lastError ? `; last error: ${lastError}` : ''}`);
+      return endWith(
+        generation,
+        t0,
+        providerFault(
+          index,
+          `provider attempts exhausted (${tries})${lastError ? `; last error: ${lastError}` : ''}`,
+          attempts.length,
+          lastError,
+        ),
+      );
     }
-    if (typeof text !== 'string') return incomplete(`the model returned ${describe(text)} where text was expected`);
+    if (typeof text !== 'string')
+      return endWith(
+        generation,
+        t0,
+        providerFault(index, `the model returned ${describe(text)} where text was expected`, attempts.length, lastError),
+      );
     // A backend that returned text without reporting its attempt still gets one on record.
     const used: NumberedAttempt = succeeded ?? {
       attempt: attempts.length + 1,
@@ -398,10 +434,10 @@ async function loop<S>(o: LoopOptions<S>, timers: { deadline?: ReturnType<typeof
     try {
       const v = verifier.verify(draft, index);
       if (v && typeof (v as Promise<unknown>).then === 'function') {
-        const s = await settle(Promise.resolve(v), signal, deadline, now);
-        if (s.kind === 'aborted') return ended({ status: 'aborted' });
+        const s = await settle(Promise.resolve(v), interrupt);
+        if (s.kind === 'aborted') return endWith(generation, t0, { status: 'aborted' });
         if (s.kind === 'deadline')
-          return ended({
+          return endWith(generation, t0, {
             status: 'stopped',
             reason: conditions.find((c) => c.deadline)?.name ?? 'ms',
             detail: `the time budget ran out while attempt ${index} was verified`,
@@ -412,7 +448,7 @@ async function loop<S>(o: LoopOptions<S>, timers: { deadline?: ReturnType<typeof
       } else verification = v as Verification<S>;
     } catch (e) {
       if (e instanceof UserError) throw e;
-      return ended({
+      return endWith(generation, t0, {
         status: 'incomplete',
         cause: 'verifier',
         index,
@@ -422,12 +458,15 @@ async function loop<S>(o: LoopOptions<S>, timers: { deadline?: ReturnType<typeof
       });
     }
     const round = addRound(verification, index, draft, null);
-    const done = { ...generation(), used };
+    generation.latencyMs = performance.now() - t0;
+    generation.used = used;
+    const done = generation as Generation & { used: NumberedAttempt };
     let end = stopAfter(round);
     let next: GenerationStart | null = null;
     if (!end) {
       round.feedback = verifier.feedback(round, done);
-      const prepared = await prepare(index + 1);
+      let prepared = prepare(index + 1);
+      if (prepared instanceof Promise) prepared = await prepared;
       if (isStart(prepared)) next = prepared;
       else if (prepared.status === 'incomplete') {
         await sink?.drafted?.(round, null, done, null);
