@@ -113,3 +113,131 @@ test('docs/revise.md: an agent tool call repaired by revision', async () => {
     await s.close();
   }
 });
+
+const toolCall = (name: string, args: string) => ({
+  id: 'chatcmpl-tool',
+  object: 'chat.completion',
+  created: 1,
+  model: 'm',
+  choices: [
+    {
+      index: 0,
+      finish_reason: 'tool_calls',
+      message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name, arguments: args } }] },
+    },
+  ],
+  usage: { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 },
+});
+
+/** Runs an example against a scripted server; `check` sees its output and the requests. */
+async function withServer(
+  title: string,
+  script: Parameters<typeof startFaultServer>[0],
+  fallback: Parameters<typeof startFaultServer>[1],
+  env: Record<string, string>,
+  check: (r: { code: number | null; out: string; err: string }, requests: Array<{ body: any; raw: string }>) => void,
+): Promise<void> {
+  const s = await startFaultServer(script, fallback);
+  try {
+    const r = await run(title, { OPENAI_BASE_URL: s.url, MODEL_ID: 'm', ...env });
+    assert.equal(r.code, 0, r.err);
+    check(r, s.requests);
+  } finally {
+    await s.close();
+  }
+}
+
+test('docs/revise.md: tools through the middleware, with invalid tool inputs repaired', () =>
+  withServer(
+    'tools through the middleware, with invalid tool inputs repaired',
+    [
+      { json: toolCall('weather', '{"city": 7}') },
+      { json: chatOk('{"city": "Oslo"}') },
+      { json: chatOk('It rains in Oslo.') },
+      { json: chatOk('{"city": "Oslo", "forecast": "light rain, 9 °C"}') },
+    ],
+    undefined,
+    {},
+    (r, requests) => {
+      assert.match(r.out, /^steps 2: \{"city":"Oslo"\} \| \{"city": "Oslo", "forecast": "light rain, 9 °C"\}$/m);
+      // Usage: the tool call (50+20) and its repair (7+3), then the failed answer and its revision (7+3 each).
+      assert.match(r.out, /^usage 71\+29$/m);
+      assert.ok(!JSON.stringify(requests[1].body.messages).includes('"city\\": 7'), 'the failed call is not sent back');
+      assert.equal(requests.length, 4);
+    },
+  ));
+
+test('docs/revise.md: streaming a verified answer', () =>
+  withServer(
+    'streaming a verified answer',
+    [{ json: chatOk('Oslo is a city.') }],
+    { json: chatOk('Oslo: fjord light, wooden houses, ski jumps, museums, ferries and summer evenings.') },
+    {},
+    (r, requests) => {
+      assert.match(r.out, /^Oslo: fjord light, wooden houses, ski jumps, museums, ferries and summer evenings\.$/m);
+      assert.match(r.out, /^ok after 2 generations, 14 prompt tokens$/m);
+      assert.equal(requests.length, 2);
+    },
+  ));
+
+test('docs/revise.md: retries of provider errors', () =>
+  withServer(
+    'retries of provider errors',
+    [{ json: chatOk('{"name": "Ada Lovelace"}') }, { status: 503, json: { error: { message: 'overloaded' } } }],
+    { json: chatOk('{"name": "Ada Lovelace", "age": 36}') },
+    { RETRY_DELAY_MS: '1' },
+    (r) => {
+      assert.match(r.out, /^generation 0: ok$/m);
+      assert.match(r.out, /^generation 1: 503 retried, ok$/m);
+      assert.match(r.out, /^ok: 3 provider attempts, 14 prompt tokens$/m);
+    },
+  ));
+
+test('docs/revise.md: abort and a time budget', () =>
+  withServer(
+    'abort and a time budget',
+    [],
+    (_body, i) => (i % 2 === 0 ? { json: chatOk('hello') } : { hang: true }),
+    { WAIT_MS: '1500' },
+    (r) => {
+      // Generation 0 is answered at once, then every other request hangs (a loaded machine may still be on generation 0).
+      assert.match(r.out, /^budget \(ms\): the time budget of 1500 ms ran out during generation [01]$/m);
+      assert.match(r.out, /^aborted: aborted by the caller$/m);
+      assert.match(r.out, /^generateText: AbortError$/m);
+    },
+  ));
+
+test('docs/revise.md: options for one call', () =>
+  withServer(
+    'options for one call',
+    [{ json: chatOk('nope') }, { json: chatOk('nope') }],
+    { json: chatOk('{"name": "Ada Lovelace", "age": 36}') },
+    {},
+    (r, requests) => {
+      assert.match(r.out, /^quick budget nope$/m);
+      assert.match(r.out, /^careful ok \{"name": "Ada Lovelace", "age": 36\}$/m);
+      assert.equal(requests.length, 3);
+      assert.ok(
+        requests.every((q) => !q.raw.includes('revloop')),
+        'providerOptions.revloop is not sent',
+      );
+      assert.deepEqual(
+        requests.map((q) => q.body.max_tokens ?? null),
+        [null, 200, 200],
+      );
+      assert.equal(requests[2].body.messages.length, 3, "the verbatim policy's revision carries the draft and its report");
+    },
+  ));
+
+test('docs/revise.md: OpenTelemetry spans', () =>
+  withServer(
+    'OpenTelemetry spans',
+    [{ json: chatOk('Nordfjord, Sognefjord') }],
+    { json: chatOk('Nordfjord, Sognefjord, Geirangerfjord') },
+    {},
+    (r) => {
+      assert.match(r.out, /^chat m: \{"attempt":0,"ok":false,"input":7\}$/m);
+      assert.match(r.out, /^chat m: \{"attempt":1,"ok":true,"input":7\}$/m);
+      assert.match(r.out, /^revloop\.revise: \{"status":"ok","input":14\}$/m);
+    },
+  ));
