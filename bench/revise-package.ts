@@ -45,24 +45,25 @@ const bundle = await esbuild.build({
 const min = bundle.outputFiles[0].contents;
 console.log(`size: ${min.length} bytes minified, ${gzipSync(min, { level: 9 }).length} bytes min+gzip (peers excluded; limit 25,600)`);
 
-// 2. Import time: wall ms of fresh processes, interleaved so that load affects all alike.
-const time = (code: string) => {
-  const t0 = performance.now();
+// 2. Import time, measured inside fresh processes (Node's own start-up excluded): wall and CPU of
+// the dynamic import, processes interleaved so that the machine's load affects all alike.
+const timeImport = (specifier: string): { wall: number; cpu: number } => {
+  const code = `const c = process.cpuUsage(); const t = performance.now(); await import(${JSON.stringify(specifier)});
+const w = performance.now() - t; const u = process.cpuUsage(c); process.stdout.write(JSON.stringify({ wall: w, cpu: (u.user + u.system) / 1000 }));`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(r.stderr);
-  return performance.now() - t0;
+  return JSON.parse(r.stdout);
 };
-const samples: Record<string, number[]> = { node: [], revise: [], ai: [] };
+const samples: Record<string, Array<{ wall: number; cpu: number }>> = { '@revloop/revise': [], ai: [], zod: [] };
 for (let i = 0; i < runs; i++) {
-  samples.node.push(time('0'));
-  samples.revise.push(time(`await import(${JSON.stringify(join(PKG, 'dist', 'index.js'))})`));
-  samples.ai.push(time("await import('ai')"));
+  samples['@revloop/revise'].push(timeImport(join(PKG, 'dist', 'index.js')));
+  samples.ai.push(timeImport('ai'));
+  samples.zod.push(timeImport('zod'));
 }
-const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
-console.log(
-  `import (median of ${runs} fresh processes, wall): node -e 0 ${m.node.toFixed(0)} ms; + @revloop/revise ${m.revise.toFixed(0)} ms ` +
-    `(import ${(m.revise - m.node).toFixed(1)} ms); + ai ${m.ai.toFixed(0)} ms (import ${(m.ai - m.node).toFixed(1)} ms)`,
-);
+for (const [name, xs] of Object.entries(samples))
+  console.log(
+    `import ${name.padEnd(16)} median of ${runs} fresh processes: ${median(xs.map((x) => x.wall)).toFixed(1)} ms wall, ${median(xs.map((x) => x.cpu)).toFixed(1)} ms CPU (fastest ${Math.min(...xs.map((x) => x.wall)).toFixed(1)} ms wall)`,
+  );
 
 // 3. Installs into fresh projects.
 if (offline) process.exit(0);

@@ -24,7 +24,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-const ROOT_DIRS = ['eslint-rules', 'src', 'test', 'bench', 'scripts', 'bin', 'docs'];
+const ROOT_DIRS = ['eslint-rules', 'src', 'packages', 'test', 'bench', 'scripts', 'bin', 'docs'];
 const CODE = /\.(ts|mts|cts|mjs|cjs|js)$/;
 /** Folders whose contents are generated or belong to others. */
 const SKIP_DIRS = new Set(['node_modules', 'dist']);
