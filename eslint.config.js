@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import revloop from './eslint-rules/layers.mjs';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.revloop/**', 'test/.tmp/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'packages/*/dist/**', 'packages/*/node_modules/**', '.revloop/**', 'test/.tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
