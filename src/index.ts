@@ -50,5 +50,6 @@ export {
   StoreError,
   ProviderError,
   DataMissingError,
+  RevisionFailedError,
   type ErrorCode,
 } from './core/errors.ts';

@@ -3,7 +3,7 @@
 // read back from the store (src/revise/compare.ts).
 import { basename } from 'node:path';
 import { slug } from '../core/util/slug.ts';
-import { policyName } from '../remedy/revision-policy.ts';
+import { policyName } from '@revloop/revise';
 import { comparePolicyRuns, type PolicyComparison } from '../revise/compare.ts';
 import type { Pricing } from '../revise/types.ts';
 import type { ModelOptions } from '../models/options.ts';

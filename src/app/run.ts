@@ -8,7 +8,7 @@ import { slug } from '../core/util/slug.ts';
 import { getFamily } from '../core/verify/registry.ts';
 import type { PromptVariant } from '../core/verify/types.ts';
 import type { HistoryWindow } from '../remedy/history-window.ts';
-import { bansFailedDrafts, policyName, POLICY_PRESETS } from '../remedy/revision-policy.ts';
+import { bansFailedDrafts, policyName, POLICY_PRESETS } from '@revloop/revise';
 import { protocolName, type ProtocolConfig } from '../engine/protocol.ts';
 import { executeRun, prepareRun, type RunProgress, type RunResult } from '../engine/run.ts';
 import { createModel } from '../models/create.ts';

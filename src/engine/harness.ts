@@ -18,7 +18,7 @@ import type { ConstraintCase, Family, PromptVariant, VerifierState } from '../co
 import { UsageError } from '../core/errors.ts';
 import { buildHistoryMessages, type Exchange, type HistoryWindow } from '../remedy/history-window.ts';
 import { buildRevisionMessages, type RevisionExchange } from '../remedy/revision-messages.ts';
-import { messagePolicyOf, policyName, POLICY_PRESETS, type RevisionPolicy } from '../remedy/revision-policy.ts';
+import { messagePolicyOf, policyName, POLICY_PRESETS, type RevisionPolicy } from '@revloop/revise';
 import { banStrings } from '../remedy/ban.ts';
 import { cycleAt, draftKey, type AttemptShape, type CycleFinding } from '../remedy/recurrence.ts';
 

@@ -56,7 +56,7 @@ export {
   type HistorySpec,
   type BanSpec,
   type CycleAction,
-} from './revision-policy.ts';
+} from '@revloop/revise';
 export {
   normaliseDraft,
   draftKey,

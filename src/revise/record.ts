@@ -16,7 +16,7 @@ import { casesSha256, planSha256, type RunPlan } from '../store/plan.ts';
 import { openStore, type RunStore } from '../store/store.ts';
 import type { TrajectoryRunPlanned } from '../store/events.ts';
 import { UserError } from '../core/errors.ts';
-import type { RevisionPolicy } from '../remedy/revision-policy.ts';
+import type { RevisionPolicy } from '@revloop/revise';
 import type { VerifierState } from '../core/verify/types.ts';
 
 export interface RecordingRequest {

@@ -55,3 +55,32 @@ test('revise({ store }) records one run of kind revise that the audit replays (S
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('reviseStream with a model spec and a store: the events flow after the set-up, done carries the run id', async () => {
+  const dir = tempDir('revloop-revise-stream-');
+  try {
+    const [c] = exactLengthDemoCases();
+    const { reviseStream } = await import('../../src/revise/index.ts');
+    const stream = reviseStream({
+      model: 'sim:ideal',
+      verify: { family: 'exact-length', case: c },
+      store: join(dir, 'runs.db'),
+      runId: 's',
+    });
+    const types: string[] = [];
+    let doneRunId: string | undefined;
+    for await (const e of stream) {
+      types.push(e.type);
+      if (e.type === 'done') doneRunId = e.result.runId;
+    }
+    assert.equal(types[0], 'attempt-started');
+    assert.equal(types.at(-1), 'done');
+    assert.equal(doneRunId, 's');
+    assert.equal((await stream.result).runId, 's');
+    // A bad spec fails the first next() with its error.
+    const bad = reviseStream({ model: 'nope:x', verify: { family: 'exact-length', case: c } });
+    await assert.rejects(bad.next(), /nope/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -5,6 +5,8 @@
 // two copies in one process (an ESM and a CommonJS one, or two versions) still recognise each
 // other's errors: use `isRevloopError(e)` or `RevloopError.is(e)`.
 
+import type { ReviseResult } from './revise/types.ts';
+
 const BRAND = Symbol.for('revloop.error');
 
 /** Stable error codes. New codes may be added; existing ones never change meaning. */
@@ -83,8 +85,8 @@ export class CapabilityError extends UserError {
  * (`reviseMiddleware({ onFailure: 'throw' })`, or a middleware call that produced no draft at all).
  * `result` is the whole revision: every attempt, its usage, why it stopped.
  */
-export class RevisionFailedError<R extends { status: string; reason: string } = { status: string; reason: string }> extends RevloopError {
-  constructor(readonly result: R) {
+export class RevisionFailedError extends RevloopError {
+  constructor(readonly result: ReviseResult) {
     super('E_REVISION_FAILED', `revloop: no draft passed verification (${result.status}: ${result.reason})`);
     this.name = 'RevisionFailedError';
   }
