@@ -12,6 +12,7 @@ import {
   stopOnSuccess,
   type GenerationStart,
   type LoopEnd,
+  type LoopOutcome,
   type LoopRound,
   type NumberedAttempt,
   type StopCondition,
@@ -200,12 +201,7 @@ const STOP_NAMES: Readonly<Record<string, StopReason>> = { success: 'success', r
  * The revision loop for one case without a store (docs/protocol.md §2): draft, verify, feed back, revise until joint success or the
  * budget, reporting every step to `sink`. A provider fault makes the trajectory incomplete, never a scored draft.
  */
-export async function runTrajectory(
-  job: TrajectoryJob,
-  model: Model,
-  sink: TrajectorySink,
-  options: EngineOptions,
-): Promise<TrajectoryOutcome> {
+export function runTrajectory(job: TrajectoryJob, model: Model, sink: TrajectorySink, options: EngineOptions): Promise<TrajectoryOutcome> {
   const { protocol, signal, guard } = options;
   const { family, case: c } = job;
   const policy =
@@ -234,7 +230,14 @@ export async function runTrajectory(
   // (a slice of an empty list did, which deoptimised this loop once warm: docs/running.md, round 14).
   const accepted: AcceptedRound[] = [];
   for (const r of job.prior) accepted.push(r);
-  const outcome = await runLoop<VerifierState>({
+  // Not an async function: no extra layer of promises between the kernel and the run's pool.
+  const outcome = (o: LoopOutcome<VerifierState>): TrajectoryOutcome => {
+    const end = o.end;
+    if (end.status === 'aborted') return { status: 'aborted', rounds: accepted };
+    if (end.status === 'incomplete') return { status: 'incomplete', rounds: accepted, reason: reasonOf(end) };
+    return { status: 'complete', rounds: accepted, stop: (STOP_NAMES[end.reason] ?? end.reason) as StopReason };
+  };
+  return runLoop<VerifierState>({
     model,
     call: { temperature: protocol.temperature ?? undefined, seed: protocol.seed ?? undefined, extraBody: options.extraBody },
     verifier: {
@@ -300,9 +303,5 @@ export async function runTrajectory(
         return sink.terminated(accepted.length, { stop: end.reason as GuardStop['stop'], detail: end.detail });
       },
     },
-  });
-  const end = outcome.end;
-  if (end.status === 'aborted') return { status: 'aborted', rounds: accepted };
-  if (end.status === 'incomplete') return { status: 'incomplete', rounds: accepted, reason: reasonOf(end) };
-  return { status: 'complete', rounds: accepted, stop: (STOP_NAMES[end.reason] ?? end.reason) as StopReason };
+  }).then(outcome);
 }
