@@ -26,7 +26,9 @@ interface CompareFlags extends ModelFlags {
   priceIn?: string;
   priceOut?: string;
   runIdPrefix?: string;
+  seeds?: string;
   json?: boolean;
+  wide?: boolean;
 }
 
 export function register(program: Command): void {
@@ -35,16 +37,17 @@ export function register(program: Command): void {
     .summary('run the same cases under several revision policies and compare them at equal budget')
     .description(
       'Runs each policy as its own revision run on the same cases and budget (resumable: repeat the command), then reports ' +
-        'per policy: joint success at the budget with exact paired McNemar tests against the first policy and Holm over the ' +
-        'comparisons, generations, provider attempts, tokens and money (failed attempts included), and trajectories that hit ' +
-        "a recurrence or a persistent cycle. Policies: verbatim-full (the paper's loop), abstract, drop, reset-on-recurrence, " +
-        'revloop-default. Simulated models (sim:) are marked SIMULATED. See docs/revise.md.',
+        'per policy: joint success at the budget, paired by case (by seed and case with --seeds) against the first policy: ' +
+        'the difference with a 95% Newcombe interval, exact McNemar tests and Holm over the comparisons; generations, provider ' +
+        'attempts, tokens and money (failed attempts included), and trajectories that hit a recurrence or a persistent cycle. ' +
+        "Policies: verbatim-full (the paper's loop), abstract, drop, reset-on-recurrence, revloop-default, each optionally " +
+        'with +ban=none|failed-drafts. Simulated models (sim:) are marked SIMULATED. See docs/revise.md §5.',
     )
     .requiredOption('--cases <file>', 'case file (paper, COLLIE, IFEval or native JSON Lines)')
     .requiredOption('--model <spec>', 'openai:<model>, openai-compatible:<url>#<model>, vllm:<url>#<model>, gguf:<path>, sim:<profile>')
     .option(
       '--policies <list>',
-      'comma-separated policy names; the first is the reference',
+      'comma-separated policy names, each optionally NAME+ban=KIND (none, failed-drafts); the first is the reference',
       'verbatim-full,abstract,reset-on-recurrence,revloop-default',
     )
     .option('--budget <T>', 'revisions after the first draft, the same for every policy', '8')
@@ -53,8 +56,13 @@ export function register(program: Command): void {
     .option('--concurrency <n>', 'trajectories in flight at once', '4')
     .option('--price-in <usd>', 'US dollars per million prompt tokens (for the money column)')
     .option('--price-out <usd>', 'US dollars per million completion tokens')
-    .option('--run-id-prefix <prefix>', 'run ids are <prefix>__<policy> (default compare__<cases>__<model>)')
-    .option('--json', 'print the comparison as JSON');
+    .option(
+      '--seeds <list>',
+      'replicates, e.g. 1-10 or 1,3,5: every policy runs once per seed (sim: as its seed= parameter, other models as the sampling seed, which needs --temperature above 0); pairs are (seed, case)',
+    )
+    .option('--run-id-prefix <prefix>', 'run ids are <prefix>__<policy>[__seed<N>] (default compare__<cases>__<model>)')
+    .option('--wide', 'one table with every column (wider than 80 columns)')
+    .option('--json', 'print the comparison as JSON (snake_case keys)');
   addModelOptions(cmd).action(async (flags: CompareFlags) => {
     process.exitCode = await compareAction(flags);
   });
@@ -68,7 +76,7 @@ async function compareAction(flags: CompareFlags, io = { out: process.stdout, er
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const { comparePolicies } = await import('../../app/compare-policies.ts');
+  const { comparePolicies, parseSeeds } = await import('../../app/compare-policies.ts');
   const { renderComparison } = await import('../../revise/compare.ts');
   let progress: ReturnType<typeof trajectoryProgress> | null = null;
   const result = await interruptible(io.err, 'in-flight calls are abandoned; repeat the command to resume', (signal) =>
@@ -84,12 +92,13 @@ async function compareAction(flags: CompareFlags, io = { out: process.stdout, er
         concurrency: wholeNumber('--concurrency', flags.concurrency, { min: 1 }) ?? 4,
         pricing: priceIn !== undefined && priceOut !== undefined ? { inputPerMTok: priceIn, outputPerMTok: priceOut } : undefined,
         runIdPrefix: flags.runIdPrefix,
+        seeds: flags.seeds === undefined ? undefined : parseSeeds(flags.seeds),
         signal,
       },
       {
         onPolicy: (policy, i, total, runId) => {
           progress?.finish();
-          io.err.write(`policy ${i + 1}/${total}: ${policy} (run ${runId})\n`);
+          io.err.write(`${policy}: run ${i + 1} of ${total} (${runId})\n`);
           progress = null;
         },
         run: {
@@ -99,7 +108,7 @@ async function compareAction(flags: CompareFlags, io = { out: process.stdout, er
       },
     ),
   ).finally(() => progress?.finish());
-  io.out.write(flags.json ? JSON.stringify(result, null, 2) + '\n' : renderComparison(result));
+  io.out.write(flags.json ? JSON.stringify(result, null, 2) + '\n' : renderComparison(result, { wide: flags.wide }));
   if (result.stopped) {
     io.err.write('stopped before every policy ran; repeat the same command to resume\n');
     return 3;
