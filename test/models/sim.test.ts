@@ -372,6 +372,7 @@ test('labels, capabilities and parameter overrides', async () => {
   assert.deepEqual(m.capabilities, {
     score: true,
     ban: true,
+    banAnswers: true,
     tokenize: true,
     decode: false,
     stopTokens: false,
@@ -418,6 +419,37 @@ test('stubborn returns earlier drafts about half the time (recurrence)', () => {
     }
   }
   assert.ok(recur > n * 0.4 && recur < n * 0.6, `${recur}/${n} recurrences at recur=0.5`);
+});
+
+test("the complete-answer ban: a repeat ends with the toy's fallback, an extension of a failed draft passes (the bad-words ban alters it)", async () => {
+  const m = await createModel('sim:ideal');
+  const messages: ChatMessage[] = [{ role: 'user', content: exactPrompt.baseline(60, []) }];
+  const free = (await m.generate(messages, { maxTokens: 500 })).text!;
+  const ws = free.split(' ');
+  assert.ok(ws.length > 10);
+  // A repeat of a banned answer may not end there: the toy emits "_" (then "__" if that failed too).
+  const repeat = await m.generate(messages, { maxTokens: 500, bannedAnswers: [free] });
+  assert.equal(repeat.text, free + '_');
+  assert.equal(repeat.attempts[0].meta!.endsMasked, 1);
+  assert.equal(repeat.attempts[0].request!.banned_answers, 1);
+  assert.equal((await m.generate(messages, { maxTokens: 500, bannedAnswers: [` ${free}\n`, free + '_'] })).text, free + '__');
+  // An earlier, shorter draft that this answer extends word for word: the complete-answer ban leaves the
+  // answer alone; the bad-words ban of the same draft masks the draft's last token inside the answer.
+  const shorter = ws.slice(0, 8).join(' ');
+  const extended = await m.generate(messages, { maxTokens: 500, bannedAnswers: [shorter] });
+  assert.equal(extended.text, free);
+  assert.equal(extended.attempts[0].meta!.endsMasked, 0);
+  const altered = await m.generate(messages, { maxTokens: 500, bannedSequences: [shorter] });
+  assert.notEqual(altered.text, free);
+  assert.ok((altered.attempts[0].meta!.bannedMasked as number) > 0);
+  // Without banned answers the record is as before (no new keys).
+  const plain = await m.generate(messages, { maxTokens: 500 });
+  assert.equal('endsMasked' in plain.attempts[0].meta!, false);
+  assert.equal('banned_answers' in plain.attempts[0].request!, false);
+  // At the token limit with the end still banned, the answer stops there with finish reason "length".
+  const tokens = (await m.generate(messages, { maxTokens: 500 })).attempts[0].usage!.completionTokens!;
+  const cut = await m.generate(messages, { maxTokens: tokens, bannedAnswers: [free] });
+  assert.deepEqual([cut.text, cut.attempts[0].finishReason], [free, 'length']);
 });
 
 test('the token limit truncates with finish reason "length"', async () => {
