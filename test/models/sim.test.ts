@@ -15,6 +15,8 @@ import { SIM_PROFILES } from '../../src/models/sim/profiles.ts';
 import { UserError } from '../../src/core/errors.ts';
 import { pyStrip } from '../../src/core/py/format.ts';
 import { requireShared } from '../helpers.ts';
+import { exactLengthDemoCases, structuredDemoCases } from '../../src/app/demo/cases.ts';
+import { getFamily } from '../../src/core/verify/index.ts';
 import { fakeClock } from './helpers/fake-clock.ts';
 
 // ---- our own fixtures, written from the reference templates (docs/protocol.md §1.2–1.3) ----------------
@@ -421,18 +423,18 @@ test('stubborn returns earlier drafts about half the time (recurrence)', () => {
   assert.ok(recur > n * 0.4 && recur < n * 0.6, `${recur}/${n} recurrences at recur=0.5`);
 });
 
-test("the complete-answer ban: a repeat ends with the toy's fallback, an extension of a failed draft passes (the bad-words ban alters it)", async () => {
+test("the complete-answer ban: a repeat ends with the toy's ')', an extension of a failed draft passes (the bad-words ban alters it)", async () => {
   const m = await createModel('sim:ideal');
   const messages: ChatMessage[] = [{ role: 'user', content: exactPrompt.baseline(60, []) }];
   const free = (await m.generate(messages, { maxTokens: 500 })).text!;
   const ws = free.split(' ');
   assert.ok(ws.length > 10);
-  // A repeat of a banned answer may not end there: the toy emits "_" (then "__" if that failed too).
+  // A repeat of a banned answer may not end there: the toy writes ")" (then "))" if that failed too).
   const repeat = await m.generate(messages, { maxTokens: 500, bannedAnswers: [free] });
-  assert.equal(repeat.text, free + '_');
+  assert.equal(repeat.text, free + ')');
   assert.equal(repeat.attempts[0].meta!.endsMasked, 1);
   assert.equal(repeat.attempts[0].request!.banned_answers, 1);
-  assert.equal((await m.generate(messages, { maxTokens: 500, bannedAnswers: [` ${free}\n`, free + '_'] })).text, free + '__');
+  assert.equal((await m.generate(messages, { maxTokens: 500, bannedAnswers: [` ${free}\n`, free + ')'] })).text, free + '))');
   // An earlier, shorter draft that this answer extends word for word: the complete-answer ban leaves the
   // answer alone; the bad-words ban of the same draft masks the draft's last token inside the answer.
   const shorter = ws.slice(0, 8).join(' ');
@@ -450,6 +452,22 @@ test("the complete-answer ban: a repeat ends with the toy's fallback, an extensi
   const tokens = (await m.generate(messages, { maxTokens: 500 })).attempts[0].usage!.completionTokens!;
   const cut = await m.generate(messages, { maxTokens: tokens, bannedAnswers: [free] });
   assert.deepEqual([cut.text, cut.attempts[0].finishReason], [free, 'length']);
+});
+
+test("the toy's ')' after a masked end changes no verifier state: every demo case's drafts, four profiles, two seeds", async () => {
+  const cases = [...exactLengthDemoCases(), ...structuredDemoCases()];
+  for (const spec of ['steady', 'overshoot', 'sluggish', 'stubborn'].flatMap((p) => [`sim:${p}?seed=1`, `sim:${p}?seed=2`])) {
+    const m = await createModel(spec);
+    for (const c of cases) {
+      const family = getFamily(c.family);
+      const messages: ChatMessage[] = [{ role: 'user', content: family.initialPrompt(c) }];
+      const draft = pyStrip((await m.generate(messages, { maxTokens: family.maxNewTokens(c) })).text!);
+      const state = JSON.stringify(family.verify(draft, c));
+      for (const tail of [')', '))'])
+        assert.equal(JSON.stringify(family.verify(draft + tail, c)), state, `${spec} ${c.id}: '${tail}' changed the verifier state`);
+      // Not so "~": NLTK keeps it on the last word, so a COLLIE position check sees another word.
+    }
+  }
 });
 
 test('the token limit truncates with finish reason "length"', async () => {
