@@ -61,6 +61,8 @@ export interface AttemptStart {
   messageCount: number;
   maxTokens: number;
   bannedSequences?: string[];
+  /** Complete answers banned (a ban provider marked `answers`). */
+  bannedAnswers?: string[];
 }
 
 /** A successful provider attempt, numbered from 1 within its generation (retries included). */
@@ -247,11 +249,13 @@ export async function runTrajectory(
     };
     const messages = policy.build(ctx);
     const banned = banProvider?.sequences(ctx);
-    const bannedSequences = banned && banned.length ? banned : undefined;
-    return {
-      messages,
-      start: { revision, messagesSha256: hashMessages(messages), messageCount: messages.length, maxTokens, bannedSequences },
-    };
+    const bans = banned && banned.length ? banned : undefined;
+    const messagesSha256 = hashMessages(messages);
+    const messageCount = messages.length;
+    const start: AttemptStart = banProvider?.answers
+      ? { revision, messagesSha256, messageCount, maxTokens, bannedAnswers: bans }
+      : { revision, messagesSha256, messageCount, maxTokens, bannedSequences: bans };
+    return { messages, start };
   };
 
   /** The guard's verdict on a request; 'failed' when the check itself failed (guardFailure says why). */
@@ -296,6 +300,7 @@ export async function runTrajectory(
         temperature: protocol.temperature ?? undefined,
         seed: protocol.seed ?? undefined,
         bannedSequences: start.bannedSequences,
+        bannedAnswers: start.bannedAnswers,
         extraBody: options.extraBody,
         signal,
         onAttempt: (record) => {

@@ -51,10 +51,12 @@ export {
   policyPreset,
   parseHistorySpec,
   messagePolicyOf,
-  bansFailedDrafts,
+  banKindFor,
+  BAN_KINDS,
   type RevisionPolicy,
   type HistorySpec,
   type BanSpec,
+  type BanKind,
   type CycleAction,
 } from './revision-policy.ts';
 export {

@@ -13,7 +13,7 @@ import { casesSha256, planSha256, type RunPlan } from '../store/plan.ts';
 import { openStore, type RunStore } from '../store/store.ts';
 import type { TrajectoryRunPlanned } from '../store/events.ts';
 import { UserError } from '../core/errors.ts';
-import type { RevisionPolicy } from '../remedy/revision-policy.ts';
+import type { BanKind, RevisionPolicy } from '../remedy/revision-policy.ts';
 
 export interface RecordingRequest {
   store: RunStore | string;
@@ -27,7 +27,8 @@ export interface RecordingRequest {
   familyCase: ConstraintCase | null;
   policy: RevisionPolicy;
   feedbackName: string;
-  banned: boolean;
+  /** The ban applied (src/remedy/revision-policy.ts), null for none. */
+  banned: BanKind | null;
   revisions: number;
   maxTokens: number;
   temperature: number | null;
@@ -73,7 +74,7 @@ export async function openRecording(req: RecordingRequest): Promise<Recording> {
       generation: { temperature: req.temperature, seed: req.seed, extra_body: null },
     },
     protocol: {
-      name: `revise+history=${req.policy.history},feedback=${req.feedbackName}${req.banned ? ',ban=failed-drafts' : ''},on-cycle=${req.policy.onCycle}`,
+      name: `revise+history=${req.policy.history},feedback=${req.feedbackName}${req.banned ? `,ban=${req.banned}` : ''},on-cycle=${req.policy.onCycle}`,
       budget: req.revisions,
       history: window,
       variant: 'baseline',
@@ -81,7 +82,7 @@ export async function openRecording(req: RecordingRequest): Promise<Recording> {
       seed: req.seed,
       max_new_tokens: 'family',
       message_policy: revisePolicyName(req.policy, req.feedbackName),
-      ban_provider: req.banned ? 'failed-drafts' : null,
+      ban_provider: req.banned,
       stop_rule: req.policy.onCycle === 'stop' ? 'first-joint-success-budget-or-cycle' : 'first-joint-success-or-budget',
     },
     families: {

@@ -4,14 +4,13 @@
 // is counted, failed ones included; the result says why the loop stopped, what it cost, where it
 // cycled and which draft was best, on every status.
 import { createModel } from '../models/index.ts';
-import { canBan } from '../models/capabilities.ts';
 import type { AttemptRecord, ChatMessage, Model } from '../models/types.ts';
 import { CapabilityError, UsageError } from '../core/errors.ts';
 import { pyStrip } from '../core/py/format.ts';
 import { sha256Hex } from '../core/util/hash.ts';
 import {
+  banKindFor,
   banStrings,
-  bansFailedDrafts,
   buildRevisionMessages,
   cycleAt,
   draftKey,
@@ -122,12 +121,14 @@ async function run(o: ReviseOptions, emit: (e: ReviseEvent) => void): Promise<Re
   let owned: Model | null = null;
   const model: Model =
     typeof o.model === 'string' ? (owned = await createModel(o.model)) : isAiSdkModel(o.model) ? aiSdkModel(o.model) : (o.model as Model);
-  const banning = bansFailedDrafts(policy.ban, canBan(model));
-  if (policy.ban === 'failed-drafts' && !canBan(model)) {
+  const banning = banKindFor(policy.ban, model.capabilities);
+  if ((banning === 'failed-drafts' && !model.capabilities.ban) || (banning === 'complete-repeats' && !model.capabilities.banAnswers)) {
     await owned?.close?.();
     throw new CapabilityError(
-      `${model.label}: this backend cannot ban token sequences during decoding, so ban 'failed-drafts' is refused; use a vllm:, gguf: or sim: model, or ban 'auto' (bans where possible)`,
-      'ban',
+      banning === 'failed-drafts'
+        ? `${model.label}: this backend cannot ban token sequences during decoding, so ban 'failed-drafts' is refused; use a vllm:, gguf: or sim: model, or ban 'auto' (bans where possible)`
+        : `${model.label}: this backend cannot ban complete answers, so ban 'complete-repeats' is refused; use a gguf: or sim: model, or ban 'auto' (bans where possible)`,
+      banning === 'failed-drafts' ? 'ban' : 'banAnswers',
       model.label,
     );
   }
@@ -216,7 +217,12 @@ async function run(o: ReviseOptions, emit: (e: ReviseEvent) => void): Promise<Re
           })`,
         });
       if (bannedSequences.length)
-        emit({ type: 'policy', attempt: i, action: 'ban', reason: `${bannedSequences.length} earlier failed drafts banned` });
+        emit({
+          type: 'policy',
+          attempt: i,
+          action: 'ban',
+          reason: `${bannedSequences.length} earlier failed drafts banned${banning === 'complete-repeats' ? ' as complete answers' : ''}`,
+        });
       emit({
         type: 'attempt-started',
         attempt: i,
@@ -229,7 +235,9 @@ async function run(o: ReviseOptions, emit: (e: ReviseEvent) => void): Promise<Re
         messagesSha256: messagesSha256(messages),
         messageCount: messages.length,
         maxTokens,
-        bannedSequences: bannedSequences.length ? bannedSequences : undefined,
+        ...(banning === 'complete-repeats'
+          ? { bannedAnswers: bannedSequences.length ? bannedSequences : undefined }
+          : { bannedSequences: bannedSequences.length ? bannedSequences : undefined }),
       };
       if (recording) await recording.recorder.attemptStarted(started);
 
@@ -249,7 +257,8 @@ async function run(o: ReviseOptions, emit: (e: ReviseEvent) => void): Promise<Re
           maxTokens,
           temperature: o.temperature,
           seed: o.seed,
-          bannedSequences: bannedSequences.length ? bannedSequences : undefined,
+          bannedSequences: banning === 'failed-drafts' && bannedSequences.length ? bannedSequences : undefined,
+          bannedAnswers: banning === 'complete-repeats' && bannedSequences.length ? bannedSequences : undefined,
           signal,
           onAttempt: (record) => {
             provider.push(record);

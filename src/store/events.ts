@@ -48,6 +48,8 @@ interface AttemptStartedPayload {
   message_count: number;
   max_tokens: number;
   banned_sequences?: string[];
+  /** Complete answers banned (the `complete-repeats` ban). */
+  banned_answers?: string[];
 }
 
 interface AttemptFinishedPayload {
