@@ -185,7 +185,7 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
   if (!cases.length) throw new UserError(`${casesName}: no runnable cases`);
   const model = await createModel(o.model, modelOptions);
   const simulated = model.capabilities.simulated;
-  // An explicit --ban wins; otherwise the harness's own (`auto` bans where the backend can).
+  // An explicit --ban wins; otherwise the harness's own (`auto`: complete repeats where the backend can).
   const ban = o.ban ?? banKindFor(preset.ban, model.capabilities) ?? 'none';
   protocol.banProvider = ban === 'none' ? null : ban;
   const runId = o.runId ?? defaultRunId(o.cases, model, protocol, o.limit, o.ifevalMode);

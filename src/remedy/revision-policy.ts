@@ -36,14 +36,15 @@ export interface RevisionPolicy {
 
 /**
  * The default: the paper's verbatim loop until a draft recurs, then the window restarts at the
- * recurring draft (unless that would replay an earlier request); earlier failed drafts banned where
- * the backend can ban; a persistent cycle restarts the window too. Why, with the figures it rests
- * on: docs/revise.md §5.
+ * recurring draft (unless that would replay an earlier request); a persistent cycle restarts the
+ * window too; no ban (the failed-drafts ban lost success on the simulations, the complete-repeats
+ * ban gained none and switches the recurrence rule off), so the loop is the same on every backend.
+ * Why, with the figures it rests on: docs/revise.md §5.
  */
 export const REVLOOP_DEFAULT_POLICY: Readonly<RevisionPolicy> = Object.freeze({
   history: 'reset-on-recurrence',
   feedback: 'verbatim',
-  ban: 'auto',
+  ban: 'none',
   onCycle: 'reset',
 });
 

@@ -126,8 +126,8 @@ async function run(o: ReviseOptions, emit: (e: ReviseEvent) => void): Promise<Re
     await owned?.close?.();
     throw new CapabilityError(
       banning === 'failed-drafts'
-        ? `${model.label}: this backend cannot ban token sequences during decoding, so ban 'failed-drafts' is refused; use a vllm:, gguf: or sim: model, or ban 'auto' (bans where possible)`
-        : `${model.label}: this backend cannot ban complete answers, so ban 'complete-repeats' is refused; use a gguf: or sim: model, or ban 'auto' (bans where possible)`,
+        ? `${model.label}: this backend cannot ban token sequences during decoding, so ban 'failed-drafts' is refused; use a vllm:, gguf: or sim: model, or ban 'none'`
+        : `${model.label}: this backend cannot ban complete answers, so ban 'complete-repeats' is refused; use a gguf: or sim: model, or ban 'auto' (complete repeats where the backend can)`,
       banning === 'failed-drafts' ? 'ban' : 'banAnswers',
       model.label,
     );

@@ -34,7 +34,7 @@ test('compare-policies --seeds: one run per policy and seed, paired by (seed, ca
     const cases = join(dir, 'cases.jsonl');
     await writeCaseSet(cases, [...exactLengthDemoCases().slice(0, 5), ...structuredDemoCases().slice(0, 3)]);
     const store = join(dir, 'runs.db');
-    const policies = ['verbatim-full', 'revloop-default', 'revloop-default+ban=none'];
+    const policies = ['verbatim-full', 'revloop-default', 'revloop-default+ban=failed-drafts'];
     const c = await comparePolicies({ cases, model: 'sim:stubborn', store, policies, seeds: [1, 2, 3], budget: 4 });
     assert.equal(c.simulated, true);
     assert.deepEqual(c.seeds, [1, 2, 3]);
@@ -51,17 +51,17 @@ test('compare-policies --seeds: one run per policy and seed, paired by (seed, ca
     }
     const s = await openStore(store, { readonly: true });
     try {
-      // Each seed's run really ran that seed, and the ban variant really has no ban.
+      // Each seed's run really ran that seed, and the ban variant really bans.
       for (const [k, id] of c.rows[1].run_ids.entries()) {
         const plan = (await s.getPlanned(id))!.plan;
         assert.ok(isTrajectoryPlan(plan));
         assert.equal(plan.controller.label, `sim:stubborn?seed=${k + 1} [simulated]`);
-        assert.equal(plan.protocol.ban_provider, 'failed-drafts');
+        assert.equal(plan.protocol.ban_provider, null);
       }
-      const noBan = (await s.getPlanned(c.rows[2].run_ids[0]))!.plan;
-      assert.ok(isTrajectoryPlan(noBan));
-      assert.equal(noBan.protocol.ban_provider, null);
-      assert.equal(noBan.protocol.message_policy, 'revloop-default');
+      const banned = (await s.getPlanned(c.rows[2].run_ids[0]))!.plan;
+      assert.ok(isTrajectoryPlan(banned));
+      assert.equal(banned.protocol.ban_provider, 'failed-drafts');
+      assert.equal(banned.protocol.message_policy, 'revloop-default');
       // The pairs recomputed by hand from the stored trajectories: (seed, case) → success.
       const outcome = async (ids: string[]) => {
         const m = new Map<string, boolean>();
@@ -103,7 +103,7 @@ test('compare-policies --seeds: one run per policy and seed, paired by (seed, ca
     );
     assert.match(narrow, /^\[SIMULATED\] policies compared on 8 cases × 3 seeds \(1–3\) at budget 4/);
     assert.match(narrow, /SIMULATED: these figures describe simulated controllers/);
-    assert.match(narrow, /revloop-default\+ban=none\s+\d+\/24/);
+    assert.match(narrow, /revloop-default\+ban=failed-drafts\s+\d+\/24/);
     const wide = renderComparison(c, { wide: true });
     assert.ok(wide.split('\n').some((l) => l.length > 80));
     assert.match(wide, /McNemar p\s+Holm p\s+generations/);

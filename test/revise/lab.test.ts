@@ -58,8 +58,8 @@ test('run --harness: the harness and ban are in the plan, the audit rebuilds eve
         [(await protocol('reset')).name, (await protocol('reset')).ban_provider],
         ['paper+messages=reset-on-recurrence,ban=failed-drafts', 'failed-drafts'],
       );
-      // revloop-default bans where the backend can ban complete answers (sim: can).
-      assert.equal((await protocol('default')).ban_provider, 'complete-repeats');
+      // revloop-default bans nothing (docs/revise.md §5), on every backend.
+      assert.equal((await protocol('default')).ban_provider, null);
       for (const id of ['paper', 'abstract', 'reset', 'default']) {
         const a = await auditRun(s, id, getFamily);
         assert.deepEqual(a.discrepancies.map(formatDiscrepancy), [], id);
