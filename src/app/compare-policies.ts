@@ -5,6 +5,7 @@ import { basename } from 'node:path';
 import { slug } from '../core/util/slug.ts';
 import { policyName } from '../remedy/revision-policy.ts';
 import { comparePolicyRuns, type PolicyComparison, type PolicyRuns } from '../revise/compare.ts';
+import { replayTruncations } from '../revise/replay.ts';
 import type { Pricing } from '../revise/types.ts';
 import type { ModelOptions } from '../models/options.ts';
 import { parseSpec } from '../models/spec.ts';
@@ -13,7 +14,7 @@ import { UsageError } from '../core/errors.ts';
 import { runCases, type RunCasesHooks, type RunCasesOptions } from './run.ts';
 
 /** The bans a policy entry can name after `+ban=` (the lab's `--ban`). */
-export const ENTRY_BANS = ['none', 'failed-drafts'] as const;
+export const ENTRY_BANS = ['none', 'failed-drafts', 'complete-repeats'] as const;
 export type EntryBan = (typeof ENTRY_BANS)[number];
 
 /** A `--policies` entry: a policy name, optionally with the ban replaced (`revloop-default+ban=none`). */
@@ -161,4 +162,29 @@ export async function comparePolicies(
     }
   }
   return finish(false);
+}
+
+export interface ReplayPoliciesOptions {
+  store: string;
+  /** The stored run whose recorded trajectories are cut. */
+  runId: string;
+  /** `budget=T`, `on-cycle=stop`, `stop=recurrence`, or several joined with `+`; default: every smaller budget, then the two stop rules. */
+  truncations?: string[];
+  pricing?: Pricing;
+}
+
+/** Truncating policies evaluated on a stored run's trajectories (src/revise/replay.ts); no model is called. */
+export async function replayPolicies(o: ReplayPoliciesOptions): Promise<PolicyComparison> {
+  const store = await openStore(o.store, { readonly: true });
+  try {
+    let truncations = o.truncations;
+    if (!truncations?.length) {
+      const planned = await store.getPlanned(o.runId);
+      const budget = planned && 'protocol' in planned.plan ? planned.plan.protocol.budget : 0;
+      truncations = [...Array.from({ length: budget }, (_, t) => `budget=${t}`), 'on-cycle=stop', 'stop=recurrence'];
+    }
+    return await replayTruncations(store, o.runId, truncations, { pricing: o.pricing });
+  } finally {
+    await store.close();
+  }
 }

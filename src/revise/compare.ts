@@ -70,6 +70,8 @@ export interface PolicyComparison {
   seeds: number[] | null;
   reference: string;
   interval: { method: string; confidence: number };
+  /** Set when the rows are truncations replayed on this stored run's trajectories (no model was called). */
+  replay_of: string | null;
   rows: PolicyRow[];
 }
 
@@ -212,6 +214,7 @@ export async function comparePolicyRuns(
     seeds,
     reference: rows[0].policy,
     interval: { ...DIFFERENCE_INTERVAL },
+    replay_of: null,
     rows,
   };
 }
@@ -281,10 +284,13 @@ export function wrapText(text: string, width: number): string {
 export function renderComparison(c: PolicyComparison, options: { wide?: boolean } = {}): string {
   const pairs = c.seeds ? `${c.cases} cases × ${c.seeds.length} seeds (${seedsText(c.seeds)})` : `${c.cases} cases`;
   const comparisons = Math.max(0, c.rows.length - 1);
+  const what = c.replay_of
+    ? `policies replayed on the recorded trajectories of run ${c.replay_of} (${c.cases} cases, budget up to ${c.budget}; no model called)`
+    : `policies compared on ${pairs} at budget ${c.budget}`;
   const title =
-    `${c.simulated ? `[${SIMULATED}] ` : ''}policies compared on ${pairs} at budget ${c.budget} · model ${markedName(c.model, c.simulated)}\n` +
+    `${c.simulated ? `[${SIMULATED}] ` : ''}${what} · model ${markedName(c.model, c.simulated)}${c.simulated ? '' : c.replay_of ? ' (recorded outputs)' : ''}\n` +
     `success = joint success at the budget; Δ = success of the policy − ${c.reference}, in points, with a ${Math.round(100 * c.interval.confidence)}% ` +
-    `Newcombe interval over the (seed, case) pairs; b/c = pairs only ${c.reference} / only the policy solved; ` +
+    `Newcombe interval over the ${c.seeds ? '(seed, case) pairs' : 'cases'}; b/c = ${c.seeds ? 'pairs' : 'cases'} only ${c.reference} / only the policy solved; ` +
     `p = exact McNemar, Holm over ${comparisons} comparison${comparisons === 1 ? '' : 's'}`;
   const note = c.simulated
     ? `${SIMULATED}: these figures describe simulated controllers, a check of the mechanism, not evidence about language models.`
@@ -335,14 +341,16 @@ export function renderComparison(c: PolicyComparison, options: { wide?: boolean 
     80,
   );
   const usd = c.rows.some((r) => r.usd !== null);
+  // Nothing recorded about provider calls (an imported log): unknown, not zero.
+  const calls = (r: PolicyRow, x: string) => (r.provider_attempts === 0 && c.replay_of ? '—' : x);
   const second = layoutTable(
     ['policy', 'drafts', 'failed', 'tok in', 'tok out', ...(usd ? ['USD'] : []), 'recur', 'cycles', 'stops'],
     c.rows.map((r) => [
       r.policy,
       String(r.generations),
-      String(r.failed_attempts),
-      compact(r.prompt_tokens),
-      compact(r.completion_tokens),
+      calls(r, String(r.failed_attempts)),
+      calls(r, compact(r.prompt_tokens)),
+      calls(r, compact(r.completion_tokens)),
       ...(usd ? [r.usd === null ? '—' : r.usd.toFixed(2)] : []),
       String(r.recurrences),
       String(r.cycles),
