@@ -9,6 +9,7 @@
 import { mcnemarExact } from '../core/stats/binomial.ts';
 import { holmAdjust } from '../core/stats/holm.ts';
 import { newcombePairedDifference } from '../core/stats/paired-difference.ts';
+import { clusterBootstrap } from '../core/stats/cluster-bootstrap.ts';
 import { markedName, SIMULATED } from '../core/simulated.ts';
 import { cycleAt, recurrenceOf } from '../remedy/recurrence.ts';
 import { roundShape } from '../engine/harness.ts';
@@ -35,6 +36,13 @@ export interface PairedComparison {
   difference: number | null;
   difference_low: number | null;
   difference_high: number | null;
+  /**
+   * With seeds: a 95% percentile interval from a bootstrap that resamples cases, all seeds of a case
+   * together (the pairs of one case share its task, so they are not independent; Newcombe's interval
+   * and McNemar's test treat them as if they were). Null without seeds.
+   */
+  difference_by_case_low: number | null;
+  difference_by_case_high: number | null;
 }
 
 export interface PolicyRow {
@@ -100,7 +108,7 @@ export function recurrenceFlags(t: TrajectoryRecord): { recurrence: boolean; cyc
  * Fills each row's `paired` against the first row: exact McNemar on the discordant pairs, Holm over
  * the comparisons, Newcombe's interval on the difference.
  */
-export function pairAgainstFirst(rows: PolicyRow[], outcomes: readonly PairOutcomes[]): void {
+export function pairAgainstFirst(rows: PolicyRow[], outcomes: readonly PairOutcomes[], byCase = false): void {
   const ref = outcomes[0];
   const ps: number[] = [];
   for (let k = 1; k < rows.length; k++) {
@@ -108,6 +116,8 @@ export function pairAgainstFirst(rows: PolicyRow[], outcomes: readonly PairOutco
     let b = 0;
     let c = 0;
     let neither = 0;
+    const diffs: number[] = [];
+    const cases: string[] = [];
     for (const [key, first] of ref) {
       const other = outcomes[k].get(key);
       if (other === undefined) continue;
@@ -115,7 +125,10 @@ export function pairAgainstFirst(rows: PolicyRow[], outcomes: readonly PairOutco
       else if (first) b++;
       else if (other) c++;
       else neither++;
+      diffs.push(Number(other) - Number(first));
+      cases.push(key.slice(key.indexOf(':') + 1));
     }
+    const clustered = byCase ? clusterBootstrap(diffs, cases) : null;
     const n = both + b + c + neither;
     const p = n ? mcnemarExact(b, c) : NaN;
     ps.push(p);
@@ -129,6 +142,8 @@ export function pairAgainstFirst(rows: PolicyRow[], outcomes: readonly PairOutco
       difference: d?.estimate ?? null,
       difference_low: d?.lower ?? null,
       difference_high: d?.upper ?? null,
+      difference_by_case_low: clustered?.ci_lo ?? null,
+      difference_by_case_high: clustered?.ci_hi ?? null,
     };
   }
   const adjusted = holmAdjust(ps);
@@ -205,7 +220,7 @@ export async function comparePolicyRuns(
     row.usd = pricing ? (row.prompt_tokens * pricing.inputPerMTok + row.completion_tokens * pricing.outputPerMTok) / 1e6 : null;
     rows.push(row);
   }
-  pairAgainstFirst(rows, outcomes);
+  pairAgainstFirst(rows, outcomes, seeds !== null);
   return {
     model: options.model ?? model,
     simulated,
@@ -229,6 +244,12 @@ function diffText(p: PairedComparison | null): string {
   if (!p) return 'reference';
   if (p.difference === null) return '—';
   return `${points(p.difference)} [${points(p.difference_low!)}, ${points(p.difference_high!)}]`;
+}
+/** The case-clustered bootstrap interval: `[−8.0, −3.0]`. */
+function byCaseText(p: PairedComparison | null): string {
+  if (!p) return 'reference';
+  if (p.difference_by_case_low === null) return '—';
+  return `[${points(p.difference_by_case_low)}, ${points(p.difference_by_case_high!)}]`;
 }
 const compact = (x: number) =>
   x >= 1e7 ? `${(x / 1e6).toFixed(0)}M` : x >= 1e6 ? `${(x / 1e6).toFixed(1)}M` : x >= 1e4 ? `${(x / 1e3).toFixed(0)}k` : String(x);
@@ -291,7 +312,12 @@ export function renderComparison(c: PolicyComparison, options: { wide?: boolean 
     `${c.simulated ? `[${SIMULATED}] ` : ''}${what} · model ${markedName(c.model, c.simulated)}${c.simulated ? '' : c.replay_of ? ' (recorded outputs)' : ''}\n` +
     `success = joint success at the budget; Δ = success of the policy − ${c.reference}, in points, with a ${Math.round(100 * c.interval.confidence)}% ` +
     `Newcombe interval over the ${c.seeds ? '(seed, case) pairs' : 'cases'}; b/c = ${c.seeds ? 'pairs' : 'cases'} only ${c.reference} / only the policy solved; ` +
-    `p = exact McNemar, Holm over ${comparisons} comparison${comparisons === 1 ? '' : 's'}`;
+    `p = exact McNemar, Holm over ${comparisons} comparison${comparisons === 1 ? '' : 's'}` +
+    (c.seeds
+      ? options.wide
+        ? '; by case = a 95% bootstrap interval resampling cases with all their seeds (the pairs of a case are not independent)'
+        : '; the pairs of a case are not independent: --wide and --json add an interval from a bootstrap over cases'
+      : '');
   const note = c.simulated
     ? `${SIMULATED}: these figures describe simulated controllers, a check of the mechanism, not evidence about language models.`
     : '';
@@ -301,6 +327,7 @@ export function renderComparison(c: PolicyComparison, options: { wide?: boolean 
       'policy',
       'success',
       'Δ points [95% CI]',
+      ...(c.seeds ? ['by case [95% CI]'] : []),
       'b/c',
       'McNemar p',
       'Holm p',
@@ -316,6 +343,7 @@ export function renderComparison(c: PolicyComparison, options: { wide?: boolean 
       r.policy,
       success(r),
       diffText(r.paired),
+      ...(c.seeds ? [byCaseText(r.paired)] : []),
       r.paired ? `${r.paired.b}/${r.paired.c}` : '—',
       r.paired ? pv(r.paired.p) : '—',
       r.paired ? pv(r.paired.p_holm) : '—',

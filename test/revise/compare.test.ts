@@ -86,6 +86,10 @@ test('compare-policies --seeds: one run per policy and seed, paired by (seed, ca
         const d = newcombePairedDifference({ both, firstOnly: b, secondOnly: cc, neither })!;
         assert.deepEqual([row.paired!.difference, row.paired!.difference_low, row.paired!.difference_high], [d.estimate, d.lower, d.upper]);
         assert.ok(d.lower <= d.estimate && d.estimate <= d.upper);
+        // With seeds, the bootstrap over cases (a case's seeds kept together) gives an interval too.
+        const lo = row.paired!.difference_by_case_low;
+        const hi = row.paired!.difference_by_case_high;
+        assert.ok(lo !== null && hi !== null && lo <= hi && lo >= -1 && hi <= 1);
         ps.push(mcnemarExact(b, cc));
       }
       // Holm over two comparisons: the smaller p doubled, the larger at least that.
@@ -106,7 +110,7 @@ test('compare-policies --seeds: one run per policy and seed, paired by (seed, ca
     assert.match(narrow, /revloop-default\+ban=failed-drafts\s+\d+\/24/);
     const wide = renderComparison(c, { wide: true });
     assert.ok(wide.split('\n').some((l) => l.length > 80));
-    assert.match(wide, /McNemar p\s+Holm p\s+generations/);
+    assert.match(wide, /by case \[95% CI\]\s+b\/c\s+McNemar p\s+Holm p\s+generations/);
 
     // The CLI: the same runs resumed, JSON with snake_case keys only.
     const cli = spawnSync(

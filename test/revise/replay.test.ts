@@ -89,8 +89,9 @@ test('a replayed smaller budget gives exactly what a live run at that budget giv
         0,
       );
       assert.equal(c.rows[1].prompt_tokens, used);
-      // A truncation can only lose successes against the recording.
+      // A truncation can only lose successes against the recording; no seeds, so no bootstrap over cases.
       for (const r of c.rows.slice(1)) {
+        assert.equal(r.paired!.difference_by_case_low, null);
         assert.equal(r.paired!.c, 0);
         assert.equal(r.paired!.b, c.rows[0].successes - r.successes);
         assert.ok(r.generations <= c.rows[0].generations);
