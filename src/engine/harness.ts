@@ -100,7 +100,7 @@ export const failedDraftsBan: BanProvider = {
  * equals a failed draft, but may extend one (docs/revise.md §2). The same strings as
  * `failedDraftsBan`, passed as `bannedAnswers`.
  */
-export const completeRepeatsBan: BanProvider = {
+const completeRepeatsBan: BanProvider = {
   name: 'complete-repeats',
   answers: true,
   sequences: (ctx) => banStrings(ctx.exchanges.map((e) => e.draft)),

@@ -52,7 +52,6 @@ export {
   parseHistorySpec,
   messagePolicyOf,
   banKindFor,
-  BAN_KINDS,
   type RevisionPolicy,
   type HistorySpec,
   type BanSpec,

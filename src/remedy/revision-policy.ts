@@ -22,7 +22,6 @@ export type BanSpec = 'none' | 'failed-drafts' | 'complete-repeats' | 'auto';
 
 /** The ban kinds a run or `revise()` applies (`auto` resolves to one of them, or to none). */
 export type BanKind = 'failed-drafts' | 'complete-repeats';
-export const BAN_KINDS: readonly BanKind[] = ['failed-drafts', 'complete-repeats'];
 /** What a revision loop does when it finds a cycle: go on, restart its history, or stop. */
 export type CycleAction = 'continue' | 'reset' | 'stop';
 
