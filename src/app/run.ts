@@ -8,7 +8,7 @@ import { slug } from '../core/util/slug.ts';
 import { getFamily } from '../core/verify/registry.ts';
 import type { PromptVariant } from '../core/verify/types.ts';
 import type { HistoryWindow } from '../remedy/history-window.ts';
-import { bansFailedDrafts, policyName, POLICY_PRESETS } from '@revloop/revise';
+import { banKindFor, policyName, POLICY_PRESETS, type BanKind } from '@revloop/revise';
 import { protocolName, type ProtocolConfig } from '../engine/protocol.ts';
 import { executeRun, prepareRun, type RunProgress, type RunResult } from '../engine/run.ts';
 import { createModel } from '../models/create.ts';
@@ -41,10 +41,11 @@ export interface RunCasesOptions {
    */
   harness?: string;
   /**
-   * Ban earlier failed drafts at decoding (`failed-drafts`; needs a backend that can ban), or
-   * `none`. Default: the harness's own (`revloop-default` bans where the backend can).
+   * Ban earlier failed drafts at decoding: as token sequences (`failed-drafts`; needs a backend that
+   * can ban), as complete answers (`complete-repeats`; gguf: and sim:), or `none`. Default: the
+   * harness's own (docs/revise.md §2).
    */
-  ban?: 'failed-drafts' | 'none';
+  ban?: BanKind | 'none';
   variant?: PromptVariant;
   /** Trajectories in flight at once (also the model's concurrency unless modelOptions sets one). */
   concurrency?: number;
@@ -184,9 +185,9 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
   if (!cases.length) throw new UserError(`${casesName}: no runnable cases`);
   const model = await createModel(o.model, modelOptions);
   const simulated = model.capabilities.simulated;
-  // An explicit --ban wins; otherwise the harness's own (`auto` bans where the backend can).
-  const ban = o.ban ?? (bansFailedDrafts(preset.ban, model.capabilities.ban) ? 'failed-drafts' : 'none');
-  protocol.banProvider = ban === 'failed-drafts' ? 'failed-drafts' : null;
+  // An explicit --ban wins; otherwise the harness's own (`auto`: complete repeats where the backend can).
+  const ban = o.ban ?? banKindFor(preset.ban, model.capabilities) ?? 'none';
+  protocol.banProvider = ban === 'none' ? null : ban;
   const runId = o.runId ?? defaultRunId(o.cases, model, protocol, o.limit, o.ifevalMode);
   // On PostgreSQL this process is one worker of its run: it outlives a lost database connection as
   // `revloop worker` does (app/reconnect.ts), and its progress and result count every session.

@@ -76,11 +76,11 @@ export function budgetFlag(value: string | undefined, fallback: number): number 
   return wholeNumber('--budget', value, { min: 0, max: 1000 }) ?? fallback;
 }
 
-/** `--ban failed-drafts | none`; undefined leaves it to the harness. */
-export function banFlag(value: string | undefined): 'failed-drafts' | 'none' | undefined {
+/** `--ban failed-drafts | complete-repeats | none`; undefined leaves it to the harness. */
+export function banFlag(value: string | undefined): 'failed-drafts' | 'complete-repeats' | 'none' | undefined {
   if (value === undefined) return undefined;
-  if (value === 'failed-drafts' || value === 'none') return value;
-  throw new UsageError('--ban', `--ban: expected failed-drafts or none, got '${value}'`);
+  if (value === 'failed-drafts' || value === 'complete-repeats' || value === 'none') return value;
+  throw new UsageError('--ban', `--ban: expected failed-drafts, complete-repeats or none, got '${value}'`);
 }
 
 export function historyFlag(value: string | undefined): HistoryWindow {

@@ -405,7 +405,9 @@ function auditMessages(
     if (replay.checkBans === false) continue;
     const banned = replay.banProvider?.sequences(ctx);
     const expected = banned && banned.length ? banned : undefined;
-    if (canonicalJson(expected ?? null) !== canonicalJson(e.payload.banned_sequences ?? null))
+    const recorded = replay.banProvider?.answers ? e.payload.banned_answers : e.payload.banned_sequences;
+    const other = replay.banProvider?.answers ? e.payload.banned_sequences : e.payload.banned_answers;
+    if (canonicalJson(expected ?? null) !== canonicalJson(recorded ?? null) || other !== undefined)
       add(
         t.caseIndex,
         t.caseId,

@@ -9,7 +9,9 @@
 //   or restart the window at recurrences; it sees every earlier exchange with its verifier state.
 // - A BanProvider returns, per round, token sequences the decoder must never complete (for example
 //   every earlier failed draft). It is passed to `generate` as `bannedSequences` and needs a model
-//   with the `ban` capability; the run refuses at planning time otherwise.
+//   with the `ban` capability; the run refuses at planning time otherwise. A provider marked
+//   `answers` bans its strings as complete answers instead (`bannedAnswers`: the end of the answer
+//   masked after them, the `banAnswers` capability; src/models/ban.ts).
 //
 // Both carry a `name` that is written into the run plan, so a run's protocol says which harness
 // produced it and resuming under a different harness is refused.
@@ -57,6 +59,8 @@ export interface MessagePolicy {
  */
 export interface BanProvider {
   readonly name: string;
+  /** True: the strings are banned as complete answers (`bannedAnswers`), not as sequences. */
+  readonly answers?: boolean;
   /** Sequences to ban for this round; undefined or empty for none. */
   sequences(ctx: RoundContext): string[] | undefined;
 }
@@ -95,6 +99,17 @@ export const failedDraftsBan: BanProvider = {
   sequences: (ctx) => banStrings(ctx.exchanges.map((e) => e.draft)),
 };
 
+/**
+ * Complete repeats of earlier failed drafts, banned at decoding: the answer may not end where it
+ * equals a failed draft, but may extend one (docs/revise.md §2). The same strings as
+ * `failedDraftsBan`, passed as `bannedAnswers`.
+ */
+const completeRepeatsBan: BanProvider = {
+  name: 'complete-repeats',
+  answers: true,
+  sequences: (ctx) => banStrings(ctx.exchanges.map((e) => e.draft)),
+};
+
 /** The message policy of a named harness (`verbatim`, `abstract`, `drop`, `reset-on-recurrence`, `revloop-default`). */
 export function messagePolicyNamed(name: string): MessagePolicy {
   const canonical = policyName(name);
@@ -116,7 +131,8 @@ export function messagePolicyNamed(name: string): MessagePolicy {
 export function banProviderNamed(name: string | null): BanProvider | undefined {
   if (name === null) return undefined;
   if (name === 'failed-drafts') return failedDraftsBan;
-  throw new UsageError('--ban', `--ban: unknown ban '${name}'; use failed-drafts (or leave it out)`);
+  if (name === 'complete-repeats') return completeRepeatsBan;
+  throw new UsageError('--ban', `--ban: unknown ban '${name}'; use failed-drafts or complete-repeats (or leave it out)`);
 }
 
 /** The revision policy a named harness stands for (its cycle action decides the stop rule). */

@@ -75,6 +75,8 @@ export interface AttemptStart {
   /** null: unset, the backend's own limit (a revise() call without maxTokens). */
   maxTokens: number | null;
   bannedSequences?: string[];
+  /** Complete answers banned (a ban provider marked `answers`). */
+  bannedAnswers?: string[];
 }
 
 /**
@@ -215,13 +217,13 @@ export function runTrajectory(job: TrajectoryJob, model: Model, sink: Trajectory
   if (cycles) stopWhen.push(stopOnCycle());
 
   /** The recorded start of a generation: the hash and size of its messages, its token limit and bans. */
-  const startOf = (s: GenerationStart): AttemptStart => ({
-    revision: s.index,
-    messagesSha256: hashMessages(s.request.messages),
-    messageCount: s.request.messages.length,
-    maxTokens,
-    bannedSequences: s.request.bannedSequences,
-  });
+  const startOf = (s: GenerationStart): AttemptStart => {
+    const { messages, bannedSequences, bannedAnswers } = s.request;
+    const messagesSha256 = hashMessages(messages);
+    return bannedAnswers
+      ? { revision: s.index, messagesSha256, messageCount: messages.length, maxTokens, bannedAnswers }
+      : { revision: s.index, messagesSha256, messageCount: messages.length, maxTokens, bannedSequences };
+  };
   const reasonOf = (end: Extract<LoopEnd, { status: 'incomplete' }>): string =>
     end.cause === 'guard' ? `revision ${end.index}: ${guard!.name} check failed: ${end.message}` : `revision ${end.index}: ${end.message}`;
 
@@ -259,7 +261,9 @@ export function runTrajectory(job: TrajectoryJob, model: Model, sink: Trajectory
           exchanges: toExchanges(rounds),
         };
         const banned = banProvider?.sequences(ctx);
-        return { messages: policy.build(ctx), bannedSequences: banned && banned.length ? banned : undefined, maxTokens };
+        const bans = banned && banned.length ? banned : undefined;
+        const messages = policy.build(ctx);
+        return banProvider?.answers ? { messages, bannedAnswers: bans, maxTokens } : { messages, bannedSequences: bans, maxTokens };
       },
     },
     stopWhen,

@@ -56,6 +56,7 @@ export class StoreRecorder implements TrajectorySink {
       message_count: s.messageCount,
       max_tokens: s.maxTokens,
       ...(s.bannedSequences ? { banned_sequences: s.bannedSequences } : {}),
+      ...(s.bannedAnswers ? { banned_answers: s.bannedAnswers } : {}),
     };
     return { type: 'attempt_started', caseIndex: this.caseIndex, revision: s.revision, payload };
   }

@@ -22,7 +22,7 @@ import type { TrajectoryRecord } from '../store/types.ts';
 import { CapabilityError, UserError } from '../core/errors.ts';
 import type { ConstraintCase, Family } from '../core/verify/types.ts';
 import { stopReason, type AcceptedRound, type GenerationGuard, type TrajectoryOutcome } from './loop.ts';
-import type { BanProvider, MessagePolicy } from './harness.ts';
+import { banProviderNamed, type BanProvider, type MessagePolicy } from './harness.ts';
 import { runPool } from './pool.ts';
 import { protocolSpec, type ProtocolConfig } from './protocol.ts';
 import { OutcomeTally } from './outcome-tally.ts';
@@ -231,7 +231,15 @@ export function frozenRoundEvents(
 function checkedPlan(req: RunRequest): TrajectoryRunPlanned {
   validateCases(req.cases, req.resolveFamily, req.caseSet.path ?? 'cases');
   const ban = req.banProvider?.name ?? req.protocol.banProvider;
-  if (ban && !req.model.capabilities.ban) {
+  const answers = req.banProvider ? req.banProvider.answers === true : ban ? banProviderNamed(ban)?.answers === true : false;
+  if (answers && !req.model.capabilities.banAnswers) {
+    throw new CapabilityError(
+      `the ban '${ban}' needs a model that can ban complete answers (gguf:, sim:); ${req.model.spec} cannot (vLLM's bad_words cannot name the end of an answer). Run without it, or with such a backend`,
+      'banAnswers',
+      req.model.label,
+    );
+  }
+  if (ban && !answers && !req.model.capabilities.ban) {
     throw new CapabilityError(
       `the ban '${ban}' needs a model with decoder bans (gguf:, vllm:, sim:); ${req.model.spec} has none. Run without --ban, or with a backend that can ban`,
       'ban',

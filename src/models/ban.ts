@@ -1,6 +1,18 @@
 // The decoder ban of docs/harness.md §6 (the same rule as vLLM's `bad_words`), independent of any backend:
 // build the banned token sequences from strings, then, before each decoding step, compute which
 // tokens to mask given the tokens generated so far in this turn.
+//
+// The rule's prefix effect: a banned sequence's last token is masked whenever the tokens before it
+// have just been generated, wherever that happens. So banning a whole failed draft also forbids any
+// answer that contains the draft and goes on past its last token with the same token (an extension
+// of a too-short draft that keeps it word for word), not only a repeat. vLLM's `bad_words` behaves
+// the same way, and it cannot name the end of the answer, so it cannot express "this draft and
+// then stop".
+//
+// The complete-answer ban (`bannedAnswers`, the `banAnswers` capability) is that other rule: while
+// the answer so far, stripped, equals a banned answer, every end-of-answer token is masked; nothing
+// else is. An answer may start with, or extend, a banned text; it may not stop there. The sim and
+// GGUF backends implement it; vLLM and OpenAI-compatible APIs cannot.
 import { pyStrip } from '../core/py/format.ts';
 
 /** A token sequence the decoder must not complete. */
@@ -72,4 +84,14 @@ export function findBannedOccurrence(banned: readonly TokenSeq[], tokens: readon
     }
   }
   return null;
+}
+
+/** The complete answers to ban, stripped (Python `str.strip`), as a set for per-step checks. */
+export function answerBanSet(answers: readonly string[] | undefined): Set<string> {
+  return new Set((answers ?? []).map((a) => pyStrip(a)));
+}
+
+/** Whether the answer generated so far may not end here: its stripped text is a banned answer. */
+export function endBanned(answers: ReadonlySet<string>, textSoFar: string): boolean {
+  return answers.size > 0 && answers.has(pyStrip(textSoFar));
 }

@@ -15,6 +15,7 @@ export function modelCapabilities(declared: Partial<ModelCapabilities> = {}): Mo
   return {
     score: false,
     ban: false,
+    banAnswers: false,
     tokenize: false,
     decode: false,
     stopTokens: false,
@@ -108,6 +109,11 @@ export interface BanningModel extends Model {
   readonly capabilities: CapabilitiesWith<'ban'>;
 }
 
+/** Bans of complete answers (`capabilities.banAnswers`): `generate` never ends its answer at a text in `bannedAnswers`. */
+export interface AnswerBanningModel extends Model {
+  readonly capabilities: CapabilitiesWith<'banAnswers'>;
+}
+
 /** Extra stop tokens (`capabilities.stopTokens`): `generate` ends the reply at any of `stopTokenIds`. */
 export interface StopTokenModel extends Model {
   readonly capabilities: CapabilitiesWith<'stopTokens'>;
@@ -148,6 +154,8 @@ export interface GenerateTokensRequest {
   minP?: number;
   /** Strings to ban (docs/harness.md §6: stripped, bare and leading-space variants). */
   bannedSequences?: readonly string[];
+  /** Complete answers to ban: the end of the answer is masked while the text so far, stripped, is one of them. */
+  bannedAnswers?: readonly string[];
   /** Already tokenized banned sequences (used as given, in addition to bannedSequences). */
   bannedTokenSequences?: readonly TokenSeq[];
   /** Stop tokens besides the model's end-of-generation tokens (e.g. single-token "\n"). */
@@ -165,6 +173,8 @@ export interface GenerateTokensOutput {
   stopToken: number | null;
   /** Ban mask applications (every sequence × step, as the reference's `n_banned_masked`). */
   nBannedMasked: number;
+  /** Steps at which a complete-answer ban masked the end of the answer. */
+  nEndsMasked: number;
   /** Prompt tokens actually pushed (the rest came from the KV cache). */
   promptTokensEvaluated: number;
   /** The banned token sequences that were in force. */
@@ -228,6 +238,11 @@ export function canScore(model: Model): model is ScoringModel {
 /** Whether the model declares the `ban` capability (`generate` honours `bannedSequences`); narrows it to `BanningModel`. */
 export function canBan(model: Model): model is BanningModel {
   return model.capabilities.ban === true;
+}
+
+/** Whether the model declares the `banAnswers` capability (`generate` honours `bannedAnswers`); narrows it to `AnswerBanningModel`. */
+export function canBanAnswers(model: Model): model is AnswerBanningModel {
+  return model.capabilities.banAnswers === true;
 }
 
 /** Whether the model declares the `stopTokens` capability (`generate` honours `stopTokenIds`); narrows it to `StopTokenModel`. */

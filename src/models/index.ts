@@ -13,6 +13,7 @@ export { startSimServer, type SimServer, type SimServerOptions } from './sim/ser
 export {
   canScore,
   canBan,
+  canBanAnswers,
   canStopOnTokens,
   canTokenize,
   canDecodeTokens,
@@ -24,6 +25,7 @@ export {
   modelCapabilities,
   type ScoringModel,
   type BanningModel,
+  type AnswerBanningModel,
   type StopTokenModel,
   type TokenizingModel,
   type TokenDecodingModel,

@@ -14,6 +14,8 @@ export interface ModelCapabilities {
   score: boolean;
   /** Per-step bans of token sequences during decoding: `generate` honours `bannedSequences`. */
   ban: boolean;
+  /** Bans of complete answers (the end of the answer masked after a banned text): `generate` honours `bannedAnswers`. */
+  banAnswers: boolean;
   /** The backend's own tokenizer: `TokenizingModel` (`tokenize`, `countTokens`). */
   tokenize: boolean;
   /** Token-level decoding in process (template → tokens, stop ids, per-step ban mask): `TokenDecodingModel`. */
@@ -38,6 +40,12 @@ export interface GenerateOptions {
   seed?: number;
   /** Sequences the decoder must never complete (needs the `ban` capability). */
   bannedSequences?: string[];
+  /**
+   * Complete answers the decoder must not give (needs the `banAnswers` capability): while the answer
+   * so far, stripped, equals one of these (stripped), every end-of-answer token is masked, so the
+   * answer may extend such a text but never stop at it (src/models/ban.ts).
+   */
+  bannedAnswers?: string[];
   /** Extra token ids that end the reply (needs the `stopTokens` capability; others ignore it). */
   stopTokenIds?: readonly number[];
   /** Extra request-body keys for HTTP backends (e.g. chat_template_kwargs). */

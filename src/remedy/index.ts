@@ -51,10 +51,11 @@ export {
   policyPreset,
   parseHistorySpec,
   messagePolicyOf,
-  bansFailedDrafts,
+  banKindFor,
   type RevisionPolicy,
   type HistorySpec,
   type BanSpec,
+  type BanKind,
   type CycleAction,
 } from '@revloop/revise';
 export {

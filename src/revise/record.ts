@@ -16,7 +16,7 @@ import { casesSha256, planSha256, type RunPlan } from '../store/plan.ts';
 import { openStore, type RunStore } from '../store/store.ts';
 import type { TrajectoryRunPlanned } from '../store/events.ts';
 import { UserError } from '../core/errors.ts';
-import type { RevisionPolicy } from '@revloop/revise';
+import type { BanKind, LoopRequest, RevisionPolicy } from '@revloop/revise';
 import type { VerifierState } from '../core/verify/types.ts';
 
 export interface RecordingRequest {
@@ -31,7 +31,8 @@ export interface RecordingRequest {
   familyCase: ConstraintCase | null;
   policy: RevisionPolicy;
   feedbackName: string;
-  banned: boolean;
+  /** The ban applied (`banKindFor`, packages/revise/src/policy/revision-policy.ts), null for none. */
+  banned: BanKind | null;
   revisions: number;
   maxTokens: number | null;
   temperature: number | null;
@@ -76,7 +77,7 @@ export async function openRecording(req: RecordingRequest): Promise<Recording> {
       generation: { temperature: req.temperature, seed: req.seed, extra_body: null },
     },
     protocol: {
-      name: `revise+history=${req.policy.history},feedback=${req.feedbackName}${req.banned ? ',ban=failed-drafts' : ''},on-cycle=${req.policy.onCycle}`,
+      name: `revise+history=${req.policy.history},feedback=${req.feedbackName}${req.banned ? `,ban=${req.banned}` : ''},on-cycle=${req.policy.onCycle}`,
       budget: req.revisions,
       history: window,
       variant: 'baseline',
@@ -84,7 +85,7 @@ export async function openRecording(req: RecordingRequest): Promise<Recording> {
       seed: req.seed,
       max_new_tokens: 'family',
       message_policy: revisePolicyName(req.policy, req.feedbackName),
-      ban_provider: req.banned ? 'failed-drafts' : null,
+      ban_provider: req.banned,
       stop_rule: req.policy.onCycle === 'stop' ? 'first-joint-success-budget-or-cycle' : 'first-joint-success-or-budget',
     },
     families: {
@@ -125,13 +126,11 @@ export async function openRecording(req: RecordingRequest): Promise<Recording> {
       ]);
     else await store.append(runId, [{ type: 'trajectory_incomplete', caseIndex: 0, revision: rounds, payload: { reason } }]);
   };
-  const startOf = (index: number, messages: readonly ChatMessage[], maxTokens: number | undefined, banned?: string[]): AttemptStart => ({
-    revision: index,
-    messagesSha256: messagesSha256(messages as ChatMessage[]),
-    messageCount: messages.length,
-    maxTokens: maxTokens ?? null,
-    bannedSequences: banned,
-  });
+  const startOf = (index: number, request: LoopRequest): AttemptStart => {
+    const { messages, maxTokens, bannedSequences, bannedAnswers } = request;
+    const start = { revision: index, messagesSha256: messagesSha256(messages), messageCount: messages.length, maxTokens: maxTokens ?? null };
+    return bannedAnswers ? { ...start, bannedAnswers } : { ...start, bannedSequences };
+  };
   const why = (e: LoopEnd): string =>
     e.status === 'aborted'
       ? 'aborted by the caller'
@@ -143,7 +142,7 @@ export async function openRecording(req: RecordingRequest): Promise<Recording> {
   /** Stops the stop rule knows (success, budget, cycle) complete the trajectory; a token, money or time limit is `limit`. */
   const STOPS: Record<string, 'success' | 'budget' | 'cycle'> = { success: 'success', revisions: 'budget', cycle: 'cycle' };
   const sink: LoopSink<VerifyResult> = {
-    started: (s) => recorder.attemptStarted(startOf(s.index, s.request.messages, s.request.maxTokens, s.request.bannedSequences)),
+    started: (s) => recorder.attemptStarted(startOf(s.index, s.request)),
     attempt: (index, n, record) => {
       if (!record.ok) recorder.attemptFinished(index, n, record);
     },
@@ -157,7 +156,7 @@ export async function openRecording(req: RecordingRequest): Promise<Recording> {
       }) as unknown as VerifierState;
       const stop = e?.status === 'stopped' ? (STOPS[e.reason] ?? null) : null;
       const round = { revision: r.index, text: r.draft, state, energy: r.measure, joint: r.ok, feedback: next ? r.feedback : null };
-      const nextStart = next ? startOf(next.index, next.request.messages, next.request.maxTokens, next.request.bannedSequences) : null;
+      const nextStart = next ? startOf(next.index, next.request) : null;
       await recorder.draftAccepted(round, stop, generation.used, nextStart);
       // A limit or a stop condition of the caller's: the trajectory is complete, stopped by a `limit`.
       if (e && !stop) await end('completed', r.index + 1, why(e));

@@ -7,7 +7,7 @@ import {
   resolvePolicy,
   revise as packageRevise,
   reviseStream as packageReviseStream,
-  bansFailedDrafts,
+  banKindFor,
   isAiSdkModel,
   aiSdkModel,
   reviseMiddleware as packageReviseMiddleware,
@@ -68,14 +68,22 @@ async function withRevloop<T>(
       const sdk = isAiSdkModel(model) ? aiSdkModel(model, { retry: o.retry }) : null;
       if (sdk) options.model = sdk;
       const revloopModel: Model = sdk
-        ? { ...sdk, spec: sdk.spec!, capabilities: modelCapabilities({ ban: false }) }
+        ? { ...sdk, spec: sdk.spec!, capabilities: modelCapabilities({ ban: sdk.capabilities?.ban === true }) }
         : (model as Model).capabilities
           ? (model as Model)
           : { ...(model as Model), spec: (model as Model).spec ?? (model as Model).label, capabilities: modelCapabilities({}) };
-      if (policy.ban === 'failed-drafts' && !canBan(revloopModel))
+      // Refused here as revise() would refuse it, before the recording is opened.
+      const banned = banKindFor(policy.ban, revloopModel.capabilities);
+      if (banned === 'failed-drafts' && !canBan(revloopModel))
         throw new CapabilityError(
           `${revloopModel.label}: this backend cannot ban token sequences during decoding, so ban 'failed-drafts' is refused`,
           'ban',
+          revloopModel.label,
+        );
+      if (banned === 'complete-repeats' && !revloopModel.capabilities.banAnswers)
+        throw new CapabilityError(
+          `${revloopModel.label}: this backend cannot ban complete answers, so ban 'complete-repeats' is refused`,
+          'banAnswers',
           revloopModel.label,
         );
       const verify = options.verify;
@@ -97,7 +105,7 @@ async function withRevloop<T>(
         familyCase: fv && typeof verify === 'object' ? (verify.case as never) : null,
         policy,
         feedbackName: policy.feedbackFn ? `custom:${sha256Hex(String(policy.feedbackFn)).slice(0, 12)}` : policy.feedback,
-        banned: bansFailedDrafts(policy.ban, canBan(revloopModel)),
+        banned,
         revisions: o.budget?.revisions ?? 8,
         maxTokens: o.maxTokens ?? fv?.maxTokens ?? null,
         temperature: o.temperature ?? null,

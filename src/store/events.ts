@@ -49,6 +49,8 @@ interface AttemptStartedPayload {
   /** null: unset (a revise() call that left the limit to the backend). */
   max_tokens: number | null;
   banned_sequences?: string[];
+  /** Complete answers banned (the `complete-repeats` ban). */
+  banned_answers?: string[];
 }
 
 interface AttemptFinishedPayload {

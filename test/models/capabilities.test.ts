@@ -61,6 +61,7 @@ test('guards read the declared flags, not method shapes', () => {
   assert.deepEqual(modelCapabilities({ ban: true }), {
     score: false,
     ban: true,
+    banAnswers: false,
     tokenize: false,
     decode: false,
     stopTokens: false,

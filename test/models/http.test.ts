@@ -326,6 +326,7 @@ test('keys: openai: needs one; a named variable must be set', async () => {
     assert.deepEqual(m.capabilities, {
       score: false,
       ban: false,
+      banAnswers: false,
       tokenize: false,
       decode: false,
       stopTokens: false,
@@ -392,5 +393,18 @@ test('plain OpenAI-compatible models refuse bans with a CapabilityError', async 
     model.generate(MESSAGES, { maxTokens: 8, bannedSequences: ['send_email('] }),
     (e: Error) => e instanceof CapabilityError && /ban/.test(e.message),
   );
+  assert.equal(server.requests.length, 0);
+});
+
+test('no HTTP backend bans complete answers (vLLM bad_words cannot name the end of the answer): refused before any request', async () => {
+  const { model, server } = await setup([{ json: chatOk('x') }]);
+  assert.equal(model.capabilities.banAnswers, false);
+  await assert.rejects(
+    model.generate(MESSAGES, { maxTokens: 8, bannedAnswers: ['a failed draft'] }),
+    (e: Error) => e instanceof CapabilityError && /cannot ban complete answers/.test(e.message),
+  );
+  const vllm = await createModel('vllm:http://127.0.0.1:9/v1#m');
+  assert.deepEqual([vllm.capabilities.ban, vllm.capabilities.banAnswers], [true, false]);
+  await assert.rejects(vllm.generate(MESSAGES, { maxTokens: 8, bannedAnswers: ['a failed draft'] }), /bad_words can express it/);
   assert.equal(server.requests.length, 0);
 });

@@ -122,6 +122,7 @@ test('vLLM scoring through serve-sim equals the in-process toy score', async () 
   assert.deepEqual(m.capabilities, {
     score: true,
     ban: true,
+    banAnswers: false,
     tokenize: true,
     decode: false,
     stopTokens: true,

@@ -10,11 +10,13 @@ import { createModel } from '../../src/models/index.ts';
 import type { ChatMessage } from '../../src/models/types.ts';
 import { parseTask } from '../../src/models/sim/task.ts';
 import { parseReport, readPyValue } from '../../src/models/sim/report.ts';
-import { simulate, countPlanWords } from '../../src/models/sim/controller.ts';
+import { simulate, countPlanWords, memoryScale } from '../../src/models/sim/controller.ts';
 import { SIM_PROFILES } from '../../src/models/sim/profiles.ts';
 import { UserError } from '../../src/core/errors.ts';
 import { pyStrip } from '../../src/core/py/format.ts';
 import { requireShared } from '../helpers.ts';
+import { exactLengthDemoCases, structuredDemoCases } from '../../src/app/demo/cases.ts';
+import { getFamily } from '../../src/core/verify/index.ts';
 import { fakeClock } from './helpers/fake-clock.ts';
 
 // ---- our own fixtures, written from the reference templates (docs/protocol.md §1.2–1.3) ----------------
@@ -372,6 +374,7 @@ test('labels, capabilities and parameter overrides', async () => {
   assert.deepEqual(m.capabilities, {
     score: true,
     ban: true,
+    banAnswers: true,
     tokenize: true,
     decode: false,
     stopTokens: false,
@@ -418,6 +421,102 @@ test('stubborn returns earlier drafts about half the time (recurrence)', () => {
     }
   }
   assert.ok(recur > n * 0.4 && recur < n * 0.6, `${recur}/${n} recurrences at recur=0.5`);
+});
+
+test("the complete-answer ban: a repeat ends with the toy's ')', an extension of a failed draft passes (the bad-words ban alters it)", async () => {
+  const m = await createModel('sim:ideal');
+  const messages: ChatMessage[] = [{ role: 'user', content: exactPrompt.baseline(60, []) }];
+  const free = (await m.generate(messages, { maxTokens: 500 })).text!;
+  const ws = free.split(' ');
+  assert.ok(ws.length > 10);
+  // A repeat of a banned answer may not end there: the toy writes ")" (then "))" if that failed too).
+  const repeat = await m.generate(messages, { maxTokens: 500, bannedAnswers: [free] });
+  assert.equal(repeat.text, free + ')');
+  assert.equal(repeat.attempts[0].meta!.endsMasked, 1);
+  assert.equal(repeat.attempts[0].request!.banned_answers, 1);
+  assert.equal((await m.generate(messages, { maxTokens: 500, bannedAnswers: [` ${free}\n`, free + ')'] })).text, free + '))');
+  // An earlier, shorter draft that this answer extends word for word: the complete-answer ban leaves the
+  // answer alone; the bad-words ban of the same draft masks the draft's last token inside the answer.
+  const shorter = ws.slice(0, 8).join(' ');
+  const extended = await m.generate(messages, { maxTokens: 500, bannedAnswers: [shorter] });
+  assert.equal(extended.text, free);
+  assert.equal(extended.attempts[0].meta!.endsMasked, 0);
+  const altered = await m.generate(messages, { maxTokens: 500, bannedSequences: [shorter] });
+  assert.notEqual(altered.text, free);
+  assert.ok((altered.attempts[0].meta!.bannedMasked as number) > 0);
+  // Without banned answers the record is as before (no new keys).
+  const plain = await m.generate(messages, { maxTokens: 500 });
+  assert.equal('endsMasked' in plain.attempts[0].meta!, false);
+  assert.equal('banned_answers' in plain.attempts[0].request!, false);
+  // At the token limit with the end still banned, the answer stops there with finish reason "length".
+  const tokens = (await m.generate(messages, { maxTokens: 500 })).attempts[0].usage!.completionTokens!;
+  const cut = await m.generate(messages, { maxTokens: tokens, bannedAnswers: [free] });
+  assert.deepEqual([cut.text, cut.attempts[0].finishReason], [free, 'length']);
+});
+
+test("the toy's ')' after a masked end changes no verifier state: every demo case's drafts, four profiles, two seeds", async () => {
+  const cases = [...exactLengthDemoCases(), ...structuredDemoCases()];
+  for (const spec of ['steady', 'overshoot', 'sluggish', 'stubborn'].flatMap((p) => [`sim:${p}?seed=1`, `sim:${p}?seed=2`])) {
+    const m = await createModel(spec);
+    for (const c of cases) {
+      const family = getFamily(c.family);
+      const messages: ChatMessage[] = [{ role: 'user', content: family.initialPrompt(c) }];
+      const draft = pyStrip((await m.generate(messages, { maxTokens: family.maxNewTokens(c) })).text!);
+      const state = JSON.stringify(family.verify(draft, c));
+      for (const tail of [')', '))'])
+        assert.equal(JSON.stringify(family.verify(draft + tail, c)), state, `${spec} ${c.id}: '${tail}' changed the verifier state`);
+      // Not so "~": NLTK keeps it on the last word, so a COLLIE position check sees another word.
+    }
+  }
+});
+
+test('the contextual profile: memory learns the gain from earlier reports in its context, echo copies more with more drafts', () => {
+  const p = SIM_PROFILES.contextual.params;
+  assert.deepEqual([p.memory, p.echo], [1, 0.1]);
+  for (const [name, profile] of Object.entries(SIM_PROFILES))
+    if (name !== 'contextual') assert.deepEqual([profile.params.memory, profile.params.echo], [0, 0], `${name} has no history effect`);
+  const prompt = exactPrompt.baseline(60, []);
+  // Two revisions each moved half of what was asked (40 → 50 of +20, 50 → 55 of +10): ĝ = 0.5, scale 2.
+  const context: ChatMessage[] = [
+    { role: 'user', content: prompt },
+    { role: 'assistant', content: 'first' },
+    { role: 'user', content: exactFeedback.baseline(40, 60, []) },
+    { role: 'assistant', content: 'second' },
+    { role: 'user', content: exactFeedback.baseline(50, 60, []) },
+    { role: 'assistant', content: 'third' },
+    { role: 'user', content: exactFeedback.baseline(55, 60, []) },
+  ];
+  assert.equal(memoryScale(context, p), 2);
+  assert.equal(memoryScale(context, { ...p, memory: 0.5 }), 1.5);
+  assert.equal(memoryScale(context, { ...p, memory: 0 }), 1);
+  // A returned draft says nothing about the gain; a context with one draft (after a reset) has no pair.
+  const returned = context.map((m, i) => (i === 3 ? { ...m, content: 'first' } : m));
+  assert.equal(memoryScale(returned, p), 1 / 0.5);
+  assert.equal(memoryScale(context.slice(0, 3), p), 1);
+  // The compensated correction: from 55 toward 60 the plain sluggish curve moves about 0.4·1.25·5 = 2.5 words, this one about 5.
+  const moved = (params: typeof p) => {
+    let sum = 0;
+    for (let seed = 0; seed < 200; seed++) {
+      const out = simulate(context, { ...params, seed, recur: 0, echo: 0 });
+      if (out.decision.kind === 'revise') sum += (out.decision.detail as { applied: number }).applied;
+    }
+    return sum / 200;
+  };
+  assert.ok(Math.abs(moved(p) - 5) < 1, `compensated ${moved(p)}`);
+  assert.ok(Math.abs(moved({ ...p, memory: 0 }) - 2.5) < 0.7, `plain ${moved({ ...p, memory: 0 })}`);
+  // Echo: with one draft in the context it returns one 5% of the time; with five, 1 − 0.95·0.9⁴ ≈ 38%.
+  const rate = (drafts: number) => {
+    let recur = 0;
+    for (let i = 0; i < 400; i++) {
+      const msgs: ChatMessage[] = [{ role: 'user', content: exactPrompt.baseline(40 + i, []) }];
+      for (let d = 0; d < drafts; d++)
+        msgs.push({ role: 'assistant', content: `draft ${d} of ${i}` }, { role: 'user', content: exactFeedback.baseline(30, 40 + i, []) });
+      if (simulate(msgs, p).decision.kind === 'recur') recur++;
+    }
+    return recur / 400;
+  };
+  assert.ok(rate(1) < 0.1, `one draft: ${rate(1)}`);
+  assert.ok(Math.abs(rate(5) - (1 - 0.95 * 0.9 ** 4)) < 0.07, `five drafts: ${rate(5)}`);
 });
 
 test('the token limit truncates with finish reason "length"', async () => {

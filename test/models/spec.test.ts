@@ -82,6 +82,7 @@ test('HTTP spec parameters are validated and applied', async () => {
   assert.deepEqual(v.capabilities, {
     score: true,
     ban: true,
+    banAnswers: false,
     tokenize: true,
     decode: false,
     stopTokens: true,

@@ -58,8 +58,8 @@ test('run --harness: the harness and ban are in the plan, the audit rebuilds eve
         [(await protocol('reset')).name, (await protocol('reset')).ban_provider],
         ['paper+messages=reset-on-recurrence,ban=failed-drafts', 'failed-drafts'],
       );
-      // revloop-default bans where the backend can (sim: can).
-      assert.equal((await protocol('default')).ban_provider, 'failed-drafts');
+      // revloop-default bans nothing (docs/revise.md §5), on every backend.
+      assert.equal((await protocol('default')).ban_provider, null);
       for (const id of ['paper', 'abstract', 'reset', 'default']) {
         const a = await auditRun(s, id, getFamily);
         assert.deepEqual(a.discrepancies.map(formatDiscrepancy), [], id);
@@ -88,6 +88,60 @@ test('run --harness: the harness and ban are in the plan, the audit rebuilds eve
     const doc = await analyzeStore(store, { runIds: ['paper', 'abstract'], bootstrap: 200, seed: 1 });
     const text = JSON.stringify(doc.map((r) => r.study.toJson(r.analysis)));
     assert.match(text, /sim:stubborn · abstract \[simulated\]/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('run --ban complete-repeats: bans earlier failed drafts as complete answers, recorded as banned_answers, audited; no exact repeat survives', async () => {
+  const dir = tempDir();
+  try {
+    const cases = await caseFile(dir);
+    const store = join(dir, 'runs.db');
+    const out = await runCases({ cases, model: 'sim:stubborn', store, runId: 'cr', ban: 'complete-repeats' });
+    assert.equal(out.summary.complete, 12);
+    const s = await openStore(store, { readonly: true });
+    try {
+      const plan = (await s.getPlanned('cr'))!.plan;
+      assert.ok(isTrajectoryPlan(plan));
+      assert.deepEqual([plan.protocol.name, plan.protocol.ban_provider], ['paper+ban=complete-repeats', 'complete-repeats']);
+      const starts = await s.readEvents('cr', { types: ['attempt_started'] });
+      const banned = starts.filter((e) => e.type === 'attempt_started' && e.payload.banned_answers);
+      assert.ok(banned.length > 0);
+      assert.ok(starts.every((e) => e.type === 'attempt_started' && e.payload.banned_sequences === undefined));
+      const a = await auditRun(s, 'cr', getFamily);
+      assert.deepEqual(a.discrepancies.map(formatDiscrepancy), []);
+      // The stubborn profile returns an earlier draft half the time; under this ban no draft equals an earlier one.
+      let rounds = 0;
+      for (const t of await s.loadTrajectories(['cr'])) {
+        const texts = t.rounds.map((r) => r.text);
+        rounds += texts.length;
+        assert.equal(new Set(texts).size, texts.length, `case ${t.caseIndex} repeats a failed draft`);
+      }
+      assert.ok(rounds > 40);
+    } finally {
+      await s.close();
+    }
+    // Without the ban the same model repeats itself.
+    await runCases({ cases, model: 'sim:stubborn', store, runId: 'free' });
+    const s2 = await openStore(store, { readonly: true });
+    try {
+      const repeats = (await s2.loadTrajectories(['free'])).filter((t) => new Set(t.rounds.map((r) => r.text)).size < t.rounds.length);
+      assert.ok(repeats.length > 0);
+    } finally {
+      await s2.close();
+    }
+    // A backend that cannot ban complete answers is refused before anything is written.
+    await assert.rejects(
+      runCases({ cases, model: 'vllm:http://127.0.0.1:9/v1#m', store, runId: 'nope', ban: 'complete-repeats' }),
+      /needs a model that can ban complete answers \(gguf:, sim:\)/,
+    );
+    const s3 = await openStore(store, { readonly: true });
+    try {
+      assert.equal(await s3.getPlanned('nope'), null);
+    } finally {
+      await s3.close();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -262,6 +262,46 @@ test("vllm: with ban 'failed-drafts' every request carries the earlier failed dr
     },
   ));
 
+test("ban 'complete-repeats': a repeat of a failed draft cannot end there (sim); 'auto' applies it where the backend can, and vLLM cannot", async () => {
+  // sim: cannot act on this report, so unbanned it writes the same draft every time.
+  const free = await revise({
+    model: 'sim:steady',
+    prompt: 'Write five words.',
+    verify: words(5),
+    policy: CONTINUE,
+    budget: { revisions: 3 },
+  });
+  assert.equal(new Set(free.attempts.map((a) => a.draft)).size, 1);
+  for (const ban of ['complete-repeats', 'auto'] as const) {
+    const r = await revise({
+      model: 'sim:steady',
+      prompt: 'Write five words.',
+      verify: words(5),
+      policy: { ...CONTINUE, ban },
+      budget: { revisions: 3 },
+    });
+    const drafts = r.attempts.map((a) => a.draft!);
+    assert.deepEqual(
+      drafts,
+      [0, 1, 2, 3].map((k) => free.attempts[0].draft + ')'.repeat(k)),
+      ban,
+    );
+    assert.deepEqual(r.attempts[2].bannedSequences, drafts.slice(0, 2));
+    assert.equal(r.attempts[2].providerAttempts[0].request?.banned_answers, 2);
+  }
+  await withServer(startFaultServer([], { json: chatOk('two words') }), async (s) => {
+    const model = await createModel(`vllm:${s.url}#m`, fast);
+    await assert.rejects(
+      revise({ model, prompt: 'x', verify: words(5), policy: { ban: 'complete-repeats' } }),
+      /cannot ban complete answers, so ban 'complete-repeats' is refused/,
+    );
+    assert.equal(s.requests.length, 0);
+    const r = await revise({ model, prompt: 'x', verify: words(5), policy: { ...CONTINUE, ban: 'auto' }, budget: { revisions: 2 } });
+    assert.equal(r.attempts.length, 3);
+    assert.equal(s.requests.filter((q) => q.body.bad_words).length, 0, "'auto' sends no bad_words: vLLM cannot ban complete answers");
+  });
+});
+
 test('abstract feedback: no earlier failed draft appears verbatim in a later request', () =>
   withServer(
     startFaultServer([], (_body, i) => ({ json: chatOk(i < 4 ? `failed draft number ${i} of the series` : 'one two three four five') })),

@@ -94,6 +94,7 @@ export type {
 } from './kernel/types.ts';
 export {
   modelCanBan,
+  modelCanBanAnswers,
   type ChatMessage,
   type AttemptRecord,
   type GenerateResult,
@@ -109,10 +110,11 @@ export {
   policyPreset,
   parseHistorySpec,
   messagePolicyOf,
-  bansFailedDrafts,
+  banKindFor,
   type RevisionPolicy,
   type HistorySpec,
   type BanSpec,
+  type BanKind,
   type CycleAction,
   type PolicyName,
 } from './policy/revision-policy.ts';

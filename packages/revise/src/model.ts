@@ -39,8 +39,14 @@ export interface ModelCallOptions {
   maxTokens?: number;
   temperature?: number;
   seed?: number;
-  /** Sequences the decoder must never complete (needs a backend that can ban). */
+  /** Sequences the decoder must never complete (needs a backend that can ban: capability `ban`). */
   bannedSequences?: string[];
+  /**
+   * Complete answers the decoder must not give (capability `banAnswers`): while the answer so far,
+   * stripped, equals one of these (stripped), every end-of-answer token is masked, so the answer may
+   * extend such a text but never stop at it.
+   */
+  bannedAnswers?: string[];
   /** Extra request-body keys for HTTP backends (e.g. chat_template_kwargs). */
   extraBody?: Record<string, unknown>;
   signal?: AbortSignal;
@@ -58,8 +64,8 @@ export interface ReviseModel {
   readonly spec?: string;
   /** A human label for records and errors. */
   readonly label: string;
-  /** `ban`: the backend honours `bannedSequences`; `simulated`: a simulated controller. */
-  readonly capabilities?: { readonly ban?: boolean; readonly simulated?: boolean };
+  /** `ban`: the backend honours `bannedSequences`; `banAnswers`: it honours `bannedAnswers`; `simulated`: a simulated controller. */
+  readonly capabilities?: { readonly ban?: boolean; readonly banAnswers?: boolean; readonly simulated?: boolean };
   generate(messages: ChatMessage[], options: ModelCallOptions): Promise<GenerateResult>;
   close?(): Promise<void>;
 }
@@ -67,4 +73,9 @@ export interface ReviseModel {
 /** Whether the model declares that it can ban token sequences during decoding. */
 export function modelCanBan(model: Pick<ReviseModel, 'capabilities'>): boolean {
   return model.capabilities?.ban === true;
+}
+
+/** Whether the model declares that it can ban complete answers (mask the end of the answer after a banned text). */
+export function modelCanBanAnswers(model: Pick<ReviseModel, 'capabilities'>): boolean {
+  return model.capabilities?.banAnswers === true;
 }

@@ -69,7 +69,10 @@ export function register(program: Command): void {
       "verbatim (the paper's) | abstract | drop | reset-on-recurrence | revloop-default (docs/revise.md); recorded in the plan",
       'verbatim',
     )
-    .option('--ban <what>', "failed-drafts: ban earlier failed drafts at decoding (gguf:, vllm:, sim:) | none (default: the harness's own)")
+    .option(
+      '--ban <what>',
+      "failed-drafts: ban earlier failed drafts as token sequences at decoding (gguf:, vllm:, sim:) | complete-repeats: ban them as complete answers, extensions allowed (gguf:, sim:) | none (default: the harness's own)",
+    )
     .option('--variant <name>', 'prompt wording: baseline | structured | concise', 'baseline')
     .option('--concurrency <n>', 'trajectories in flight at once', '4')
     .option('--limit <n>', 'only the first n cases')

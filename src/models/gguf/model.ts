@@ -33,7 +33,7 @@ import {
   type GgufStats,
   type TokenScore,
 } from './runtime.ts';
-import { buildBanList, type TokenSeq } from '../ban.ts';
+import { answerBanSet, buildBanList, type TokenSeq } from '../ban.ts';
 import { NumericGuardError } from './numeric-guard.ts';
 
 /** A `ScoreResult` plus the GGUF backend's underflow count (docs/harness.md §3.4, §4.7). */
@@ -45,6 +45,7 @@ export interface GgufScoreResult extends ScoreResult {
 const CAPABILITIES = Object.freeze({
   score: true,
   ban: true,
+  banAnswers: true,
   tokenize: true,
   decode: true,
   stopTokens: true,
@@ -355,6 +356,7 @@ export class GgufModel
         topP: request.topP ?? this.settings.topP,
         minP: request.minP ?? this.settings.minP,
         banned: banList,
+        bannedAnswers: request.bannedAnswers?.length ? answerBanSet(request.bannedAnswers) : undefined,
         stopTokens: request.stopTokenIds ? new Set(request.stopTokenIds) : undefined,
         signal: request.signal,
       }),
@@ -376,6 +378,7 @@ export class GgufModel
       seed,
       messages: messages.length,
       bannedSequences: options.bannedSequences?.length ?? 0,
+      ...(options.bannedAnswers?.length ? { bannedAnswers: options.bannedAnswers.length } : {}),
       ...(options.stopTokenIds?.length ? { stopTokenIds: [...options.stopTokenIds] } : {}),
     };
     let attempt: AttemptRecord;
@@ -386,6 +389,7 @@ export class GgufModel
         temperature,
         seed,
         bannedSequences: options.bannedSequences,
+        bannedAnswers: options.bannedAnswers,
         stopTokenIds: options.stopTokenIds,
         signal: options.signal,
       });
@@ -408,6 +412,7 @@ export class GgufModel
           stopToken: out.stopToken == null ? null : rt.detokenize([out.stopToken], true),
           nBannedMasked: out.nBannedMasked,
           banListSize: out.banList.length,
+          ...(options.bannedAnswers?.length ? { nEndsMasked: out.nEndsMasked } : {}),
         },
       };
     } catch (e) {

@@ -22,7 +22,7 @@ import type { Llama, LlamaContext, LlamaContextSequence, LlamaModel, Token, Cont
 import { UserError } from '../../core/errors.ts';
 import type { GgufSettings, GpuSetting } from './options.ts';
 import { checkDistribution, probabilityToLogprob, NumericGuardError } from './numeric-guard.ts';
-import { bannedNextTokens, type TokenSeq } from '../ban.ts';
+import { bannedNextTokens, endBanned, type TokenSeq } from '../ban.ts';
 import type { GenerateTokensOutput } from '../capabilities.ts';
 
 type NodeLlamaCpp = typeof import('node-llama-cpp');
@@ -107,6 +107,8 @@ export interface GgufStats {
   promptTokens: number;
   /** Ban mask applications over all generation calls. */
   nBannedMasked: number;
+  /** Steps at which the end of the answer was masked by a complete-answer ban. */
+  nEndsMasked: number;
 }
 
 export function emptyStats(): GgufStats {
@@ -119,6 +121,7 @@ export function emptyStats(): GgufStats {
     generatedTokens: 0,
     promptTokens: 0,
     nBannedMasked: 0,
+    nEndsMasked: 0,
   };
 }
 
@@ -148,6 +151,8 @@ interface GenerateTokensOptions {
   banned?: readonly TokenSeq[];
   /** Extra stop tokens besides the model's end-of-generation tokens (EOS, EOT, <|im_end|>, …). */
   stopTokens?: ReadonlySet<number>;
+  /** Complete answers (stripped): while the text so far is one of them, every end token is masked. */
+  bannedAnswers?: ReadonlySet<string>;
   signal?: AbortSignal;
 }
 
@@ -526,30 +531,38 @@ export class GgufRuntime {
   async generateTokens(prompt: readonly Token[], o: GenerateTokensOptions): Promise<GenerateTokensResult> {
     if (prompt.length === 0) throw new UserError('cannot generate after an empty prompt');
     this.checkFits(prompt.length + o.maxTokens, `generating ${o.maxTokens} tokens after this prompt`);
-    if (o.maxTokens <= 0) return { tokens: [], finishReason: 'length', stopToken: null, nBannedMasked: 0, promptTokensEvaluated: 0 };
+    if (o.maxTokens <= 0)
+      return { tokens: [], finishReason: 'length', stopToken: null, nBannedMasked: 0, nEndsMasked: 0, promptTokensEvaluated: 0 };
     const keep = keepForPush(prompt.length, Math.min(GgufRuntime.lcp(this.heldTokens(), prompt), prompt.length - 1));
     await this.sequence.adaptStateToTokens(prompt.slice(0, keep) as Token[], false);
     const remainder = prompt.slice(this.sequence.nextTokenIndex) as Token[];
 
     const generated: number[] = [];
     const banned = o.banned ?? [];
+    const answers = o.bannedAnswers ?? new Set<string>();
+    const ends = answers.size ? [...this.endOfGenerationTokens(), ...(o.stopTokens ?? [])] : [];
     let nBannedMasked = 0;
+    let nEndsMasked = 0;
     let lastBiasStep = -1;
     const nlc = this.nlc;
     const model = this.model;
-    const tokenBias = banned.length
-      ? () => {
-          const { tokens, applications } = bannedNextTokens(banned, generated);
-          // Count once per decoding step even if the sampler asks twice.
-          if (lastBiasStep !== generated.length) {
-            nBannedMasked += applications;
-            lastBiasStep = generated.length;
+    const tokenBias =
+      banned.length || answers.size
+        ? () => {
+            const { tokens, applications } = bannedNextTokens(banned, generated);
+            const endMasked = endBanned(answers, answers.size ? model.detokenize(generated as Token[], false) : '');
+            // Count once per decoding step even if the sampler asks twice.
+            if (lastBiasStep !== generated.length) {
+              nBannedMasked += applications;
+              if (endMasked) nEndsMasked++;
+              lastBiasStep = generated.length;
+            }
+            const bias = new nlc.TokenBias(model.tokenizer);
+            for (const t of tokens) bias.set(t as Token, 'never');
+            if (endMasked) for (const t of ends) maskToken(bias, t);
+            return bias;
           }
-          const bias = new nlc.TokenBias(model.tokenizer);
-          for (const t of tokens) bias.set(t as Token, 'never');
-          return bias;
-        }
-      : undefined;
+        : undefined;
 
     let finishReason: 'stop' | 'length' = 'length';
     let stopToken: number | null = null;
@@ -581,8 +594,34 @@ export class GgufRuntime {
     this.stats.generatedTokens += generated.length;
     this.stats.promptTokens += prompt.length;
     this.stats.nBannedMasked += nBannedMasked;
-    return { tokens: generated, finishReason, stopToken, nBannedMasked, promptTokensEvaluated: remainder.length };
+    this.stats.nEndsMasked += nEndsMasked;
+    return { tokens: generated, finishReason, stopToken, nBannedMasked, nEndsMasked, promptTokensEvaluated: remainder.length };
   }
+
+  private eogTokens: number[] | null = null;
+
+  /** Every end-of-generation token of the vocabulary (EOS, EOT, <|im_end|>, …), found once per runtime. */
+  endOfGenerationTokens(): readonly number[] {
+    if (!this.eogTokens) {
+      this.eogTokens = [];
+      for (const t of this.model.iterateAllTokens()) if (this.model.isEogToken(t)) this.eogTokens.push(t);
+    }
+    return this.eogTokens;
+  }
+}
+
+/**
+ * Masks one token in a TokenBias, end-of-generation tokens included. `TokenBias.set` silently skips
+ * EOG tokens (node-llama-cpp 3.21), but the sampler applies whatever the bias map holds, so the
+ * complete-answer ban writes the map itself; a version without that map is refused, never ignored.
+ */
+function maskToken(bias: object, token: number): void {
+  const map = (bias as { _biases?: unknown })._biases;
+  if (!(map instanceof Map))
+    throw new UserError(
+      'this node-llama-cpp version gives no way to mask end-of-generation tokens, which a complete-answer ban needs (revloop pins node-llama-cpp 3.21)',
+    );
+  map.set(token, -Infinity);
 }
 
 function tensorTypeName(nlc: NodeLlamaCpp, t: number | undefined): string | null {

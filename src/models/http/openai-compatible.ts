@@ -192,6 +192,14 @@ export class OpenAICompatibleModel implements BackendInfoModel {
       }
       body.bad_words = banned;
     }
+    if (options.bannedAnswers?.length) {
+      // vLLM's bad_words takes strings and masks a sequence's last token after its prefix; no string
+      // names the end of the answer, so "this draft, then stop" cannot be said (src/models/ban.ts).
+      throw new CapabilityError(
+        `${this.label}: this backend cannot ban complete answers (masking the end of the answer after a given text); ` +
+          "neither OpenAI-compatible APIs nor vLLM's bad_words can express it. Use a gguf: or sim: model, or a policy without that ban.",
+      );
+    }
     Object.assign(body, c.extraBody);
     if (c.vllm && options.stopTokenIds?.length) body.stop_token_ids = [...options.stopTokenIds];
     Object.assign(body, options.extraBody ?? {});

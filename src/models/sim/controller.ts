@@ -31,12 +31,48 @@ export function countPlanWords(text: string): number {
   return text.match(PY_WORD)?.length ?? 0;
 }
 
-/** Applies the response curve to a requested integer correction. */
-function respond(requested: number, p: SimParams, rng: HashRng): number {
+/**
+ * Applies the response curve to a requested integer correction, scaled by `scale` (the memory
+ * profile's compensation for the gain it observed; 1 leaves the arithmetic exactly as without it).
+ */
+function respond(requested: number, p: SimParams, rng: HashRng, scale = 1): number {
   const z = rng.normal();
   if (requested === 0 || Math.abs(requested) <= p.dead) return 0;
   const gain = requested > 0 ? p.gain * (1 + p.asym) : p.gain * (1 - p.asym);
-  return rng.stochasticRound(gain * requested * (1 + p.noise * z));
+  const x = gain * requested * (1 + p.noise * z);
+  return rng.stochasticRound(scale === 1 ? x : x * scale);
+}
+
+/** The one number a report asks to move (words, else sentences), for the memory effect. */
+function measureOf(report: ExactReport | StructuredReport | null): { observed: number; target: number } | null {
+  if (!report) return null;
+  if (report.kind === 'exact-length') return { observed: report.count, target: report.target };
+  return report.totalWords ?? report.sentences ?? null;
+}
+
+/**
+ * The memory effect (profile parameter `memory`): the gain the controller observes in its own
+ * context — for each earlier revision, how far the measure moved against what the report before it
+ * asked, returned drafts left out — and the scale (1 − memory) + memory/ĝ it applies to the next
+ * correction. 1 when memory is 0 or the context holds no such pair (the first revision, or after a
+ * history reset: the context then holds one draft).
+ */
+export function memoryScale(messages: readonly ChatMessage[], p: SimParams): number {
+  if (!(p.memory > 0)) return 1;
+  const exchanges: Array<{ draft: string; m: { observed: number; target: number } | null }> = [];
+  for (let i = 1; i + 1 < messages.length; i++)
+    if (messages[i].role === 'assistant' && messages[i + 1].role === 'user')
+      exchanges.push({ draft: messages[i].content, m: measureOf(parseReport(messages[i + 1].content)) });
+  const gains: number[] = [];
+  for (let j = 0; j + 1 < exchanges.length; j++) {
+    const [a, b] = [exchanges[j].m, exchanges[j + 1].m];
+    if (!a || !b || a.target !== b.target || a.target === a.observed) continue;
+    if (exchanges.slice(0, j + 1).some((e) => e.draft === exchanges[j + 1].draft)) continue;
+    gains.push((b.observed - a.observed) / (a.target - a.observed));
+  }
+  if (!gains.length) return 1;
+  const g = Math.min(3, Math.max(0.2, gains.reduce((s, x) => s + x, 0) / gains.length));
+  return 1 - p.memory + p.memory / g;
 }
 
 /** Per-case layout: the word stream and sentence lengths, fixed for the whole trajectory. */
@@ -225,9 +261,10 @@ function revise(
   layout: CaseLayout,
   p: SimParams,
   rng: HashRng,
+  scale = 1,
 ): { text: string; detail: Record<string, unknown> } | null {
   if (task.family === 'exact-length' && report.kind === 'exact-length') {
-    const delta = respond(report.target - report.count, p, rng);
+    const delta = respond(report.target - report.count, p, rng, scale);
     const words = Math.max(1, report.count + delta);
     const missing = new Set(report.missing);
     const anchors = task.anchors.filter((a) => nextFlag(!missing.has(a), p, rng));
@@ -238,7 +275,7 @@ function revise(
     case 'c05': {
       if (!report.totalWords) return null;
       const req = report.totalWords.target - report.totalWords.observed;
-      const delta = respond(req, p, rng);
+      const delta = respond(req, p, rng, scale);
       const fixed = task.positions.map((_, i) => nextFlag(report.positions[i]?.correct ?? false, p, rng));
       return {
         text: buildC05(layout, Math.max(1, report.totalWords.observed + delta), task.positions, task.targetWords, fixed),
@@ -252,7 +289,7 @@ function revise(
     case 'c09': {
       if (!report.sentences) return null;
       const req = report.sentences.target - report.sentences.observed;
-      const delta = respond(req, p, rng);
+      const delta = respond(req, p, rng, scale);
       // "Satisfied" for a forbidden word means absent.
       const included = task.forbidden.map((_, i) => !nextFlag((report.forbidden[i]?.count ?? 0) === 0, p, rng));
       return {
@@ -262,9 +299,9 @@ function revise(
     }
     case 'c10': {
       if (!report.sentences || report.sentences.observed === 0 || !report.sentenceWords.length) return null;
-      const lengths = report.sentenceWords.map((s) => Math.max(1, s.words + respond(s.deficit - s.excess, p, rng)));
+      const lengths = report.sentenceWords.map((s) => Math.max(1, s.words + respond(s.deficit - s.excess, p, rng, scale)));
       const req = report.sentences.target - report.sentences.observed;
-      const delta = respond(req, p, rng);
+      const delta = respond(req, p, rng, scale);
       const n = Math.max(1, lengths.length + delta);
       const mid = Math.round((task.lower + task.upper) / 2);
       while (lengths.length < n) lengths.push(mid);
@@ -274,7 +311,7 @@ function revise(
     case 'c12': {
       if (!report.sentences) return null;
       const req = report.sentences.target - report.sentences.observed;
-      const delta = respond(req, p, rng);
+      const delta = respond(req, p, rng, scale);
       const fixed = task.lastWords.map((_, i) => nextFlag(report.lastWords[i]?.correct ?? false, p, rng));
       return {
         text: buildC12(layout, Math.max(1, report.sentences.observed + delta), task.lastWords, fixed),
@@ -325,13 +362,14 @@ export function simulate(messages: ChatMessage[], p: SimParams): SimOutput {
   if (!drafts.length || last?.role !== 'user' || last === users[0]) {
     return { text: draft(task, layout, p, rng), decision: { kind: 'draft', family: task.family } };
   }
-  // Recurrence: return one of the earlier drafts verbatim.
-  if (rng.chance(p.recur)) {
+  // Recurrence: return one of the earlier drafts verbatim (more often with more drafts, under `echo`).
+  const recur = p.echo > 0 ? 1 - (1 - p.recur) * (1 - p.echo) ** Math.max(0, drafts.length - 1) : p.recur;
+  if (rng.chance(recur)) {
     const i = rng.int(drafts.length);
     return { text: drafts[i], decision: { kind: 'recur', family: task.family, detail: { draft: i } } };
   }
   const report = parseReport(last.content);
-  const revised = report ? revise(task, report, layout, p, rng) : null;
+  const revised = report ? revise(task, report, layout, p, rng, memoryScale(messages, p)) : null;
   if (!revised) return { text: draft(task, layout, p, rng), decision: { kind: 'redraft', family: task.family } };
   return { text: revised.text, decision: { kind: 'revise', family: task.family, detail: revised.detail } };
 }

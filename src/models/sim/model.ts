@@ -8,7 +8,8 @@ import { scoreEach, scoreFromTokens, verifyByRescoring } from '../scoring.ts';
 import { realClock, type Clock } from '../options.ts';
 import { simulate, SIM_VERSION, type SimOutput } from './controller.ts';
 import { resolveSim, type ResolvedSim, type SimParams } from './profiles.ts';
-import { applyBan, banSequences, toyDetokenize, toyPromptLogprobs, toyRenderChat, toyTokenize } from './toy-lm.ts';
+import { applyAnswerBan, applyBan, banSequences, toyDetokenize, toyPromptLogprobs, toyRenderChat, toyTokenize } from './toy-lm.ts';
+import { answerBanSet } from '../ban.ts';
 
 interface SimReply {
   /** The raw reply (after the ban and the token limit). */
@@ -17,27 +18,54 @@ interface SimReply {
   promptTokens: number;
   completionTokens: number;
   bannedMasked: number;
+  /** Steps at which a complete-answer ban masked the end (only with banned answers). */
+  endsMasked?: number;
   decision: SimOutput['decision'];
 }
 
-/** The reply of a simulated controller to `messages` under a token limit and an optional ban list. */
-export function simReply(messages: ChatMessage[], params: SimParams, maxTokens: number, bannedWords: string[] = []): SimReply {
+/**
+ * The reply of a simulated controller to `messages` under a token limit, an optional ban list
+ * (bad-words rule) and optional banned complete answers (the end masked after them, toy-lm.ts).
+ */
+export function simReply(
+  messages: ChatMessage[],
+  params: SimParams,
+  maxTokens: number,
+  bannedWords: string[] = [],
+  bannedAnswers: string[] = [],
+): SimReply {
   const out = simulate(messages, params);
   let ids = toyTokenize(out.text);
   let bannedMasked = 0;
-  if (bannedWords.length) {
-    const banned = applyBan(ids, banSequences(bannedWords));
+  const sequences = bannedWords.length ? banSequences(bannedWords) : [];
+  if (sequences.length) {
+    const banned = applyBan(ids, sequences);
     ids = banned.ids;
     bannedMasked = banned.masked;
   }
   let finishReason: SimReply['finishReason'] = 'stop';
+  let endsMasked: number | undefined;
+  if (bannedAnswers.length) {
+    const r = applyAnswerBan(ids, answerBanSet(bannedAnswers), maxTokens, sequences);
+    ids = r.ids;
+    endsMasked = r.masked;
+    if (r.exhausted) finishReason = 'length';
+  }
   if (maxTokens >= 0 && ids.length > maxTokens) {
     ids = ids.slice(0, maxTokens);
     finishReason = 'length';
   }
-  const text = bannedMasked || finishReason === 'length' ? toyDetokenize(ids) : out.text;
+  const text = bannedMasked || endsMasked || finishReason === 'length' ? toyDetokenize(ids) : out.text;
   const promptTokens = toyTokenize(toyRenderChat(messages, { addGenerationPrompt: true }), { special: true }).length;
-  return { text, finishReason, promptTokens, completionTokens: ids.length, bannedMasked, decision: out.decision };
+  return {
+    text,
+    finishReason,
+    promptTokens,
+    completionTokens: ids.length,
+    bannedMasked,
+    ...(endsMasked !== undefined ? { endsMasked } : {}),
+    decision: out.decision,
+  };
 }
 
 /** Teacher-forced toy scoring of `continuation` after the rendered context (docs/harness.md §3.4 layout). */
@@ -61,6 +89,7 @@ function simLabel(resolved: ResolvedSim, given?: string): string {
 const CAPABILITIES = Object.freeze({
   score: true,
   ban: true,
+  banAnswers: true,
   tokenize: true,
   decode: false,
   stopTokens: false,
@@ -92,7 +121,7 @@ class SimModel implements ScoringModel, TokenizingModel, BanningModel, BackendIn
     const t0 = performance.now();
     if (this.params.latency_ms > 0) await this.clock.sleep(this.params.latency_ms, options.signal);
     else if (options.signal?.aborted) throw options.signal.reason;
-    const reply = simReply(messages, this.params, options.maxTokens, options.bannedSequences ?? []);
+    const reply = simReply(messages, this.params, options.maxTokens, options.bannedSequences ?? [], options.bannedAnswers ?? []);
     const attempt = {
       ok: true,
       text: reply.text,
@@ -109,6 +138,7 @@ class SimModel implements ScoringModel, TokenizingModel, BanningModel, BackendIn
         max_tokens: options.maxTokens,
         message_count: messages.length,
         banned: options.bannedSequences?.length ?? 0,
+        ...(options.bannedAnswers?.length ? { banned_answers: options.bannedAnswers.length } : {}),
       },
       meta: {
         simulated: true,
@@ -117,6 +147,7 @@ class SimModel implements ScoringModel, TokenizingModel, BanningModel, BackendIn
         params: this.params,
         decision: reply.decision,
         bannedMasked: reply.bannedMasked,
+        ...(reply.endsMasked !== undefined ? { endsMasked: reply.endsMasked } : {}),
       },
     };
     options.onAttempt?.(attempt);

@@ -14,6 +14,17 @@ export interface SimParams {
   noise: number;
   /** Probability of returning an earlier draft verbatim instead of revising (recurrence). */
   recur: number;
+  /**
+   * History effect 1 (0 = none): each earlier draft in the context beyond the last makes a verbatim
+   * return likelier: P(recur) = 1 − (1 − recur)·(1 − echo)^k, k = drafts in the context − 1.
+   */
+  echo: number;
+  /**
+   * History effect 2 (0 = none): how much the controller corrects its gain by the gain it observes
+   * in its context (how far each earlier revision moved against what its report asked): the
+   * requested correction is scaled by (1 − memory) + memory/ĝ, ĝ the mean observed gain.
+   */
+  memory: number;
   /** Probability that each reported content violation (missing anchor/word, wrong word) is fixed. */
   fix: number;
   /** Probability that each satisfied content item is broken during a revision. */
@@ -44,6 +55,8 @@ const BASE: SimParams = {
   dead: 0,
   noise: 0,
   recur: 0,
+  echo: 0,
+  memory: 0,
   fix: 1,
   slip: 0,
   draft_bias: -0.2,
@@ -103,6 +116,25 @@ export const SIM_PROFILES: Record<string, SimProfile> = {
       draft_fix: 0.4,
     },
   },
+  contextual: {
+    name: 'contextual',
+    description:
+      "sluggish's response curve without its dead zone, and a history that matters both ways: it learns its gain from the earlier reports in its context (memory 1) and returns an earlier draft more often the more drafts its context holds (echo 0.1)",
+    params: {
+      ...BASE,
+      gain: 0.4,
+      asym: 0.25,
+      noise: 0.2,
+      recur: 0.05,
+      echo: 0.1,
+      memory: 1,
+      fix: 0.5,
+      slip: 0.02,
+      draft_bias: -0.25,
+      draft_noise: 0.2,
+      draft_fix: 0.5,
+    },
+  },
   instant: {
     name: 'instant',
     description: 'the steady profile with no latency ever (engine and store benchmarks)',
@@ -118,6 +150,8 @@ export const PARAM_RANGES: Record<keyof SimParams, { min: number; max: number; i
   dead: { min: 0, max: 1000, integer: true },
   noise: { min: 0, max: 5 },
   recur: { min: 0, max: 1 },
+  echo: { min: 0, max: 1 },
+  memory: { min: 0, max: 1 },
   fix: { min: 0, max: 1 },
   slip: { min: 0, max: 1 },
   draft_bias: { min: -0.95, max: 5 },

@@ -17,6 +17,8 @@
 // in the context), with u ∈ [0, 1) a hash of (previous token, t). Scores are ≤ −0.25, finite and
 // deterministic, and copying from the context raises them: enough to exercise a probe pipeline.
 
+import { endBanned } from '../ban.ts';
+
 export const SPECIAL_TOKENS: Record<string, number> = {
   '<s>': 1,
   '</s>': 2,
@@ -226,4 +228,43 @@ export function applyBan(ids: number[], banned: number[][]): { ids: number[]; ma
     out.push(t);
   }
   return { ids: out, masked };
+}
+
+/** What the toy writes when its end is masked: ")", else "#", else "'" (the first not banned there). */
+const END_FALLBACKS = [')', '#', "'"].map((c) => toyTokenize(c)[0]);
+
+/**
+ * The complete-answer ban on the toy (src/models/ban.ts): while the answer so far, stripped, is a
+ * banned answer, the end of the answer is masked, and the toy writes one more token, ")" (else "#",
+ * else "'", the first not banned there), then tries to end again. A complete repeat of a failed
+ * draft therefore ends as the draft followed by ")" (or "))" if that was a failed draft too).
+ * ")" was chosen because no revloop verifier's state changes with it (not a word for the
+ * exact-length counter, a separate punctuation token the COLLIE counters drop, no sentence break;
+ * checked on every demo case and on 6,979 simulated drafts): the forced continuation changes the
+ * text, not the verdict, so the simulation credits the ban with no lucky fix. (`applyBan`'s first
+ * fallback "_" is a word character: appended, it adds one word, which fixes a draft one word short;
+ * "~" sticks to the last word in NLTK's tokenizer.) The toy stops at `maxTokens` (negative: no
+ * limit), with `exhausted` set if the end was still banned there.
+ */
+export function applyAnswerBan(
+  ids: number[],
+  answers: ReadonlySet<string>,
+  maxTokens: number,
+  banned: number[][] = [],
+): { ids: number[]; masked: number; exhausted: boolean } {
+  const out = [...ids];
+  let masked = 0;
+  while (endBanned(answers, toyDetokenize(out))) {
+    if (maxTokens >= 0 && out.length >= maxTokens) return { ids: out, masked, exhausted: true };
+    masked++;
+    const blocked = (cand: number) =>
+      banned.some(
+        (s) =>
+          s[s.length - 1] === cand &&
+          s.length - 1 <= out.length &&
+          s.slice(0, -1).every((t, k) => out[out.length - (s.length - 1) + k] === t),
+      );
+    out.push(END_FALLBACKS.find((c) => !blocked(c)) ?? END_FALLBACKS[END_FALLBACKS.length - 1]);
+  }
+  return { ids: out, masked, exhausted: false };
 }

@@ -39,6 +39,7 @@ test('loads on CPU and declares its capabilities and backend details', async () 
     {
       score: true,
       ban: true,
+      banAnswers: true,
       tokenize: true,
       decode: true,
       stopTokens: true,
@@ -370,6 +371,46 @@ test('bans reach generate() through GenerateOptions.bannedSequences and are coun
   assert.notEqual(banned.text, free.text);
   assert.ok((banned.attempts[0].meta?.nBannedMasked as number) > 0);
   assert.equal(banned.attempts[0].meta?.banListSize, 2);
+});
+
+test('a complete-answer ban masks the end of the answer (an EOG token) after the banned text, and nothing else', async () => {
+  // The tiny model answers "the" with a few tokens and then <|im_end|> (an end-of-generation token).
+  const prompt = (await model.renderPrompt(user('the'))).tokens;
+  const free = await model.generateTokens(prompt, { maxTokens: 30 });
+  assert.equal(free.finishReason, 'stop');
+  assert.ok(rt.endOfGenerationTokens().includes(free.stopToken!), 'it stopped at an end-of-generation token');
+  const answer = free.text.trim();
+  assert.ok(answer.length > 0);
+  const out = await model.generateTokens(prompt, { maxTokens: 30, bannedAnswers: [`  ${answer}\n`] });
+  // The same tokens up to the banned answer (nothing masked before it), then the answer goes on.
+  assert.deepEqual(out.tokens.slice(0, free.tokens.length), free.tokens);
+  assert.ok(out.tokens.length > free.tokens.length);
+  assert.notEqual(out.text.trim(), answer);
+  assert.ok(out.nEndsMasked >= 1);
+  assert.equal(out.nBannedMasked, 0);
+  // The bad-words ban of the same text forbids that extension too (its prefix effect): the draft's last token is masked.
+  const words = await model.generateTokens(prompt, { maxTokens: 30, bannedSequences: [answer] });
+  assert.notDeepEqual(words.tokens.slice(0, free.tokens.length), free.tokens);
+  // Through generate(): counted in the attempt's meta and request.
+  const g = await model.generate(user('the'), { maxTokens: 30, bannedAnswers: [answer] });
+  assert.equal(g.text, out.text);
+  assert.equal(g.attempts[0].meta?.nEndsMasked, out.nEndsMasked);
+  assert.equal(g.attempts[0].request?.bannedAnswers, 1);
+});
+
+test('a complete-answer ban also masks extra stop tokens, and an answer never reached changes nothing', async () => {
+  const prompt = (await model.renderPrompt(user('tool'))).tokens;
+  const free = await model.generateTokens(prompt, { maxTokens: 12 });
+  const stop = free.tokens[2];
+  assert.ok(!free.tokens.slice(0, 2).includes(stop));
+  const stopped = await model.generateTokens(prompt, { maxTokens: 12, stopTokenIds: [stop] });
+  assert.deepEqual([stopped.tokens, stopped.stopToken], [free.tokens.slice(0, 2), stop]);
+  const out = await model.generateTokens(prompt, { maxTokens: 12, stopTokenIds: [stop], bannedAnswers: [stopped.text] });
+  assert.deepEqual(out.tokens.slice(0, 2), free.tokens.slice(0, 2));
+  assert.ok(out.tokens.length > 2, 'the stop token was masked after the banned answer');
+  assert.equal(out.nEndsMasked, 1);
+  const never = await model.generateTokens(prompt, { maxTokens: 12, bannedAnswers: ['an answer it never writes'] });
+  assert.deepEqual([never.tokens, never.nEndsMasked], [free.tokens, 0]);
 });
 
 test('concurrent calls are serialized on the sequence and give the sequential results', async () => {

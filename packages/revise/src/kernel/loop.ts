@@ -384,6 +384,7 @@ export async function runLoop<S>(o: LoopOptions<S>): Promise<LoopOutcome<S>> {
             temperature: call.temperature,
             seed: call.seed,
             bannedSequences: request.bannedSequences,
+            bannedAnswers: request.bannedAnswers,
             extraBody: call.extraBody,
             signal: modelSignal,
             onAttempt,

@@ -15,11 +15,13 @@ export interface RequestAction {
   attempt: number;
 }
 
-/** One generation's request: the messages, the sequences banned at decoding, the token limit. */
+/** One generation's request: the messages, what is banned at decoding, the token limit. */
 export interface LoopRequest {
   messages: ChatMessage[];
-  /** Sequences the decoder must never complete (undefined: none). */
+  /** Sequences the decoder must never complete (undefined: none; the `failed-drafts` ban). */
   bannedSequences?: string[];
+  /** Complete answers the decoder must not stop at (undefined: none; the `complete-repeats` ban). */
+  bannedAnswers?: string[];
   /** Completion tokens at most (undefined: the backend's own limit). */
   maxTokens?: number;
   /** What the history rules did to build this request (null: nothing fired at the latest attempt). */

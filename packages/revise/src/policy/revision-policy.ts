@@ -8,8 +8,20 @@ import { REVISION_FEEDBACKS, type RevisionFeedback, type RevisionMessagePolicy }
 
 /** `full`, `last:K` and `reset` are windows; `reset-on-recurrence` is `full` restarted at each recurrence. */
 export type HistorySpec = 'full' | `last:${number}` | 'reset' | 'reset-on-recurrence';
-/** `auto`: ban failed drafts where the backend can ban, not otherwise (`failed-drafts` refuses there). */
-export type BanSpec = 'none' | 'failed-drafts' | 'auto';
+/**
+ * How earlier failed drafts are banned at decoding (docs/revise.md §2):
+ * - `failed-drafts`: each as a token sequence the decoder may never complete (vLLM `bad_words`, the
+ *   agent study's ban); its prefix effect also forbids extending a failed draft word for word;
+ * - `complete-repeats`: each as a complete answer: the answer may not end where it equals a failed
+ *   draft, but may extend one (sim and GGUF backends; vLLM cannot express it);
+ * - `auto`: `complete-repeats` where the backend can ban complete answers, no ban otherwise;
+ * - `none`.
+ * An explicit kind is refused by a backend that cannot apply it.
+ */
+export type BanSpec = 'none' | 'failed-drafts' | 'complete-repeats' | 'auto';
+
+/** The ban kinds a run or `revise()` applies (`auto` resolves to one of them, or to none). */
+export type BanKind = 'failed-drafts' | 'complete-repeats';
 /** What a revision loop does when it finds a cycle: go on, restart its history, or stop. */
 export type CycleAction = 'continue' | 'reset' | 'stop';
 
@@ -23,14 +35,15 @@ export interface RevisionPolicy {
 
 /**
  * The default: the paper's verbatim loop until a draft recurs, then the window restarts at the
- * recurring draft (unless that would replay an earlier request); earlier failed drafts banned where
- * the backend can ban; a persistent cycle restarts the window too. Why, with the figures it rests
- * on: docs/revise.md §5.
+ * recurring draft (unless that would replay an earlier request); a persistent cycle restarts the
+ * window too; no ban (the failed-drafts ban lost success on the simulations, the complete-repeats
+ * ban gained none and switches the recurrence rule off), so the loop is the same on every backend.
+ * Why, with the figures it rests on: docs/revise.md §5.
  */
 export const REVLOOP_DEFAULT_POLICY: Readonly<RevisionPolicy> = Object.freeze({
   history: 'reset-on-recurrence',
   feedback: 'verbatim',
-  ban: 'auto',
+  ban: 'none',
   onCycle: 'reset',
 });
 
@@ -87,7 +100,13 @@ export function messagePolicyOf(
   };
 }
 
-/** Whether failed drafts are banned with this backend; `failed-drafts` on one that cannot ban is refused by the caller. */
-export function bansFailedDrafts(ban: BanSpec, canBan: boolean): boolean {
-  return ban === 'failed-drafts' || (ban === 'auto' && canBan);
+/**
+ * The ban a policy applies with a backend of these capabilities (null: none). An explicit kind is
+ * returned whatever the backend (the caller refuses one it cannot apply); `auto` is
+ * `complete-repeats` where the backend bans complete answers, none otherwise.
+ */
+export function banKindFor(ban: BanSpec, capabilities: { readonly ban?: boolean; readonly banAnswers?: boolean } = {}): BanKind | null {
+  if (ban === 'failed-drafts' || ban === 'complete-repeats') return ban;
+  if (ban === 'auto') return capabilities.banAnswers === true ? 'complete-repeats' : null;
+  return null;
 }

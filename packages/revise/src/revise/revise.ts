@@ -5,7 +5,7 @@
 // says why the loop stopped, what it cost, where it cycled, what was done about it and which draft
 // was best, on every status.
 import { CapabilityError, UsageError } from '../errors.ts';
-import { modelCanBan, type ChatMessage, type ReviseModel } from '../model.ts';
+import { modelCanBan, modelCanBanAnswers, type ChatMessage, type ReviseModel } from '../model.ts';
 import { runLoop, type LoopPolicy, type LoopVerifier } from '../kernel/loop.ts';
 import {
   costOf,
@@ -18,11 +18,11 @@ import {
   stopOnSuccess,
   type StopCondition,
 } from '../kernel/stop.ts';
-import type { Generation, GenerationStart, LoopEnd, LoopRound, LoopSink } from '../kernel/types.ts';
+import type { Generation, GenerationStart, LoopEnd, LoopRequest, LoopRound, LoopSink } from '../kernel/types.ts';
 import { banStrings } from '../policy/ban.ts';
 import { violationSet, violationTag } from '../policy/recurrence.ts';
 import { planRevisionRequest, type RevisionExchange } from '../policy/revision-messages.ts';
-import { bansFailedDrafts, messagePolicyOf, policyPreset, REVLOOP_DEFAULT_POLICY, type RevisionPolicy } from '../policy/revision-policy.ts';
+import { banKindFor, messagePolicyOf, policyPreset, REVLOOP_DEFAULT_POLICY, type RevisionPolicy } from '../policy/revision-policy.ts';
 import { aiSdkModel, isAiSdkModel } from './ai-sdk.ts';
 import { familyVerifier, type PreparedVerifyFunction } from './verifiers.ts';
 import { withTelemetry } from './telemetry.ts';
@@ -133,13 +133,16 @@ function conditionsOf(o: ReviseOptions, policy: ResolvedPolicy, revisions: numbe
   return list;
 }
 
+/** What a request bans, either kind (a result's `bannedSequences`: the ban's kind is the policy's). */
+const bannedOf = (request: LoopRequest): string[] => request.bannedSequences ?? request.bannedAnswers ?? [];
+
 /** One generation as the result reports it. */
 function attemptOf(round: LoopRound<VerifyResult>, generation: Generation, feedback: string | null): Attempt {
   const vr = round.state;
   return {
     index: round.index,
     messages: generation.request.messages.map((m) => ({ ...m })),
-    bannedSequences: generation.request.bannedSequences ?? [],
+    bannedSequences: bannedOf(generation.request),
     draft: round.draft,
     ok: round.ok,
     violations: vr.violations,
@@ -181,13 +184,19 @@ export async function runRevise(o: ReviseOptions, emit: (e: ReviseEvent) => void
       'model',
       'model must be a model with generate() (createModel(spec) from revloop/models) or an AI SDK LanguageModel',
     );
-  if (policy.ban === 'failed-drafts' && !modelCanBan(model))
+  const banning = banKindFor(policy.ban, { ban: modelCanBan(model), banAnswers: modelCanBanAnswers(model) });
+  if (banning === 'failed-drafts' && !modelCanBan(model))
     throw new CapabilityError(
-      `${model.label}: this backend cannot ban token sequences during decoding, so ban 'failed-drafts' is refused; use a vllm:, gguf: or sim: model (or an AI SDK model with banOption), or ban 'auto' (bans where possible)`,
+      `${model.label}: this backend cannot ban token sequences during decoding, so ban 'failed-drafts' is refused; use a vllm:, gguf: or sim: model (or an AI SDK model with banOption), or ban 'none'`,
       'ban',
       model.label,
     );
-  const banning = bansFailedDrafts(policy.ban, modelCanBan(model));
+  if (banning === 'complete-repeats' && !modelCanBanAnswers(model))
+    throw new CapabilityError(
+      `${model.label}: this backend cannot ban complete answers, so ban 'complete-repeats' is refused; use a gguf: or sim: model, or ban 'auto' (complete repeats where the backend can)`,
+      'banAnswers',
+      model.label,
+    );
   // A verifier that needs an optional peer says so now, before anything is sent.
   await (verifier.verify as PreparedVerifyFunction).ready?.();
   const tracing = await withTelemetry(o.telemetry, {
@@ -228,10 +237,11 @@ export async function runRevise(o: ReviseOptions, emit: (e: ReviseEvent) => void
       }));
       const planned = planRevisionRequest(initial, exchanges, messagePolicy);
       const banned = banning ? banStrings(rounds.map((r) => r.draft)) : [];
+      const bans = banned.length ? banned : undefined;
       const last = rounds[rounds.length - 1];
       return {
         messages: planned.messages,
-        bannedSequences: banned.length ? banned : undefined,
+        ...(banning === 'complete-repeats' ? { bannedAnswers: bans } : { bannedSequences: bans }),
         maxTokens,
         action: planned.latest && last ? { ...planned.latest, attempt: last.index } : null,
       };
@@ -255,8 +265,14 @@ export async function runRevise(o: ReviseOptions, emit: (e: ReviseEvent) => void
               : `history kept at attempt ${a.attempt} (${a.cause}): a reset would replay an earlier request`,
       });
     }
-    const banned = request.bannedSequences ?? [];
-    if (banned.length) emit({ type: 'policy', attempt: index, action: 'ban', reason: `${banned.length} earlier failed drafts banned` });
+    const banned = bannedOf(request);
+    if (banned.length)
+      emit({
+        type: 'policy',
+        attempt: index,
+        action: 'ban',
+        reason: `${banned.length} earlier failed drafts banned${request.bannedAnswers ? ' as complete answers' : ''}`,
+      });
     emit({
       type: 'attempt-started',
       attempt: index,
@@ -300,7 +316,7 @@ export async function runRevise(o: ReviseOptions, emit: (e: ReviseEvent) => void
         attempts[generation.index] = {
           index: generation.index,
           messages: generation.request.messages.map((m) => ({ ...m })),
-          bannedSequences: generation.request.bannedSequences ?? [],
+          bannedSequences: bannedOf(generation.request),
           draft: null,
           ok: false,
           violations: [],

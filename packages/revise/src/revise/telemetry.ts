@@ -92,6 +92,7 @@ export async function withTelemetry(
       };
       if (r.maxTokens !== undefined) attributes['gen_ai.request.max_tokens'] = r.maxTokens;
       if (r.bannedSequences?.length) attributes['revloop.banned_sequences'] = r.bannedSequences.length;
+      if (r.bannedAnswers?.length) attributes['revloop.banned_answers'] = r.bannedAnswers.length;
       if (r.action) {
         attributes['revloop.policy.action'] = r.action.action;
         attributes['revloop.policy.cause'] = r.action.cause;

@@ -119,6 +119,7 @@ export interface Attempt {
   /** 0 = the first draft. */
   index: number;
   messages: ChatMessage[];
+  /** Earlier failed drafts banned in this generation: as token sequences (`failed-drafts`) or as complete answers (`complete-repeats`). */
   bannedSequences: string[];
   /** The output, stripped; null when every provider attempt failed. */
   draft: string | null;
