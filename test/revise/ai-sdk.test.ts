@@ -52,6 +52,25 @@ test('revise() takes an AI SDK model: drafts go through doGenerate, usage is sum
   );
 });
 
+test("an AI SDK model cannot ban complete answers: ban 'complete-repeats' is refused before any call, 'auto' bans nothing", async () => {
+  const model = new MockLanguageModelV3({
+    doGenerate: [result('{"name": "Ada"}'), result('{"name": "Ada"}'), result('{"name": "Ada", "age": 36}')],
+  });
+  await assert.rejects(
+    revise({ model, prompt: 'Return a JSON person.', verify: zodVerifier(Person), policy: { ban: 'complete-repeats' } }),
+    (e: Error & { code?: string }) => e.code === 'E_CAPABILITY' && /cannot ban complete answers/.test(e.message),
+  );
+  assert.equal(model.doGenerateCalls.length, 0);
+  const r = await revise({
+    model,
+    prompt: 'Return a JSON person.',
+    verify: zodVerifier(Person),
+    policy: { ban: 'auto', onCycle: 'continue' },
+  });
+  assert.equal(r.status, 'ok');
+  assert.ok(r.attempts.every((a) => a.bannedSequences.length === 0));
+});
+
 test('reviseMiddleware: generateText returns the passing draft, every attempt counted, status in providerMetadata', async () => {
   const inner = new MockLanguageModelV3({ doGenerate: [result('not json at all'), result('{"name": "Bo", "age": 7}')] });
   const model = wrapLanguageModel({
