@@ -47,6 +47,41 @@ interface CurveChartOptions {
   idPrefix: string;
 }
 
+/** Vertical distance (px) between lines drawn side by side where their values are equal. */
+const DODGE = 4.5;
+
+/**
+ * Per series and cap, how far to move its point off the true value so that series with equal
+ * values at a cap (e.g. two history arms with identical curves) are drawn side by side instead
+ * of one hiding the other: groups of k equal points spread over (k − 1) × DODGE pixels, in
+ * series order. Null when no two series ever coincide.
+ */
+function dodgeOffsets(panel: CurvePanel): number[][] | null {
+  const offsets = panel.series.map(() => panel.caps.map(() => 0));
+  let any = false;
+  panel.caps.forEach((_, i) => {
+    const groups = new Map<number, number[]>();
+    panel.series.forEach((s, k) => {
+      const v = s.rates[i];
+      if (v == null || !Number.isFinite(v)) return;
+      const g = groups.get(v) ?? [];
+      g.push(k);
+      groups.set(v, g);
+    });
+    for (const g of groups.values()) {
+      if (g.length < 2) continue;
+      any = true;
+      g.forEach((k, j) => (offsets[k][i] = (j - (g.length - 1) / 2) * DODGE));
+    }
+  });
+  return any ? offsets : null;
+}
+
+/** Whether some series of the panel share a value at some cap (drawn side by side; say so under the chart). */
+export function hasCoincidentSeries(panel: CurvePanel): boolean {
+  return dodgeOffsets(panel) !== null;
+}
+
 /** One family's cumulative-success chart: x = revision cap 0…T, y = 0–100%. */
 export function curveChartSvg(panel: CurvePanel, options: CurveChartOptions): string {
   const W = options.width ?? 420;
@@ -79,7 +114,8 @@ export function curveChartSvg(panel: CurvePanel, options: CurveChartOptions): st
   });
   parts.push(`<line class="axis" x1="${m.l}" x2="${W - m.r}" y1="${m.t + ph}" y2="${m.t + ph}"/>`);
   parts.push(`<text class="axis-label" x="${coord(m.l + pw / 2)}" y="${H - 6}" text-anchor="middle">revision cap</text>`);
-  for (const s of panel.series) {
+  const dodge = dodgeOffsets(panel);
+  panel.series.forEach((s, k) => {
     const si = options.styleIndex.get(s.controller) ?? 0;
     const st = seriesStyle(si);
     const label = s.simulated ? `${shownName(s.controller, true)} (${options.simulatedLabel ?? 'SIMULATED'})` : s.controller;
@@ -92,17 +128,18 @@ export function curveChartSvg(panel: CurvePanel, options: CurveChartOptions): st
         pen = false;
         return;
       }
-      d += `${pen ? 'L' : 'M'}${coord(x(c))} ${coord(y(v))}`;
+      const py = y(v) + (dodge?.[k][i] ?? 0);
+      d += `${pen ? 'L' : 'M'}${coord(x(c))} ${coord(py)}`;
       pen = true;
       marks.push(
-        `<path class="mark" d="${markerPath(st.marker, x(c), y(v), 3)}"><title>${escapeHtml(label)} · cap ${c}: ${pct(v)}% (n = ${s.n})</title></path>`,
+        `<path class="mark" d="${markerPath(st.marker, x(c), py, 3)}"><title>${escapeHtml(label)} · cap ${c}: ${pct(v)}% (n = ${s.n})</title></path>`,
       );
     });
     const dash = st.dash ? ` stroke-dasharray="${st.dash}"` : '';
     parts.push(
       `<g class="series ${st.colour}${s.simulated ? ' simulated' : ''}" data-controller="${escapeHtml(s.controller)}"><path class="line" d="${d}"${dash}/>${marks.join('')}</g>`,
     );
-  }
+  });
   parts.push('</svg>');
   return parts.join('');
 }

@@ -112,6 +112,13 @@ export interface Study<A = unknown> {
   sections(analysis: A): Section[];
   /** Controllers whose numbers are simulations (named in summaries). */
   simulatedControllers(analysis: A): string[];
+  /** What the report's header calls this study's runs: "run", "experiment run", … (singular). */
+  readonly runNoun: string;
+  /**
+   * How many runs its sections list (the report's header counts these, so the header and the
+   * tables agree; a run with nothing to show yet, e.g. no finished trajectory, is not listed).
+   */
+  runsListed(analysis: A): number;
   /** Column labels of this study's runs table (after run, status and model). */
   readonly runColumns: readonly string[];
   /** Of those, the ones `revloop runs` may leave out to fit a narrow terminal, the first to go first. */

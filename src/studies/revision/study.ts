@@ -110,6 +110,8 @@ export const revisionStudy: Study<RevisionAnalysis> = {
   toJson: (a) => ({ ...(a.result as unknown as Record<string, unknown>), ...(hasIfeval(a) ? { ifeval: a.ifeval } : {}) }),
   sections: (a) => [...revisionSections(viewModel(a)), ...landmarkSections(a.result), ...(hasIfeval(a) ? ifevalSections(a.ifeval) : [])],
   simulatedControllers: (a) => a.result.simulated_controllers,
+  runNoun: 'run',
+  runsListed: (a) => viewModel(a).runs.length,
   notes: (a) => viewModel(a).notes,
   trajectories: reader,
   drilldown(a) {
