@@ -64,6 +64,7 @@ function drilldownPayload(drilldowns: readonly TrajectoryDrilldown[], options: D
       feedback: (t: TrajectoryRecord, r: RoundRecord) =>
         typeof r.feedback === 'string' ? r.feedback : family(t).feedback(r.state, t.case, variant(t)),
       initialPrompt: (t) => family(t).initialPrompt(t.case, variant(t)),
+      importedFrom: (t) => owner.get(t)!.importedFrom?.(t) ?? null,
       maxDiffEditLength: options.maxDiffEditLength,
       onProgress: options.onRenderProgress,
     },

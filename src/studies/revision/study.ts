@@ -59,6 +59,10 @@ const reader: TrajectoryReader = {
     }
   },
   initialPrompt: (t, planned) => getFamily(t.family).initialPrompt(t.case, variantOf(planned)),
+  origin: (planned) =>
+    planned.plan.kind === 'import' && isTrajectoryPlan(planned.plan)
+      ? { imported: true, format: planned.plan.case_set.format }
+      : { imported: false },
 };
 
 export const revisionStudy: Study<RevisionAnalysis> = {
@@ -122,6 +126,7 @@ export const revisionStudy: Study<RevisionAnalysis> = {
       getFamily,
       label: labelTrajectory,
       labels: drilldownLabels(),
+      importedFrom: (t: TrajectoryRecord) => a.imports?.get(t.runId) ?? null,
     };
   },
 };
