@@ -89,6 +89,15 @@ export function stateId(controller: string, caseId: string, revision: number): s
   return `${labelId(controller)}__${caseId}__r${revision}`;
 }
 
+/**
+ * The same states under the ids versions before issue 40 gave them (`<label>__<case_id>__r<rev>`,
+ * the label whole: `sim:stubborn [simulated]__…`), so a run planned then still resumes when its
+ * command selects its states again.
+ */
+export function withEarlierStateIds(states: readonly ExperimentState[]): ExperimentState[] {
+  return states.map((s) => ({ ...s, state_id: `${s.controller}__${s.case_id}__r${s.revision}` }));
+}
+
 /** Candidate states of one trajectory, before sampling. */
 function candidates(t: TrajectoryRecord, o: SelectOptions): Array<{ revision: number; origin: number | null }> {
   if (t.status !== 'complete' || !t.rounds.length) return [];
