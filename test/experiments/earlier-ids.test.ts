@@ -61,3 +61,19 @@ test('a history run planned under the earlier state ids opens, displays, and res
     await s.close();
   }
 });
+
+test("run's default id drops the simulation mark; the run an earlier version named is still resumed", async () => {
+  const dir = tempDir('revloop-earlier-run-id-');
+  const cases = join(dir, 'cases.jsonl');
+  await writeCaseSet(cases, exactLengthDemoCases().slice(0, 3));
+  const fresh = await runCases({ cases, model: 'sim:steady', store: join(dir, 'new.db') });
+  assert.equal(fresh.runId, 'cases__sim-steady');
+  const store = join(dir, 'old.db');
+  // What an earlier version created under its default id.
+  await runCases({ cases, model: 'sim:steady', store, runId: 'cases__sim-steady-simulated' });
+  const again = await runCases({ cases, model: 'sim:steady', store });
+  assert.equal(again.runId, 'cases__sim-steady-simulated');
+  const s = await openStore(store, { readonly: true });
+  assert.deepEqual(await s.runIds(), ['cases__sim-steady-simulated']);
+  await s.close();
+});
