@@ -4,7 +4,7 @@
 // one; ids made only of [A-Za-z0-9._:-]; an imported trajectory never says revloop sent it; and
 // an unclosed U+202E in one draft leaves the next draft's diff reading left to right (issue 36).
 // Each of these fails on the code before issue 40.
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,12 +37,18 @@ describe('report readability with real-length case ids', { skip }, () => {
     browser = await launchChromium({ width: 1400, height: 1000 });
     await browser.context.route('**/*', (route) => (route.request().url().startsWith('file://') ? route.continue() : route.abort()));
   });
+  // Pages a failed test left open are closed (their event streams too) before the next test.
+  const pages: Page[] = [];
+  afterEach(async () => {
+    for (const p of pages.splice(0)) if (!p.isClosed()) await p.close();
+  });
   after(async () => {
     await browser?.close();
   });
 
   async function open(width: number, hash = ''): Promise<{ page: Page; problems: string[] }> {
     const page = await browser!.context.newPage();
+    pages.push(page);
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(e.message));
     page.on('console', (m) => {

@@ -6,7 +6,7 @@
 // them, the exact value on hover; an imported trajectory never says revloop sent it; an unclosed
 // U+202E in one draft leaves the next draft's diff reading left to right (issue 36). Each fails on
 // the code before issue 40.
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { startViewer, type ViewerHandle } from '../../src/app/view.ts';
 import { chromiumMissing, launchChromium, type Chromium } from '../chromium.ts';
 import { requirePunkt } from '../helpers.ts';
 import { BIN, userEnv } from '../cli/cli.ts';
-import { buildLongIdStore, longId, type LongIdStore } from '../long-ids.ts';
+import { buildLongIdStore, ID_CHARS, longId, type LongIdStore } from '../long-ids.ts';
 import { tempDir } from '../tmp.ts';
 
 // Six families (the Analysis tab's wide endpoint table) need the structured verifiers' Punkt data.
@@ -89,7 +89,7 @@ describe('viewer readability with real-length case ids', { skip }, () => {
   const children: ChildProcess[] = [];
 
   before(async () => {
-    fx = await buildLongIdStore(dir, { experiments: false, probe: false });
+    fx = await buildLongIdStore(dir, { experiments: false });
     viewer = await startViewer({ store: fx.store, port: 0, bootstrap: 20, pollMs: 100 });
     base = `http://127.0.0.1:${viewer.port}`;
     browser = await launchChromium({ width: 1400, height: 1000 });
@@ -102,6 +102,11 @@ describe('viewer readability with real-length case ids', { skip }, () => {
         : route.abort(),
     );
   });
+  // Pages a failed test left open are closed (their event streams too) before the next test.
+  const pages: Page[] = [];
+  afterEach(async () => {
+    for (const p of pages.splice(0)) if (!p.isClosed()) await p.close();
+  });
   after(async () => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
     await browser?.close();
@@ -110,6 +115,7 @@ describe('viewer readability with real-length case ids', { skip }, () => {
 
   async function open(path: string, width: number): Promise<{ page: Page; problems: string[] }> {
     const page = await browser!.context.newPage();
+    pages.push(page);
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(e.message));
     page.on('console', (m) => {
@@ -143,6 +149,27 @@ describe('viewer readability with real-length case ids', { skip }, () => {
       assertColumns(await listColumns(page), `stubborn with a timeline open at ${width} px`);
       assert.deepEqual(problems, []);
       await page.close();
+    });
+
+    test(`${width} px: the run list's ids are made of [A-Za-z0-9._:-] and carry no simulation mark`, async () => {
+      const { page } = await open('/', width);
+      await page.waitForSelector('#run-rows tr[data-run]');
+      const ids = await page.locator('#run-rows tr[data-run] td:first-child').allInnerTexts();
+      assert.ok(ids.includes('probe-toolshed-sim-steady'), ids.join(', '));
+      assert.deepEqual(
+        ids.filter((id) => !ID_CHARS.test(id) || /simulated|-sim$/.test(id)),
+        [],
+      );
+      // The models beside them: each name once, its SIMULATED badge once, never "[simulated]".
+      const models = await page.locator('#run-rows tr[data-run] td:nth-child(3)').allInnerTexts();
+      assert.ok(
+        models.some((m) => /^sim:stubborn\s+SIMULATED$/.test(m.trim())),
+        models.join(' | '),
+      );
+      assert.deepEqual(
+        models.filter((m) => /\[simulated\]/i.test(m)),
+        [],
+      );
     });
 
     test(`${width} px: a run being written by another process keeps them in view too`, async () => {
