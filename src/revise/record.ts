@@ -128,7 +128,12 @@ export async function openRecording(req: RecordingRequest): Promise<Recording> {
   };
   const startOf = (index: number, request: LoopRequest): AttemptStart => {
     const { messages, maxTokens, bannedSequences, bannedAnswers } = request;
-    const start = { revision: index, messagesSha256: messagesSha256(messages), messageCount: messages.length, maxTokens: maxTokens ?? null };
+    const start = {
+      revision: index,
+      messagesSha256: messagesSha256(messages),
+      messageCount: messages.length,
+      maxTokens: maxTokens ?? null,
+    };
     return bannedAnswers ? { ...start, bannedAnswers } : { ...start, bannedSequences };
   };
   const why = (e: LoopEnd): string =>
