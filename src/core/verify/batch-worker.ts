@@ -38,7 +38,7 @@ async function start(): Promise<void> {
   }
   port.on('message', (c: WorkerChunk) => {
     try {
-      send({ type: 'result', seq: c.seq, result: verifyChunk(c.lines, c.firstLine, setup.request) });
+      send({ type: 'result', seq: c.seq, result: verifyChunk(c.lines, c.firstLine, setup.request, c.invalid) });
     } catch (e) {
       send({ type: 'fatal', seq: c.seq, message: (e as Error).message, code: isRevloopError(e) ? e.code : null });
     }
