@@ -126,15 +126,14 @@ function firstInvalidByte(b: Buffer): number {
   let i = 0;
   while (i < b.length) {
     const c = b[i];
-    let n = 0;
-    let min = 0;
     if (c < 0x80) {
       i++;
       continue;
-    } else if (c >= 0xc2 && c <= 0xdf) [n, min] = [1, 0x80];
-    else if (c >= 0xe0 && c <= 0xef) [n, min] = [2, 0x800];
-    else if (c >= 0xf0 && c <= 0xf4) [n, min] = [3, 0x10000];
-    else return i;
+    }
+    // Continuation bytes and the smallest code point of each sequence length.
+    const n = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
+    if (n === 0) return i;
+    const min = n === 1 ? 0x80 : n === 2 ? 0x800 : 0x10000;
     let cp = c & (0x3f >> n);
     for (let k = 1; k <= n; k++) {
       const d = b[i + k];
