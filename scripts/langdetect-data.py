@@ -9,12 +9,20 @@ tables, the Latin-1 exclusions and the Unicode block ranges the normaliser looks
 It writes src/core/verify/ifeval/langdetect/data.json.gz. Profiles are written in sorted language order
 (Python's langdetect loads them in os.listdir order, which depends on the file system; the order
 only matters for floating-point ties, and revloop fixes it: docs/verify.md).
+
+The profiles are stored for a fast start rather than as langdetect's per-language dictionaries
+(parsing 184,129 object keys cost a process a quarter of a second): `langs` and `n_words` per
+language, `ngrams` (every n-gram of one to three code points any profile holds, in first-seen order
+over the sorted profiles, joined by "\n") and `freq`, base64 of little-endian uint32 values: for each
+n-gram in that order, the number of languages m that hold it, then m pairs (language index, count).
 """
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import os
+import struct
 from pathlib import Path
 
 import langdetect
@@ -23,7 +31,7 @@ from langdetect.utils import unicode_block as ub
 from langdetect.utils.ngram import NGram
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "src" / "verify" / "ifeval" / "langdetect" / "data.json.gz"
+OUT = ROOT / "src" / "core" / "verify" / "ifeval" / "langdetect" / "data.json.gz"
 PROFILES = Path(langdetect.__file__).parent / "profiles"
 
 profiles = []
@@ -42,6 +50,19 @@ BLOCKS = {
     ]
 }
 
+# The union of the profiles' n-grams (1 to 3 code points: langdetect's extraction never asks for more;
+# none of the profiles holds another length), each with the languages that hold it.
+holders: dict[str, list[tuple[int, int]]] = {}
+for index, prof in enumerate(profiles):
+    for gram, count in prof["freq"].items():
+        assert 1 <= len(gram) <= 3 and "\n" not in gram, gram
+        holders.setdefault(gram, []).append((index, count))
+words = []
+for gram, pairs in holders.items():
+    words.append(len(pairs))
+    for index, count in pairs:
+        words += [index, count]
+
 data = {
     "source": "python3-langdetect 1.0.9 (Debian), Apache License 2.0; exported by scripts/langdetect-data.py",
     "latin1_excluded": messages.get_string("NGram.LATIN1_EXCLUDE"),
@@ -52,9 +73,12 @@ data = {
         "normalized": NGram.NORMALIZED_VI_CHARS,
     },
     "blocks": {k[len("UNICODE_"):].lower(): v for k, v in BLOCKS.items()},
-    "profiles": profiles,
+    "langs": [prof["name"] for prof in profiles],
+    "n_words": [prof["n_words"] for prof in profiles],
+    "ngrams": "\n".join(holders),
+    "freq": base64.b64encode(struct.pack(f"<{len(words)}I", *words)).decode("ascii"),
 }
 OUT.parent.mkdir(parents=True, exist_ok=True)
 raw = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=False).encode("utf-8")
 OUT.write_bytes(gzip.compress(raw, compresslevel=9, mtime=0))
-print(OUT, len(raw), "bytes,", OUT.stat().st_size, "gzipped,", len(profiles), "profiles")
+print(OUT, len(raw), "bytes,", OUT.stat().st_size, "gzipped,", len(profiles), "profiles,", len(holders), "n-grams")

@@ -5,15 +5,23 @@
 // call); revloop always seeds with 0, as langdetect's README advises for reproducible results, so
 // verdicts are deterministic. docs/verify.md ("Language detection") has the measured agreement.
 import { readFileSync } from 'node:fs';
+import { endianness } from 'node:os';
 import { PyRandom } from '../../../py/random.ts';
 import { zlib } from '../../../util/lazy-builtin.ts';
 
+/** data.json.gz, as scripts/langdetect-data.py writes it (the profiles in a shape that loads fast). */
 interface LangdetectData {
   latin1_excluded: string;
   cjk_classes: string[];
   vi: { to_normalize: string; dmark_class: string; normalized: string[] };
   blocks: Record<string, [number, number]>;
-  profiles: Array<{ name: string; n_words: number[]; freq: Record<string, number> }>;
+  /** Profile names, sorted, and each profile's n-gram totals by length (1, 2, 3). */
+  langs: string[];
+  n_words: number[][];
+  /** Every n-gram of the profiles, joined by "\n". */
+  ngrams: string;
+  /** Base64 of uint32 LE: per n-gram in `ngrams` order, m, then m pairs (language index, count). */
+  freq: string;
 }
 
 const ALPHA_DEFAULT = 0.5;
@@ -45,8 +53,15 @@ interface LanguageProbability {
 
 class Model {
   readonly langs: string[];
-  /** n-gram → probability per language (index into langs), as DetectorFactory.add_profile computes it. */
-  readonly wordLangProb = new Map<string, Float64Array>();
+  private readonly nWords: number[][];
+  /** The n-grams, and n-gram → its index. */
+  private readonly grams: string[];
+  private readonly index = new Map<string, number>();
+  /** Per n-gram index, where its (language, count) pairs start in `pairs` (and `starts[i + 1]` where they end). */
+  private readonly starts: Uint32Array;
+  private readonly pairs: Uint32Array;
+  /** Probabilities per language of each n-gram asked for so far, by index. */
+  private readonly rows: Array<Float64Array | undefined> = [];
   readonly latin1Excluded: Set<string>;
   readonly cjkMap = new Map<string, string>();
   readonly viRe: RegExp;
@@ -54,16 +69,20 @@ class Model {
   readonly blocks: LangdetectData['blocks'];
 
   constructor(data: LangdetectData) {
-    this.langs = data.profiles.map((p) => p.name);
-    const size = this.langs.length;
-    data.profiles.forEach((profile, index) => {
-      for (const [word, freq] of Object.entries(profile.freq)) {
-        let probs = this.wordLangProb.get(word);
-        if (!probs) this.wordLangProb.set(word, (probs = new Float64Array(size)));
-        const length = [...word].length;
-        if (length >= 1 && length <= 3) probs[index] = (1.0 * freq) / profile.n_words[length - 1];
-      }
-    });
+    this.langs = data.langs;
+    this.nWords = data.n_words;
+    const grams = (this.grams = data.ngrams.split('\n'));
+    const bytes = Buffer.from(data.freq, 'base64');
+    const words = littleEndianWords(bytes);
+    this.pairs = words;
+    this.starts = new Uint32Array(grams.length + 1);
+    let at = 0;
+    for (let i = 0; i < grams.length; i++) {
+      this.index.set(grams[i], i);
+      this.starts[i] = at + 1;
+      at += 1 + 2 * words[at];
+    }
+    this.starts[grams.length] = at + 1;
     this.latin1Excluded = new Set(data.latin1_excluded);
     for (const list of data.cjk_classes) {
       const chars = [...list];
@@ -73,6 +92,38 @@ class Model {
     this.viRe = new RegExp(`([${cls(data.vi.to_normalize)}])([${cls(data.vi.dmark_class)}])`, 'gu');
     this.vi = data.vi;
     this.blocks = data.blocks;
+  }
+
+  /** The n-gram's index (a profile holds it: it is in DetectorFactory's word_lang_prob_map), or -1. */
+  indexOf(gram: string): number {
+    return this.index.get(gram) ?? -1;
+  }
+
+  /**
+   * The n-gram's probability per language, as DetectorFactory.add_profile computes it:
+   * 1.0 * count / n_words[len - 1] for the languages whose profile holds it, 0.0 for the others.
+   */
+  probabilities(i: number): Float64Array {
+    let row = this.rows[i];
+    if (row === undefined) {
+      row = new Float64Array(this.langs.length);
+      const end = this.starts[i + 1] - 1;
+      const length = this.codePoints(i);
+      for (let p = this.starts[i]; p < end; p += 2) row[this.pairs[p]] = (1.0 * this.pairs[p + 1]) / this.nWords[this.pairs[p]][length - 1];
+      this.rows[i] = row;
+    }
+    return row;
+  }
+
+  /** Code points of the n-gram at index i (1 to 3). */
+  private codePoints(i: number): number {
+    const gram = this.grams[i];
+    let n = 0;
+    for (let j = 0; j < gram.length; j++) {
+      const c = gram.charCodeAt(j);
+      if (c < 0xdc00 || c > 0xdfff) n++;
+    }
+    return n;
   }
 
   private inBlock(cp: number, name: string): boolean {
@@ -108,6 +159,15 @@ class Model {
   isLatinExtendedAdditional(cp: number): boolean {
     return this.inBlock(cp, 'latin_extended_additional');
   }
+}
+
+/** The buffer's uint32 LE values (a view where the platform is little-endian and the buffer aligned). */
+function littleEndianWords(bytes: Buffer): Uint32Array {
+  const n = bytes.length >>> 2;
+  if (endianness() === 'LE' && bytes.byteOffset % 4 === 0) return new Uint32Array(bytes.buffer, bytes.byteOffset, n);
+  const words = new Uint32Array(n);
+  for (let i = 0; i < n; i++) words[i] = bytes.readUInt32LE(4 * i);
+  return words;
 }
 
 let model: Model | null = null;
@@ -159,29 +219,53 @@ function prepare(m: Model, input: string): string[] {
   return chars;
 }
 
-/** Detector._extract_ngrams (NGram.add_char / get for n = 1..3). */
-function extractNgrams(m: Model, chars: readonly string[]): string[] {
-  const result: string[] = [];
-  let grams: string[] = [' '];
+/** Whether the one-character string is upper-case (`ch.isupper()` in NGram.add_char). */
+function isUpperChar(ch: string): boolean {
+  const c = ch.charCodeAt(0);
+  if (c < 0x80) return c >= 0x41 && c <= 0x5a;
+  return UPPER.test(ch);
+}
+
+/**
+ * Detector._extract_ngrams (NGram.add_char / get for n = 1..3), as indices of the model's n-grams.
+ * The n-gram window is the last three normalised characters (a1 a2 a3; '' where the window is
+ * shorter), restarted after a space, as NGram.grams is.
+ */
+function extractNgrams(m: Model, chars: readonly string[]): number[] {
+  const result: number[] = [];
+  let a2 = '';
+  let a3 = ' ';
   let capitalword = false;
   for (const raw of chars) {
     const ch = m.normalize(raw);
-    const last = grams[grams.length - 1];
+    const last = a3;
+    let a1: string;
     if (last === ' ') {
-      grams = [' '];
       capitalword = false;
-      if (ch === ' ') continue;
-    } else if (grams.length >= 3) grams = grams.slice(1);
-    grams.push(ch);
-    if (UPPER.test(ch)) {
-      if (UPPER.test(last)) capitalword = true;
+      if (ch === ' ') {
+        a2 = '';
+        continue;
+      }
+      a1 = '';
+      a2 = ' ';
+    } else {
+      a1 = a2;
+      a2 = a3;
+    }
+    a3 = ch;
+    if (isUpperChar(ch)) {
+      if (isUpperChar(last)) capitalword = true;
     } else capitalword = false;
     if (capitalword) continue;
-    for (let n = 1; n <= 3; n++) {
-      if (grams.length < n) break;
-      const w = grams.slice(grams.length - n).join('');
-      if (w && w !== ' ' && m.wordLangProb.has(w)) result.push(w);
-    }
+    // n = 1: the character; n = 2 and 3 when the window is that long (a2/a1 are '' before).
+    const k1 = ch !== ' ' ? m.indexOf(ch) : -1;
+    if (k1 >= 0) result.push(k1);
+    if (a2 === '') continue;
+    const k2 = m.indexOf(a2 + ch);
+    if (k2 >= 0) result.push(k2);
+    if (a1 === '') continue;
+    const k3 = m.indexOf(a1 + a2 + ch);
+    if (k3 >= 0) result.push(k3);
   }
   return result;
 }
@@ -199,7 +283,7 @@ export function detectLangs(text: string, seed = 0): LanguageProbability[] {
     const alpha = ALPHA_DEFAULT + random.gauss(0.0, 1.0) * ALPHA_WIDTH;
     const weight = alpha / BASE_FREQ;
     for (let i = 0; ; i++) {
-      const probs = m.wordLangProb.get(random.choice(ngrams))!;
+      const probs = m.probabilities(random.choice(ngrams));
       for (let k = 0; k < size; k++) prob[k] *= weight + probs[k];
       if (i % 5 === 0) {
         // _normalize_prob: Python's sum() of floats (3.11: plain left-to-right addition)
