@@ -3,7 +3,7 @@
 // sent with verifyChunk and answers with the output text. An environment problem (a UserError, e.g.
 // no Punkt parameters) is sent back as fatal and stops the batch, as on the main thread.
 import { parentPort, workerData } from 'node:worker_threads';
-import { getDefaultPunkt } from '../text/index.ts';
+import { getDefaultPunkt } from '../text/punkt-resolve.ts';
 import { isRevloopError } from '../errors.ts';
 import { verifyChunk } from './batch.ts';
 import type { WorkerChunk, WorkerMessage, WorkerSetup } from './batch-threads.ts';

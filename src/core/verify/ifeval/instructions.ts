@@ -7,7 +7,7 @@
 // One named deviation: for keywords:letter_frequency with a letter outside a–z (IFEval keys 1122
 // "#" and 1129 "!"), the checker at the data's revision (26d8ccdab) checks a *random* letter;
 // revloop counts the given character, as google-research's later revision also does.
-import { sentTokenize, wordTokenize } from '../../text/index.ts';
+import { sentTokenize, wordTokenize } from '../../text/tokenize.ts';
 import { escapeLiteralChar, pyCaselessLiteral, pySplit } from '../../py/re.ts';
 import { pyStrip } from '../../py/format.ts';
 import { LangDetectError, detectLanguage } from './langdetect/detector.ts';
