@@ -37,7 +37,7 @@ export const RUNTIME_ASSETS = [
   'html/assets',
   'viewer/app',
   'app/view-analysis-worker.mjs',
-  'core/verify/ifeval/langdetect/data.json.gz',
+  'core/verify/ifeval/langdetect/profiles.bin',
 ];
 
 const FIXED_INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];

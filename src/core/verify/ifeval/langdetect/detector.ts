@@ -7,9 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { PyRandom } from '../../../py/random.ts';
-import { zlib } from '../../../util/lazy-builtin.ts';
 
-/** data.json.gz, as scripts/langdetect-data.py writes it (the profiles in a shape that loads fast). */
+/** The header of profiles.bin (scripts/langdetect-data.py): the tables, and the profiles' sizes. */
 interface LangdetectData {
   latin1_excluded: string;
   cjk_classes: string[];
@@ -18,10 +17,17 @@ interface LangdetectData {
   /** Profile names, sorted, and each profile's n-gram totals by length (1, 2, 3). */
   langs: string[];
   n_words: number[][];
-  /** Every n-gram of the profiles, joined by "\n". */
-  ngrams: string;
-  /** Base64 of uint32 LE: per n-gram in `ngrams` order, m, then m pairs (language index, count). */
-  freq: string;
+  /** How many n-grams, and (language, count) pairs, follow the header. */
+  grams: number;
+  pairs: number;
+}
+
+/** The radix of n-gram keys: a key is k1 * R² + k2 * R + k3, k = code point + 1 (0: none), left-padded. */
+const R = 65537;
+
+/** The key of the n-gram whose code points (+ 1, 0 for none) are k1 k2 k3; see profiles.bin. */
+function gramKey(k1: number, k2: number, k3: number): number {
+  return (k1 * R + k2) * R + k3;
 }
 
 const ALPHA_DEFAULT = 0.5;
@@ -54,10 +60,9 @@ interface LanguageProbability {
 class Model {
   readonly langs: string[];
   private readonly nWords: number[][];
-  /** The n-grams, and n-gram → its index. */
-  private readonly grams: string[];
-  private readonly index = new Map<string, number>();
-  /** Per n-gram index, where its (language, count) pairs start in `pairs` (and `starts[i + 1]` where they end). */
+  /** The profiles' n-gram keys, ascending (profiles.bin). */
+  private readonly keys: Float64Array;
+  /** Per n-gram index, where its pairs (count * 64 + language) start in `pairs`; starts[i + 1] is where they end. */
   private readonly starts: Uint32Array;
   private readonly pairs: Uint32Array;
   /** Probabilities per language of each n-gram asked for so far, by index. */
@@ -68,21 +73,12 @@ class Model {
   readonly vi: LangdetectData['vi'];
   readonly blocks: LangdetectData['blocks'];
 
-  constructor(data: LangdetectData) {
+  constructor(data: LangdetectData, bytes: Buffer, offset: number) {
     this.langs = data.langs;
     this.nWords = data.n_words;
-    const grams = (this.grams = data.ngrams.split('\n'));
-    const bytes = Buffer.from(data.freq, 'base64');
-    const words = littleEndianWords(bytes);
-    this.pairs = words;
-    this.starts = new Uint32Array(grams.length + 1);
-    let at = 0;
-    for (let i = 0; i < grams.length; i++) {
-      this.index.set(grams[i], i);
-      this.starts[i] = at + 1;
-      at += 1 + 2 * words[at];
-    }
-    this.starts[grams.length] = at + 1;
+    this.keys = littleEndian(bytes, offset, data.grams, Float64Array);
+    this.starts = littleEndian(bytes, offset + 8 * data.grams, data.grams + 1, Uint32Array);
+    this.pairs = littleEndian(bytes, offset + 12 * data.grams + 4, data.pairs, Uint32Array);
     this.latin1Excluded = new Set(data.latin1_excluded);
     for (const list of data.cjk_classes) {
       const chars = [...list];
@@ -94,9 +90,19 @@ class Model {
     this.blocks = data.blocks;
   }
 
-  /** The n-gram's index (a profile holds it: it is in DetectorFactory's word_lang_prob_map), or -1. */
-  indexOf(gram: string): number {
-    return this.index.get(gram) ?? -1;
+  /** The index of the n-gram with this key (a profile holds it: it is in DetectorFactory's word_lang_prob_map), or -1. */
+  indexOf(key: number): number {
+    const keys = this.keys;
+    let lo = 0;
+    let hi = keys.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const k = keys[mid];
+      if (k < key) lo = mid + 1;
+      else if (k > key) hi = mid - 1;
+      else return mid;
+    }
+    return -1;
   }
 
   /**
@@ -107,23 +113,15 @@ class Model {
     let row = this.rows[i];
     if (row === undefined) {
       row = new Float64Array(this.langs.length);
-      const end = this.starts[i + 1] - 1;
-      const length = this.codePoints(i);
-      for (let p = this.starts[i]; p < end; p += 2) row[this.pairs[p]] = (1.0 * this.pairs[p + 1]) / this.nWords[this.pairs[p]][length - 1];
+      const key = this.keys[i];
+      const length = key >= R * R ? 3 : key >= R ? 2 : 1;
+      for (let p = this.starts[i]; p < this.starts[i + 1]; p++) {
+        const lang = this.pairs[p] & 63;
+        row[lang] = (1.0 * Math.floor(this.pairs[p] / 64)) / this.nWords[lang][length - 1];
+      }
       this.rows[i] = row;
     }
     return row;
-  }
-
-  /** Code points of the n-gram at index i (1 to 3). */
-  private codePoints(i: number): number {
-    const gram = this.grams[i];
-    let n = 0;
-    for (let j = 0; j < gram.length; j++) {
-      const c = gram.charCodeAt(j);
-      if (c < 0xdc00 || c > 0xdfff) n++;
-    }
-    return n;
   }
 
   private inBlock(cp: number, name: string): boolean {
@@ -161,22 +159,32 @@ class Model {
   }
 }
 
-/** The buffer's uint32 LE values (a view where the platform is little-endian and the buffer aligned). */
-function littleEndianWords(bytes: Buffer): Uint32Array {
-  const n = bytes.length >>> 2;
-  if (endianness() === 'LE' && bytes.byteOffset % 4 === 0) return new Uint32Array(bytes.buffer, bytes.byteOffset, n);
-  const words = new Uint32Array(n);
-  for (let i = 0; i < n; i++) words[i] = bytes.readUInt32LE(4 * i);
-  return words;
+/** `n` little-endian values of the array type at `offset` (a view where the platform is little-endian and the offset aligned). */
+function littleEndian<T extends Float64Array | Uint32Array>(
+  bytes: Buffer,
+  offset: number,
+  n: number,
+  Type: { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; new (length: number): T; BYTES_PER_ELEMENT: number },
+): T {
+  const at = bytes.byteOffset + offset;
+  if (endianness() === 'LE' && at % Type.BYTES_PER_ELEMENT === 0) return new Type(bytes.buffer, at, n);
+  const out = new Type(n);
+  for (let i = 0; i < n; i++)
+    out[i] = Type.BYTES_PER_ELEMENT === 8 ? bytes.readDoubleLE(offset + 8 * i) : bytes.readUInt32LE(offset + 4 * i);
+  return out;
 }
 
 let model: Model | null = null;
 
-/** The profiles and tables, loaded once per process (a 1 MB gzipped file next to this module). */
+/** The profiles and tables, loaded once per process (profiles.bin next to this module, 1.8 MB, read as it is). */
 function getModel(): Model {
   if (!model) {
-    const raw = zlib().gunzipSync(readFileSync(new URL('./data.json.gz', import.meta.url)));
-    model = new Model(JSON.parse(raw.toString('utf8')) as LangdetectData);
+    const bytes = readFileSync(new URL('./profiles.bin', import.meta.url));
+    if (bytes.toString('latin1', 0, 4) !== 'LDP1')
+      throw new Error('langdetect/profiles.bin: not a profile file (scripts/langdetect-data.py writes it)');
+    const headerLength = bytes.readUInt32LE(4);
+    const header = JSON.parse(bytes.toString('utf8', 8, 8 + headerLength)) as LangdetectData;
+    model = new Model(header, bytes, (8 + headerLength + 7) & ~7);
   }
   return model;
 }
@@ -226,45 +234,59 @@ function isUpperChar(ch: string): boolean {
   return UPPER.test(ch);
 }
 
+/** An n-gram key digit: the code point + 1 of a one-unit string (profiles hold BMP characters only), or -1. */
+function digit(ch: string): number {
+  return ch.length === 1 ? ch.charCodeAt(0) + 1 : -1;
+}
+
 /**
  * Detector._extract_ngrams (NGram.add_char / get for n = 1..3), as indices of the model's n-grams.
- * The n-gram window is the last three normalised characters (a1 a2 a3; '' where the window is
- * shorter), restarted after a space, as NGram.grams is.
+ * The n-gram window is the last three normalised characters (d1 d2 d3 as key digits; 0 where the
+ * window is shorter), restarted after a space, as NGram.grams is. A character outside the BMP (-1)
+ * is in no profile, nor is any n-gram holding it.
  */
 function extractNgrams(m: Model, chars: readonly string[]): number[] {
+  const SPACE = 0x20 + 1;
   const result: number[] = [];
-  let a2 = '';
-  let a3 = ' ';
+  let d2 = 0;
+  let d3 = SPACE;
+  let upper3 = false;
   let capitalword = false;
   for (const raw of chars) {
     const ch = m.normalize(raw);
-    const last = a3;
-    let a1: string;
-    if (last === ' ') {
+    const d = digit(ch);
+    const lastUpper = upper3;
+    let d1: number;
+    if (d3 === SPACE) {
       capitalword = false;
-      if (ch === ' ') {
-        a2 = '';
+      if (d === SPACE) {
+        d2 = 0;
         continue;
       }
-      a1 = '';
-      a2 = ' ';
+      d1 = 0;
+      d2 = SPACE;
     } else {
-      a1 = a2;
-      a2 = a3;
+      d1 = d2;
+      d2 = d3;
     }
-    a3 = ch;
-    if (isUpperChar(ch)) {
-      if (isUpperChar(last)) capitalword = true;
+    d3 = d;
+    upper3 = isUpperChar(ch);
+    if (upper3) {
+      if (lastUpper) capitalword = true;
     } else capitalword = false;
-    if (capitalword) continue;
-    // n = 1: the character; n = 2 and 3 when the window is that long (a2/a1 are '' before).
-    const k1 = ch !== ' ' ? m.indexOf(ch) : -1;
-    if (k1 >= 0) result.push(k1);
-    if (a2 === '') continue;
-    const k2 = m.indexOf(a2 + ch);
-    if (k2 >= 0) result.push(k2);
-    if (a1 === '') continue;
-    const k3 = m.indexOf(a1 + a2 + ch);
+    if (capitalword || d < 0) continue;
+    // n = 1: the character (never a lone space); n = 2 and 3 when the window is that long.
+    if (d !== SPACE) {
+      const k1 = m.indexOf(gramKey(0, 0, d));
+      if (k1 >= 0) result.push(k1);
+    }
+    if (d2 === 0) continue;
+    if (d2 > 0) {
+      const k2 = m.indexOf(gramKey(0, d2, d));
+      if (k2 >= 0) result.push(k2);
+    }
+    if (d1 === 0 || d1 < 0 || d2 < 0) continue;
+    const k3 = m.indexOf(gramKey(d1, d2, d));
     if (k3 >= 0) result.push(k3);
   }
   return result;
