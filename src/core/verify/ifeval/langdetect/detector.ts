@@ -189,6 +189,17 @@ function getModel(): Model {
   return model;
 }
 
+/** Generators as `random.seed(seed)` leaves them, one per seed: each detection starts from a copy. */
+const seededBySeed = new Map<number, PyRandom>();
+function seeded(seed: number): PyRandom {
+  let r = seededBySeed.get(seed);
+  if (r === undefined) {
+    r = new PyRandom(seed);
+    if (seededBySeed.size < 16) seededBySeed.set(seed, r);
+  }
+  return r;
+}
+
 /** CPython `random.gauss` (with its cached second value) on top of PyRandom. */
 class GaussRandom extends PyRandom {
   private next: number | null = null;
@@ -299,7 +310,7 @@ export function detectLangs(text: string, seed = 0): LanguageProbability[] {
   if (!ngrams.length) throw new LangDetectError('No features in text.');
   const size = m.langs.length;
   const langprob = new Float64Array(size);
-  const random = new GaussRandom(seed);
+  const random = new GaussRandom(null).copyFrom(seeded(seed));
   for (let t = 0; t < N_TRIAL; t++) {
     const prob = new Float64Array(size).fill(1.0 / size);
     const alpha = ALPHA_DEFAULT + random.gauss(0.0, 1.0) * ALPHA_WIDTH;
