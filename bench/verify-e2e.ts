@@ -21,7 +21,7 @@
 //        [--quick] [--python /usr/bin/python3] [--ifeval-checker DIR] [--ifeval-responses FILE]
 //        [--ifeval-repeat N] [--v8-defaults] [--tsx]
 //
-// --quick: 3 rounds, no start-up/first-row/plumbing runs. Prints "ratio <input> <cpu>× <wall>×" lines
+// --quick: 3 rounds (bench:readme's short mode). Prints "ratio <input> <cpu>× <wall>×" lines
 // at the end (bench/readme.ts reads them).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -234,7 +234,7 @@ for (const name of inputs) {
   // Start-up (one row) and a row's cost outside verification (the same rows through a family that verifies nothing).
   const extra: Command[] = [];
   let firstRows: number[] = [];
-  if (!quick && name !== 'ifeval') {
+  if (name !== 'ifeval') {
     const lines = readFileSync(input.file, 'utf8').split('\n').filter(Boolean);
     const one = join(OUT, `e2e-${name}-one.jsonl`);
     writeFileSync(one, lines[0] + '\n');
