@@ -84,7 +84,7 @@ export function register(program: Command): void {
 
 /**
  * The built-in families' text rules (textRule in their definitions, text-rule.ts), as help shows them
- * without loading every family; test/cli/verify-text-rule.test.ts checks it against the families.
+ * without loading every family; test/verify/text-rule.test.ts checks it against the families.
  */
 export const TEXT_RULE_HELP =
   "  stripped (Python str.strip(), as the paper's revision loop sees every draft):\n" +
