@@ -6,8 +6,11 @@
 //           ../shared/data): preambles, Markdown, quotes, long rambling answers, over all six families.
 //   long    the other COLLIE structures (c01 c02 c03 c04 c06a c08 c11 c14) and IFEval (all 541 prompts of
 //           ../shared/data/ifeval/input_data.jsonl) on long outputs: each text is a witness followed by
-//           other witnesses until it has at least 8,000 characters.
-// Run: npx tsx bench/verify.ts [--seconds S] [--input collie|messy|both|long|all] (default both)
+//           other witnesses until it has at least 8,000 characters;
+//   real    short real model outputs: every draft of COLLIE's released gpt-3.5-turbo log under its
+//           case's structure, and each again as an exact-length row (bench/real-outputs.ts), each text
+//           as its family's text rule has it (src/core/verify/text-rule.ts).
+// Run: npx tsx bench/verify.ts [--seconds S] [--input collie|messy|both|long|real|all] (default both)
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { sharedDataFile } from '../src/core/util/shared-data.ts';
@@ -16,6 +19,8 @@ import { pyStrip } from '../src/core/py/format.ts';
 import { getFamily, type ConstraintCase, type Family } from '../src/core/verify/index.ts';
 import { caseFromRequest } from '../src/core/verify/input.ts';
 import { messyRows } from './messy-outputs.ts';
+import { realRows } from './real-outputs.ts';
+import { textToVerify } from '../src/core/verify/text-rule.ts';
 
 interface Job {
   family: Family;
@@ -33,8 +38,8 @@ const secondsArg = process.argv.indexOf('--seconds');
 const minSeconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 3;
 const inputArg = process.argv.indexOf('--input');
 const which = inputArg > 0 ? process.argv[inputArg + 1] : 'both';
-if (!['collie', 'messy', 'both', 'long', 'all'].includes(which)) {
-  console.error(`bench/verify: --input must be collie, messy, both, long or all, got ${which}`);
+if (!['collie', 'messy', 'both', 'long', 'real', 'all'].includes(which)) {
+  console.error(`bench/verify: --input must be collie, messy, both, long, real or all, got ${which}`);
   process.exit(2);
 }
 
@@ -75,6 +80,16 @@ function messyJobs(): Job[] {
     const built = caseFromRequest(row as never);
     if (!built.ok) throw new Error(`messy row ${row.id}: ${JSON.stringify(built.problems)}`);
     const text = pyStrip(row.text);
+    return { family: built.family, case: built.case, text, bytes: Buffer.byteLength(text, 'utf8') };
+  });
+}
+
+/** The real model outputs of bench/real-outputs.ts, each under its family, its text as the family's rule has it. */
+function realJobs(): Job[] {
+  return realRows().map((row) => {
+    const built = caseFromRequest(row as never);
+    if (!built.ok) throw new Error(`real row ${row.id}: ${JSON.stringify(built.problems)}`);
+    const text = textToVerify(built.family, row.text);
     return { family: built.family, case: built.case, text, bytes: Buffer.byteLength(text, 'utf8') };
   });
 }
@@ -136,14 +151,15 @@ const fmt = (x: number) => Math.round(x).toLocaleString('en-US').padStart(8);
 const line = (label: string, count: number, r: Rate, extra = '') =>
   `  ${label.padEnd(13)} ${String(count).padStart(5)}  ${fmt(r.perCpuSec)}/s  ${r.mbPerCpuSec.toFixed(2).padStart(5)} MB/s  | wall ${fmt(r.perSec)}/s ${r.mbPerSec.toFixed(2).padStart(5)} MB/s | cold ${fmt(r.coldPerSec)}/s${extra}`;
 
-function report(title: string, jobs: Job[], target: string): void {
+function report(title: string, jobs: Job[], target: string, families = ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12']): void {
   const mb = jobs.reduce((n, j) => n + j.bytes, 0) / 1e6;
   console.log(`${title}: ${jobs.length} verifications per pass (${mb.toFixed(1)} MB of text), Node ${process.version}, one thread`);
   console.log('  steady-state rates per CPU-second of this process (after two warm-up passes), then wall-clock rates, then the');
   console.log('  first ("cold") pass, which includes building every anchor pattern and JIT warm-up');
   console.log('  family         texts  verifications/s  text MB/s');
-  for (const g of ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12']) {
+  for (const g of families) {
     const sel = jobs.filter((j) => j.family.name === g);
+    if (sel.length === 0) continue;
     const r = measure(sel);
     console.log(line(g, sel.length, r, `  (joint ${r.joint}/${sel.length})`));
   }
@@ -211,3 +227,10 @@ if (which === 'collie' || which === 'both' || which === 'all') report('COLLIE wi
 if (which === 'messy' || which === 'both' || which === 'all')
   report('messy model outputs (bench/messy-outputs.ts)', messyJobs(), '  (stretch target 100,000/s)');
 if (which === 'long' || which === 'all') longOutputs();
+if (which === 'real' || which === 'all') {
+  const jobs = realJobs();
+  const mean = Math.round(jobs.reduce((n, j) => n + [...j.text].length, 0) / jobs.length);
+  report(`\nshort real model outputs (bench/real-outputs.ts, ${mean} characters per text on average)`, jobs, '  (target 100,000/s)', [
+    ...new Set(jobs.map((j) => j.family.name)),
+  ]);
+}

@@ -15,6 +15,9 @@ const source = new URL('src/cli/main.ts', root);
 async function fromSource() {
   if (!existsSync(source)) return false;
   if (process.env.REVLOOP_FROM_SOURCE === '1') return true;
+  // The quick check (stat calls only); build.mjs, with its heavier imports, only when an input changed.
+  const { currentByStats } = await import(new URL('scripts/dist-state.mjs', root).href);
+  if (currentByStats() === 'current') return false;
   const { distState } = await import(new URL('scripts/build.mjs', root).href);
   const state = distState();
   if (state === 'current') return false;

@@ -11,8 +11,9 @@
 //   node scripts/build.mjs --prepare    npm's prepare hook (npm ci, npm install, git-URL installs):
 //                                       --if-stale, and only a note when TypeScript is not installed
 //
-// bin/revloop.mjs asks distState() at every start in a checkout: it runs dist/ only when dist/ was
-// built from the sources as they are now (docs/library.md "The revloop command").
+// bin/revloop.mjs asks dist-state.mjs (and, when an input's mtime or size changed, distState() here)
+// at every start in a checkout: it runs dist/ only when dist/ was built from the sources as they are
+// now (docs/library.md "The revloop command").
 //
 // The build goes to a fresh folder (node_modules/.cache/revloop-build/) and replaces dist/ when it
 // is complete, so an interrupted or failed build never leaves a half-written dist/ behind.
@@ -23,9 +24,8 @@ import { join, relative, sep } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DIST = join(ROOT, 'dist');
-const INFO = '.build-info.json';
+import { buildInfo, DIST, INFO, ROOT, unchangedSince } from './dist-state.mjs';
+
 // Work folders live where git and eslint never look, on the same file system as dist/.
 const WORK = join(ROOT, 'node_modules', '.cache', 'revloop-build');
 
@@ -39,7 +39,7 @@ export const RUNTIME_ASSETS = [
   'html/assets',
   'viewer/app',
   'app/view-analysis-worker.mjs',
-  'core/verify/ifeval/langdetect/data.json.gz',
+  'core/verify/ifeval/langdetect/profiles.bin',
 ];
 
 const FIXED_INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
@@ -100,30 +100,11 @@ function inputStats() {
   return stats;
 }
 
-/** True when every recorded input still has its recorded mtime (and size): about 300 stat calls, no reads. */
-function unchangedSince(stats) {
-  if (!stats || typeof stats !== 'object') return false;
-  for (const [path, want] of Object.entries(stats)) {
-    const st = statSync(join(ROOT, path), { throwIfNoEntry: false });
-    if (!st) return false;
-    if (path.endsWith('/') ? st.mtimeMs !== want : st.mtimeMs !== want[0] || st.size !== want[1]) return false;
-  }
-  return true;
-}
-
 function typescript() {
   const require = createRequire(import.meta.url);
   try {
     const pkg = require.resolve('typescript/package.json');
     return { tsc: join(pkg, '..', 'bin', 'tsc'), version: JSON.parse(readFileSync(pkg, 'utf8')).version };
-  } catch {
-    return null;
-  }
-}
-
-function buildInfo() {
-  try {
-    return JSON.parse(readFileSync(join(DIST, INFO), 'utf8'));
   } catch {
     return null;
   }

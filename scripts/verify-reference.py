@@ -12,7 +12,13 @@ The verifiers are the reference protocol's (docs/protocol.md §1.6 and §6):
   exact-length  the word counter `\\b\\w+(?:[-']\\w+)*\\b` and `contains_literal` anchors (re.IGNORECASE);
   c05 ... c12   NLTK word_tokenize / Punkt sent_tokenize with the project's English Punkt parameters
                 (../shared/data/punkt/english.json, loaded into PunktParameters the way NLTK's
-                punkt_tab loader fills them), then the reference's words/sentences/normalized_literal.
+                punkt_tab loader fills them), then the reference's words/sentences/normalized_literal;
+  c01 c02 c03 c04 c06a c08 c11 c14
+                COLLIE's other structures with COLLIE's semantics (collie/constraints.py: characters,
+                words, sentences and paragraphs each strip()ped and stripped of "."; Relation's patched
+                literals; Position's None past either end), in revloop's state fields (docs/verify.md).
+Texts: the paper's families (exact-length, c05 ... c12) verify the stripped text, as the protocol does
+with every draft; COLLIE's other structures verify the text as given, as COLLIE's checker does.
 Uses Debian's python3-nltk (/usr/bin/python3). Prints the elapsed time to standard error; the
 whole-process time is what bench/verify-e2e.ts measures from outside.
 """
@@ -217,13 +223,202 @@ def verify_c12(text: str, targets) -> dict:
 STRUCTURED = {"c05": verify_c05, "c07": verify_c07, "c09": verify_c09, "c10": verify_c10, "c12": verify_c12}
 
 
+# --- COLLIE's other structures (collie/constraints.py at efce1c8) ------------------------------
+
+
+def unit_strip(token: str) -> str:
+    return token.strip().strip(".")
+
+
+def characters(text: str) -> list:
+    return [unit_strip(c) for c in text]
+
+
+def paragraphs(text: str) -> list:
+    return [unit_strip(p) for p in text.split("\n\n")]
+
+
+def same(observed, target) -> bool:
+    return normalized_literal(observed) == normalized_literal(target)
+
+
+def at(units: list, position: int):
+    return units[position] if -len(units) <= position < len(units) else None
+
+
+def scalar(t):
+    return t[0] if isinstance(t, list) and len(t) == 1 else t
+
+
+def ratio(n, d) -> float:
+    return n / max(d, 1)
+
+
+def flag(ok: bool) -> float:
+    return 0.0 if ok else 1.0
+
+
+def verify_c01(text: str, targets) -> dict:
+    minimum = int(scalar(targets))
+    count = len(text)
+    deficit = max(0, minimum - count)
+    return {
+        "joint_success": count >= minimum,
+        "observed_character_count": count,
+        "minimum_character_count": minimum,
+        "character_deficit": deficit,
+        "violation_vector": [ratio(deficit, minimum)],
+    }
+
+
+def verify_c02(text: str, targets) -> dict:
+    target = int(targets[0])
+    chars = list(targets[1])
+    units = characters(text)
+    observed = [at(units, p) for p in POSITIONS]
+    matches = [len(chars) != 1 and i < len(chars) and same(observed[i], chars[i]) for i in range(len(POSITIONS))]
+    residual = len(units) - target
+    mismatches = sum(1 for m in matches if not m)
+    return {
+        "joint_success": residual == 0 and len(chars) == len(POSITIONS) and mismatches == 0,
+        "observed_character_count": len(units),
+        "target_character_count": target,
+        "count_residual": residual,
+        "target_positions_zero_based": list(POSITIONS),
+        "target_characters": chars,
+        "observed_characters": observed,
+        "position_matches": matches,
+        "position_mismatch_count": mismatches,
+        "violation_vector": [ratio(abs(residual), target)] + [flag(m) for m in matches],
+    }
+
+
+def verify_c03(text: str, targets) -> dict:
+    target = int(targets[0])
+    last = targets[1]
+    units = characters(text)
+    observed = at(units, -1)
+    match = same(observed, scalar(last))
+    residual = len(units) - target
+    return {
+        "joint_success": residual == 0 and match,
+        "observed_character_count": len(units),
+        "target_character_count": target,
+        "count_residual": residual,
+        "target_last_character": last,
+        "observed_last_character": observed,
+        "last_character_match": match,
+        "violation_vector": [ratio(abs(residual), target), flag(match)],
+    }
+
+
+def verify_c04(text: str, targets) -> dict:
+    target = int(scalar(targets))
+    residual = len(text) - target
+    return {
+        "joint_success": residual == 0,
+        "observed_character_count": len(text),
+        "target_character_count": target,
+        "count_residual": residual,
+        "violation_vector": [ratio(abs(residual), target)],
+    }
+
+
+def verify_c06a(text: str, targets) -> dict:
+    minimum = int(scalar(targets[0]))
+    max_length = int(targets[1])
+    ws = words(text)
+    deficit = max(0, minimum - len(ws))
+    long_words = []
+    excess = 0
+    for i, word in enumerate(ws):
+        if len(word) > max_length:
+            long_words.append({"index": i + 1, "word": word, "characters": len(word), "excess": len(word) - max_length})
+            excess += len(word) - max_length
+    return {
+        "joint_success": len(ws) >= minimum and not long_words,
+        "observed_word_count": len(ws),
+        "minimum_word_count": minimum,
+        "word_deficit": deficit,
+        "maximum_word_length": max_length,
+        "long_words": long_words,
+        "violation_vector": [ratio(deficit, minimum), ratio(excess, max_length)],
+    }
+
+
+def verify_c08(text: str, targets) -> dict:
+    firsts = [at(words(s), 0) for s in sentences(text)]
+    matches = [same(w, targets) for w in firsts]
+    mismatches = sum(1 for m in matches if not m)
+    return {
+        "joint_success": mismatches == 0,
+        "observed_sentence_count": len(firsts),
+        "target_first_word": targets,
+        "observed_first_words": firsts,
+        "first_word_matches": matches,
+        "first_word_mismatch_count": mismatches,
+        "violation_vector": [flag(m) for m in matches],
+    }
+
+
+def verify_c11(text: str, targets) -> dict:
+    minimum = int(scalar(targets[0]))
+    min_words = int(targets[1])
+    counts = [len(words(s)) for s in sentences(text)]
+    deficit = max(0, minimum - len(counts))
+    word_deficits = [max(0, min_words - c) for c in counts]
+    return {
+        "joint_success": len(counts) >= minimum and all(d == 0 for d in word_deficits),
+        "observed_sentence_count": len(counts),
+        "minimum_sentence_count": minimum,
+        "sentence_deficit": deficit,
+        "minimum_words_per_sentence": min_words,
+        "sentence_word_counts": counts,
+        "word_deficits": word_deficits,
+        "violation_vector": [ratio(deficit, minimum)] + [ratio(d, min_words) for d in word_deficits],
+    }
+
+
+def verify_c14(text: str, targets) -> dict:
+    last_targets = list(targets[0])
+    min_sentences = int(targets[1])
+    units = [sentences(p) for p in paragraphs(text)]
+    lasts = [at(s, -1) for s in units]
+    counts = [len(s) for s in units]
+    residual = len(units) - len(last_targets)
+    matches = [i < len(lasts) and same(lasts[i], t) for i, t in enumerate(last_targets)]
+    deficits = [max(0, min_sentences - c) for c in counts]
+    return {
+        "joint_success": residual == 0 and all(matches) and all(d == 0 for d in deficits),
+        "observed_paragraph_count": len(units),
+        "target_paragraph_count": len(last_targets),
+        "paragraph_count_residual": residual,
+        "target_last_sentences": last_targets,
+        "observed_last_sentences": lasts,
+        "last_sentence_matches": matches,
+        "minimum_sentences_per_paragraph": min_sentences,
+        "paragraph_sentence_counts": counts,
+        "sentence_deficits": deficits,
+        "violation_vector": [ratio(abs(residual), len(last_targets))] + [flag(m) for m in matches]
+        + [ratio(d, min_sentences) for d in deficits],
+    }
+
+
+# Judged on the text as given, as COLLIE's checker does (the paper's families get str.strip() first).
+COLLIE_RAW = {
+    "c01": verify_c01, "c02": verify_c02, "c03": verify_c03, "c04": verify_c04,
+    "c06a": verify_c06a, "c08": verify_c08, "c11": verify_c11, "c14": verify_c14,
+}
+
+
 def verify_row(row: dict) -> dict:
-    text = row["text"].strip()
     family = row["family"]
-    if family == "exact-length":
-        state = verify_exact_length(text, row["target"], row["anchors"])
+    if family in COLLIE_RAW:
+        state = COLLIE_RAW[family](row["text"], row["targets"])
+    elif family == "exact-length":
+        state = verify_exact_length(row["text"].strip(), row["target"], row["anchors"])
     else:
-        state = STRUCTURED[family](text, row["targets"])
+        state = STRUCTURED[family](row["text"].strip(), row["targets"])
     return {"id": row.get("id"), **state}
 
 

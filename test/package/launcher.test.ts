@@ -35,7 +35,14 @@ const put = (rel: string, text: string) => {
 };
 
 before(() => {
-  for (const f of ['bin/revloop.mjs', 'scripts/build.mjs', 'scripts/dev.mjs', 'tsconfig.json', 'tsconfig.build.json']) {
+  for (const f of [
+    'bin/revloop.mjs',
+    'scripts/build.mjs',
+    'scripts/dist-state.mjs',
+    'scripts/dev.mjs',
+    'tsconfig.json',
+    'tsconfig.build.json',
+  ]) {
     mkdirSync(dirname(join(dir, f)), { recursive: true });
     copyFileSync(join(ROOT, f), join(dir, f));
   }

@@ -101,3 +101,22 @@ test('resolution chain: explicit path, $REVLOOP_PUNKT, fetched copy, shared data
 test('codePointCompare orders like Python (astral characters after U+FFFF)', () => {
   assert.deepEqual(['\uffff', '\u{10000}', 'a', ''].sort(codePointCompare), ['', 'a', '\uffff', '\u{10000}']);
 });
+
+test('english.json: an orthographic-context value that is not an integer is reported when read, naming the file and the type', () => {
+  const dir = tempDir('punkt-json');
+  const json = join(dir, 'english.json');
+  writeFileSync(
+    json,
+    JSON.stringify({ abbrev_types: ['mr'], collocations: [], sent_starters: [], ortho_context: { the: 34, odd: 'x', constructor: 2 } }),
+  );
+  const p = loadPunktParams(json);
+  assert.equal(p.orthoContext.get('the'), 34);
+  assert.equal(p.orthoContext.get('constructor'), 2, 'an own "constructor" entry is an entry');
+  assert.equal(p.orthoContext.get('toString'), undefined, "Object.prototype's members are not entries");
+  assert.equal(p.orthoContext.get('missing'), undefined);
+  assert.throws(
+    () => p.orthoContext.get('odd'),
+    (e: Error) =>
+      e instanceof UserError && e.message.includes(json) && /ortho_context.*"odd": expected an integer, got "x"/.test(e.message),
+  );
+});

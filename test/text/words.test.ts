@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { countWords, PY_WORD_CHAR, wordMatches, WORD_PATTERN_LITERAL } from '../../src/core/text/words.ts';
-import { anchorPresent, anchorRegExp, missingAnchors } from '../../src/core/text/anchors.ts';
+import { anchorPresent, anchorRegExp, anchorSearchText, missingAnchors } from '../../src/core/text/anchors.ts';
 import { PY_CASE_CLASSES } from '../../src/core/py/case-classes.ts';
 
 interface Fixture {
@@ -229,4 +229,48 @@ test('property: the anchor scanner equals the regex translation (IGNORECASE clas
     }),
     { numRuns: 20000, seed: 29 },
   );
+});
+
+test('property: the quick rejection (ASCII tokens not in the lower-cased text) never changes an answer, İ ı ſ K included', () => {
+  // Texts over the letters whose IGNORECASE classes hold non-ASCII twins (i k s), their twins, other
+  // cases and spaces; anchors over the same ASCII letters, so present and absent anchors both occur.
+  const textChar = fc.constantFrom(
+    'i',
+    'I',
+    'k',
+    'K',
+    's',
+    'S',
+    'a',
+    'B',
+    '-',
+    "'",
+    ' ',
+    '\u00a0',
+    '\u0130',
+    '\u0131',
+    '\u017f',
+    '\u212a',
+    'é',
+    '\u03a3',
+  );
+  const anchorChar = fc.constantFrom('i', 'I', 'k', 'K', 's', 'S', 'a', 'b', ' ', '-', "'", 'é');
+  const str = (c: fc.Arbitrary<string>, max: number) => fc.array(c, { maxLength: max }).map((a) => a.join(''));
+  const pair = fc.oneof(
+    fc.tuple(str(anchorChar, 6), str(textChar, 24)),
+    fc.tuple(str(anchorChar, 6), str(textChar, 5), str(textChar, 5)).map(([a, l, r]) => [a, l + a.toUpperCase() + r] as [string, string]),
+  );
+  let rejected = 0;
+  fc.assert(
+    fc.property(pair, ([anchor, text]) => {
+      const quick = anchorPresent(anchor, text, anchorSearchText(text));
+      const full = anchorPresent(anchor, text);
+      assert.equal(quick, full, `${JSON.stringify(anchor)} in ${JSON.stringify(text)}`);
+      if (!full && anchorSearchText(text) !== null) rejected++;
+    }),
+    { numRuns: 20000, seed: 31 },
+  );
+  assert.ok(rejected > 1000, `the quick test ran (${rejected} absent anchors)`);
+  assert.equal(anchorSearchText('\u212aelvin'), null, 'a Kelvin sign turns the quick test off');
+  assert.equal(anchorPresent('kelvin', '\u212aelvin', anchorSearchText('\u212aelvin')), true);
 });

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { collect, wholeNumber } from '../flags.ts';
 import { isStdio, isStdout } from '../stdio.ts';
 import { UserError } from '../../core/errors.ts';
+import type { TextRule } from '../../core/verify/types.ts';
 
 interface VerifyOptions {
   family?: string;
@@ -19,6 +20,7 @@ interface VerifyOptions {
   plugin?: string[];
   ifevalMode?: string;
   jobs?: string;
+  textRule?: string;
 }
 
 const SINGLE_ONLY = ['family', 'target', 'anchors', 'targets', 'textFile', 'feedback', 'variant', 'json'] as const;
@@ -42,7 +44,8 @@ export function register(program: Command): void {
     .description(
       'Verify one text against a constraint family and print its verifier state (field names and values ' +
         'exactly as the reference protocol records them), or verify a JSON Lines batch with --jsonl. ' +
-        'The text is stripped (Python str.strip()) first, as the protocol does with every draft.',
+        "Each family judges the text by its own rule (below): stripped (Python str.strip()), as the paper's " +
+        "protocol does with every draft, or as given, as the benchmark's own checker does.",
     )
     .option('--family <name>', 'constraint family: exact-length, c01…c14 (COLLIE), ifeval, or a registered one')
     .option('--target <n>', 'exact-length: the target word count')
@@ -59,10 +62,13 @@ export function register(program: Command): void {
     .option('--jsonl <file>', "batch: one JSON object per line ('-' = standard input), see docs/verify.md")
     .option('-o, --output <file>', "batch: write the results to this file (atomically; '-' = standard output, the default)")
     .option('--jobs <n>', 'batch: threads that verify (default: the idle CPU cores, at least 1); the output is the same for any number')
+    .option('--text-rule <rule>', "which text to judge: family (each family's rule, below), stripped or as-given", 'family')
     .option('--plugin <module>', 'load a module that registers more families (repeatable; see docs/verify.md)', collect, [])
     .addHelpText(
       'after',
-      '\nExamples:\n' +
+      '\nText rule per family (docs/verify.md#which-text-is-verified):\n' +
+        TEXT_RULE_HELP +
+        '\nExamples:\n' +
         '  revloop verify --family exact-length --target 120 --anchors "IPO;quiet period" < draft.txt\n' +
         "  revloop verify --family c10 --targets '[3, 5, 20]' --text-file draft.txt --feedback\n" +
         '  revloop verify --jsonl texts.jsonl -o states.jsonl\n' +
@@ -74,6 +80,24 @@ export function register(program: Command): void {
       if (opts.jsonl !== undefined) await runBatch(opts, cmd);
       else await runSingle(opts);
     });
+}
+
+/**
+ * The built-in families' text rules (textRule in their definitions, text-rule.ts), as help shows them
+ * without loading every family; test/verify/text-rule.test.ts checks it against the families.
+ */
+export const TEXT_RULE_HELP =
+  "  stripped (Python str.strip(), as the paper's revision loop sees every draft):\n" +
+  '    exact-length c05 c07 c09 c10 c12, and registered families by default\n' +
+  "  as given (as COLLIE's and IFEval's checkers; a file's last newline counts):\n" +
+  '    c01 c02 c03 c04 c06a c08 c11 c14 ifeval\n' +
+  '  (revloop run always verifies the stripped draft, whatever the family)\n';
+
+function textRule(opts: VerifyOptions): TextRule | undefined {
+  const rule = opts.textRule ?? 'family';
+  if (rule === 'family') return undefined;
+  if (rule !== 'stripped' && rule !== 'as-given') throw new UserError(`--text-rule must be family, stripped or as-given, got '${rule}'`);
+  return rule;
 }
 
 function explicitlySet(cmd: Command, key: string): boolean {
@@ -110,7 +134,7 @@ async function runBatch(opts: VerifyOptions, cmd: Command): Promise<void> {
         process.stderr.write(`\rverified ${done} lines (${failed} failed), ${Math.round(done / elapsed)} lines/s${eta}\x1b[K`);
       }
     : undefined;
-  const options = { onProgress, jobs, plugins: opts.plugin, request: { ifevalMode: ifevalMode(opts) } };
+  const options = { onProgress, jobs, plugins: opts.plugin, request: { ifevalMode: ifevalMode(opts), textRule: textRule(opts) } };
   const toFile = opts.output !== undefined && !isStdout(opts.output);
   let summary;
   try {
@@ -158,7 +182,9 @@ async function runSingle(opts: VerifyOptions): Promise<void> {
     throw new UserError('--family is required (exact-length, c01…c14, ifeval or a registered family), or use --jsonl for a batch');
   const { getFamily, PROMPT_VARIANTS, stateEnergy } = await import('../../core/verify/index.ts');
   const { caseFromRequest } = await import('../../core/verify/input.ts');
-  const { pyJsonDumps, pyFloatRepr, pyStrip } = await import('../../core/py/format.ts');
+  const { pyJsonDumps, pyFloatRepr } = await import('../../core/py/format.ts');
+  const { textToVerify } = await import('../../core/verify/text-rule.ts');
+  const rule = textRule(opts);
   const variant = opts.variant ?? 'baseline';
   if (!(PROMPT_VARIANTS as readonly string[]).includes(variant)) {
     throw new UserError(`--variant must be one of ${PROMPT_VARIANTS.join(', ')}, got '${variant}'`);
@@ -189,7 +215,7 @@ async function runSingle(opts: VerifyOptions): Promise<void> {
       throw new UserError(`--text-file: cannot read ${opts.textFile} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
   } else raw = await readStdin();
-  const text = pyStrip(raw);
+  const text = textToVerify(built.family, raw, rule);
   const state = built.family.verify(text, built.case);
   const feedback = opts.feedback ? built.family.feedback(state, built.case, variant as any) : undefined;
   if (opts.json) {

@@ -93,6 +93,18 @@ export function pyJsonDumps(value: unknown, options: PyJsonOptions = {}): string
   return dump(value, false, options.floatKeys ?? REFERENCE_FLOAT_KEYS, options.sortKeys === true);
 }
 
+/**
+ * `pyJsonDumps({[key]: value, ...rest})` without building that object (batch records: the id, then a
+ * state's fields), when `rest` has no field named `key`.
+ */
+export function pyJsonDumpsWith(key: string, value: unknown, rest: object, options: PyJsonOptions = {}): string {
+  const floatKeys = options.floatKeys ?? REFERENCE_FLOAT_KEYS;
+  const sortKeys = options.sortKeys === true;
+  if (sortKeys || Object.prototype.hasOwnProperty.call(rest, key)) return dump({ [key]: value, ...rest }, false, floatKeys, sortKeys);
+  const head = '{' + dumpKey(key) + dump(value, floatKeys.has(key), floatKeys, false);
+  return dumpFields(rest as Record<string, unknown>, head, floatKeys) + '}';
+}
+
 // Serialised keys (`"name": `), cached: records repeat the same few field names.
 const keyCache = new Map<string, string>();
 function dumpKey(k: string): string {
@@ -112,24 +124,26 @@ function dump(v: unknown, asFloat: boolean, floatKeys: ReadonlySet<string>, sort
     case 'string':
       return JSON.stringify(v);
     case 'number':
-      return dumpNumber(v, asFloat);
+      // The common cases first: integers, and the 0.0/1.0 flags of violation vectors.
+      if (!asFloat) return Number.isInteger(v) ? String(v) : dumpNumber(v, false);
+      if (v === 0) return Object.is(v, -0) ? '-0.0' : '0.0';
+      return v === 1 ? '1.0' : dumpNumber(v, true);
     case 'boolean':
       return v ? 'true' : 'false';
     case 'bigint':
       return v.toString();
     case 'object': {
-      if (v instanceof PyFloat) return dumpNumber(v.value, true);
       if (Array.isArray(v)) {
         if (v.length === 0) return '[]';
         let out = '[' + dump(v[0], asFloat, floatKeys, sortKeys);
         for (let i = 1; i < v.length; i++) out += ', ' + dump(v[i], asFloat, floatKeys, sortKeys);
         return out + ']';
       }
+      if (v instanceof PyFloat) return dumpNumber(v.value, true);
       const obj = v as Record<string, unknown>;
-      const keys = Object.keys(obj);
-      if (sortKeys) keys.sort();
+      if (!sortKeys) return dumpFields(obj, '{', floatKeys) + '}';
       let out = '{';
-      for (const k of keys) {
+      for (const k of Object.keys(obj).sort()) {
         const x = obj[k];
         if (x === undefined) continue;
         if (out.length > 1) out += ', ';
@@ -140,6 +154,22 @@ function dump(v: unknown, asFloat: boolean, floatKeys: ReadonlySet<string>, sort
     default:
       throw new TypeError(`cannot serialise ${typeof v}`);
   }
+}
+
+/** `head` followed by the object's fields in insertion order (", " between, and after a `head` that holds one). */
+function dumpFields(obj: Record<string, unknown>, head: string, floatKeys: ReadonlySet<string>): string {
+  let out = head;
+  let first = head.length === 1;
+  for (const k of Object.keys(obj)) {
+    const x = obj[k];
+    if (x === undefined) continue;
+    out +=
+      (first ? '' : ', ') +
+      dumpKey(k) +
+      dump(x, typeof x === 'string' || typeof x === 'boolean' ? false : floatKeys.has(k), floatKeys, false);
+    first = false;
+  }
+  return out;
 }
 
 /** Python's `\s` / str.isspace() set for str patterns. */

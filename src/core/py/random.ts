@@ -14,8 +14,16 @@ export class PyRandom {
   private readonly mt = new Uint32Array(N);
   private mti = N + 1;
 
-  constructor(seed: PySeed = 0) {
-    this.seed(seed);
+  /** Seeded as `random.Random(seed)`; `null` leaves the state for copyFrom to fill. */
+  constructor(seed: PySeed | null = 0) {
+    if (seed !== null) this.seed(seed);
+  }
+
+  /** `setstate(other.getstate())`: this generator continues exactly as `other` would (seeding costs more than copying). */
+  copyFrom(other: PyRandom): this {
+    this.mt.set(other.mt);
+    this.mti = other.mti;
+    return this;
   }
 
   /** `random.seed(a)`: ints by absolute value; str/bytes as int(bytes + sha512(bytes)), big-endian. */

@@ -13,13 +13,54 @@
 // table), with the same result: at a given start the tokens are literals separated by greedy
 // whitespace runs, so each start position has at most one possible match end, and candidates are
 // tried at every start in order. (A regex-free scanner over case-folded text was tried and measured
-// slower than V8's compiled literal search, cold and warm: bench/verify.ts.)
+// slower than V8's compiled literal search, cold and warm: bench/verify.ts; again in issue 39, where
+// it executed three times the instructions of the compiled patterns.)
+//
+// A pattern is compiled on its first use, which costs far more than a search (a batch of real model
+// outputs meets thousands of distinct anchors about twice each). An anchor whose tokens are ASCII is
+// therefore first looked for in the lower-cased text (quickReject): if a token is not there, the
+// anchor is absent and its pattern is never compiled. The test is exact only as a necessary
+// condition: under Python's IGNORECASE an ASCII letter equals its other case and, for i, k and s,
+// also İ, ı, K (Kelvin) and ſ, which lower-case to something else; so a text holding one of those four
+// skips the quick test.
 import { bmpWordTable, wordCharBefore, wordCharLength } from './chars.ts';
 import { pyCaselessLiteral, S } from '../py/re.ts';
 import { wordMatches } from './words.ts';
 
 const anchorCache = new Map<string, RegExp | null>();
 const ANCHOR_CACHE_LIMIT = 65536;
+/** Per anchor: its tokens lower-cased when every one is ASCII, else null (no quick test). */
+const asciiTokenCache = new Map<string, string[] | null>();
+
+/** Non-ASCII characters equal to an ASCII letter under Python's IGNORECASE (İ ı ſ K). */
+const ASCII_TWINS = /[\u0130\u0131\u017f\u212a]/;
+
+/**
+ * The text as quickReject needs it: lower-cased, or null when it holds a character that equals an
+ * ASCII letter without being one (the quick test would not be exact). Compute once per text.
+ */
+export function anchorSearchText(text: string): string | null {
+  return ASCII_TWINS.test(text) ? null : text.toLowerCase();
+}
+
+function asciiTokens(anchor: string): string[] | null {
+  let hit = asciiTokenCache.get(anchor);
+  if (hit === undefined) {
+    const tokens = wordMatches(anchor);
+    hit = tokens.every((t) => /^[\x00-\x7f]*$/.test(t)) ? tokens.map((t) => t.toLowerCase()) : null;
+    if (asciiTokenCache.size >= ANCHOR_CACHE_LIMIT) asciiTokenCache.delete(asciiTokenCache.keys().next().value as string);
+    asciiTokenCache.set(anchor, hit);
+  }
+  return hit;
+}
+
+/** True when the anchor certainly does not occur: one of its ASCII tokens is not in the lower-cased text. */
+function quickReject(anchor: string, lowered: string): boolean {
+  const tokens = asciiTokens(anchor);
+  if (tokens === null) return false;
+  for (const t of tokens) if (!lowered.includes(t)) return true;
+  return false;
+}
 
 /**
  * The compiled matcher for an anchor's token sequence (global, no boundary conditions), or null when
@@ -36,8 +77,12 @@ export function anchorRegExp(anchor: string): RegExp | null {
   return re;
 }
 
-/** Whether `text` contains the anchor (reference `contains_literal(text, anchor)`). */
-export function anchorPresent(anchor: string, text: string): boolean {
+/**
+ * Whether `text` contains the anchor (reference `contains_literal(text, anchor)`). `searchText` is
+ * anchorSearchText(text), when the caller checks several anchors against one text.
+ */
+export function anchorPresent(anchor: string, text: string, searchText: string | null = null): boolean {
+  if (searchText !== null && quickReject(anchor, searchText)) return false;
   const re = anchorRegExp(anchor);
   if (re === null) return false;
   const word = bmpWordTable();
@@ -53,5 +98,6 @@ export function anchorPresent(anchor: string, text: string): boolean {
 
 /** The anchors `text` lacks, in the given order (an anchor without word tokens is always missing). */
 export function missingAnchors(anchors: readonly string[], text: string): string[] {
-  return anchors.filter((a) => !anchorPresent(a, text));
+  const searchText = anchors.length > 0 ? anchorSearchText(text) : null;
+  return anchors.filter((a) => !anchorPresent(a, text, searchText));
 }

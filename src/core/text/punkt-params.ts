@@ -22,39 +22,46 @@ export interface PunktParams {
 export const PUNKT_TAB_FILES = ['abbrev_types.txt', 'collocations.tab', 'ortho_context.tab', 'sent_starters.txt'] as const;
 
 /**
- * A read-only map over a prototype-free object: building a Map of NLTK's 20,366 orthographic-context
- * entries costs 15–30 ms at every start (and in every worker thread), while the object JSON.parse
- * already built can serve lookups as it is.
+ * A read-only map over the object JSON.parse built: building a Map of NLTK's 20,366
+ * orthographic-context entries costs 15–30 ms at every start (and in every worker thread), while the
+ * parsed object can serve lookups as it is. Nothing else is done to it at load time either: walking
+ * its 20,366 keys to check every value cost about as much as parsing the file, and so did giving it a
+ * null prototype. So a value is checked when it is read (an integer, or an InputError naming the file
+ * and the type), and only own properties count (a type named "constructor" is not Object.prototype's).
  */
 class ObjectMap implements ReadonlyMap<string, number> {
   private count = -1;
-  constructor(private readonly store: Record<string, number>) {
-    Object.setPrototypeOf(store, null);
-  }
+  constructor(
+    private readonly store: Record<string, unknown>,
+    private readonly source: string,
+  ) {}
   get(key: string): number | undefined {
-    return this.store[key];
+    const v = this.store[key];
+    if (typeof v === 'number' && Number.isInteger(v)) return v;
+    if (v === undefined || !Object.prototype.hasOwnProperty.call(this.store, key)) return undefined;
+    throw new InputError(this.source, null, 'ortho_context', `${JSON.stringify(key)}: expected an integer, got ${JSON.stringify(v)}`);
   }
   has(key: string): boolean {
-    return this.store[key] !== undefined;
+    return this.get(key) !== undefined;
   }
   get size(): number {
     if (this.count < 0) this.count = Object.keys(this.store).length;
     return this.count;
   }
   *entries(): MapIterator<[string, number]> {
-    for (const k of Object.keys(this.store)) yield [k, this.store[k]];
+    for (const k of Object.keys(this.store)) yield [k, this.get(k)!];
   }
   *keys(): MapIterator<string> {
     yield* Object.keys(this.store);
   }
   *values(): MapIterator<number> {
-    for (const k of Object.keys(this.store)) yield this.store[k];
+    for (const k of Object.keys(this.store)) yield this.get(k)!;
   }
   [Symbol.iterator](): MapIterator<[string, number]> {
     return this.entries();
   }
   forEach(fn: (value: number, key: string, map: ReadonlyMap<string, number>) => void, thisArg?: unknown): void {
-    for (const k of Object.keys(this.store)) fn.call(thisArg, this.store[k], k, this);
+    for (const k of Object.keys(this.store)) fn.call(thisArg, this.get(k)!, k, this);
   }
 }
 
@@ -102,13 +109,8 @@ export function parsePunktJson(text: string, source: string): PunktParams {
   if (ortho === null || typeof ortho !== 'object' || Array.isArray(ortho)) {
     throw new InputError(source, null, 'ortho_context', 'expected an object mapping types to integer flags');
   }
-  const flags = ortho as Record<string, unknown>;
-  for (const k in flags) {
-    const v = flags[k];
-    if (typeof v !== 'number' || !Number.isInteger(v))
-      throw new InputError(source, null, 'ortho_context', `${JSON.stringify(k)}: expected an integer`);
-  }
-  const orthoContext = new ObjectMap(flags as Record<string, number>);
+  // Values are checked as they are read (ObjectMap).
+  const orthoContext = new ObjectMap(ortho as Record<string, unknown>, source);
   return {
     abbrevTypes: new Set(strings('abbrev_types')),
     collocations: new Set((colls as [string, string][]).map(([a, b]) => collocationKey(a, b))),
@@ -141,7 +143,7 @@ export function parsePunktTab(read: (name: (typeof PUNKT_TAB_FILES)[number]) => 
       throw new InputError(join(source, 'ortho_context.tab'), n, 'flags', `expected an integer, got ${JSON.stringify(flags)}`);
     store[type] = Number(flags);
   }
-  const orthoContext = new ObjectMap(store);
+  const orthoContext = new ObjectMap(store, join(source, 'ortho_context.tab'));
   return {
     abbrevTypes: new Set(lines(read('abbrev_types.txt')).map(([, l]) => l)),
     collocations: new Set(pairs('collocations.tab').map(([, a, b]) => collocationKey(a, b))),

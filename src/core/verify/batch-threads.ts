@@ -26,6 +26,8 @@ export interface WorkerChunk {
   seq: number;
   firstLine: number;
   lines: string[];
+  /** Lines that are not UTF-8 (index into `lines`, problem), as the reader found them. */
+  invalid?: Array<[number, string]>;
 }
 
 /** What a worker says (batch-worker.ts). */

@@ -3,7 +3,7 @@
 // sent with verifyChunk and answers with the output text. An environment problem (a UserError, e.g.
 // no Punkt parameters) is sent back as fatal and stops the batch, as on the main thread.
 import { parentPort, workerData } from 'node:worker_threads';
-import { getDefaultPunkt } from '../text/index.ts';
+import { getDefaultPunkt } from '../text/punkt-resolve.ts';
 import { isRevloopError } from '../errors.ts';
 import { verifyChunk } from './batch.ts';
 import type { WorkerChunk, WorkerMessage, WorkerSetup } from './batch-threads.ts';
@@ -38,7 +38,7 @@ async function start(): Promise<void> {
   }
   port.on('message', (c: WorkerChunk) => {
     try {
-      send({ type: 'result', seq: c.seq, result: verifyChunk(c.lines, c.firstLine, setup.request) });
+      send({ type: 'result', seq: c.seq, result: verifyChunk(c.lines, c.firstLine, setup.request, c.invalid) });
     } catch (e) {
       send({ type: 'fatal', seq: c.seq, message: (e as Error).message, code: isRevloopError(e) ? e.code : null });
     }

@@ -8,17 +8,23 @@
 // strictly in that order, so the output is byte-identical for any number of jobs. Backpressure holds
 // at both ends: the input is read only while fewer than QUEUE_PER_JOB × jobs chunks are waiting,
 // running or written-but-unflushed, and nothing more is written while the output asks to drain.
+//
+// Each row's text is verified as its family's text rule says (text-rule.ts: stripped for the paper's
+// families, as given for COLLIE's other structures and IFEval), unless RequestOptions.textRule sets one.
+// The input's bytes are checked as they are read (line-blocks.ts); a string holding a NUL character
+// or a lone surrogate (which only a JSON escape can put there) fails its line (rowStringProblem).
 import { once } from 'node:events';
-import { createWriteStream, statSync } from 'node:fs';
+import { closeSync, createWriteStream, openSync, statSync, writeSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { outputTarget, requireOutputFolder, tempPathFor } from '../util/atomic-file.ts';
 import { UserError } from '../errors.ts';
-import { readLineBlocks } from '../util/jsonl.ts';
-import { pyJsonDumps, pyStrip } from '../py/format.ts';
+import { readLineBlocks } from '../util/line-blocks.ts';
+import { pyJsonDumps } from '../py/format.ts';
 import { startBatchWorker, type BatchWorker } from './batch-threads.ts';
 import { caseFromRequest, type RequestOptions, type VerifyRequest } from './input.ts';
-import { verifyRecord } from './records.ts';
+import { verifyRecordJson } from './records.ts';
+import { textToVerify } from './text-rule.ts';
 
 /** Options of `verifyBatch`: progress reporting and how each line's request is read. */
 export interface BatchOptions {
@@ -58,21 +64,58 @@ export interface BatchSummary {
 export const CHUNK_LINES = 256;
 const QUEUE_PER_JOB = 4;
 
-/** Verifies one parsed input line; returns the output record. */
-function verifyLine(value: unknown, line: number, request: RequestOptions = {}): { record: Record<string, unknown>; ok: boolean } {
-  const fail = (id: unknown, error: string) => ({ record: { id: id ?? null, line, error }, ok: false });
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * The first string of a parsed row holding a NUL character or a lone surrogate, named by its field
+ * (`text`, `anchors[1]`, …), or null. Only a JSON escape (`\u0000`, an unpaired `\ud800`) can put
+ * one there, so rows whose line has no `\u` are never walked.
+ */
+export function rowStringProblem(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') {
+    const nul = value.indexOf('\0');
+    if (nul >= 0) return `${path || 'value'}: holds a NUL character (U+0000, at character ${nul + 1}); remove it`;
+    const m = LONE_SURROGATE.exec(value);
+    if (m) {
+      const code = m[0].charCodeAt(0).toString(16).toUpperCase();
+      return `${path || 'value'}: holds a lone surrogate (U+${code}, at character ${m.index + 1}), which is not text; remove it or pair it`;
+    }
+    return null;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const p = rowStringProblem(value[i], `${path}[${i}]`);
+      if (p) return p;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const k of Object.keys(value)) {
+      const p = rowStringProblem((value as Record<string, unknown>)[k], path ? `${path}.${k}` : k);
+      if (p) return p;
+    }
+  }
+  return null;
+}
+
+/** Verifies one parsed input line; returns its output line (without the newline) and whether it was verified. */
+function verifyLine(value: unknown, raw: string, line: number, request: RequestOptions): { json: string; ok: boolean } {
+  const fail = (id: unknown, error: string) => ({ json: pyJsonDumps({ id: id ?? null, line, error }), ok: false });
   if (!value || typeof value !== 'object' || Array.isArray(value)) return fail(null, 'expected a JSON object');
   const req = value as VerifyRequest;
   const id = req.id;
   if (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number')
     return fail(null, 'id: must be a string or a number');
   if (typeof req.text !== 'string') return fail(id, `text: must be a string, got ${req.text === undefined ? 'nothing' : typeof req.text}`);
+  if (raw.indexOf('\\u') >= 0) {
+    const problem = rowStringProblem(value);
+    if (problem) return fail(typeof id === 'string' && rowStringProblem(id) ? null : id, problem);
+  }
   const built = caseFromRequest(req, request);
   if (!built.ok) return fail(id, built.problems.map(([f, p]) => `${f}: ${p}`).join('; '));
   try {
-    // The protocol verifies the stripped text (Python str.strip()).
-    const state = built.family.verify(pyStrip(req.text), built.case);
-    return { record: verifyRecord(id, state), ok: true };
+    const state = built.family.verify(textToVerify(built.family, req.text, request.textRule), built.case);
+    return { json: verifyRecordJson(id, state), ok: true };
   } catch (e) {
     // An environment problem (e.g. no Punkt parameters) is not this line's fault: stop the batch.
     if (e instanceof UserError) throw e;
@@ -89,52 +132,109 @@ export interface ChunkResult {
   failed: number;
 }
 
-/** Verifies raw input lines numbered from `firstLine` (blank lines are skipped but counted). */
-export function verifyChunk(lines: readonly string[], firstLine: number, request: RequestOptions = {}): ChunkResult {
+/**
+ * Verifies raw input lines numbered from `firstLine` (blank lines are skipped but counted); `invalid`
+ * lists the lines the reader found not to be UTF-8 (index into `lines`, problem).
+ */
+export function verifyChunk(
+  lines: readonly string[],
+  firstLine: number,
+  request: RequestOptions = {},
+  invalid?: ReadonlyArray<readonly [number, string]>,
+): ChunkResult {
   let out = '';
   let count = 0;
   let verified = 0;
+  let nextInvalid = invalid && invalid.length > 0 ? 0 : -1;
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i];
-    if (raw.trim() === '') continue;
+    if (nextInvalid >= 0 && invalid![nextInvalid][0] === i) {
+      out += pyJsonDumps({ id: null, line: firstLine + i, error: invalid![nextInvalid][1] }) + '\n';
+      count++;
+      nextInvalid = nextInvalid + 1 < invalid!.length ? nextInvalid + 1 : -1;
+      continue;
+    }
+    if (isBlank(raw)) continue;
     count++;
     const line = firstLine + i;
     let value: unknown;
-    let result: { record: Record<string, unknown>; ok: boolean } | null = null;
     try {
       value = JSON.parse(raw);
     } catch (e) {
-      result = { record: { id: null, line, error: `invalid JSON (${(e as Error).message})` }, ok: false };
+      out += pyJsonDumps({ id: null, line, error: `invalid JSON (${(e as Error).message})` }) + '\n';
+      continue;
     }
-    result ??= verifyLine(value, line, request);
-    if (result.ok) verified++;
-    out += pyJsonDumps(result.record) + '\n';
+    const r = verifyLine(value, raw, line, request);
+    if (r.ok) verified++;
+    out += r.json + '\n';
   }
   return { out, lines: count, verified, failed: count - verified };
+}
+
+/** `raw.trim() === ''` without trimming a whole line that starts with "{". */
+function isBlank(raw: string): boolean {
+  return raw.length === 0 || (raw.charCodeAt(0) !== 0x7b && raw.trim() === '');
 }
 
 interface Chunk {
   seq: number;
   firstLine: number;
   lines: string[];
+  /** Lines of `lines` that are not UTF-8 (see LineBlock.invalid), re-indexed for this chunk. */
+  invalid?: Array<[number, string]>;
+}
+
+/** Where a batch's output goes: a stream (standard output, a pipe) or a file written synchronously. */
+interface Sink {
+  /** Writes; false when the writer should wait for `onDrain`. */
+  write(text: string): boolean;
+  onDrain(fn: () => void): void;
+}
+
+function streamSink(output: Writable): Sink {
+  return { write: (text) => output.write(text), onDrain: (fn) => output.once('drain', fn) };
+}
+
+/** Output straight to a file descriptor: one system call per chunk, no stream machinery. */
+function fileSink(fd: number): Sink {
+  return {
+    write(text) {
+      const bytes = Buffer.from(text, 'utf8');
+      for (let off = 0; off < bytes.length;) off += writeSync(fd, bytes, off);
+      return true;
+    },
+    onDrain: () => {},
+  };
 }
 
 /** Verifies a JSON Lines stream (or file) into one JSON line per input line, in input order, streaming with backpressure; `jobs` > 1 adds worker threads. */
 export async function verifyBatch(input: string | Readable, output: Writable, options: BatchOptions = {}): Promise<BatchSummary> {
-  const run = new BatchRun(output, options);
+  return runBatch(input, streamSink(output), options, output);
+}
+
+async function runBatch(input: string | Readable, sink: Sink, options: BatchOptions, stream?: Writable): Promise<BatchSummary> {
+  const run = new BatchRun(sink, options, stream);
   try {
     if (typeof input === 'string') run.knownSize(statSync(input).size);
     for await (const block of readLineBlocks(input)) {
       run.bytesRead = block.bytesRead;
-      for (let i = 0; i < block.lines.length; i += CHUNK_LINES) {
+      const n = block.lines.length;
+      for (let i = 0; i < n; i += CHUNK_LINES) {
         await run.room();
-        run.submit(block.firstLine + i, block.lines.slice(i, i + CHUNK_LINES));
+        const lines = i === 0 && n <= CHUNK_LINES ? block.lines : block.lines.slice(i, i + CHUNK_LINES);
+        run.submit(block.firstLine + i, lines, block.invalid && chunkInvalid(block.invalid, i, i + lines.length));
       }
     }
     return await run.finish();
   } finally {
     await run.close();
   }
+}
+
+/** The invalid lines of block lines [from, to), indexed from `from`; undefined when there are none. */
+function chunkInvalid(invalid: ReadonlyArray<[number, string]>, from: number, to: number): Array<[number, string]> | undefined {
+  const out = invalid.filter(([i]) => i >= from && i < to).map(([i, p]): [number, string] => [i - from, p]);
+  return out.length > 0 ? out : undefined;
 }
 
 /** One batch in flight: the chunk queue, the threads, and the ordered writer. */
@@ -159,15 +259,16 @@ class BatchRun {
   private readonly onOutputError = (e: unknown): void => this.fail(e);
 
   constructor(
-    private readonly output: Writable,
+    private readonly output: Sink,
     private readonly options: BatchOptions,
+    private readonly stream?: Writable,
   ) {
     this.jobs = Math.max(1, Math.floor(options.jobs ?? 1));
     this.every = options.progressEvery ?? 1000;
     this.workersFrom = options.workersFrom ?? 2 << 20;
     this.nextReport = this.every;
     // A closed pipe (EPIPE) or a failing disk surfaces here; the batch stops and rethrows it.
-    output.on('error', this.onOutputError);
+    stream?.on('error', this.onOutputError);
   }
 
   /** Resolves when the input may be read further (or throws the batch's failure). */
@@ -183,8 +284,8 @@ class BatchRun {
     if (this.jobs > 1 && bytes >= this.workersFrom) this.startWorkers();
   }
 
-  submit(firstLine: number, lines: string[]): void {
-    this.queue.push({ seq: this.nextSeq++, firstLine, lines });
+  submit(firstLine: number, lines: string[], invalid?: Array<[number, string]>): void {
+    this.queue.push(invalid ? { seq: this.nextSeq++, firstLine, lines, invalid } : { seq: this.nextSeq++, firstLine, lines });
     if (this.jobs > 1 && !this.workersStarted && this.bytesRead >= this.workersFrom) this.startWorkers();
     this.pump();
   }
@@ -198,9 +299,9 @@ class BatchRun {
   }
 
   async close(): Promise<void> {
-    this.output.off('error', this.onOutputError);
+    this.stream?.off('error', this.onOutputError);
     // Keep a late error of an already failed output (a write still in flight) from crashing the process.
-    if (this.failure !== null) this.output.on('error', () => {});
+    if (this.failure !== null) this.stream?.on('error', () => {});
     const workers = this.workers;
     this.workers = [];
     await Promise.all(workers.map((w) => w.terminate()));
@@ -267,7 +368,7 @@ class BatchRun {
         const c = this.queue.shift();
         if (c) {
           try {
-            this.complete(c.seq, verifyChunk(c.lines, c.firstLine, this.options.request), 0);
+            this.complete(c.seq, verifyChunk(c.lines, c.firstLine, this.options.request, c.invalid), 0);
           } catch (e) {
             this.fail(e);
             return;
@@ -297,7 +398,7 @@ class BatchRun {
       this.summary.failed += r.failed;
       if (r.out !== '' && !this.output.write(r.out)) {
         this.draining = true;
-        this.output.once('drain', () => {
+        this.output.onDrain(() => {
           this.draining = false;
           this.flush();
           this.wake();
@@ -315,14 +416,32 @@ class BatchRun {
  * Batch verification into a file, atomically: results go to a temporary file next to the target
  * (a symbolic link's file), which is renamed over it only when the whole input has been read. On any
  * exception the temporary file is removed and nothing appears. Devices, pipes and paths in /dev or
- * /proc are written in place (outputTarget).
+ * /proc are written in place (outputTarget), through a stream; files are written synchronously, one
+ * system call per chunk.
  */
 export async function verifyBatchToFile(input: string | Readable, outPath: string, options: BatchOptions = {}): Promise<BatchSummary> {
   requireOutputFolder(outPath);
   const { path: file, inPlace } = outputTarget(outPath);
-  const tmp = inPlace ? file : tempPathFor(file);
-  // A large buffer: each chunk's output is written in one piece, without waiting for 'drain' between chunks.
-  const out = createWriteStream(tmp, { flags: inPlace ? 'w' : 'wx', highWaterMark: 1 << 20 });
+  if (inPlace) return verifyBatchInPlace(input, file, options);
+  const tmp = tempPathFor(file);
+  const fd = openSync(tmp, 'wx');
+  let open = true;
+  try {
+    const summary = await runBatch(input, fileSink(fd), options);
+    closeSync(fd);
+    open = false;
+    await rename(tmp, file);
+    return summary;
+  } catch (e) {
+    if (open) closeSync(fd);
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** A device, a pipe or a /dev or /proc path: written in place, through a stream (which may ask to drain). */
+async function verifyBatchInPlace(input: string | Readable, file: string, options: BatchOptions): Promise<BatchSummary> {
+  const out = createWriteStream(file, { flags: 'w', highWaterMark: 1 << 20 });
   // Write errors surface through verifyBatch and the awaited 'open' / 'finish'; this keeps a late error
   // from a destroyed stream (a write still in flight) from crashing the process.
   out.on('error', () => {});
@@ -331,7 +450,6 @@ export async function verifyBatchToFile(input: string | Readable, outPath: strin
     const summary = await verifyBatch(input, out, options);
     out.end();
     await once(out, 'finish');
-    if (!inPlace) await rename(tmp, file);
     return summary;
   } catch (e) {
     if (!out.closed) {
@@ -340,7 +458,6 @@ export async function verifyBatchToFile(input: string | Readable, outPath: strin
       out.destroy();
       await closed;
     }
-    if (!inPlace) await rm(tmp, { force: true });
     throw e;
   }
 }

@@ -2,7 +2,7 @@
 // an exact word count under the deterministic word counter plus retained content anchors.
 // By module, not through the text barrel: that would also load the Punkt and Treebank tokenisers
 // (see registry.ts on start-up).
-import { anchorPresent } from '../text/anchors.ts';
+import { anchorPresent, anchorSearchText } from '../text/anchors.ts';
 import { countWords } from '../text/words.ts';
 import { intProblem, problems, stringListProblem, textProblem } from './checks.ts';
 import { stateEnergy } from './energy.ts';
@@ -34,8 +34,9 @@ export function verifyExactLength(text: string, c: ConstraintCase): ExactLengthS
   // engine's loop, Turbofan's own map() builds arrays of another elements kind than the builtin did,
   // and the filter callback compiled for the builtin's deoptimised the whole loop (docs/running.md,
   // round 14). anchorPresent caches each anchor's compiled pattern, so repeated rounds stay cheap.
+  const searchText = anchors.length > 0 ? anchorSearchText(text) : null;
   for (const a of anchors) {
-    const present = anchorPresent(a, text);
+    const present = anchorPresent(a, text, searchText);
     if (!present) missing.push(a);
     vector.push(present ? 0.0 : 1.0);
   }

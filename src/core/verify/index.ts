@@ -34,6 +34,7 @@ export {
   type C10State,
   type C12State,
   type SentenceCountFields,
+  type TextRule,
 } from './types.ts';
 export type { C01State, C02State, C03State, C04State, C06aState, C08State, C11State, C14State } from './collie/types.ts';
 export { withIfevalMode, type IfevalState } from './ifeval/family.ts';

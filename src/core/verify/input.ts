@@ -2,13 +2,15 @@
 // ConstraintCase, with the problems that would make verification meaningless. Prompt-only fields
 // (instruction, task) are not needed to verify a text, so their absence is not a problem here.
 import { hasFamily, familyNames, getFamily } from './registry.ts';
-import type { ConstraintCase, Family } from './types.ts';
+import type { ConstraintCase, Family, TextRule } from './types.ts';
 
 const PROMPT_ONLY_FIELDS = new Set(['instruction', 'task']);
 
 export interface RequestOptions {
   /** IFEval: the follow list joint success uses, for rows that do not say (`--ifeval-mode`). */
   ifevalMode?: 'strict' | 'loose';
+  /** Verify every row's text by this rule instead of its family's (text-rule.ts; `--text-rule`). */
+  textRule?: TextRule;
 }
 
 /**

@@ -46,6 +46,14 @@ export interface ConstraintCase {
 }
 
 /**
+ * Which text `revloop verify` and `verifyBatch` hand a family's verifier: the text `stripped` (Python
+ * `str.strip()`, as the paper's protocol strips every draft) or the text `as-given` (as the
+ * benchmark's own checker judges it: COLLIE's and IFEval's). The revision loop always verifies the
+ * stripped draft, whatever the family (the paper's protocol). See text-rule.ts.
+ */
+export type TextRule = 'stripped' | 'as-given';
+
+/**
  * A constraint family: a pure, deterministic verifier from text and case to state, plus its energy, feedback, prompts, token limit and
  * case validation. Implement it and pass it to `registerFamily` to add your own.
  */
@@ -54,6 +62,11 @@ export interface Family<S extends VerifierState = VerifierState> {
   /** Bumped whenever verification, feedback or prompts change; hashed into run plans. */
   version: string;
   verify(text: string, c: ConstraintCase): S;
+  /**
+   * The text `revloop verify` judges (default `stripped`): `as-given` when the benchmark's checker
+   * sees the raw output (whitespace at the ends can change the verdict, e.g. COLLIE's c04 counts it).
+   */
+  textRule?: TextRule;
   /** Plain left-to-right float sum of the violation vector. */
   energy(state: S): number;
   feedback(state: S, c: ConstraintCase, variant?: PromptVariant): string;

@@ -73,3 +73,12 @@ test('errors mirror CPython: empty choice, empty range, non-integer seeds', () =
   assert.throws(() => g.sample([1, 2], 3), /Sample larger than population/);
   assert.throws(() => new PyRandom(1.5), /integers/);
 });
+
+test('copyFrom: a generator copied from a seeded one draws exactly what the seeded one draws', () => {
+  const seeded = new PyRandom(0);
+  const copy = new PyRandom(null).copyFrom(seeded);
+  const fresh = new PyRandom(0);
+  for (let i = 0; i < 2000; i++) assert.equal(copy.random(), fresh.random());
+  // The template itself was not advanced by the copy's draws.
+  assert.equal(seeded.random(), new PyRandom(0).random());
+});

@@ -16,9 +16,12 @@ interface CollieSpec<S extends VerifierState> {
   targetsProblem(targets: unknown): string | null;
 }
 
-/** COLLIE's structures: token limits as c07/c09/c12, no corruption checks. */
+/**
+ * COLLIE's structures: token limits as c07/c09/c12, no corruption checks; outside the revision loop
+ * they judge the text as given, as COLLIE's checker does (text-rule.ts).
+ */
 function makeFamily<S extends VerifierState>(spec: CollieSpec<S>): Family<S> {
-  return collieTaskFamily({ ...spec, maxNewTokens: witnessSizedTokens });
+  return { ...collieTaskFamily({ ...spec, maxNewTokens: witnessSizedTokens }), textRule: 'as-given' };
 }
 
 function pair(t: unknown, shape: string, what: [string, string], mins: [number, number]): string | null {

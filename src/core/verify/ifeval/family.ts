@@ -119,6 +119,8 @@ export const ifevalFamily: Family<IfevalState> = {
   version: '1',
   description: "IFEval's verifiable instructions (25 types), strict or loose, as google-research's checker",
   verify: verifyIfeval,
+  // google-research's checker judges the response as given (outside the revision loop: text-rule.ts).
+  textRule: 'as-given',
   energy: stateEnergy,
   feedback: (state, _c, variant: PromptVariant = 'baseline') => `${ifevalReport(state)}\n${structuredSuffix(variant)}`,
   // IFEval's prompt exactly as the benchmark gives it, in every variant.

@@ -2,6 +2,7 @@
 // str.isupper()/islower(), `re.findall(r"\w+")`, Python's `json.loads` acceptance, and patterns
 // written with Python's `^`/`$`/`.`/`\s` meanings (JavaScript's differ at \r, U+2028 and U+2029).
 import { S, W } from '../../py/re.ts';
+import { bmpWordTable, wordCharBefore, wordCharLength } from '../../text/chars.ts';
 
 const LOWER = /\p{Lowercase}/u;
 const UPPER = /\p{Uppercase}/u;
@@ -69,6 +70,29 @@ export const PY = {
 
 /** Python `\b` (Unicode word characters). */
 export const PY_BOUNDARY = `(?:(?<=${W})(?!${W})|(?<!${W})(?=${W}))`;
+
+/** Python `\b` at `i`: a word character on exactly one side (chars.ts's table of Python's `\w`). */
+function boundaryAt(text: string, i: number, table: Uint8Array): boolean {
+  return wordCharBefore(text, i, table) !== wordCharLength(text, i, table) > 0;
+}
+
+/**
+ * `re.search(r"\b" + literal + r"\b", text)` for `literal`, a global pattern of the literal alone:
+ * the literal's matches are tried at every start, in order, as the regex search would, and the two
+ * boundaries checked by hand. Equivalent to the pattern with PY_BOUNDARY on both sides (at a given
+ * start a literal of fixed characters has one possible end), and much faster: V8 scans for the
+ * literal instead of evaluating lookarounds over `\p{…}` classes at every position.
+ */
+export function hasBoundedLiteral(text: string, literal: RegExp): boolean {
+  const table = bmpWordTable();
+  literal.lastIndex = 0;
+  for (let m = literal.exec(text); m !== null; m = literal.exec(text)) {
+    if (boundaryAt(text, m.index, table) && boundaryAt(text, m.index + m[0].length, table)) return true;
+    literal.lastIndex = m.index + (text.codePointAt(m.index)! > 0xffff ? 2 : 1);
+    if (literal.lastIndex > text.length) break;
+  }
+  return false;
+}
 
 /**
  * Whether Python's `json.loads(s)` accepts `s`: standard JSON plus Python's NaN, Infinity and

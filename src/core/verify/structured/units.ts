@@ -1,6 +1,6 @@
 // The reference's word and sentence units for the COLLIE-derived families
 // (constraint_protocol.words / sentences / normalized_literal), on top of the NLTK ports in text/.
-import { sentTokenize, wordTokenize } from '../../text/index.ts';
+import { sentTokenize, wordTokenize } from '../../text/tokenize.ts';
 import { treebankTokensInto } from '../../text/treebank.ts';
 import { pyStrip } from '../../py/format.ts';
 import { PY_PUNCTUATION, pyStripChars as stripChars } from '../../py/strings.ts';

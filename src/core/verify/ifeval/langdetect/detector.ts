@@ -5,15 +5,29 @@
 // call); revloop always seeds with 0, as langdetect's README advises for reproducible results, so
 // verdicts are deterministic. docs/verify.md ("Language detection") has the measured agreement.
 import { readFileSync } from 'node:fs';
+import { endianness } from 'node:os';
 import { PyRandom } from '../../../py/random.ts';
-import { zlib } from '../../../util/lazy-builtin.ts';
 
+/** The header of profiles.bin (scripts/langdetect-data.py): the tables, and the profiles' sizes. */
 interface LangdetectData {
   latin1_excluded: string;
   cjk_classes: string[];
   vi: { to_normalize: string; dmark_class: string; normalized: string[] };
   blocks: Record<string, [number, number]>;
-  profiles: Array<{ name: string; n_words: number[]; freq: Record<string, number> }>;
+  /** Profile names, sorted, and each profile's n-gram totals by length (1, 2, 3). */
+  langs: string[];
+  n_words: number[][];
+  /** How many n-grams, and (language, count) pairs, follow the header. */
+  grams: number;
+  pairs: number;
+}
+
+/** The radix of n-gram keys: a key is k1 * R² + k2 * R + k3, k = code point + 1 (0: none), left-padded. */
+const R = 65537;
+
+/** The key of the n-gram whose code points (+ 1, 0 for none) are k1 k2 k3; see profiles.bin. */
+function gramKey(k1: number, k2: number, k3: number): number {
+  return (k1 * R + k2) * R + k3;
 }
 
 const ALPHA_DEFAULT = 0.5;
@@ -45,25 +59,26 @@ interface LanguageProbability {
 
 class Model {
   readonly langs: string[];
-  /** n-gram → probability per language (index into langs), as DetectorFactory.add_profile computes it. */
-  readonly wordLangProb = new Map<string, Float64Array>();
+  private readonly nWords: number[][];
+  /** The profiles' n-gram keys, ascending (profiles.bin). */
+  private readonly keys: Float64Array;
+  /** Per n-gram index, where its pairs (count * 64 + language) start in `pairs`; starts[i + 1] is where they end. */
+  private readonly starts: Uint32Array;
+  private readonly pairs: Uint32Array;
+  /** Probabilities per language of each n-gram asked for so far, by index. */
+  private readonly rows: Array<Float64Array | undefined> = [];
   readonly latin1Excluded: Set<string>;
   readonly cjkMap = new Map<string, string>();
   readonly viRe: RegExp;
   readonly vi: LangdetectData['vi'];
   readonly blocks: LangdetectData['blocks'];
 
-  constructor(data: LangdetectData) {
-    this.langs = data.profiles.map((p) => p.name);
-    const size = this.langs.length;
-    data.profiles.forEach((profile, index) => {
-      for (const [word, freq] of Object.entries(profile.freq)) {
-        let probs = this.wordLangProb.get(word);
-        if (!probs) this.wordLangProb.set(word, (probs = new Float64Array(size)));
-        const length = [...word].length;
-        if (length >= 1 && length <= 3) probs[index] = (1.0 * freq) / profile.n_words[length - 1];
-      }
-    });
+  constructor(data: LangdetectData, bytes: Buffer, offset: number) {
+    this.langs = data.langs;
+    this.nWords = data.n_words;
+    this.keys = littleEndian(bytes, offset, data.grams, Float64Array);
+    this.starts = littleEndian(bytes, offset + 8 * data.grams, data.grams + 1, Uint32Array);
+    this.pairs = littleEndian(bytes, offset + 12 * data.grams + 4, data.pairs, Uint32Array);
     this.latin1Excluded = new Set(data.latin1_excluded);
     for (const list of data.cjk_classes) {
       const chars = [...list];
@@ -73,6 +88,40 @@ class Model {
     this.viRe = new RegExp(`([${cls(data.vi.to_normalize)}])([${cls(data.vi.dmark_class)}])`, 'gu');
     this.vi = data.vi;
     this.blocks = data.blocks;
+  }
+
+  /** The index of the n-gram with this key (a profile holds it: it is in DetectorFactory's word_lang_prob_map), or -1. */
+  indexOf(key: number): number {
+    const keys = this.keys;
+    let lo = 0;
+    let hi = keys.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const k = keys[mid];
+      if (k < key) lo = mid + 1;
+      else if (k > key) hi = mid - 1;
+      else return mid;
+    }
+    return -1;
+  }
+
+  /**
+   * The n-gram's probability per language, as DetectorFactory.add_profile computes it:
+   * 1.0 * count / n_words[len - 1] for the languages whose profile holds it, 0.0 for the others.
+   */
+  probabilities(i: number): Float64Array {
+    let row = this.rows[i];
+    if (row === undefined) {
+      row = new Float64Array(this.langs.length);
+      const key = this.keys[i];
+      const length = key >= R * R ? 3 : key >= R ? 2 : 1;
+      for (let p = this.starts[i]; p < this.starts[i + 1]; p++) {
+        const lang = this.pairs[p] & 63;
+        row[lang] = (1.0 * Math.floor(this.pairs[p] / 64)) / this.nWords[lang][length - 1];
+      }
+      this.rows[i] = row;
+    }
+    return row;
   }
 
   private inBlock(cp: number, name: string): boolean {
@@ -110,15 +159,45 @@ class Model {
   }
 }
 
+/** `n` little-endian values of the array type at `offset` (a view where the platform is little-endian and the offset aligned). */
+function littleEndian<T extends Float64Array | Uint32Array>(
+  bytes: Buffer,
+  offset: number,
+  n: number,
+  Type: { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; new (length: number): T; BYTES_PER_ELEMENT: number },
+): T {
+  const at = bytes.byteOffset + offset;
+  if (endianness() === 'LE' && at % Type.BYTES_PER_ELEMENT === 0) return new Type(bytes.buffer, at, n);
+  const out = new Type(n);
+  for (let i = 0; i < n; i++)
+    out[i] = Type.BYTES_PER_ELEMENT === 8 ? bytes.readDoubleLE(offset + 8 * i) : bytes.readUInt32LE(offset + 4 * i);
+  return out;
+}
+
 let model: Model | null = null;
 
-/** The profiles and tables, loaded once per process (a 1 MB gzipped file next to this module). */
+/** The profiles and tables, loaded once per process (profiles.bin next to this module, 1.8 MB, read as it is). */
 function getModel(): Model {
   if (!model) {
-    const raw = zlib().gunzipSync(readFileSync(new URL('./data.json.gz', import.meta.url)));
-    model = new Model(JSON.parse(raw.toString('utf8')) as LangdetectData);
+    const bytes = readFileSync(new URL('./profiles.bin', import.meta.url));
+    if (bytes.toString('latin1', 0, 4) !== 'LDP1')
+      throw new Error('langdetect/profiles.bin: not a profile file (scripts/langdetect-data.py writes it)');
+    const headerLength = bytes.readUInt32LE(4);
+    const header = JSON.parse(bytes.toString('utf8', 8, 8 + headerLength)) as LangdetectData;
+    model = new Model(header, bytes, (8 + headerLength + 7) & ~7);
   }
   return model;
+}
+
+/** Generators as `random.seed(seed)` leaves them, one per seed: each detection starts from a copy. */
+const seededBySeed = new Map<number, PyRandom>();
+function seeded(seed: number): PyRandom {
+  let r = seededBySeed.get(seed);
+  if (r === undefined) {
+    r = new PyRandom(seed);
+    if (seededBySeed.size < 16) seededBySeed.set(seed, r);
+  }
+  return r;
 }
 
 /** CPython `random.gauss` (with its cached second value) on top of PyRandom. */
@@ -159,29 +238,67 @@ function prepare(m: Model, input: string): string[] {
   return chars;
 }
 
-/** Detector._extract_ngrams (NGram.add_char / get for n = 1..3). */
-function extractNgrams(m: Model, chars: readonly string[]): string[] {
-  const result: string[] = [];
-  let grams: string[] = [' '];
+/** Whether the one-character string is upper-case (`ch.isupper()` in NGram.add_char). */
+function isUpperChar(ch: string): boolean {
+  const c = ch.charCodeAt(0);
+  if (c < 0x80) return c >= 0x41 && c <= 0x5a;
+  return UPPER.test(ch);
+}
+
+/** An n-gram key digit: the code point + 1 of a one-unit string (profiles hold BMP characters only), or -1. */
+function digit(ch: string): number {
+  return ch.length === 1 ? ch.charCodeAt(0) + 1 : -1;
+}
+
+/**
+ * Detector._extract_ngrams (NGram.add_char / get for n = 1..3), as indices of the model's n-grams.
+ * The n-gram window is the last three normalised characters (d1 d2 d3 as key digits; 0 where the
+ * window is shorter), restarted after a space, as NGram.grams is. A character outside the BMP (-1)
+ * is in no profile, nor is any n-gram holding it.
+ */
+function extractNgrams(m: Model, chars: readonly string[]): number[] {
+  const SPACE = 0x20 + 1;
+  const result: number[] = [];
+  let d2 = 0;
+  let d3 = SPACE;
+  let upper3 = false;
   let capitalword = false;
   for (const raw of chars) {
     const ch = m.normalize(raw);
-    const last = grams[grams.length - 1];
-    if (last === ' ') {
-      grams = [' '];
+    const d = digit(ch);
+    const lastUpper = upper3;
+    let d1: number;
+    if (d3 === SPACE) {
       capitalword = false;
-      if (ch === ' ') continue;
-    } else if (grams.length >= 3) grams = grams.slice(1);
-    grams.push(ch);
-    if (UPPER.test(ch)) {
-      if (UPPER.test(last)) capitalword = true;
-    } else capitalword = false;
-    if (capitalword) continue;
-    for (let n = 1; n <= 3; n++) {
-      if (grams.length < n) break;
-      const w = grams.slice(grams.length - n).join('');
-      if (w && w !== ' ' && m.wordLangProb.has(w)) result.push(w);
+      if (d === SPACE) {
+        d2 = 0;
+        continue;
+      }
+      d1 = 0;
+      d2 = SPACE;
+    } else {
+      d1 = d2;
+      d2 = d3;
     }
+    d3 = d;
+    upper3 = isUpperChar(ch);
+    if (upper3) {
+      if (lastUpper) capitalword = true;
+    } else capitalword = false;
+    if (capitalword || d < 0) continue;
+    // n = 1: the character (never a lone space); n = 2 and 3 when the window is that long.
+    if (d !== SPACE) {
+      const k1 = m.indexOf(gramKey(0, 0, d));
+      if (k1 >= 0) result.push(k1);
+    }
+    if (d2 === 0) continue;
+    if (d2 > 0) {
+      const k2 = m.indexOf(gramKey(0, d2, d));
+      if (k2 >= 0) result.push(k2);
+    }
+    if (d1 === 0 || d1 < 0 || d2 < 0) continue;
+    const k3 = m.indexOf(gramKey(d1, d2, d));
+    if (k3 >= 0) result.push(k3);
   }
   return result;
 }
@@ -193,13 +310,13 @@ export function detectLangs(text: string, seed = 0): LanguageProbability[] {
   if (!ngrams.length) throw new LangDetectError('No features in text.');
   const size = m.langs.length;
   const langprob = new Float64Array(size);
-  const random = new GaussRandom(seed);
+  const random = new GaussRandom(null).copyFrom(seeded(seed));
   for (let t = 0; t < N_TRIAL; t++) {
     const prob = new Float64Array(size).fill(1.0 / size);
     const alpha = ALPHA_DEFAULT + random.gauss(0.0, 1.0) * ALPHA_WIDTH;
     const weight = alpha / BASE_FREQ;
     for (let i = 0; ; i++) {
-      const probs = m.wordLangProb.get(random.choice(ngrams))!;
+      const probs = m.probabilities(random.choice(ngrams));
       for (let k = 0; k < size; k++) prob[k] *= weight + probs[k];
       if (i % 5 === 0) {
         // _normalize_prob: Python's sum() of floats (3.11: plain left-to-right addition)
