@@ -7,6 +7,7 @@ import { policyName } from '../remedy/revision-policy.ts';
 import { comparePolicyRuns, type PolicyComparison } from '../revise/compare.ts';
 import type { Pricing } from '../revise/types.ts';
 import type { ModelOptions } from '../models/options.ts';
+import { loadCaseSet } from '../core/cases/load.ts';
 import { openStore } from '../store/store.ts';
 import { UsageError } from '../core/errors.ts';
 import { runCases, type RunCasesHooks } from './run.ts';
@@ -44,10 +45,19 @@ export async function comparePolicies(
     if (seen.has(p)) throw new UsageError('--policies', `--policies: '${p}' is listed twice`);
     seen.add(p);
   }
+  // A limit beyond the file is no limit (as in `run`): said once, and left out of the run ids.
+  let limit = o.limit;
+  if (limit !== undefined) {
+    const total = (await loadCaseSet(o.cases)).cases.length;
+    if (limit > total) {
+      hooks.run?.onNote?.(`${o.cases} has ${total} cases, fewer than the limit of ${limit}: all ${total} are run, as without a limit`);
+      limit = undefined;
+    }
+  }
   const prefix = o.runIdPrefix ?? `compare__${slug(basename(o.cases).replace(/\.jsonl?$/i, ''))}__${slug(o.model)}`;
   const entries: Array<{ policy: string; runId: string }> = [];
   for (const [i, policy] of o.policies.entries()) {
-    const runId = `${prefix}__${slug(policy)}${o.budget !== undefined && o.budget !== 8 ? `__T${o.budget}` : ''}${o.limit !== undefined ? `__n${o.limit}` : ''}`;
+    const runId = `${prefix}__${slug(policy)}${o.budget !== undefined && o.budget !== 8 ? `__T${o.budget}` : ''}${limit !== undefined ? `__n${limit}` : ''}`;
     hooks.onPolicy?.(policy, i, o.policies.length, runId);
     const out = await runCases(
       {
@@ -58,7 +68,7 @@ export async function comparePolicies(
         runId,
         budget: o.budget,
         harness: policy,
-        limit: o.limit,
+        limit,
         concurrency: o.concurrency,
         maxConsecutiveFailures: 3,
         signal: o.signal,

@@ -174,7 +174,13 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
   const loaded = await loadCaseSet(o.cases, o.format ? { format: o.format } : {});
   if (loaded.unsupported.length)
     hooks.onNote?.(`${loaded.unsupported.length} rows of ${casesName} have structures without a family and are not run`);
-  let cases = o.limit !== undefined ? loaded.cases.slice(0, o.limit) : loaded.cases;
+  // A limit beyond the file is no limit: the run is the whole file's (its id and plan too), said in a note.
+  const limit = o.limit !== undefined && o.limit > loaded.cases.length ? undefined : o.limit;
+  if (limit !== o.limit)
+    hooks.onNote?.(
+      `${casesName} has ${loaded.cases.length} cases, fewer than the limit of ${o.limit}: all ${loaded.cases.length} are run, as without a limit`,
+    );
+  let cases = limit !== undefined ? loaded.cases.slice(0, limit) : loaded.cases;
   // The loose mode is part of each IFEval case, so it is in the plan and audits replay it (strict = unset).
   if (o.ifevalMode === 'loose') {
     // Imported here: IFEval's modules are loaded only for IFEval case files (see core/verify/registry.ts).
@@ -187,7 +193,7 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
   // An explicit --ban wins; otherwise the harness's own (`auto` bans where the backend can).
   const ban = o.ban ?? (bansFailedDrafts(preset.ban, model.capabilities.ban) ? 'failed-drafts' : 'none');
   protocol.banProvider = ban === 'failed-drafts' ? 'failed-drafts' : null;
-  const runId = o.runId ?? defaultRunId(o.cases, model, protocol, o.limit, o.ifevalMode);
+  const runId = o.runId ?? defaultRunId(o.cases, model, protocol, limit, o.ifevalMode);
   // On PostgreSQL this process is one worker of its run: it outlives a lost database connection as
   // `revloop worker` does (app/reconnect.ts), and its progress and result count every session.
   const reconnects = isPostgresLocation(o.store) && o.workers !== 0;
@@ -219,7 +225,7 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
           caseSet: {
             format: loaded.format,
             total: loaded.cases.length,
-            limit: o.limit ?? null,
+            limit: limit ?? null,
             fileSha256: loaded.manifest.file_sha256,
             manifest: loaded.manifest,
             path: casesName,
