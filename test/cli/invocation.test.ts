@@ -31,7 +31,7 @@ test('under npx: next lines, resume commands and hints in errors say `npx revloo
   );
   const outputs = [
     revloop(['run', '--cases', cases, '--model', 'sim:instant', '--store', db, '--limit', '2'], { env: NPX }),
-    revloop(['demo', '--out', join(dir, 'demo')], { env: NPX }),
+    revloop(['demo', '--out-dir', join(dir, 'demo')], { env: NPX }),
     revloop(['import-trajectories', imp, '--store', db], { env: NPX }),
     revloop(['audit', '--store', db, '--run', 'no-such-run'], { env: NPX }),
     revloop(['analyze', '--store', join(dir, 'empty.db')], { env: NPX }),

@@ -32,16 +32,16 @@ test('a table fits: widest columns narrowed first, whole columns kept, optional 
   assert.ok(widest(wide.toString()) > 100, 'no width: as wide as the contents');
 });
 
-test('outputWidth: the terminal, else $COLUMNS, else none; --wide turns it off', () => {
+test('outputWidth: the terminal, else $COLUMNS, else 80; --wide turns it off', () => {
   assert.equal(outputWidth(false, { isTTY: true, columns: 91 }, {}), 91);
   assert.equal(outputWidth(false, { isTTY: false }, { COLUMNS: '100' }), 100);
-  assert.equal(outputWidth(false, { isTTY: false }, {}), undefined);
+  assert.equal(outputWidth(false, { isTTY: false }, {}), 80);
   assert.equal(outputWidth(true, { isTTY: true, columns: 91 }, { COLUMNS: '80' }), undefined);
 });
 
 test('revloop runs and analyze on the demo store fit 100 and 120 columns; --wide does not fold', { skip: requirePunkt().skip }, () => {
   const dir = tempDir('revloop-width-');
-  assert.equal(revloop(['demo', '--out', dir]).code, 0);
+  assert.equal(revloop(['demo', '--out-dir', dir]).code, 0);
   const db = join(dir, 'demo.db');
   for (const columns of [100, 120]) {
     const env = { COLUMNS: String(columns) };

@@ -45,6 +45,11 @@ function accepts(cmd: Command): Set<string> {
   return out;
 }
 
+/** The old spellings a command still accepts for one release (hidden options). */
+function hiddenAliases(cmd: Command): Set<string> {
+  return new Set(cmd.options.filter((o) => o.hidden && o.long).map((o) => o.long!));
+}
+
 /** Every `revloop …` command line of a page: code-block lines (with their continuation lines) and inline code. */
 function commandLines(text: string): string[] {
   const lines: string[] = [];
@@ -123,7 +128,12 @@ test("every revloop command line in the docs names a real command and only that 
       const ok = accepts(cmd);
       // Flags inside quotes are values (an --extra-body JSON, a model's own flags), not revloop's.
       const bare = line.replace(/'[^']*'|"[^"]*"/g, '');
-      for (const [, flag] of bare.matchAll(FLAG)) if (!ok.has(flag)) problems.push(`${page}: revloop ${cmd.name()} has no ${flag}: \`${line}\``);
+      const old = hiddenAliases(cmd);
+      for (const [, flag] of bare.matchAll(FLAG)) {
+        if (!ok.has(flag)) problems.push(`${page}: revloop ${cmd.name()} has no ${flag}: \`${line}\``);
+        // Old spellings work for one release but are not taught (docs/running.md, "One vocabulary").
+        else if (old.has(flag)) problems.push(`${page}: revloop ${cmd.name()} ${flag} is an old spelling: \`${line}\``);
+      }
     }
   }
   assert.ok(checked > 50, `only ${checked} command lines found`);
@@ -144,6 +154,7 @@ test('every flag in an options table under a `revloop X` heading is accepted by 
       for (const [, flag] of (line.split('|')[1] ?? '').matchAll(FLAG)) {
         checked++;
         if (!accepts(cmd).has(flag)) problems.push(`${page}: revloop ${cmd.name()} has no ${flag} (table row ${line.slice(0, 60)}…)`);
+        else if (hiddenAliases(cmd).has(flag)) problems.push(`${page}: revloop ${cmd.name()} ${flag} is an old spelling (table row ${line.slice(0, 60)}…)`);
       }
     }
   }

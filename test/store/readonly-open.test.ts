@@ -64,7 +64,7 @@ test('setup: a store with one complete run, readable by everyone', async () => {
   await writeCaseSet(cases, exactLengthDemoCases().slice(0, 4));
   chmodSync(cases, 0o644);
   seed = join(dir, 'seed.db');
-  const r = cli(['run', '--cases', cases, '--model', 'sim:steady', '--store', seed, '--run-id', 'steady']);
+  const r = cli(['run', '--cases', cases, '--model', 'sim:steady', '--store', seed, '--run', 'steady']);
   assert.equal(r.code, 0, r.err);
   assert.deepEqual(sideFiles(seed), [], 'a writer that closed leaves no side files');
 });

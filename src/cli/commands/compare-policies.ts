@@ -1,16 +1,18 @@
 // `revloop compare-policies`: the same cases under several revision policies (each one run), then
 // success at equal budget with paired McNemar + Holm, generations, tokens, money and cycles.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { addModelOptions, modelOptionsFromFlags, numberFlag, type ModelFlags } from '../flags.ts';
 import {
-  addModelOptions,
-  budgetFlag,
-  modelOptionsFromFlags,
-  numberFlag,
-  STORE_HELP,
-  storeFlag,
-  wholeNumber,
-  type ModelFlags,
-} from '../flags.ts';
+  addOptionWithAliases,
+  budgetOption,
+  casesOption,
+  concurrencyOption,
+  jsonOption,
+  limitOption,
+  modelOption,
+  storeOption,
+} from '../options.ts';
+import { jsonOutput } from '../json.ts';
 import { trajectoryProgress } from '../progress.ts';
 import { interruptible } from '../signals.ts';
 import { UsageError } from '../../core/errors.ts';
@@ -19,13 +21,14 @@ interface CompareFlags extends ModelFlags {
   cases: string;
   model: string;
   policies: string;
-  budget?: string;
-  store?: string;
-  limit?: string;
-  concurrency?: string;
+  budget: number;
+  store: string;
+  limit?: number;
+  inputFormat?: string;
+  concurrency: number;
   priceIn?: string;
   priceOut?: string;
-  runIdPrefix?: string;
+  runPrefix?: string;
   json?: boolean;
 }
 
@@ -40,21 +43,26 @@ export function register(program: Command): void {
         "a recurrence or a persistent cycle. Policies: verbatim-full (the paper's loop), abstract, drop, reset-on-recurrence, " +
         'revloop-default. Simulated models (sim:) are marked SIMULATED. See docs/revise.md.',
     )
-    .requiredOption('--cases <file>', 'case file (paper, COLLIE, IFEval or native JSON Lines)')
-    .requiredOption('--model <spec>', 'openai:<model>, openai-compatible:<url>#<model>, vllm:<url>#<model>, gguf:<path>, sim:<profile>')
-    .option(
-      '--policies <list>',
-      'comma-separated policy names; the first is the reference',
-      'verbatim-full,abstract,reset-on-recurrence,revloop-default',
+    .addOption(casesOption('case file (paper, COLLIE, IFEval or native JSON Lines)'))
+    .addOption(modelOption({ required: true }))
+    .addOption(
+      new Option('--policies <list>', 'comma-separated policy names; the first is the reference').default(
+        'verbatim-full,abstract,reset-on-recurrence,revloop-default',
+        'verbatim-full, abstract, reset-on-recurrence, revloop-default',
+      ),
     )
-    .option('--budget <T>', 'revisions after the first draft, the same for every policy', '8')
-    .option('--store <location>', STORE_HELP)
-    .option('--limit <n>', 'only the first n cases')
-    .option('--concurrency <n>', 'trajectories in flight at once', '4')
+    .addOption(budgetOption(8, 'the revision budget T: revisions after the first draft, the same for every policy'))
+    .addOption(storeOption())
+    .addOption(limitOption())
+    .addOption(concurrencyOption(4))
     .option('--price-in <usd>', 'US dollars per million prompt tokens (for the money column)')
     .option('--price-out <usd>', 'US dollars per million completion tokens')
-    .option('--run-id-prefix <prefix>', 'run ids are <prefix>__<policy> (default compare__<cases>__<model>)')
-    .option('--json', 'print the comparison as JSON');
+    .addOption(jsonOption('print the comparison as JSON'));
+  addOptionWithAliases(
+    cmd,
+    new Option('--run-prefix <prefix>', 'run ids are <prefix>__<policy> (default compare__<cases>__<model>)'),
+    '--run-id-prefix',
+  );
   addModelOptions(cmd).action(async (flags: CompareFlags) => {
     process.exitCode = await compareAction(flags);
   });
@@ -78,12 +86,12 @@ async function compareAction(flags: CompareFlags, io = { out: process.stdout, er
         model: flags.model,
         modelOptions: modelOptionsFromFlags(flags),
         policies,
-        budget: budgetFlag(flags.budget, 8),
-        store: storeFlag(flags.store),
-        limit: wholeNumber('--limit', flags.limit, { min: 1 }),
-        concurrency: wholeNumber('--concurrency', flags.concurrency, { min: 1 }) ?? 4,
+        budget: flags.budget,
+        store: flags.store,
+        limit: flags.limit,
+        concurrency: flags.concurrency,
         pricing: priceIn !== undefined && priceOut !== undefined ? { inputPerMTok: priceIn, outputPerMTok: priceOut } : undefined,
-        runIdPrefix: flags.runIdPrefix,
+        runIdPrefix: flags.runPrefix,
         signal,
       },
       {
@@ -99,7 +107,7 @@ async function compareAction(flags: CompareFlags, io = { out: process.stdout, er
       },
     ),
   ).finally(() => progress?.finish());
-  io.out.write(flags.json ? JSON.stringify(result, null, 2) + '\n' : renderComparison(result));
+  io.out.write(flags.json ? jsonOutput(result) : renderComparison(result));
   if (result.stopped) {
     io.err.write('stopped before every policy ran; repeat the same command to resume\n');
     return 3;
