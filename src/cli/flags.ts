@@ -113,10 +113,7 @@ export function modelFlagOptions(): Option[] {
     new Option('--model-concurrency <n>', 'HTTP requests in flight per model (default 16; `run` defaults it to --concurrency)'),
     new Option('--rpm <n>', 'at most this many HTTP attempts per minute'),
     new Option('--api-key-env <NAME>', 'environment variable holding the API key (default OPENAI_API_KEY)'),
-    new Option(
-      '--extra-body <json>',
-      'extra request-body keys as a JSON object, e.g. \'{"chat_template_kwargs":{"enable_thinking":false}}\'',
-    ),
+    new Option('--extra-body <json>', 'extra request-body keys as a JSON object, e.g. \'{"seed": 1}\' (docs/models.md)'),
     new Option('--temperature <t>', 'sampling temperature (default 0; "omit" to send none)'),
     new Option('--seed <n>', 'seed sent with every request (and the seed of sim models)'),
     new Option('--label <name>', 'controller name shown in analyses'),

@@ -67,10 +67,13 @@ export function wrapText(text: string, width: number | undefined): string {
  */
 export function fitText(text: string, width: number | undefined): string {
   if (width === undefined) return text;
-  return text
-    .split('\n')
-    .map((line) => {
+  const lines = text.split('\n');
+  return lines
+    .map((line, i) => {
       if (Array.from(line).length <= width || /^[│┌└├╞═─]/.test(line)) return line;
+      // Commands to paste were laid out by cli/invocation.ts (continued with ` \`); a word longer
+      // than the terminal stays whole rather than a command being cut into lines that do not run.
+      if (/ \\$/.test(line) || / \\$/.test(lines[i - 1] ?? '') || /^\s+(revloop|npx revloop|node) /.test(line)) return line;
       const indent = /^ */.exec(line)![0].length;
       const words = line.trim().split(' ');
       const out: string[] = [];
@@ -86,4 +89,9 @@ export function fitText(text: string, width: number | undefined): string {
       return out.join('\n');
     })
     .join('\n');
+}
+
+/** A stream whose text is fitted to its width (fitText) as it is written: for lines of words, never for data. */
+export function fitted(stream: NodeJS.WriteStream = process.stdout): { write(text: string): void } {
+  return { write: (text) => void stream.write(fitText(text, outputWidth(false, stream))) };
 }

@@ -23,12 +23,20 @@ export const REVLOOP_ON_PATH = (() => {
 
 /**
  * The environment a CLI child runs in: this process's, as a user's shell has it (with revloop on
- * $PATH), plus `extra`. The CLI's hints name the command as it was launched, and npx sets
+ * $PATH, in a 1000-column terminal), plus `extra`. The CLI's hints name the command as it was launched, and npx sets
  * npm_command=exec (`npx revloop …`): without this, a suite started with `npx tsx --test` would see
  * other hints than one started by `npm test`.
  */
 export function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { ...process.env, npm_command: undefined, PATH: `${REVLOOP_ON_PATH}${delimiter}${process.env.PATH ?? ''}`, ...extra };
+  return {
+    ...process.env,
+    npm_command: undefined,
+    PATH: `${REVLOOP_ON_PATH}${delimiter}${process.env.PATH ?? ''}`,
+    // A wide terminal: lines naming the tests' long temporary paths stay whole for the assertions
+    // that match them. What fits 80 and 120 columns (and 80 by default) is test/cli/width.test.ts's.
+    COLUMNS: '1000',
+    ...extra,
+  };
 }
 
 export interface CliResult {

@@ -4,6 +4,7 @@ import { oneRun } from '../flags.ts';
 import { jsonOutput } from '../json.ts';
 import { jsonOption, pluginOption, runOption, storeOption } from '../options.ts';
 import { redactLocation } from '../../store/store.ts';
+import { fitted } from '../terminal.ts';
 
 export function register(program: Command): void {
   program
@@ -28,10 +29,10 @@ export function register(program: Command): void {
       const { formatDiscrepancy } = await import('../../engine/audit.ts');
       const store = opts.store;
       const report = await auditStoredRun(store, run);
-      const out = process.stdout;
+      const out = fitted(process.stdout);
       if (opts.json) {
         const discrepancies = report.discrepancies.map((d) => ({ ...d, message: formatDiscrepancy(d) }));
-        out.write(jsonOutput({ ...report, discrepancies }));
+        process.stdout.write(jsonOutput({ ...report, discrepancies }));
       } else {
         out.write(
           `audit of run '${run}' in ${redactLocation(store)}: ${report.events} events, ${report.trajectories} trajectories, ${report.rounds} rounds replayed\n`,

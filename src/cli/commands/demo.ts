@@ -7,7 +7,7 @@ import { addOptionWithAliases, concurrencyOption, outDirOption } from '../option
 import { commandLine, layOutCommand, nextCommands } from '../invocation.ts';
 import { trajectoryProgress } from '../progress.ts';
 import { interruptible } from '../signals.ts';
-import { outputWidth } from '../terminal.ts';
+import { fitted, outputWidth } from '../terminal.ts';
 
 export function register(program: Command): void {
   const cmd = program
@@ -26,7 +26,7 @@ export function register(program: Command): void {
   addOptionWithAliases(cmd, outDirOption('folder for the case file, the store and the report (default: a new temporary folder)'), '--out');
   cmd.addOption(concurrencyOption(8)).action(async (opts: { store?: string; outDir?: string; concurrency: number }) => {
     const { runDemo, demoSummary } = await import('../../app/demo/demo.ts');
-    const out = process.stdout;
+    const out = fitted(process.stdout);
     const err = process.stderr;
     let progress: ReturnType<typeof trajectoryProgress> | undefined;
     const r = await interruptible(err, 'the store is consistent', (signal) =>

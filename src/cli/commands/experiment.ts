@@ -23,6 +23,7 @@ import {
 } from '../options.ts';
 import { commandLine, nextCommands } from '../invocation.ts';
 import { trajectoryProgress } from '../progress.ts';
+import { fitted } from '../terminal.ts';
 import { reportIncomplete, reportStopped } from '../run-outcome.ts';
 import { interruptible } from '../signals.ts';
 
@@ -44,7 +45,7 @@ interface StatesFlags {
   json?: boolean;
 }
 
-const io = { out: process.stdout, err: process.stderr };
+const io = { out: fitted(process.stdout), err: fitted(process.stderr) };
 
 /** `--errors -50,-20,…`: nonzero whole numbers, each once. */
 export function errorsFlag(value: string | undefined): number[] | undefined {
@@ -101,7 +102,7 @@ async function runWithProgress(store: string, work: (signal: AbortSignal, hooks:
     work(signal, {
       onNote: (text) => io.err.write(`note: ${text}\n`),
       onStart: (s) => {
-        progress = trajectoryProgress(io.err, { simulated: s.simulated });
+        progress = trajectoryProgress(process.stderr, { simulated: s.simulated });
         io.out.write(
           `experiment ${s.design} '${s.runId}' in ${shown}: ${s.resumed ? `resuming (${s.alreadyComplete} of ${s.trajectories} trajectories already complete)` : 'new'}\n` +
             `  ${s.states} states, ${s.trajectories} trajectories${s.selected !== s.trajectories ? ` (${s.selected} in this session)` : ''} · states SHA-256 ${s.statesSha256}\n` +
@@ -172,7 +173,7 @@ export function register(program: Command): void {
     });
     if (r.text !== null) {
       dataOnStdout();
-      io.out.write(r.text);
+      process.stdout.write(r.text);
     }
     const summary = {
       states: r.states.length,
@@ -182,7 +183,8 @@ export function register(program: Command): void {
       simulated: r.simulated,
     };
     const say = toFile ? io.out : io.err;
-    if (flags.json) say.write(JSON.stringify(summary) + '\n');
+    // One JSON line, never wrapped (the fitted streams are for words).
+    if (flags.json) (toFile ? process.stdout : process.stderr).write(JSON.stringify(summary) + '\n');
     else
       say.write(
         `${r.states.length} states from ${r.trajectories} trajectories of '${flags.fromRun}'${r.simulated ? ' [SIMULATED]' : ''}` +

@@ -4,6 +4,7 @@ import { addOptionWithAliases, budgetOption, pluginOption, runOption, storeOptio
 import { redactLocation } from '../../store/store.ts';
 import { nextCommands } from '../invocation.ts';
 import { inputPath } from '../stdio.ts';
+import { fitted } from '../terminal.ts';
 
 interface ImportFlags {
   store: string;
@@ -53,7 +54,7 @@ export function register(program: Command): void {
       const { loadFamilyPlugins } = await import('../../core/verify/plugins.ts');
       await loadFamilyPlugins(opts.plugin);
       const { importRun } = await import('../../app/import.ts');
-      const out = process.stdout;
+      const out = fitted(process.stdout);
       const budget = opts.budget;
       const store = opts.store;
       const shown = redactLocation(store);

@@ -26,6 +26,7 @@ import { commandLine, nextCommands } from '../invocation.ts';
 import { inputPath } from '../stdio.ts';
 import { redactLocation } from '../../store/store.ts';
 import { trajectoryProgress } from '../progress.ts';
+import { fitted } from '../terminal.ts';
 import { reportIncomplete, reportStopped } from '../run-outcome.ts';
 import { interruptible } from '../signals.ts';
 
@@ -163,7 +164,7 @@ export function resumeCommand(o: Partial<Record<keyof RunFlags, unknown>>, runId
   return commandLine(words, env);
 }
 
-async function runAction(flags: RunFlags, io = { out: process.stdout, err: process.stderr }): Promise<number> {
+async function runAction(flags: RunFlags, io = { out: fitted(process.stdout), err: fitted(process.stderr) }): Promise<number> {
   const { loadFamilyPlugins } = await import('../../core/verify/plugins.ts');
   await loadFamilyPlugins(flags.plugin ?? []);
   const maxConsecutiveFailures = flags.maxConsecutiveFailures ?? 3;
@@ -198,7 +199,7 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
       {
         onNote: (text) => io.err.write(`note: ${text}\n`),
         onStart: (s) => {
-          progress = trajectoryProgress(io.err, { simulated: s.simulated });
+          progress = trajectoryProgress(process.stderr, { simulated: s.simulated });
           io.out.write(
             `run '${s.runId}' in ${shownStore}: ${s.resumed ? `resuming (${s.alreadyComplete} of ${s.cases} trajectories already complete)` : 'new'}\n` +
               `  cases: ${flags.cases} (${s.cases}${s.cases !== s.casesInFile ? ` of ${s.casesInFile}` : ''}, ${s.format}) · model: ${markedName(s.model, s.simulated)}` +

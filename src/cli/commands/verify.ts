@@ -64,8 +64,8 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       '\nExamples:\n' +
-        '  revloop verify --family exact-length --target 120 --anchors "IPO;quiet period" \\\n' +
-        '    < draft.txt\n' +
+        '  revloop verify --family exact-length --target 120 \\\n' +
+        '    --anchors "IPO;quiet period" < draft.txt\n' +
         "  revloop verify --family c10 --targets '[3, 5, 20]' --text-file draft.txt \\\n" +
         '    --feedback\n' +
         '  revloop verify --jsonl texts.jsonl -o states.jsonl\n' +

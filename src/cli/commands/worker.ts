@@ -16,6 +16,7 @@ import {
 } from '../options.ts';
 import { nextCommands } from '../invocation.ts';
 import { lineProgress } from '../progress.ts';
+import { fitted } from '../terminal.ts';
 import { stoppedExitCode, stoppedWord } from '../run-outcome.ts';
 import { interruptible } from '../signals.ts';
 
@@ -74,7 +75,7 @@ export function register(program: Command): void {
   });
 }
 
-async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err: process.stderr }): Promise<number> {
+async function workerAction(flags: WorkerFlags, io = { out: fitted(process.stdout), err: fitted(process.stderr) }): Promise<number> {
   const { loadFamilyPlugins } = await import('../../core/verify/plugins.ts');
   await loadFamilyPlugins(flags.plugin);
   const store = requireStore(flags.store, 'worker');
@@ -119,7 +120,7 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
           io.out.write(
             `  run '${r.runId}': model ${r.model}${r.simulated ? ' (SIMULATED controller: its numbers describe a simulation)' : ''}\n`,
           );
-          progress ??= lineProgress(io.err, 'worker', { simulated: r.simulated, unit: ' traj/s' });
+          progress ??= lineProgress(process.stderr, 'worker', { simulated: r.simulated, unit: ' traj/s' });
         },
         onProgress: (p) =>
           progress?.update(
