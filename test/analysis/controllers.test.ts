@@ -19,10 +19,10 @@ test('setup: four runs of sim:steady over the same cases (the docs/running.md ar
   await writeCaseSet(cases, exactLengthDemoCases());
   const base = ['run', '--cases', cases, '--model', 'sim:steady', '--store', db, '--limit', '6'];
   for (const more of [
-    ['--run', 'steady'],
+    ['--run-id', 'steady'],
     ['--history', 'last:1'],
     ['--budget', '4'],
-    ['--run', 'again'],
+    ['--run-id', 'again'],
   ]) {
     const r = revloop([...base, ...more]);
     assert.equal(r.code, 0, r.err);
@@ -30,7 +30,7 @@ test('setup: four runs of sim:steady over the same cases (the docs/running.md ar
   // The same controller on the other four cases (a case set run in parts): pooled with nothing.
   const rest = join(dir, 'rest.jsonl');
   await writeCaseSet(rest, exactLengthDemoCases().slice(6));
-  assert.equal(revloop(['run', '--cases', rest, '--model', 'sim:overshoot', '--store', db, '--run', 'part2']).code, 0);
+  assert.equal(revloop(['run', '--cases', rest, '--model', 'sim:overshoot', '--store', db, '--run-id', 'part2']).code, 0);
 });
 
 test('analyze compares every run of the model as its own controller, named by what differs', () => {

@@ -19,7 +19,8 @@ const db = join(dir, 'runs.db');
 
 test('setup: a store with one run', async () => {
   await writeCaseSet(cases, exactLengthDemoCases());
-  const r = revloop(['run', '--cases', cases, '--model', 'sim:stubborn', '--store', db, '--run', 'src', '--limit', '4']);
+  // Old spellings (--run-id, --out) where the new ones differ: these tests also run against the code before the fixes.
+  const r = revloop(['run', '--cases', cases, '--model', 'sim:stubborn', '--store', db, '--run-id', 'src', '--limit', '4']);
   assert.equal(r.code, 0, r.err);
 });
 
@@ -30,12 +31,12 @@ test('experiment history, crossover and persist with a misspelt store: exit 2, a
     ['experiment', 'crossover', '--planner-run', 'src'],
     ['experiment', 'persist', '--from-run', 'src'],
   ]) {
-    const r = revloop([...args, '--store', typo, '--model', 'sim:steady', '--run', 'x']);
+    const r = revloop([...args, '--store', typo, '--model', 'sim:steady', '--run-id', 'x']);
     assert.equal(r.code, 2, `${args[1]}: ${r.err}`);
     assert.match(r.err, /typo\.db: no such store/, args[1]);
     assert.ok(!existsSync(typo), `${args[1]} created ${typo}`);
   }
-  const wrongRun = revloop(['experiment', 'history', '--store', db, '--from-run', 'nope', '--model', 'sim:steady', '--run', 'x']);
+  const wrongRun = revloop(['experiment', 'history', '--store', db, '--from-run', 'nope', '--model', 'sim:steady', '--run-id', 'x']);
   assert.equal(wrongRun.code, 2, wrongRun.err);
   const s = new Database(db, { readonly: true });
   const runs = (s.prepare('SELECT DISTINCT run_id FROM events').all() as Array<{ run_id: string }>).map((r) => r.run_id);
@@ -47,7 +48,7 @@ test('experiment sysid with an empty case file: refused, and no store is created
   const empty = join(dir, 'empty.jsonl');
   writeFileSync(empty, '');
   const store = join(dir, 'sysid.db');
-  const r = revloop(['experiment', 'sysid', '--cases', empty, '--model', 'sim:steady', '--store', store, '--run', 's']);
+  const r = revloop(['experiment', 'sysid', '--cases', empty, '--model', 'sim:steady', '--store', store, '--run-id', 's']);
   assert.equal(r.code, 2, r.err);
   assert.ok(!existsSync(store), 'the store was created');
 });
@@ -58,7 +59,7 @@ test('demo with a foreign store: refused before it writes its case file', () => 
   other.exec('CREATE TABLE items (sku TEXT)');
   other.close();
   const out = join(dir, 'dd');
-  const r = revloop(['demo', '--store', foreign, '--out-dir', out]);
+  const r = revloop(['demo', '--store', foreign, '--out', out]);
   assert.equal(r.code, 2, r.err);
   assert.match(r.err, /foreign\.db: not a revloop store/);
   assert.ok(!existsSync(out) || readdirSync(out).length === 0, `the demo wrote into ${out}: ${existsSync(out) ? readdirSync(out) : ''}`);
