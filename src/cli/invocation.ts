@@ -27,13 +27,20 @@ function lookUp(env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
- * How the user can start revloop again: $REVLOOP_INVOKED_AS when set; `npx revloop` when npx ran it;
+ * How the user can start revloop again: $REVLOOP_INVOKED_AS when set; `npx revloop` when npx ran it
+ * (`npm exec --prefix DIR revloop --` when it ran from outside the package);
  * `revloop` when a `revloop` is on $PATH; otherwise as this process was started (`node
  * bin/revloop.mjs`, the script's path relative to the current folder when it is inside it).
  */
 export function invokedAs(env: NodeJS.ProcessEnv = process.env, script: string | undefined = process.argv[1]): string {
   if (env.REVLOOP_INVOKED_AS) return env.REVLOOP_INVOKED_AS;
-  if (env.npm_command === 'exec') return 'npx revloop';
+  if (env.npm_command === 'exec') {
+    // `npx revloop` finds this revloop only inside its package; `npm exec --prefix DIR revloop -- …` from elsewhere.
+    const prefix = env.npm_config_local_prefix;
+    const from = relative(prefix ?? '', env.INIT_CWD ?? process.cwd());
+    if (!prefix || (!from.startsWith('..') && !isAbsolute(from))) return 'npx revloop';
+    return `npm exec --prefix ${shellQuote(prefix)} revloop --`;
+  }
   if (revloopOnPath(env) || !script) return 'revloop';
   const rel = relative(process.cwd(), script);
   const shown = !rel.startsWith('..') && !isAbsolute(rel) ? rel : script;

@@ -23,21 +23,22 @@ export function numberParser(flag: string, o: { min: number; integer?: boolean }
 
 export const STORE_FLAG = '--store <location>';
 const STORE_FORMS = 'a SQLite file, or postgres://user@host:port/db (with ?schema=NAME&pool=N if wanted)';
+const POSTGRES_FORMS = 'postgres://user@host:port/db (with ?schema=NAME&pool=N if wanted; workers need PostgreSQL)';
 
 /**
  * `--store`: a SQLite file or a PostgreSQL URL, from $REVLOOP_STORE when not given; `runs.db` unless
  * the command needs a store named (analyze, report: `required`), or `only` says it is PostgreSQL only.
  */
 export function storeOption(o: { required?: boolean; postgresOnly?: boolean; readOnly?: boolean } = {}): Option {
-  const forms = o.postgresOnly ? 'postgres://user@host:port/db (with ?schema=NAME&pool=N if wanted; workers need PostgreSQL)' : STORE_FORMS;
+  const forms = o.postgresOnly ? POSTGRES_FORMS : STORE_FORMS;
   const option = new Option(STORE_FLAG, `the run store: ${forms}${o.readOnly ? '; opened read-only' : ''}`).env('REVLOOP_STORE');
   return o.required || o.postgresOnly ? option : option.default('runs.db');
 }
 
 /** The store a command works on: the flag's (or $REVLOOP_STORE's) value; an error naming the command when it needs one and has none. */
-export function requireStore(value: string | undefined, command: string): string {
+export function requireStore(value: string | undefined, command: string, o: { postgresOnly?: boolean } = {}): string {
   if (value) return value;
-  throw new UsageError('--store', `${command}: --store <location> is required (${STORE_FORMS}; or set REVLOOP_STORE)`);
+  throw new UsageError('--store', `${command}: --store <location> is required (${o.postgresOnly ? POSTGRES_FORMS : STORE_FORMS}; or set REVLOOP_STORE)`);
 }
 
 /** `--run <id>`: the one flag that names a run (old spelling `--run-id`). */

@@ -138,12 +138,20 @@ export async function comparePolicyRuns(
 const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
 const pv = (x: number | null) => (x === null ? '—' : x < 1e-4 ? x.toExponential(1) : x.toFixed(4));
 
-/** The comparison as terminal text (SIMULATED said in the title and on the model). */
-export function renderComparison(c: PolicyComparison): string {
+/** The comparison's parts as terminal text: title lines, the table's head and rows, the closing note. */
+export interface ComparisonText {
+  title: string[];
+  head: string[];
+  rows: string[][];
+  note: string | null;
+}
+
+/** The comparison laid out for a terminal (SIMULATED said in the title and on the model); the CLI fits it to the width. */
+export function comparisonText(c: PolicyComparison): ComparisonText {
   const head = [
     'policy',
     'success',
-    'vs ' + c.reference + ' (b/c)',
+    'b/c vs reference',
     'McNemar p',
     'Holm p',
     'generations',
@@ -154,7 +162,7 @@ export function renderComparison(c: PolicyComparison): string {
     'cycles',
     'cycle stops',
   ];
-  const body = c.rows.map((r) => [
+  const rows = c.rows.map((r) => [
     r.policy,
     `${r.successes}/${r.n} ${pct(r.success_rate)}${r.incomplete ? ` (+${r.incomplete} incomplete)` : ''}`,
     r.paired ? `${r.paired.b}/${r.paired.c} of ${r.paired.n}` : 'reference',
@@ -168,17 +176,27 @@ export function renderComparison(c: PolicyComparison): string {
     String(r.cycles),
     String(r.stopped_by_cycle),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
+  return {
+    title: [
+      `${c.simulated ? `[${SIMULATED}] ` : ''}policies compared on ${c.cases} cases at budget ${c.budget} · model ${markedName(c.model, c.simulated)}`,
+      `success = joint success at the budget; b/c = cases only the reference / only this policy solved; exact McNemar, Holm over ${Math.max(0, c.rows.length - 1)} comparisons`,
+    ],
+    head,
+    rows,
+    note: c.simulated
+      ? `${SIMULATED}: these figures describe simulated controllers, a check of the mechanism, not evidence about language models.`
+      : null,
+  };
+}
+
+/** The comparison as plain terminal text, as wide as its contents (the CLI fits it to the terminal instead). */
+export function renderComparison(c: PolicyComparison): string {
+  const { title, head, rows, note } = comparisonText(c);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) =>
     cells
       .map((x, i) => x.padEnd(widths[i]))
       .join('  ')
       .trimEnd();
-  const title =
-    `${c.simulated ? `[${SIMULATED}] ` : ''}policies compared on ${c.cases} cases at budget ${c.budget} · model ${markedName(c.model, c.simulated)}\n` +
-    `success = joint success at the budget; b/c = cases only the reference / only this policy solved; exact McNemar, Holm over ${Math.max(0, c.rows.length - 1)} comparisons\n`;
-  const note = c.simulated
-    ? `${SIMULATED}: these figures describe simulated controllers, a check of the mechanism, not evidence about language models.\n`
-    : '';
-  return title + [line(head), ...body.map(line)].join('\n') + '\n' + note;
+  return title.map((t) => t + '\n').join('') + [line(head), ...rows.map(line)].join('\n') + '\n' + (note ? note + '\n' : '');
 }

@@ -85,6 +85,11 @@ test('help says what a command needs (#10): analyze and report need a store name
   assert.equal(r.code, 2);
   assert.match(r.err, /^revloop: worker: --store must be a PostgreSQL URL/m);
   assert.doesNotMatch(r.err, /revloop: revloop/);
+  // Without a store at all: the message asks for what a worker can use, never a SQLite file.
+  const none = revloop(['worker'], { env: { REVLOOP_STORE: undefined } });
+  assert.equal(none.code, 2);
+  assert.match(none.err, /^revloop: worker: --store <location> is required \(postgres:\/\//m);
+  assert.doesNotMatch(none.err, /SQLite/);
 });
 
 const dir = tempDir('revloop-vocabulary-');

@@ -76,6 +76,16 @@ test(
       const run = revloop(['run', '--cases', 'd/demo-cases.jsonl', '--model', 'sim:instant', '--store', 'd/demo.db', '--limit', '3'], o);
       assert.equal(run.code, 0, run.err);
       fits('run', run.out + run.err);
+      // #12: compare-policies printed 150–160 columns whatever the terminal.
+      const compare = revloop(
+        ['compare-policies', '--cases', 'd/demo-cases.jsonl', '--model', 'sim:overshoot', '--store', 'd/compare.db', '--limit', '6'],
+        o,
+      );
+      assert.equal(compare.code, 0, compare.err);
+      fits('compare-policies', compare.out + compare.err);
+      assert.match(compare.out, /│ reset-on-recurrence │/, 'policy names whole, in a table');
+      assert.match(compare.out, /│ Holm p │/, 'the adjusted p-value kept');
+      if (columns === 80) assert.match(compare.out.replace(/\n +/g, ' '), /\(left out to fit 80 columns: .*USD.*; --wide shows them\)/);
     }
     // Every command's whole help (the text added after the options included), in this process.
     const program = await buildProgram();
@@ -102,6 +112,22 @@ test(
     assert.match(narrow.out.replace(/\n(?!\n|\(|[A-Z│┌└├])/g, ' '), /\(left out to fit 120 columns: .*updated.*; --wide shows them\)/);
     const wideAnalyze = revloop(['analyze', '--store', db, '--bootstrap', '100', '--no-progress', '--wide'], { env: { COLUMNS: '80' } });
     assert.ok(Math.max(...tableLines(wideAnalyze.out).map((l) => Array.from(l).length)) > 120);
+    const wideCompare = revloop(
+      [
+        'compare-policies',
+        '--cases',
+        join(dir, 'demo-cases.jsonl'),
+        '--model',
+        'sim:overshoot',
+        '--store',
+        join(dir, 'compare.db'),
+        '--limit',
+        '6',
+        '--wide',
+      ],
+      { env: { COLUMNS: '80' } },
+    );
+    assert.match(wideCompare.out, /tokens in\/out.*USD.*cycle stops/, 'every column with --wide');
     const wideHelp = revloop(['analyze', '--help', '--wide'], { env: { COLUMNS: '80' } });
     assert.ok(widest(wideHelp.out) > 120, 'help at full width');
   },

@@ -14,6 +14,7 @@ import {
 } from '../options.ts';
 import { jsonOutput } from '../json.ts';
 import { trajectoryProgress } from '../progress.ts';
+import { fitText, outputWidth } from '../terminal.ts';
 import { interruptible } from '../signals.ts';
 import { UsageError } from '../../core/errors.ts';
 
@@ -77,7 +78,7 @@ async function compareAction(flags: CompareFlags, io = { out: process.stdout, er
     .map((s) => s.trim())
     .filter(Boolean);
   const { comparePolicies } = await import('../../app/compare-policies.ts');
-  const { renderComparison } = await import('../../revise/compare.ts');
+  const { comparisonText } = await import('../../revise/compare.ts');
   let progress: ReturnType<typeof trajectoryProgress> | null = null;
   const result = await interruptible(io.err, 'in-flight calls are abandoned; repeat the command to resume', (signal) =>
     comparePolicies(
@@ -97,7 +98,7 @@ async function compareAction(flags: CompareFlags, io = { out: process.stdout, er
       {
         onPolicy: (policy, i, total, runId) => {
           progress?.finish();
-          io.err.write(`policy ${i + 1}/${total}: ${policy} (run ${runId})\n`);
+          io.err.write(fitText(`policy ${i + 1}/${total}: ${policy} (run ${runId})`, outputWidth(false, io.err)) + '\n');
           progress = null;
         },
         run: {
@@ -107,7 +108,22 @@ async function compareAction(flags: CompareFlags, io = { out: process.stdout, er
       },
     ),
   ).finally(() => progress?.finish());
-  io.out.write(flags.json ? jsonOutput(result) : renderComparison(result));
+  if (flags.json) io.out.write(jsonOutput(result));
+  else {
+    const { TextTable } = await import('../../studies/kit/text-table.ts');
+    const width = outputWidth(false, io.out);
+    const text = comparisonText(result);
+    // The cost columns go first when the terminal is narrow (said below the table; --wide keeps them).
+    const table = new TextTable(text.head, {
+      width,
+      optional: ['cycle stops', 'USD', 'tokens in/out', 'attempts (failed)', 'McNemar p', 'generations'],
+    });
+    table.push(...text.rows);
+    const lines = [...text.title, table.toString()];
+    if (table.dropped.length) lines.push(`(left out to fit ${width} columns: ${table.dropped.join(', ')}; --wide shows them)`);
+    if (text.note) lines.push(text.note);
+    io.out.write(fitText(lines.join('\n'), width) + '\n');
+  }
   if (result.stopped) {
     io.err.write('stopped before every policy ran; repeat the same command to resume\n');
     return 3;

@@ -78,7 +78,7 @@ export function register(program: Command): void {
 async function workerAction(flags: WorkerFlags, io = { out: fitted(process.stdout), err: fitted(process.stderr) }): Promise<number> {
   const { loadFamilyPlugins } = await import('../../core/verify/plugins.ts');
   await loadFamilyPlugins(flags.plugin);
-  const store = requireStore(flags.store, 'worker');
+  const store = requireStore(flags.store, 'worker', { postgresOnly: true });
   const shown = redactLocation(store);
   const { concurrency, leaseSeconds, maxConsecutiveFailures, reconnectSeconds } = flags;
   const modelOptions = modelOptionsFromFlags(flags);
