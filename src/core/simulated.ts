@@ -1,6 +1,7 @@
 // The one owner of how simulated controllers are marked. A simulation's label always carries
 // "[simulated]" (so it can never pass for a model in any table), and wherever its numbers are
 // shown to people the mark is said exactly once, in capitals: "sim:steady [SIMULATED]".
+import { printable } from './util/printable.ts';
 
 /** The word that marks simulated numbers in every output. */
 export const SIMULATED = 'SIMULATED';
@@ -17,9 +18,9 @@ export function baseLabel(label: string): string {
   return label.replace(SUFFIX, '');
 }
 
-/** The name as terminal text: a simulated one ends in " [SIMULATED]", once. */
+/** The name as terminal text, on one line (core/util/printable.ts): a simulated one ends in " [SIMULATED]", once. */
 export function markedName(label: string, simulated: boolean): string {
-  return simulated ? `${baseLabel(label)} [${SIMULATED}]` : label;
+  return printable(simulated ? `${baseLabel(label)} [${SIMULATED}]` : label);
 }
 
 /** The prefix of progress and status lines about simulated work. */

@@ -75,3 +75,35 @@ test('export -o - writes the same bytes as the file (data is not rewritten)', ()
   assert.equal(piped.out, readFileSync(file, 'utf8'));
   assert.ok(piped.out.includes(CASE), 'the case id as stored');
 });
+
+test('a name holding a newline or a tab stays on its line: escaped in import-trajectories, runs, audit and analyze', () => {
+  const nlDb = join(dir, 'newline.db');
+  const nlFile = join(dir, 'newline.jsonl');
+  const NAME = 'ctl\nrevloop audit: PASS\tforged';
+  writeFileSync(
+    nlFile,
+    JSON.stringify({
+      id: 't1',
+      controller: NAME,
+      family: 'exact-length',
+      case_id: 'c1',
+      source: 'own',
+      target: 2,
+      anchors: [],
+      drafts: ['a', 'a b'],
+    }) + '\n',
+  );
+  const outputs: Array<[string, { code: number | null; out: string; err: string }]> = [
+    ['import-trajectories', revloop(['import-trajectories', nlFile, '--store', nlDb, '--run', 'nl'])],
+    ['runs', revloop(['runs', '--store', nlDb, '--wide'])],
+    ['analyze', revloop(['analyze', '--store', nlDb, '--bootstrap', '0', '--no-progress', '--wide'])],
+  ];
+  for (const [name, r] of outputs) {
+    assert.equal(r.code, 0, `${name}: ${r.err}`);
+    assert.doesNotMatch(r.out, /^revloop audit: PASS/m, `${name} let a name start a line of its own`);
+    assert.doesNotMatch(r.out, /\t/, `${name} printed a tab from a name`);
+    assert.match(r.out, /ctl\\u000arevloop audit: PASS\\u0009forged/, `${name} shows the name, escaped`);
+  }
+  const json = revloop(['runs', '--store', nlDb, '--json']);
+  assert.equal(JSON.parse(json.out)[0].controller, NAME, 'JSON keeps the value');
+});

@@ -1,6 +1,7 @@
 // `revloop import-trajectories`: store trajectories produced elsewhere as a run (app/import.ts).
 import { Option, type Command } from 'commander';
 import { addOptionWithAliases, budgetOption, pluginOption, runOption, storeOption } from '../options.ts';
+import { printable } from '../../core/util/printable.ts';
 import { redactLocation } from '../../store/store.ts';
 import { nextCommands } from '../invocation.ts';
 import { inputPath } from '../stdio.ts';
@@ -77,7 +78,7 @@ export function register(program: Command): void {
         },
       });
       out.write(
-        `imported run '${s.runId}' into ${shown}: ${s.trajectories} trajectories (${s.controllers.join(', ')}), ${s.draftsSupplied} drafts supplied, ${s.roundsStored} rounds stored\n` +
+        `imported run '${printable(s.runId)}' into ${shown}: ${s.trajectories} trajectories (${s.controllers.map(printable).join(', ')}), ${s.draftsSupplied} drafts supplied, ${s.roundsStored} rounds stored\n` +
           `  stop rule: ${s.droppedAfterSuccess} drafts after a first success dropped (in ${s.truncatedTrajectories} trajectories)` +
           `${budget !== undefined ? `; ${s.droppedBeyondBudget} beyond budget ${budget} dropped` : ''}\n` +
           `  ${s.successes} joint successes, ${s.incomplete} protocol-incomplete\n` +

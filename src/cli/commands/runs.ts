@@ -2,6 +2,7 @@
 // describes its own runs; app/runs.ts). Simulated runs are marked SIMULATED.
 import type { Command } from 'commander';
 import { markedName } from '../../core/simulated.ts';
+import { printable } from '../../core/util/printable.ts';
 import { outputWidth, wrapText } from '../terminal.ts';
 import type { WorkerInfo } from '../../store/store.ts';
 import { redactLocation } from '../../store/store.ts';
@@ -54,7 +55,7 @@ export async function runsAction(
   const left = new Set<string>();
   const blocks = listing.groups.map((g) => {
     const table = new TextTable(['run', 'status', 'model', ...g.columns], { width: o.width, optional: g.optional });
-    for (const r of g.runs) table.push([r.runId, r.status, markedName(r.controller, r.simulated), ...r.cells]);
+    for (const r of g.runs) table.push([printable(r.runId), r.status, markedName(r.controller, r.simulated), ...r.cells]);
     const text = table.toString();
     for (const d of table.dropped) left.add(d);
     return `${g.study} runs (${g.runs.length}):\n${text}`;
