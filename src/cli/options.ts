@@ -38,7 +38,10 @@ export function storeOption(o: { required?: boolean; postgresOnly?: boolean; rea
 /** The store a command works on: the flag's (or $REVLOOP_STORE's) value; an error naming the command when it needs one and has none. */
 export function requireStore(value: string | undefined, command: string, o: { postgresOnly?: boolean } = {}): string {
   if (value) return value;
-  throw new UsageError('--store', `${command}: --store <location> is required (${o.postgresOnly ? POSTGRES_FORMS : STORE_FORMS}; or set REVLOOP_STORE)`);
+  throw new UsageError(
+    '--store',
+    `${command}: --store <location> is required (${o.postgresOnly ? POSTGRES_FORMS : STORE_FORMS}; or set REVLOOP_STORE)`,
+  );
 }
 
 /** `--run <id>`: the one flag that names a run (old spelling `--run-id`). */
@@ -82,6 +85,9 @@ export const pluginOption = (help = 'load a module that registers more families 
   new Option('--plugin <module>', help).argParser(collect);
 
 // ---- the protocol -------------------------------------------------------------------------------
+
+/** The paper's revision budget T, the default of every command that runs revisions (docs/protocol.md). */
+export const PAPER_BUDGET = 8;
 
 /** `--budget <T>`: the revision budget T, revisions after the first draft (at most T+1 generations); its one meaning. */
 export function budgetOption(

@@ -11,6 +11,7 @@ import {
   limitOption,
   modelOption,
   storeOption,
+  PAPER_BUDGET,
 } from '../options.ts';
 import { jsonOutput } from '../json.ts';
 import { trajectoryProgress } from '../progress.ts';
@@ -52,7 +53,7 @@ export function register(program: Command): void {
         'verbatim-full, abstract, reset-on-recurrence, revloop-default',
       ),
     )
-    .addOption(budgetOption(8, 'the revision budget T: revisions after the first draft, the same for every policy'))
+    .addOption(budgetOption(PAPER_BUDGET, 'the revision budget T: revisions after the first draft, the same for every policy'))
     .addOption(storeOption())
     .addOption(limitOption())
     .addOption(concurrencyOption(4))

@@ -20,6 +20,7 @@ import {
   runOption,
   storeOption,
   wholeParser,
+  PAPER_BUDGET,
 } from '../options.ts';
 import { commandLine, nextCommands } from '../invocation.ts';
 import { trajectoryProgress } from '../progress.ts';
@@ -208,7 +209,7 @@ export function register(program: Command): void {
       .addOption(allowSubsetOption())
       .addOption(selectOption('without --states: first | all recurrence events per trajectory'))
       .addOption(maxStatesOption('without --states: sample n states by stable hash'))
-      .addOption(budgetOption(8, 'the revision budget T: each continuation ends at revision T at the latest')),
+      .addOption(budgetOption(PAPER_BUDGET, 'the revision budget T: each continuation ends at revision T at the latest')),
   ).action(
     async (
       flags: CommonFlags & {
@@ -246,7 +247,7 @@ export function register(program: Command): void {
       .requiredOption('--planner-run <run>', 'the run whose first drafts are frozen')
       .addOption(statesOption('a frozen selection of first drafts (`revloop experiment states --for crossover`)'))
       .addOption(allowSubsetOption("accept a states file that is a subset of the run's selection"))
-      .addOption(budgetOption(8, 'the revision budget T: each continuation ends at revision T at the latest')),
+      .addOption(budgetOption(PAPER_BUDGET, 'the revision budget T: each continuation ends at revision T at the latest')),
   ).action(async (flags: CommonFlags & { plannerRun: string; states?: string; allowSubset?: boolean; budget: number }) => {
     const { runCrossoverExperiment } = await import('../../app/experiment.ts');
     const o = {

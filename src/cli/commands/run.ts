@@ -21,6 +21,7 @@ import {
   storeOption,
   variantOption,
   wholeParser,
+  PAPER_BUDGET,
 } from '../options.ts';
 import { commandLine, nextCommands } from '../invocation.ts';
 import { inputPath } from '../stdio.ts';
@@ -58,7 +59,7 @@ function runOptions(): Option[] {
     modelOption({ required: true }),
     storeOption(),
     runOption('run id (default: <cases>__<model label>[__<protocol>]; the same command resumes it)'),
-    budgetOption(8),
+    budgetOption(PAPER_BUDGET),
     new Option('--history <policy>', 'full | last:K | reset').argParser((v) => (historyFlag(v), v.trim())).default('full'),
     new Option(
       '--harness <name>',
@@ -181,7 +182,7 @@ async function runAction(flags: RunFlags, io = { out: fitted(process.stdout), er
     workers: (flags.workers ?? 1) as 0 | 1,
     leaseSeconds: flags.leaseSeconds,
     reconnectSeconds: flags.reconnectSeconds,
-    budget: flags.budget ?? 8,
+    budget: flags.budget ?? PAPER_BUDGET,
     history: historyFlag(flags.history),
     harness: flags.harness,
     ban: banFlag(flags.ban),
