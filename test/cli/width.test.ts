@@ -85,6 +85,15 @@ test(
       fits('compare-policies', compare.out + compare.err);
       assert.match(compare.out, /│ reset-on-recurrence │/, 'policy names whole, in a table');
       assert.match(compare.out, /│ Holm p │/, 'the adjusted p-value kept');
+      // The closing lines of agent and probe (a run id, counts and the store: 145–170 columns).
+      for (const args of [
+        ['agent', '--model', 'sim:steady', '--harness', 'verbatim,abstract+ban', '--tasks', '2', '--store', 'd/agent.db'],
+        ['probe', '--model', 'sim:steady', '--build', '3', '--store', 'd/probe.db'],
+      ]) {
+        const r = revloop(args, o);
+        assert.equal(r.code, 0, r.err);
+        fits(args[0], r.out + r.err);
+      }
       if (columns === 80) assert.match(compare.out.replace(/\n +/g, ' '), /\(left out to fit 80 columns: .*USD.*; --wide shows them\)/);
     }
     // Every command's whole help (the text added after the options included), in this process.

@@ -1,6 +1,7 @@
 // `revloop agent`: ToolShed agent rollouts under harness variants (verbatim, +instr, drop,
 // abstract, decoder ban). Parses flags into app/agent.ts's typed options; see docs/agent.md.
 import type { Command } from 'commander';
+import { fitText, outputWidth } from '../terminal.ts';
 import { simulatedPrefix } from '../../core/simulated.ts';
 import { addModelOptions, modelOptionsFromFlags, wholeNumber, type ModelFlags } from '../flags.ts';
 import { jsonOption, modelOption, noProgressOption, runOption, storeOption } from '../options.ts';
@@ -92,7 +93,10 @@ async function agentAction(flags: AgentFlags): Promise<number> {
         onRunEnd: (res) => {
           progress?.finish();
           err.write(
-            `${prefix}agent ${res.runId}: ${res.status}; ${res.done} new rollouts (${res.solved} solved), ${res.present} already stored${res.failed ? `, ${res.failed} failed` : ''} in ${res.seconds.toFixed(1)} s → ${redactLocation(flags.store)}\n`,
+            fitText(
+              `${prefix}agent ${res.runId}: ${res.status}; ${res.done} new rollouts (${res.solved} solved), ${res.present} already stored${res.failed ? `, ${res.failed} failed` : ''} in ${res.seconds.toFixed(1)} s → ${redactLocation(flags.store)}`,
+              outputWidth(false, process.stderr),
+            ) + '\n',
           );
         },
       },

@@ -2,6 +2,7 @@
 // (cached vs fresh scoring on a sample) and `revloop probe items`. Parses flags into app/probe.ts's
 // typed options; see docs/probe.md.
 import type { Command } from 'commander';
+import { fitText, outputWidth } from '../terminal.ts';
 import { dataOnStdout } from '../output.ts';
 import { UsageError } from '../../core/errors.ts';
 import { baseLabel, markedName, simulatedPrefix } from '../../core/simulated.ts';
@@ -235,7 +236,10 @@ async function probeAction(flags: ProbeFlags): Promise<number> {
       ? `, prefix reuse saved ${(100 * r.cacheSaving).toFixed(1)}% of ${formatCount(r.counters!.naiveTokens)} tokens`
       : '';
   err.write(
-    `${simulatedPrefix(r.simulated)}probe ${r.runId}: ${r.status}; ${r.nScored} new scores, ${r.nPresent} already stored, ${r.nUnavailable} condition(s) unavailable (fail_other without a distractor) in ${r.seconds.toFixed(1)} s${saved} → ${redactLocation(flags.store)}\n`,
+    fitText(
+      `${simulatedPrefix(r.simulated)}probe ${r.runId}: ${r.status}; ${r.nScored} new scores, ${r.nPresent} already stored, ${r.nUnavailable} condition(s) unavailable (fail_other without a distractor) in ${r.seconds.toFixed(1)} s${saved} → ${redactLocation(flags.store)}`,
+      outputWidth(false, process.stderr),
+    ) + '\n',
   );
   for (const rec of r.itemRecords ?? []) {
     process.stdout.write(
