@@ -35,7 +35,8 @@ const ALL = ['help', 'verify', 'verify-c10', 'demo', 'run', 'analyze', 'report']
 const rounds = Number(arg('--rounds', '7'));
 const wanted = arg('--commands', ALL.join(',')).split(',').filter(Boolean);
 const variants = arg('--variants', 'before,after,dist').split(',').filter(Boolean);
-for (const v of variants) if (!['before', 'after', 'dist', 'npx', 'npm-exec'].includes(v)) throw new Error(`--variants: unknown variant ${v}`);
+for (const v of variants)
+  if (!['before', 'after', 'dist', 'npx', 'npm-exec'].includes(v)) throw new Error(`--variants: unknown variant ${v}`);
 for (const c of wanted) if (!ALL.includes(c)) throw new Error(`--commands: unknown command ${c}; use ${ALL.join(', ')}`);
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 
