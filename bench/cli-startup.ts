@@ -2,7 +2,10 @@
 //   before  the sources through tsx, as `npx revloop` in a checkout ran until the compiled CLI became
 //           the default (today: `npm run dev -- …`, i.e. REVLOOP_FROM_SOURCE=1 node bin/revloop.mjs);
 //   after   `node bin/revloop.mjs` in this checkout: the staleness check, then dist/ (built here if stale);
-//   dist    the compiled CLI without the check, as an installed package's bin runs it (bench/revloop-dist.mjs).
+//   dist    the compiled CLI without the check, as an installed package's bin runs it (bench/revloop-dist.mjs);
+//   npx     `npx --no revloop …` in the checkout (npm starts first, then revloop in a second process);
+//   npm-exec `npm exec --no --prefix CHECKOUT revloop -- …` from another folder (as the README offers).
+// (`revloop` on PATH after `npm link` is a link to bin/revloop.mjs: the `after` variant.)
 // Each command runs as a fresh process, the variants alternating round by round so load from other
 // work hits them alike; `node -e 0` (Node's own start-up, the floor) runs in every round too. Prints
 // the median and the fastest wall time, the median CPU time (user + system, all threads, from
@@ -15,7 +18,7 @@
 //   analyze     revloop analyze --store <a demo store> --no-progress (20,000 bootstrap resamples)
 //   report      revloop report --store <a demo store> -o R.html --no-progress
 //
-//   npx tsx bench/cli-startup.ts [--rounds 7] [--commands help,verify,…] [--variants before,after,dist]
+//   npx tsx bench/cli-startup.ts [--rounds 7] [--commands help,verify,…] [--variants before,after,dist,npx,npm-exec]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -32,6 +35,8 @@ const ALL = ['help', 'verify', 'verify-c10', 'demo', 'run', 'analyze', 'report']
 const rounds = Number(arg('--rounds', '7'));
 const wanted = arg('--commands', ALL.join(',')).split(',').filter(Boolean);
 const variants = arg('--variants', 'before,after,dist').split(',').filter(Boolean);
+for (const v of variants)
+  if (!['before', 'after', 'dist', 'npx', 'npm-exec'].includes(v)) throw new Error(`--variants: unknown variant ${v}`);
 for (const c of wanted) if (!ALL.includes(c)) throw new Error(`--commands: unknown command ${c}; use ${ALL.join(', ')}`);
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 
@@ -45,19 +50,23 @@ process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 const text = join(work, 'draft.txt');
 writeFileSync(text, 'An IPO is when a private company first sells its shares to the public. It is a big step.\n');
 
-const LAUNCH: Record<string, { label: string; argv: string[]; env: NodeJS.ProcessEnv }> = {
-  before: { label: 'before (tsx)', argv: [join(ROOT, 'bin', 'revloop.mjs')], env: { REVLOOP_FROM_SOURCE: '1' } },
-  after: { label: 'after (bin → dist/)', argv: [join(ROOT, 'bin', 'revloop.mjs')], env: {} },
-  dist: { label: 'dist/ (installed)', argv: [join(ROOT, 'bench', 'revloop-dist.mjs')], env: {} },
+const NODE = [process.execPath];
+const LAUNCH: Record<string, { label: string; argv: string[]; env: NodeJS.ProcessEnv; cwd?: string }> = {
+  before: { label: 'before (tsx)', argv: [...NODE, join(ROOT, 'bin', 'revloop.mjs')], env: { REVLOOP_FROM_SOURCE: '1' } },
+  after: { label: 'after (bin → dist/)', argv: [...NODE, join(ROOT, 'bin', 'revloop.mjs')], env: {} },
+  dist: { label: 'dist/ (installed)', argv: [...NODE, join(ROOT, 'bench', 'revloop-dist.mjs')], env: {} },
+  // --no: never ask the registry for a package.
+  npx: { label: 'npx revloop', argv: ['npx', '--no', 'revloop'], env: {}, cwd: ROOT },
+  'npm-exec': { label: 'npm exec --prefix', argv: ['npm', 'exec', '--no', '--prefix', ROOT, 'revloop', '--'], env: {} },
 };
 
-function exec(args: string[], env: NodeJS.ProcessEnv = {}): { wall: number; cpu: number } {
+function exec(args: string[], env: NodeJS.ProcessEnv = {}, cwd = work): { wall: number; cpu: number } {
   const timeFile = join(work, 'time.txt');
   const full = TIME ? [TIME, '-f', '%U %S', '-o', timeFile, ...args] : args;
   const childEnv = { ...process.env, ...env };
   if (!('REVLOOP_FROM_SOURCE' in env)) delete childEnv.REVLOOP_FROM_SOURCE;
   const t0 = performance.now();
-  const r = spawnSync(full[0], full.slice(1), { cwd: work, env: childEnv, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const r = spawnSync(full[0], full.slice(1), { cwd, env: childEnv, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
   const wall = (performance.now() - t0) / 1000;
   if (r.status !== 0) throw new Error(`${args.join(' ')}: exit ${r.status ?? r.signal}\n${r.stderr}`);
   if (r.stderr.includes('dist/ is stale') || r.stderr.includes('dist/ is missing'))
@@ -72,7 +81,7 @@ function exec(args: string[], env: NodeJS.ProcessEnv = {}): { wall: number; cpu:
 
 // A demo store and its case file for run, analyze and report (made once, through dist/).
 const setup = join(work, 'setup');
-if (wanted.some((c) => ['run', 'analyze', 'report'].includes(c))) exec([process.execPath, LAUNCH.dist.argv[0], 'demo', '--out', setup]);
+if (wanted.some((c) => ['run', 'analyze', 'report'].includes(c))) exec([...LAUNCH.dist.argv, 'demo', '--out-dir', setup]);
 
 let n = 0;
 const fresh = (): string => join(work, `o${n++}`);
@@ -80,7 +89,7 @@ const COMMANDS: Record<string, () => string[]> = {
   help: () => ['--help'],
   verify: () => ['verify', '--family', 'exact-length', '--target', '12', '--anchors', 'IPO', '--text-file', text],
   'verify-c10': () => ['verify', '--family', 'c10', '--targets', '[3, 5, 20]', '--text-file', text],
-  demo: () => ['demo', '--out', fresh()],
+  demo: () => ['demo', '--out-dir', fresh()],
   run: () => ['run', '--cases', join(setup, 'demo-cases.jsonl'), '--model', 'sim:steady', '--store', `${fresh()}.db`],
   analyze: () => ['analyze', '--store', join(setup, 'demo.db'), '--no-progress'],
   report: () => ['report', '--store', join(setup, 'demo.db'), '-o', `${fresh()}.html`, '--no-progress'],
@@ -106,7 +115,7 @@ for (let r = 0; r < rounds; r++) {
   series('floor').cpus.push(floor.cpu);
   for (const c of wanted) {
     for (const v of variants) {
-      const t = exec([process.execPath, ...LAUNCH[v].argv, ...COMMANDS[c]()], LAUNCH[v].env);
+      const t = exec([...LAUNCH[v].argv, ...COMMANDS[c]()], LAUNCH[v].env, LAUNCH[v].cwd);
       series(`${c} ${v}`).walls.push(t.wall);
       series(`${c} ${v}`).cpus.push(t.cpu);
     }
@@ -136,6 +145,18 @@ for (const c of wanted) {
         : '';
     console.log(
       `  ${c.padEnd(12)} ${LAUNCH[v].label.padEnd(21)} ${pad(ms(median(s.walls)), 11)} ${pad(ms(Math.min(...s.walls)), 14)} ${pad(ms(median(s.cpus)), 12)} ${ratio}`,
+    );
+  }
+}
+// How much each launcher adds to `node bin/revloop.mjs` (what a `revloop` on PATH runs).
+for (const c of wanted) {
+  const after = results.get(`${c} after`);
+  if (!after) continue;
+  for (const v of variants.filter((x) => x === 'npx' || x === 'npm-exec')) {
+    const s = results.get(`${c} ${v}`)!;
+    console.log(
+      `  ${c} ${LAUNCH[v].label} against node bin/revloop.mjs: ${(median(s.walls) / median(after.walls)).toFixed(1)}× the wall time, ` +
+        `+${ms(median(s.walls) - median(after.walls))} wall, +${ms(median(s.cpus) - median(after.cpus))} CPU (medians)`,
     );
   }
 }

@@ -156,7 +156,7 @@ function measureCli(
   try {
     const store = join(dir, 'runs.db');
     const args = ['run', '--cases', casesFile!, '--model', `openai-compatible:${serverUrl}#sim:steady`, '--store', store];
-    args.push('--run-id', 'bench', '--concurrency', arg('concurrency', '32'), '--limit', limit);
+    args.push('--run', 'bench', '--concurrency', arg('concurrency', '32'), '--limit', limit);
     const quoted = [process.execPath, launcher, root, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
     const r = spawnSync('bash', ['-c', `${quoted} >'${dir}/out.txt' 2>&1; code=$?; times; exit $code`], {
       encoding: 'utf8',

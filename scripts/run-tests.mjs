@@ -46,6 +46,9 @@ if (distState() !== 'current') {
   env.REVLOOP_FROM_SOURCE = '1';
   console.log('note: dist/ is not current, so the CLI tests run the sources through tsx (`npm run build` to test the compiled CLI)');
 }
+// Tests run as in a wide terminal: what the CLI prints for people is fitted to $COLUMNS (else 80),
+// and the tests' temporary paths are long. test/cli/width.test.ts sets the widths it checks.
+env.COLUMNS ??= '1000';
 const reporter = passthrough.some((a) => a.startsWith('--test-reporter'))
   ? []
   : ['--test-reporter', join(root, 'test/setup/reporter.mjs'), '--test-reporter-destination', 'stdout'];

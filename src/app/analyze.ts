@@ -10,6 +10,8 @@ import { analysisJson } from '../studies/revision/analysis/json.ts';
 export interface AnalyzeStoreOptions extends StudyAnalysisOptions {
   /** Runs to analyse (any study); empty = every run in the store. */
   runIds?: readonly string[];
+  /** Called once the store is open and the runs are found, before the analysis starts. */
+  onStart?: (runs: number) => void;
 }
 
 /** Every requested run analysed by its study, in registry order. */
@@ -22,6 +24,7 @@ export async function analyzeStore(store: string, o: AnalyzeStoreOptions): Promi
         // The store's own location: a PostgreSQL URL's password is not in it.
         `${s.location}: the store holds no runs yet (start one with \`revloop run\`, \`revloop probe\` or \`revloop agent\` --store ${s.location}, or try \`revloop demo\`)`,
       );
+    o.onStart?.(groups.reduce((n, g) => n + g.runIds.length, 0));
     const results: StudyResult[] = [];
     for (const { study, runIds } of groups) results.push({ study, runIds, analysis: await study.analyze(s, runIds, o) });
     return results;

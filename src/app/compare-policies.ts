@@ -9,6 +9,7 @@ import { replayTruncations } from '../revise/replay.ts';
 import type { Pricing } from '../revise/types.ts';
 import type { ModelOptions } from '../models/options.ts';
 import { parseSpec } from '../models/spec.ts';
+import { loadCaseSet } from '../core/cases/load.ts';
 import { openStore } from '../store/store.ts';
 import { UsageError } from '../core/errors.ts';
 import { runCases, type RunCasesHooks, type RunCasesOptions } from './run.ts';
@@ -121,8 +122,17 @@ export async function comparePolicies(
   const models = seeds.map((s) =>
     s === null ? { model: o.model, modelOptions: o.modelOptions } : seededModel(o.model, o.modelOptions, s),
   );
+  // A limit beyond the file is no limit (as in `run`): said once, and left out of the run ids.
+  let limit = o.limit;
+  if (limit !== undefined) {
+    const caseCount = (await loadCaseSet(o.cases)).cases.length;
+    if (limit > caseCount) {
+      hooks.run?.onNote?.(`${o.cases} has ${caseCount} cases, fewer than the limit of ${limit}: all ${caseCount} are run, as without a limit`);
+      limit = undefined;
+    }
+  }
   const prefix = o.runIdPrefix ?? `compare__${slug(basename(o.cases).replace(/\.jsonl?$/i, ''))}__${slug(o.model)}`;
-  const tail = `${o.budget !== undefined && o.budget !== 8 ? `__T${o.budget}` : ''}${o.limit !== undefined ? `__n${o.limit}` : ''}`;
+  const tail = `${o.budget !== undefined && o.budget !== 8 ? `__T${o.budget}` : ''}${limit !== undefined ? `__n${limit}` : ''}`;
   const done: PolicyRuns[] = [];
   const total = entries.length * seeds.length;
   // With seeds, the title names the model without any one seed (each run's label carries its own).
@@ -151,7 +161,7 @@ export async function comparePolicies(
         budget: o.budget,
         harness: e.harness,
         ban: e.ban,
-        limit: o.limit,
+        limit,
         concurrency: o.concurrency,
         maxConsecutiveFailures: 3,
         signal: o.signal,

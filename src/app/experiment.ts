@@ -201,11 +201,15 @@ async function runPrepared(
   });
 }
 
-/** Opens the store and the model, prepares the design, runs it, closes both. */
+/**
+ * Creates the model, prepares the design from what it reads (a source run, opened read-only; a case
+ * file), and only then opens the store for writing and runs it: a misspelt store or run, or cases
+ * with nothing to run, are refused before anything is created.
+ */
 async function withExperiment(
   o: ExperimentCommonOptions,
   hooks: ExperimentHooks,
-  prepare: (store: RunStore, model: Model) => Promise<Prepared>,
+  prepare: (source: () => Promise<RunStore>, model: Model) => Promise<Prepared>,
   run?: (
     store: RunStore,
     model: Model,
@@ -214,20 +218,31 @@ async function withExperiment(
   ) => Promise<RunResult>,
 ): Promise<ExperimentOutcome> {
   const { modelOptions, decoding } = decodingFor(o.model, o.modelOptions, o.concurrency ?? 4);
-  const store = await openStore(o.store);
   let model: Model | null = null;
+  // The read-only store the design is prepared from, opened only when it reads one.
+  const read: { store: Promise<RunStore> | null } = { store: null };
+  const closeRead = async () => {
+    const pending = read.store;
+    read.store = null;
+    if (pending) await (await pending.catch(() => null))?.close();
+  };
+  let store: RunStore | null = null;
   try {
     model = await createModel(o.model, modelOptions);
-    const prepared = await prepare(store, model);
+    const prepared = await prepare(() => (read.store ??= openStore(o.store, { readonly: true })), model);
+    await closeRead();
+    store = await openStore(o.store);
+    const writer = store;
     const announced = { done: false };
     const go = (phase?: (t: { caseIndex: number }) => boolean) =>
-      runPrepared(store, o, model!, decoding, prepared, hooks, announced, phase);
-    const result = run ? await run(store, model, prepared, go) : await go();
-    const summary = (await store.getRun(o.runId))!.summary;
+      runPrepared(writer, o, model!, decoding, prepared, hooks, announced, phase);
+    const result = run ? await run(writer, model, prepared, go) : await go();
+    const summary = (await writer.getRun(o.runId))!.summary;
     return { runId: o.runId, simulated: model.capabilities.simulated, result, summary };
   } finally {
     await model?.close?.();
-    await store.close();
+    await closeRead();
+    await store?.close();
   }
 }
 
@@ -242,7 +257,8 @@ export interface HistoryExperimentOptions extends ExperimentCommonOptions {
 }
 
 export async function runHistoryExperiment(o: HistoryExperimentOptions, hooks: ExperimentHooks = {}): Promise<ExperimentOutcome> {
-  return withExperiment(o, hooks, async (store, model) => {
+  return withExperiment(o, hooks, async (readStore, model) => {
+    const store = await readStore();
     const arms = o.arms ?? [{ kind: 'full' }, { kind: 'reset' }, { kind: 'last', k: 1 }, { kind: 'last', k: 2 }];
     if (arms.some((a) => a.kind === 'ban')) requireBan(model, "the 'ban' arm (earlier failed drafts banned at decoding)");
     const source = await loadSourceRun(store, o.fromRun);
@@ -263,7 +279,8 @@ export interface CrossoverExperimentOptions extends ExperimentCommonOptions {
 }
 
 export async function runCrossoverExperiment(o: CrossoverExperimentOptions, hooks: ExperimentHooks = {}): Promise<ExperimentOutcome> {
-  return withExperiment(o, hooks, async (store, model) => {
+  return withExperiment(o, hooks, async (readStore, model) => {
+    const store = await readStore();
     const planner = await loadSourceRun(store, o.plannerRun, '--planner-run');
     const stored = await storedExperiment(store, o.runId, 'experiment:crossover');
     const given = await statesFor(planner, 'crossover', o.states, {});
@@ -285,7 +302,8 @@ export interface PersistExperimentOptions extends ExperimentCommonOptions {
 }
 
 export async function runPersistExperiment(o: PersistExperimentOptions, hooks: ExperimentHooks = {}): Promise<ExperimentOutcome> {
-  return withExperiment(o, hooks, async (store, model) => {
+  return withExperiment(o, hooks, async (readStore, model) => {
+    const store = await readStore();
     const guard = contextGuardFor(model, o.contextWindow ?? null);
     const source = await loadSourceRun(store, o.fromRun);
     const stored = await storedExperiment(store, o.runId, 'experiment:persist');
@@ -302,6 +320,8 @@ export async function runPersistExperiment(o: PersistExperimentOptions, hooks: E
 
 export interface SysidExperimentOptions extends ExperimentCommonOptions {
   cases: string;
+  /** Only the first n cases of the file (more than it holds: all, said in a note). */
+  limit?: number;
   errors?: number[];
   draftField?: string;
   split?: SysidSplit;
@@ -313,8 +333,13 @@ export async function runSysidExperiment(o: SysidExperimentOptions, hooks: Exper
     hooks,
     async () => {
       const loaded = await loadCaseSet(o.cases);
+      const limit = o.limit !== undefined && o.limit < loaded.cases.length ? o.limit : undefined;
+      if (o.limit !== undefined && limit === undefined && o.limit > loaded.cases.length)
+        hooks.onNote?.(`${o.cases} has ${loaded.cases.length} cases, fewer than the limit of ${o.limit}: all of them are used`);
+      const cases = limit !== undefined ? loaded.cases.slice(0, limit) : loaded.cases;
+      if (!cases.length) throw new UserError(`${o.cases}: no cases to start from`);
       const build = buildSysid(
-        { cases: loaded.cases, path: o.cases, fileSha256: loaded.manifest.file_sha256, manifest: loaded.manifest, format: loaded.format },
+        { cases, path: o.cases, fileSha256: loaded.manifest.file_sha256, manifest: loaded.manifest, format: loaded.format },
         { errors: o.errors ?? DEFAULT_ERRORS, draftField: o.draftField ?? 'reference', split: o.split ?? 'both', resolveFamily: getFamily },
       );
       if (build.excluded.length)

@@ -54,7 +54,7 @@ export async function importRun(o: ImportOptions): Promise<ImportOutcome> {
     const collie = o.collie ?? sharedDataFile('collie', 'collie_all.jsonl');
     if (!collie)
       throw new UserError(
-        '--from collie-log needs --collie <collie_all.jsonl> to map prompts to COLLIE instances (not found in ../shared/data/collie either)',
+        '--input-format collie-log needs --collie <collie_all.jsonl> to map prompts to COLLIE instances (not found in ../shared/data/collie either)',
       );
     const conv = await convertCollieLog(file, collie, o.controller);
     o.onConverted?.(conv, collie);

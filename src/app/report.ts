@@ -22,8 +22,14 @@ export interface StoreReport {
 }
 
 export async function buildStoreReport(store: string, o: StoreReportOptions): Promise<StoreReport> {
-  o.say?.(`report: analysing${o.bootstrap ? ` (${formatCount(o.bootstrap)} bootstrap resamples)` : ''}…`);
-  const results = await analyzeStore(store, o);
+  // Said once the store is open and holds the runs: a wrong store is refused before any word of work.
+  const results = await analyzeStore(store, {
+    ...o,
+    onStart: (runs) => {
+      o.onStart?.(runs);
+      o.say?.(`report: analysing${o.bootstrap ? ` (${formatCount(o.bootstrap)} bootstrap resamples)` : ''}…`);
+    },
+  });
   o.say?.('report: rendering drafts, diffs and verifier reports…');
   const page = reportPage(results, o);
   return {

@@ -183,7 +183,13 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
   const loaded = await loadCaseSet(o.cases, o.format ? { format: o.format } : {});
   if (loaded.unsupported.length)
     hooks.onNote?.(`${loaded.unsupported.length} rows of ${casesName} have structures without a family and are not run`);
-  let cases = o.limit !== undefined ? loaded.cases.slice(0, o.limit) : loaded.cases;
+  // A limit beyond the file is no limit: the run is the whole file's (its id and plan too), said in a note.
+  const limit = o.limit !== undefined && o.limit > loaded.cases.length ? undefined : o.limit;
+  if (limit !== o.limit)
+    hooks.onNote?.(
+      `${casesName} has ${loaded.cases.length} cases, fewer than the limit of ${o.limit}: all ${loaded.cases.length} are run, as without a limit`,
+    );
+  let cases = limit !== undefined ? loaded.cases.slice(0, limit) : loaded.cases;
   // The loose mode is part of each IFEval case, so it is in the plan and audits replay it (strict = unset).
   if (o.ifevalMode === 'loose') {
     // Imported here: IFEval's modules are loaded only for IFEval case files (see core/verify/registry.ts).
@@ -223,8 +229,8 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
         if (o.runId === undefined && !runId)
           runId = await resumableRunId(
             store,
-            defaultRunId(o.cases, model, protocol, o.limit, o.ifevalMode),
-            defaultRunId(o.cases, model, protocol, o.limit, o.ifevalMode, true),
+            defaultRunId(o.cases, model, protocol, limit, o.ifevalMode),
+            defaultRunId(o.cases, model, protocol, limit, o.ifevalMode, true),
           );
         first ??= { prior: await store.getRun(runId) };
         const prior = first.prior;
@@ -235,7 +241,7 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
           caseSet: {
             format: loaded.format,
             total: loaded.cases.length,
-            limit: o.limit ?? null,
+            limit: limit ?? null,
             fileSha256: loaded.manifest.file_sha256,
             manifest: loaded.manifest,
             path: casesName,

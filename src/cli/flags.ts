@@ -1,15 +1,15 @@
 // Every flag of every command is parsed here, from the strings commander hands over to the typed
 // options the app functions take: whole numbers, the shared model flags, protocol settings,
 // repeatable flags and `controller=panel` assignments. Errors name the flag as typed.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { UsageError } from '../core/errors.ts';
 import { PROMPT_VARIANTS, type PromptVariant } from '../core/verify/types.ts';
 import { parseHistoryWindow, type HistoryWindow } from '../remedy/history-window.ts';
 import type { ModelOptions } from '../models/options.ts';
 
 /** Commander's collector for a repeatable flag (`--plugin a.ts --plugin b.ts`). */
-export function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /** A whole-number flag within [min, max]; undefined stays undefined (the caller's default applies). */
@@ -72,10 +72,6 @@ export function parseAssignments(
 
 // ---- protocol ------------------------------------------------------------------------------------
 
-export function budgetFlag(value: string | undefined, fallback: number): number {
-  return wholeNumber('--budget', value, { min: 0, max: 1000 }) ?? fallback;
-}
-
 /** `--ban failed-drafts | complete-repeats | none`; undefined leaves it to the harness. */
 export function banFlag(value: string | undefined): 'failed-drafts' | 'complete-repeats' | 'none' | undefined {
   if (value === undefined) return undefined;
@@ -109,18 +105,25 @@ export interface ModelFlags {
   label?: string;
 }
 
-/** Adds the model flags to a command (times in seconds here, milliseconds in the library). */
+/** The model flags, in help order (times in seconds here, milliseconds in the library); parsed by modelOptionsFromFlags. */
+export function modelFlagOptions(): Option[] {
+  return [
+    new Option('--timeout <seconds>', 'per-attempt timeout for HTTP models (default 180)'),
+    new Option('--retries <n>', 'retries after a failed HTTP attempt (default 4)'),
+    new Option('--model-concurrency <n>', 'HTTP requests in flight per model (default 16; `run` defaults it to --concurrency)'),
+    new Option('--rpm <n>', 'at most this many HTTP attempts per minute'),
+    new Option('--api-key-env <NAME>', 'environment variable holding the API key (default OPENAI_API_KEY)'),
+    new Option('--extra-body <json>', 'extra request-body keys as a JSON object, e.g. \'{"seed": 1}\' (docs/models.md)'),
+    new Option('--temperature <t>', 'sampling temperature (default 0; "omit" to send none)'),
+    new Option('--seed <n>', 'seed sent with every request (and the seed of sim models)'),
+    new Option('--label <name>', 'controller name shown in analyses'),
+  ];
+}
+
+/** Adds the model flags to a command. */
 export function addModelOptions(cmd: Command): Command {
-  return cmd
-    .option('--timeout <seconds>', 'per-attempt timeout for HTTP models (default 180)')
-    .option('--retries <n>', 'retries after a failed HTTP attempt (default 4)')
-    .option('--model-concurrency <n>', 'HTTP requests in flight per model (default 16; `run` defaults it to --concurrency)')
-    .option('--rpm <n>', 'at most this many HTTP attempts per minute')
-    .option('--api-key-env <NAME>', 'environment variable holding the API key (default OPENAI_API_KEY)')
-    .option('--extra-body <json>', 'extra request-body keys as a JSON object, e.g. \'{"chat_template_kwargs":{"enable_thinking":false}}\'')
-    .option('--temperature <t>', 'sampling temperature (default 0; "omit" to send none)')
-    .option('--seed <n>', 'seed sent with every request (and the seed of sim models)')
-    .option('--label <name>', 'controller name shown in analyses');
+  for (const option of modelFlagOptions()) cmd.addOption(option);
+  return cmd;
 }
 
 export function modelOptionsFromFlags(flags: ModelFlags): ModelOptions {
@@ -168,22 +171,4 @@ export function sessionOptionsFromFlags(
     api_key_env: flags.apiKeyEnv ?? null,
     max_consecutive_failures: maxConsecutiveFailures,
   };
-}
-
-// ---- the run store: the same flag on every command that takes one --------------------------------
-
-/** `--reconnect-seconds` of the commands that work on a PostgreSQL store for long (worker, run). */
-export const RECONNECT_HELP =
-  'after losing the database connection, keep trying to reconnect this long before giving up (0 = give up at once)';
-
-export const STORE_HELP =
-  'run store: a SQLite file, or postgres://user@host:port/db[?schema=name&pool=N] (default: $REVLOOP_STORE, else runs.db)';
-
-/** `--store` (a SQLite path or a PostgreSQL URL), else $REVLOOP_STORE, else runs.db (or an error when `required` names the command). */
-export function storeFlag(value: string | undefined, required?: string, env: NodeJS.ProcessEnv = process.env): string {
-  const store = value ?? (env.REVLOOP_STORE || undefined);
-  if (store !== undefined) return store;
-  if (required)
-    throw new UsageError('--store', `${required}: --store <location> is required (a SQLite file or postgres://…; or set REVLOOP_STORE)`);
-  return 'runs.db';
 }

@@ -3,10 +3,35 @@
 // done/total, rate, ETA and whatever the work adds (success so far, cache savings, …).
 import { simulatedPrefix } from '../core/simulated.ts';
 import { formatCount } from '../core/util/count.ts';
+import { terminalSafe, writeRaw } from './output.ts';
+import { outputWidth } from './terminal.ts';
 
 interface ProgressStream {
   write(s: string): unknown;
   isTTY?: boolean;
+  columns?: number;
+}
+
+const width = (s: string) => Array.from(s).length;
+
+/**
+ * A progress line cut to `columns`: its ` · `-separated fields are dropped, rates first and then
+ * the last, until it fits (the first field, what and how far, stays); what still does not fit ends
+ * in `…`. A line wider than the terminal would leave a stale copy behind at every redraw.
+ */
+export function fitLine(text: string, columns: number | undefined): string {
+  if (columns === undefined || width(text) <= columns) return text;
+  const parts = text.split(' · ');
+  while (parts.length > 1 && width(parts.join(' · ')) > columns) {
+    const rate = parts.findLastIndex((p, i) => i > 0 && /\/s$/.test(p));
+    parts.splice(rate > 0 ? rate : parts.length - 1, 1);
+  }
+  const line = parts.join(' · ');
+  return width(line) <= columns
+    ? line
+    : `${Array.from(line)
+        .slice(0, columns - 1)
+        .join('')}…`;
 }
 
 interface LineProgress {
@@ -48,11 +73,16 @@ function rate(x: number): string {
 function throttledLine(out: ProgressStream, intervalMs: number, now: () => number) {
   const tty = !!out.isTTY;
   const interval = tty ? 150 : intervalMs;
+  // On a terminal one column is kept free: a line that fills the last column wraps on some terminals.
+  const fitted = outputWidth(false, out);
+  const columns = fitted === undefined ? undefined : tty ? fitted - 1 : fitted;
   let last = -Infinity;
   let drawn = false;
   let pending: (() => string) | null = null;
-  const write = (text: string) => {
-    out.write(tty ? `\r\x1b[2K${text}` : `${text}\n`);
+  const write = (line: string) => {
+    // Escaped here (names in the line) so that the cursor controls can be written as they are.
+    const text = fitLine(terminalSafe(line), columns);
+    writeRaw(out, tty ? `\r\x1b[2K${text}` : `${text}\n`);
     drawn = true;
     pending = null;
     last = now();

@@ -1,6 +1,7 @@
 // How a trajectory run ends on the terminal (`run`, `experiment`, `worker`): a run that stopped
 // early says how far it got and exits 130 or 143 (stopped by Ctrl-C or SIGTERM, signals.ts) or 3
 // (stopped after provider failures); protocol-incomplete trajectories are retried by the same command.
+import { layOutCommand } from './invocation.ts';
 import { interruptedExitCode } from './signals.ts';
 
 type Out = { write(s: string): unknown };
@@ -31,7 +32,7 @@ export function reportStopped(
   out.write(
     `${stoppedWord(stopped)}: ${stopped.message}; ${progress.skipped + progress.done} of ${progress.total} trajectories finished${tag}\n`,
   );
-  out.write(`the store is consistent; resume with the same command:\n  ${again}\n`);
+  out.write(`the store is consistent; resume with the same command:\n${layOutCommand(again)}\n`);
   return stoppedExitCode(stopped);
 }
 
@@ -39,6 +40,6 @@ export function reportStopped(
 export function reportIncomplete(out: Out, incomplete: number, again: string): void {
   if (incomplete)
     out.write(
-      `${incomplete} trajectories are protocol-incomplete (provider failures); run the same command again to retry them:\n  ${again}\n`,
+      `${incomplete} trajectories are protocol-incomplete (provider failures); run the same command again to retry them:\n${layOutCommand(again)}\n`,
     );
 }

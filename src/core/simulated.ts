@@ -3,6 +3,7 @@
 // matches its stored one). Wherever a name is shown to people the label's own "[simulated]" is
 // dropped and the mark is said exactly once, in capitals: "sim:steady [SIMULATED]" in terminals, a
 // SIMULATED badge in HTML; ids built from a label never carry it (core/util/slug.ts).
+import { printable } from './util/printable.ts';
 
 /** The word that marks simulated numbers in every output. */
 export const SIMULATED = 'SIMULATED';
@@ -27,9 +28,9 @@ export function withoutSimulatedLabels(text: string): string {
   return text.replace(/\s*\[[Ss]imulated\]/g, '');
 }
 
-/** The name as terminal text: a simulated one ends in " [SIMULATED]", once. */
+/** The name as terminal text, on one line (core/util/printable.ts): a simulated one ends in " [SIMULATED]", once. */
 export function markedName(label: string, simulated: boolean): string {
-  return simulated ? `${baseLabel(label)} [${SIMULATED}]` : label;
+  return printable(simulated ? `${baseLabel(label)} [${SIMULATED}]` : label);
 }
 
 /** The prefix of progress and status lines about simulated work. */

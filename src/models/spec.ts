@@ -12,13 +12,54 @@ import { UserError, UsageError } from '../core/errors.ts';
 
 type SpecScheme = 'openai' | 'openai-compatible' | 'vllm' | 'gguf' | 'sim';
 
-const SPEC_FORMS: readonly string[] = [
-  'openai:<model>                      e.g. openai:gpt-4o-mini',
-  'openai-compatible:<base-url>#<model> e.g. openai-compatible:http://localhost:8000/v1#Qwen/Qwen3-8B',
-  'vllm:<base-url>#<model>              e.g. vllm:http://localhost:8000/v1#Qwen/Qwen3-8B (adds scoring and bans)',
-  'gguf:<path>                          e.g. gguf:./models/qwen3-8b-q8_0.gguf',
-  'sim:<profile>[?k=v&…]                e.g. sim:steady?gain=0.7&recur=0.2&seed=3 (a simulated controller)',
+/** A model backend as a spec names it: its form, an example, and what it can do beyond generating. */
+export interface SpecSchemeInfo {
+  scheme: SpecScheme;
+  form: string;
+  example: string;
+  /** Teacher-forced scoring (probes) and banning token sequences at decoding (decoder bans). */
+  score: boolean;
+  ban: boolean;
+  note?: string;
+}
+
+/** Every backend a model spec can name: the one list that help texts and error messages are written from. */
+export const SPEC_SCHEMES: readonly SpecSchemeInfo[] = [
+  { scheme: 'openai', form: 'openai:<model>', example: 'openai:gpt-4o-mini', score: false, ban: false },
+  {
+    scheme: 'openai-compatible',
+    form: 'openai-compatible:<base-url>#<model>',
+    example: 'openai-compatible:http://localhost:8000/v1#Qwen/Qwen3-8B',
+    score: false,
+    ban: false,
+  },
+  {
+    scheme: 'vllm',
+    form: 'vllm:<base-url>#<model>',
+    example: 'vllm:http://localhost:8000/v1#Qwen/Qwen3-8B',
+    score: true,
+    ban: true,
+    note: 'adds scoring and bans',
+  },
+  { scheme: 'gguf', form: 'gguf:<path>', example: 'gguf:./models/qwen3-8b-q8_0.gguf', score: true, ban: true },
+  {
+    scheme: 'sim',
+    form: 'sim:<profile>[?k=v&…]',
+    example: 'sim:steady?gain=0.7&recur=0.2&seed=3',
+    score: true,
+    ban: true,
+    note: 'a simulated controller',
+  },
 ];
+
+const SPEC_FORMS: readonly string[] = SPEC_SCHEMES.map((s) => `${s.form.padEnd(36)} e.g. ${s.example}${s.note ? ` (${s.note})` : ''}`);
+
+/** The spec forms on one line, for help texts: all of them, or those that can score or ban. */
+export function specFormsLine(need?: 'score' | 'ban'): string {
+  return SPEC_SCHEMES.filter((s) => !need || s[need])
+    .map((s) => s.form.replace(/\[\?k=v&…\]$/, ''))
+    .join(', ');
+}
 
 export interface ParsedSpec {
   scheme: SpecScheme;

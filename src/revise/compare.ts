@@ -298,11 +298,12 @@ export function wrapText(text: string, width: number): string {
 }
 
 /**
- * The comparison as terminal text (SIMULATED said in the title and on the model). Within 80 columns
- * unless `wide`: success and cost as two tables, long policy names on their own lines; `wide` puts
- * every column in one table.
+ * The comparison as terminal text (SIMULATED said in the title and on the model). Within `width`
+ * columns (default 80) unless `wide`: success and cost as two tables, long policy names on their own
+ * lines; `wide` puts every column in one table.
  */
-export function renderComparison(c: PolicyComparison, options: { wide?: boolean } = {}): string {
+export function renderComparison(c: PolicyComparison, options: { wide?: boolean; width?: number } = {}): string {
+  const width = Math.max(40, options.width ?? 80);
   const pairs = c.seeds ? `${c.cases} cases × ${c.seeds.length} seeds (${seedsText(c.seeds)})` : `${c.cases} cases`;
   const comparisons = Math.max(0, c.rows.length - 1);
   const what = c.replay_of
@@ -366,7 +367,7 @@ export function renderComparison(c: PolicyComparison, options: { wide?: boolean 
       r.paired ? `${r.paired.b}/${r.paired.c}` : '',
       r.paired ? pv(r.paired.p_holm) : '',
     ]),
-    80,
+    width,
   );
   const usd = c.rows.some((r) => r.usd !== null);
   // Nothing recorded about provider calls (an imported log): unknown, not zero.
@@ -384,13 +385,13 @@ export function renderComparison(c: PolicyComparison, options: { wide?: boolean 
       String(r.cycles),
       String(r.stopped_by_cycle),
     ]),
-    80,
+    width,
     new Set([1, 2, 3, 4, 5, 6, 7, 8]),
   );
   const legend =
     'drafts = generations over all trajectories; failed = failed provider attempts; tok = prompt/completion tokens; ' +
     'recur / cycles = trajectories with a repeated draft / a persistent cycle; stops = trajectories ended by a cycle';
-  const out = [wrapText(title, 80), first, '', second, wrapText(legend, 80)];
-  if (note) out.push(wrapText(note, 80));
+  const out = [wrapText(title, width), first, '', second, wrapText(legend, width)];
+  if (note) out.push(wrapText(note, width));
   return out.join('\n') + '\n';
 }

@@ -19,7 +19,7 @@ const skip = log.skip || (!importerReady && 'import-trajectories does not suppor
 test('analyses of the imported gpt-3.5 COLLIE log are internally consistent', { skip }, () => {
   const dir = tempDir('revloop-collie-');
   const db = join(dir, 'runs.db');
-  const imported = revloop('import-trajectories', log.path!, '--from', 'collie-log', '--store', db);
+  const imported = revloop('import-trajectories', log.path!, '--input-format', 'collie-log', '--store', db);
   assert.equal(imported.status, 0, imported.stderr);
   const r = revloop('analyze', '--store', db, '--json', '--bootstrap', '200');
   assert.equal(r.status, 0, r.stderr);

@@ -65,15 +65,15 @@ const log = requireShared('collie-logs', 'gpt-3.5-turbo-multi-round-generation-1
 const punkt = requirePunkt();
 test('the issue scenario: demo + a two-trajectory import + the COLLIE log in one store', { skip: log.skip || punkt.skip }, () => {
   const dir = tempDir('revloop-mixed-');
-  assert.equal(revloop(['demo', '--out', dir]).code, 0);
+  assert.equal(revloop(['demo', '--out-dir', dir]).code, 0);
   const db = join(dir, 'demo.db');
   const two = join(dir, 'two.jsonl');
   const line = (id: string, target: number, drafts: string[]) =>
     JSON.stringify({ id, controller: 'mine', family: 'exact-length', case_id: id, source: 'own', target, anchors: [], drafts });
   writeFileSync(two, [line('k1', 2, ['one', 'one two']), line('k2', 3, ['a b c'])].join('\n') + '\n');
   assert.equal(revloop(['import-trajectories', two, '--store', db]).code, 0);
-  assert.equal(revloop(['import-trajectories', log.path!, '--from', 'collie-log', '--store', db]).code, 0);
-  const r = revloop(['analyze', '--store', db, '--bootstrap', '200', '--no-progress']);
+  assert.equal(revloop(['import-trajectories', log.path!, '--input-format', 'collie-log', '--store', db]).code, 0);
+  const r = revloop(['analyze', '--store', db, '--bootstrap', '200', '--no-progress', '--wide']);
   assert.equal(r.code, 0, r.err);
   const t1 = r.out.split('== Endpoints per controller')[0];
   for (const sim of ['sim:steady', 'sim:overshoot', 'sim:stubborn'])

@@ -45,16 +45,16 @@ test('revloop cases validate on a binary file: escaped bytes, capped repeats, ex
   const junk = (i: number) => Buffer.from([0x00, 0x01, 0x1b, 0x5b, 0x33, 0x31, 0x6d, 0xff, 0xfe, 0x41 + (i % 26), 0x0a]);
   writeFileSync(file, Buffer.concat([...Array.from({ length: 40 }, (_, i) => junk(i)), Buffer.from('{"id": "x", "fam\\u0007ily": 1}\n')]));
   for (const args of [
-    ['cases', 'validate', '--format', 'native', file],
+    ['cases', 'validate', '--input-format', 'native', file],
     ['cases', 'validate', file],
-    ['cases', 'manifest', '--format', 'native', file],
+    ['cases', 'manifest', '--input-format', 'native', file],
   ]) {
     const r = revloop(args);
     assert.notEqual(r.code, 0);
     assert.ok(!RAW_CONTROL.test(r.err), `raw control bytes in: ${JSON.stringify(r.err)}`);
     assert.ok(!r.err.includes('\ufffd'), 'undecodable bytes are shown escaped, not as U+FFFD');
   }
-  const r = revloop(['cases', 'validate', '--format', 'native', file]);
+  const r = revloop(['cases', 'validate', '--input-format', 'native', file]);
   assert.match(r.err, /binary\.dat:1: invalid JSON \(.*\\x00/);
   assert.match(r.err, /… and 37 more of the kind "invalid JSON" \(lines 4–40\)/);
   assert.match(r.err, /binary\.dat:41: fam\\x07ily: unknown field/);

@@ -43,7 +43,10 @@ test('cases manifest --json prints the manifest loadCaseSet computes; readable b
   assert.equal(h.code, 0, h.stderr);
   assert.match(h.stdout, /^case set {8}.*\nformat {10}paper-exact\ncases {11}2\nby family {7}exact-length 2\n/);
   assert.match(h.stdout, /manifest sha256 [0-9a-f]{64}\n/);
-  const bad = revloop(['cases', 'manifest', file, '--format', 'tsv']);
+  const bad = revloop(['cases', 'manifest', file, '--input-format', 'tsv']);
   assert.equal(bad.code, 2);
-  assert.equal(bad.stderr, "revloop: unknown case format 'tsv'; formats: paper-exact, paper-structured, collie, native, ifeval\n");
+  assert.match(
+    bad.stderr,
+    /^error: option '--input-format <name>' argument 'tsv' is invalid\. Allowed choices are paper-exact, paper-structured, collie, native, ifeval\.\n/,
+  );
 });

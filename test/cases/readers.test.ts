@@ -202,7 +202,10 @@ test('format override and undetectable files', async () => {
   const asNative = await problemsOf(path, { format: 'native' });
   assert.match(asNative[0], new RegExp(`^${path}:1: family: is required`));
   const odd = writeLines(dir, 'odd.jsonl', [{ hello: 'world' }]);
-  await assert.rejects(loadCaseSet(odd), /odd.jsonl:1: cannot tell the case format from the first row \(fields: hello\); pass --format/);
+  await assert.rejects(
+    loadCaseSet(odd),
+    /odd.jsonl:1: cannot tell the case format from the first row \(fields: hello\); name the format with --input-format/,
+  );
   const empty = join(dir, 'empty.jsonl');
   writeFileSync(empty, '\n\n');
   assert.deepEqual(await problemsOf(empty), [`${empty}: the file has no rows`]);

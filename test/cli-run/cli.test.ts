@@ -32,7 +32,7 @@ const noStack = (s: string) => !/^\s+at .+\(.+:\d+:\d+\)$/m.test(s);
 
 test('run, resume, plan refusal, runs, audit (pass and tamper), export: exit codes and messages', async () => {
   const { dir, cases, db } = await setup();
-  const run = ['run', '--cases', cases, '--model', 'sim:steady', '--store', db, '--limit', '6', '--concurrency', '2', '--run-id', 'r1'];
+  const run = ['run', '--cases', cases, '--model', 'sim:steady', '--store', db, '--limit', '6', '--concurrency', '2', '--run', 'r1'];
   const first = cli(run);
   assert.equal(first.code, 0, first.err);
   assert.match(first.out, /^run 'r1' in .*runs\.db: new$/m);
@@ -52,7 +52,7 @@ test('run, resume, plan refusal, runs, audit (pass and tamper), export: exit cod
   );
   assert.ok(noStack(refused.err));
 
-  const runs = cli(['runs', '--store', db]);
+  const runs = cli(['runs', '--store', db, '--wide']);
   assert.equal(runs.code, 0);
   assert.match(runs.out, /│ r1 +│ complete │ sim:steady \[SIMULATED\]/);
 
@@ -61,7 +61,7 @@ test('run, resume, plan refusal, runs, audit (pass and tamper), export: exit cod
   assert.match(audit.out, /^PASS: /m);
 
   const out = join(dir, 'r1.jsonl');
-  const exp = cli(['export', '--store', db, '--run', 'r1', '--format', 'paper', '-o', out]);
+  const exp = cli(['export', '--store', db, '--run', 'r1', '--output-format', 'paper', '-o', out]);
   assert.equal(exp.code, 0, exp.err);
   assert.equal(readFileSync(out, 'utf8').trim().split('\n').length, 6);
 
@@ -94,19 +94,7 @@ for (const [signal, code, said] of [
 ] as const)
   test(`${signal === 'SIGINT' ? 'Ctrl-C' : 'SIGTERM (how service managers stop a process)'} stops cleanly: consistent store, resume message, exit ${code}, and the resumed run equals an uninterrupted one`, async () => {
     const { cases, db, dir } = await setup();
-    const args = [
-      'run',
-      '--cases',
-      cases,
-      '--model',
-      'sim:stubborn?latency_ms=40',
-      '--store',
-      db,
-      '--concurrency',
-      '2',
-      '--run-id',
-      'slow',
-    ];
+    const args = ['run', '--cases', cases, '--model', 'sim:stubborn?latency_ms=40', '--store', db, '--concurrency', '2', '--run', 'slow'];
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: userEnv() });
     let out = '';
     let err = '';
@@ -127,7 +115,11 @@ for (const [signal, code, said] of [
     assert.equal(await exited, code, out + err);
     assert.match(err, said);
     assert.match(out, /^interrupted: stopped by request; \d+ of 10 trajectories finished \[SIMULATED\]$/m);
-    assert.match(out, /the store is consistent; resume with the same command:\n {2}revloop run --cases .* --run-id slow/);
+    // A long command is continued on indented lines, each ending in ` \`: joined, it is one command.
+    assert.match(
+      out.replace(/ \\\n +/g, ' '),
+      /the store is consistent; resume with the same command:\n {2}revloop run --cases .* --run slow/,
+    );
     const mid = cli(['audit', '--store', db, '--run', 'slow']);
     assert.equal(mid.code, 0, mid.out);
     assert.match(mid.out, /trajectories not finished/);
@@ -135,7 +127,7 @@ for (const [signal, code, said] of [
     const resumed = cli(args);
     assert.equal(resumed.code, 0, resumed.err);
     assert.match(resumed.out, /resuming \(\d+ of 10 trajectories already complete\)/);
-    const ref = cli([...args.slice(0, 6), join(dir, 'ref.db'), '--concurrency', '2', '--run-id', 'slow']);
+    const ref = cli([...args.slice(0, 6), join(dir, 'ref.db'), '--concurrency', '2', '--run', 'slow']);
     assert.equal(ref.code, 0, ref.err);
     const a = await openStore(db, { readonly: true });
     const b = await openStore(join(dir, 'ref.db'), { readonly: true });
@@ -145,7 +137,7 @@ for (const [signal, code, said] of [
 
 test('demo: bundled cases, simulated controllers, a SIMULATED table and the next commands', { skip: punkt.skip }, async () => {
   const dir = tempDir('revloop-demo-');
-  const r = cli(['demo', '--out', dir]);
+  const r = cli(['demo', '--out-dir', dir], { COLUMNS: '120' });
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /30 cases of revloop's own texts \(all six families\)/);
   assert.match(r.out, /controller \(SIMULATED\).*exact-length.*c05.*c07.*c09.*c10.*c12/);
@@ -172,7 +164,7 @@ test('demo: bundled cases, simulated controllers, a SIMULATED table and the next
 
 test('demo without Punkt data runs the exact-length part and says how to get the rest', () => {
   const dir = tempDir('revloop-demo-');
-  const r = cli(['demo', '--out', dir], { REVLOOP_PUNKT: join(dir, 'no-such-punkt') });
+  const r = cli(['demo', '--out-dir', dir], { REVLOOP_PUNKT: join(dir, 'no-such-punkt'), COLUMNS: '120' });
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /10 cases of revloop's own texts \(exact-length only\)/);
   assert.match(r.out, /note: the structured families \(c05, c07, c09, c10, c12\) were skipped: Punkt parameters not found/);

@@ -57,7 +57,7 @@ test('run over HTTP against serve-sim, Ctrl-C, resume with the printed command, 
       `openai-compatible:${server.url}#sim:stubborn`,
       '--store',
       db,
-      '--run-id',
+      '--run',
       'http',
       '--concurrency',
       '2',
@@ -80,7 +80,8 @@ test('run over HTTP against serve-sim, Ctrl-C, resume with the printed command, 
     });
     assert.equal(first.code, 130, first.out + first.err);
     assert.match(first.out, /^interrupted: stopped by request; \d+ of 6 trajectories finished \[SIMULATED\]$/m);
-    const line = /resume with the same command:\n {2}revloop (run .*)$/m.exec(first.out)?.[1];
+    // A long command is continued on indented lines ending in ` \`: joined, it is the one command.
+    const line = /resume with the same command:\n {2}revloop (run .*)$/m.exec(first.out.replace(/ \\\n +/g, ' '))?.[1];
     assert.ok(line, first.out);
 
     // The printed command, word for word (its only quoted word is the spec, with '#' in it).
@@ -99,7 +100,7 @@ test('run over HTTP against serve-sim, Ctrl-C, resume with the printed command, 
     assert.equal(readFileSync(exported, 'utf8').trim().split('\n').length, 6);
 
     // The same profile in process, uninterrupted: the same drafts and verifier states.
-    const ref = await revloop(['run', '--cases', cases, '--model', 'sim:stubborn', '--store', db, '--run-id', 'local', '--limit', '6']);
+    const ref = await revloop(['run', '--cases', cases, '--model', 'sim:stubborn', '--store', db, '--run', 'local', '--limit', '6']);
     assert.equal(ref.code, 0, ref.err);
     assert.deepEqual(await roundsRead(db, 'http'), await roundsRead(db, 'local'));
   } finally {

@@ -9,7 +9,7 @@ import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { resumeCommand } from '../../src/cli/commands/run.ts';
 import { shellQuote } from '../../src/cli/invocation.ts';
 import { tempDir } from '../tmp.ts';
-import { userEnv } from '../cli/cli.ts';
+import { REVLOOP_ON_PATH, userEnv } from '../cli/cli.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
 
@@ -42,7 +42,7 @@ test('resumeCommand keeps the plan options and leaves defaults out', () => {
       plugin: ['./fam.ts'],
     },
     'r1',
-    {},
+    { PATH: REVLOOP_ON_PATH },
   );
   assert.deepEqual(shellWords(line), [
     'revloop',
@@ -53,7 +53,7 @@ test('resumeCommand keeps the plan options and leaves defaults out', () => {
     'sim:steady?gain=0.7&seed=3',
     '--store',
     'runs.db',
-    '--run-id',
+    '--run',
     'r1',
     '--limit',
     '5',
@@ -68,10 +68,12 @@ test('resumeCommand keeps the plan options and leaves defaults out', () => {
   ]);
 });
 
-test('printed commands start the way revloop was started: npx revloop from a checkout run through npx', () => {
+test('printed commands start the way revloop can be started: npx revloop under npx, revloop when on PATH, else as launched', () => {
   const o = { cases: 'c.jsonl', model: 'sim:steady', store: 'runs.db' };
   assert.match(resumeCommand(o, 'r', { npm_command: 'exec' }), /^npx revloop run --cases c\.jsonl /);
-  assert.match(resumeCommand(o, 'r', {}), /^revloop run /);
+  assert.match(resumeCommand(o, 'r', { PATH: REVLOOP_ON_PATH }), /^revloop run /);
+  // No revloop on PATH: as this process was started (a script path relative to the current folder).
+  assert.match(resumeCommand(o, 'r', { PATH: '/nonexistent' }), /^node \S*resume-command\.test\.ts run /);
   assert.match(resumeCommand(o, 'r', { REVLOOP_INVOKED_AS: './node_modules/.bin/revloop' }), /^\.\/node_modules\/\.bin\/revloop run /);
 });
 
@@ -102,7 +104,8 @@ test('a run stopped with --limit, --budget and --history prints a resume command
   ];
   const first = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: userEnv(), timeout: 60_000 });
   assert.equal(first.status, 3, first.stdout + first.stderr);
-  const line = /resume with the same command:\n {2}(revloop run .*)$/m.exec(first.stdout)?.[1];
+  // Pasted as printed (continued lines included), bash reads back the one command.
+  const line = /resume with the same command:\n {2}(revloop run (?:.* \\\n)*.*)$/m.exec(first.stdout)?.[1];
   assert.ok(line, first.stdout);
   const words = shellWords(line);
   assert.deepEqual(words.slice(0, 2), ['revloop', 'run']);
@@ -116,7 +119,7 @@ test('a refused plan is not announced as a resume', async () => {
   const dir = tempDir('revloop-resume-');
   const cases = join(dir, 'own.jsonl');
   await writeCaseSet(cases, exactLengthDemoCases());
-  const base = ['run', '--cases', cases, '--model', 'sim:instant', '--store', join(dir, 'runs.db'), '--limit', '2', '--run-id', 'r'];
+  const base = ['run', '--cases', cases, '--model', 'sim:instant', '--store', join(dir, 'runs.db'), '--limit', '2', '--run', 'r'];
   assert.equal(spawnSync(process.execPath, [BIN, ...base], { encoding: 'utf8', env: userEnv() }).status, 0);
   const refused = spawnSync(process.execPath, [BIN, ...base, '--budget', '3'], { encoding: 'utf8', env: userEnv() });
   assert.equal(refused.status, 2);

@@ -1,20 +1,42 @@
 // Running the revloop command as a user does, for CLI tests: a real process through bin/revloop.mjs,
 // its exit code, stdout and stderr; or a shell pipeline around it.
 import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
+import { tempDir } from '../tmp.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin', 'revloop.mjs');
 
 /**
- * The environment a CLI child runs in: this process's, as a user's shell has it, plus `extra`. The
- * CLI's hints name the command as it was launched, and npx sets npm_command=exec (`npx revloop …`):
- * without this, a suite started with `npx tsx --test` would see other hints than one started by
- * `npm test`.
+ * A folder holding a `revloop` that runs this checkout, as `npm link` gives a user: CLI children
+ * get it on $PATH, so the commands they print start with `revloop` (cli/invocation.ts). Made when
+ * a test file loads this module, so it lasts until the file's last test.
+ */
+export const REVLOOP_ON_PATH = (() => {
+  const dir = tempDir('revloop-path-');
+  writeFileSync(join(dir, 'revloop'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
+  chmodSync(join(dir, 'revloop'), 0o755);
+  return dir;
+})();
+
+/**
+ * The environment a CLI child runs in: this process's, as a user's shell has it (with revloop on
+ * $PATH, in a 1000-column terminal), plus `extra`. The CLI's hints name the command as it was launched, and npx sets
+ * npm_command=exec (`npx revloop …`): without this, a suite started with `npx tsx --test` would see
+ * other hints than one started by `npm test`.
  */
 export function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { ...process.env, npm_command: undefined, ...extra };
+  return {
+    ...process.env,
+    npm_command: undefined,
+    PATH: `${REVLOOP_ON_PATH}${delimiter}${process.env.PATH ?? ''}`,
+    // A wide terminal: lines naming the tests' long temporary paths stay whole for the assertions
+    // that match them. What fits 80 and 120 columns (and 80 by default) is test/cli/width.test.ts's.
+    COLUMNS: '1000',
+    ...extra,
+  };
 }
 
 export interface CliResult {

@@ -1,6 +1,6 @@
 // Issue 14, first-hour friction: every command revloop prints for the user to paste ("next:" lines,
 // resume commands, hints in messages) starts the way revloop was started — `npx revloop …` under npx
-// (a checkout, where `revloop` is not on PATH).
+// (a checkout, where `revloop` is not on PATH), `npm exec --prefix DIR revloop --` from elsewhere.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ test('under npx: next lines, resume commands and hints in errors say `npx revloo
   );
   const outputs = [
     revloop(['run', '--cases', cases, '--model', 'sim:instant', '--store', db, '--limit', '2'], { env: NPX }),
-    revloop(['demo', '--out', join(dir, 'demo')], { env: NPX }),
+    revloop(['demo', '--out-dir', join(dir, 'demo')], { env: NPX }),
     revloop(['import-trajectories', imp, '--store', db], { env: NPX }),
     revloop(['audit', '--store', db, '--run', 'no-such-run'], { env: NPX }),
     revloop(['analyze', '--store', join(dir, 'empty.db')], { env: NPX }),
@@ -39,4 +39,17 @@ test('under npx: next lines, resume commands and hints in errors say `npx revloo
   const printed = outputs.flatMap((r) => prefixes(r.out + '\n' + r.err));
   assert.ok(printed.length >= 10, `printed commands: ${printed.join(' | ')}`);
   for (const p of printed) assert.match(p, /(^|[\s`])npx revloop /, `not pasteable under npx: ${p}`);
+});
+
+test('under `npm exec --prefix DIR` from another folder: printed commands say so (`npx revloop` there would ask the registry)', async () => {
+  const { invokedAs, commandLine } = await import('../../src/cli/invocation.ts');
+  const checkout = '/home/me/revloop';
+  const env = { npm_command: 'exec', npm_config_local_prefix: checkout, PATH: '' };
+  assert.equal(invokedAs({ ...env, INIT_CWD: checkout }), 'npx revloop');
+  assert.equal(invokedAs({ ...env, INIT_CWD: `${checkout}/sub` }), 'npx revloop');
+  assert.equal(invokedAs({ ...env, INIT_CWD: '/tmp/elsewhere' }), `npm exec --prefix ${checkout} revloop --`);
+  assert.equal(
+    commandLine(['runs', '--store', 'my runs.db'], { ...env, INIT_CWD: '/tmp' }),
+    `npm exec --prefix ${checkout} revloop -- runs --store 'my runs.db'`,
+  );
 });

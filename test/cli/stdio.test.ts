@@ -35,7 +35,8 @@ test('cases validate - and cases manifest - read stdin; errors name standard inp
   const text = readFileSync(casesFile, 'utf8');
   const v = revloop(['cases', 'validate', '-'], { ...opts, input: text });
   assert.equal(v.code, 0, v.err);
-  assert.match(v.out, /^ok {3}-: 10 cases/);
+  // Issue 40: named as standard input, as the docs say, not as `-:`.
+  assert.match(v.out, /^ok {3}standard input: 10 cases/);
   const m = revloop(['cases', 'manifest', '-', '--json'], { ...opts, input: text });
   assert.equal(m.code, 0, m.err);
   assert.equal(JSON.parse(m.out).case_count, 10);
@@ -96,7 +97,7 @@ test('-o /dev/stdout is standard output, like -o -: the same bytes into a pipe o
   await writeCaseSet(casesFile, exactLengthDemoCases());
   const store = join(dir, 'devstdout.db');
   assert.equal(
-    revloop(['run', '--cases', casesFile, '--model', 'sim:instant', '--store', store, '--run-id', 'r', '--limit', '2'], opts).code,
+    revloop(['run', '--cases', casesFile, '--model', 'sim:instant', '--store', store, '--run', 'r', '--limit', '2'], opts).code,
     0,
   );
   const texts = join(dir, 'texts-devstdout.jsonl');

@@ -45,9 +45,10 @@ test('every command with --store documents one rule (a SQLite file or postgres:/
   for (const { path, option } of withStore.filter((c) => c.path !== 'demo')) {
     assert.equal(option!.flags, '--store <location>', path);
     assert.match(option!.description, /postgres:\/\/user@host:port\/db/, path);
-    assert.match(option!.description, /\$REVLOOP_STORE/, path);
-    // A commander default would win over $REVLOOP_STORE (storeFlag applies it, then runs.db).
-    assert.equal(option!.defaultValue, undefined, path);
+    // One option built in one place (cli/options.ts): $REVLOOP_STORE through commander (which puts
+    // it before the default), runs.db where a command may do without naming a store.
+    assert.equal(option!.envVar, 'REVLOOP_STORE', path);
+    assert.equal(option!.defaultValue, ['analyze', 'report', 'worker'].includes(path) ? undefined : 'runs.db', path);
   }
 });
 
@@ -94,20 +95,9 @@ for (const b of BACKENDS) {
           printed.push(r.out, r.err);
           return r;
         };
-        ok(['run', '--cases', cases, '--model', 'sim:stubborn', '--run-id', 'src']);
+        ok(['run', '--cases', cases, '--model', 'sim:stubborn', '--run', 'src']);
         ok(['experiment', 'states', '--from-run', 'src', '--for', 'crossover', '-o', join(cwd, 'states.jsonl')]);
-        const cross = ok([
-          'experiment',
-          'crossover',
-          '--planner-run',
-          'src',
-          '--model',
-          'sim:steady',
-          '--run-id',
-          'cross',
-          '--budget',
-          '2',
-        ]);
+        const cross = ok(['experiment', 'crossover', '--planner-run', 'src', '--model', 'sim:steady', '--run', 'cross', '--budget', '2']);
         assert.match(cross.out, /^experiment crossover 'cross' in .+: new$/m);
         ok([
           'compare-policies',
@@ -121,13 +111,13 @@ for (const b of BACKENDS) {
           '2',
           '--limit',
           '2',
-          '--run-id-prefix',
+          '--run-prefix',
           'cmp',
         ]);
         ok(['probe', '--model', 'sim:steady', '--build', '1', '--run', 'p', '--no-progress']);
         ok(['agent', '--model', 'sim:steady', '--harness', 'drop', '--tasks', '1', '--max-steps', '1', '--run', 'a', '--no-progress']);
         for (const run of ['src', 'cross']) assert.match(ok(['audit', '--run', run]).out, /^PASS: /m);
-        ok(['export', '--run', 'src', '--format', 'paper', '-o', join(cwd, 'src.jsonl')]);
+        ok(['export', '--run', 'src', '--output-format', 'paper', '-o', join(cwd, 'src.jsonl')]);
         assert.equal(readFileSync(join(cwd, 'src.jsonl'), 'utf8').trim().split('\n').length, 6);
         assert.match(ok(['analyze', '--run', 'src', '--run', 'cross', '--bootstrap', '0']).out, /Final joint success/);
         ok(['report', '--run', 'src', '-o', join(cwd, 'report.html'), '--bootstrap', '0']);
@@ -146,7 +136,7 @@ for (const b of BACKENDS) {
         const copied = JSON.parse(ok(['runs', '--json', '--store', copy]).out) as Array<{ runId: string }>;
         assert.deepEqual(copied.map((r) => r.runId).sort(), expected);
         for (const run of expected) assert.match(ok(['audit', '--store', copy, '--run', run]).out, /^PASS: /m, run);
-        ok(['export', '--store', copy, '--run', 'src', '--format', 'paper', '-o', join(cwd, 'copied.jsonl')]);
+        ok(['export', '--store', copy, '--run', 'src', '--output-format', 'paper', '-o', join(cwd, 'copied.jsonl')]);
         assert.equal(readFileSync(join(cwd, 'copied.jsonl'), 'utf8'), readFileSync(join(cwd, 'src.jsonl'), 'utf8'));
         // Nothing fell back to the default store in the working folder.
         assert.equal(existsSync(join(cwd, 'runs.db')), false);
@@ -167,14 +157,14 @@ for (const b of BACKENDS) {
       try {
         const location = b.name === 'postgres' ? Object.assign(new URL(s.location), { password: 'hunter2' }).toString() : s.location;
         const elsewhere = join(cwd, 'yours.db');
-        const r = revloop(['demo', '--store', location, '--out', join(cwd, 'out')], { env: { REVLOOP_STORE: elsewhere }, cwd });
+        const r = revloop(['demo', '--store', location, '--out-dir', join(cwd, 'out')], { env: { REVLOOP_STORE: elsewhere }, cwd });
         assert.equal(r.code, 0, r.err);
         assert.match(r.out, new RegExp(`^store: ${redactLocation(location).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
         assert.doesNotMatch(r.out + r.err, /hunter2/);
         const listed = JSON.parse(revloop(['runs', '--json', '--store', location], { cwd }).out) as Array<{ runId: string }>;
         assert.ok(listed.some((run) => run.runId === 'demo-steady'));
         // Without --store: its own folder's demo.db, and the store $REVLOOP_STORE names is left alone.
-        const own = revloop(['demo', '--out', join(cwd, 'own')], { env: { REVLOOP_STORE: elsewhere }, cwd });
+        const own = revloop(['demo', '--out-dir', join(cwd, 'own')], { env: { REVLOOP_STORE: elsewhere }, cwd });
         assert.equal(own.code, 0, own.err);
         assert.ok(existsSync(join(cwd, 'own', 'demo.db')));
         assert.equal(existsSync(elsewhere), false);

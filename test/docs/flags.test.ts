@@ -45,6 +45,11 @@ function accepts(cmd: Command): Set<string> {
   return out;
 }
 
+/** The old spellings a command still accepts for one release (hidden options). */
+function hiddenAliases(cmd: Command): Set<string> {
+  return new Set(cmd.options.filter((o) => o.hidden && o.long).map((o) => o.long!));
+}
+
 /** Every `revloop …` command line of a page: code-block lines (with their continuation lines) and inline code. */
 function commandLines(text: string): string[] {
   const lines: string[] = [];
@@ -123,7 +128,12 @@ test("every revloop command line in the docs names a real command and only that 
       const ok = accepts(cmd);
       // Flags inside quotes are values (an --extra-body JSON, a model's own flags), not revloop's.
       const bare = line.replace(/'[^']*'|"[^"]*"/g, '');
-      for (const [, flag] of bare.matchAll(FLAG)) if (!ok.has(flag)) problems.push(`${page}: revloop ${cmd.name()} has no ${flag}: \`${line}\``);
+      const old = hiddenAliases(cmd);
+      for (const [, flag] of bare.matchAll(FLAG)) {
+        if (!ok.has(flag)) problems.push(`${page}: revloop ${cmd.name()} has no ${flag}: \`${line}\``);
+        // Old spellings work for one release but are not taught (docs/running.md, "One vocabulary").
+        else if (old.has(flag)) problems.push(`${page}: revloop ${cmd.name()} ${flag} is an old spelling: \`${line}\``);
+      }
     }
   }
   assert.ok(checked > 50, `only ${checked} command lines found`);
@@ -144,9 +154,46 @@ test('every flag in an options table under a `revloop X` heading is accepted by 
       for (const [, flag] of (line.split('|')[1] ?? '').matchAll(FLAG)) {
         checked++;
         if (!accepts(cmd).has(flag)) problems.push(`${page}: revloop ${cmd.name()} has no ${flag} (table row ${line.slice(0, 60)}…)`);
+        else if (hiddenAliases(cmd).has(flag)) problems.push(`${page}: revloop ${cmd.name()} ${flag} is an old spelling (table row ${line.slice(0, 60)}…)`);
       }
     }
   }
   assert.ok(checked > 10, `only ${checked} table flags found`);
+  assert.deepEqual(problems, []);
+});
+
+test('docs/running.md’s flag table (“One vocabulary”): each flag is taken by exactly the commands it lists', () => {
+  const section = read('docs/running.md').split('\n## One vocabulary\n')[1];
+  const rows = section.split('\n').filter((l) => l.startsWith('| `-'));
+  assert.ok(rows.length >= 10, 'the table was found');
+  const problems: string[] = [];
+  const commands = allCommands(program);
+  for (const row of rows) {
+    const [flagCell, , listCell] = row
+      .replace(/^\| | \|$/g, '')
+      .split(' | ');
+    const flag = [...flagCell.matchAll(/--[a-z][a-z-]*/g)].map((m) => m[0])[0];
+    // Values in parentheses (`jsonl`, `paper`) are not commands; `experiment …` is every experiment.
+    const listed = [...listCell.replace(/\([^)]*\)/g, '').matchAll(/`([a-z][a-z -]*?)( …)?`/g)].map((m) => ({ name: m[1], group: !!m[2] }));
+    if (/^every command/.test(listCell) && !listed.length) continue;
+    const takes = (path: string) => commands.find((c) => c.path === path)?.cmd.options.some((o) => o.long === flag && !o.hidden) ?? false;
+    const covered = new Set<string>();
+    let parent = '';
+    for (const { name, group } of listed) {
+      // A bare subcommand after `experiment history` is another experiment (`crossover`, `persist`).
+      const path = commands.some((c) => c.path === name) ? name : `${parent} ${name}`.trim();
+      if (!commands.some((c) => c.path === path)) {
+        problems.push(`${flag}: lists \`${name}\`, which is no command`);
+        continue;
+      }
+      parent = path.includes(' ') ? path.split(' ')[0] : parent;
+      const members = group ? commands.filter((c) => c.path === path || c.path.startsWith(`${path} `)).map((c) => c.path) : [path];
+      const taking = members.filter(takes);
+      if (!taking.length) problems.push(`${flag}: lists \`${name}\`, which does not take it`);
+      for (const m of members) covered.add(m);
+    }
+    if (/^every command/.test(listCell)) continue;
+    for (const { path } of commands) if (takes(path) && !covered.has(path)) problems.push(`${flag}: \`revloop ${path}\` takes it, the table does not say so`);
+  }
   assert.deepEqual(problems, []);
 });

@@ -36,7 +36,7 @@ test('history: kill -9 mid-experiment, resume, audit, equal to an uninterrupted 
   const db = join(dir, 'runs.db');
   const ref = join(dir, 'ref.db');
   for (const store of [db, ref]) {
-    const src = cli(['run', '--cases', cases, '--model', 'sim:stubborn', '--store', store, '--run-id', 'src']);
+    const src = cli(['run', '--cases', cases, '--model', 'sim:stubborn', '--store', store, '--run', 'src']);
     assert.equal(src.code, 0, src.err);
   }
   const states = join(dir, 'states.jsonl');
@@ -55,7 +55,7 @@ test('history: kill -9 mid-experiment, resume, audit, equal to an uninterrupted 
     'src',
     '--model',
     'sim:stubborn?latency_ms=25',
-    '--run-id',
+    '--run',
     'h',
     '--states',
     states,
@@ -79,7 +79,7 @@ test('history: kill -9 mid-experiment, resume, audit, equal to an uninterrupted 
   const mid = cli(['audit', '--store', db, '--run', 'h']);
   assert.equal(mid.code, 0, mid.out);
   assert.match(mid.out, /trajectories not finished/);
-  const runsMid = cli(['runs', '--store', db]);
+  const runsMid = cli(['runs', '--store', db, '--wide']);
   assert.match(runsMid.out, /│ h +│ interrupted +│ sim:stubborn.*│ history +│ src +│/);
 
   const resumed = cli(args(db));
@@ -131,10 +131,10 @@ test('history: kill -9 mid-experiment, resume, audit, equal to an uninterrupted 
   assert.match(changed.err, /run 'h' exists with a different plan; a run's plan never changes\./);
   assert.match(changed.err, /experiment\.settings\.arms/);
 
-  const runs = cli(['runs', '--store', db]);
+  const runs = cli(['runs', '--store', db, '--wide']);
   assert.match(runs.out, /^experiments runs \(1\):$/m);
   const out = join(dir, 'h.jsonl');
-  const exp = cli(['export', '--store', db, '--run', 'h', '--format', 'paper', '-o', out]);
+  const exp = cli(['export', '--store', db, '--run', 'h', '--output-format', 'paper', '-o', out]);
   assert.equal(exp.code, 0, exp.err);
   const rows = readFileSync(out, 'utf8')
     .trim()
@@ -160,29 +160,16 @@ test('capability refusals: the ban arm and --context-window on a backend that ca
   const cases = join(dir, 'own.jsonl');
   await writeCaseSet(cases, exactLengthDemoCases().slice(0, 4));
   const db = join(dir, 'runs.db');
-  assert.equal(cli(['run', '--cases', cases, '--model', 'sim:stubborn', '--store', db, '--run-id', 'src']).code, 0);
+  assert.equal(cli(['run', '--cases', cases, '--model', 'sim:stubborn', '--store', db, '--run', 'src']).code, 0);
   const http = 'openai-compatible:http://127.0.0.1:9/v1#some-model';
-  const ban = cli(['experiment', 'history', '--store', db, '--from-run', 'src', '--model', http, '--run-id', 'b', '--arms', 'full,ban']);
+  const ban = cli(['experiment', 'history', '--store', db, '--from-run', 'src', '--model', http, '--run', 'b', '--arms', 'full,ban']);
   assert.equal(ban.code, 2);
   assert.match(
     ban.err,
     /^revloop: some-model cannot ban token sequences during decoding, which the 'ban' arm \(earlier failed drafts banned at decoding\) needs\./m,
   );
   assert.ok(noStack(ban.err));
-  const ctx = cli([
-    'experiment',
-    'persist',
-    '--store',
-    db,
-    '--from-run',
-    'src',
-    '--model',
-    http,
-    '--run-id',
-    'p',
-    '--context-window',
-    '4096',
-  ]);
+  const ctx = cli(['experiment', 'persist', '--store', db, '--from-run', 'src', '--model', http, '--run', 'p', '--context-window', '4096']);
   assert.equal(ctx.code, 2);
   assert.match(
     ctx.err,
@@ -203,14 +190,14 @@ test('capability refusals: the ban arm and --context-window on a backend that ca
     'src',
     '--model',
     'sim:steady',
-    '--run-id',
+    '--run',
     'u',
     '--arms',
     'full,tail',
   ]);
   assert.equal(unknownArm.code, 2);
   assert.match(unknownArm.err, /--arms: unknown arm 'tail'; use full, reset, last:K/);
-  const notARun = cli(['experiment', 'history', '--store', db, '--from-run', 'nope', '--model', 'sim:steady', '--run-id', 'u']);
+  const notARun = cli(['experiment', 'history', '--store', db, '--from-run', 'nope', '--model', 'sim:steady', '--run', 'u']);
   assert.equal(notARun.code, 2);
   assert.match(notARun.err, /--from-run: no run 'nope' in .*; runs: src/);
 });

@@ -151,7 +151,7 @@ test('revloop report --run selects runs (positional ids work too)', { skip: punk
 test('revloop report: user errors say what and where, exit non-zero, write nothing', { skip: punkt.skip }, () => {
   const cases: Array<[string[], RegExp]> = [
     [['report', '-o', 'x.html'], /--store <location> is required/],
-    [['report', '--store', DB], /-o\/--out <file> is required/],
+    [['report', '--store', DB], /required option '-o, --output <file>' not specified/],
     [['report', '--store', join(DIR, 'missing.db'), '-o', 'x.html'], /missing\.db: no such store/],
     [['report', '--store', DB, '--run', 'nope', '-o', 'x.html'], /no run 'nope' in this store; runs: sim-steady, sim-stubborn, imported/],
     [['report', '--store', DB, '-o', join(DIR, 'no/such/dir/x.html')], /folder .*no\/such\/dir does not exist/],

@@ -28,7 +28,7 @@ describe('report layout in Chromium', { skip }, () => {
 
   before(async () => {
     // Six families: the demo (three simulated controllers, labels ending in "[simulated]").
-    assert.equal(revloop(['demo', '--out', join(dir, 'demo')]).code, 0);
+    assert.equal(revloop(['demo', '--out-dir', join(dir, 'demo')]).code, 0);
     six = pathToFileURL(join(dir, 'demo', 'demo-report.html')).href;
     // One family: the same three controllers on exact-length cases only.
     const cases = join(dir, 'exact.jsonl');

@@ -59,7 +59,7 @@ test('one store with revision, probe and agent runs: three tables, SIMULATED mar
   const cases = join(dir, 'own.jsonl');
   await writeCaseSet(cases, exactLengthDemoCases().slice(0, 3));
   for (const args of [
-    ['run', '--cases', cases, '--model', 'sim:steady', '--store', db, '--run-id', 'rev'],
+    ['run', '--cases', cases, '--model', 'sim:steady', '--store', db, '--run', 'rev'],
     ['probe', '--model', 'sim:steady', '--build', '2', '--store', db, '--run', 'pr', '--no-progress'],
     [
       'agent',
@@ -80,7 +80,7 @@ test('one store with revision, probe and agent runs: three tables, SIMULATED mar
     assert.equal(r.code, 0, `${args.join(' ')}\n${r.err}`);
   }
 
-  const r = revloop('runs', '--store', db);
+  const r = revloop('runs', '--store', db, '--wide');
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /^revision runs \(1\):$/m);
   assert.match(r.out, /^probe runs \(1\):$/m);

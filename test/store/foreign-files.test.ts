@@ -58,7 +58,7 @@ const writers = (db: string): Array<[string, string[]]> => [
   ['run', ['run', '--cases', casesFile, '--model', 'sim:instant', '--store', db, '--limit', '2']],
   ['probe', ['probe', '--build', '2', '--model', 'sim:steady', '--store', db, '--no-progress']],
   ['agent', ['agent', '--model', 'sim:steady', '--harness', 'verbatim', '--tasks', '1', '--store', db, '--no-progress']],
-  ['import-trajectories', ['import-trajectories', importFile, '--store', db, '--run-id', 'imp']],
+  ['import-trajectories', ['import-trajectories', importFile, '--store', db, '--run', 'imp']],
 ];
 
 const hashOf = (path: string) => sha256Hex(readFileSync(path));
@@ -72,7 +72,7 @@ test('setup: a case file readable by everyone', async () => {
 
 test('a read-only store file: exit 2 naming the file and saying read-only; the file is untouched', () => {
   const db = join(dir, 'ro.db');
-  assert.equal(cli(['import-trajectories', importFile, '--store', db, '--run-id', 'seed']).code, 0);
+  assert.equal(cli(['import-trajectories', importFile, '--store', db, '--run', 'seed']).code, 0);
   chmodSync(db, 0o444);
   const before = hashOf(db);
   for (const [name, args] of writers(db)) {
@@ -127,7 +127,7 @@ test('an empty file and a new path become stores (with the marker and schema ver
   writeFileSync(empty, '');
   const fresh = join(dir, 'new', 'runs.db');
   for (const db of [empty, fresh]) {
-    const r = cli(['import-trajectories', importFile, '--store', db, '--run-id', 'imp']);
+    const r = cli(['import-trajectories', importFile, '--store', db, '--run', 'imp']);
     assert.equal(r.code, 0, r.err);
     const s = new Database(db, { readonly: true });
     const meta = Object.fromEntries(

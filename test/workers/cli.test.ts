@@ -94,13 +94,16 @@ test('PostgreSQL: plan, a worker runs it and exits 0, runs lists the worker; pas
     url.password = 'hunter2';
     const store = url.toString();
     const planned = await plan(cases, store, 'p', '--model', 'sim:steady?latency_ms=200');
-    assert.match(planned.stdout, /^next: (npx )?revloop worker --store '?postgres:\/\/[^ ]*:\*\*\*@/m);
+    assert.match(
+      planned.stdout.replace(/ \\\n +/g, ' '),
+      /^next \(workers on any number of machines; docs\/workers\.md\):\n {2}(npx )?revloop worker --store '?postgres:\/\/[^ ]*:\*\*\*@/m,
+    );
     const worker = startWorker(['--store', store, '--run', 'p', '--concurrency', '2']);
     // While it works: the listing shows the run running and the worker with its leases.
     let listing = '';
     for (let i = 0; i < 200 && !/leases held/.test(listing); i++) {
       await new Promise((r) => setTimeout(r, 100));
-      const r = await cli(['runs', '--store', store]);
+      const r = await cli(['runs', '--store', store, '--wide']);
       if (/│ p +│ running/.test(r.stdout) && /alive/.test(r.stdout)) listing = r.stdout;
     }
     assert.match(listing, /workers \(1\):/);

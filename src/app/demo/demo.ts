@@ -55,6 +55,8 @@ export interface DemoRunResult {
 
 export interface DemoResult {
   casesFile: string;
+  /** The demo's folder (case file, default store, report). */
+  outDir: string;
   store: string;
   /** The self-contained HTML report of the demo runs. */
   report: string;
@@ -96,21 +98,21 @@ function punktProblem(): string | null {
 
 export async function runDemo(o: DemoOptions = {}, hooks: DemoHooks = {}): Promise<DemoResult> {
   const out = o.out ?? mkdtempSync(join(tmpdir(), 'revloop-demo-'));
-  mkdirSync(out, { recursive: true });
-  const punkt = punktProblem();
-  const cases = [...exactLengthDemoCases(), ...(punkt ? [] : structuredDemoCases())];
-  const casesFile = join(out, punkt ? 'demo-cases-exact.jsonl' : 'demo-cases.jsonl');
-  await writeCaseSet(casesFile, cases);
-  const loaded = await loadCaseSet(casesFile, { format: 'native' });
   const storePath = o.store ?? join(out, 'demo.db');
-  const profiles = o.profiles ?? DEMO_PROFILES;
-
-  hooks.onCases?.({ casesFile, cases: loaded.cases.length, store: storePath, skippedStructured: punkt });
-
+  // A store named with --store is opened (a foreign or read-only one refused) before anything is
+  // written; the default one is created in the demo's folder.
+  if (o.store === undefined) mkdirSync(out, { recursive: true });
   const store = await openStore(storePath);
+  const punkt = punktProblem();
+  const casesFile = join(out, punkt ? 'demo-cases-exact.jsonl' : 'demo-cases.jsonl');
+  const profiles = o.profiles ?? DEMO_PROFILES;
   const runIds: string[] = [];
   const results: DemoRunResult[] = [];
   try {
+    mkdirSync(out, { recursive: true });
+    await writeCaseSet(casesFile, [...exactLengthDemoCases(), ...(punkt ? [] : structuredDemoCases())]);
+    const loaded = await loadCaseSet(casesFile, { format: 'native' });
+    hooks.onCases?.({ casesFile, cases: loaded.cases.length, store: storePath, skippedStructured: punkt });
     for (const profile of profiles) {
       const model = await createModel(`sim:${profile}`);
       const runId = `demo-${profile}${punkt ? '-exact' : ''}`;
@@ -158,7 +160,7 @@ export async function runDemo(o: DemoOptions = {}, hooks: DemoHooks = {}): Promi
     title: 'revloop demo (SIMULATED controllers)',
   });
   writeReportFile(reportPath, report.html);
-  return { casesFile, store: storePath, report: reportPath, runIds, structured: !punkt, runs: results, intervention };
+  return { casesFile, outDir: out, store: storePath, report: reportPath, runIds, structured: !punkt, runs: results, intervention };
 }
 
 function concurrencyOf(o: DemoOptions): number {

@@ -1,8 +1,10 @@
 // `revloop agent`: ToolShed agent rollouts under harness variants (verbatim, +instr, drop,
 // abstract, decoder ban). Parses flags into app/agent.ts's typed options; see docs/agent.md.
 import type { Command } from 'commander';
+import { fitText, outputWidth } from '../terminal.ts';
 import { simulatedPrefix } from '../../core/simulated.ts';
-import { addModelOptions, modelOptionsFromFlags, STORE_HELP, storeFlag, wholeNumber, type ModelFlags } from '../flags.ts';
+import { addModelOptions, modelOptionsFromFlags, wholeNumber, type ModelFlags } from '../flags.ts';
+import { jsonOption, modelOption, noProgressOption, runOption, storeOption } from '../options.ts';
 import { redactLocation } from '../../store/store.ts';
 import { lineProgress } from '../progress.ts';
 import { interruptedExitCode, interruptible } from '../signals.ts';
@@ -13,7 +15,7 @@ interface AgentFlags extends ModelFlags {
   tasks?: string;
   maxSteps?: string;
   maxNewTokens?: string;
-  store?: string;
+  store: string;
   run?: string;
   json?: boolean;
   progress?: boolean;
@@ -32,15 +34,15 @@ export function register(program: Command): void {
         '32 new tokens, greedy. `revloop analyze --store DB` shows the tables.\n' +
         'See docs/agent.md.',
     )
-    .option('--model <spec>', 'gguf:<path>, vllm:<url>#<model>, openai-compatible:<url>#<model>, sim:<profile>')
+    .addOption(modelOption({ what: 'the agent model (the +ban harnesses need one that can ban: gguf:, vllm:, sim:)' }))
     .option('--harness <names>', 'verbatim | verbatim+instr | drop | abstract | verbatim+ban | abstract+ban (comma-separated for several)')
     .option('--tasks <N>', 'number of agent tasks', '24')
     .option('--max-steps <n>', 'steps per rollout', '6')
     .option('--max-new-tokens <n>', 'tokens per model turn', '32')
-    .option('--store <location>', STORE_HELP)
-    .option('--run <id>', 'run id (default: agent-toolshed-<label>-<harness>-t<temp>-s<seed>)')
-    .option('--json', 'print each finished rollout as one JSON line on stdout')
-    .option('--no-progress', 'no progress line on stderr');
+    .addOption(storeOption())
+    .addOption(runOption('run id (default: agent-toolshed-<label>-<harness>-t<temp>-s<seed>)'))
+    .addOption(jsonOption('print each finished rollout as one JSON line on stdout'))
+    .addOption(noProgressOption());
   addModelOptions(cmd).action(async (flags: AgentFlags) => {
     process.exitCode = await agentAction(flags);
   });
@@ -71,7 +73,7 @@ async function agentAction(flags: AgentFlags): Promise<number> {
         tasks: wholeNumber('--tasks', flags.tasks, { min: 1 }),
         maxSteps: wholeNumber('--max-steps', flags.maxSteps, { min: 1 }),
         maxNewTokens: wholeNumber('--max-new-tokens', flags.maxNewTokens, { min: 1 }),
-        store: storeFlag(flags.store),
+        store: flags.store,
         runId: flags.run,
         signal,
       },
@@ -91,7 +93,10 @@ async function agentAction(flags: AgentFlags): Promise<number> {
         onRunEnd: (res) => {
           progress?.finish();
           err.write(
-            `${prefix}agent ${res.runId}: ${res.status}; ${res.done} new rollouts (${res.solved} solved), ${res.present} already stored${res.failed ? `, ${res.failed} failed` : ''} in ${res.seconds.toFixed(1)} s → ${redactLocation(storeFlag(flags.store))}\n`,
+            fitText(
+              `${prefix}agent ${res.runId}: ${res.status}; ${res.done} new rollouts (${res.solved} solved), ${res.present} already stored${res.failed ? `, ${res.failed} failed` : ''} in ${res.seconds.toFixed(1)} s → ${redactLocation(flags.store)}`,
+              outputWidth(false, process.stderr),
+            ) + '\n',
           );
         },
       },

@@ -1,7 +1,10 @@
 // `revloop audit`: replay a run from its events and report every discrepancy (app/audit.ts).
 import type { Command } from 'commander';
-import { collect, oneRun, STORE_HELP, storeFlag } from '../flags.ts';
+import { oneRun } from '../flags.ts';
+import { jsonOutput } from '../json.ts';
+import { jsonOption, pluginOption, runOption, storeOption } from '../options.ts';
 import { redactLocation } from '../../store/store.ts';
+import { fitted } from '../terminal.ts';
 
 export function register(program: Command): void {
   program
@@ -14,22 +17,22 @@ export function register(program: Command): void {
         "protocol's, and that the derived tables equal a fresh reduction. Exit 1 naming case, revision and field.",
     )
     .argument('[run]', 'run id (or use --run)')
-    .option('--run <id>', 'run id')
-    .option('--store <location>', STORE_HELP)
-    .option('--json', 'print the report as JSON')
-    .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
-    .action(async (runArg: string | undefined, opts: { run?: string; store?: string; json?: boolean; plugin: string[] }) => {
+    .addOption(runOption('run id'))
+    .addOption(storeOption({ readOnly: true }))
+    .addOption(jsonOption('print the report as JSON'))
+    .addOption(pluginOption())
+    .action(async (runArg: string | undefined, opts: { run?: string; store: string; json?: boolean; plugin?: string[] }) => {
       const run = oneRun('audit', runArg, opts.run, 'revloop audit --store DB --run ID; `revloop runs --store DB` lists them');
       const { loadFamilyPlugins } = await import('../../core/verify/plugins.ts');
       await loadFamilyPlugins(opts.plugin);
       const { auditStoredRun } = await import('../../app/audit.ts');
       const { formatDiscrepancy } = await import('../../engine/audit.ts');
-      const store = storeFlag(opts.store);
+      const store = opts.store;
       const report = await auditStoredRun(store, run);
-      const out = process.stdout;
+      const out = fitted(process.stdout);
       if (opts.json) {
         const discrepancies = report.discrepancies.map((d) => ({ ...d, message: formatDiscrepancy(d) }));
-        out.write(JSON.stringify({ ...report, discrepancies }, null, 2) + '\n');
+        process.stdout.write(jsonOutput({ ...report, discrepancies }));
       } else {
         out.write(
           `audit of run '${run}' in ${redactLocation(store)}: ${report.events} events, ${report.trajectories} trajectories, ${report.rounds} rounds replayed\n`,

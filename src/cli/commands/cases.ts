@@ -1,25 +1,32 @@
 // `revloop cases validate|manifest`: check case files and show the manifest a run plan embeds.
-import type { Command } from 'commander';
-import { collect } from '../flags.ts';
-import { forPeople, inputPath } from '../stdio.ts';
+import { Option, type Command } from 'commander';
+import { addOptionWithAliases, inputFormatOption, jsonOption, pluginOption, wholeParser } from '../options.ts';
+import { forPeople, inputPath, isStdio } from '../stdio.ts';
 import { UserError } from '../../core/errors.ts';
+import type { CaseFormat } from '../../core/cases/types.ts';
 
 interface CommonOptions {
   plugin?: string[];
-  format?: string;
+  inputFormat?: CaseFormat;
   strict?: boolean;
-  maxErrors?: string;
+  maxErrors: number;
+}
+
+/** A file argument as messages name it: `-` is standard input. */
+const shownName = (file: string) => (isStdio(file) ? 'standard input' : file);
+
+const maxErrorsOption = (help: string) =>
+  new Option('--max-errors <n>', help).argParser(wholeParser('--max-errors', { min: 1 })).default(20);
+
+/** The options both subcommands share (format, strictness, error count, plugins). */
+function commonOptions(cmd: Command, strictHelp: string, maxErrorsHelp: string): Command {
+  addOptionWithAliases(cmd, inputFormatOption(), '--format');
+  return cmd.option('--strict', strictHelp).addOption(maxErrorsOption(maxErrorsHelp)).addOption(pluginOption());
 }
 
 async function loadPlugins(paths: string[] | undefined): Promise<void> {
   const { loadFamilyPlugins } = await import('../../core/verify/index.ts');
   await loadFamilyPlugins(paths);
-}
-
-function maxShown(raw: string | undefined): number {
-  if (raw === undefined) return 20;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UserError(`--max-errors must be a positive whole number, got '${raw}'`);
-  return Number(raw);
 }
 
 function formatCounts(counts: Record<string, number>): string {
@@ -36,81 +43,79 @@ export function register(program: Command): void {
         'native JSON Lines format (docs/cases.md). The format is detected from the first row unless --format is given.',
     );
 
-  cases
+  const validate = cases
     .command('validate')
     .description('check every row of each file (fields, types, witnesses against their own verifier); exit 1 if any file has problems')
-    .argument('<files...>', "case files (JSON Lines; '-' = standard input)")
-    .option('--format <name>', 'paper-exact, paper-structured, collie, native or ifeval (default: detect)')
-    .option('--strict', 'treat COLLIE rows whose structure has no family as errors instead of skipping them')
-    .option('--max-errors <n>', 'problems shown per file before a count of the rest', '20')
-    .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
-    .action(async (files: string[], opts: CommonOptions) => {
-      await loadPlugins(opts.plugin);
-      const { validateCaseFile, parseFormat } = await import('../../core/cases/load.ts');
-      const { renderProblems } = await import('../../core/cases/errors.ts');
-      const format = opts.format ? parseFormat(opts.format) : undefined;
-      const shown = maxShown(opts.maxErrors);
-      let bad = 0;
-      for (const file of files) {
-        let report;
-        try {
-          report = await validateCaseFile(await inputPath(file, 'cases validate'), { format, strict: opts.strict });
-        } catch (e) {
-          // A file-level problem (missing file, undetectable format) fails this file, not the others.
-          if (!(e instanceof UserError)) throw e;
-          bad++;
-          const message = forPeople(e.message);
-          process.stderr.write(`FAIL ${message.startsWith(forPeople(file)) ? message : `${file}: ${message}`}\n`);
-          continue;
-        }
-        if (report.problems.length || !report.manifest) {
-          bad++;
-          const n = report.problems.length;
-          process.stderr.write(`FAIL ${file}: ${n} problem${n === 1 ? '' : 's'}${report.format ? ` (format ${report.format})` : ''}\n`);
-          process.stderr.write(forPeople(renderProblems(report.file, report.problems, shown)) + '\n');
-          continue;
-        }
-        const m = report.manifest;
-        process.stdout.write(
-          `ok   ${file}: ${m.case_count} cases (format ${m.format}); families: ${formatCounts(m.counts.by_family)}; ` +
-            `sha256 ${m.file_sha256.slice(0, 16)}…\n`,
+    .argument('<files...>', "case files (JSON Lines; '-' = standard input)");
+  commonOptions(
+    validate,
+    'treat COLLIE rows whose structure has no family as errors instead of skipping them',
+    'problems shown per file before a count of the rest',
+  ).action(async (files: string[], opts: CommonOptions) => {
+    await loadPlugins(opts.plugin);
+    const { validateCaseFile } = await import('../../core/cases/load.ts');
+    const { renderProblems } = await import('../../core/cases/errors.ts');
+    const format = opts.inputFormat;
+    const shown = opts.maxErrors;
+    let bad = 0;
+    for (const file of files) {
+      let report;
+      try {
+        report = await validateCaseFile(await inputPath(file, 'cases validate'), { format, strict: opts.strict });
+      } catch (e) {
+        // A file-level problem (missing file, undetectable format) fails this file, not the others.
+        if (!(e instanceof UserError)) throw e;
+        bad++;
+        const message = forPeople(e.message);
+        process.stderr.write(`FAIL ${message.startsWith(forPeople(file)) ? message : `${shownName(file)}: ${message}`}\n`);
+        continue;
+      }
+      if (report.problems.length || !report.manifest) {
+        bad++;
+        const n = report.problems.length;
+        process.stderr.write(
+          `FAIL ${shownName(file)}: ${n} problem${n === 1 ? '' : 's'}${report.format ? ` (format ${report.format})` : ''}\n`,
         );
-        if (m.unsupported.count) {
-          process.stdout.write(
-            `     ${m.unsupported.count} rows skipped: no family runs structure ${formatCounts(m.unsupported.by_structure)} (use --strict to make this an error)\n`,
-          );
-        }
+        process.stderr.write(forPeople(renderProblems(report.file, report.problems, shown)) + '\n');
+        continue;
       }
-      if (bad) {
-        process.stderr.write(`revloop: ${bad} of ${files.length} file${files.length === 1 ? '' : 's'} failed validation\n`);
-        process.exitCode = 1;
+      const m = report.manifest;
+      process.stdout.write(
+        `ok   ${shownName(file)}: ${m.case_count} cases (format ${m.format}); families: ${formatCounts(m.counts.by_family)}; ` +
+          `sha256 ${m.file_sha256.slice(0, 16)}…\n`,
+      );
+      if (m.unsupported.count) {
+        process.stdout.write(
+          `     ${m.unsupported.count} rows skipped: no family runs structure ${formatCounts(m.unsupported.by_structure)} (use --strict to make this an error)\n`,
+        );
       }
-    });
+    }
+    if (bad) {
+      process.stderr.write(`revloop: ${bad} of ${files.length} file${files.length === 1 ? '' : 's'} failed validation\n`);
+      process.exitCode = 1;
+    }
+  });
 
-  cases
+  const manifest = cases
     .command('manifest')
     .description('print the case-set manifest (counts, file SHA-256, per-row SHA-256, manifest hash) that run plans embed')
     .argument('<file>', "case file (JSON Lines; '-' = standard input)")
-    .option('--json', 'print the whole manifest as JSON')
-    .option('--format <name>', 'paper-exact, paper-structured, collie, native or ifeval (default: detect)')
-    .option('--strict', 'treat COLLIE rows whose structure has no family as errors')
-    .option('--max-errors <n>', 'problems shown before a count of the rest', '20')
-    .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
-    .action(async (file: string, opts: CommonOptions & { json?: boolean }) => {
+    .addOption(jsonOption('print the whole manifest as JSON'));
+  commonOptions(manifest, 'treat COLLIE rows whose structure has no family as errors', 'problems shown before a count of the rest').action(
+    async (file: string, opts: CommonOptions & { json?: boolean }) => {
       await loadPlugins(opts.plugin);
-      const { loadCaseSet, parseFormat } = await import('../../core/cases/load.ts');
-      const format = opts.format ? parseFormat(opts.format) : undefined;
+      const { loadCaseSet } = await import('../../core/cases/load.ts');
       const { manifest: m } = await loadCaseSet(await inputPath(file, 'cases manifest'), {
-        format,
+        format: opts.inputFormat,
         strict: opts.strict,
-        maxShown: maxShown(opts.maxErrors),
+        maxShown: opts.maxErrors,
       });
       if (opts.json) {
         process.stdout.write(JSON.stringify(m, null, 2) + '\n');
         return;
       }
       const lines = [
-        `case set        ${file}`,
+        `case set        ${shownName(file)}`,
         `format          ${m.format}`,
         `cases           ${m.case_count}`,
         `by family       ${formatCounts(m.counts.by_family)}`,
@@ -122,5 +127,6 @@ export function register(program: Command): void {
         `(per-row SHA-256 of ${m.rows.length} rows: --json)`,
       ];
       process.stdout.write(lines.join('\n') + '\n');
-    });
+    },
+  );
 }

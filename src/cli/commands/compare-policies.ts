@@ -1,17 +1,21 @@
 // `revloop compare-policies`: the same cases under several revision policies (each one run), then
 // success at equal budget with paired McNemar + Holm, generations, tokens, money and cycles.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { addModelOptions, modelOptionsFromFlags, numberFlag, type ModelFlags } from '../flags.ts';
 import {
-  addModelOptions,
-  budgetFlag,
-  modelOptionsFromFlags,
-  numberFlag,
-  STORE_HELP,
-  storeFlag,
-  wholeNumber,
-  type ModelFlags,
-} from '../flags.ts';
+  addOptionWithAliases,
+  budgetOption,
+  casesOption,
+  concurrencyOption,
+  jsonOption,
+  limitOption,
+  modelOption,
+  storeOption,
+  PAPER_BUDGET,
+} from '../options.ts';
+import { jsonOutput } from '../json.ts';
 import { trajectoryProgress } from '../progress.ts';
+import { fitText, outputWidth } from '../terminal.ts';
 import { interruptible } from '../signals.ts';
 import { UsageError } from '../../core/errors.ts';
 
@@ -21,13 +25,14 @@ interface CompareFlags extends ModelFlags {
   replay?: string;
   truncations?: string;
   policies: string;
-  budget?: string;
-  store?: string;
-  limit?: string;
-  concurrency?: string;
+  budget: number;
+  store: string;
+  limit?: number;
+  inputFormat?: string;
+  concurrency: number;
   priceIn?: string;
   priceOut?: string;
-  runIdPrefix?: string;
+  runPrefix?: string;
   seeds?: string;
   json?: boolean;
   wide?: boolean;
@@ -47,27 +52,24 @@ export function register(program: Command): void {
         "than the stored run's own (a smaller budget, on-cycle=stop, stop=recurrence) are evaluated on its recorded trajectories. " +
         'Simulated models (sim:) are marked SIMULATED. See docs/revise.md §5.',
     )
-    .option('--cases <file>', 'case file (paper, COLLIE, IFEval or native JSON Lines); required unless --replay')
-    .option(
-      '--model <spec>',
-      'openai:<model>, openai-compatible:<url>#<model>, vllm:<url>#<model>, gguf:<path>, sim:<profile>; required unless --replay',
+    .addOption(casesOption('case file (paper, COLLIE, IFEval or native JSON Lines); required unless --replay').makeOptionMandatory(false))
+    .addOption(modelOption({ what: 'required unless --replay' }))
+    .addOption(
+      new Option(
+        '--policies <list>',
+        'comma-separated policy names, each optionally NAME+ban=KIND (none, failed-drafts, complete-repeats); the first is the reference',
+      ).default('verbatim-full,abstract,reset-on-recurrence,revloop-default', 'verbatim-full, abstract, reset-on-recurrence, revloop-default'),
     )
-    .option(
-      '--policies <list>',
-      'comma-separated policy names, each optionally NAME+ban=KIND (none, failed-drafts, complete-repeats); the first is the reference',
-      'verbatim-full,abstract,reset-on-recurrence,revloop-default',
-    )
-    .option('--budget <T>', 'revisions after the first draft, the same for every policy', '8')
-    .option('--store <location>', STORE_HELP)
-    .option('--limit <n>', 'only the first n cases')
-    .option('--concurrency <n>', 'trajectories in flight at once', '4')
+    .addOption(budgetOption(PAPER_BUDGET, 'the revision budget T: revisions after the first draft, the same for every policy'))
+    .addOption(storeOption())
+    .addOption(limitOption())
+    .addOption(concurrencyOption(4))
     .option('--price-in <usd>', 'US dollars per million prompt tokens (for the money column)')
     .option('--price-out <usd>', 'US dollars per million completion tokens')
     .option(
       '--seeds <list>',
       'replicates, e.g. 1-10 or 1,3,5: every policy runs once per seed (sim: as its seed= parameter, other models as the sampling seed, which needs --temperature above 0); pairs are (seed, case)',
     )
-    .option('--run-id-prefix <prefix>', 'run ids are <prefix>__<policy>[__seed<N>] (default compare__<cases>__<model>)')
     .option(
       '--replay <run>',
       "evaluate truncations of a stored run's policy on its recorded trajectories (no model calls; e.g. an imported log)",
@@ -76,42 +78,57 @@ export function register(program: Command): void {
       '--truncations <list>',
       'with --replay: comma-separated budget=T, on-cycle=stop, stop=recurrence, or several joined with + (default: every smaller budget, on-cycle=stop and stop=recurrence)',
     )
-    .option('--wide', 'one table with every column (wider than 80 columns)')
-    .option('--json', 'print the comparison as JSON (snake_case keys)');
+    .addOption(jsonOption('print the comparison as JSON'));
+  addOptionWithAliases(
+    cmd,
+    new Option('--run-prefix <prefix>', 'run ids are <prefix>__<policy>[__seed<N>] (default compare__<cases>__<model>)'),
+    '--run-id-prefix',
+  );
   addModelOptions(cmd).action(async (flags: CompareFlags) => {
     process.exitCode = flags.replay !== undefined ? await replayAction(cmd, flags) : await compareAction(flags);
   });
 }
 
+/** Prices given together or not at all. */
+function pricing(flags: CompareFlags) {
+  const priceIn = numberFlag('--price-in', flags.priceIn, { min: 0 });
+  const priceOut = numberFlag('--price-out', flags.priceOut, { min: 0 });
+  if ((priceIn === undefined) !== (priceOut === undefined)) throw new UsageError('--price-in', '--price-in and --price-out go together');
+  return priceIn !== undefined && priceOut !== undefined ? { inputPerMTok: priceIn, outputPerMTok: priceOut } : undefined;
+}
+
+/** The comparison as text fitted to the terminal (two tables within its width; every column in one with --wide), or JSON. */
+async function printComparison(out: NodeJS.WritableStream & { columns?: number; isTTY?: boolean }, flags: CompareFlags, result: object) {
+  const { renderComparison } = await import('../../revise/compare.ts');
+  if (flags.json) return void out.write(jsonOutput(result));
+  const width = outputWidth(flags.wide, out);
+  out.write(renderComparison(result as Parameters<typeof renderComparison>[0], width === undefined ? { wide: true } : { width }));
+}
+
 /** `--replay RUN`: truncations of a stored run, no model; the options that choose what to run are refused. */
 async function replayAction(cmd: Command, flags: CompareFlags, io = { out: process.stdout }): Promise<number> {
-  for (const name of ['cases', 'model', 'seeds', 'limit', 'policies', 'budget', 'runIdPrefix'])
+  for (const name of ['cases', 'model', 'seeds', 'limit', 'policies', 'budget', 'runPrefix', 'runIdPrefix'])
     if (cmd.getOptionValueSource(name) === 'cli') {
       const flag = '--' + name.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
       throw new UsageError(flag, `${flag} chooses what to run; --replay runs nothing (use --truncations to name the policies to evaluate)`);
     }
-  const priceIn = numberFlag('--price-in', flags.priceIn, { min: 0 });
-  const priceOut = numberFlag('--price-out', flags.priceOut, { min: 0 });
-  if ((priceIn === undefined) !== (priceOut === undefined)) throw new UsageError('--price-in', '--price-in and --price-out go together');
+  const prices = pricing(flags);
   const { replayPolicies } = await import('../../app/compare-policies.ts');
-  const { renderComparison } = await import('../../revise/compare.ts');
   const result = await replayPolicies({
-    store: storeFlag(flags.store),
+    store: flags.store,
     runId: flags.replay!,
     truncations: flags.truncations
       ?.split(',')
       .map((s) => s.trim())
       .filter(Boolean),
-    pricing: priceIn !== undefined && priceOut !== undefined ? { inputPerMTok: priceIn, outputPerMTok: priceOut } : undefined,
+    pricing: prices,
   });
-  io.out.write(flags.json ? JSON.stringify(result, null, 2) + '\n' : renderComparison(result, { wide: flags.wide }));
+  await printComparison(io.out, flags, result);
   return 0;
 }
 
 async function compareAction(flags: CompareFlags, io = { out: process.stdout, err: process.stderr }): Promise<number> {
-  const priceIn = numberFlag('--price-in', flags.priceIn, { min: 0 });
-  const priceOut = numberFlag('--price-out', flags.priceOut, { min: 0 });
-  if ((priceIn === undefined) !== (priceOut === undefined)) throw new UsageError('--price-in', '--price-in and --price-out go together');
+  const prices = pricing(flags);
   if (flags.truncations !== undefined) throw new UsageError('--truncations', '--truncations goes with --replay RUN');
   const { cases, model } = flags;
   if (cases === undefined) throw new UsageError('--cases', '--cases <file> is required (or --replay RUN to evaluate a stored run)');
@@ -121,7 +138,6 @@ async function compareAction(flags: CompareFlags, io = { out: process.stdout, er
     .map((s) => s.trim())
     .filter(Boolean);
   const { comparePolicies, parseSeeds } = await import('../../app/compare-policies.ts');
-  const { renderComparison } = await import('../../revise/compare.ts');
   let progress: ReturnType<typeof trajectoryProgress> | null = null;
   const result = await interruptible(io.err, 'in-flight calls are abandoned; repeat the command to resume', (signal) =>
     comparePolicies(
@@ -130,29 +146,30 @@ async function compareAction(flags: CompareFlags, io = { out: process.stdout, er
         model,
         modelOptions: modelOptionsFromFlags(flags),
         policies,
-        budget: budgetFlag(flags.budget, 8),
-        store: storeFlag(flags.store),
-        limit: wholeNumber('--limit', flags.limit, { min: 1 }),
-        concurrency: wholeNumber('--concurrency', flags.concurrency, { min: 1 }) ?? 4,
-        pricing: priceIn !== undefined && priceOut !== undefined ? { inputPerMTok: priceIn, outputPerMTok: priceOut } : undefined,
-        runIdPrefix: flags.runIdPrefix,
+        budget: flags.budget,
+        store: flags.store,
+        limit: flags.limit,
+        concurrency: flags.concurrency,
+        pricing: prices,
+        runIdPrefix: flags.runPrefix,
         seeds: flags.seeds === undefined ? undefined : parseSeeds(flags.seeds),
         signal,
       },
       {
         onPolicy: (policy, i, total, runId) => {
           progress?.finish();
-          io.err.write(`${policy}: run ${i + 1} of ${total} (${runId})\n`);
+          io.err.write(fitText(`${policy}: run ${i + 1} of ${total} (${runId})`, outputWidth(false, io.err)) + '\n');
           progress = null;
         },
         run: {
+          onNote: (text) => io.err.write(fitText(`note: ${text}`, outputWidth(false, io.err)) + '\n'),
           onStart: (s) => (progress = trajectoryProgress(io.err, { simulated: s.simulated })),
           onProgress: (p) => progress?.update(p),
         },
       },
     ),
   ).finally(() => progress?.finish());
-  io.out.write(flags.json ? JSON.stringify(result, null, 2) + '\n' : renderComparison(result, { wide: flags.wide }));
+  await printComparison(io.out, flags, result);
   if (result.stopped) {
     io.err.write('stopped before every policy ran; repeat the same command to resume\n');
     return 3;

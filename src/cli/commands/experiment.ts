@@ -1,50 +1,52 @@
 // `revloop experiment states|history|crossover|sysid|persist`: the controlled experiments
 // (docs/experiments.md). Flags are parsed here into app/experiment.ts's typed options; progress,
 // Ctrl-C, the resume command and the next steps are the same as `revloop run`'s.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { dataOnStdout } from '../output.ts';
 import { UsageError } from '../../core/errors.ts';
 import { markedName } from '../../core/simulated.ts';
 import { redactLocation } from '../../store/store.ts';
+import { addModelOptions, modelOptionsFromFlags, sessionOptionsFromFlags, type ModelFlags } from '../flags.ts';
 import {
-  addModelOptions,
-  budgetFlag,
-  modelOptionsFromFlags,
-  sessionOptionsFromFlags,
-  STORE_HELP,
-  storeFlag,
-  wholeNumber,
-  type ModelFlags,
-} from '../flags.ts';
-import { commandLine } from '../invocation.ts';
+  addOptionWithAliases,
+  budgetOption,
+  casesOption,
+  concurrencyOption,
+  jsonOption,
+  limitOption,
+  maxConsecutiveFailuresOption,
+  modelOption,
+  outputOption,
+  runOption,
+  storeOption,
+  wholeParser,
+  PAPER_BUDGET,
+} from '../options.ts';
+import { commandLine, nextCommands } from '../invocation.ts';
 import { trajectoryProgress } from '../progress.ts';
+import { fitted } from '../terminal.ts';
 import { reportIncomplete, reportStopped } from '../run-outcome.ts';
 import { interruptible } from '../signals.ts';
 
 interface CommonFlags extends ModelFlags {
-  store?: string;
+  store: string;
   model: string;
-  runId: string;
-  concurrency?: string;
-  maxConsecutiveFailures?: string;
+  run: string;
+  concurrency: number;
+  maxConsecutiveFailures: number;
 }
 
 interface StatesFlags {
-  store?: string;
+  store: string;
   fromRun: string;
-  for?: string;
-  select?: string;
-  maxStates?: string;
+  for: 'history' | 'persist' | 'crossover';
+  select: 'first' | 'all';
+  maxStates?: number;
   output?: string;
   json?: boolean;
 }
 
-const io = { out: process.stdout, err: process.stderr };
-
-function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
-  const v = value ?? fallback;
-  if (!(allowed as readonly string[]).includes(v)) throw new UsageError(flag, `${flag}: expected ${allowed.join(', ')}, got '${v}'`);
-  return v as T;
-}
+const io = { out: fitted(process.stdout), err: fitted(process.stderr) };
 
 /** `--errors -50,-20,…`: nonzero whole numbers, each once. */
 export function errorsFlag(value: string | undefined): number[] | undefined {
@@ -63,31 +65,31 @@ export function errorsFlag(value: string | undefined): number[] | undefined {
 
 /** Flags every experiment that runs a model shares. */
 function common(cmd: Command): Command {
-  return addModelOptions(
-    cmd
-      .requiredOption(
-        '--model <spec>',
-        'the controller: openai:<model>, openai-compatible:<url>#<model>, vllm:<url>#<model>, gguf:<path>, sim:<profile>',
-      )
-      .option('--store <location>', STORE_HELP)
-      .requiredOption('--run-id <id>', 'the experiment run (the same command resumes it)')
-      .option('--concurrency <n>', 'trajectories in flight at once', '4')
-      .option('--max-consecutive-failures <n>', 'stop after n protocol-incomplete trajectories in a row (0 = never)', '3'),
-  );
+  cmd.addOption(modelOption({ required: true, what: 'the controller' })).addOption(storeOption());
+  addOptionWithAliases(cmd, runOption('the experiment run (the same command resumes it)').makeOptionMandatory(), '--run-id');
+  return addModelOptions(cmd.addOption(concurrencyOption(4)).addOption(maxConsecutiveFailuresOption()));
 }
 
 function commonOptions(flags: CommonFlags) {
-  const maxConsecutiveFailures = wholeNumber('--max-consecutive-failures', flags.maxConsecutiveFailures, { min: 0 }) ?? 3;
   return {
-    store: storeFlag(flags.store),
+    store: flags.store,
     model: flags.model,
     modelOptions: modelOptionsFromFlags(flags),
-    runId: flags.runId,
-    concurrency: wholeNumber('--concurrency', flags.concurrency, { min: 1 }) ?? 4,
-    maxConsecutiveFailures,
-    sessionOptions: sessionOptionsFromFlags(flags, maxConsecutiveFailures),
+    runId: flags.run,
+    concurrency: flags.concurrency,
+    maxConsecutiveFailures: flags.maxConsecutiveFailures,
+    sessionOptions: sessionOptionsFromFlags(flags, flags.maxConsecutiveFailures),
   };
 }
+
+const selectOption = (help: string) => new Option('--select <rule>', help).choices(['first', 'all']).default('first');
+const maxStatesOption = (help: string, fallback?: number) => {
+  const o = new Option('--max-states <n>', help).argParser(wholeParser('--max-states', { min: 1 }));
+  return fallback === undefined ? o : o.default(fallback);
+};
+const statesOption = (help: string) => new Option('--states <file>', help);
+const allowSubsetOption = (help = "accept a states file that is a subset of the run's selection (only those states are worked on)") =>
+  new Option('--allow-subset', help);
 
 type Outcome = Awaited<ReturnType<typeof import('../../app/experiment.ts').runHistoryExperiment>>;
 type Hooks = import('../../app/experiment.ts').ExperimentHooks;
@@ -101,7 +103,7 @@ async function runWithProgress(store: string, work: (signal: AbortSignal, hooks:
     work(signal, {
       onNote: (text) => io.err.write(`note: ${text}\n`),
       onStart: (s) => {
-        progress = trajectoryProgress(io.err, { simulated: s.simulated });
+        progress = trajectoryProgress(process.stderr, { simulated: s.simulated });
         io.out.write(
           `experiment ${s.design} '${s.runId}' in ${shown}: ${s.resumed ? `resuming (${s.alreadyComplete} of ${s.trajectories} trajectories already complete)` : 'new'}\n` +
             `  ${s.states} states, ${s.trajectories} trajectories${s.selected !== s.trajectories ? ` (${s.selected} in this session)` : ''} · states SHA-256 ${s.statesSha256}\n` +
@@ -125,7 +127,11 @@ async function runWithProgress(store: string, work: (signal: AbortSignal, hooks:
   reportIncomplete(io.out, summary.incomplete, again);
   const db = ['--store', shown];
   io.out.write(
-    `next: ${commandLine(['audit', ...db, '--run', runId])} · ${commandLine(['analyze', ...db, runId])} · ${commandLine(['report', ...db, '-o', 'report.html'])}\n`,
+    nextCommands([
+      ['audit', ...db, '--run', runId],
+      ['analyze', ...db, runId],
+      ['report', ...db, '-o', 'report.html'],
+    ]),
   );
   return 0;
 }
@@ -140,44 +146,52 @@ export function register(program: Command): void {
         'system identification (§3.11) and extended budgets (§3.13). Repeating a command resumes it; a changed plan is refused.',
     );
 
-  experiment
+  const states = experiment
     .command('states')
     .description(
       'select the states an experiment starts from and write them as JSON Lines (their SHA-256 freezes the selection): ' +
         'recurrence events for history, budget-end failures for persist, first drafts for crossover',
     )
-    .option('--store <location>', STORE_HELP)
+    .addOption(storeOption({ readOnly: true }))
     .requiredOption('--from-run <run>', 'the revision run (or import) to select from')
-    .option('--for <design>', 'history | persist | crossover', 'history')
-    .option('--select <rule>', 'history: first (each trajectory’s first recurrence event) | all', 'first')
-    .option('--max-states <n>', 'sample n by stable hash, round-robin over strata (persist default 24)')
-    .option('-o, --output <file>', 'write the states here (default: stdout)')
-    .option('--json', 'print a JSON summary (count, SHA-256, file) instead of words')
-    .action(async (flags: StatesFlags) => {
-      const { selectExperimentStates } = await import('../../app/experiment.ts');
-      const r = await selectExperimentStates({
-        store: storeFlag(flags.store),
-        fromRun: flags.fromRun,
-        design: oneOf('--for', flags.for, ['history', 'persist', 'crossover'] as const, 'history'),
-        select: oneOf('--select', flags.select, ['first', 'all'] as const, 'first'),
-        maxStates: wholeNumber('--max-states', flags.maxStates, { min: 1 }),
-        output: flags.output ?? null,
-      });
-      if (r.text !== null) io.out.write(r.text);
-      const summary = {
-        states: r.states.length,
-        sha256: r.sha256,
-        file: flags.output ?? null,
-        from_run: flags.fromRun,
-        simulated: r.simulated,
-      };
-      if (flags.json) (flags.output ? io.out : io.err).write(JSON.stringify(summary) + '\n');
-      else
-        (flags.output ? io.out : io.err).write(
-          `${r.states.length} states from ${r.trajectories} trajectories of '${flags.fromRun}'${r.simulated ? ' [SIMULATED]' : ''}` +
-            `${flags.output ? ` written to ${flags.output}` : ''} · SHA-256 ${r.sha256}\n`,
-        );
+    .addOption(
+      new Option('--for <design>', 'the experiment the states are for').choices(['history', 'persist', 'crossover']).default('history'),
+    )
+    .addOption(selectOption('history: first (each trajectory’s first recurrence event) | all'))
+    .addOption(maxStatesOption('sample n by stable hash, round-robin over strata (persist default 24)'))
+    .addOption(outputOption("write the states here ('-' or none: standard output)"))
+    .addOption(jsonOption('print a JSON summary (states, sha256, file) instead of words'));
+  states.action(async (flags: StatesFlags) => {
+    const { selectExperimentStates } = await import('../../app/experiment.ts');
+    const toFile = flags.output !== undefined && flags.output !== '-';
+    const r = await selectExperimentStates({
+      store: flags.store,
+      fromRun: flags.fromRun,
+      design: flags.for,
+      select: flags.select,
+      maxStates: flags.maxStates,
+      output: toFile ? flags.output! : null,
     });
+    if (r.text !== null) {
+      dataOnStdout();
+      process.stdout.write(r.text);
+    }
+    const summary = {
+      states: r.states.length,
+      sha256: r.sha256,
+      file: toFile ? flags.output : null,
+      from_run: flags.fromRun,
+      simulated: r.simulated,
+    };
+    const say = toFile ? io.out : io.err;
+    // One JSON line, never wrapped (the fitted streams are for words).
+    if (flags.json) (toFile ? process.stdout : process.stderr).write(JSON.stringify(summary) + '\n');
+    else
+      say.write(
+        `${r.states.length} states from ${r.trajectories} trajectories of '${flags.fromRun}'${r.simulated ? ' [SIMULATED]' : ''}` +
+          `${toFile ? ` written to ${flags.output}` : ''} · SHA-256 ${r.sha256}\n`,
+      );
+  });
 
   common(
     experiment
@@ -191,21 +205,21 @@ export function register(program: Command): void {
         'full, reset, last:K, abstract (abstracted failure records), ban (failed drafts banned at decoding)',
         'full,reset,last:1,last:2',
       )
-      .option('--states <file>', 'a frozen selection (from `revloop experiment states`) instead of selecting now')
-      .option('--allow-subset', "accept a states file that is a subset of the run's selection (only those states are worked on)")
-      .option('--select <rule>', 'without --states: first | all recurrence events per trajectory', 'first')
-      .option('--max-states <n>', 'without --states: sample n states by stable hash')
-      .option('--budget <T>', 'the absolute last revision', '8'),
+      .addOption(statesOption('a frozen selection (from `revloop experiment states`) instead of selecting now'))
+      .addOption(allowSubsetOption())
+      .addOption(selectOption('without --states: first | all recurrence events per trajectory'))
+      .addOption(maxStatesOption('without --states: sample n states by stable hash'))
+      .addOption(budgetOption(PAPER_BUDGET, 'the revision budget T: each continuation ends at revision T at the latest')),
   ).action(
     async (
       flags: CommonFlags & {
         fromRun: string;
-        arms?: string;
+        arms: string;
         states?: string;
         allowSubset?: boolean;
-        select?: string;
-        maxStates?: string;
-        budget?: string;
+        select: 'first' | 'all';
+        maxStates?: number;
+        budget: number;
       },
     ) => {
       const { parseArms } = await import('../../studies/experiments/arms.ts');
@@ -213,12 +227,12 @@ export function register(program: Command): void {
       const o = {
         ...commonOptions(flags),
         fromRun: flags.fromRun,
-        arms: parseArms(flags.arms ?? 'full,reset,last:1,last:2'),
+        arms: parseArms(flags.arms),
         states: flags.states,
         allowSubset: flags.allowSubset ?? false,
-        select: oneOf('--select', flags.select, ['first', 'all'] as const, 'first'),
-        maxStates: wholeNumber('--max-states', flags.maxStates, { min: 1 }),
-        budget: budgetFlag(flags.budget, 8),
+        select: flags.select,
+        maxStates: flags.maxStates,
+        budget: flags.budget,
       };
       process.exitCode = await runWithProgress(o.store, (signal, hooks) => runHistoryExperiment({ ...o, signal }, hooks));
     },
@@ -231,17 +245,17 @@ export function register(program: Command): void {
         "fixed-draft crossover (docs/protocol.md §3.12): the planner run's frozen first drafts continued by another model; the diagonal cells are the planner runs",
       )
       .requiredOption('--planner-run <run>', 'the run whose first drafts are frozen')
-      .option('--states <file>', 'a frozen selection of first drafts (`revloop experiment states --for crossover`)')
-      .option('--allow-subset', "accept a states file that is a subset of the run's selection")
-      .option('--budget <T>', 'the last revision', '8'),
-  ).action(async (flags: CommonFlags & { plannerRun: string; states?: string; allowSubset?: boolean; budget?: string }) => {
+      .addOption(statesOption('a frozen selection of first drafts (`revloop experiment states --for crossover`)'))
+      .addOption(allowSubsetOption("accept a states file that is a subset of the run's selection"))
+      .addOption(budgetOption(PAPER_BUDGET, 'the revision budget T: each continuation ends at revision T at the latest')),
+  ).action(async (flags: CommonFlags & { plannerRun: string; states?: string; allowSubset?: boolean; budget: number }) => {
     const { runCrossoverExperiment } = await import('../../app/experiment.ts');
     const o = {
       ...commonOptions(flags),
       plannerRun: flags.plannerRun,
       states: flags.states,
       allowSubset: flags.allowSubset ?? false,
-      budget: budgetFlag(flags.budget, 8),
+      budget: flags.budget,
     };
     process.exitCode = await runWithProgress(o.store, (signal, hooks) => runCrossoverExperiment({ ...o, signal }, hooks));
   });
@@ -253,21 +267,37 @@ export function register(program: Command): void {
         'system identification (docs/protocol.md §3.11): a fixed draft, its target shifted by each error, one greedy revision per state; ' +
           'the prediction spec is frozen when the discovery states finish',
       )
-      .requiredOption('--cases <file>', 'exact-length cases with a fixed draft (the paper’s reference texts)')
+      .addOption(casesOption('exact-length cases with a fixed draft (the paper’s reference texts)'))
+      .addOption(limitOption())
       .option('--errors <list>', 'signed errors e (target = words(draft) − e)', '-50,-20,-10,-5,-2,-1,1,2,5,10,20,50')
       .option('--draft-field <name>', 'the row field holding the fixed draft', 'reference')
-      .option('--split <which>', 'discovery | confirmation | both (disjoint by case)', 'both'),
-  ).action(async (flags: CommonFlags & { cases: string; errors?: string; draftField?: string; split?: string }) => {
-    const { runSysidExperiment } = await import('../../app/experiment.ts');
-    const o = {
-      ...commonOptions(flags),
-      cases: flags.cases,
-      errors: errorsFlag(flags.errors),
-      draftField: flags.draftField ?? 'reference',
-      split: oneOf('--split', flags.split, ['discovery', 'confirmation', 'both'] as const, 'both'),
-    };
-    process.exitCode = await runWithProgress(o.store, (signal, hooks) => runSysidExperiment({ ...o, signal }, hooks));
-  });
+      .addOption(
+        new Option('--split <which>', 'which states: discovery | confirmation | both (disjoint by case)')
+          .choices(['discovery', 'confirmation', 'both'])
+          .default('both'),
+      ),
+  ).action(
+    async (
+      flags: CommonFlags & {
+        cases: string;
+        limit?: number;
+        errors: string;
+        draftField: string;
+        split: 'discovery' | 'confirmation' | 'both';
+      },
+    ) => {
+      const { runSysidExperiment } = await import('../../app/experiment.ts');
+      const o = {
+        ...commonOptions(flags),
+        cases: flags.cases,
+        limit: flags.limit,
+        errors: errorsFlag(flags.errors),
+        draftField: flags.draftField,
+        split: flags.split,
+      };
+      process.exitCode = await runWithProgress(o.store, (signal, hooks) => runSysidExperiment({ ...o, signal }, hooks));
+    },
+  );
 
   common(
     experiment
@@ -277,18 +307,22 @@ export function register(program: Command): void {
           '--context-window ends a trajectory whose next prompt would not fit (termination context_limit)',
       )
       .requiredOption('--from-run <run>', 'the revision run (or import) whose budget-end failures are continued')
-      .option('--budget <T>', 'the new last revision', '32')
-      .option('--max-states <n>', 'states chosen by stable hash, round-robin over source × terminal-error region', '24')
-      .option('--context-window <tokens>', "the model's context window, counted with the backend's own tokenizer")
-      .option('--states <file>', 'a frozen selection (`revloop experiment states --for persist`)')
-      .option('--allow-subset', "accept a states file that is a subset of the run's selection"),
+      .addOption(budgetOption(32, 'the new revision budget T: each continuation ends at revision T at the latest'))
+      .addOption(maxStatesOption('states chosen by stable hash, round-robin over source × terminal-error region', 24))
+      .addOption(
+        new Option('--context-window <tokens>', "the model's context window, counted with the backend's own tokenizer").argParser(
+          wholeParser('--context-window', { min: 1 }),
+        ),
+      )
+      .addOption(statesOption('a frozen selection (`revloop experiment states --for persist`)'))
+      .addOption(allowSubsetOption("accept a states file that is a subset of the run's selection")),
   ).action(
     async (
       flags: CommonFlags & {
         fromRun: string;
-        budget?: string;
-        maxStates?: string;
-        contextWindow?: string;
+        budget: number;
+        maxStates: number;
+        contextWindow?: number;
         states?: string;
         allowSubset?: boolean;
       },
@@ -297,9 +331,9 @@ export function register(program: Command): void {
       const o = {
         ...commonOptions(flags),
         fromRun: flags.fromRun,
-        budget: budgetFlag(flags.budget, 32),
-        maxStates: wholeNumber('--max-states', flags.maxStates, { min: 1 }) ?? 24,
-        contextWindow: wholeNumber('--context-window', flags.contextWindow, { min: 1 }) ?? null,
+        budget: flags.budget,
+        maxStates: flags.maxStates,
+        contextWindow: flags.contextWindow ?? null,
         states: flags.states,
         allowSubset: flags.allowSubset ?? false,
       };

@@ -1,35 +1,49 @@
 // `revloop export`: a run in the paper's per-case schema (app/export.ts).
-import type { Command } from 'commander';
-import { oneRun, STORE_HELP, storeFlag } from '../flags.ts';
+import { Option, type Command } from 'commander';
+import { dataOnStdout } from '../output.ts';
+import { oneRun } from '../flags.ts';
+import { addOptionWithAliases, outputOption, runOption, storeOption } from '../options.ts';
 import { isStdout } from '../stdio.ts';
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('export')
     .summary("write a run in the paper's per-case JSON Lines schema")
     .argument('[run]', 'run id (or use --run)')
-    .option('--run <id>', 'run id')
-    .option('--store <location>', STORE_HELP)
-    .option('--format <name>', 'paper (docs/protocol.md, Python json.dumps bytes)', 'paper')
-    .requiredOption('-o, --output <file>', "output file (written atomically; '-' = standard output)")
+    .addOption(runOption('run id'))
+    .addOption(storeOption({ readOnly: true }));
+  addOptionWithAliases(
+    cmd,
+    new Option('--output-format <name>', 'paper: the per-case schema of docs/protocol.md (Python json.dumps bytes)')
+      .choices(['paper'])
+      .default('paper'),
+    '--format',
+  );
+  cmd
+    .addOption(outputOption("output file (written atomically; '-' = standard output)", { required: true }))
     .option('--partial', 'export the finished trajectories of an unfinished run')
     .action(
-      async (runArg: string | undefined, opts: { run?: string; store?: string; format: string; output: string; partial?: boolean }) => {
+      async (
+        runArg: string | undefined,
+        opts: { run?: string; store: string; outputFormat: 'paper'; output: string; partial?: boolean },
+      ) => {
         const run = oneRun('export', runArg, opts.run, 'revloop export --store DB --run ID -o FILE');
         const { exportRun } = await import('../../app/export.ts');
         const toStdout = isStdout(opts.output);
         const r = await exportRun({
-          store: storeFlag(opts.store),
+          store: opts.store,
           runId: run,
-          format: opts.format as 'paper',
+          format: opts.outputFormat,
           output: toStdout ? null : opts.output,
           partial: opts.partial,
         });
         // With -o - the rows are the only thing on stdout; notes go to stderr.
         const say = toStdout ? process.stderr : process.stdout;
         if (r.simulated) say.write(`note: run '${run}' is SIMULATED; its rows describe a simulated controller\n`);
-        if (toStdout) process.stdout.write(r.text!);
-        else say.write(`wrote ${r.rows} rows to ${opts.output}\n`);
+        if (toStdout) {
+          dataOnStdout();
+          process.stdout.write(r.text!);
+        } else say.write(`wrote ${r.rows} rows to ${opts.output}\n`);
       },
     );
 }

@@ -1,58 +1,70 @@
 // `revloop import-trajectories`: store trajectories produced elsewhere as a run (app/import.ts).
-import type { Command } from 'commander';
-import { UsageError } from '../../core/errors.ts';
-import { collect, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
+import { Option, type Command } from 'commander';
+import { addOptionWithAliases, budgetOption, pluginOption, runOption, storeOption } from '../options.ts';
+import { printable } from '../../core/util/printable.ts';
 import { redactLocation } from '../../store/store.ts';
-import { commandLine } from '../invocation.ts';
+import { nextCommands } from '../invocation.ts';
 import { inputPath } from '../stdio.ts';
+import { fitted } from '../terminal.ts';
 
 interface ImportFlags {
-  store?: string;
-  runId?: string;
-  budget?: string;
-  from: string;
+  store: string;
+  run?: string;
+  budget?: number;
+  inputFormat: 'jsonl' | 'collie-log';
   collie?: string;
   controller?: string;
-  plugin: string[];
+  plugin?: string[];
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('import-trajectories')
     .summary('verify and store trajectories produced elsewhere (JSON Lines or a COLLIE log) as a run')
     .description(
       'Each JSON line: {"id", "controller", "family", "case_id", "source", "targets" | "target"+"anchors", "drafts": [text, …]}. ' +
         'Every draft is stripped and verified; the stop rule drops drafts after the first success (counted). ' +
-        'With --from collie-log, FILE is a COLLIE multi-round generation log and --collie maps its prompts ' +
+        'With --input-format collie-log, FILE is a COLLIE multi-round generation log and --collie maps its prompts ' +
         'to COLLIE instances (collie_all.jsonl). See docs/running.md.',
     )
     .argument('<file>', "import file ('-' = standard input)")
-    .option('--store <location>', STORE_HELP)
-    .option('--run-id <id>', 'run id (default: the file name)')
-    .option('--budget <T>', 'common budget: drafts beyond T+1 dropped; shorter unresolved trajectories are protocol-incomplete')
-    .option('--from <kind>', 'jsonl | collie-log', 'jsonl')
+    .addOption(storeOption());
+  addOptionWithAliases(cmd, runOption('run id (default: the file name)'), '--run-id');
+  // The same budget T as `revloop run --budget`: what a run with that budget would have generated is kept.
+  cmd.addOption(
+    budgetOption(
+      undefined,
+      'the revision budget T of the import: drafts beyond T+1 are dropped; an unresolved trajectory with fewer is protocol-incomplete (default: none)',
+    ),
+  );
+  addOptionWithAliases(
+    cmd,
+    new Option('--input-format <kind>', 'jsonl (the schema above) | collie-log (a COLLIE multi-round generation log)')
+      .choices(['jsonl', 'collie-log'])
+      .default('jsonl'),
+    '--from',
+  );
+  cmd
     .option(
       '--collie <file>',
-      "collie_all.jsonl (for --from collie-log; default: ../shared/data/collie/collie_all.jsonl when present; '-' = standard input)",
+      "collie_all.jsonl (for --input-format collie-log; default: ../shared/data/collie/collie_all.jsonl when present; '-' = standard input)",
     )
-    .option('--controller <name>', 'controller name for --from collie-log (default: from the log file name)')
-    .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
+    .option('--controller <name>', 'controller name for --input-format collie-log (default: from the log file name)')
+    .addOption(pluginOption())
     .action(async (file: string, opts: ImportFlags) => {
-      if (opts.from !== 'jsonl' && opts.from !== 'collie-log')
-        throw new UsageError('--from', `--from: unknown input '${opts.from}'; use jsonl or collie-log`);
       const { loadFamilyPlugins } = await import('../../core/verify/plugins.ts');
       await loadFamilyPlugins(opts.plugin);
       const { importRun } = await import('../../app/import.ts');
-      const out = process.stdout;
-      const budget = wholeNumber('--budget', opts.budget, { min: 0 });
-      const store = storeFlag(opts.store);
+      const out = fitted(process.stdout);
+      const budget = opts.budget;
+      const store = opts.store;
       const shown = redactLocation(store);
       const s = await importRun({
         file: await inputPath(file, 'import-trajectories', 'stdin.jsonl'),
         store,
-        runId: opts.runId ?? (file === '-' ? 'stdin' : undefined),
+        runId: opts.run ?? (file === '-' ? 'stdin' : undefined),
         budget,
-        from: opts.from,
+        from: opts.inputFormat,
         collie: opts.collie === undefined ? undefined : await inputPath(opts.collie, '--collie', 'collie_all.jsonl'),
         controller: opts.controller,
         onConverted: (conv, collie) => {
@@ -66,11 +78,14 @@ export function register(program: Command): void {
         },
       });
       out.write(
-        `imported run '${s.runId}' into ${shown}: ${s.trajectories} trajectories (${s.controllers.join(', ')}), ${s.draftsSupplied} drafts supplied, ${s.roundsStored} rounds stored\n` +
+        `imported run '${printable(s.runId)}' into ${shown}: ${s.trajectories} trajectories (${s.controllers.map(printable).join(', ')}), ${s.draftsSupplied} drafts supplied, ${s.roundsStored} rounds stored\n` +
           `  stop rule: ${s.droppedAfterSuccess} drafts after a first success dropped (in ${s.truncatedTrajectories} trajectories)` +
           `${budget !== undefined ? `; ${s.droppedBeyondBudget} beyond budget ${budget} dropped` : ''}\n` +
           `  ${s.successes} joint successes, ${s.incomplete} protocol-incomplete\n` +
-          `next: ${commandLine(['audit', '--store', shown, '--run', s.runId])} · ${commandLine(['analyze', '--store', shown, s.runId])}\n`,
+          nextCommands([
+            ['audit', '--store', shown, '--run', s.runId],
+            ['analyze', '--store', shown, s.runId],
+          ]),
       );
     });
 }

@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { ProviderError, UserError } from '../../core/errors.ts';
 import { addModelOptions, modelOptionsFromFlags, type ModelFlags } from '../flags.ts';
+import { jsonOption } from '../options.ts';
+import { jsonOutput } from '../json.ts';
 import { readInputText } from '../stdio.ts';
 import { markedName } from '../../core/simulated.ts';
 
@@ -20,11 +22,11 @@ export function register(program: Command): void {
     model
       .command('info <spec>')
       .description('show what a spec resolves to: backend, label, capabilities and settings (never the API key)')
-      .option('--json', 'print JSON'),
+      .addOption(jsonOption('print JSON')),
   ).action(async (spec: string, flags: ModelFlags & { json?: boolean }) => {
     const { describeModel } = await import('../../models/describe.ts');
     const info = await describeModel(spec, modelOptionsFromFlags(flags));
-    if (flags.json) process.stdout.write(JSON.stringify(info, null, 2) + '\n');
+    if (flags.json) process.stdout.write(jsonOutput(info));
     else
       for (const [k, v] of Object.entries(info)) process.stdout.write(`${k.padEnd(14)} ${typeof v === 'string' ? v : JSON.stringify(v)}\n`);
   });
@@ -36,7 +38,7 @@ export function register(program: Command): void {
       .option('--prompt <text>', 'the user message')
       .option('--prompt-file <file>', "read the user message from a file ('-' = standard input)")
       .option('--max-tokens <n>', 'token limit', '256')
-      .option('--json', 'print the result and attempts as JSON'),
+      .addOption(jsonOption('print the result and attempts as JSON')),
   ).action(async (spec: string, flags: TryFlags) => {
     if ((flags.prompt === undefined) === (flags.promptFile === undefined))
       throw new UserError('give exactly one of --prompt TEXT or --prompt-file FILE');
@@ -65,8 +67,7 @@ export function register(program: Command): void {
             );
         },
       });
-      if (flags.json)
-        process.stdout.write(JSON.stringify({ model: m.label, simulated: m.capabilities.simulated, ...result }, null, 2) + '\n');
+      if (flags.json) process.stdout.write(jsonOutput({ model: m.label, simulated: m.capabilities.simulated, ...result }));
       else {
         if (m.capabilities.simulated)
           process.stderr.write(`${markedName(m.label, true)}: the reply below comes from a simulation, not a model\n`);
@@ -82,11 +83,11 @@ export function register(program: Command): void {
   model
     .command('sims')
     .description('list the simulated controller profiles and their parameters')
-    .option('--json', 'print JSON')
+    .addOption(jsonOption('print JSON'))
     .action(async (flags: { json?: boolean }) => {
       const { SIM_PROFILES } = await import('../../models/sim/profiles.ts');
       if (flags.json) {
-        process.stdout.write(JSON.stringify(SIM_PROFILES, null, 2) + '\n');
+        process.stdout.write(jsonOutput(SIM_PROFILES));
         return;
       }
       for (const p of Object.values(SIM_PROFILES)) {

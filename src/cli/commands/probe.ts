@@ -2,10 +2,22 @@
 // (cached vs fresh scoring on a sample) and `revloop probe items`. Parses flags into app/probe.ts's
 // typed options; see docs/probe.md.
 import type { Command } from 'commander';
+import { fitText, outputWidth } from '../terminal.ts';
+import { dataOnStdout } from '../output.ts';
 import { UsageError } from '../../core/errors.ts';
 import { baseLabel, markedName, simulatedPrefix } from '../../core/simulated.ts';
 import type { ItemSource } from '../../app/probe.ts';
-import { addModelOptions, modelOptionsFromFlags, numberFlag, STORE_HELP, storeFlag, wholeNumber, type ModelFlags } from '../flags.ts';
+import { addModelOptions, modelOptionsFromFlags, numberFlag, wholeNumber, type ModelFlags } from '../flags.ts';
+import {
+  addOptionWithAliases,
+  jsonOption,
+  limitOption,
+  modelOption,
+  noProgressOption,
+  outputOption,
+  runOption,
+  storeOption,
+} from '../options.ts';
 import { redactLocation } from '../../store/store.ts';
 import { lineProgress } from '../progress.ts';
 import { forPeople, inputPath, isStdout } from '../stdio.ts';
@@ -15,7 +27,7 @@ import { formatCount } from '../../core/util/count.ts';
 interface ItemFlags {
   items?: string;
   build?: string;
-  limit?: string;
+  limit?: number;
   env?: string;
   mbpp?: string;
   python?: string;
@@ -25,7 +37,7 @@ interface ItemFlags {
 interface ProbeFlags extends ModelFlags, ItemFlags {
   model?: string;
   conditions?: string;
-  store?: string;
+  store: string;
   run?: string;
   json?: boolean;
 }
@@ -34,7 +46,7 @@ interface ProbeFlags extends ModelFlags, ItemFlags {
 async function itemSource(f: ItemFlags): Promise<ItemSource> {
   if (!!f.items === !!f.build)
     throw new UsageError('--items', 'give exactly one of --items <file> (probe items as JSON Lines) or --build <N> (build N items)');
-  const limit = wholeNumber('--limit', f.limit, { min: 1 });
+  const limit = f.limit;
   if (f.items) {
     if (f.env) throw new UsageError('--env', '--env applies to --build; an items file says its own environment');
     if (f.mbpp) throw new UsageError('--mbpp', '--mbpp is for CodeRepair items built with --build N --env coderepair');
@@ -77,18 +89,18 @@ export function register(program: Command): void {
         '`revloop analyze --store DB` summarises G, copy, sem, p_rep and greedy\n' +
         'repeats. See docs/probe.md.',
     )
-    .option('--model <spec>', 'gguf:<path>, vllm:<url>#<model> (or sim:<profile> for a toy run)')
+    .addOption(modelOption({ need: 'score' }))
     .option('--items <file>', "probe items as JSON Lines (the documented schema; '-' = standard input)")
     .option('--build <N>', 'build the item pool and take a stratified subsample of N items (ToolShed: ≤ 3 per task)')
     .option('--env <name>', 'environment of --build: toolshed (default) or coderepair (needs --mbpp and python3)')
     .option('--mbpp <path>', "the sanitized MBPP JSON file (CodeRepair; not bundled; '-' = standard input)")
     .option('--python <path>', 'Python 3 interpreter for CodeRepair (default: $REVLOOP_PYTHON, then python3)')
     .option('--conditions <set>', 'core | extended | all | comma-separated names', 'core')
-    .option('--store <location>', STORE_HELP)
-    .option('--run <id>', 'probe run id (default: probe-<env>-<model label>)')
-    .option('--limit <n>', 'only the first n items')
-    .option('--json', 'print one JSON record per item (G, copy, sem and every measure) on stdout')
-    .option('--no-progress', 'no progress line on stderr');
+    .addOption(storeOption())
+    .addOption(runOption('probe run id (default: probe-<env>-<model label>)'))
+    .addOption(limitOption('items'))
+    .addOption(jsonOption('print one JSON record per item (G, copy, sem and every measure) on stdout'))
+    .addOption(noProgressOption());
   addModelOptions(probe);
   probe.action(async (flags: ProbeFlags) => {
     process.exitCode = await probeAction(flags);
@@ -97,16 +109,16 @@ export function register(program: Command): void {
   const verify = probe
     .command('verify')
     .description('re-score a sample of items without the prefix cache and require agreement within the tolerance (exit 1 otherwise)')
-    .option('--model <spec>', 'gguf:<path> or vllm:<url>#<model>')
+    .addOption(modelOption({ need: 'score' }))
     .option('--items <file>', "probe items as JSON Lines ('-' = standard input)")
     .option('--build <N>', 'build N items (see revloop probe --help)')
     .option('--env <name>', 'environment of --build: toolshed or coderepair')
     .option('--mbpp <path>', 'the sanitized MBPP JSON file (CodeRepair)')
     .option('--python <path>', 'Python 3 interpreter for CodeRepair')
-    .option('--limit <n>', 'only the first n items')
+    .addOption(limitOption('items'))
     .option('--n <n>', 'items to sample (Python random.Random(0).sample)', '12')
     .option('--tolerance <nats>', 'largest allowed |cached - fresh|', '0.001')
-    .option('--json', 'print the report as JSON');
+    .addOption(jsonOption('print the report as JSON'));
   addModelOptions(verify);
   verify.action(async (_flags: unknown, cmd: Command) => {
     // `probe` declares the same options; commander may hand them to the parent, so merge both.
@@ -152,31 +164,34 @@ export function register(program: Command): void {
     if (!report.ok) process.exitCode = 1;
   });
 
-  probe
+  const items = probe
     .command('items')
     .description(
       'write probe items as JSON Lines: --build N from ToolShed (or CodeRepair with --env coderepair --mbpp PATH), or a filtered --items file',
-    )
-    .option('-o, --out <file>', "where to write the items ('-' = standard output)")
+    );
+  addOptionWithAliases(items, outputOption("where to write the items ('-' = standard output)", { required: true }), '--out');
+  items
     .option('--items <file>', 'probe items to re-read (validated) and write')
     .option('--build <N>', 'build the pool and take a stratified subsample of N items')
     .option('--env <name>', 'toolshed (default) or coderepair')
     .option('--mbpp <path>', 'the sanitized MBPP JSON file (CodeRepair)')
     .option('--python <path>', 'Python 3 interpreter for CodeRepair')
-    .option('--limit <n>', 'only the first n items')
-    .option('--no-progress', 'no progress line on stderr')
+    .addOption(limitOption('items'))
+    .addOption(noProgressOption())
     .action(async (_flags: unknown, cmd: Command) => {
-      const f = cmd.optsWithGlobals() as ItemFlags & { out?: string };
-      if (!f.out) throw new UsageError('--out', '-o/--out <file> is required (where to write the items)');
+      const f = cmd.optsWithGlobals() as ItemFlags & { output: string };
       const { writeProbeItems } = await import('../../app/probe.ts');
-      const toStdout = isStdout(f.out);
-      const r = await writeProbeItems(await itemSource(f), toStdout ? null : f.out, {
+      const toStdout = isStdout(f.output);
+      const r = await writeProbeItems(await itemSource(f), toStdout ? null : f.output, {
         onNote: (t) => process.stderr.write(`note: ${t}\n`),
         onBuildProgress: buildProgress(f),
       });
-      if (toStdout) process.stdout.write(r.text!);
+      if (toStdout) {
+        dataOnStdout();
+        process.stdout.write(r.text!);
+      }
       process.stderr.write(
-        `wrote ${r.items} items (${r.tasks} tasks, ${r.operators} operators) from ${forPeople(r.source)} to ${toStdout ? 'standard output' : f.out}\n`,
+        `wrote ${r.items} items (${r.tasks} tasks, ${r.operators} operators) from ${forPeople(r.source)} to ${toStdout ? 'standard output' : f.output}\n`,
       );
     });
 }
@@ -195,7 +210,7 @@ async function probeAction(flags: ProbeFlags): Promise<number> {
         modelOptions: modelOptionsFromFlags(flags),
         items,
         conditions,
-        store: storeFlag(flags.store),
+        store: flags.store,
         runId: flags.run,
         signal,
         withItemRecords: !!flags.json,
@@ -221,7 +236,10 @@ async function probeAction(flags: ProbeFlags): Promise<number> {
       ? `, prefix reuse saved ${(100 * r.cacheSaving).toFixed(1)}% of ${formatCount(r.counters!.naiveTokens)} tokens`
       : '';
   err.write(
-    `${simulatedPrefix(r.simulated)}probe ${r.runId}: ${r.status}; ${r.nScored} new scores, ${r.nPresent} already stored, ${r.nUnavailable} condition(s) unavailable (fail_other without a distractor) in ${r.seconds.toFixed(1)} s${saved} → ${redactLocation(storeFlag(flags.store))}\n`,
+    fitText(
+      `${simulatedPrefix(r.simulated)}probe ${r.runId}: ${r.status}; ${r.nScored} new scores, ${r.nPresent} already stored, ${r.nUnavailable} condition(s) unavailable (fail_other without a distractor) in ${r.seconds.toFixed(1)} s${saved} → ${redactLocation(flags.store)}`,
+      outputWidth(false, process.stderr),
+    ) + '\n',
   );
   for (const rec of r.itemRecords ?? []) {
     process.stdout.write(

@@ -2,11 +2,24 @@
 // failure composition, budget replay, every other study's sections and a per-trajectory browser.
 // A thin shell over app/report.ts; the store is opened read-only.
 import type { Command } from 'commander';
-import { existsSync, statSync } from 'node:fs';
+import { dataOnStdout } from '../output.ts';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { UsageError, UserError } from '../../core/errors.ts';
+import { UserError } from '../../core/errors.ts';
 import { baseLabel } from '../../core/simulated.ts';
-import { parsePanels, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
+import { parsePanels } from '../flags.ts';
+import { addHelpAfter } from '../help.ts';
+import {
+  addOptionWithAliases,
+  bootstrapOption,
+  bootstrapSeedOption,
+  maxCapOption,
+  noProgressOption,
+  outputOption,
+  requireStore,
+  runOption,
+  storeOption,
+} from '../options.ts';
 import { lineProgress } from '../progress.ts';
 import { isStdout } from '../stdio.ts';
 import { formatCount } from '../../core/util/count.ts';
@@ -14,50 +27,64 @@ import { formatCount } from '../../core/util/count.ts';
 interface ReportFlags {
   store?: string;
   run?: string[];
-  out?: string;
-  title?: string;
-  budget?: string;
-  bootstrap?: string;
-  seed?: string;
+  output: string;
+  title: string;
+  maxCap?: number;
+  bootstrap: number;
+  seed: number;
   panel?: string[];
   timestamp?: boolean;
   progress?: boolean;
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('report')
-    .description('write one self-contained HTML report (tables, curves, failure bars, budget replay, trajectory drill-down)')
+    .summary('write one self-contained HTML report of the runs in a store')
+    .description(
+      'One self-contained HTML file (no network): tables, curves, failure bars, budget replay, every study’s sections and a trajectory drill-down. ' +
+        'The store is opened read-only; the store and the output are checked before any work.',
+    )
     .argument('[runs...]', 'run ids to include (same as --run; default: every run in the store)')
-    .option('--store <location>', STORE_HELP)
-    .option('--run <id...>', 'include only these runs (repeatable)')
-    .option('-o, --out <file>', "the HTML file to write ('-' = standard output)")
-    .option('--title <text>', 'report title', 'revloop report')
-    .option('--budget <T>', "largest revision cap for curves and budget replay (default: the runs' budget)")
-    .option('--bootstrap <B>', 'bootstrap resamples for the 95% intervals; 0 switches them off', '20000')
-    .option('--seed <S>', 'bootstrap seed', '20260808')
+    .addOption(storeOption({ required: true, readOnly: true }))
+    .addOption(runOption('include only these runs (repeatable)', { many: true }));
+  addOptionWithAliases(cmd, outputOption("the HTML file to write ('-' = standard output)", { required: true }), '--out');
+  cmd.option('--title <text>', 'report title', 'revloop report');
+  addOptionWithAliases(cmd, maxCapOption(), '--budget');
+  cmd
+    .addOption(bootstrapOption(20000))
+    .addOption(bootstrapSeedOption())
     .option('--panel <controller=panel...>', 'put a controller in a named panel (reversals and panel means are within panels)')
     .option('--no-timestamp', 'leave the generation time out (byte-reproducible output)')
-    .option('--no-progress', 'do not report progress on stderr')
-    .addHelpText(
-      'after',
-      '\nThe file needs no network: open it directly in a browser. Simulated (sim:) controllers are marked\n' +
-        'SIMULATED wherever their numbers appear. See docs/report.md.',
-    )
-    .action(async (runs: string[], flags: ReportFlags) => {
-      await reportAction(runs, flags);
-    });
+    .addOption(noProgressOption());
+  addHelpAfter(
+    cmd,
+    '\nThe file needs no network: open it directly in a browser. Simulated (sim:) controllers are marked SIMULATED wherever their numbers appear. See docs/report.md.',
+  ).action(async (runs: string[], flags: ReportFlags) => {
+    await reportAction(runs, flags);
+  });
+}
+
+/** The output file is checked before any work: its folder exists and may be written, and it is no folder itself. */
+function checkOutput(given: string): void {
+  const out = resolve(given);
+  const folder = dirname(out);
+  if (!existsSync(folder) || !statSync(folder).isDirectory())
+    throw new UserError(`report: cannot write ${given}: folder ${folder} does not exist`);
+  if (existsSync(out) && statSync(out).isDirectory())
+    throw new UserError(`report: ${given} is a folder; give a file name such as ${given.replace(/\/+$/, '')}/report.html`);
+  try {
+    accessSync(existsSync(out) ? out : folder, constants.W_OK);
+  } catch {
+    throw new UserError(`report: cannot write ${given}: ${existsSync(out) ? 'the file' : `the folder ${folder}`} is read-only for you`);
+  }
 }
 
 async function reportAction(positional: string[], flags: ReportFlags): Promise<void> {
-  const store = storeFlag(flags.store, 'report');
-  if (!flags.out) throw new UsageError('--out', 'report: -o/--out <file> is required (where to write the HTML report)');
-  const toStdout = isStdout(flags.out);
-  const out = resolve(flags.out);
-  if (!toStdout && (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()))
-    throw new UserError(`report: cannot write ${flags.out}: folder ${dirname(out)} does not exist`);
-  if (!toStdout && existsSync(out) && statSync(out).isDirectory())
-    throw new UserError(`report: ${flags.out} is a folder; give a file name such as ${flags.out}/report.html`);
+  const store = requireStore(flags.store, 'report');
+  const toStdout = isStdout(flags.output);
+  if (!toStdout) checkOutput(flags.output);
+  const out = resolve(flags.output);
   const quiet = flags.progress === false;
   const stderr = process.stderr;
   const lines: { bootstrap?: ReturnType<typeof lineProgress>; rendering?: ReturnType<typeof lineProgress> } = {};
@@ -65,9 +92,9 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
   const { writeReportFile } = await import('../../report/index.ts');
   const report = await buildStoreReport(store, {
     runIds: [...positional, ...(flags.run ?? [])],
-    budget: wholeNumber('--budget', flags.budget, { min: 0 }),
-    bootstrap: wholeNumber('--bootstrap', flags.bootstrap ?? '20000', { min: 0 }),
-    seed: wholeNumber('--seed', flags.seed ?? '20260808', { min: 0 }),
+    budget: flags.maxCap,
+    bootstrap: flags.bootstrap,
+    seed: flags.seed,
     panels: parsePanels('report', flags.panel ?? []),
     title: flags.title,
     generatedAt: flags.timestamp === false ? undefined : new Date().toISOString(),
@@ -85,13 +112,15 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
   });
   lines.bootstrap?.finish();
   lines.rendering?.finish();
-  if (toStdout) process.stdout.write(report.html);
-  else writeReportFile(out, report.html);
+  if (toStdout) {
+    dataOnStdout();
+    process.stdout.write(report.html);
+  } else writeReportFile(out, report.html);
   const simulated = report.simulatedControllers.length
     ? ` — includes SIMULATED controllers: ${report.simulatedControllers.map(baseLabel).join(', ')}`
     : '';
   // With -o - the HTML is the only thing on standard output.
   (toStdout ? process.stderr : process.stdout).write(
-    `wrote ${toStdout ? 'standard output' : flags.out} (${(Buffer.byteLength(report.html) / 1e6).toFixed(1)} MB, ${formatCount(report.trajectories)} trajectories)${simulated}\n`,
+    `wrote ${toStdout ? 'standard output' : flags.output} (${(Buffer.byteLength(report.html) / 1e6).toFixed(1)} MB, ${formatCount(report.trajectories)} trajectories)${simulated}\n`,
   );
 }

@@ -1,27 +1,33 @@
 // `revloop run`: plan and run (or resume) the closed loop over a case set. Parses flags into
 // app/run.ts's typed options, shows progress, stops cleanly on Ctrl-C and says what to do next.
-import type { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { UsageError } from '../../core/errors.ts';
 import { markedName } from '../../core/simulated.ts';
+import { addModelOptions, banFlag, historyFlag, modelOptionsFromFlags, sessionOptionsFromFlags, type ModelFlags } from '../flags.ts';
 import {
-  addModelOptions,
-  budgetFlag,
-  collect,
-  banFlag,
-  historyFlag,
-  modelOptionsFromFlags,
-  RECONNECT_HELP,
-  sessionOptionsFromFlags,
-  STORE_HELP,
-  storeFlag,
-  variantFlag,
-  wholeNumber,
-  type ModelFlags,
-} from '../flags.ts';
-import { commandLine } from '../invocation.ts';
+  addOptionWithAliases,
+  budgetOption,
+  casesOption,
+  concurrencyOption,
+  ifevalModeOption,
+  inputFormatOption,
+  leaseSecondsOption,
+  limitOption,
+  maxConsecutiveFailuresOption,
+  modelOption,
+  pluginOption,
+  reconnectSecondsOption,
+  runOption,
+  storeOption,
+  variantOption,
+  wholeParser,
+  PAPER_BUDGET,
+} from '../options.ts';
+import { commandLine, nextCommands } from '../invocation.ts';
 import { inputPath } from '../stdio.ts';
 import { redactLocation } from '../../store/store.ts';
 import { trajectoryProgress } from '../progress.ts';
+import { fitted } from '../terminal.ts';
 import { reportIncomplete, reportStopped } from '../run-outcome.ts';
 import { interruptible } from '../signals.ts';
 
@@ -29,22 +35,62 @@ interface RunFlags extends ModelFlags {
   cases: string;
   model: string;
   store?: string;
-  runId?: string;
-  workers?: string;
-  leaseSeconds?: string;
-  reconnectSeconds?: string;
-  budget?: string;
+  run?: string;
+  workers?: number;
+  leaseSeconds?: number;
+  reconnectSeconds?: number;
+  budget?: number;
   history?: string;
   harness?: string;
   ban?: string;
   variant?: string;
-  concurrency?: string;
-  limit?: string;
-  format?: string;
-  maxConsecutiveFailures?: string;
+  concurrency?: number;
+  limit?: number;
+  inputFormat?: string;
+  maxConsecutiveFailures?: number;
   plugin?: string[];
   ifevalMode?: string;
 }
+
+/** The options of `revloop run`, each with its default: the resume command leaves those out. */
+function runOptions(): Option[] {
+  return [
+    casesOption(),
+    modelOption({ required: true }),
+    storeOption(),
+    runOption('run id (default: <cases>__<model label>[__<protocol>]; the same command resumes it)'),
+    budgetOption(PAPER_BUDGET),
+    new Option('--history <policy>', 'full | last:K | reset').argParser((v) => (historyFlag(v), v.trim())).default('full'),
+    new Option(
+      '--harness <name>',
+      "verbatim (the paper's) | abstract | drop | reset-on-recurrence | revloop-default (docs/revise.md); recorded in the plan",
+    ).default('verbatim'),
+    new Option(
+      '--ban <what>',
+      'failed-drafts: ban earlier failed drafts as token sequences at decoding (gguf:, vllm:, sim:) | ' +
+        'complete-repeats: ban them as complete answers, extensions allowed (gguf:, sim:) | ' +
+        "none (default: the harness's own)",
+    ).choices(['failed-drafts', 'complete-repeats', 'none']),
+    variantOption(),
+    concurrencyOption(4),
+    limitOption(),
+    inputFormatOption(),
+    ifevalModeOption(),
+    maxConsecutiveFailuresOption(),
+    pluginOption(),
+    new Option(
+      '--workers <n>',
+      '0: plan the run (or check its plan and reopen protocol-incomplete trajectories) and run nothing; 1: run it here',
+    )
+      .argParser(workersFlag)
+      .default(1),
+    leaseSecondsOption('PostgreSQL: how long a claim on a trajectory lasts without renewal'),
+    reconnectSecondsOption('PostgreSQL: '),
+  ];
+}
+
+/** Old spellings of run's options, kept for one release. */
+const RUN_ALIASES: Record<string, string[]> = { '--run': ['--run-id'], '--input-format': ['--format'] };
 
 export function register(program: Command): void {
   const cmd = program
@@ -57,36 +103,8 @@ export function register(program: Command): void {
         'last accepted draft. A different plan under an existing run id is refused. Ctrl-C stops cleanly. ' +
         'With a PostgreSQL store, `--workers 0` only plans the run, for `revloop worker` processes on any machine ' +
         '(docs/workers.md). See docs/running.md.',
-    )
-    .requiredOption('--cases <file>', "case file (paper, COLLIE, IFEval or native JSON Lines; '-' = standard input)")
-    .requiredOption('--model <spec>', 'openai:<model>, openai-compatible:<url>#<model>, vllm:<url>#<model>, gguf:<path>, sim:<profile>')
-    .option('--store <location>', STORE_HELP)
-    .option('--run-id <id>', 'run id (default: <cases>__<model label>[__<protocol>])')
-    .option('--budget <T>', 'revisions after the first draft (at most T+1 generations)', '8')
-    .option('--history <policy>', 'full | last:K | reset', 'full')
-    .option(
-      '--harness <name>',
-      "verbatim (the paper's) | abstract | drop | reset-on-recurrence | revloop-default (docs/revise.md); recorded in the plan",
-      'verbatim',
-    )
-    .option(
-      '--ban <what>',
-      "failed-drafts: ban earlier failed drafts as token sequences at decoding (gguf:, vllm:, sim:) | complete-repeats: ban them as complete answers, extensions allowed (gguf:, sim:) | none (default: the harness's own)",
-    )
-    .option('--variant <name>', 'prompt wording: baseline | structured | concise', 'baseline')
-    .option('--concurrency <n>', 'trajectories in flight at once', '4')
-    .option('--limit <n>', 'only the first n cases')
-    .option('--format <name>', 'case format: paper-exact, paper-structured, collie, native, ifeval (default: detect)')
-    .option('--ifeval-mode <mode>', 'IFEval cases: joint success from the strict or the loose follow list', 'strict')
-    .option('--max-consecutive-failures <n>', 'stop after n protocol-incomplete trajectories in a row (0 = never)', '3')
-    .option('--plugin <module>', 'load a module that registers more families (repeatable)', collect, [])
-    .option(
-      '--workers <n>',
-      '0: plan the run (or check its plan and reopen protocol-incomplete trajectories) and run nothing; 1: run it here',
-      '1',
-    )
-    .option('--lease-seconds <s>', 'PostgreSQL: how long a claim on a trajectory lasts without renewal', '60')
-    .option('--reconnect-seconds <s>', `PostgreSQL: ${RECONNECT_HELP}`, '300');
+    );
+  for (const option of runOptions()) addOptionWithAliases(cmd, option, ...(RUN_ALIASES[option.long!] ?? []));
   addModelOptions(cmd).action(async (flags: RunFlags) => {
     const { tuneV8ForBatch } = await import('../jit.ts');
     tuneV8ForBatch();
@@ -94,83 +112,84 @@ export function register(program: Command): void {
   });
 }
 
-/** Flags a resumed session must repeat, in help order, with the defaults they are left out at. */
-const RESUME_FLAGS: ReadonlyArray<[keyof RunFlags, string, string | undefined]> = [
-  ['format', '--format', undefined],
-  ['limit', '--limit', undefined],
-  ['budget', '--budget', '8'],
-  ['history', '--history', 'full'],
-  ['harness', '--harness', 'verbatim'],
-  ['ban', '--ban', undefined],
-  ['variant', '--variant', 'baseline'],
-  ['extraBody', '--extra-body', undefined],
-  ['temperature', '--temperature', undefined],
-  ['seed', '--seed', undefined],
-  ['label', '--label', undefined],
-  ['apiKeyEnv', '--api-key-env', undefined],
-  ['timeout', '--timeout', undefined],
-  ['retries', '--retries', undefined],
-  ['rpm', '--rpm', undefined],
-  ['modelConcurrency', '--model-concurrency', undefined],
-  ['concurrency', '--concurrency', '4'],
-  ['maxConsecutiveFailures', '--max-consecutive-failures', '3'],
-  ['ifevalMode', '--ifeval-mode', 'strict'],
-  ['leaseSeconds', '--lease-seconds', '60'],
-  ['reconnectSeconds', '--reconnect-seconds', '300'],
+/** Options a resumed session must repeat, in help order (the plan's, then the provider's and the session's). */
+const RESUME_FLAGS: ReadonlyArray<keyof RunFlags> = [
+  'inputFormat',
+  'limit',
+  'budget',
+  'history',
+  'harness',
+  'ban',
+  'variant',
+  'extraBody',
+  'temperature',
+  'seed',
+  'label',
+  'apiKeyEnv',
+  'timeout',
+  'retries',
+  'rpm',
+  'modelConcurrency',
+  'concurrency',
+  'maxConsecutiveFailures',
+  'ifevalMode',
+  'leaseSeconds',
+  'reconnectSeconds',
 ];
 
 /**
  * The command that resumes a run: every option given that shapes the plan (limit, budget, history,
  * variant, decoding, label, plugins) or reaches the provider (key variable, timeouts), shell-quoted,
- * so that pasting it resumes instead of being refused as a different plan.
+ * so that pasting it resumes instead of being refused as a different plan. Options at their
+ * defaults (the options' own, runOptions) are left out.
  */
-export function resumeCommand(o: RunFlags, runId: string, env: NodeJS.ProcessEnv = process.env): string {
+export function resumeCommand(o: Partial<Record<keyof RunFlags, unknown>>, runId: string, env: NodeJS.ProcessEnv = process.env): string {
+  const options = [...runOptions(), ...addModelOptions(new Command('run')).options];
   const words = [
     'run',
     '--cases',
-    o.cases,
+    String(o.cases),
     '--model',
-    o.model,
+    String(o.model),
     '--store',
-    redactLocation(storeFlag(o.store, undefined, env)),
-    '--run-id',
+    redactLocation(String(o.store ?? 'runs.db')),
+    '--run',
     runId,
   ];
-  for (const [key, flag, fallback] of RESUME_FLAGS) {
+  for (const key of RESUME_FLAGS) {
     const value = o[key];
-    if (typeof value === 'string' && value !== fallback) words.push(flag, value);
+    const option = options.find((x) => x.attributeName() === key);
+    if (value === undefined || value === null || !option) continue;
+    if (option.defaultValue !== undefined && String(value) === String(option.defaultValue)) continue;
+    words.push(option.long!, String(value));
   }
-  for (const plugin of o.plugin ?? []) words.push('--plugin', plugin);
+  for (const plugin of (o.plugin as string[] | undefined) ?? []) words.push('--plugin', plugin);
   return commandLine(words, env);
 }
 
-async function runAction(flags: RunFlags, io = { out: process.stdout, err: process.stderr }): Promise<number> {
+async function runAction(flags: RunFlags, io = { out: fitted(process.stdout), err: fitted(process.stderr) }): Promise<number> {
   const { loadFamilyPlugins } = await import('../../core/verify/plugins.ts');
   await loadFamilyPlugins(flags.plugin ?? []);
-  const { parseFormat } = await import('../../core/cases/load.ts');
-  const maxConsecutiveFailures = wholeNumber('--max-consecutive-failures', flags.maxConsecutiveFailures, { min: 0 }) ?? 3;
-  const ifevalMode = flags.ifevalMode ?? 'strict';
-  if (ifevalMode !== 'strict' && ifevalMode !== 'loose')
-    throw new UsageError('--ifeval-mode', `--ifeval-mode: expected strict or loose, got '${ifevalMode}'`);
+  const maxConsecutiveFailures = flags.maxConsecutiveFailures ?? 3;
   const options = {
-    ifevalMode: ifevalMode as 'strict' | 'loose',
+    ifevalMode: (flags.ifevalMode ?? 'strict') as 'strict' | 'loose',
     cases: await inputPath(flags.cases, '--cases'),
     casesName: flags.cases,
-    format: flags.format ? parseFormat(flags.format) : undefined,
-    limit: wholeNumber('--limit', flags.limit, { min: 1 }),
+    format: flags.inputFormat as import('../../core/cases/types.ts').CaseFormat | undefined,
+    limit: flags.limit,
     model: flags.model,
     modelOptions: modelOptionsFromFlags(flags),
-    store: storeFlag(flags.store),
-    runId: flags.runId,
-    workers: workersFlag(flags.workers),
-    leaseSeconds: wholeNumber('--lease-seconds', flags.leaseSeconds, { min: 1, max: 86_400 }),
-    reconnectSeconds: wholeNumber('--reconnect-seconds', flags.reconnectSeconds, { min: 0, max: 86_400 }),
-    budget: budgetFlag(flags.budget, 8),
+    store: flags.store ?? 'runs.db',
+    runId: flags.run,
+    workers: (flags.workers ?? 1) as 0 | 1,
+    leaseSeconds: flags.leaseSeconds,
+    reconnectSeconds: flags.reconnectSeconds,
+    budget: flags.budget ?? PAPER_BUDGET,
     history: historyFlag(flags.history),
     harness: flags.harness,
     ban: banFlag(flags.ban),
-    variant: variantFlag(flags.variant),
-    concurrency: wholeNumber('--concurrency', flags.concurrency, { min: 1 }) ?? 4,
+    variant: (flags.variant ?? 'baseline') as import('../../core/verify/types.ts').PromptVariant,
+    concurrency: flags.concurrency ?? 4,
     maxConsecutiveFailures,
     sessionOptions: sessionOptionsFromFlags(flags, maxConsecutiveFailures),
   };
@@ -183,10 +202,10 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
       {
         onNote: (text) => io.err.write(`note: ${text}\n`),
         onStart: (s) => {
-          progress = trajectoryProgress(io.err, { simulated: s.simulated });
+          progress = trajectoryProgress(process.stderr, { simulated: s.simulated });
           io.out.write(
             `run '${s.runId}' in ${shownStore}: ${s.resumed ? `resuming (${s.alreadyComplete} of ${s.cases} trajectories already complete)` : 'new'}\n` +
-              `  cases: ${flags.cases} (${s.cases}${options.limit !== undefined ? ` of ${s.casesInFile}` : ''}, ${s.format}) · model: ${markedName(s.model, s.simulated)}` +
+              `  cases: ${flags.cases} (${s.cases}${s.cases !== s.casesInFile ? ` of ${s.casesInFile}` : ''}, ${s.format}) · model: ${markedName(s.model, s.simulated)}` +
               ` · protocol: ${s.protocol}, budget ${s.budget} · concurrency ${s.concurrency}\n` +
               (s.simulated ? '  SIMULATED controller: every number from this run describes a simulation, not a language model.\n' : ''),
           );
@@ -205,7 +224,13 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
     io.out.write(
       `planned${tag}: run '${runId}' in ${shownStore}, ${summary.cases} trajectories (${summary.complete} complete, ${summary.incomplete} protocol-incomplete, ${summary.pending} pending` +
         `${outcome.reopened ? `; ${outcome.reopened} protocol-incomplete reopened` : ''}); nothing was run\n` +
-        `next: ${commandLine(['worker', ...db, '--run', runId])} on any number of machines (docs/workers.md) · ${commandLine(['runs', ...db])}\n`,
+        nextCommands(
+          [
+            ['worker', ...db, '--run', runId],
+            ['runs', ...db],
+          ],
+          'next (workers on any number of machines; docs/workers.md):',
+        ),
     );
     return 0;
   }
@@ -217,14 +242,18 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
   );
   reportIncomplete(io.out, summary.incomplete, again);
   io.out.write(
-    `next: ${commandLine(['audit', ...db, '--run', runId])} · ${commandLine(['export', ...db, '--run', runId, '--format', 'paper', '-o', `${runId}.jsonl`])} · ${commandLine(['analyze', ...db, runId])}\n`,
+    nextCommands([
+      ['audit', ...db, '--run', runId],
+      ['export', ...db, '--run', runId, '-o', `${runId}.jsonl`],
+      ['analyze', ...db, runId],
+    ]),
   );
   return 0;
 }
 
 /** `--workers`: 0 plans only, 1 runs here; more local workers are `revloop worker` processes. */
-function workersFlag(value: string | undefined): 0 | 1 {
-  const n = wholeNumber('--workers', value, { min: 0 }) ?? 1;
+function workersFlag(value: string): 0 | 1 {
+  const n = wholeParser('--workers', { min: 0 })(value);
   if (n > 1)
     throw new UsageError(
       '--workers',

@@ -2,10 +2,12 @@
 // describes its own runs; app/runs.ts). Simulated runs are marked SIMULATED.
 import type { Command } from 'commander';
 import { markedName } from '../../core/simulated.ts';
-import { outputWidth } from '../terminal.ts';
+import { printable } from '../../core/util/printable.ts';
+import { outputWidth, wrapText } from '../terminal.ts';
 import type { WorkerInfo } from '../../store/store.ts';
 import { redactLocation } from '../../store/store.ts';
-import { STORE_HELP, storeFlag } from '../flags.ts';
+import { jsonOutput } from '../json.ts';
+import { jsonOption, storeOption, wideOption } from '../options.ts';
 
 export function register(program: Command): void {
   program
@@ -18,15 +20,12 @@ export function register(program: Command): void {
         'The store is opened read-only, so it is safe while a run writes. ' +
         'Tables fit the terminal (cells wrapped, the least important columns left out and named); --wide shows every column at full width.',
     )
-    .option('--store <location>', STORE_HELP)
-    .option('--json', 'print one JSON array of run summaries; `kind` tells the runs apart (run, import, probe, agent, …)')
+    .addOption(storeOption({ readOnly: true }))
+    .addOption(jsonOption('print one JSON array of run summaries; `kind` tells the runs apart (run, import, probe, agent, …)'))
     .option('--workers', 'list only the workers and their leases (PostgreSQL; with --json, one JSON array of workers)')
-    .option('--wide', 'every column at full width (default: fitted to the terminal)')
-    .action(async (opts: { store?: string; json?: boolean; workers?: boolean; wide?: boolean }) => {
-      await runsAction(
-        { store: storeFlag(opts.store), json: opts.json, workers: opts.workers, width: outputWidth(opts.wide) },
-        process.stdout,
-      );
+    .addOption(wideOption())
+    .action(async (opts: { store: string; json?: boolean; workers?: boolean; wide?: boolean }) => {
+      await runsAction({ store: opts.store, json: opts.json, workers: opts.workers, width: outputWidth(opts.wide) }, process.stdout);
     });
 }
 
@@ -39,20 +38,14 @@ export async function runsAction(
   const shown = redactLocation(o.store);
   const { TextTable } = await import('../../studies/kit/text-table.ts');
   if (o.workers) {
-    if (o.json) out.write(JSON.stringify(listing.workers ?? [], null, 2) + '\n');
+    if (o.json) out.write(jsonOutput(listing.workers ?? []));
     else if (!listing.workers) out.write(`${shown} is a SQLite store: no workers (one writing process per run)\n`);
     else out.write(listing.workers.length ? workersTable(listing.workers, TextTable, o.width) + '\n' : `no workers in ${shown}\n`);
     return;
   }
   const all = [...listing.groups.flatMap((g) => g.runs), ...listing.unknown];
   if (o.json) {
-    out.write(
-      JSON.stringify(
-        all.map((r) => r.json),
-        null,
-        2,
-      ) + '\n',
-    );
+    out.write(jsonOutput(all.map((r) => r.json)));
     return;
   }
   if (!all.length) {
@@ -62,21 +55,24 @@ export async function runsAction(
   const left = new Set<string>();
   const blocks = listing.groups.map((g) => {
     const table = new TextTable(['run', 'status', 'model', ...g.columns], { width: o.width, optional: g.optional });
-    for (const r of g.runs) table.push([r.runId, r.status, markedName(r.controller, r.simulated), ...r.cells]);
+    for (const r of g.runs) table.push([printable(r.runId), r.status, markedName(r.controller, r.simulated), ...r.cells]);
     const text = table.toString();
     for (const d of table.dropped) left.add(d);
     return `${g.study} runs (${g.runs.length}):\n${text}`;
   });
   if (listing.unknown.length)
     blocks.push(
-      `runs of kinds this revloop does not know (${listing.unknown.length}): ${listing.unknown.map((r) => `${r.runId} (${r.kind})`).join(', ')}`,
+      wrapText(
+        `runs of kinds this revloop does not know (${listing.unknown.length}): ${listing.unknown.map((r) => `${r.runId} (${r.kind})`).join(', ')}`,
+        o.width,
+      ),
     );
   const workers = (listing.workers ?? []).filter((w) => w.alive || w.leases.length || w.released.length);
   if (workers.length) blocks.push(workersTable(workers, TextTable, o.width));
   out.write(blocks.join('\n\n') + '\n');
-  if (left.size) out.write(`(left out to fit ${o.width} columns: ${[...left].join(', ')}; --wide shows them)\n`);
+  if (left.size) out.write(wrapText(`(left out to fit ${o.width} columns: ${[...left].join(', ')}; --wide shows them)`, o.width) + '\n');
   if (all.some((r) => r.simulated))
-    out.write('SIMULATED rows come from simulated controllers: they describe simulations, not language models.\n');
+    out.write(wrapText('SIMULATED rows come from simulated controllers: they describe simulations, not language models.', o.width) + '\n');
 }
 
 /**

@@ -21,9 +21,10 @@ export function register(program: Command): void {
       `
 Clients name the profile as the model, e.g. with the OpenAI-compatible backend:
   revloop serve-sim --port 8100 &
-  revloop run --model 'openai-compatible:http://127.0.0.1:8100/v1#sim:steady?seed=3' …
-Endpoints: GET /v1/models, POST /v1/chat/completions, POST /v1/completions, POST /tokenize, POST /detokenize.
-Stop with Ctrl-C (SIGINT) or SIGTERM.`,
+  revloop run --cases cases.jsonl \\
+    --model 'openai-compatible:http://127.0.0.1:8100/v1#sim:steady?seed=3'
+Endpoints: GET /v1/models, POST /v1/chat/completions, POST /v1/completions,
+POST /tokenize, POST /detokenize. Stop with Ctrl-C (SIGINT) or SIGTERM.`,
     )
     .action(async (flags: ServeSimFlags) => {
       const port = Number(flags.port);

@@ -2,6 +2,7 @@
 // verifier of a constraint family. A thin shell over src/core/verify.
 import type { Command } from 'commander';
 import { collect, wholeNumber } from '../flags.ts';
+import { dataOnStdout, writeRaw } from '../output.ts';
 import { isStdio, isStdout } from '../stdio.ts';
 import { UserError } from '../../core/errors.ts';
 import type { TextRule } from '../../core/verify/types.ts';
@@ -69,8 +70,10 @@ export function register(program: Command): void {
       '\nText rule per family (docs/verify.md#which-text-is-verified):\n' +
         TEXT_RULE_HELP +
         '\nExamples:\n' +
-        '  revloop verify --family exact-length --target 120 --anchors "IPO;quiet period" < draft.txt\n' +
-        "  revloop verify --family c10 --targets '[3, 5, 20]' --text-file draft.txt --feedback\n" +
+        '  revloop verify --family exact-length --target 120 \\\n' +
+        '    --anchors "IPO;quiet period" < draft.txt\n' +
+        "  revloop verify --family c10 --targets '[3, 5, 20]' --text-file draft.txt \\\n" +
+        '    --feedback\n' +
         '  revloop verify --jsonl texts.jsonl -o states.jsonl\n' +
         '  revloop verify --jsonl ifeval-responses.jsonl --ifeval-mode loose\n',
     )
@@ -131,11 +134,12 @@ async function runBatch(opts: VerifyOptions, cmd: Command): Promise<void> {
         const elapsed = Math.max((Date.now() - started) / 1000, 1e-3);
         const share = totalBytes > 0 ? Math.min(1, bytesRead / totalBytes) : 0;
         const eta = share > 0 ? `, ${Math.round(100 * share)}% of the input read, ETA ${Math.round(elapsed * (1 / share - 1))} s` : '';
-        process.stderr.write(`\rverified ${done} lines (${failed} failed), ${Math.round(done / elapsed)} lines/s${eta}\x1b[K`);
+        writeRaw(process.stderr, `\rverified ${done} lines (${failed} failed), ${Math.round(done / elapsed)} lines/s${eta}\x1b[K`);
       }
     : undefined;
   const options = { onProgress, jobs, plugins: opts.plugin, request: { ifevalMode: ifevalMode(opts), textRule: textRule(opts) } };
   const toFile = opts.output !== undefined && !isStdout(opts.output);
+  if (!toFile) dataOnStdout();
   let summary;
   try {
     summary = toFile ? await verifyBatchToFile(input, opts.output!, options) : await verifyBatch(input, process.stdout, options);
@@ -219,6 +223,7 @@ async function runSingle(opts: VerifyOptions): Promise<void> {
   const state = built.family.verify(text, built.case);
   const feedback = opts.feedback ? built.family.feedback(state, built.case, variant as any) : undefined;
   if (opts.json) {
+    dataOnStdout();
     const out: Record<string, unknown> = { ...state };
     if (feedback !== undefined) out.feedback = feedback;
     process.stdout.write(pyJsonDumps(out) + '\n');

@@ -5,19 +5,21 @@ import type { Command } from 'commander';
 import { spawn } from 'node:child_process';
 import { UsageError } from '../../core/errors.ts';
 import { redactLocation } from '../../store/store.ts';
-import { STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
+import { wholeNumber } from '../flags.ts';
+import { addHelpAfter } from '../help.ts';
+import { bootstrapOption, bootstrapSeedOption, storeOption } from '../options.ts';
 
 interface ViewFlags {
-  store?: string;
+  store: string;
   port?: string;
   host?: string;
   open?: boolean;
-  bootstrap?: string;
-  seed?: string;
+  bootstrap: number;
+  seed: number;
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('view')
     .summary('a live web viewer: runs, trajectories with filters, timelines, run-vs-run comparison')
     .description(
@@ -26,22 +28,21 @@ export function register(program: Command): void {
         'verifier reports, recurrence and cycle markers, failed provider attempts) and a case-by-case comparison of two runs with ' +
         'exact McNemar. The JSON API behind it is documented in docs/viewer.md.',
     )
-    .option('--store <location>', `${STORE_HELP}; opened read-only`)
+    .addOption(storeOption({ readOnly: true }))
     .option('--port <n>', 'port to listen on (0 picks a free one)', '8300')
     .option('--host <address>', 'address to listen on; anything but loopback requires the access token printed at start', '127.0.0.1')
     .option('--open', 'open the viewer in the default browser')
-    .option('--bootstrap <B>', "bootstrap resamples of the run pages' intervals (revloop analyze uses 20000)", '2000')
-    .option('--seed <S>', 'bootstrap seed', '20260808')
-    .addHelpText(
-      'after',
-      '\nThe store is opened read-only and never written; `revloop run` may write to it meanwhile. On loopback (the\n' +
-        'default) only requests addressed to this machine are answered. With --host 0.0.0.0 (or any other address) a\n' +
-        'random access token is printed once; every request must carry it (the printed URL does). Model outputs are\n' +
-        'shown as text, never as markup. Simulated (sim:) controllers are marked SIMULATED. See docs/viewer.md.',
-    )
-    .action(async (flags: ViewFlags) => {
-      await viewAction(flags);
-    });
+    .addOption(bootstrapOption(2000, "bootstrap resamples of the run pages' intervals (revloop analyze uses 20000)"))
+    .addOption(bootstrapSeedOption());
+  addHelpAfter(
+    cmd,
+    '\nThe store is opened read-only and never written; `revloop run` may write to it meanwhile. On loopback (the ' +
+      'default) only requests addressed to this machine are answered. With --host 0.0.0.0 (or any other address) a ' +
+      'random access token is printed once; every request must carry it (the printed URL does). Model outputs are ' +
+      'shown as text, never as markup. Simulated (sim:) controllers are marked SIMULATED. See docs/viewer.md.',
+  ).action(async (flags: ViewFlags) => {
+    await viewAction(flags);
+  });
 }
 
 /** Opens a URL in the desktop's browser; a failure is only a note (the URL is printed anyway). */
@@ -62,7 +63,7 @@ function openBrowser(url: string, err: { write(s: string): unknown }): void {
 }
 
 async function viewAction(flags: ViewFlags): Promise<void> {
-  const store = storeFlag(flags.store);
+  const store = flags.store;
   const host = (flags.host ?? '127.0.0.1').trim();
   if (!host) throw new UsageError('--host', 'view: --host needs an address (127.0.0.1, ::1, 0.0.0.0, …)');
   const { startViewer } = await import('../../app/view.ts');
@@ -70,8 +71,8 @@ async function viewAction(flags: ViewFlags): Promise<void> {
     store,
     host,
     port: wholeNumber('--port', flags.port ?? '8300', { min: 0, max: 65535 }),
-    bootstrap: wholeNumber('--bootstrap', flags.bootstrap ?? '2000', { min: 0 }),
-    seed: wholeNumber('--seed', flags.seed ?? '20260808', { min: 0 }),
+    bootstrap: flags.bootstrap,
+    seed: flags.seed,
     log: (line) => process.stderr.write(line + '\n'),
   });
   const out = process.stdout;

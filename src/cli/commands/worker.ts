@@ -3,31 +3,40 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
 import { redactLocation } from '../../store/store.ts';
-import { collect, numberFlag, RECONNECT_HELP, sessionOptionsFromFlags, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
-import { commandLine } from '../invocation.ts';
+import { modelFlagOptions, modelOptionsFromFlags, sessionOptionsFromFlags, type ModelFlags } from '../flags.ts';
+import {
+  concurrencyOption,
+  leaseSecondsOption,
+  maxConsecutiveFailuresOption,
+  pluginOption,
+  reconnectSecondsOption,
+  requireStore,
+  runOption,
+  storeOption,
+} from '../options.ts';
+import { nextCommands } from '../invocation.ts';
 import { lineProgress } from '../progress.ts';
+import { fitted } from '../terminal.ts';
 import { stoppedExitCode, stoppedWord } from '../run-outcome.ts';
 import { interruptible } from '../signals.ts';
 
-interface WorkerFlags {
+interface WorkerFlags extends Pick<ModelFlags, 'timeout' | 'retries' | 'modelConcurrency' | 'rpm' | 'apiKeyEnv'> {
   store?: string;
   run?: string;
   untilDone?: boolean;
   oneRunAtATime?: boolean;
-  concurrency: string;
-  leaseSeconds: string;
-  maxConsecutiveFailures: string;
-  reconnectSeconds: string;
-  plugin: string[];
-  timeout?: string;
-  retries?: string;
-  modelConcurrency?: string;
-  rpm?: string;
-  apiKeyEnv?: string;
+  concurrency: number;
+  leaseSeconds: number;
+  maxConsecutiveFailures: number;
+  reconnectSeconds: number;
+  plugin?: string[];
 }
 
+/** The model flags a worker takes: how it reaches the provider (the model and its decoding come from the run's plan). */
+const WORKER_MODEL_FLAGS = new Set(['--timeout', '--retries', '--model-concurrency', '--rpm', '--api-key-env']);
+
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('worker')
     .summary('claim and run trajectories of planned runs in a PostgreSQL store (one of many workers)')
     .description(
@@ -39,8 +48,8 @@ export function register(program: Command): void {
         'Plan runs with `revloop run … --store postgres://… --workers 0`. With --run the worker exits 0 once that run has no pending trajectory. ' +
         'See docs/workers.md.',
     )
-    .option('--store <location>', STORE_HELP.replace('a SQLite file, or ', ''))
-    .option('--run <id>', 'work on this run only, and exit once it has no pending trajectory (default: every run, until stopped)')
+    .addOption(storeOption({ postgresOnly: true }))
+    .addOption(runOption('work on this run only, and exit once it has no pending trajectory (default: every run, until stopped)'))
     .option(
       '--until-done',
       'without --run: exit once no planned run has a pending trajectory (plan the whole sweep first); a run this worker cannot run is skipped, and the exit code is 2 if no worker is running the rest of it',
@@ -49,51 +58,39 @@ export function register(program: Command): void {
       '--one-run-at-a-time',
       "without --run: claim from one run at a time and close its model before loading the next run's (a sweep of GGUF models that do not fit in memory twice)",
     )
-    .option('--concurrency <n>', 'trajectories in flight at once', '4')
-    .option('--lease-seconds <s>', 'how long a claim lasts without renewal (the heartbeat renews it every third of that)', '60')
-    .option('--max-consecutive-failures <n>', 'stop after n protocol-incomplete trajectories in a row (0 = never)', '3')
-    .option('--reconnect-seconds <s>', RECONNECT_HELP, '300')
-    .option('--plugin <module>', 'load a module that registers more families (repeatable; as the run was planned)', collect, [])
-    .option('--timeout <seconds>', 'per-attempt timeout for HTTP models (default 180)')
-    .option('--retries <n>', 'retries after a failed HTTP attempt (default 4)')
-    .option('--model-concurrency <n>', 'HTTP requests in flight per model (default: --concurrency)')
-    .option('--rpm <n>', 'at most this many HTTP attempts per minute (per worker)')
-    .option('--api-key-env <NAME>', 'environment variable holding the API key (default OPENAI_API_KEY)')
-    .action(async (flags: WorkerFlags) => {
-      const { tuneV8ForBatch } = await import('../jit.ts');
-      tuneV8ForBatch();
-      process.exitCode = await workerAction(flags);
-    });
+    .addOption(concurrencyOption(4))
+    .addOption(leaseSecondsOption('how long a claim lasts without renewal (the heartbeat renews it every third of that)'))
+    .addOption(maxConsecutiveFailuresOption())
+    .addOption(reconnectSecondsOption())
+    .addOption(pluginOption('load a module that registers more families (repeatable; as the run was planned)'));
+  for (const option of modelFlagOptions().filter((o) => WORKER_MODEL_FLAGS.has(o.long!))) {
+    if (option.long === '--model-concurrency') option.description = 'HTTP requests in flight per model (default: --concurrency)';
+    if (option.long === '--rpm') option.description = 'at most this many HTTP attempts per minute (per worker)';
+    cmd.addOption(option);
+  }
+  cmd.action(async (flags: WorkerFlags) => {
+    const { tuneV8ForBatch } = await import('../jit.ts');
+    tuneV8ForBatch();
+    process.exitCode = await workerAction(flags);
+  });
 }
 
-async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err: process.stderr }): Promise<number> {
+async function workerAction(flags: WorkerFlags, io = { out: fitted(process.stdout), err: fitted(process.stderr) }): Promise<number> {
   const { loadFamilyPlugins } = await import('../../core/verify/plugins.ts');
   await loadFamilyPlugins(flags.plugin);
-  const store = storeFlag(flags.store);
+  const store = requireStore(flags.store, 'worker', { postgresOnly: true });
   const shown = redactLocation(store);
-  const concurrency = wholeNumber('--concurrency', flags.concurrency, { min: 1 });
-  const leaseSeconds = wholeNumber('--lease-seconds', flags.leaseSeconds, { min: 1, max: 86_400 });
-  const maxConsecutiveFailures = wholeNumber('--max-consecutive-failures', flags.maxConsecutiveFailures, { min: 0 });
-  const reconnectSeconds = wholeNumber('--reconnect-seconds', flags.reconnectSeconds, { min: 0, max: 86_400 });
-  const modelOptions: Record<string, unknown> = {};
-  const timeout = numberFlag('--timeout', flags.timeout, { min: 0.001 });
-  if (timeout !== undefined) modelOptions.timeout = Math.round(timeout * 1000);
-  const retries = wholeNumber('--retries', flags.retries, { min: 0 });
-  if (retries !== undefined) modelOptions.maxRetries = retries;
-  const mc = wholeNumber('--model-concurrency', flags.modelConcurrency, { min: 1 });
-  if (mc !== undefined) modelOptions.concurrency = mc;
-  const rpm = numberFlag('--rpm', flags.rpm, { min: 1 });
-  if (rpm !== undefined) modelOptions.rpm = rpm;
-  if (flags.apiKeyEnv !== undefined) modelOptions.apiKeyEnv = flags.apiKeyEnv;
+  const { concurrency, leaseSeconds, maxConsecutiveFailures, reconnectSeconds } = flags;
+  const modelOptions = modelOptionsFromFlags(flags);
   if (flags.oneRunAtATime && flags.run !== undefined)
     throw new UsageError(
       '--one-run-at-a-time',
-      'revloop worker: --one-run-at-a-time is for a worker on every run; a worker with --run has one run already',
+      'worker: --one-run-at-a-time is for a worker on every run; a worker with --run has one run already',
     );
   if (!/^postgres(ql)?:\/\//i.test(store))
     throw new UsageError(
       '--store',
-      `revloop worker: --store must be a PostgreSQL URL (postgres://user@host:port/db), got '${shown}'; a SQLite store has one writer per run (use \`revloop run\`)`,
+      `worker: --store must be a PostgreSQL URL (postgres://user@host:port/db), got '${shown}'; a SQLite store has one writer per run (use \`revloop run\`)`,
     );
   const { unattendedRuns, workCommand } = await import('../../app/worker.ts');
   let progress: ReturnType<typeof lineProgress> | undefined;
@@ -123,7 +120,7 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
           io.out.write(
             `  run '${r.runId}': model ${r.model}${r.simulated ? ' (SIMULATED controller: its numbers describe a simulation)' : ''}\n`,
           );
-          progress ??= lineProgress(io.err, 'worker', { simulated: r.simulated, unit: ' traj/s' });
+          progress ??= lineProgress(process.stderr, 'worker', { simulated: r.simulated, unit: ' traj/s' });
         },
         onProgress: (p) =>
           progress?.update(
@@ -165,12 +162,15 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
         'to retry the protocol-incomplete ones, plan the run again (the same `revloop run` command with --workers 0) and start workers\n',
       );
     io.out.write(
-      `next: ${commandLine(['audit', '--store', shown, '--run', s.runId])} · ${commandLine(['export', '--store', shown, '--run', s.runId, '--format', 'paper', '-o', `${s.runId}.jsonl`])}\n`,
+      nextCommands([
+        ['audit', '--store', shown, '--run', s.runId],
+        ['export', '--store', shown, '--run', s.runId, '-o', `${s.runId}.jsonl`],
+      ]),
     );
   } else if (flags.untilDone) {
     io.out.write(
       `no planned run in ${shown} ${outcome.skipped.length ? 'that this worker can run ' : ''}has a pending trajectory\n` +
-        `next: ${commandLine(['runs', '--store', shown])} · ${commandLine(['audit', '--store', shown, '--run', 'ID'])} for each run\n`,
+        nextCommands([['runs', '--store', shown], 'and for each run:', ['audit', '--store', shown, '--run', 'ID']]),
     );
   }
   if (unattended.length) {

@@ -107,7 +107,7 @@ export async function validateCaseFile(path: string, options: LoadOptions = {}):
           item.line,
           null,
           `cannot tell the case format from the first row (fields: ${Object.keys(row).join(', ')}); ` +
-            `pass --format (${CASE_FORMATS.map((f) => `${f}: ${FORMAT_HINTS[f]}`).join('; ')})`,
+            `name the format with --input-format (${CASE_FORMATS.map((f) => `${f}: ${FORMAT_HINTS[f]}`).join('; ')})`,
         );
       }
       format = detected;

@@ -24,3 +24,25 @@ function loadPg(): typeof Pg {
 
 /** The `pg` module (what `import pg from 'pg'` gives). */
 export const pgDriver = loadPg();
+
+/**
+ * node-postgres's client, closing its socket when it fails to connect. pg-pool drops such a client
+ * without ending it, so a login that failed on the client's side (the server asks for a password and
+ * none is configured) kept its socket, and the process, alive until the server gave up on the login
+ * (60 s by default) before the error could end the command.
+ */
+export class ClosingClient extends pgDriver.Client {
+  // @ts-expect-error -- one implementation for both of pg's signatures (callback, or a promise).
+  override connect(callback?: (err: Error | undefined) => void): Promise<unknown> | void {
+    const close = () => (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    if (!callback)
+      return super.connect().catch((e: unknown) => {
+        close();
+        throw e;
+      });
+    super.connect((err: Error | undefined) => {
+      if (err) close();
+      callback(err);
+    });
+  }
+}

@@ -46,7 +46,7 @@ import {
   type TrajectorySummaryRow,
 } from '../tables.ts';
 import { databaseTrouble, isConnectionLoss, isOutOfConnections } from '../connection-loss.ts';
-import { pgDriver } from './pg-driver.ts';
+import { ClosingClient, pgDriver } from './pg-driver.ts';
 import { DERIVED_TABLES, KNOWN_TABLES, MIGRATIONS, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
 
 interface QueuedGroup {
@@ -150,6 +150,15 @@ function connectionError(display: string, e: unknown): StoreError {
     return new StoreError(display, 'missing', `${display}: the database does not exist (${message}); create it first (createdb)`, {
       cause: e,
     });
+  // node-postgres's words when the server asks for a password (SCRAM, MD5 or clear text) and none is configured.
+  if (/password must be a (non-empty )?string|password must be a string/i.test(message))
+    return new StoreError(
+      display,
+      'other',
+      `${display}: PostgreSQL asks for a password for this user and none is configured: set PGPASSWORD, add the ` +
+        'server to ~/.pgpass, or give it in the URL (postgres://user:password@host:port/db)',
+      { cause: e },
+    );
   if (err.code === '28P01' || err.code === '28000')
     return new StoreError(
       display,
@@ -196,6 +205,7 @@ export async function openPostgresStore(location: string, options: StoreOptions 
     // trip; a commit needs two round trips instead of four (see `commit`). Results and errors still
     // come back per statement, in order. REVLOOP_PG_PIPELINE=0 sends one at a time (for comparison).
     pipeline: PIPELINE,
+    Client: ClosingClient as unknown as pg.PoolConfig['Client'],
   };
   const pool = new pgDriver.Pool(config);
   // A client that loses its connection must not crash the process: the pool reports idle ones, a

@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { RunLockedError, StoreError, UserError } from '../../core/errors.ts';
 import { processAlive } from '../../core/util/process-alive.ts';
 import { checkCopiedRows, linkEvents, rowToEvent, type ChainHead, type EventRow } from '../chain.ts';
@@ -64,22 +64,102 @@ interface QueuedGroup extends AppendGroup {
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
+/** A file name as an SQLite URI (`file:` + absolute path), with the characters URIs give a meaning escaped. */
+function fileUri(path: string, query: string): string {
+  return `file:${resolve(path).replace(/[%?#]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}?${query}`;
+}
+
+/** What tells a changed store file from the one an immutable connection has read: size, change time, inode. */
+function fileStamp(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.ino}`;
+  } catch {
+    return 'gone';
+  }
+}
+
+/** How a read-only connection reads: through the store's -wal (a writer has it open), or the file alone. */
+export interface ReaderConnection {
+  db: Database.Database;
+  /** Opened `immutable`: no -wal existed, so nothing was writing; valid while `stamp` holds and no -wal appears. */
+  immutable: boolean;
+  stamp: string;
+}
+
 /**
- * A read-only open of a brand-new, still empty database file: another process has just created it
- * and is about to write the schema (one transaction). Wait up to two seconds for it, then tell the
+ * A read-only connection that never creates a file. SQLite reads a WAL-mode file through its -wal
+ * and -shm; an ordinary read-only open creates both when they are missing (and fails in a folder
+ * the user may not write, or leaves them beside a store the user may not write). They are missing
+ * only when no connection has the store open, so nothing writes it: the file is then opened
+ * `immutable` (read as it is, no lock, no side file), and `SqliteRunStore` reopens it as soon as a
+ * -wal appears or the file changes (a writer started). With a -wal present, a writer has it open (or
+ * died), and the ordinary read-only open reads it, creating nothing.
+ */
+export function openReader(path: string): ReaderConnection {
+  const stamp = fileStamp(path);
+  if (!existsSync(`${path}-wal`)) {
+    // URI file names are read by better-sqlite3 when its addon loads, at the first open of the process.
+    process.env.SQLITE_USE_URI ??= '1';
+    try {
+      return { db: new Database(fileUri(path, 'immutable=1'), { readonly: true, fileMustExist: true }), immutable: true, stamp };
+    } catch {
+      // URIs are off (another module opened SQLite first with SQLITE_USE_URI=0): the ordinary open below.
+    }
+  }
+  try {
+    return { db: new Database(path, { readonly: true, fileMustExist: true }), immutable: false, stamp };
+  } catch (e) {
+    const message = (e as Error).message;
+    if (/readonly|read-only|unable to open/i.test(message))
+      throw new StoreError(
+        path,
+        'readonly',
+        `${path}: cannot read the store through its ${path}-wal file (${message}); a writer left it: open the store once with write access to fold it in`,
+        { cause: e },
+      );
+    throw new StoreError(path, 'other', `${path}: cannot open as a revloop store (${message})`, { cause: e });
+  }
+}
+
+/** Whether an error is SQLite saying that the file is damaged or not a database. */
+export function isDamaged(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return typeof code === 'string' && /^SQLITE_(CORRUPT|NOTADB)/.test(code);
+}
+
+/** A store file SQLite finds damaged: said with the file's name (exit 2), never as a crash. */
+export function damagedStore(path: string, e: unknown): StoreError {
+  return new StoreError(
+    path,
+    'other',
+    `${path}: the store file is damaged (${(e as Error).message}); nothing was changed. Restore it from a copy, ` +
+      `or save what SQLite can still read (\`sqlite3 ${path} .recover\`)`,
+    { cause: e },
+  );
+}
+
+/**
+ * Opens a store read-only. A new, still empty file is one another process has just created and is
+ * about to write the schema into (one transaction): wait up to two seconds for it, then tell the
  * user plainly that the file is not (yet) a revloop store.
  */
-function waitWhileBeingCreated(db: Database.Database, path: string): void {
-  const tables = db.prepare('SELECT count(*) AS n FROM sqlite_master');
-  for (let waited = 0; (tables.get() as { n: number }).n === 0; waited += 50) {
-    if (waited >= 2000) {
-      db.close();
+function openReadOnly(path: string): ReaderConnection {
+  for (let waited = 0; ; waited += 50) {
+    const reader = openReader(path);
+    try {
+      if ((reader.db.prepare('SELECT count(*) AS n FROM sqlite_master').get() as { n: number }).n > 0) return reader;
+    } catch (e) {
+      reader.db.close();
+      throw isDamaged(e) ? damagedStore(path, e) : e;
+    }
+    reader.db.close();
+    if (waited >= 2000)
       throw new StoreError(
         path,
         'not_a_store',
         `${path}: the file is an empty database, not a revloop store yet (start a run with \`revloop run --store ${path} …\`)`,
       );
-    }
     Atomics.wait(sleeper, 0, 0, 50);
   }
 }
@@ -138,66 +218,111 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
   if (readonly && !existsSync(path))
     throw new StoreError(path, 'missing', `${path}: no such store (run \`revloop run --store ${path} …\` first)`);
   if (existsSync(path) && statSync(path).isDirectory()) throw new StoreError(path, 'other', `${path}: is a folder, not a store file`);
-  if (!readonly) {
-    if (existsSync(path) && !writable(path))
-      throw new StoreError(path, 'readonly', `${path}: the store file is read-only for you; make it writable or choose another --store`);
+  if (readonly) {
+    const reader = openReadOnly(path);
     try {
-      mkdirSync(dirname(path), { recursive: true });
+      reader.db.pragma('busy_timeout = 10000');
+      storeVersion(reader.db, path);
     } catch (e) {
-      throw new StoreError(path, 'other', `${path}: cannot create its folder (${(e as Error).message})`);
+      reader.db.close();
+      throw openFailure(path, e);
     }
-    if (!existsSync(path) && !writable(dirname(path)))
-      throw new StoreError(path, 'readonly', `${path}: cannot create the store: the folder ${dirname(path)} is read-only for you`);
+    return guardReads(new SqliteRunStore(reader.db, path, options, reader));
+  }
+  if (existsSync(path) && !writable(path))
+    throw new StoreError(path, 'readonly', `${path}: the store file is read-only for you; make it writable or choose another --store`);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (e) {
+    throw new StoreError(path, 'other', `${path}: cannot create its folder (${(e as Error).message})`);
+  }
+  if (!existsSync(path) && !writable(dirname(path)))
+    throw new StoreError(path, 'readonly', `${path}: cannot create the store: the folder ${dirname(path)} is read-only for you`);
+  // A file that is already a database is looked at without side files first: a foreign one (WAL mode
+  // included) is refused without a -wal or -shm ever appearing beside it.
+  if (existsSync(path) && statSync(path).size > 0) {
+    const reader = openReader(path);
+    try {
+      storeVersion(reader.db, path);
+    } catch (e) {
+      throw openFailure(path, e);
+    } finally {
+      reader.db.close();
+    }
   }
   let db: Database.Database;
   try {
-    db = new Database(path, { readonly, fileMustExist: readonly });
+    db = new Database(path);
   } catch (e) {
     throw new StoreError(path, 'other', `${path}: cannot open as a revloop store (${(e as Error).message})`, { cause: e });
   }
   try {
     db.pragma('busy_timeout = 10000');
-    if (readonly) {
-      waitWhileBeingCreated(db, path);
-      storeVersion(db, path);
-    } else {
-      // Checked before anything is written, so a foreign file is left untouched.
-      const version = storeVersion(db, path);
-      // A new file gets 16 KB pages (the page size is fixed once the file is written): a group
-      // commit's events (about 10 KB) fill one page instead of three or more, so it writes fewer WAL
-      // frames and checkpoints copy fewer pages: 43% fewer writes in a run (docs/store.md).
-      if (version === null) db.pragma(`page_size = ${PAGE_SIZE}`);
-      db.pragma('journal_mode = WAL');
-      db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
-      db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
-      // One transaction, so a reader opening a store that is being created sees all of it or none.
-      db.transaction(() => {
-        if (version === 1) db.exec(MIGRATE_1_TO_2_SQL);
-        if (version !== null && version <= 2 && db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'rounds'").get())
-          db.exec(MIGRATE_2_TO_3_SQL);
-        db.exec(SCHEMA_SQL);
-        const set = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
-        set.run('schema_version', String(SCHEMA_VERSION));
-        set.run(STORE_MARKER, '1');
-      }).immediate();
-      if (version === 1) {
-        // Migrated events keep their original times: the migration's store reads them from `at`.
-        let at = '';
-        const migrator = new SqliteRunStore(db, path, { clock: () => at });
-        migrateLegacyStudyTables(db, (runId, events, when) => {
-          at = when;
-          migrator.appendSync(runId, events);
-        });
-      }
+    // Checked before anything is written, so a foreign file is left untouched.
+    const version = storeVersion(db, path);
+    // A new file gets 16 KB pages (the page size is fixed once the file is written): a group
+    // commit's events (about 10 KB) fill one page instead of three or more, so it writes fewer WAL
+    // frames and checkpoints copy fewer pages: 43% fewer writes in a run (docs/store.md).
+    if (version === null) db.pragma(`page_size = ${PAGE_SIZE}`);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
+    db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
+    // One transaction, so a reader opening a store that is being created sees all of it or none.
+    db.transaction(() => {
+      if (version === 1) db.exec(MIGRATE_1_TO_2_SQL);
+      if (version !== null && version <= 2 && db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'rounds'").get())
+        db.exec(MIGRATE_2_TO_3_SQL);
+      db.exec(SCHEMA_SQL);
+      const set = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+      set.run('schema_version', String(SCHEMA_VERSION));
+      set.run(STORE_MARKER, '1');
+    }).immediate();
+    if (version === 1) {
+      // Migrated events keep their original times: the migration's store reads them from `at`.
+      let at = '';
+      const migrator = new SqliteRunStore(db, path, { clock: () => at });
+      migrateLegacyStudyTables(db, (runId, events, when) => {
+        at = when;
+        migrator.appendSync(runId, events);
+      });
     }
   } catch (e) {
     if (db.open) db.close();
-    if (e instanceof UserError) throw e;
-    const message = (e as Error).message;
-    if (/readonly|read-only/i.test(message)) throw readOnlyForYou(path, message);
-    throw new StoreError(path, 'other', `${path}: cannot open as a revloop store (${message})`, { cause: e });
+    throw openFailure(path, e);
   }
   return new SqliteRunStore(db, path, options);
+}
+
+/** A failure while opening, as people should read it: the store's own errors as they are, SQLite's naming the file. */
+function openFailure(path: string, e: unknown): unknown {
+  if (e instanceof UserError) return e;
+  if (isDamaged(e)) return damagedStore(path, e);
+  const message = (e as Error).message;
+  if (/readonly|read-only/i.test(message)) return readOnlyForYou(path, message);
+  return new StoreError(path, 'other', `${path}: cannot open as a revloop store (${message})`, { cause: e });
+}
+
+/**
+ * A read-only store whose reads turn SQLite's "damaged file" errors into a StoreError naming the
+ * file (the first read of a damaged page may come long after the open). Writers are left bare: a
+ * run's appends are its hot path, and a damaged file fails their open or commit already.
+ */
+function guardReads(store: SqliteRunStore): SqliteRunStore {
+  const translate = (e: unknown) => (isDamaged(e) ? damagedStore(store.location, e) : e);
+  return new Proxy(store, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function' || key === 'constructor') return value;
+      return (...args: unknown[]) => {
+        try {
+          const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+          return result instanceof Promise ? result.catch((e) => Promise.reject(translate(e))) : result;
+        } catch (e) {
+          throw translate(e);
+        }
+      };
+    },
+  });
 }
 
 export class SqliteRunStore implements RunStore {
@@ -208,7 +333,9 @@ export class SqliteRunStore implements RunStore {
   private appends = 0;
   private dead = false;
   private readonly plannedCache = new PlanCache();
-  private readonly stmt: Record<string, Database.Statement>;
+  private statements: Record<string, Database.Statement>;
+  /** The connection; a reader's is replaced when a writer starts (see `fresh`). */
+  private connection: Database.Database;
   /**
    * The last committed (seq, hash) of each run this store appended to, so an append need not read
    * it back. Another writer that appended meanwhile makes our next seq collide with UNIQUE(run_id,
@@ -222,14 +349,50 @@ export class SqliteRunStore implements RunStore {
   private flushScheduled = false;
 
   constructor(
-    readonly db: Database.Database,
+    db: Database.Database,
     readonly location: string,
     private readonly options: StoreOptions,
+    /** A read-only store's connection as `openReader` made it. */
+    private reader?: ReaderConnection,
   ) {
     this.readonly = options.readonly ?? false;
     this.clock = options.clock ?? (() => new Date().toISOString());
+    this.connection = db;
+    this.statements = this.prepareStatements(db);
+    if (!this.readonly) this.commitTx = db.transaction(this.commitInTransaction.bind(this)).immediate;
+  }
+
+  /** The connection to read and write through (a reader's made fresh first). */
+  get db(): Database.Database {
+    if (this.reader?.immutable) this.fresh();
+    return this.connection;
+  }
+
+  private get stmt(): Record<string, Database.Statement> {
+    if (this.reader?.immutable) this.fresh();
+    return this.statements;
+  }
+
+  /**
+   * An immutable reader (no writer had the store open) sees nothing a writer adds, and could read
+   * pages a checkpoint is rewriting: once a -wal appears beside the store or the file changes, the
+   * connection is replaced by one that reads through the -wal (never inside a read transaction).
+   */
+  private fresh(): void {
+    const r = this.reader!;
+    if (this.connection.inTransaction || !this.connection.open) return;
+    if (!existsSync(`${this.location}-wal`) && fileStamp(this.location) === r.stamp) return;
+    const next = openReader(this.location);
+    next.db.pragma('busy_timeout = 10000');
+    this.connection.close();
+    this.reader = next;
+    this.connection = next.db;
+    this.statements = this.prepareStatements(next.db);
+  }
+
+  private prepareStatements(db: Database.Database): Record<string, Database.Statement> {
     const p = (sql: string) => db.prepare(sql);
-    this.stmt = {
+    return {
       lastEvent: p('SELECT seq, hash FROM events WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
       // A run's plan is its first event (linkEvents and checkCopiedRows refuse anything else).
       planned: p("SELECT * FROM events WHERE run_id = ? AND seq = 1 AND type = 'run_planned'"),
@@ -265,7 +428,6 @@ export class SqliteRunStore implements RunStore {
             ),
           }),
     };
-    if (!this.readonly) this.commitTx = db.transaction(this.commitInTransaction.bind(this)).immediate;
   }
 
   /** The file path (the same as `location`). */
@@ -279,9 +441,9 @@ export class SqliteRunStore implements RunStore {
 
   /** Closes at once (flushing queued groups); for exit handlers that cannot wait. */
   closeSync(): void {
-    if (!this.db.open) return;
+    if (!this.connection.open) return;
     this.flushSync();
-    this.db.close();
+    this.connection.close();
   }
 
   // ---- writing -------------------------------------------------------------------------------
@@ -516,7 +678,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   releaseLockSync(runId: string): void {
-    if (!this.db.open || this.readonly) return;
+    if (!this.connection.open || this.readonly) return;
     this.db.prepare('DELETE FROM run_locks WHERE run_id = ? AND pid = ? AND host = ?').run(runId, process.pid, hostname());
   }
 

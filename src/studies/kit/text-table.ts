@@ -53,6 +53,11 @@ export class TextTable {
     if (widths && !widths.fits) {
       const broken = fit(true);
       if (broken.fits) widths = broken;
+      // Not even then (an identifier wider than the room its row leaves): one record per row instead.
+      else {
+        this.dropped = [];
+        return this.records(width!);
+      }
     }
     this.dropped = this.head.filter((_, i) => !keep.includes(i));
     const wrap = (text: string, j: number) => (widths ? wrapCell(text, widths.widths[j] - PAD) : text);
@@ -64,6 +69,28 @@ export class TextTable {
     });
     for (const r of this.rows) table.push(keep.map((i, j) => wrap(r[i] ?? '', j)));
     return table.toString();
+  }
+
+  /**
+   * The rows as records, for a width no table fits: each row's first cell on a line of its own,
+   * then `header value` fields separated by ` · `, wrapped to the width under a four-space indent.
+   */
+  private records(width: number): string {
+    const out: string[] = [];
+    for (const r of this.rows) {
+      out.push(r[0] ?? '');
+      const fields = this.head.slice(1).map((h, i) => `${h} ${(r[i + 1] ?? '').replace(/\s*\n\s*/g, ' ') || '—'}`);
+      let line = '';
+      for (const field of fields) {
+        const next = line ? `${line} · ${field}` : field;
+        if (line && 4 + len(next) + 2 > width) {
+          out.push(`    ${line} ·`);
+          line = field;
+        } else line = next;
+      }
+      if (line) out.push(`    ${line}`);
+    }
+    return out.map((l) => (len(l) > width && l.startsWith('    ') ? wrapCell(l.trim(), width - 4).replace(/^/gm, '    ') : l)).join('\n');
   }
 
   private columns(keep: readonly number[]): string[][] {

@@ -1,8 +1,9 @@
 // Reads what the revision study needs from a run store: the trajectories of the chosen runs, each
 // run's prompt variant (so unsent verifier reports are rendered as the run would have sent them)
-// and a few facts per run for the runs table. Runs under a harness other than the paper's verbatim
-// one are shown as their own controller, `<model> · <harness>`, so the same model under two
-// harnesses is compared side by side instead of being pooled.
+// and a few facts per run for the runs table. A controller is what is compared, so a run's protocol
+// is part of its name: runs under another history, prompt variant or harness than the paper's are
+// shown as `<model> · <what differs>`, and two runs of one controller over the same cases are told
+// apart by their budget (`· T=4`) or, failing that, their run id, instead of being refused.
 import type { TrajectoryRecord } from '../../store/types.ts';
 import type { PromptVariant } from '../../core/verify/types.ts';
 import { isTrajectoryPlan } from '../../store/plan.ts';
@@ -10,11 +11,19 @@ import type { RunStore } from '../../store/store.ts';
 import type { ProtocolSpec } from '../../store/plan.ts';
 import { baseLabel, simulatedLabel } from '../../core/simulated.ts';
 
-/** The harness part of a controller name (null for the paper's verbatim messages without a ban). */
-export function harnessTag(p: Pick<ProtocolSpec, 'message_policy' | 'ban_provider'>): string | null {
-  const parts = [p.message_policy !== 'verbatim' ? p.message_policy : null, p.ban_provider ? `ban=${p.ban_provider}` : null].filter(
-    Boolean,
-  );
+/**
+ * The protocol part of a controller name: the history window, prompt variant, message policy and
+ * ban that differ from the paper's (null when none does).
+ */
+export function harnessTag(
+  p: Pick<ProtocolSpec, 'message_policy' | 'ban_provider'> & Partial<Pick<ProtocolSpec, 'history' | 'variant'>>,
+): string | null {
+  const parts = [
+    p.history !== undefined && p.history !== 'full' ? `history=${p.history}` : null,
+    p.variant !== undefined && p.variant !== 'baseline' ? `variant=${p.variant}` : null,
+    p.message_policy !== 'verbatim' ? p.message_policy : null,
+    p.ban_provider ? `ban=${p.ban_provider}` : null,
+  ].filter(Boolean);
   return parts.length ? parts.join('+') : null;
 }
 
@@ -22,6 +31,34 @@ export function harnessTag(p: Pick<ProtocolSpec, 'message_policy' | 'ban_provide
 export function harnessController(label: string, simulated: boolean, tag: string): string {
   const named = `${baseLabel(label)} · ${tag}`;
   return simulated ? simulatedLabel(named) : named;
+}
+
+/**
+ * Runs of one controller name that share a case are renamed apart, the budget first (when theirs
+ * differ) and else the run id; runs over disjoint cases (one case set run in parts) stay pooled.
+ */
+export function separateOverlappingRuns(trajectories: TrajectoryRecord[]): void {
+  const rename = (tagOf: (runId: string, budget: number) => string, onlyIfBudgetsDiffer: boolean) => {
+    const byName = new Map<string, Map<string, { cases: Set<string>; budget: number; simulated: boolean }>>();
+    for (const t of trajectories) {
+      const runs = byName.get(t.controller) ?? new Map();
+      byName.set(t.controller, runs);
+      const run = runs.get(t.runId) ?? { cases: new Set<string>(), budget: t.budget, simulated: t.simulated };
+      runs.set(t.runId, run);
+      run.cases.add(`${t.family}\u001f${t.caseId}`);
+    }
+    for (const [name, runs] of byName) {
+      if (runs.size < 2) continue;
+      const list = [...runs];
+      const overlapping = list.filter(([id, r]) => list.some(([other, o]) => other !== id && [...r.cases].some((c) => o.cases.has(c))));
+      if (overlapping.length < 2) continue;
+      if (onlyIfBudgetsDiffer && new Set(overlapping.map(([, r]) => r.budget)).size < 2) continue;
+      const renamed = new Map(overlapping.map(([id, r]) => [id, harnessController(name, r.simulated, tagOf(id, r.budget))]));
+      for (const t of trajectories) if (t.controller === name && renamed.has(t.runId)) t.controller = renamed.get(t.runId)!;
+    }
+  };
+  rename((_id, budget) => `T=${budget}`, true);
+  rename((id) => id, false);
 }
 
 export interface RevisionInputs {
@@ -54,5 +91,6 @@ export async function loadRevisionInputs(store: RunStore, runIds: readonly strin
       plan: s.planSha256.slice(0, 12),
     });
   }
+  separateOverlappingRuns(trajectories);
   return { trajectories, variants, runDetails, imports };
 }

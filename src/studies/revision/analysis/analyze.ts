@@ -1,7 +1,7 @@
 // analyzeTrajectories: every analysis of the paper over a set of trajectories, grouped by
 // controller × family (plus the aggregates lexical and compositional), as one plain-JSON result.
 import type { TrajectoryRecord } from '../../../store/types.ts';
-import { UserError } from '../../../core/errors.ts';
+import { UsageError, UserError } from '../../../core/errors.ts';
 import { column, compareCodePoints, pairedBootstrapRates } from '../../../core/stats/bootstrap.ts';
 import { mcnemarExact } from '../../../core/stats/binomial.ts';
 import { holmAdjust } from '../../../core/stats/holm.ts';
@@ -140,10 +140,15 @@ export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], o
     .map((l) => checkInt('sensitivity landmark', l, 1))
     .filter((l) => l !== landmark);
   const permutations = checkInt('permutations', options.permutations ?? DEFAULT_PERMUTATIONS, 1);
-  const budget =
-    options.budget !== undefined
-      ? checkInt('budget', options.budget, 0)
-      : trajectories.reduce((m, t) => Math.max(m, t.budget), trajectories.length ? 0 : 8);
+  const runsBudget = trajectories.reduce((m, t) => Math.max(m, t.budget), trajectories.length ? 0 : 8);
+  const budget = options.budget !== undefined ? checkInt('budget', options.budget, 0) : runsBudget;
+  // Past the runs' budget every curve only repeats its last value: a cap there is a mistake, said.
+  if (trajectories.length && budget > runsBudget)
+    throw new UsageError(
+      'budget',
+      `a largest revision cap of ${budget} is beyond the budget of the runs analysed (${runsBudget}): no trajectory goes past revision ${runsBudget}, ` +
+        `so every curve would stay flat from there; ask for a cap of at most ${runsBudget}`,
+    );
   const caps = Array.from({ length: budget + 1 }, (_, k) => k);
   const casePanels = panelsByCaseSet(trajectories, options.panels ?? {});
   const panelOf = (controller: string) => options.panels?.[controller] ?? casePanels.panelOf.get(controller) ?? DEFAULT_PANEL;
