@@ -13,7 +13,7 @@
 //   help        revloop --help
 //   verify      revloop verify --family exact-length --target 12 --anchors IPO --text-file T (one text)
 //   verify-c10  revloop verify --family c10 --targets '[3, 5, 20]' --text-file T (loads Punkt)
-//   demo        revloop demo --out DIR (30 cases, three simulated controllers, store and report)
+//   demo        revloop demo --out-dir DIR (30 cases, three simulated controllers, store and report)
 //   run         revloop run --cases <the demo's cases> --model sim:steady --store NEW.db
 //   analyze     revloop analyze --store <a demo store> --no-progress (20,000 bootstrap resamples)
 //   report      revloop report --store <a demo store> -o R.html --no-progress
