@@ -127,7 +127,9 @@ export async function comparePolicies(
   if (limit !== undefined) {
     const caseCount = (await loadCaseSet(o.cases)).cases.length;
     if (limit > caseCount) {
-      hooks.run?.onNote?.(`${o.cases} has ${caseCount} cases, fewer than the limit of ${limit}: all ${caseCount} are run, as without a limit`);
+      hooks.run?.onNote?.(
+        `${o.cases} has ${caseCount} cases, fewer than the limit of ${limit}: all ${caseCount} are run, as without a limit`,
+      );
       limit = undefined;
     }
   }

@@ -58,7 +58,10 @@ export function register(program: Command): void {
       new Option(
         '--policies <list>',
         'comma-separated policy names, each optionally NAME+ban=KIND (none, failed-drafts, complete-repeats); the first is the reference',
-      ).default('verbatim-full,abstract,reset-on-recurrence,revloop-default', 'verbatim-full, abstract, reset-on-recurrence, revloop-default'),
+      ).default(
+        'verbatim-full,abstract,reset-on-recurrence,revloop-default',
+        'verbatim-full, abstract, reset-on-recurrence, revloop-default',
+      ),
     )
     .addOption(budgetOption(PAPER_BUDGET, 'the revision budget T: revisions after the first draft, the same for every policy'))
     .addOption(storeOption())
