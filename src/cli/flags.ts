@@ -6,6 +6,7 @@ import { UsageError } from '../core/errors.ts';
 import { PROMPT_VARIANTS, type PromptVariant } from '../core/verify/types.ts';
 import { parseHistoryWindow, type HistoryWindow } from '../remedy/history-window.ts';
 import type { ModelOptions } from '../models/options.ts';
+import { MAX_RESPONSE_BYTES_LIMIT } from '../models/limits.ts';
 
 /** Commander's collector for a repeatable flag (`--plugin a.ts --plugin b.ts`). */
 export function collect(value: string, previous: string[]): string[] {
@@ -107,6 +108,7 @@ export interface ModelFlags {
   temperature?: string;
   seed?: string;
   label?: string;
+  maxResponseBytes?: string;
 }
 
 /** Adds the model flags to a command (times in seconds here, milliseconds in the library). */
@@ -120,7 +122,11 @@ export function addModelOptions(cmd: Command): Command {
     .option('--extra-body <json>', 'extra request-body keys as a JSON object, e.g. \'{"chat_template_kwargs":{"enable_thinking":false}}\'')
     .option('--temperature <t>', 'sampling temperature (default 0; "omit" to send none)')
     .option('--seed <n>', 'seed sent with every request (and the seed of sim models)')
-    .option('--label <name>', 'controller name shown in analyses');
+    .option('--label <name>', 'controller name shown in analyses')
+    .option(
+      '--max-response-bytes <n>',
+      'HTTP models: read a reply only up to this many bytes; a longer one is recorded as a response_too_large fault (default 4194304)',
+    );
 }
 
 export function modelOptionsFromFlags(flags: ModelFlags): ModelOptions {
@@ -150,6 +156,8 @@ export function modelOptionsFromFlags(flags: ModelFlags): ModelOptions {
   const seed = numberFlag('--seed', flags.seed, { min: -(2 ** 53), integer: true });
   if (seed !== undefined) o.seed = seed;
   if (flags.label !== undefined) o.label = flags.label;
+  const maxResponse = wholeNumber('--max-response-bytes', flags.maxResponseBytes, { min: 1024, max: MAX_RESPONSE_BYTES_LIMIT });
+  if (maxResponse !== undefined) o.maxResponseBytes = maxResponse;
   return o;
 }
 
