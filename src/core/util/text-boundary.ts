@@ -221,3 +221,25 @@ export function invalidUtf8Field(line: Uint8Array): string | null {
   };
   return find(value, '');
 }
+
+/** The first place a text file's bytes are not storable text (invalid UTF-8 or NUL): its 1-based line and what is wrong. */
+export function textBytesFault(bytes: Uint8Array): { line: number; problem: string } | null {
+  let at: number;
+  let what: string;
+  if (!isUtf8(bytes)) {
+    at = firstInvalidUtf8(bytes);
+    what = `is not valid UTF-8 (byte 0x${bytes[at].toString(16).padStart(2, '0')}`;
+  } else {
+    at = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(0);
+    if (at < 0) return null;
+    what = 'holds a NUL character (\\u0000';
+  }
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < at; i++)
+    if (bytes[i] === 0x0a) {
+      line++;
+      lineStart = i + 1;
+    }
+  return { line, problem: `${what} at byte ${at - lineStart + 1} of the line)` };
+}
