@@ -8,8 +8,8 @@ import { invokedAs } from './invocation.ts';
 import { forPeople } from './stdio.ts';
 import { maskUrlCredentials } from '../core/util/secrets.ts';
 
-/** Exit codes: 2 for anything the user can fix (docs/running.md), 1 for provider failures and bugs. */
-const EXIT_CODES: Partial<Record<ErrorCode, number>> = { E_PROVIDER: 1 };
+/** Exit codes: 2 for anything the user can fix (docs/running.md), 1 for provider failures, bugs and a store that disagrees with its events (as a failed audit). */
+const EXIT_CODES: Partial<Record<ErrorCode, number>> = { E_PROVIDER: 1, E_INTEGRITY: 1 };
 
 /** The exit code of a usage mistake commander caught (unknown command or option, missing value). */
 export const USAGE_EXIT = 2;

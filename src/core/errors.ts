@@ -20,7 +20,9 @@ export type ErrorCode =
   | 'E_CAPABILITY'
   | 'E_STORE'
   | 'E_PROVIDER'
-  | 'E_DATA_MISSING';
+  | 'E_DATA_MISSING'
+  /** A store disagrees with its own events (a reader refused what it would have shown). */
+  | 'E_INTEGRITY';
 
 /** The base of every revloop error: a stable `code`, a message for people, structured details. */
 export class RevloopError extends Error {

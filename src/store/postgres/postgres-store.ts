@@ -15,12 +15,15 @@ import { PlanCache } from '../plan-cache.ts';
 import { newerSchema, notAStoreReason, openedReadOnly, readOnlyForYou, runNotFound, writtenTwice } from '../errors.ts';
 import { reduceRun, type ReducedRun } from '../reduce.ts';
 import {
+  eventSummary,
   LeaseLostError,
   RunExistsError,
   redactLocation,
   SimulatedCrash,
   splitAtCrash,
   type AppendOptions,
+  type EventSummary,
+  type EventSummaryRow,
   type LeaseSupport,
   type MaterializedRun,
   type ReadEventsOptions,
@@ -34,6 +37,8 @@ import {
 } from '../store.ts';
 import type { TrajectoryRecord } from '../types.ts';
 import { deriveChanges, type DerivedChanges } from '../derive.ts';
+import { encodeColumn } from '../text-codec.ts';
+import type { RoundRowValues, RunRows, RunRowValues, TrajectoryRowValues } from '../integrity.ts';
 import {
   foldTables,
   runSummary,
@@ -47,7 +52,7 @@ import {
 } from '../tables.ts';
 import { databaseTrouble, isConnectionLoss, isOutOfConnections } from '../connection-loss.ts';
 import { pgDriver } from './pg-driver.ts';
-import { DERIVED_TABLES, KNOWN_TABLES, MIGRATIONS, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
+import { DERIVE_FLAG, DERIVED_TABLES, KNOWN_TABLES, MIGRATIONS, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
 
 interface QueuedGroup {
   runId: string;
@@ -712,7 +717,8 @@ export class PostgresRunStore implements RunStore {
   }
 
   private appendLockBegin(): string {
-    return `BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`;
+    // Every transaction that writes derived rows starts here: it alone may (schema migration 2).
+    return `BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0); ${DERIVE_FLAG}`;
   }
 
   /**
@@ -976,7 +982,7 @@ export class PostgresRunStore implements RunStore {
     }
     if (options.keyPrefix !== undefined) {
       // A range on the unique index (byte order, as the index is built) instead of LIKE.
-      args.push(options.keyPrefix, options.keyPrefix + '\u{10FFFF}');
+      args.push(encodeColumn(options.keyPrefix), encodeColumn(options.keyPrefix) + '\u{10FFFF}');
       where.push(`key COLLATE "C" >= $${args.length - 1} AND key COLLATE "C" < $${args.length}`);
     }
     const rows = (await this.pool.query<EventRow>(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY seq`, args)).rows;
@@ -989,8 +995,35 @@ export class PostgresRunStore implements RunStore {
     );
   }
 
+  async eventSummariesAfter(cursor: number, limit: number): Promise<EventSummary[]> {
+    const rows = await this.pool.query<EventSummaryRow>(
+      `SELECT e.id, e.run_id, e.seq, e.type, e.case_index, e.revision, e.at,
+         CASE WHEN e.type = 'attempt_finished' THEN substr(e.payload, 1, 80) END AS head,
+         CASE WHEN e.type = 'trajectory_completed' OR (e.type = 'attempt_finished' AND strpos(substr(e.payload, 1, 80), '"ok":false') > 0)
+           THEN e.payload END AS small,
+         CASE WHEN e.type = 'draft_accepted' THEN
+           (SELECT r.joint FROM rounds r WHERE r.run_id = e.run_id AND r.case_index = e.case_index AND r.revision = e.revision) END AS joint
+       FROM events e WHERE e.id > $1 ORDER BY e.id LIMIT $2`,
+      [Math.floor(cursor), Math.max(0, Math.floor(limit))],
+    );
+    return rows.rows.map(eventSummary);
+  }
+
   async rawEventRows(runId: string): Promise<EventRow[]> {
     return (await this.pool.query<EventRow>('SELECT * FROM events WHERE run_id = $1 ORDER BY seq', [runId])).rows.map(stripKey);
+  }
+
+  async runRows(runId: string): Promise<RunRows> {
+    return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
+      const events = (await client.query<EventRow>('SELECT * FROM events WHERE run_id = $1 ORDER BY seq', [runId])).rows.map(stripKey);
+      const run = (await client.query<RunRowValues>('SELECT * FROM runs WHERE run_id = $1', [runId])).rows[0] ?? null;
+      const trajectories = (
+        await client.query<TrajectoryRowValues>('SELECT * FROM trajectories WHERE run_id = $1 ORDER BY case_index', [runId])
+      ).rows;
+      const rounds = (await client.query<RoundRowValues>('SELECT * FROM rounds WHERE run_id = $1 ORDER BY case_index, revision', [runId]))
+        .rows;
+      return { events, run, trajectories, rounds };
+    });
   }
 
   async reduce(runId: string): Promise<ReducedRun | null> {
@@ -1071,7 +1104,7 @@ export class PostgresRunStore implements RunStore {
     }
     if (query.text) {
       // ASCII letters fold, nothing else (ILIKE and lower() would fold by the database's locale).
-      args.push(foldAscii(query.text));
+      args.push(foldAscii(encodeColumn(query.text)));
       const n = args.length;
       where.push(
         `(strpos(translate(t.case_id, '${UPPER}', '${LOWER}'), $${n}) > 0 OR EXISTS (SELECT 1 FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index AND strpos(translate(r.text, '${UPPER}', '${LOWER}'), $${n}) > 0))`,

@@ -15,6 +15,8 @@ import { PlanCache } from '../plan-cache.ts';
 import { newerSchema, notAStoreReason, openedReadOnly, readOnlyForYou, runNotFound, writtenTwice } from '../errors.ts';
 import { reduceRun, type ReducedRun } from '../reduce.ts';
 import { deriveChanges } from '../derive.ts';
+import { encodeColumn } from '../text-codec.ts';
+import type { RoundRowValues, RunRows, RunRowValues, TrajectoryRowValues } from '../integrity.ts';
 import {
   foldTables,
   runSummary,
@@ -27,10 +29,13 @@ import {
   type TrajectorySummaryRow,
 } from '../tables.ts';
 import {
+  eventSummary,
   RunExistsError,
   SimulatedCrash,
   splitAtCrash,
   type AppendOptions,
+  type EventSummary,
+  type EventSummaryRow,
   type MaterializedRun,
   type ReadEventsOptions,
   type RunInfo,
@@ -235,6 +240,13 @@ export class SqliteRunStore implements RunStore {
       planned: p("SELECT * FROM events WHERE run_id = ? AND seq = 1 AND type = 'run_planned'"),
       events: p('SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
       eventsAfter: p('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?'),
+      eventSummariesAfter: p(`SELECT e.id, e.run_id, e.seq, e.type, e.case_index, e.revision, e.at,
+           CASE WHEN e.type = 'attempt_finished' THEN substr(e.payload, 1, 80) END AS head,
+           CASE WHEN e.type = 'trajectory_completed' OR (e.type = 'attempt_finished' AND instr(substr(e.payload, 1, 80), '"ok":false') > 0)
+             THEN e.payload END AS small,
+           CASE WHEN e.type = 'draft_accepted' THEN
+             (SELECT r.joint FROM rounds r WHERE r.run_id = e.run_id AND r.case_index = e.case_index AND r.revision = e.revision) END AS joint
+         FROM events e WHERE e.id > ? ORDER BY e.id LIMIT ?`),
       runIds: p(
         `WITH RECURSIVE ids(r) AS (SELECT (SELECT min(run_id) FROM events) UNION ALL SELECT (SELECT min(run_id) FROM events WHERE run_id > r) FROM ids WHERE r IS NOT NULL)
          SELECT e.run_id FROM ids JOIN events e ON e.run_id = ids.r AND e.seq = 1 WHERE e.type = 'run_planned' ORDER BY e.id`,
@@ -557,7 +569,7 @@ export class SqliteRunStore implements RunStore {
     if (options.keyPrefix !== undefined) {
       // A range on the unique index instead of LIKE (which would need escaping and skips the index).
       where.push('key >= ? AND key < ?');
-      args.push(options.keyPrefix, options.keyPrefix + '\u{10FFFF}');
+      args.push(encodeColumn(options.keyPrefix), encodeColumn(options.keyPrefix) + '\u{10FFFF}');
     }
     // Within a run, id order is seq order (appends only); ordering by id lets one trajectory's events
     // come straight from events_case instead of a pass over the run's whole log in seq order.
@@ -572,6 +584,15 @@ export class SqliteRunStore implements RunStore {
 
   async rawEventRows(runId: string): Promise<EventRow[]> {
     return this.stmt.events.all(runId) as EventRow[];
+  }
+
+  async runRows(runId: string): Promise<RunRows> {
+    return this.db.transaction(() => ({
+      events: this.stmt.events.all(runId) as EventRow[],
+      run: (this.db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRowValues | undefined) ?? null,
+      trajectories: this.db.prepare('SELECT * FROM trajectories WHERE run_id = ? ORDER BY case_index').all(runId) as TrajectoryRowValues[],
+      rounds: this.db.prepare('SELECT * FROM rounds WHERE run_id = ? ORDER BY case_index, revision').all(runId) as RoundRowValues[],
+    }))();
   }
 
   async reduce(runId: string): Promise<ReducedRun | null> {
@@ -638,12 +659,13 @@ export class SqliteRunStore implements RunStore {
       args.push(JSON.stringify(query.caseIndexes));
     }
     if (query.text) {
-      // LIKE matches ASCII letters case-insensitively; the escape keeps % and _ literal.
-      const pattern = `%${query.text.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+      // lower() folds ASCII letters only (SQLite without ICU), as the filter's semantics ask; instr is
+      // a plain substring search (memcmp), unlike LIKE's pattern walk whose cost grew with the query.
+      const needle = encodeColumn(query.text).replace(/[A-Z]/g, (c) => c.toLowerCase());
       where.push(
-        "(t.case_id LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index AND r.text LIKE ? ESCAPE '\\'))",
+        '(instr(lower(t.case_id), ?) > 0 OR EXISTS (SELECT 1 FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index AND instr(lower(r.text), ?) > 0))',
       );
-      args.push(pattern, pattern);
+      args.push(needle, needle);
     }
     const offset = Math.max(0, Math.floor(query.offset ?? 0));
     const limit = query.limit === undefined ? -1 : Math.max(0, Math.floor(query.limit));
@@ -666,6 +688,10 @@ export class SqliteRunStore implements RunStore {
 
   async eventsAfter(cursor: number, limit: number): Promise<StoredEvent[]> {
     return (this.stmt.eventsAfter.all(Math.floor(cursor), Math.max(0, Math.floor(limit))) as EventRow[]).map(rowToEvent);
+  }
+
+  async eventSummariesAfter(cursor: number, limit: number): Promise<EventSummary[]> {
+    return (this.stmt.eventSummariesAfter.all(Math.floor(cursor), Math.max(0, Math.floor(limit))) as EventSummaryRow[]).map(eventSummary);
   }
 
   async materialized(runId: string): Promise<MaterializedRun> {
