@@ -37,6 +37,7 @@ export const RUNTIME_ASSETS = [
   'html/assets',
   'viewer/app',
   'app/view-analysis-worker.mjs',
+  'app/view-search-worker.mjs',
   'core/verify/ifeval/langdetect/data.json.gz',
 ];
 

@@ -17,6 +17,7 @@ interface AnalyzeFlags {
   modelFamily?: string[];
   progress?: boolean;
   wide?: boolean;
+  allowUnverified?: boolean;
 }
 
 export function register(program: Command): void {
@@ -40,6 +41,10 @@ export function register(program: Command): void {
     )
     .option('--no-progress', 'do not report bootstrap progress on stderr')
     .option('--wide', 'tables as wide as their contents (default: fitted to the terminal, cells wrapped)')
+    .option(
+      '--allow-unverified',
+      'analyse runs whose chain or tables disagree with their events (refused by default); every output says so',
+    )
     .addHelpText(
       'after',
       '\nRates are fractions in the JSON and percentages in the tables. Protocol-incomplete trajectories are\n' +
@@ -55,7 +60,11 @@ async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise
   const store = storeFlag(flags.store, 'analyze');
   const progress = flags.progress === false ? null : lineProgress(process.stderr, 'bootstrap', { unit: ' resamples/s' });
   const { analyzeStore, analysisDocument, analysisText } = await import('../../app/analyze.ts');
+  const { unverifiedWarnings } = await import('../../app/verified.ts');
+  let warnings: string[] = [];
   const results = await analyzeStore(store, {
+    allowUnverified: flags.allowUnverified,
+    onVerified: (v) => (warnings = unverifiedWarnings(v)),
     runIds: [...positional, ...(flags.run ?? [])],
     budget: wholeNumber('--budget', flags.budget, { min: 0 }),
     bootstrap: wholeNumber('--bootstrap', flags.bootstrap ?? '20000', { min: 0 }),
@@ -72,5 +81,10 @@ async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise
     onProgress: progress ? (p) => progress.update(p.done, p.total) : undefined,
   });
   progress?.finish();
-  process.stdout.write(flags.json ? analysisDocument(results) : analysisText(results, { width: outputWidth(flags.wide) }));
+  for (const w of warnings) process.stderr.write(`revloop: ${w}\n`);
+  process.stdout.write(
+    flags.json
+      ? analysisDocument(results, warnings)
+      : (warnings.length ? warnings.join('\n') + '\n\n' : '') + analysisText(results, { width: outputWidth(flags.wide) }),
+  );
 }

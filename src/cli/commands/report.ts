@@ -22,6 +22,7 @@ interface ReportFlags {
   panel?: string[];
   timestamp?: boolean;
   progress?: boolean;
+  allowUnverified?: boolean;
 }
 
 export function register(program: Command): void {
@@ -39,6 +40,7 @@ export function register(program: Command): void {
     .option('--panel <controller=panel...>', 'put a controller in a named panel (reversals and panel means are within panels)')
     .option('--no-timestamp', 'leave the generation time out (byte-reproducible output)')
     .option('--no-progress', 'do not report progress on stderr')
+    .option('--allow-unverified', 'report runs whose chain or tables disagree with their events (refused by default); the report says so')
     .addHelpText(
       'after',
       '\nThe file needs no network: open it directly in a browser. Simulated (sim:) controllers are marked\n' +
@@ -70,6 +72,7 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
     seed: wholeNumber('--seed', flags.seed ?? '20260808', { min: 0 }),
     panels: parsePanels('report', flags.panel ?? []),
     title: flags.title,
+    allowUnverified: flags.allowUnverified,
     generatedAt: flags.timestamp === false ? undefined : new Date().toISOString(),
     say: (line) => {
       if (quiet) return;
@@ -91,7 +94,12 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
     ? ` — includes SIMULATED controllers: ${report.simulatedControllers.map(baseLabel).join(', ')}`
     : '';
   // With -o - the HTML is the only thing on standard output.
-  (toStdout ? process.stderr : process.stdout).write(
+  const say = toStdout ? process.stderr : process.stdout;
+  for (const w of report.warnings) process.stderr.write(`revloop: ${w}\n`);
+  say.write(
     `wrote ${toStdout ? 'standard output' : flags.out} (${(Buffer.byteLength(report.html) / 1e6).toFixed(1)} MB, ${formatCount(report.trajectories)} trajectories)${simulated}\n`,
   );
+  // Each run's head, to keep: `audit --expect-head` holds a later log against it.
+  const { headLine } = await import('../../app/verified.ts');
+  for (const [runId, head] of report.heads) say.write(`${headLine(runId, head)}\n`);
 }

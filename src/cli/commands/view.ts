@@ -14,6 +14,8 @@ interface ViewFlags {
   open?: boolean;
   bootstrap?: string;
   seed?: string;
+  maxStreams?: string;
+  allowUnverified?: boolean;
 }
 
 export function register(program: Command): void {
@@ -32,6 +34,11 @@ export function register(program: Command): void {
     .option('--open', 'open the viewer in the default browser')
     .option('--bootstrap <B>', "bootstrap resamples of the run pages' intervals (revloop analyze uses 20000)", '2000')
     .option('--seed <S>', 'bootstrap seed', '20260808')
+    .option('--max-streams <n>', 'most live event streams served at once; more are answered 429 (default 16)')
+    .option(
+      '--allow-unverified',
+      'serve runs whose chain or tables disagree with their events (refused by default); their responses say so',
+    )
     .addHelpText(
       'after',
       '\nThe store is opened read-only and never written; `revloop run` may write to it meanwhile. On loopback (the\n' +
@@ -66,12 +73,18 @@ async function viewAction(flags: ViewFlags): Promise<void> {
   const host = (flags.host ?? '127.0.0.1').trim();
   if (!host) throw new UsageError('--host', 'view: --host needs an address (127.0.0.1, ::1, 0.0.0.0, …)');
   const { startViewer } = await import('../../app/view.ts');
+  const { unverifiedWarnings } = await import('../../app/verified.ts');
   const viewer = await startViewer({
     store,
     host,
     port: wholeNumber('--port', flags.port ?? '8300', { min: 0, max: 65535 }),
     bootstrap: wholeNumber('--bootstrap', flags.bootstrap ?? '2000', { min: 0 }),
     seed: wholeNumber('--seed', flags.seed ?? '20260808', { min: 0 }),
+    maxStreams: wholeNumber('--max-streams', flags.maxStreams, { min: 1, max: 10_000 }),
+    allowUnverified: flags.allowUnverified,
+    onVerified: (v) => {
+      for (const w of unverifiedWarnings(v)) process.stderr.write(`revloop: ${w}\n`);
+    },
     log: (line) => process.stderr.write(line + '\n'),
   });
   const out = process.stdout;
