@@ -15,7 +15,15 @@ export interface CopiedRun {
   /** Events appended at the destination by this copy. */
   copied: number;
   status: 'copied' | 'extended' | 'up-to-date';
+  /**
+   * Events the destination holds beyond the source's last one (0 when none): the run went on there
+   * after an earlier copy, or the source's log was shortened since (docs/store.md). Said, never hidden.
+   */
+  ahead: number;
 }
+
+/** What a copy needs of its destination (app/store-copy.ts opens it only once there is something to write). */
+export type CopyDestination = Pick<RunStore, 'location' | 'rawEventRows' | 'appendRows'>;
 
 /** Which runs `copyRuns` copies (default: every run) and optional progress callbacks, one per pass. */
 export interface CopyOptions {
@@ -41,6 +49,8 @@ interface CheckedRun {
   from: number;
   /** Hash of the last event checked, to recognise the same log in the second pass. */
   lastHash: string;
+  /** Events the destination holds beyond the source's end. */
+  ahead: number;
   /** The rows, kept from the first pass while the kept payloads stay within the retention budget. */
   rows: EventRow[] | null;
 }
@@ -86,7 +96,7 @@ function divergence(there: EventRow, here: EventRow, location: string): string {
  * up to `retainedPayloadChars` and the second reads the rest again, one run at a time, so a
  * paper-scale store copies in the memory of its largest run rather than of the whole store.
  */
-export async function copyRuns(from: RunStore, to: RunStore, o: CopyOptions = {}): Promise<CopiedRun[]> {
+export async function copyRuns(from: RunStore, to: CopyDestination, o: CopyOptions = {}): Promise<CopiedRun[]> {
   const known = await from.runIds();
   const ids = o.runIds ?? known;
   const missing = ids.filter((id) => !known.includes(id));
@@ -133,6 +143,7 @@ export async function copyRuns(from: RunStore, to: RunStore, o: CopyOptions = {}
       events: c.events,
       copied: c.events - c.from,
       status: c.from === 0 ? 'copied' : c.events > c.from ? 'extended' : 'up-to-date',
+      ahead: c.ahead,
     };
     out.push(run);
     o.onRun?.(run, i, checked.length);
@@ -141,7 +152,7 @@ export async function copyRuns(from: RunStore, to: RunStore, o: CopyOptions = {}
 }
 
 /** Verifies a run's chain and compares it with the destination's: what to copy, or the problem in words. */
-async function checkRun(from: RunStore, to: RunStore, runId: string): Promise<CheckedRun | string> {
+async function checkRun(from: RunStore, to: CopyDestination, runId: string): Promise<CheckedRun | string> {
   const rows = await from.rawEventRows(runId);
   const chain = verifyChain(rows);
   if (chain.problems.length)
@@ -155,6 +166,13 @@ async function checkRun(from: RunStore, to: RunStore, runId: string): Promise<Ch
     if (diverged !== undefined)
       return `run '${runId}' exists in ${to.location} with the same plan but a different history from event seq ${diverged + 1} on (${divergence(there[diverged], rows[diverged], to.location)}); nothing copied: copy it into another store to keep both`;
   }
-  // A destination ahead of the source (a copy newer than its origin) has nothing to receive.
-  return { runId, events: rows.length, from: Math.min(there.length, rows.length), lastHash: rows[rows.length - 1]?.hash ?? '', rows };
+  // A destination ahead of the source (a copy newer than its origin, or a source shortened since) has nothing to receive.
+  return {
+    runId,
+    events: rows.length,
+    from: Math.min(there.length, rows.length),
+    lastHash: rows[rows.length - 1]?.hash ?? '',
+    ahead: Math.max(0, there.length - rows.length),
+    rows,
+  };
 }

@@ -12,6 +12,7 @@ import { resolveToy, scriptedModel, toyCases } from '../loop/fakes.ts';
 import { toyRun } from './toy-run.ts';
 import { eachBackend, PG_SKIP, rawDb, testStore } from './backends.ts';
 import { test } from 'node:test';
+import { existsSync } from 'node:fs';
 
 const audit = async (location: string, expectHead?: string) => {
   const store = await openStore(location, { readonly: true });
@@ -178,3 +179,63 @@ eachBackend(
   },
   'postgres',
 );
+
+for (const backend of ['sqlite', 'postgres'] as const) {
+  test(
+    `[${backend}] a refused store copy creates nothing at the destination; a destination ahead of its source is said`,
+    { skip: backend === 'postgres' ? PG_SKIP : false },
+    async () => {
+      const src = testStore('sqlite');
+      const dst = testStore(backend);
+      try {
+        await toyRun(src.location, { cases: toyCases(3) });
+        const db = await rawDb(src.location);
+        await db.liftGuard();
+        await db.run("UPDATE events SET at = '2000-01-01T00:00:00.000Z' WHERE seq = 3");
+        await db.close();
+        await assert.rejects(copyStore({ from: src.location, to: dst.location }), /its chain is broken/);
+        if (backend === 'sqlite') assert.ok(!existsSync(dst.location), 'no store file was created');
+        else assert.equal(await schemaExists(dst.location), false, 'no schema was created');
+
+        // A source shortened after an earlier copy: the destination is ahead, and the copy says so.
+        const good = testStore('sqlite');
+        try {
+          await toyRun(good.location, { cases: toyCases(3) });
+          const first = await copyStore({ from: good.location, to: dst.location });
+          assert.deepEqual(
+            first.map((r) => [r.status, r.ahead]),
+            [['copied', 0]],
+          );
+          const g = await liftAll(good.location);
+          const [{ n }] = await g.all<{ n: number }>('SELECT max(seq) AS n FROM events');
+          await g.run('DELETE FROM events WHERE seq > ?', Number(n) - 2);
+          await g.close();
+          const again = await copyStore({ from: good.location, to: dst.location });
+          assert.deepEqual(
+            again.map((r) => [r.status, r.ahead]),
+            [['up-to-date', 2]],
+          );
+        } finally {
+          await good.cleanup();
+        }
+      } finally {
+        await src.cleanup();
+        await dst.cleanup();
+      }
+    },
+  );
+}
+
+async function schemaExists(location: string): Promise<boolean> {
+  const url = new URL(location);
+  const schema = url.searchParams.get('schema')!;
+  url.searchParams.delete('schema');
+  const { default: pg } = await import('pg');
+  const c = new pg.Client({ connectionString: url.toString() });
+  await c.connect();
+  try {
+    return (await c.query('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [schema])).rowCount === 1;
+  } finally {
+    await c.end();
+  }
+}

@@ -38,7 +38,14 @@ export function register(program: Command): void {
         progress.finish();
       });
       const out = process.stdout;
-      for (const r of copied) out.write(`${r.runId}: ${r.status} (${r.copied} of ${r.events} events written)\n`);
+      for (const r of copied) {
+        out.write(`${r.runId}: ${r.status} (${r.copied} of ${r.events} events written)\n`);
+        if (r.ahead)
+          process.stderr.write(
+            `revloop: note: run '${r.runId}' has ${r.ahead} event${r.ahead === 1 ? '' : 's'} at ${redactLocation(opts.to)} beyond the source's last (seq ${r.events}): ` +
+              "either it went on there after an earlier copy, or the source's log was shortened since\n",
+          );
+      }
       const written = copied.reduce((n, r) => n + r.copied, 0);
       out.write(
         `copied ${copied.length} run${copied.length === 1 ? '' : 's'} (${written} events) from ${redactLocation(opts.from)} to ${redactLocation(opts.to)}; chains verified\n`,

@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { createWriteStream, statSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
-import { outputTarget, requireOutputFolder, tempPathFor } from '../util/atomic-file.ts';
+import { outputTarget, releaseTempFile, requireOutputFolder, tempPathFor, trackTempFile } from '../util/atomic-file.ts';
 import { UserError } from '../errors.ts';
 import { readLineBlocks } from '../util/jsonl.ts';
 import { pyJsonDumps, pyStrip } from '../py/format.ts';
@@ -321,6 +321,7 @@ export async function verifyBatchToFile(input: string | Readable, outPath: strin
   requireOutputFolder(outPath);
   const { path: file, inPlace } = outputTarget(outPath);
   const tmp = inPlace ? file : tempPathFor(file);
+  if (!inPlace) trackTempFile(tmp);
   // A large buffer: each chunk's output is written in one piece, without waiting for 'drain' between chunks.
   const out = createWriteStream(tmp, { flags: inPlace ? 'w' : 'wx', highWaterMark: 1 << 20 });
   // Write errors surface through verifyBatch and the awaited 'open' / 'finish'; this keeps a late error
@@ -342,5 +343,7 @@ export async function verifyBatchToFile(input: string | Readable, outPath: strin
     }
     if (!inPlace) await rm(tmp, { force: true });
     throw e;
+  } finally {
+    if (!inPlace) releaseTempFile(tmp);
   }
 }
