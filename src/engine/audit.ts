@@ -22,7 +22,7 @@ import { diffLeaves } from '../core/util/json-diff.ts';
 import type { StoredEvent, TrajectoryRunPlanned } from '../store/events.ts';
 import { frozenTextsSha256, isTrajectoryPlan, planSha256, type ExperimentPlan, type TrajectoryRunKind } from '../store/plan.ts';
 import { reduceRun } from '../store/reduce.ts';
-import type { EventRow } from '../store/chain.ts';
+import type { RawEventRow } from '../store/chain.ts';
 import { checkRunIntegrity } from '../store/integrity.ts';
 import type { RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
@@ -103,7 +103,7 @@ export async function auditRun(
   // 1. The event chain (contiguous sequence numbers, linked and unmodified hashes, parseable
   // payloads), every column of the derived rows against what the events derive, and the head
   // against the one the user kept (a shortened log leaves no trace in the store itself).
-  const integrity = await checkRunIntegrity(store, runId);
+  const integrity = await checkRunIntegrity(store, runId, { full: true });
   const { rows, events } = integrity;
   for (const p of integrity.chain) add(p.caseIndex, null, p.revision, 'events', p.problem);
   for (const p of integrity.tables) add(p.caseIndex, null, p.revision, 'tables', p.problem);
@@ -246,7 +246,7 @@ export async function auditRun(
 }
 
 /** Why a log does not hold the expected head, or null when it does. */
-function headProblem(rows: readonly EventRow[], want: string): string | null {
+function headProblem(rows: readonly RawEventRow[], want: string): string | null {
   if (!/^[0-9a-f]{64}$/.test(want))
     return `--expect-head must be a 64-digit hex SHA-256 (a head printed by export or report), got '${want}'`;
   if (rows.some((r) => r.hash === want)) return null;

@@ -103,6 +103,18 @@ export interface LeaseSupport {
   pending(exceptRuns?: readonly string[]): Promise<number>;
 }
 
+/** The recorded holder of a run's lock. */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  startedAt: string;
+  /**
+   * 'alive': known to be running (a process on this host, or a live database session);
+   * 'gone': known to be dead; 'unknown': on another host, which cannot be checked from here.
+   */
+  state: 'alive' | 'gone' | 'unknown';
+}
+
 /** A second plan for an existing run (createRun, or two planners racing): refused whole. */
 export class RunExistsError extends UserError {
   constructor(
@@ -342,6 +354,13 @@ export interface RunStore {
   /** Claims a run for this process; refuses when another live process holds it. */
   acquireLock(runId: string): Promise<void>;
   releaseLock(runId: string): Promise<void>;
+  /** Who holds the run's lock, as recorded (null: nobody), and whether that holder is known to be alive. */
+  lockHolder(runId: string): Promise<LockHolder | null>;
+  /**
+   * Clears a stale lock (`revloop runs --release-lock`): only the holder given (still the one
+   * recorded), and never one known to be alive. Returns whether a lock was cleared.
+   */
+  clearStaleLock(runId: string, holder: LockHolder): Promise<boolean>;
   /** Drops and refills the derived tables of one run (or all) from the events. */
   rebuild(runId?: string): Promise<void>;
 

@@ -6,6 +6,7 @@ import { outputWidth } from '../terminal.ts';
 import type { WorkerInfo } from '../../store/store.ts';
 import { redactLocation } from '../../store/store.ts';
 import { STORE_HELP, storeFlag } from '../flags.ts';
+import { UsageError } from '../../core/errors.ts';
 
 export function register(program: Command): void {
   program
@@ -22,12 +23,41 @@ export function register(program: Command): void {
     .option('--json', 'print one JSON array of run summaries; `kind` tells the runs apart (run, import, probe, agent, …)')
     .option('--workers', 'list only the workers and their leases (PostgreSQL; with --json, one JSON array of workers)')
     .option('--wide', 'every column at full width (default: fitted to the terminal)')
-    .action(async (opts: { store?: string; json?: boolean; workers?: boolean; wide?: boolean }) => {
+    .option(
+      '--release-lock <run>',
+      "clear the run's lock when its holder is gone (a killed process on another host, a reused PID): shows holder, host and age and asks first",
+    )
+    .option('--yes', 'with --release-lock: do not ask (for scripts; check the holder first)')
+    .action(async (opts: { store?: string; json?: boolean; workers?: boolean; wide?: boolean; releaseLock?: string; yes?: boolean }) => {
+      if (opts.releaseLock !== undefined) return releaseLockAction(storeFlag(opts.store), opts.releaseLock, !!opts.yes);
       await runsAction(
         { store: storeFlag(opts.store), json: opts.json, workers: opts.workers, width: outputWidth(opts.wide) },
         process.stdout,
       );
     });
+}
+
+/** `runs --release-lock RUN`: names the holder, asks (or takes --yes), then clears a stale lock. */
+async function releaseLockAction(store: string, runId: string, yes: boolean): Promise<void> {
+  const { releaseRunLock } = await import('../../app/runs.ts');
+  const r = await releaseRunLock(store, runId, async (_holder, described) => {
+    const warning = `${described}.\nRelease it only if that process is gone: two processes writing one run would be refused later, but one would lose its work.`;
+    if (yes) {
+      process.stderr.write(`${warning}\n--yes given: releasing.\n`);
+      return true;
+    }
+    if (!process.stdin.isTTY)
+      throw new UsageError('--yes', `${warning}\nNo terminal to ask: run again with --yes once you are sure the holder is gone.`);
+    const { createInterface } = await import('node:readline/promises');
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      const answer = await rl.question(`${warning}\nRelease it? [y/N] `);
+      return /^y(es)?$/i.test(answer.trim());
+    } finally {
+      rl.close();
+    }
+  });
+  process.stdout.write(`${r.message}\n`);
 }
 
 export async function runsAction(

@@ -25,6 +25,7 @@ import {
   type EventSummary,
   type EventSummaryRow,
   type LeaseSupport,
+  type LockHolder,
   type MaterializedRun,
   type ReadEventsOptions,
   type RunInfo,
@@ -38,6 +39,7 @@ import {
 import type { TrajectoryRecord } from '../types.ts';
 import { deriveChanges, type DerivedChanges } from '../derive.ts';
 import { encodeColumn } from '../text-codec.ts';
+import { checkNewRunId } from '../run-id.ts';
 import type { RoundRowValues, RunRows, RunRowValues, TrajectoryRowValues } from '../integrity.ts';
 import {
   foldTables,
@@ -690,6 +692,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async createRun(runId: string, planned: RunPlannedPayload, seed: readonly NewEvent[] = []): Promise<void> {
+    checkNewRunId(runId);
     if (await this.getPlanned(runId)) throw new RunExistsError(runId, this.location);
     await this.append(runId, [{ type: 'run_planned', payload: planned }, ...seed]);
   }
@@ -815,6 +818,32 @@ export class PostgresRunStore implements RunStore {
       .query('DELETE FROM run_locks WHERE run_id = $1 AND pid = $2 AND host = $3', [runId, process.pid, hostname()])
       .catch(() => undefined);
     await this.live.query('SELECT pg_advisory_unlock($1, $2)', [this.ns ^ 1, key31(runId)]).catch(() => undefined);
+  }
+
+  async lockHolder(runId: string): Promise<LockHolder | null> {
+    const row = (
+      await this.pool.query<{ pid: number; host: string; started_at: string; held: boolean }>(
+        `SELECT pid, host, started_at, EXISTS (SELECT 1 FROM pg_locks pl WHERE pl.locktype = 'advisory' AND pl.granted AND pl.objsubid = 2
+           AND pl.classid::bigint = $2 AND pl.objid::bigint = lock_key AND pl.database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS held
+         FROM run_locks WHERE run_id = $1`,
+        [runId, (this.ns ^ 1) >>> 0],
+      )
+    ).rows[0];
+    // The lock is a session-level advisory lock: alive exactly while the holder's database session is.
+    return row ? { pid: row.pid, host: row.host, startedAt: row.started_at, state: row.held ? 'alive' : 'gone' } : null;
+  }
+
+  async clearStaleLock(runId: string, holder: LockHolder): Promise<boolean> {
+    if (this.readonly) throw openedReadOnly(this.location);
+    const now = await this.lockHolder(runId);
+    if (!now || now.state === 'alive') return false;
+    const r = await this.pool.query('DELETE FROM run_locks WHERE run_id = $1 AND pid = $2 AND host = $3 AND started_at = $4', [
+      runId,
+      holder.pid,
+      holder.host,
+      holder.startedAt,
+    ]);
+    return (r.rowCount ?? 0) > 0;
   }
 
   private leaseSupport(): LeaseSupport {

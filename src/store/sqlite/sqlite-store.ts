@@ -9,13 +9,14 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { RunLockedError, StoreError, UserError } from '../../core/errors.ts';
 import { processAlive } from '../../core/util/process-alive.ts';
-import { checkCopiedRows, linkEvents, rowToEvent, type ChainHead, type EventRow } from '../chain.ts';
+import { checkCopiedRows, linkEvents, rowToEvent, type ChainHead, type EventRow, type RawEventRow } from '../chain.ts';
 import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent } from '../events.ts';
 import { PlanCache } from '../plan-cache.ts';
 import { newerSchema, notAStoreReason, openedReadOnly, readOnlyForYou, runNotFound, writtenTwice } from '../errors.ts';
 import { reduceRun, type ReducedRun } from '../reduce.ts';
 import { deriveChanges } from '../derive.ts';
 import { encodeColumn } from '../text-codec.ts';
+import { checkNewRunId } from '../run-id.ts';
 import type { RoundRowValues, RunRows, RunRowValues, TrajectoryRowValues } from '../integrity.ts';
 import {
   foldTables,
@@ -36,6 +37,7 @@ import {
   type AppendOptions,
   type EventSummary,
   type EventSummaryRow,
+  type LockHolder,
   type MaterializedRun,
   type ReadEventsOptions,
   type RunInfo,
@@ -239,6 +241,9 @@ export class SqliteRunStore implements RunStore {
       // A run's plan is its first event (linkEvents and checkCopiedRows refuse anything else).
       planned: p("SELECT * FROM events WHERE run_id = ? AND seq = 1 AND type = 'run_planned'"),
       events: p('SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
+      eventsRaw: p(
+        'SELECT id, run_id, seq, type, case_index, revision, at, CAST(payload AS BLOB) AS payload, prev_hash, hash FROM events WHERE run_id = ? ORDER BY seq',
+      ),
       eventsAfter: p('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?'),
       eventSummariesAfter: p(`SELECT e.id, e.run_id, e.seq, e.type, e.case_index, e.revision, e.at,
            CASE WHEN e.type = 'attempt_finished' THEN substr(e.payload, 1, 80) END AS head,
@@ -497,6 +502,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async createRun(runId: string, planned: RunPlannedPayload, seed: readonly NewEvent[] = []): Promise<void> {
+    checkNewRunId(runId);
     if (this.getPlannedSync(runId)) throw new RunExistsError(runId, this.location);
     this.appendSync(runId, [{ type: 'run_planned', payload: planned }, ...seed]);
   }
@@ -525,6 +531,24 @@ export class SqliteRunStore implements RunStore {
 
   async releaseLock(runId: string): Promise<void> {
     this.releaseLockSync(runId);
+  }
+
+  async lockHolder(runId: string): Promise<LockHolder | null> {
+    const row = this.db.prepare('SELECT pid, host, started_at FROM run_locks WHERE run_id = ?').get(runId) as
+      { pid: number; host: string; started_at: string } | undefined;
+    if (!row) return null;
+    const state = row.host !== hostname() ? 'unknown' : processAlive(row.pid, row.host) ? 'alive' : 'gone';
+    return { pid: row.pid, host: row.host, startedAt: row.started_at, state };
+  }
+
+  async clearStaleLock(runId: string, holder: LockHolder): Promise<boolean> {
+    if (this.readonly) throw openedReadOnly(this.location);
+    if (holder.host === hostname() && processAlive(holder.pid, holder.host)) return false;
+    // Only the lock that was shown: a process that took the run meanwhile keeps its lock.
+    const r = this.db
+      .prepare('DELETE FROM run_locks WHERE run_id = ? AND pid = ? AND host = ? AND started_at = ?')
+      .run(runId, holder.pid, holder.host, holder.startedAt);
+    return r.changes > 0;
   }
 
   releaseLockSync(runId: string): void {
@@ -588,7 +612,8 @@ export class SqliteRunStore implements RunStore {
 
   async runRows(runId: string): Promise<RunRows> {
     return this.db.transaction(() => ({
-      events: this.stmt.events.all(runId) as EventRow[],
+      // Payloads as their stored bytes: hashed as they are, decoded only where a payload is read.
+      events: this.stmt.eventsRaw.all(runId) as RawEventRow[],
       run: (this.db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRowValues | undefined) ?? null,
       trajectories: this.db.prepare('SELECT * FROM trajectories WHERE run_id = ? ORDER BY case_index').all(runId) as TrajectoryRowValues[],
       rounds: this.db.prepare('SELECT * FROM rounds WHERE run_id = ? ORDER BY case_index, revision').all(runId) as RoundRowValues[],

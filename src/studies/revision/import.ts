@@ -3,6 +3,7 @@
 // rule is applied (drafts after the first success are dropped and counted), and the result is
 // stored as an ordinary run, so every analysis, the audit and the export work on it. The whole file
 // is checked before anything is written, and written in one transaction.
+import { checkNewRunId } from '../../store/run-id.ts';
 import { jsonTextFault } from '../../core/util/text-boundary.ts';
 import { hostname } from 'node:os';
 import { REVLOOP_VERSION } from '../../core/version.ts';
@@ -293,6 +294,7 @@ export async function importTrajectories(store: RunStore, parsed: ParsedImport, 
       pending: 0,
     },
   };
+  checkNewRunId(options.runId);
   await store.append(options.runId, [{ type: 'run_planned', payload: planned }, session, ...events]);
   return summary;
 }
