@@ -49,6 +49,7 @@ import {
 } from '../store.ts';
 import type { TrajectoryRecord } from '../types.ts';
 import { migrateLegacyStudyTables } from './legacy-studies.ts';
+import { walDamage } from './wal-check.ts';
 import {
   DERIVED_TABLES,
   KNOWN_TABLES,
@@ -156,6 +157,15 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
     if (!existsSync(path) && !writable(dirname(path)))
       throw new StoreError(path, 'readonly', `${path}: cannot create the store: the folder ${dirname(path)} is read-only for you`);
   }
+  // Before SQLite reads the WAL (and, opened for writing, checkpoints what it could read into the file).
+  const damage = walDamage(path);
+  if (damage)
+    throw new StoreError(
+      path,
+      'other',
+      `${damage}. revloop will not open the store over it: keep a copy of ${path} and its -wal and -shm files (the lost commits are in the WAL); ` +
+        `to open the store without them, as SQLite would, move ${path}-wal and ${path}-shm aside. \`revloop audit --expect-head\` with a head printed earlier tells what is missing.`,
+    );
   let db: Database.Database;
   try {
     db = new Database(path, { readonly, fileMustExist: readonly });
