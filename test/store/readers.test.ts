@@ -1,0 +1,96 @@
+// Readers verify what they read (issue 36): analyze, report and export refuse a run whose chain or
+// derived rows disagree with its events (exit 1, the run and the problem named), read it with
+// --allow-unverified saying so on every output, and print each run's head, which
+// `audit --expect-head` holds a later log against. Both backends, through the real CLI.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { hasStack, revloop } from '../cli/cli.ts';
+import { eachBackend, rawDb } from './backends.ts';
+import { tempDir } from './toy-run.ts';
+
+eachBackend('analyze, report and export refuse a tampered run, read it with --allow-unverified, print heads', async (s) => {
+  const dir = tempDir();
+  // A small simulated run through the real CLI.
+  const cases = join(dir, 'cases.jsonl');
+  writeFileSync(
+    cases,
+    [1, 2, 3]
+      .map((i) =>
+        JSON.stringify({
+          id: `c${i}`,
+          family: 'exact-length',
+          source: 'own',
+          instruction: `Write about item ${i}.`,
+          target: 8 + i,
+          anchors: ['item'],
+        }),
+      )
+      .join('\n') + '\n',
+  );
+  const r = revloop([
+    'run',
+    '--cases',
+    cases,
+    '--format',
+    'native',
+    '--model',
+    'sim:steady',
+    '--store',
+    s.location,
+    '--run-id',
+    'sim1',
+    '--budget',
+    '2',
+  ]);
+  assert.equal(r.code, 0, r.err);
+
+  // Clean: export prints the head; audit holds the log against it.
+  const out = join(dir, 'out.jsonl');
+  const e = revloop(['export', '--store', s.location, '--run', 'sim1', '-o', out]);
+  assert.equal(e.code, 0, e.err);
+  const head = /run 'sim1': log head seq (\d+) sha256 ([0-9a-f]{64})/.exec(e.out);
+  assert.ok(head, e.out);
+  const a = revloop(['audit', '--store', s.location, '--run', 'sim1', '--expect-head', head[2]]);
+  assert.equal(a.code, 0, a.out + a.err);
+  const wrong = revloop(['audit', '--store', s.location, '--run', 'sim1', '--expect-head', 'f'.repeat(64)]);
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.out, /run: head: the log does not hold the expected head ffffffffffffffff…/);
+  const html = join(dir, 'r.html');
+  const rep = revloop(['report', '--store', s.location, '-o', html, '--bootstrap', '0', '--no-progress']);
+  assert.equal(rep.code, 0, rep.err);
+  assert.ok(rep.out.includes(`run 'sim1': log head seq ${head[1]} sha256 ${head[2]}`), rep.out);
+  assert.ok(readFileSync(html, 'utf8').includes(head[2]), 'the report carries the head');
+
+  // Tamper with a derived column, as someone with database access can.
+  const db = await rawDb(s.location);
+  if (s.backend === 'postgres') await db.run('ALTER TABLE runs DISABLE TRIGGER USER');
+  await db.run(`UPDATE runs SET simulated = ${s.backend === 'postgres' ? 'false' : '0'}, controller = 'gpt-5'`);
+  await db.close();
+
+  for (const args of [
+    ['analyze', '--store', s.location, '--bootstrap', '0', '--no-progress'],
+    ['report', '--store', s.location, '-o', join(dir, 'r2.html'), '--bootstrap', '0', '--no-progress'],
+    ['export', '--store', s.location, '--run', 'sim1', '-o', join(dir, 'o2.jsonl')],
+  ]) {
+    const refused = revloop(args);
+    assert.equal(refused.code, 1, `${args[0]}: ${refused.err}`);
+    assert.match(
+      refused.err,
+      /a run disagrees with its own events in .*; nothing was read:\nrun 'sim1':\n {2}runs\.controller: the events say "sim:steady \[simulated\]", the table holds "gpt-5"/,
+    );
+    assert.match(refused.err, /--allow-unverified reads it anyway/);
+    assert.ok(!hasStack(refused.err));
+    const allowed = revloop([...args, '--allow-unverified']);
+    assert.equal(allowed.code, 0, `${args[0]} --allow-unverified: ${allowed.err}`);
+    assert.match(allowed.err, /UNVERIFIED: run 'sim1' disagrees with its own events \(runs\./);
+  }
+  const an = revloop(['analyze', '--store', s.location, '--bootstrap', '0', '--no-progress', '--allow-unverified']);
+  assert.match(an.out, /^UNVERIFIED: run 'sim1'/);
+  const js = revloop(['analyze', '--store', s.location, '--bootstrap', '0', '--no-progress', '--allow-unverified', '--json']);
+  assert.match(JSON.parse(js.out).unverified[0], /UNVERIFIED: run 'sim1'/);
+  assert.match(
+    readFileSync(join(dir, 'r2.html'), 'utf8'),
+    /<p class="banner" role="alert">UNVERIFIED: run &#39;sim1&#39;|<p class="banner" role="alert">UNVERIFIED: run 'sim1'/,
+  );
+});
