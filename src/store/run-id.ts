@@ -6,6 +6,7 @@
 // Ids revloop makes itself use [A-Za-z0-9._:-] only, well inside the rule.
 import { UsageError } from '../core/errors.ts';
 
+/** The longest run id a new run may have (characters). */
 export const MAX_RUN_ID_LENGTH = 200;
 
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\ufffd]/u;
