@@ -27,12 +27,18 @@ export function wholeNumber(flag: string, value: string | undefined, range: { mi
   return n;
 }
 
-/** A number flag ≥ min (integers only when asked). */
-export function numberFlag(flag: string, value: string | undefined, o: { min: number; integer?: boolean }): number | undefined {
+/** A number flag ≥ min (and ≤ max when given; integers only when asked, and then safe integers: 2^53 is not a seed). */
+export function numberFlag(
+  flag: string,
+  value: string | undefined,
+  o: { min: number; max?: number; integer?: boolean },
+): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || (o.integer && !Number.isInteger(n)) || n < o.min) {
-    throw new UsageError(flag, `${flag} must be ${o.integer ? 'an integer' : 'a number'} ≥ ${o.min} (got "${value}")`);
+  const max = o.max ?? (o.integer ? Number.MAX_SAFE_INTEGER : Infinity);
+  if (value.trim() === '' || !Number.isFinite(n) || (o.integer && !Number.isSafeInteger(n)) || n < o.min || n > max) {
+    const range = Number.isFinite(max) ? `from ${o.min} to ${max}` : `≥ ${o.min}`;
+    throw new UsageError(flag, `${flag} must be ${o.integer ? 'an integer' : 'a number'} ${range} (got "${value}")`);
   }
   return n;
 }
@@ -73,8 +79,11 @@ export function parseAssignments(
 
 // ---- protocol ------------------------------------------------------------------------------------
 
+/** The largest revision budget any command takes (a run, an import, the curves of analyze and report). */
+export const MAX_BUDGET = 1000;
+
 export function budgetFlag(value: string | undefined, fallback: number): number {
-  return wholeNumber('--budget', value, { min: 0, max: 1000 }) ?? fallback;
+  return wholeNumber('--budget', value, { min: 0, max: MAX_BUDGET }) ?? fallback;
 }
 
 /** `--ban failed-drafts | none`; undefined leaves it to the harness. */
@@ -153,7 +162,7 @@ export function modelOptionsFromFlags(flags: ModelFlags): ModelOptions {
   }
   if (flags.temperature !== undefined)
     o.temperature = flags.temperature === 'omit' ? null : numberFlag('--temperature', flags.temperature, { min: 0 });
-  const seed = numberFlag('--seed', flags.seed, { min: -(2 ** 53), integer: true });
+  const seed = numberFlag('--seed', flags.seed, { min: -Number.MAX_SAFE_INTEGER, integer: true });
   if (seed !== undefined) o.seed = seed;
   if (flags.label !== undefined) o.label = flags.label;
   const maxResponse = wholeNumber('--max-response-bytes', flags.maxResponseBytes, { min: 1024, max: MAX_RESPONSE_BYTES_LIMIT });

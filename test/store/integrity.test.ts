@@ -239,3 +239,29 @@ async function schemaExists(location: string): Promise<boolean> {
     await c.end();
   }
 }
+
+eachBackend('a study run (probe, agent) has its runs row checked too', async (s) => {
+  const { openStudyRun } = await import('../../src/store/study-runs.ts');
+  const store = await openStore(s.location);
+  await openStudyRun(store, {
+    runId: 'probe-x',
+    kind: 'probe',
+    controller: { label: 'sim:steady [simulated]', spec: 'sim:steady', simulated: true },
+    settings: { env: 'toolshed' },
+  });
+  await store.close();
+  const clean = await openStore(s.location, { readonly: true });
+  assert.ok((await auditRun(clean, 'probe-x', resolveToy)).passed);
+  await clean.close();
+  const db = await liftAll(s.location);
+  await db.run(`UPDATE runs SET simulated = ${s.backend === 'postgres' ? 'false' : '0'}, controller = 'gpt-5' WHERE run_id = 'probe-x'`);
+  await db.close();
+  const r = await openStore(s.location, { readonly: true });
+  try {
+    const found = (await auditRun(r, 'probe-x', resolveToy)).discrepancies.map(formatDiscrepancy).join('\n');
+    assert.match(found, /runs\.controller: the events say "sim:steady \[simulated\]", the table holds "gpt-5"/);
+    assert.match(found, /runs\.simulated: the events say true, the table holds false/);
+  } finally {
+    await r.close();
+  }
+});

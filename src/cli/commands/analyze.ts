@@ -1,7 +1,7 @@
 // `revloop analyze`: the paper's analyses over stored trajectories, as terminal tables or one strict
 // JSON document, for every study in the store. A thin shell over app/analyze.ts; read-only.
 import type { Command } from 'commander';
-import { parseAssignments, parsePanels, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
+import { parseAssignments, parsePanels, STORE_HELP, storeFlag, wholeNumber, MAX_BUDGET } from '../flags.ts';
 import { lineProgress } from '../progress.ts';
 import { outputWidth } from '../terminal.ts';
 
@@ -66,7 +66,7 @@ async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise
     allowUnverified: flags.allowUnverified,
     onVerified: (v) => (warnings = unverifiedWarnings(v)),
     runIds: [...positional, ...(flags.run ?? [])],
-    budget: wholeNumber('--budget', flags.budget, { min: 0 }),
+    budget: wholeNumber('--budget', flags.budget, { min: 0, max: MAX_BUDGET }),
     bootstrap: wholeNumber('--bootstrap', flags.bootstrap ?? '20000', { min: 0 }),
     seed: wholeNumber('--seed', flags.seed ?? '20260808', { min: 0 }),
     landmark: wholeNumber('--landmark', flags.landmark ?? '4', { min: 1 }),

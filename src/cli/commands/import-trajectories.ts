@@ -1,7 +1,7 @@
 // `revloop import-trajectories`: store trajectories produced elsewhere as a run (app/import.ts).
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
-import { collect, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
+import { collect, STORE_HELP, storeFlag, wholeNumber, MAX_BUDGET } from '../flags.ts';
 import { redactLocation } from '../../store/store.ts';
 import { commandLine } from '../invocation.ts';
 import { inputPath } from '../stdio.ts';
@@ -44,7 +44,7 @@ export function register(program: Command): void {
       await loadFamilyPlugins(opts.plugin);
       const { importRun } = await import('../../app/import.ts');
       const out = process.stdout;
-      const budget = wholeNumber('--budget', opts.budget, { min: 0 });
+      const budget = wholeNumber('--budget', opts.budget, { min: 0, max: MAX_BUDGET });
       const store = storeFlag(opts.store);
       const shown = redactLocation(store);
       const s = await importRun({

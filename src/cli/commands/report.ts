@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError, UserError } from '../../core/errors.ts';
 import { baseLabel } from '../../core/simulated.ts';
-import { parsePanels, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
+import { parsePanels, STORE_HELP, storeFlag, wholeNumber, MAX_BUDGET } from '../flags.ts';
 import { lineProgress } from '../progress.ts';
 import { isStdout } from '../stdio.ts';
 import { formatCount } from '../../core/util/count.ts';
@@ -67,7 +67,7 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
   const { writeReportFile } = await import('../../report/index.ts');
   const report = await buildStoreReport(store, {
     runIds: [...positional, ...(flags.run ?? [])],
-    budget: wholeNumber('--budget', flags.budget, { min: 0 }),
+    budget: wholeNumber('--budget', flags.budget, { min: 0, max: MAX_BUDGET }),
     bootstrap: wholeNumber('--bootstrap', flags.bootstrap ?? '20000', { min: 0 }),
     seed: wholeNumber('--seed', flags.seed ?? '20260808', { min: 0 }),
     panels: parsePanels('report', flags.panel ?? []),
