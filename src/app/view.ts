@@ -39,7 +39,7 @@ import { generateToken, isLoopbackHost, startViewerServer } from '../viewer/serv
 import { describeStoreRuns } from './runs.ts';
 import { AnalysisWorker, analyseRun, type RunAnalysis } from './view-analysis.ts';
 import { SearchWorker } from './view-search.ts';
-import { IntegrityError, verifyRuns, type ReadVerification } from './verified.ts';
+import { IntegrityError, verifyRuns } from './verified.ts';
 import { facet, Lru, matchingCases, refreshIndex, type IndexEntry, type RunIndex } from './view-index.ts';
 
 export interface ViewApiOptions {
@@ -56,8 +56,10 @@ export interface ViewApiOptions {
   search?: SearchWorker;
   /** Serve runs that disagree with their events (their responses say so); otherwise they are refused (409). */
   allowUnverified?: boolean;
-  /** Runs already checked (startViewer checks every run before it listens). */
-  verified?: ReadVerification;
+  /** Where runs are checked against their events: a worker thread (startViewer's choice), or this thread when absent. */
+  checker?: SearchWorker;
+  /** Called once for each run found to disagree with its events (the CLI prints a line). */
+  onUnverified?: (runId: string, problems: string[]) => void;
 }
 
 export interface ViewOptions extends ViewApiOptions {
@@ -68,8 +70,6 @@ export interface ViewOptions extends ViewApiOptions {
   log?: (line: string) => void;
   /** Most event streams at once (default 16; 429 beyond). */
   maxStreams?: number;
-  /** Called once with every run's check, before the server listens (the CLI prints the warnings). */
-  onVerified?: (v: ReadVerification) => void;
 }
 
 export interface ViewerHandle {
@@ -93,12 +93,12 @@ export async function startViewer(o: ViewOptions): Promise<ViewerHandle> {
   const worker = new AnalysisWorker(o.store);
   // SQLite works on the thread that asks: its searches go to a worker (PostgreSQL searches in its own process).
   const search = isPostgresLocation(o.store) ? undefined : new SearchWorker(o.store);
+  // Checking a run hashes every event: in a worker of its own, so no request waits behind it.
+  const checker = new SearchWorker(o.store);
   try {
-    // Every run is checked before anything is served; a run that disagrees refuses the start unless allowed.
-    const verified = await verifyRuns(store, await store.runIds(), { allowUnverified: o.allowUnverified });
-    o.onVerified?.(verified);
+    const backend = viewerBackend(store, { ...o, worker, search, checker });
     const server = await startViewerServer({
-      backend: viewerBackend(store, { ...o, worker, search, verified }),
+      backend,
       host,
       port: o.port,
       token: isLoopbackHost(host) ? null : generateToken(),
@@ -106,6 +106,8 @@ export async function startViewer(o: ViewOptions): Promise<ViewerHandle> {
       log: o.log,
       maxStreams: o.maxStreams,
     });
+    // Every run is checked from the start, in the checker's thread; the console hears of any that disagree.
+    void backend.runs().catch(() => undefined);
     return {
       url: server.url,
       host: server.host,
@@ -116,12 +118,14 @@ export async function startViewer(o: ViewOptions): Promise<ViewerHandle> {
         await server.close();
         await worker.close();
         await search?.close();
+        await checker.close();
         await store.close();
       },
     };
   } catch (e) {
     await worker.close();
     await search?.close();
+    await checker.close();
     await store.close();
     throw e;
   }
@@ -224,14 +228,22 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
   const refreshing = new Map<string, Promise<RunIndex>>();
   const analysing = new Map<string, Promise<RunAnalysis>>();
 
-  // Each run is checked once, when first seen (startViewer checks those there at start).
+  // Each run is checked once, when it is first listed or asked for (in the checker's thread when there
+  // is one). A listing never waits for a check: it shows what is known; a run's own pages wait for its.
   const checks = new Map<string, Promise<string[] | null>>();
-  for (const u of o.verified?.unverified ?? []) checks.set(u.runId, Promise.resolve(u.problems));
-  for (const runId of o.verified?.heads.keys() ?? []) if (!checks.has(runId)) checks.set(runId, Promise.resolve(null));
+  const known = new Map<string, string[] | null>();
   function problemsOf(runId: string): Promise<string[] | null> {
     let p = checks.get(runId);
     if (!p) {
-      p = verifyRuns(store, [runId], { allowUnverified: true }).then((v) => v.unverified[0]?.problems ?? null);
+      p = (
+        o.checker
+          ? o.checker.check(runId)
+          : verifyRuns(store, [runId], { allowUnverified: true }).then((v) => v.unverified[0]?.problems ?? null)
+      ).then((problems) => {
+        known.set(runId, problems);
+        if (problems) o.onUnverified?.(runId, problems);
+        return problems;
+      });
       p.catch(() => checks.delete(runId));
       checks.set(runId, p);
     }
@@ -319,7 +331,10 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
         store: store.location,
         cursor: summaries.reduce((m, s) => Math.max(m, s.lastEventId), 0),
         studies: listing.groups.map((g) => ({ id: g.study, title: g.title, columns: g.columns })),
-        runs: await Promise.all(summaries.map(async (s) => runRow(s, cells.get(s.runId) ?? [], (await problemsOf(s.runId)) ?? undefined))),
+        runs: summaries.map((s) => {
+          void problemsOf(s.runId).catch(() => undefined); // started now, known for the next listing
+          return runRow(s, cells.get(s.runId) ?? [], known.get(s.runId) ?? undefined);
+        }),
       };
     },
 

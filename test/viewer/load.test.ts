@@ -178,25 +178,40 @@ test('a viewer with a token: a malformed token cookie is a 400 before the token 
   }
 });
 
-test('runs that disagree with their events: the viewer refuses to start, or with allowUnverified serves them marked', async () => {
+test('runs that disagree with their events: refused (409), or with allowUnverified served and marked', async () => {
   const fx = await viewerFixture();
   try {
     const db = await rawDb(fx.store);
     await db.run("UPDATE rounds SET joint = 1 - joint WHERE run_id = 'alpha' AND case_index = 1 AND revision = 0");
     await db.close();
-    await assert.rejects(
-      startViewer({ store: fx.store, port: 0 }),
-      /a run disagrees with its own events .*\nrun 'alpha':\n {2}case #2 revision 0: rounds\.joint: the events say false, the table holds true/,
-    );
+    const warned: string[] = [];
+    const strict = await startViewer({
+      store: fx.store,
+      port: 0,
+      onUnverified: (runId, problems) => warned.push(`${runId}: ${problems[0]}`),
+    });
+    try {
+      const base = `http://127.0.0.1:${strict.port}`;
+      const r = await fetch(`${base}/api/runs/alpha/trajectories`);
+      assert.equal(r.status, 409);
+      assert.match(
+        ((await r.json()) as any).error,
+        /run 'alpha' disagrees with its own events \(case #2 revision 0: rounds\.joint: the events say false, the table holds true\)/,
+      );
+      assert.equal((await fetch(`${base}/api/runs/beta/trajectories`)).status, 200);
+      assert.deepEqual(warned, ['alpha: case #2 revision 0: rounds.joint: the events say false, the table holds true']);
+    } finally {
+      await strict.close();
+    }
     const viewer = await startViewer({ store: fx.store, port: 0, allowUnverified: true });
     try {
       const base = `http://127.0.0.1:${viewer.port}`;
+      const t = (await (await fetch(`${base}/api/runs/alpha/trajectories`)).json()) as any;
+      assert.match(t.unverified[0], /rounds\.joint/);
       const runs = (await (await fetch(`${base}/api/runs`)).json()) as any;
       const alpha = runs.runs.find((r: { run_id: string }) => r.run_id === 'alpha');
       assert.match(alpha.unverified[0], /rounds\.joint/);
       assert.equal(runs.runs.find((r: { run_id: string }) => r.run_id === 'beta').unverified, undefined);
-      const t = (await (await fetch(`${base}/api/runs/alpha/trajectories`)).json()) as any;
-      assert.match(t.unverified[0], /rounds\.joint/);
     } finally {
       await viewer.close();
     }

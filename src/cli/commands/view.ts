@@ -82,8 +82,9 @@ async function viewAction(flags: ViewFlags): Promise<void> {
     seed: wholeNumber('--seed', flags.seed ?? '20260808', { min: 0 }),
     maxStreams: wholeNumber('--max-streams', flags.maxStreams, { min: 1, max: 10_000 }),
     allowUnverified: flags.allowUnverified,
-    onVerified: (v) => {
-      for (const w of unverifiedWarnings(v)) process.stderr.write(`revloop: ${w}\n`);
+    onUnverified: (runId, problems) => {
+      for (const w of unverifiedWarnings({ heads: new Map(), unverified: [{ runId, problems }] }))
+        process.stderr.write(`revloop: ${w}${flags.allowUnverified ? '' : ' (its pages are refused: --allow-unverified serves them)'}\n`);
     },
     log: (line) => process.stderr.write(line + '\n'),
   });
