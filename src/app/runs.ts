@@ -4,6 +4,7 @@ import type { StudyRunRow } from '../studies/kit/study.ts';
 import { STUDIES, studyForKind } from '../studies/registry.ts';
 import { openStore, type LockHolder, type RunStore, type RunSummary, type WorkerInfo } from '../store/store.ts';
 import { NotFoundError, UserError } from '../core/errors.ts';
+import { summaryProblems } from '../store/integrity.ts';
 import { hostname } from 'node:os';
 
 export interface RunListing {
@@ -13,12 +14,24 @@ export interface RunListing {
   unknown: StudyRunRow[];
   /** Workers sharing runs and the trajectories they hold (PostgreSQL; null on SQLite, which has none). */
   workers: WorkerInfo[] | null;
+  /**
+   * Runs whose `runs` row disagrees with their plan event, with the columns in words (`runs` only:
+   * a cheap check, one event per run; the readers and the audit check everything).
+   */
+  disagree?: Map<string, string[]>;
 }
 
 export async function listRuns(store: string): Promise<RunListing> {
   const s = await openStore(store, { readonly: true });
   try {
-    return await describeStoreRuns(s, await s.listRuns());
+    const summaries = await s.listRuns();
+    const disagree = new Map<string, string[]>();
+    for (const r of summaries) {
+      const planned = await s.getPlanned(r.runId);
+      const problems = planned ? summaryProblems(r, planned) : ['runs: a row for a run without a plan event'];
+      if (problems.length) disagree.set(r.runId, problems);
+    }
+    return { ...(await describeStoreRuns(s, summaries)), disagree };
   } finally {
     await s.close();
   }

@@ -40,6 +40,7 @@ import { describeStoreRuns } from './runs.ts';
 import { AnalysisWorker, analyseRun, type RunAnalysis } from './view-analysis.ts';
 import { SearchWorker } from './view-search.ts';
 import { IntegrityError, verifyRuns } from './verified.ts';
+import { summaryProblems } from '../store/integrity.ts';
 import { facet, Lru, matchingCases, refreshIndex, type IndexEntry, type RunIndex } from './view-index.ts';
 
 export interface ViewApiOptions {
@@ -331,10 +332,16 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
         store: store.location,
         cursor: summaries.reduce((m, s) => Math.max(m, s.lastEventId), 0),
         studies: listing.groups.map((g) => ({ id: g.study, title: g.title, columns: g.columns })),
-        runs: summaries.map((s) => {
-          void problemsOf(s.runId).catch(() => undefined); // started now, known for the next listing
-          return runRow(s, cells.get(s.runId) ?? [], known.get(s.runId) ?? undefined);
-        }),
+        runs: await Promise.all(
+          summaries.map(async (s) => {
+            void problemsOf(s.runId).catch(() => undefined); // started now, known for the next listing
+            // Until the full check is known, the row's own columns are checked against the plan
+            // event (one cached event): a forged model or SIMULATED flag is marked from the first listing.
+            const planned = known.has(s.runId) ? null : await store.getPlanned(s.runId);
+            const quick = planned ? summaryProblems(s, planned) : [];
+            return runRow(s, cells.get(s.runId) ?? [], known.get(s.runId) ?? (quick.length ? quick : undefined));
+          }),
+        ),
       };
     },
 

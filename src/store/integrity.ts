@@ -4,9 +4,9 @@
 // `analyze`, `report`, `export` and `view` run it on every run they read and refuse a run that
 // fails (docs/store.md, "Readers verify what they read"). The verifier replay is the audit's alone.
 import { rowToEvent, verifyChain, type ChainProblem, type RawEventRow } from './chain.ts';
-import { deriveChanges } from './derive.ts';
-import type { StoredEvent } from './events.ts';
-import type { RunStore } from './store.ts';
+import { deriveChanges, plannedRun } from './derive.ts';
+import type { RunPlannedPayload, StoredEvent } from './events.ts';
+import type { RunStore, RunSummary } from './store.ts';
 import { decodeColumn } from './text-codec.ts';
 
 /** A `runs` row as stored (flags as booleans where the backend stores 0/1). */
@@ -289,4 +289,26 @@ export function integrityLines(r: IntegrityReport, max = 5): string[] {
     }),
   ];
   return all.length > max ? [...all.slice(0, max), `… and ${all.length - max} more`] : all;
+}
+
+/**
+ * What a listing shows of a run (`runs`) checked against its plan event alone: one event per run,
+ * so a listing of a large store stays quick. The counts a listing shows come from the trajectories
+ * table; the readers' full check (checkRunIntegrity) and the audit cover those. Problems in words.
+ */
+export function summaryProblems(summary: RunSummary, planned: RunPlannedPayload): string[] {
+  const want = plannedRun({ type: 'run_planned', payload: planned, runId: summary.runId, id: 0 } as StoredEvent & { type: 'run_planned' });
+  const cols: Array<[string, unknown, unknown]> = [
+    ['kind', decodeColumn(want.kind), summary.kind],
+    ['controller', decodeColumn(want.controller), summary.controller],
+    ['model_spec', decodeColumn(want.modelSpec), summary.modelSpec],
+    ['simulated', want.simulated, summary.simulated],
+    ['budget', want.budget, summary.budget],
+    ['protocol', decodeColumn(want.protocol), summary.protocol],
+    ['plan_sha256', want.planSha256, summary.planSha256],
+    ['n_cases', want.caseIds.length, summary.cases],
+  ];
+  return cols
+    .filter(([, a, b]) => !Object.is(a, b))
+    .map(([col, a, b]) => `runs.${col}: the events say ${show(a)}, the table holds ${show(b)}`);
 }

@@ -8,6 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { hasStack, revloop } from '../cli/cli.ts';
 import { eachBackend, rawDb } from './backends.ts';
 import { tempDir } from './toy-run.ts';
+import { openStore } from '../../src/store/store.ts';
+import { viewerBackend } from '../../src/app/view.ts';
 
 eachBackend('analyze, report and export refuse a tampered run, read it with --allow-unverified, print heads', async (s) => {
   const dir = tempDir();
@@ -62,6 +64,10 @@ eachBackend('analyze, report and export refuse a tampered run, read it with --al
   assert.ok(rep.out.includes(`run 'sim1': log head seq ${head[1]} sha256 ${head[2]}`), rep.out);
   assert.ok(readFileSync(html, 'utf8').includes(head[2]), 'the report carries the head');
 
+  const listed = revloop(['runs', '--store', s.location]);
+  assert.equal(listed.code, 0, listed.err);
+  assert.ok(!/DISAGREES/.test(listed.out + listed.err), listed.out);
+
   // Tamper with a derived column, as someone with database access can.
   const db = await rawDb(s.location);
   if (s.backend === 'postgres') await db.run('ALTER TABLE runs DISABLE TRIGGER USER');
@@ -85,6 +91,26 @@ eachBackend('analyze, report and export refuse a tampered run, read it with --al
     assert.equal(allowed.code, 0, `${args[0]} --allow-unverified: ${allowed.err}`);
     assert.match(allowed.err, /UNVERIFIED: run 'sim1' disagrees with its own events \(runs\./);
   }
+  // `runs` checks each row against its plan event: marked, named on stderr, exit 1.
+  const runs = revloop(['runs', '--store', s.location]);
+  assert.equal(runs.code, 1, runs.err);
+  assert.match(runs.out, /sim1 +│ complete DISAGREES │ gpt-5/);
+  assert.match(
+    runs.err,
+    /run 'sim1': its runs row disagrees with its own events \(runs\.controller: the events say "sim:steady \[simulated\]", the table holds "gpt-5"; runs\.simulated: the events say true, the table holds false\)/,
+  );
+  const runsJson = revloop(['runs', '--store', s.location, '--json']);
+  assert.equal(runsJson.code, 1);
+  assert.match(JSON.parse(runsJson.out)[0].unverified.join('\n'), /runs\.simulated: the events say true/);
+  // The viewer's first listing marks it too, before the full check in the background is known.
+  const store = await openStore(s.location, { readonly: true });
+  try {
+    const first = await viewerBackend(store).runs();
+    assert.match((first.runs[0].unverified ?? []).join('\n'), /runs\.controller: the events say "sim:steady \[simulated\]"/);
+  } finally {
+    await store.close();
+  }
+
   const an = revloop(['analyze', '--store', s.location, '--bootstrap', '0', '--no-progress', '--allow-unverified']);
   assert.match(an.out, /^UNVERIFIED: run 'sim1'/);
   const js = revloop(['analyze', '--store', s.location, '--bootstrap', '0', '--no-progress', '--allow-unverified', '--json']);

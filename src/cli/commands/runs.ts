@@ -75,10 +75,20 @@ export async function runsAction(
     return;
   }
   const all = [...listing.groups.flatMap((g) => g.runs), ...listing.unknown];
+  // A run whose row disagrees with its plan event is listed as the table says, marked, and named
+  // on stderr with exit 1: what the row shows (a model, SIMULATED or not) cannot be trusted.
+  const disagree = listing.disagree ?? new Map<string, string[]>();
+  if (disagree.size) {
+    process.exitCode = 1;
+    for (const [runId, problems] of disagree)
+      process.stderr.write(
+        `revloop: run '${runId}': its runs row disagrees with its own events (${problems.join('; ')}); \`revloop audit --run ${runId}\` lists every discrepancy\n`,
+      );
+  }
   if (o.json) {
     out.write(
       JSON.stringify(
-        all.map((r) => r.json),
+        all.map((r) => (disagree.has(r.runId) ? { ...r.json, unverified: disagree.get(r.runId) } : r.json)),
         null,
         2,
       ) + '\n',
@@ -92,7 +102,8 @@ export async function runsAction(
   const left = new Set<string>();
   const blocks = listing.groups.map((g) => {
     const table = new TextTable(['run', 'status', 'model', ...g.columns], { width: o.width, optional: g.optional });
-    for (const r of g.runs) table.push([r.runId, r.status, markedName(r.controller, r.simulated), ...r.cells]);
+    for (const r of g.runs)
+      table.push([r.runId, disagree.has(r.runId) ? `${r.status} DISAGREES` : r.status, markedName(r.controller, r.simulated), ...r.cells]);
     const text = table.toString();
     for (const d of table.dropped) left.add(d);
     return `${g.study} runs (${g.runs.length}):\n${text}`;
@@ -105,6 +116,7 @@ export async function runsAction(
   if (workers.length) blocks.push(workersTable(workers, TextTable, o.width));
   out.write(blocks.join('\n\n') + '\n');
   if (left.size) out.write(`(left out to fit ${o.width} columns: ${[...left].join(', ')}; --wide shows them)\n`);
+  if (disagree.size) out.write("DISAGREES: the row differs from the run's own events (see the lines on stderr); do not trust it.\n");
   if (all.some((r) => r.simulated))
     out.write('SIMULATED rows come from simulated controllers: they describe simulations, not language models.\n');
 }
