@@ -10,6 +10,8 @@ export interface StoreCopyOptions {
   from: string;
   to: string;
   runIds?: readonly string[];
+  /** Heads kept from earlier outputs: each must be an event of a run copied (a shortened source is refused). */
+  expectHeads?: readonly string[];
 }
 
 /** The destination, opened as late as possible: read-only for the checks (none yet: no runs), for writing at the first write. */
@@ -52,7 +54,7 @@ export async function copyStore(o: StoreCopyOptions, hooks: Pick<CopyOptions, 'o
   try {
     const to = lateDestination(o.to);
     try {
-      return await copyRuns(from, to, { runIds: o.runIds, ...hooks });
+      return await copyRuns(from, to, { runIds: o.runIds, expectHeads: o.expectHeads, ...hooks });
     } finally {
       await to.close();
     }

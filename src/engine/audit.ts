@@ -46,6 +46,8 @@ export interface AuditReport {
   discrepancies: Discrepancy[];
   notes: string[];
   passed: boolean;
+  /** The log's head as audited (its last event; null: no events): keep it, and a later `--expect-head` finds a log shortened since. */
+  head: { seq: number; hash: string } | null;
 }
 
 export function formatDiscrepancy(d: Discrepancy): string {
@@ -241,6 +243,7 @@ export async function auditRun(
       discrepancies: found,
       notes,
       passed: found.length === 0,
+      head: rows.length ? { seq: rows[rows.length - 1].seq, hash: rows[rows.length - 1].hash } : null,
     };
   }
 }

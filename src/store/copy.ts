@@ -20,6 +20,8 @@ export interface CopiedRun {
    * after an earlier copy, or the source's log was shortened since (docs/store.md). Said, never hidden.
    */
   ahead: number;
+  /** The run's head as copied (its last event at the source): what `audit --expect-head` holds a later log against. */
+  head: { seq: number; hash: string } | null;
 }
 
 /** What a copy needs of its destination (app/store-copy.ts opens it only once there is something to write). */
@@ -34,6 +36,12 @@ export interface CopyOptions {
    * (default 64 Mi); 0 reads every run twice, holding one run at a time.
    */
   retainedPayloadChars?: number;
+  /**
+   * Heads kept from an earlier `export`, `report`, `run` or `audit` (event hashes): each must be an
+   * event of one of the runs copied, or the copy is refused before anything is written (a source log
+   * shortened or rewritten since that head was printed).
+   */
+  expectHeads?: readonly string[];
   /** A run's chain was verified and compared with the destination (first pass). */
   onChecked?(runId: string, index: number, total: number): void;
   /** A run was written at the destination, or found up to date there (second pass). */
@@ -51,6 +59,8 @@ interface CheckedRun {
   lastHash: string;
   /** Events the destination holds beyond the source's end. */
   ahead: number;
+  /** The seq of the last event checked. */
+  lastSeq: number;
   /** The rows, kept from the first pass while the kept payloads stay within the retention budget. */
   rows: EventRow[] | null;
 }
@@ -111,10 +121,12 @@ export async function copyRuns(from: RunStore, to: CopyDestination, o: CopyOptio
   const problems: string[] = [];
   const budget = o.retainedPayloadChars ?? RETAINED_PAYLOAD_CHARS;
   let retained = 0;
+  const heads = new Set((o.expectHeads ?? []).map((h) => h.trim().toLowerCase()));
   for (const [i, runId] of ids.entries()) {
     const c = await checkRun(from, to, runId);
     if (typeof c === 'string') problems.push(c);
     else {
+      if (heads.size) for (const r of c.rows!) heads.delete(r.hash);
       const chars = c.rows!.reduce((n, r) => n + r.payload.length, 0);
       // Kept only when it will be written, and within the budget.
       if (problems.length || c.events === c.from || retained + chars > budget) c.rows = null;
@@ -123,6 +135,10 @@ export async function copyRuns(from: RunStore, to: CopyDestination, o: CopyOptio
     }
     o.onChecked?.(runId, i, ids.length);
   }
+  for (const h of heads)
+    problems.push(
+      `no run copied holds the expected head ${h.slice(0, 16)}…: the source's log was shortened or rewritten since that head was printed (or it belongs to a run not copied); nothing copied`,
+    );
   if (problems.length) throw new StoreError(to.location, 'other', `store copy refused:\n  ${problems.join('\n  ')}`);
   // 2. Copy (each run in one transaction at the destination, its chain checked again there).
   const out: CopiedRun[] = [];
@@ -144,6 +160,7 @@ export async function copyRuns(from: RunStore, to: CopyDestination, o: CopyOptio
       copied: c.events - c.from,
       status: c.from === 0 ? 'copied' : c.events > c.from ? 'extended' : 'up-to-date',
       ahead: c.ahead,
+      head: c.events ? { seq: c.lastSeq, hash: c.lastHash } : null,
     };
     out.push(run);
     o.onRun?.(run, i, checked.length);
@@ -173,6 +190,7 @@ async function checkRun(from: RunStore, to: CopyDestination, runId: string): Pro
     from: Math.min(there.length, rows.length),
     lastHash: rows[rows.length - 1]?.hash ?? '',
     ahead: Math.max(0, there.length - rows.length),
+    lastSeq: rows[rows.length - 1]?.seq ?? 0,
     rows,
   };
 }

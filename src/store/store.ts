@@ -371,6 +371,8 @@ export interface RunStore {
   readEvents(runId: string, options?: ReadEventsOptions): Promise<StoredEvent[]>;
   /** Event rows exactly as stored, payload unparsed (the audit re-hashes these bytes). */
   rawEventRows(runId: string): Promise<EventRow[]>;
+  /** The run's head: its last event's seq and hash (null: no events). What `run` prints when it ends. */
+  logHead(runId: string): Promise<{ seq: number; hash: string } | null>;
   /**
    * The run's event rows and its rows of every derived table exactly as stored, all from one snapshot
    * (integrity.ts compares them; a run being written never shows a round ahead of its events).

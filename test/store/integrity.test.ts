@@ -99,6 +99,18 @@ eachBackend('a shortened log (last events deleted, derived rows rebuilt to match
   const found = await audit(s.location, head.hash);
   assert.equal(found.length, 1);
   assert.match(found[0], /^run: head: the log does not hold the expected head [0-9a-f]{16}…: it was shortened or rewritten/);
+  // `store copy --expect-head` refuses to carry the shortened log on, and creates nothing.
+  const dest = s.another();
+  await assert.rejects(
+    copyStore({ from: s.location, to: dest, expectHeads: [head.hash] }),
+    /no run copied holds the expected head [0-9a-f]{16}…: the source's log was shortened or rewritten since/,
+  );
+  if (s.backend === 'sqlite') assert.ok(!existsSync(dest), 'no store file was created');
+  const now = await openStore(s.location, { readonly: true });
+  const shortHead = (await checkRunIntegrity(now, 'toy')).head!;
+  await now.close();
+  const copied = await copyStore({ from: s.location, to: dest, expectHeads: [shortHead.hash.toUpperCase()] });
+  assert.deepEqual(copied[0].head, shortHead);
 });
 
 eachBackend('text a derived column cannot hold as it is (NUL, lone surrogates) is kept exactly and audits clean', async (s) => {

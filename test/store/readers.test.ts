@@ -4,7 +4,7 @@
 // `audit --expect-head` holds a later log against. Both backends, through the real CLI.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hasStack, revloop } from '../cli/cli.ts';
 import { eachBackend, rawDb } from './backends.ts';
 import { tempDir } from './toy-run.ts';
@@ -46,6 +46,29 @@ eachBackend('analyze, report and export refuse a tampered run, read it with --al
     '2',
   ]);
   assert.equal(r.code, 0, r.err);
+  // The finished run prints its head; the audit passes against it and prints it again.
+  const runHead = /run 'sim1': log head seq (\d+) sha256 ([0-9a-f]{64})/.exec(r.out);
+  assert.ok(runHead, r.out);
+  const first = revloop(['audit', '--store', s.location, '--run', 'sim1', '--expect-head', runHead[2]]);
+  assert.equal(first.code, 0, first.out + first.err);
+  assert.ok(first.out.includes(`run 'sim1': log head seq ${runHead[1]} sha256 ${runHead[2]}`), first.out);
+  // store copy holds the source against a kept head: refused (nothing written) unless a copied run holds it.
+  const copyTo = join(dir, 'copy.db');
+  const refusedCopy = revloop(['store', 'copy', '--from', s.location, '--to', copyTo, '--expect-head', 'e'.repeat(64)]);
+  assert.equal(refusedCopy.code, 2, refusedCopy.err);
+  assert.match(
+    refusedCopy.err,
+    /no run copied holds the expected head eeeeeeeeeeeeeeee…: the source's log was shortened or rewritten since/,
+  );
+  assert.ok(!existsSync(copyTo));
+  const badHead = revloop(['store', 'copy', '--from', s.location, '--to', copyTo, '--expect-head', 'abc']);
+  assert.equal(badHead.code, 2, badHead.err);
+  const copy = revloop(['store', 'copy', '--from', s.location, '--to', copyTo, '--expect-head', runHead[2]]);
+  assert.equal(copy.code, 0, copy.err);
+  assert.ok(
+    copy.out.includes(`sim1: copied (${runHead[1]} of ${runHead[1]} events written); log head seq ${runHead[1]} sha256 ${runHead[2]}`),
+    copy.out,
+  );
 
   // Clean: export prints the head; audit holds the log against it.
   const out = join(dir, 'out.jsonl');

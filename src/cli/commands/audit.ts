@@ -52,7 +52,10 @@ export function register(program: Command): void {
                 ? 'PASS: event chain intact; every verifier state, energy, joint flag and feedback replays; revisions contiguous; stop rule and final flags hold; tables equal a fresh reduction\n'
                 : 'PASS: event chain intact; plan hash recomputes\n',
             );
-          else {
+          if (report.passed && report.head) {
+            const { headLine } = await import('../../app/verified.ts');
+            out.write(`${headLine(run, report.head)}\n`);
+          } else {
             const shown = report.discrepancies.slice(0, 200);
             for (const d of shown) out.write(`${formatDiscrepancy(d)}\n`);
             if (report.discrepancies.length > shown.length) out.write(`… and ${report.discrepancies.length - shown.length} more\n`);

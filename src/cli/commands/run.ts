@@ -204,6 +204,7 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
         `${outcome.reopened ? `; ${outcome.reopened} protocol-incomplete reopened` : ''}); nothing was run\n` +
         `next: ${commandLine(['worker', ...db, '--run', runId])} on any number of machines (docs/workers.md) · ${commandLine(['runs', ...db])}\n`,
     );
+    if (outcome.head) io.out.write(`${(await import('../../app/verified.ts')).headLine(runId, outcome.head)}\n`);
     return 0;
   }
   if (result.stopped) return reportStopped(io.out, result.stopped, p, tag, again);
@@ -213,6 +214,8 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
       ` · ${summary.incomplete} protocol-incomplete · ${summary.rounds} rounds · ${summary.failedAttempts} failed provider attempts\n`,
   );
   reportIncomplete(io.out, summary.incomplete, again);
+  // The finished run's head, to keep outside the store: `audit --expect-head` finds a log shortened since.
+  if (outcome.head) io.out.write(`${(await import('../../app/verified.ts')).headLine(runId, outcome.head)}\n`);
   io.out.write(
     `next: ${commandLine(['audit', ...db, '--run', runId])} · ${commandLine(['export', ...db, '--run', runId, '--format', 'paper', '-o', `${runId}.jsonl`])} · ${commandLine(['analyze', ...db, runId])}\n`,
   );

@@ -1042,6 +1042,15 @@ export class PostgresRunStore implements RunStore {
     return (await this.pool.query<EventRow>('SELECT * FROM events WHERE run_id = $1 ORDER BY seq', [runId])).rows.map(stripKey);
   }
 
+  async logHead(runId: string): Promise<{ seq: number; hash: string } | null> {
+    const row = (
+      await this.pool.query<{ seq: number; hash: string }>('SELECT seq, hash FROM events WHERE run_id = $1 ORDER BY seq DESC LIMIT 1', [
+        runId,
+      ])
+    ).rows[0];
+    return row ? { seq: row.seq, hash: row.hash } : null;
+  }
+
   async runRows(runId: string): Promise<RunRows> {
     return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
       const events = (await client.query<EventRow>('SELECT * FROM events WHERE run_id = $1 ORDER BY seq', [runId])).rows.map(stripKey);

@@ -620,6 +620,11 @@ export class SqliteRunStore implements RunStore {
     return this.stmt.events.all(runId) as EventRow[];
   }
 
+  async logHead(runId: string): Promise<{ seq: number; hash: string } | null> {
+    const row = this.stmt.lastEvent.get(runId) as { seq: number; hash: string } | undefined;
+    return row ? { seq: row.seq, hash: row.hash } : null;
+  }
+
   async runRows(runId: string): Promise<RunRows> {
     return this.db.transaction(() => ({
       // Payloads as their stored bytes: hashed as they are, decoded only where a payload is read.
