@@ -85,3 +85,38 @@ eachBackend('a live holder is never released; a gone one only after the confirma
   assert.equal(await after.lockHolder('toy'), null);
   await after.close();
 });
+
+test(
+  'SQLite: a lock whose PID now belongs to a process started after the lock (a reused PID) is no live holder',
+  { skip: process.platform !== 'linux' && 'reads /proc' },
+  async () => {
+    const s = (await import('../store/backends.ts')).testStore('sqlite');
+    // A live process of this host that started now: the PID a holder killed two hours ago had.
+    const { spawn } = await import('node:child_process');
+    const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      await toyRun(s.location, { cases: toyCases(2) });
+      const db = await rawDb(s.location);
+      await db.run(
+        'INSERT OR REPLACE INTO run_locks (run_id, pid, host, started_at) VALUES (?, ?, ?, ?)',
+        'toy',
+        other.pid,
+        hostname(),
+        twoHoursAgo(),
+      );
+      await db.close();
+      const store = await openStore(s.location, { readonly: true });
+      try {
+        assert.equal((await store.lockHolder('toy'))?.state, 'gone');
+        assert.equal((await store.listRuns())[0].status === 'running', false, 'not listed as running');
+      } finally {
+        await store.close();
+      }
+      // The resume takes the run over instead of being refused for good.
+      await toyRun(s.location, { cases: toyCases(2) });
+    } finally {
+      other.kill();
+      await s.cleanup();
+    }
+  },
+);

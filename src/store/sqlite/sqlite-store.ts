@@ -524,7 +524,7 @@ export class SqliteRunStore implements RunStore {
       .transaction(() => {
         const row = this.db.prepare('SELECT pid, host, started_at FROM run_locks WHERE run_id = ?').get(runId) as
           { pid: number; host: string; started_at: string } | undefined;
-        if (row && processAlive(row.pid, row.host) && !(row.pid === process.pid && row.host === hostname())) {
+        if (row && processAlive(row.pid, row.host, row.started_at) && !(row.pid === process.pid && row.host === hostname())) {
           throw new RunLockedError(
             runId,
             row.pid,
@@ -547,13 +547,13 @@ export class SqliteRunStore implements RunStore {
     const row = this.db.prepare('SELECT pid, host, started_at FROM run_locks WHERE run_id = ?').get(runId) as
       { pid: number; host: string; started_at: string } | undefined;
     if (!row) return null;
-    const state = row.host !== hostname() ? 'unknown' : processAlive(row.pid, row.host) ? 'alive' : 'gone';
+    const state = row.host !== hostname() ? 'unknown' : processAlive(row.pid, row.host, row.started_at) ? 'alive' : 'gone';
     return { pid: row.pid, host: row.host, startedAt: row.started_at, state };
   }
 
   async clearStaleLock(runId: string, holder: LockHolder): Promise<boolean> {
     if (this.readonly) throw openedReadOnly(this.location);
-    if (holder.host === hostname() && processAlive(holder.pid, holder.host)) return false;
+    if (holder.host === hostname() && processAlive(holder.pid, holder.host, holder.startedAt)) return false;
     // Only the lock that was shown: a process that took the run meanwhile keeps its lock.
     const r = this.db
       .prepare('DELETE FROM run_locks WHERE run_id = ? AND pid = ? AND host = ? AND started_at = ?')
@@ -664,9 +664,9 @@ export class SqliteRunStore implements RunStore {
          FROM trajectories WHERE run_id = ?`,
       )
       .get(runId) as RunCounts;
-    const lock = this.db.prepare('SELECT pid, host FROM run_locks WHERE run_id = ?').get(runId) as
-      { pid: number; host: string } | undefined;
-    const live = !!lock && processAlive(lock.pid, lock.host);
+    const lock = this.db.prepare('SELECT pid, host, started_at FROM run_locks WHERE run_id = ?').get(runId) as
+      { pid: number; host: string; started_at: string } | undefined;
+    const live = !!lock && processAlive(lock.pid, lock.host, lock.started_at);
     const last = this.stmt.lastEventIdAndTime.get(runId) as { id: number; at: string } | undefined;
     return runSummary(runId, run, c, last ?? null, live);
   }
