@@ -6,7 +6,8 @@
 //   worker   as `revloop view` serves now: text searches in a worker thread (app/view-search.ts)
 //   thread   the baseline: the same search on the server's own thread (as before issue 36)
 //
-// For each mode and round: `GET /api/runs` alone (idle latency), then a search for a 200-character
+// For each mode and round: the big run's first page (it builds the run's index, labelling the
+// failed draft: measured apart), `GET /api/runs` alone (idle latency), then a search for a 200-character
 // query (the longest the viewer accepts) over the big run, with `GET /api/runs` sent every 25 ms
 // until the search answers; it prints the search's time and the median, p95 and worst latency of
 // the listings sent while it ran, and the worst against the 200 ms target.
@@ -89,9 +90,9 @@ if (process.argv.includes('--serve')) {
   const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
   const q = encodeURIComponent('a '.repeat(99) + 'b');
 
-  const results: Record<string, { idle: number[]; search: number[]; during: number[]; status: number[] }> = {
-    worker: { idle: [], search: [], during: [], status: [] },
-    thread: { idle: [], search: [], during: [], status: [] },
+  const results: Record<string, { idle: number[]; index: number[]; search: number[]; during: number[]; status: number[] }> = {
+    worker: { idle: [], index: [], search: [], during: [], status: [] },
+    thread: { idle: [], index: [], search: [], during: [], status: [] },
   };
   for (let round = 0; round < rounds; round++) {
     for (const mode of ['worker', 'thread'] as const) {
@@ -99,6 +100,8 @@ if (process.argv.includes('--serve')) {
       try {
         const base = `http://127.0.0.1:${port}`;
         await timed(`${base}/api/runs`); // warm: the first listing starts the runs' checks
+        // The run's first page builds its index (labelling the failed 10 MB draft): measured apart.
+        results[mode].index.push((await timed(`${base}/api/runs/big/trajectories?limit=1`)).ms);
         await new Promise((r) => setTimeout(r, 1500));
         for (let i = 0; i < 5; i++) results[mode].idle.push((await timed(`${base}/api/runs`)).ms);
         let done = false;
@@ -124,7 +127,7 @@ if (process.argv.includes('--serve')) {
   for (const mode of ['worker', 'thread'] as const) {
     const r = results[mode];
     console.log(
-      `${mode === 'worker' ? 'search in a worker (now)    ' : 'search on the server thread '}: search ${pct(r.search, 0.5).toFixed(0)} ms median (status ${[...new Set(r.status)].join('/')}); ` +
+      `${mode === 'worker' ? 'search in a worker (now)    ' : 'search on the server thread '}: the run's first page ${pct(r.index, 0.5).toFixed(0)} ms median; search ${pct(r.search, 0.5).toFixed(0)} ms median (status ${[...new Set(r.status)].join('/')}); ` +
         `GET /api/runs idle median ${pct(r.idle, 0.5).toFixed(1)} ms; while searching (${r.during.length} requests) median ${pct(r.during, 0.5).toFixed(1)} ms, ` +
         `p95 ${pct(r.during, 0.95).toFixed(1)} ms, worst ${Math.max(...r.during).toFixed(1)} ms (${Math.max(...r.during) < 200 ? 'within' : 'OVER'} 200 ms)`,
     );
