@@ -126,3 +126,31 @@ test('max_tokens is never absurd: a request beyond the limit is refused before i
   await assert.rejects(model.generate([{ role: 'user', content: 'hi' }], { maxTokens: 3_000_000_000_000_000 }), /max tokens must be/);
   assert.equal(server.requests.length, 0);
 });
+
+test('serve-sim survives absurd counts: a target of 10^15 words or sentences is answered (the simulation writes at most its cap), max_tokens 3·10^15 is a 400', async () => {
+  const { startSimServer } = await import('../../src/models/sim/server.ts');
+  const sim = await startSimServer({ port: 0 });
+  try {
+    const ask = (body: Record<string, unknown>) =>
+      fetch(`${sim.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const exact =
+      'Write.\n\nLength constraint: write exactly 1000000000000000 words under the deterministic word counter. The response must explicitly retain these required content items: a. Return only the requested response. Do not include a preface, word-count note, analysis, or commentary.';
+    const c09 = "Please generate a paragraph:\n1) with exactly 99999999999999999 sentences;\n2) not containing the word 'a'.";
+    for (const content of [exact, c09]) {
+      const r = await ask({ model: 'sim:ideal', messages: [{ role: 'user', content }] });
+      assert.equal(r.status, 200);
+      const text = ((await r.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content;
+      assert.ok(text.split(/\s+/).length <= 100_000 * 20, 'bounded by the simulation cap');
+    }
+    const tokens = await ask({ model: 'sim:steady', max_tokens: 3_000_000_000_000_000, messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(tokens.status, 400);
+    assert.match(
+      ((await tokens.json()) as { error: { message: string } }).error.message,
+      /"max_tokens" must be an integer from 0 to 2097152/,
+    );
+    // Still serving.
+    assert.equal((await fetch(`${sim.url}/models`)).status, 200);
+  } finally {
+    await sim.close();
+  }
+});
