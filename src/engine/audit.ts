@@ -23,7 +23,7 @@ import type { StoredEvent, TrajectoryRunPlanned } from '../store/events.ts';
 import { frozenTextsSha256, isTrajectoryPlan, planSha256, type ExperimentPlan, type TrajectoryRunKind } from '../store/plan.ts';
 import { reduceRun } from '../store/reduce.ts';
 import type { RawEventRow } from '../store/chain.ts';
-import { checkRunIntegrity } from '../store/integrity.ts';
+import { checkRunIntegrity, sameStoredValue } from '../store/integrity.ts';
 import type { RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
 
@@ -218,7 +218,7 @@ export async function auditRun(
   const mat = await store.materialized(runId);
   reduced.trajectories.forEach((t, i) => {
     const m = mat.trajectories[i];
-    const diffs = diffLeaves(t, m, ['events', 'tables'], 3);
+    const diffs = diffLeaves(t, m, ['events', 'tables'], 3, sameStoredValue);
     for (const d of diffs) add(i, t.caseId, null, 'tables', `derived tables disagree with the events: ${d}`);
     const a = reduced.attempts[i];
     const ma = mat.attempts[i];

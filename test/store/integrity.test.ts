@@ -138,6 +138,36 @@ eachBackend('text a derived column cannot hold as it is (NUL, lone surrogates) i
   }
 });
 
+eachBackend(
+  'a lone surrogate as an earlier release stored it in a derived column (U+FFFD) is no disagreement; other edits still are',
+  async (s) => {
+    const model = scriptedModel(['alpha \ud83d beta', ...Array.from({ length: 40 }, (_, i) => `w${i} x y`)], 'legacy');
+    await toyRun(s.location, { cases: toyCases(1), concurrency: 1, extra: { model } });
+    const legacy = s.backend === 'postgres' ? 'alpha \ufffd beta' : 'alpha \ufffd\ufffd\ufffd beta';
+    let db = await liftAll(s.location);
+    await db.run('UPDATE rounds SET text = ? WHERE case_index = 0 AND revision = 0', legacy);
+    await db.close();
+    const check = async () => {
+      const store = await openStore(s.location, { readonly: true });
+      try {
+        return [
+          (await checkRunIntegrity(store, 'toy')).ok,
+          (await auditRun(store, 'toy', resolveToy)).discrepancies.map(formatDiscrepancy),
+        ] as const;
+      } finally {
+        await store.close();
+      }
+    };
+    assert.deepEqual(await check(), [true, []]);
+    db = await liftAll(s.location);
+    await db.run('UPDATE rounds SET text = ? WHERE case_index = 0 AND revision = 0', 'alpha \ufffd gamma');
+    await db.close();
+    const [ok, found] = await check();
+    assert.equal(ok, false);
+    assert.match(found.join('\n'), /rounds\.text: the events say "alpha \\ud83d beta", the table holds "alpha \ufffd gamma"/);
+  },
+);
+
 test('store copy never fails on content: NUL and lone surrogates copy SQLite → PostgreSQL → SQLite', { skip: PG_SKIP }, async () => {
   const src = testStore('sqlite');
   const pg = testStore('postgres');
