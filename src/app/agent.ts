@@ -8,7 +8,8 @@ import { STUDY_SETTINGS, type RolloutRecord, type RolloutSettings } from '../stu
 import { turnGeneratorFor, type TurnGenerator } from '../studies/agent/generator.ts';
 import type { Harness } from '../studies/agent/harness.ts';
 import { runAgentTasks, type AgentRunResult } from '../studies/agent/run.ts';
-import { AgentStore, defaultAgentRunId } from '../studies/agent/store.ts';
+import { AgentStore, defaultAgentRunId, earlierAgentRunId } from '../studies/agent/store.ts';
+import { resumableRunId } from '../studies/kit/run-id.ts';
 
 /** The task seed of the study's agent tasks (generate_agent_tasks). */
 export const AGENT_TASK_SEED = 20260808;
@@ -68,7 +69,9 @@ export async function agentCommand(o: AgentOptions, hooks: AgentHooks = {}): Pro
     try {
       for (const harness of o.harnesses) {
         if (o.signal?.aborted) break;
-        const runId = o.runId ?? defaultAgentRunId('toolshed', model.label, harness.name, settings.temperature, settings.seed);
+        const ids = [model.label, harness.name, settings.temperature, settings.seed] as const;
+        const runId =
+          o.runId ?? (await resumableRunId(store, defaultAgentRunId('toolshed', ...ids), earlierAgentRunId('toolshed', ...ids)));
         // A changed model, harness or setting under the same run id is refused, naming what differs.
         await agent.openRun(
           runId,

@@ -11,7 +11,8 @@ import { probeScorerFor } from '../studies/probe/backend.ts';
 import { describeSizing, sizeProbeContext } from '../studies/probe/context.ts';
 import { itemsJsonl, readItemsFile } from '../studies/probe/items.ts';
 import { runProbe, type ProbeProgress, type ProbeSessionResult } from '../studies/probe/runner.ts';
-import { defaultProbeRunId, ProbeStore } from '../studies/probe/store.ts';
+import { defaultProbeRunId, earlierProbeRunId, ProbeStore } from '../studies/probe/store.ts';
+import { resumableRunId } from '../studies/kit/run-id.ts';
 import { conditionsOf, CORE_CONDITIONS, isCondition, type Condition, type ConditionSet, type ProbeItem } from '../studies/probe/types.ts';
 import { verifyProbeScoring, verifySample, type ProbeVerifyReport } from '../studies/probe/verify.ts';
 
@@ -131,7 +132,13 @@ export async function probeCommand(o: ProbeOptions, hooks: ProbeHooks = {}): Pro
     if (sizing) hooks.onNote?.(describeSizing(sizing));
     const store = await openStore(o.store);
     const probe = new ProbeStore(store);
-    const runId = o.runId ?? defaultProbeRunId(envs[0], model.label);
+    let runId: string;
+    try {
+      runId = o.runId ?? (await resumableRunId(store, defaultProbeRunId(envs[0], model.label), earlierProbeRunId(envs[0], model.label)));
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
     try {
       await probe.openRun(runId, envs[0], model);
       await store.acquireLock(runId);

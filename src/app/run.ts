@@ -5,6 +5,8 @@ import { StoreError, UserError } from '../core/errors.ts';
 import { loadCaseSet } from '../core/cases/load.ts';
 import type { CaseFormat } from '../core/cases/types.ts';
 import { slug } from '../core/util/slug.ts';
+import { baseLabel } from '../core/simulated.ts';
+import { resumableRunId } from '../studies/kit/run-id.ts';
 import { getFamily } from '../core/verify/registry.ts';
 import type { PromptVariant } from '../core/verify/types.ts';
 import type { HistoryWindow } from '../remedy/history-window.ts';
@@ -140,15 +142,21 @@ export function decodingFor(
   };
 }
 
-/** The run id a command gets when none is given: the same command always resumes the same run. */
+/**
+ * The run id a command gets when none is given: the same command always resumes the same run. The
+ * model part is its label without a simulation's mark (`cases__sim-steady`); `earlier` gives the
+ * form versions before issue 40 used (`cases__sim-steady-simulated`), which the command still
+ * resumes when the store holds a run under it.
+ */
 export function defaultRunId(
   casesPath: string,
   model: Model,
   protocol: ProtocolConfig,
   limit: number | undefined,
   ifevalMode: 'strict' | 'loose' = 'strict',
+  earlier = false,
 ): string {
-  const parts = [slug(basename(casesPath).replace(/\.jsonl?$/i, '')), slug(model.label)];
+  const parts = [slug(basename(casesPath).replace(/\.jsonl?$/i, '')), slug(earlier ? model.label : baseLabel(model.label))];
   const name = protocolName(protocol);
   if (name !== 'paper') parts.push(slug(name.replace(/^paper\+/, '')));
   if (protocol.budget !== 8) parts.push(`T${protocol.budget}`);
@@ -189,7 +197,8 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
   // An explicit --ban wins; otherwise the harness's own (`auto` bans where the backend can).
   const ban = o.ban ?? (bansFailedDrafts(preset.ban, model.capabilities.ban) ? 'failed-drafts' : 'none');
   protocol.banProvider = ban === 'failed-drafts' ? 'failed-drafts' : null;
-  const runId = o.runId ?? defaultRunId(o.cases, model, protocol, o.limit, o.ifevalMode);
+  // Known once the store is open (an earlier version's default id may name the run there).
+  let runId = o.runId ?? '';
   // On PostgreSQL this process is one worker of its run: it outlives a lost database connection as
   // `revloop worker` does (app/reconnect.ts), and its progress and result count every session.
   const reconnects = isPostgresLocation(o.store) && o.workers !== 0;
@@ -212,6 +221,12 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
       // The command's store, reconnectSeconds and signal.
       { ...o, restart: 'run the same command again', onNote: hooks.onNote },
       async (store, control) => {
+        if (o.runId === undefined && !runId)
+          runId = await resumableRunId(
+            store,
+            defaultRunId(o.cases, model, protocol, o.limit, o.ifevalMode),
+            defaultRunId(o.cases, model, protocol, o.limit, o.ifevalMode, true),
+          );
         first ??= { prior: await store.getRun(runId) };
         const prior = first.prior;
         const request = {

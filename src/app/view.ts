@@ -14,11 +14,13 @@ import { encodeWordDiff } from '../html/word-diff.ts';
 import type { RunPlannedPayload, StoredEvent, TrajectoryRunPlanned } from '../store/events.ts';
 import { isTrajectoryPlan } from '../store/plan.ts';
 import { applyTrajectoryEvent, initialTrajectory } from '../store/reduce.ts';
-import { isPostgresLocation, openStore, type EventSummary, type RunStore, type RunSummary } from '../store/store.ts';
+import { isPostgresLocation, openStore, type EventSummary, type RunStore, type RunSummary, type WorkerInfo } from '../store/store.ts';
 import { simulatedMark, type Section, type SimulatedMark } from '../studies/kit/sections.ts';
 import type { Study, TrajectoryReader } from '../studies/kit/study.ts';
 import { studyForKind } from '../studies/registry.ts';
+import { snakeKeys } from '../core/util/json-keys.ts';
 import type {
+  ApiSection,
   AttemptRow,
   CompareCell,
   CompareQuery,
@@ -34,6 +36,7 @@ import type {
   TrajectoryResponse,
   TrajectoryRow,
   ViewerBackend,
+  WorkerRow,
 } from '../viewer/api.ts';
 import { generateToken, isLoopbackHost, startViewerServer } from '../viewer/server.ts';
 import { describeStoreRuns } from './runs.ts';
@@ -163,6 +166,20 @@ function runRow(s: RunSummary, cells: string[], unverified?: string[]): RunRow {
   return row;
 }
 
+function workerRow(w: WorkerInfo): WorkerRow {
+  return {
+    worker: w.worker,
+    name: w.name,
+    state: w.stoppedAt ? 'stopped' : w.alive ? 'alive' : 'gone',
+    heartbeat_at: w.heartbeatAt,
+    concurrency: w.concurrency,
+    lease_seconds: w.leaseSeconds,
+    rejected_writes: w.rejectedWrites,
+    leases: w.leases.map((l) => ({ run_id: l.runId, case_index: l.caseIndex, expires_at: l.expiresAt, expired: l.expired })),
+    released: w.released.map((l) => ({ run_id: l.runId, case_index: l.caseIndex })),
+  };
+}
+
 /** What a live page needs of an event: where it happened and its outcome, never a text. */
 /** The stream's form of an event summary (the store reads it without parsing payloads). */
 function liveEvent(e: EventSummary): LiveEvent {
@@ -218,6 +235,17 @@ interface Analysed {
   sections: Section[];
   notes: string[];
   html: string | null;
+  /** The sections as the API sends them (snake_case keys), made once. */
+  json?: ApiSection[];
+}
+
+/**
+ * Sections with snake_case keys, as every other key of the API; until the next release each renamed
+ * key also keeps its old camelCase name (`tocLabel`, …) for scripts written against it. A run's
+ * `details` map keeps its own keys (they are names, not fields).
+ */
+export function apiSections(sections: readonly Section[]): ApiSection[] {
+  return snakeKeys(sections, { dataMaps: ['details'], aliases: true });
 }
 
 /** The viewer's API over an open store (the HTTP server calls these; tests and scripts may too). */
@@ -342,6 +370,7 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
             return runRow(s, cells.get(s.runId) ?? [], known.get(s.runId) ?? (quick.length ? quick : undefined));
           }),
         ),
+        workers: listing.workers?.filter((w) => w.alive || w.leases.length || w.released.length).map(workerRow) ?? null,
       };
     },
 
@@ -369,9 +398,10 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
         analyses.set(key, a);
       }
       if (options.html && a.html === null) a.html = a.sections.map(sectionHtml).join('\n');
+      a.json ??= apiSections(a.sections);
       return {
         run: row,
-        sections: a.sections,
+        sections: a.json,
         ...(options.html ? { html: a.html ?? '' } : {}),
         notes: a.notes,
         simulated: sectionsMark(a.sections, summary.simulated),
@@ -505,6 +535,7 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
       } catch (e) {
         promptError = `initial prompt unavailable: ${(e as Error).message}`;
       }
+      const origin = reader.origin(planned);
       return {
         ...(unverified ? { unverified } : {}),
         run_id: runId,
@@ -518,6 +549,8 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
         incomplete_reason: t.incompleteReason ?? null,
         budget: t.budget,
         case: t.case as unknown as Record<string, unknown>,
+        imported: origin.imported,
+        import_format: origin.imported ? origin.format : null,
         prompt,
         prompt_error: promptError,
         label: { outcome: t.status === 'pending' ? 'pending' : label.outcome, repeat_class: label.repeatClass, category: label.category },

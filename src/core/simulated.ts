@@ -1,6 +1,8 @@
-// The one owner of how simulated controllers are marked. A simulation's label always carries
-// "[simulated]" (so it can never pass for a model in any table), and wherever its numbers are
-// shown to people the mark is said exactly once, in capitals: "sim:steady [SIMULATED]".
+// The one owner of how simulated controllers are marked. A simulation's stored label always carries
+// "[simulated]" (so a raw record can never pass for a model's, and a resumed run's plan still
+// matches its stored one). Wherever a name is shown to people the label's own "[simulated]" is
+// dropped and the mark is said exactly once, in capitals: "sim:steady [SIMULATED]" in terminals, a
+// SIMULATED badge in HTML; ids built from a label never carry it (core/util/slug.ts).
 
 /** The word that marks simulated numbers in every output. */
 export const SIMULATED = 'SIMULATED';
@@ -15,6 +17,14 @@ export function simulatedLabel(label: string): string {
 /** The label without its "[simulated]" suffix (for display next to a separate SIMULATED badge). */
 export function baseLabel(label: string): string {
   return label.replace(SUFFIX, '');
+}
+
+/**
+ * A text composed of labels ("a [simulated] → b [simulated]") as shown beside a SIMULATED mark:
+ * every label's "[simulated]" dropped, so the mark is said once, by the badge or prefix.
+ */
+export function withoutSimulatedLabels(text: string): string {
+  return text.replace(/\s*\[[Ss]imulated\]/g, '');
 }
 
 /** The name as terminal text: a simulated one ends in " [SIMULATED]", once. */

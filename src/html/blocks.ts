@@ -1,7 +1,7 @@
 // Sections of typed blocks (src/studies/kit/sections.ts) to HTML. Every text is escaped here; a
 // study never writes markup. The specialised blocks reuse the report's tables and charts.
 import type { Block, Cell, DataTable, NumberCell, ResponsePanel, Section } from '../studies/kit/sections.ts';
-import { compositionHtml, curveChartSvg, legendSwatch, responseChartSvg } from './charts.ts';
+import { compositionHtml, curveChart, legendSwatch, responseChartSvg } from './charts.ts';
 import { escapeHtml } from './escape.ts';
 import { shownName } from './format.ts';
 import { assaySummaryTable, budgetTable, cumulativeTable, endpointTable, runsTable, SIMULATED, simBadge } from './tables.ts';
@@ -93,13 +93,17 @@ export function blockHtml(b: Block, idPrefix: string): string {
     case 'curves': {
       if (!b.panels.length) return '<p class="empty">No complete trajectories to plot.</p>';
       const styleIndex = new Map(b.controllers.map((c, i) => [c.name, i]));
+      const spreadNote = (charts: Array<{ spread: boolean }>) =>
+        charts.some((c) => c.spread)
+          ? '<p class="note chart-note">Lines with equal or nearly equal values are drawn side by side, a few pixels apart, so none hides another; the numbers and tooltips are exact.</p>'
+          : '';
       if (b.panels.length === 1) {
         // One family: one larger chart with its numbers beside it, not a small multiple on an empty page.
-        const chart = curveChartSvg(b.panels[0], { styleIndex, idPrefix: `${idPrefix}-0`, width: 520, height: 320 });
-        return `${controllerLegend(b.controllers)}<div class="charts single">${chart}<div class="numbers">${cumulativeTable(b.panels[0])}</div></div>`;
+        const chart = curveChart(b.panels[0], { styleIndex, idPrefix: `${idPrefix}-0`, width: 520, height: 320 });
+        return `${controllerLegend(b.controllers)}<div class="charts single">${chart.svg}<div class="numbers">${cumulativeTable(b.panels[0])}</div></div>${spreadNote([chart])}`;
       }
-      const charts = b.panels.map((p, i) => curveChartSvg(p, { styleIndex, idPrefix: `${idPrefix}-${i}` })).join('');
-      return `${controllerLegend(b.controllers)}<div class="charts">${charts}</div><details class="more"><summary>Numbers behind the curves</summary>${b.panels.map(cumulativeTable).join('')}</details>`;
+      const charts = b.panels.map((p, i) => curveChart(p, { styleIndex, idPrefix: `${idPrefix}-${i}` }));
+      return `${controllerLegend(b.controllers)}<div class="charts">${charts.map((c) => c.svg).join('')}</div>${spreadNote(charts)}<details class="more"><summary>Numbers behind the curves</summary>${b.panels.map(cumulativeTable).join('')}</details>`;
     }
     case 'composition':
       return b.charts.length

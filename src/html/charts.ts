@@ -47,8 +47,60 @@ interface CurveChartOptions {
   idPrefix: string;
 }
 
+/** Smallest vertical distance (px) between two series' points at one cap: no marker (3.9 px from its centre, 4.5 with its outline) covers another's centre. */
+const DODGE = 5;
+
+/**
+ * Per series and cap, the y (px) to draw its point at: its value's, unless points of several series
+ * at that cap would lie closer than DODGE pixels (two history arms with identical curves, say),
+ * in which case that cluster is spread DODGE apart around its mean, in the values' order (ties:
+ * series order), so no line hides another. `moved` says whether any point left its value's y.
+ */
+function placePoints(panel: CurvePanel, y: (v: number) => number): { at: Array<Array<number | null>>; moved: boolean } {
+  const at = panel.series.map(() => panel.caps.map((): number | null => null));
+  let moved = false;
+  panel.caps.forEach((_, i) => {
+    const points = panel.series
+      .map((s, k) => ({ k, y: s.rates[i] }))
+      .filter((p): p is { k: number; y: number } => p.y != null && Number.isFinite(p.y))
+      .map((p) => ({ k: p.k, y: y(p.y) }))
+      .sort((a, b) => a.y - b.y || a.k - b.k);
+    // Clusters of points, each laid out DODGE apart around its members' mean; merged while two overlap.
+    let clusters = points.map((p) => ({ members: [p], centre: p.y }));
+    const top = (c: (typeof clusters)[number]) => c.centre - ((c.members.length - 1) / 2) * DODGE;
+    const bottom = (c: (typeof clusters)[number]) => c.centre + ((c.members.length - 1) / 2) * DODGE;
+    for (let merged = true; merged;) {
+      merged = false;
+      for (let j = 0; j + 1 < clusters.length; j++) {
+        const [a, b] = [clusters[j], clusters[j + 1]];
+        if (top(b) - bottom(a) >= DODGE - 1e-9) continue;
+        const members = [...a.members, ...b.members];
+        clusters = [
+          ...clusters.slice(0, j),
+          { members, centre: members.reduce((n, p) => n + p.y, 0) / members.length },
+          ...clusters.slice(j + 2),
+        ];
+        merged = true;
+        break;
+      }
+    }
+    for (const c of clusters)
+      c.members.forEach((p, j) => {
+        const placed = top(c) + j * DODGE;
+        if (Math.abs(placed - p.y) > 1e-9) moved = true;
+        at[p.k][i] = placed;
+      });
+  });
+  return { at, moved };
+}
+
 /** One family's cumulative-success chart: x = revision cap 0…T, y = 0–100%. */
 export function curveChartSvg(panel: CurvePanel, options: CurveChartOptions): string {
+  return curveChart(panel, options).svg;
+}
+
+/** The chart, and whether some points were drawn off their values' y to keep series apart (say so under it). */
+export function curveChart(panel: CurvePanel, options: CurveChartOptions): { svg: string; spread: boolean } {
   const W = options.width ?? 420;
   const H = options.height ?? 270;
   const m = { l: 46, r: 14, t: 30, b: 40 };
@@ -79,7 +131,8 @@ export function curveChartSvg(panel: CurvePanel, options: CurveChartOptions): st
   });
   parts.push(`<line class="axis" x1="${m.l}" x2="${W - m.r}" y1="${m.t + ph}" y2="${m.t + ph}"/>`);
   parts.push(`<text class="axis-label" x="${coord(m.l + pw / 2)}" y="${H - 6}" text-anchor="middle">revision cap</text>`);
-  for (const s of panel.series) {
+  const placed = placePoints(panel, y);
+  panel.series.forEach((s, k) => {
     const si = options.styleIndex.get(s.controller) ?? 0;
     const st = seriesStyle(si);
     const label = s.simulated ? `${shownName(s.controller, true)} (${options.simulatedLabel ?? 'SIMULATED'})` : s.controller;
@@ -92,19 +145,20 @@ export function curveChartSvg(panel: CurvePanel, options: CurveChartOptions): st
         pen = false;
         return;
       }
-      d += `${pen ? 'L' : 'M'}${coord(x(c))} ${coord(y(v))}`;
+      const py = placed.at[k][i] ?? y(v);
+      d += `${pen ? 'L' : 'M'}${coord(x(c))} ${coord(py)}`;
       pen = true;
       marks.push(
-        `<path class="mark" d="${markerPath(st.marker, x(c), y(v), 3)}"><title>${escapeHtml(label)} · cap ${c}: ${pct(v)}% (n = ${s.n})</title></path>`,
+        `<path class="mark" d="${markerPath(st.marker, x(c), py, 3)}"><title>${escapeHtml(label)} · cap ${c}: ${pct(v)}% (n = ${s.n})</title></path>`,
       );
     });
     const dash = st.dash ? ` stroke-dasharray="${st.dash}"` : '';
     parts.push(
       `<g class="series ${st.colour}${s.simulated ? ' simulated' : ''}" data-controller="${escapeHtml(s.controller)}"><path class="line" d="${d}"${dash}/>${marks.join('')}</g>`,
     );
-  }
+  });
   parts.push('</svg>');
-  return parts.join('');
+  return { svg: parts.join(''), spread: placed.moved };
 }
 
 /** Failure-composition bars: one stacked 100% bar per controller row, grouped by family. */

@@ -64,11 +64,17 @@ function drilldownPayload(drilldowns: readonly TrajectoryDrilldown[], options: D
       feedback: (t: TrajectoryRecord, r: RoundRecord) =>
         typeof r.feedback === 'string' ? r.feedback : family(t).feedback(r.state, t.case, variant(t)),
       initialPrompt: (t) => family(t).initialPrompt(t.case, variant(t)),
+      importedFrom: (t) => owner.get(t)!.importedFrom?.(t) ?? null,
       maxDiffEditLength: options.maxDiffEditLength,
       onProgress: options.onRenderProgress,
     },
     drilldowns[0].labels,
   );
+}
+
+/** "1 run", "3 experiment runs". */
+function plural(n: number, noun: string): string {
+  return `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** One analysed study for `reportPage`: the study, its analysis, and the runs it covers. */
@@ -87,18 +93,28 @@ export function reportPage(
   const drilldown = drilldownPayload(drilldowns, options);
   const controllers = new Set<string>();
   for (const d of drilldowns) for (const c of d.controllers) controllers.add(c.name);
-  const runs = results.reduce((n, r) => n + r.runIds.length, 0);
   const nTraj = drilldown?.trajectories.length ?? 0;
-  const meta = [`${runs} run${runs === 1 ? '' : 's'}`];
-  if (drilldowns.length)
-    meta.push(`${controllers.size} controller${controllers.size === 1 ? '' : 's'}`, `${formatCount(nTraj)} trajectories`);
+  // Each study's runs as its own tables list them ("3 runs · 4 experiment runs"), so the header
+  // never counts a run that no table shows; runs left out (nothing to show yet) get a note.
+  const meta: string[] = [];
+  const unlisted: string[] = [];
+  for (const r of results) {
+    const listed = r.study.runsListed(r.analysis);
+    meta.push(plural(listed, r.study.runNoun));
+    if (listed < r.runIds.length) unlisted.push(plural(r.runIds.length - listed, r.study.runNoun));
+  }
+  if (!results.length) meta.push(plural(0, 'run'));
+  if (drilldowns.length) meta.push(plural(controllers.size, 'controller'), `${formatCount(nTraj)} trajectories`);
+  const notes = [...results.flatMap((r) => r.study.notes?.(r.analysis) ?? []), ...(options.notes ?? [])];
+  if (unlisted.length)
+    notes.push(`Not listed: ${unlisted.join(', ')} with nothing to report yet (no finished trajectory or score); revloop runs lists them.`);
   return {
     title: options.title ?? 'revloop report',
     generatedAt: options.generatedAt,
     meta,
     sections: results.flatMap((r) => r.study.sections(r.analysis)),
     drilldown,
-    notes: [...results.flatMap((r) => r.study.notes?.(r.analysis) ?? []), ...(options.notes ?? [])],
+    notes,
     ...(options.warnings?.length ? { warnings: options.warnings } : {}),
   };
 }

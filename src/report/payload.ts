@@ -16,6 +16,8 @@ interface DrilldownSources {
   feedback?(t: TrajectoryRecord, round: RoundRecord): string;
   /** The exact initial prompt of the trajectory's case. */
   initialPrompt?(t: TrajectoryRecord): string;
+  /** The import format of an imported trajectory's run (its drafts as logged by its source), else null. */
+  importedFrom?(t: TrajectoryRecord): string | null;
   /** Diff size limit (edited tokens) per pair of drafts. */
   maxDiffEditLength?: number;
   /** Called every 500 trajectories and at the end (diffs dominate the time on large sets). */
@@ -61,6 +63,8 @@ interface PayloadTrajectory {
   anchors?: string[];
   /** why feedback or the prompt could not be rendered, if so */
   err?: string;
+  /** imported run: its import format (the drafts are as logged by the source; revloop sent nothing) */
+  imp?: string;
   rounds: PayloadRound[];
 }
 
@@ -166,6 +170,8 @@ export function buildDrilldownPayload(
     if (typeof t.case.target === 'number') entry.target = t.case.target;
     if (Array.isArray(t.case.anchors)) entry.anchors = t.case.anchors;
     if (errors.length) entry.err = errors.join('; ');
+    const imported = sources.importedFrom?.(t);
+    if (imported) entry.imp = imported;
     out.push(entry);
     if (sources.onProgress && (out.length % 500 === 0 || out.length === trajectories.length))
       sources.onProgress(out.length, trajectories.length);

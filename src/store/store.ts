@@ -72,7 +72,14 @@ export interface WorkerInfo {
   stoppedAt: string | null;
   /** Writes refused because the lease they were made under had been taken over. */
   rejectedWrites: number;
+  /** The pending trajectories it holds: none once its session is gone (its claims ended with it). */
   leases: Array<{ runId: string; caseIndex: number; epoch: number; expiresAt: string; expired: boolean }>;
+  /**
+   * A worker whose session ended without stopping (killed, crashed or disconnected): the pending
+   * trajectories it was running then, which any worker may claim at once (not only after their
+   * lease expires), until one does. Empty for live and stopped workers.
+   */
+  released: Array<{ runId: string; caseIndex: number }>;
 }
 
 /**

@@ -2,11 +2,17 @@
 // examples) and the backend the HTTP server calls. The server (server.ts) knows HTTP — routes,
 // query strings, the access token, server-sent events, the static app — and nothing of the store;
 // the backend (src/app/view.ts) knows the store and the studies and nothing of HTTP. Keys are
-// snake_case, as in `analyze --json`.
+// snake_case, as in `analyze --json` and the paper's records; the analysis sections, typed in
+// camelCase for the renderers, are converted on the way out (and, for one release, keep their old
+// camelCase keys as deprecated aliases: docs/viewer.md).
 import type { DrilldownLabels, TrajectoryLabel } from '../studies/kit/report-model.ts';
 import type { Section, SimulatedMark } from '../studies/kit/sections.ts';
 import type { AttemptCounts } from '../store/reduce.ts';
 import type { EncodedDiff } from '../html/word-diff.ts';
+import type { SnakeKeys } from '../core/util/json-keys.ts';
+
+/** A section as the API sends it: the typed blocks of src/studies/kit/sections.ts with snake_case keys. */
+export type ApiSection = SnakeKeys<Section>;
 
 /** One run of the store, as the run list shows it. */
 export interface RunRow {
@@ -48,6 +54,23 @@ export interface RunRow {
   unverified?: string[];
 }
 
+/** A worker sharing runs (PostgreSQL), as `revloop runs` lists it. */
+export interface WorkerRow {
+  worker: number;
+  /** host:pid#number */
+  name: string;
+  /** alive; stopped (it gave its leases back); gone: its session ended without stopping (killed, crashed, cut off). */
+  state: 'alive' | 'stopped' | 'gone';
+  heartbeat_at: string;
+  concurrency: number;
+  lease_seconds: number;
+  rejected_writes: number;
+  /** The pending trajectories it holds (none once it is gone: its claims ended with its session). */
+  leases: Array<{ run_id: string; case_index: number; expires_at: string; expired: boolean }>;
+  /** Gone workers: the pending trajectories it was running, free for any worker to claim now. */
+  released: Array<{ run_id: string; case_index: number }>;
+}
+
 export interface RunsResponse {
   store: string;
   /** Open /api/events?after=cursor to hear of everything that happens after this listing. */
@@ -55,12 +78,14 @@ export interface RunsResponse {
   /** Column labels of each study's `cells`. */
   studies: Array<{ id: string; title: string; columns: readonly string[] }>;
   runs: RunRow[];
+  /** Workers alive, or gone while running trajectories (PostgreSQL stores; null on SQLite, which has none). */
+  workers: WorkerRow[] | null;
 }
 
 export interface RunResponse {
   run: RunRow;
-  /** The run's analysis as typed section blocks (src/studies/kit/sections.ts). */
-  sections: Section[];
+  /** The run's analysis as typed section blocks (src/studies/kit/sections.ts), keys in snake_case. */
+  sections: ApiSection[];
   /** The sections rendered to HTML (escaped; no scripts), when asked for with ?html=1. */
   html?: string;
   notes: string[];
@@ -187,6 +212,14 @@ export interface TrajectoryResponse {
   budget: number;
   /** The frozen case (instruction, target, anchors, …). */
   case: Record<string, unknown>;
+  /**
+   * Whether the run was imported: its drafts are as logged by their source, and the prompt and
+   * reports here are revloop's renderings for the case and the stored states, never sent by revloop.
+   */
+  imported: boolean;
+  /** The import's format (import-jsonl, collie-log, …); null for runs revloop generated. */
+  import_format: string | null;
+  /** The initial prompt: as sent (generated runs), or as the run's protocol renders it (imports). */
   prompt: string | null;
   prompt_error: string | null;
   label: { outcome: OutcomeValue; repeat_class: string | null; category: string | null };

@@ -37,7 +37,7 @@ test('probe --build N --json: one record per item with G, copy and sem; resuming
     for (const k of ['G', 'copy', 'sem']) assert.equal(typeof l[k], 'number');
     assert.ok(Math.abs(-l.G - (l.copy + l.sem)) < 1e-9);
   }
-  assert.match(r.err, /\[SIMULATED\] probe probe-toolshed-sim-steady-sim: complete; 42 new scores/);
+  assert.match(r.err, /\[SIMULATED\] probe probe-toolshed-sim-steady: complete; 42 new scores/);
   const again = revloop('probe', '--model', 'sim:steady', '--build', '3', '--store', db, '--no-progress');
   assert.equal(again.code, 0, again.err);
   assert.match(again.err, /0 new scores, 42 already stored/);
@@ -134,7 +134,7 @@ test('agent rollouts, then analyze shows the probe and agent sections (text and 
   const doc = JSON.parse(json.out);
   assert.equal(doc.probe.schema, 'revloop.probe-analysis/1');
   assert.equal(doc.agent.schema, 'revloop.agent-analysis/1');
-  assert.deepEqual(doc.probe.runs.map((x: { run_id: string }) => x.run_id).sort(), ['mine', 'probe-toolshed-sim-steady-sim']);
+  assert.deepEqual(doc.probe.runs.map((x: { run_id: string }) => x.run_id).sort(), ['mine', 'probe-toolshed-sim-steady']);
   const only = revloop('analyze', 'mine', '--store', db, '--bootstrap', '100', '--json');
   assert.equal(only.code, 0, only.err);
   assert.deepEqual(

@@ -2,7 +2,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ProbeStore, defaultProbeRunId } from '../../src/studies/probe/store.ts';
+import { ProbeStore, defaultProbeRunId, earlierProbeRunId } from '../../src/studies/probe/store.ts';
+import { defaultAgentRunId } from '../../src/studies/agent/store.ts';
+import { probeCommand } from '../../src/app/probe.ts';
 import Database from 'better-sqlite3';
 import { openStore } from '../../src/store/store.ts';
 import { shortItems } from './fixtures.ts';
@@ -66,7 +68,28 @@ test('scores are insert-only; a key is written once; items cannot change under t
   await ro.close();
 });
 
-test('default run ids are readable and stable', () => {
+test('default run ids are readable and stable, without the simulation mark', () => {
   assert.equal(defaultProbeRunId('toolshed', 'qwen2.5-0.5b-instruct-f16'), 'probe-toolshed-qwen2.5-0.5b-instruct-f16');
-  assert.equal(defaultProbeRunId('toolshed', 'sim:steady [simulated]'), 'probe-toolshed-sim-steady-sim');
+  assert.equal(defaultProbeRunId('toolshed', 'sim:steady [simulated]'), 'probe-toolshed-sim-steady');
+  assert.equal(earlierProbeRunId('toolshed', 'sim:steady [simulated]'), 'probe-toolshed-sim-steady-sim');
+  assert.equal(
+    defaultAgentRunId('toolshed', 'sim:steady [simulated]', 'abstract+ban', 0, 7),
+    'agent-toolshed-sim-steady-abstract-ban-t0-s7',
+  );
+});
+
+test('the same probe command resumes a run under the id an earlier version gave it', async () => {
+  const dir = tempDir('revloop-probe-earlier-');
+  const db = join(dir, 'runs.db');
+  const items = { build: 2 } as const;
+  // What an earlier version created: the run under its old default id.
+  await probeCommand({ model: 'sim:steady', items, conditions: ['pre'], store: db, runId: 'probe-toolshed-sim-steady-sim' });
+  const again = await probeCommand({ model: 'sim:steady', items, conditions: ['pre', 'fail'], store: db });
+  assert.equal(again.runId, 'probe-toolshed-sim-steady-sim');
+  const s = await openStore(db, { readonly: true });
+  assert.deepEqual(await s.runIds(), ['probe-toolshed-sim-steady-sim']);
+  await s.close();
+  // A new store gets the new id.
+  const fresh = await probeCommand({ model: 'sim:steady', items, conditions: ['pre'], store: join(dir, 'new.db') });
+  assert.equal(fresh.runId, 'probe-toolshed-sim-steady');
 });

@@ -92,12 +92,12 @@ test('one store with revision, probe and agent runs: three tables, SIMULATED mar
   assert.deepEqual(probe.slice(0, 6), ['pr', 'complete', 'sim:steady [SIMULATED]', 'toolshed', '2', '5']);
   assert.ok(Number(probe[6]) > 0 && probe[7] === '1', probe.join(' | '));
   // run | status | model | harness | done | solved | stuck | failed | sessions
-  const verbatim = row(r.out, 'agent-toolshed-sim-steady-sim-verbatim-t0-s20260808');
+  const verbatim = row(r.out, 'agent-toolshed-sim-steady-verbatim-t0-s20260808');
   assert.deepEqual(
     [verbatim[1], verbatim[2], verbatim[3], verbatim[4], verbatim[7], verbatim[8]],
     ['complete', 'sim:steady [SIMULATED]', 'verbatim', '2/2', '0', '1'],
   );
-  assert.deepEqual(row(r.out, 'agent-toolshed-sim-steady-sim-abstract-ban-t0-s20260808').slice(3, 5), ['abstract+ban', '2/2']);
+  assert.deepEqual(row(r.out, 'agent-toolshed-sim-steady-abstract-ban-t0-s20260808').slice(3, 5), ['abstract+ban', '2/2']);
   assert.match(r.out, /SIMULATED rows come from simulated controllers/);
 
   const j = revloop('runs', '--store', db, '--json');
@@ -108,8 +108,8 @@ test('one store with revision, probe and agent runs: three tables, SIMULATED mar
     [
       ['run', 'rev'],
       ['probe', 'pr'],
-      ['agent', 'agent-toolshed-sim-steady-sim-verbatim-t0-s20260808'],
-      ['agent', 'agent-toolshed-sim-steady-sim-abstract-ban-t0-s20260808'],
+      ['agent', 'agent-toolshed-sim-steady-verbatim-t0-s20260808'],
+      ['agent', 'agent-toolshed-sim-steady-abstract-ban-t0-s20260808'],
     ],
   );
   assert.ok(entries.every((e) => e.simulated && e.status === 'complete'));

@@ -273,4 +273,48 @@ describe('viewer API', () => {
     );
     await assert.rejects(api.compare({ a: 'alpha', b: 'two-controllers' }), UserError);
   });
+
+  test('every key is snake_case; the sections keep their old camelCase keys beside the new ones for one release', async () => {
+    const alias = { tocLabel: 'toc_label', intervalNote: 'interval_note', runId: 'run_id', medianCell: 'median_cell' };
+    const seen = new Map<string, number>();
+    const camel: string[] = [];
+    // Data maps (names as keys: facet values, label names, run details, the frozen case, the verifier state) are not fields.
+    const DATA = new Set(['facets', 'labels', 'details', 'case', 'state']);
+    const walk = (v: unknown, path: string, inSections: boolean): void => {
+      if (Array.isArray(v)) return v.forEach((x) => walk(x, path + '[]', inSections));
+      if (v === null || typeof v !== 'object') return;
+      const o = v as Record<string, unknown>;
+      for (const [k, x] of Object.entries(o)) {
+        if (/[A-Z]/.test(k)) {
+          if (inSections && k in alias) {
+            seen.set(k, (seen.get(k) ?? 0) + 1);
+            assert.deepEqual(x, o[alias[k as keyof typeof alias]], `${path}.${k} is an alias of ${alias[k as keyof typeof alias]}`);
+          } else if (!(inSections && k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase()) in o)) camel.push(`${path}.${k}`);
+        }
+        if (!DATA.has(k) || Array.isArray(x)) walk(x, `${path}.${k}`, inSections || k === 'sections');
+      }
+    };
+    const alpha = await api.trajectories('alpha', {});
+    walk(await api.runs(), 'runs', false);
+    walk(await api.run('alpha', { html: true }), 'run', false);
+    walk(alpha, 'trajectories', false);
+    walk(await api.trajectory('alpha', alpha.rows[1].case_id), 'trajectory', false);
+    walk(await api.trajectory('faulty', 'snow-03'), 'trajectory', false);
+    walk(await api.compare({ a: 'alpha', b: 'beta' }), 'compare', false);
+    assert.deepEqual(camel, [], 'no camelCase key but the deprecated aliases');
+    for (const k of ['tocLabel', 'intervalNote', 'runId', 'medianCell']) assert.ok(seen.get(k), `the old key ${k} is still there`);
+    const run = await api.run('alpha', { html: false });
+    const endpoint = run.sections.find((x) => x.id === 'endpoint')!;
+    const block = endpoint.blocks.find((b) => b.kind === 'endpoint') as { endpoint: { interval_note: string } };
+    assert.match(block.endpoint.interval_note, /bootstrap/);
+  });
+
+  test('an imported trajectory says so; a generated one does not', async () => {
+    const imported = await api.trajectory('alpha', 'rain-02');
+    assert.equal(imported.imported, true);
+    assert.equal(imported.import_format, 'import-jsonl');
+    const generated = await api.trajectory('faulty', 'snow-03');
+    assert.equal(generated.imported, false);
+    assert.equal(generated.import_format, null);
+  });
 });

@@ -232,9 +232,21 @@ describe('viewer in Chromium', { skip }, () => {
       reports.every((r) => /6/.test(r)),
       'the verifier report names the target',
     );
-    assert.equal(await tl.locator('pre.feedback.unsent').count(), 1, 'the last report was never sent');
+    // alpha is an import: revloop sent none of these reports (they are its renderings of the states).
+    assert.equal(await tl.locator('pre.feedback.unsent').count(), 4, 'an import: no report was sent by revloop');
+    assert.doesNotMatch(await tl.innerText(), /sent to the model/i);
     clean(o);
     await page.close();
+    // A run revloop generated: every report but the last reached the model.
+    const g = await open('/runs/faulty?case=snow-03&ix=1');
+    const gl = g.page.locator('#traj-detail .timeline[data-case="snow-03"]');
+    await gl.waitFor();
+    const n = await gl.locator('pre.feedback').count();
+    assert.ok(n >= 2);
+    assert.equal(await gl.locator('pre.feedback.unsent').count(), 1, 'the last report was never sent');
+    assert.equal((await gl.innerText()).match(/sent to the model/gi)?.length, n - 1);
+    clean(g);
+    await g.page.close();
   });
 
   test('a hostile draft is shown as text: no element, no script, no request', async () => {

@@ -170,7 +170,12 @@ test('a worker whose database session closes (killed) loses its leases at once, 
       await endSession(location, wa);
       const listed = (await b.leases!.workers()).find((w) => w.worker === wa)!;
       assert.equal(listed.alive, false);
-      assert.equal(listed.leases.length, 2, 'still listed as held, but by a gone worker');
+      // Its claims ended with its session: it holds nothing, and both trajectories are free to claim.
+      assert.deepEqual(listed.leases, []);
+      assert.deepEqual(
+        listed.released.map((l) => l.caseIndex),
+        [0, 1],
+      );
       const taken = await b.leases!.claim(wb, { runId: 'toy', limit: 2, leaseSeconds: 600 });
       assert.deepEqual(
         taken.map((l) => [l.caseIndex, l.epoch]),

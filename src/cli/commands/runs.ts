@@ -112,7 +112,7 @@ export async function runsAction(
     blocks.push(
       `runs of kinds this revloop does not know (${listing.unknown.length}): ${listing.unknown.map((r) => `${r.runId} (${r.kind})`).join(', ')}`,
     );
-  const workers = (listing.workers ?? []).filter((w) => w.alive || w.leases.length);
+  const workers = (listing.workers ?? []).filter((w) => w.alive || w.leases.length || w.released.length);
   if (workers.length) blocks.push(workersTable(workers, TextTable, o.width));
   out.write(blocks.join('\n\n') + '\n');
   if (left.size) out.write(`(left out to fit ${o.width} columns: ${[...left].join(', ')}; --wide shows them)\n`);
@@ -125,7 +125,10 @@ export async function runsAction(
  * The trajectories a worker holds, grouped by run: `run #case #case … (+N)`, at most 8 cases shown
  * per run (a worker of concurrency 32 would otherwise fill a screen with its run id repeated).
  */
-export function leasesCell(leases: WorkerInfo['leases'], shownPerRun = 8): string {
+export function leasesCell(
+  leases: ReadonlyArray<Pick<WorkerInfo['leases'][number], 'runId' | 'caseIndex' | 'expired'>>,
+  shownPerRun = 8,
+): string {
   const byRun = new Map<string, string[]>();
   for (const l of leases) {
     const cases = byRun.get(l.runId) ?? [];
@@ -147,7 +150,12 @@ function workersTable(
 ): string {
   const table = new Table(['worker', 'state', 'heartbeat', 'concurrency', 'lease s', 'rejected writes', 'leases held'], { width });
   for (const w of workers) {
-    const state = w.stoppedAt ? 'stopped' : w.alive ? 'alive' : 'gone (session closed)';
+    // A worker gone without stopping (killed, crashed, cut off) holds nothing: its claims ended
+    // with its database session, and what it was running is free to claim at once.
+    const state = w.stoppedAt ? 'stopped' : w.alive ? 'alive' : 'gone (killed or disconnected)';
+    const held = w.released.length
+      ? `none (freed: ${leasesCell(w.released.map((l) => ({ ...l, expired: false })))})`
+      : leasesCell(w.leases);
     table.push([
       w.name,
       state,
@@ -155,7 +163,7 @@ function workersTable(
       String(w.concurrency),
       String(w.leaseSeconds),
       String(w.rejectedWrites),
-      leasesCell(w.leases),
+      held,
     ]);
   }
   return `workers (${workers.length}):\n${table.toString()}`;

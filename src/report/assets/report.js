@@ -284,7 +284,7 @@
       var text = strings[r.t];
       var prev = ri > 0 ? t.rounds[ri - 1] : null;
       var pre = el('pre', { className: 'text' });
-      var title = el('div', { className: 'pane-title' }, ['Draft']);
+      var title = el('div', { className: 'pane-title' }, [t.imp ? 'Draft (imported, as logged by its source)' : 'Draft']);
       var canDiff = prev && r.d;
       function show(mode) {
         pre.textContent = '';
@@ -327,6 +327,15 @@
         return el('div', { className: 'pane' }, [
           el('div', { className: 'pane-title', text: 'Verifier report' }),
           el('p', { className: 'empty', text: t.err || 'not available' }),
+        ]);
+      // An import's reports were never sent by revloop: they are its rendering of the stored state.
+      if (t.imp)
+        return el('div', { className: 'pane' }, [
+          el('div', {
+            className: 'pane-title',
+            text: 'Verifier report \u2014 revloop\u2019s rendering of this state (imported: not sent by revloop)',
+          }),
+          el('pre', { className: 'feedback unsent', text: strings[r.fb] }),
         ]);
       return el('div', { className: 'pane' }, [
         el('div', {
@@ -374,10 +383,23 @@
         dl.appendChild(f[0] === 'outcome' ? el('dd', null, [outcomeBadge(t)]) : el('dd', { text: f[1] }));
       });
       var parts = [head, dl];
+      if (t.imp)
+        parts.push(
+          el('p', { className: 'note import-note' }, [
+            el('span', { className: 'badge neutral', text: 'IMPORTED' }),
+            ' Imported trajectory (' +
+              t.imp +
+              '): its drafts are as logged by its source. revloop verified them and sent nothing to any model; the prompt and verifier reports below are revloop\u2019s renderings for this case and these states, not a record of what the source sent.',
+          ]),
+        );
       if (t.p >= 0) {
         parts.push(
           el('details', { className: 'more' }, [
-            el('summary', { text: 'Initial prompt (exactly as sent)' }),
+            el('summary', {
+              text: t.imp
+                ? 'Initial prompt (revloop\u2019s rendering of this case; imported run: not sent by revloop)'
+                : 'Initial prompt (exactly as sent)',
+            }),
             el('pre', { className: 'prompt', text: strings[t.p] }),
           ]),
         );

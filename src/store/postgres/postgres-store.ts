@@ -962,20 +962,33 @@ export class PostgresRunStore implements RunStore {
          ORDER BY w.worker`,
       )
     ).rows;
-    return rows.map((r) => ({
-      worker: r.worker,
-      name: `${r.host}:${r.pid}#${r.worker}`,
-      host: r.host,
-      pid: r.pid,
-      concurrency: r.concurrency,
-      leaseSeconds: r.lease_seconds,
-      startedAt: r.started_at,
-      heartbeatAt: r.heartbeat_at,
-      alive: r.alive,
-      stoppedAt: r.stopped_at,
-      rejectedWrites: r.rejected_writes,
-      leases: (r.leases ?? []).map(([runId, caseIndex, epoch, expiresAt, expired]) => ({ runId, caseIndex, epoch, expiresAt, expired })),
-    }));
+    // A claim lasts while its worker's session does (claims take trajectories of workers not in
+    // `live` at once, whatever the lease's expiry): the rows of a gone worker are claims it lost,
+    // free to claim, not leases it holds.
+    return rows.map((r) => {
+      const rows = (r.leases ?? []).map(([runId, caseIndex, epoch, expiresAt, expired]) => ({
+        runId,
+        caseIndex,
+        epoch,
+        expiresAt,
+        expired,
+      }));
+      return {
+        worker: r.worker,
+        name: `${r.host}:${r.pid}#${r.worker}`,
+        host: r.host,
+        pid: r.pid,
+        concurrency: r.concurrency,
+        leaseSeconds: r.lease_seconds,
+        startedAt: r.started_at,
+        heartbeatAt: r.heartbeat_at,
+        alive: r.alive,
+        stoppedAt: r.stopped_at,
+        rejectedWrites: r.rejected_writes,
+        leases: r.alive ? rows : [],
+        released: r.alive ? [] : rows.map(({ runId, caseIndex }) => ({ runId, caseIndex })),
+      };
+    });
   }
 
   // ---- reading -------------------------------------------------------------------------------

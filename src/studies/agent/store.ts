@@ -1,7 +1,7 @@
 // Agent rollouts in the run store, through the store's study kit. A run is one (model, env,
 // harness, temperature, seed) — the reference's file granularity — and its plan; rollouts are
 // keyed records by task_id (the reference's resume granularity), each stored exactly once.
-import { modelLabelSlug } from '../../core/util/slug.ts';
+import { legacyModelLabelSlug, modelLabelSlug } from '../../core/util/slug.ts';
 import type { Model } from '../../models/types.ts';
 import {
   appendRecords,
@@ -125,4 +125,9 @@ export class AgentStore {
 export function defaultAgentRunId(env: string, modelLabel: string, harness: string, temperature: number, seed: number): string {
   const slug = modelLabelSlug(modelLabel);
   return `agent-${env}-${slug}-${harness.replace(/\+/g, '-')}-t${temperature}-s${seed}`;
+}
+
+/** The default run id earlier versions gave (`agent-toolshed-sim-steady-sim-…`), still resumed. */
+export function earlierAgentRunId(env: string, modelLabel: string, harness: string, temperature: number, seed: number): string {
+  return `agent-${env}-${legacyModelLabelSlug(modelLabel)}-${harness.replace(/\+/g, '-')}-t${temperature}-s${seed}`;
 }

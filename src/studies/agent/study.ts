@@ -135,4 +135,6 @@ export const agentStudy: Study<AgentAnalysis> = {
   toJson: (a) => a as unknown as Record<string, unknown>,
   sections: agentSections,
   simulatedControllers: (a) => a.simulated_models,
+  runNoun: 'agent run',
+  runsListed: (a) => a.runs.length,
 };

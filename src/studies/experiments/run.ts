@@ -16,7 +16,7 @@ import type { RunStore } from '../../store/store.ts';
 import type { TrajectoryRecord } from '../../store/types.ts';
 import { experimentPolicies } from './arms.ts';
 import type { ExperimentBuild, SourceRun } from './designs.ts';
-import type { ExperimentState } from './states.ts';
+import { statesSha256, withEarlierStateIds, type ExperimentState } from './states.ts';
 
 /** Decoding settings that go into the plan (as `revloop run` freezes them). */
 export interface Decoding {
@@ -128,6 +128,13 @@ export function reconcileStates(
   allowSubset: boolean,
 ): { states: ExperimentState[]; sha256: string; path: string | null; only: Set<string> | null } {
   if (!stored || stored.states_sha256 === given.sha256) return { ...given, only: null };
+  // Selected again by the command (no states file): a run planned before state ids lost their
+  // label's spaces and brackets holds the same states under the earlier ids.
+  if (given.path === null) {
+    const earlier = withEarlierStateIds(given.states);
+    const sha256 = statesSha256(earlier);
+    if (sha256 === stored.states_sha256) return { states: earlier, sha256, path: null, only: null };
+  }
   const where = given.path ?? 'the selection';
   if (!allowSubset)
     throw new PlanMismatchError(

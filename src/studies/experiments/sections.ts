@@ -1,8 +1,9 @@
 // The experiments study's report sections (typed blocks, never HTML): the runs, each history
 // intervention's arm curves and contrasts, the crossover 2×2 cells and tests, the response curves
 // with their bootstrap bands, and the persistence curves. The terminal text is rendered from the
-// same tables (text.ts), so both say the same thing.
-import { baseLabel } from '../../core/simulated.ts';
+// same tables (text.ts), so both say the same thing. Names are shown without their labels'
+// "[simulated]" (`shown`): the rows' and sections' SIMULATED marks say it once.
+import { baseLabel, withoutSimulatedLabels as shown } from '../../core/simulated.ts';
 import type { ControllerInfo, CurvePanel } from '../kit/report-model.ts';
 import { simulatedMark, type Block, type DataTable, type NumberCell, type Section } from '../kit/sections.ts';
 import type {
@@ -38,7 +39,7 @@ function runsTable(a: ExperimentsAnalysis): DataTable {
     rows: a.runs.map((r) => ({
       simulated: r.simulated,
       cells: [
-        r.controller,
+        baseLabel(r.controller),
         r.run_id,
         r.design,
         r.sources.join(', ') || '(case set)',
@@ -124,28 +125,29 @@ function historySection(h: HistoryAnalysis): Section {
     title: `History interventions: ${h.run_id}`,
     tocLabel: `History: ${h.run_id}`,
     lead:
-      `${h.states} matched states of ${h.controller}, each continued under every arm on its own message list up to revision ${h.caps[h.caps.length - 1] ?? '–'} ` +
+      `${h.states} matched states of ${baseLabel(h.controller)}, each continued under every arm on its own message list up to revision ${h.caps[h.caps.length - 1] ?? '–'} ` +
       '(docs/protocol.md §3.10). Curves: share of each arm’s trajectories with joint success by each absolute revision.',
     simulated: h.simulated ? 'all' : 'none',
     blocks: [
       { kind: 'curves', panels: [panel], controllers: arms },
       { kind: 'table', table: summary },
       { kind: 'table', table: contrasts },
-      ...h.notes.map((text): Block => ({ kind: 'text', text, tone: 'note' })),
+      ...h.notes.map((text): Block => ({ kind: 'text', text: shown(text), tone: 'note' })),
     ],
   };
 }
 
 function crossoverBlocks(pair: CrossoverPair): Block[] {
   const [a, b] = pair.models;
+  const [na, nb] = [shown(a), shown(b)];
   const cell = (planner: string, controller: string): NumberCell | string => {
     const c = pair.cells.find((x) => x.planner === planner && x.controller === controller);
     return c ? { value: c.final_joint.rate, percent: true, digits: 1, title: `${share(c.final_joint)} · run ${c.run_id}` } : '–';
   };
   const grid: DataTable = {
-    caption: `${a} × ${b}: final joint success (%) by planner (rows) and controller (columns)`,
-    columns: [{ label: 'planner ↓ / controller →' }, { label: a, numeric: true }, { label: b, numeric: true }],
-    rows: [a, b].map((planner) => ({ simulated: pair.simulated, cells: [planner, cell(planner, a), cell(planner, b)] })),
+    caption: `${na} × ${nb}: final joint success (%) by planner (rows) and controller (columns)`,
+    columns: [{ label: 'planner ↓ / controller →' }, { label: na, numeric: true }, { label: nb, numeric: true }],
+    rows: [a, b].map((planner) => ({ simulated: pair.simulated, cells: [shown(planner), cell(planner, a), cell(planner, b)] })),
     note: 'The diagonal cells are the planner runs themselves; off-diagonal cells continue the planner’s frozen first drafts.',
   };
   const cells: DataTable = {
@@ -160,7 +162,14 @@ function crossoverBlocks(pair: CrossoverPair): Block[] {
     ],
     rows: pair.cells.map((c) => ({
       simulated: c.simulated,
-      cells: [c.planner, c.controller, `${c.run_id}${c.diagonal ? ' (diagonal)' : ''}`, c.n, pct(c.round0_joint), pct(c.final_joint)],
+      cells: [
+        shown(c.planner),
+        shown(c.controller),
+        `${c.run_id}${c.diagonal ? ' (diagonal)' : ''}`,
+        c.n,
+        pct(c.round0_joint),
+        pct(c.final_joint),
+      ],
     })),
   };
   const tests: DataTable = {
@@ -180,8 +189,8 @@ function crossoverBlocks(pair: CrossoverPair): Block[] {
       simulated: pair.simulated,
       cells: [
         t.kind.replace(/_/g, ' '),
-        t.fixed,
-        `${t.first} − ${t.second}`,
+        shown(t.fixed),
+        shown(`${t.first} − ${t.second}`),
         t.pairs,
         t.b,
         t.c,
@@ -194,7 +203,7 @@ function crossoverBlocks(pair: CrossoverPair): Block[] {
   };
   const integrity = pair.integrity;
   return [
-    { kind: 'heading', text: `${a} × ${b}` },
+    { kind: 'heading', text: `${na} × ${nb}` },
     { kind: 'table', table: grid },
     { kind: 'table', table: cells },
     { kind: 'table', table: tests },
@@ -203,7 +212,7 @@ function crossoverBlocks(pair: CrossoverPair): Block[] {
       tone: 'note',
       text:
         `Integrity: case sets ${integrity.identical_case_sets ? 'identical' : 'differ'} (${Object.entries(integrity.case_set_sizes)
-          .map(([k, v]) => `${k}: ${v}`)
+          .map(([k, v]) => `${shown(k)}: ${v}`)
           .join('; ')}); ` + `round-0 texts differing within a planner: ${integrity.round0_mismatches}.`,
     },
   ];
@@ -297,13 +306,13 @@ function sysidSection(s: SysidAnalysis): Section {
       },
     });
   }
-  for (const text of s.notes) blocks.push({ kind: 'text', text, tone: 'note' });
+  for (const text of s.notes) blocks.push({ kind: 'text', text: shown(text), tone: 'note' });
   return {
     id: `experiments-sysid-${s.run_id}`,
     title: `Response curves: ${s.run_id}`,
     tocLabel: `Response: ${s.run_id}`,
     lead:
-      'One greedy revision of a fixed draft whose target was shifted so the report asks for `command` words (docs/protocol.md §3.11). ' +
+      'One greedy revision of a fixed draft whose target was shifted so that the report asks for a given change of length, the command (words to add; negative: words to remove) (docs/protocol.md §3.11). ' +
       `Bands: source-stratified bootstrap 95% intervals of the median. ${s.excluded_cells} cells with a target below 10 were excluded.`,
     simulated: s.simulated ? 'all' : 'none',
     blocks,
@@ -340,7 +349,7 @@ function persistSection(r: PersistAnalysis): Section {
     blocks: [
       { kind: 'curves', panels: [panel], controllers: [{ name: r.controller, simulated: r.simulated }] },
       { kind: 'table', table: summary },
-      ...r.notes.map((text): Block => ({ kind: 'text', text, tone: 'note' })),
+      ...r.notes.map((text): Block => ({ kind: 'text', text: shown(text), tone: 'note' })),
     ],
   };
 }
@@ -367,7 +376,7 @@ export function experimentSections(a: ExperimentsAnalysis): Section[] {
       simulated: simulatedMark(a.crossover.pairs.map((x) => x.simulated)),
       blocks: [
         ...a.crossover.pairs.flatMap(crossoverBlocks),
-        ...a.crossover.notes.map((text): Block => ({ kind: 'text', text, tone: 'note' })),
+        ...a.crossover.notes.map((text): Block => ({ kind: 'text', text: shown(text), tone: 'note' })),
       ],
     });
   }

@@ -18,6 +18,7 @@ import { readJsonlLines } from '../../core/util/jsonl.ts';
 import type { TrajectoryRunPlanned } from '../../store/events.ts';
 import { frozenTextsSha256 } from '../../store/plan.ts';
 import type { TrajectoryRecord } from '../../store/types.ts';
+import { labelId } from '../../core/util/slug.ts';
 
 /** The experimental design a state selection is made for. */
 export type StateDesign = 'history' | 'persist' | 'crossover';
@@ -79,9 +80,22 @@ export function selectionHash(runId: string, caseId: string, revision: number): 
   return sha256Hex([runId, caseId, String(revision)].join('\u001f'));
 }
 
-/** The state id of docs/protocol.md §3.10: `<controller>__<case_id>__r<rev>`. */
+/**
+ * The state id of docs/protocol.md §3.10: `<model>__<case_id>__r<rev>`, the model part being the
+ * controller's label as an id (`labelId`: `sim:stubborn`, `Qwen-Qwen3-8B`; no spaces, brackets or
+ * simulation mark). States files written before keep their ids; a run planned from one resumes with it.
+ */
 export function stateId(controller: string, caseId: string, revision: number): string {
-  return `${controller}__${caseId}__r${revision}`;
+  return `${labelId(controller)}__${caseId}__r${revision}`;
+}
+
+/**
+ * The same states under the ids versions before issue 40 gave them (`<label>__<case_id>__r<rev>`,
+ * the label whole: `sim:stubborn [simulated]__…`), so a run planned then still resumes when its
+ * command selects its states again.
+ */
+export function withEarlierStateIds(states: readonly ExperimentState[]): ExperimentState[] {
+  return states.map((s) => ({ ...s, state_id: `${s.controller}__${s.case_id}__r${s.revision}` }));
 }
 
 /** Candidate states of one trajectory, before sampling. */

@@ -39,6 +39,8 @@ export const experimentsStudy: Study<ExperimentsStudyAnalysis> = {
   toJson: (a) => a.result as unknown as Record<string, unknown>,
   sections: (a) => experimentSections(a.result),
   simulatedControllers: (a) => a.result.simulated_controllers,
+  runNoun: 'experiment run',
+  runsListed: (a) => a.result.runs.length,
   runColumns: ['design', 'from', 'T', 'done', 'success', 'incompl.', 'pending', 'rounds', 'updated'],
   runColumnsOptional: ['updated', 'rounds', 'pending', 'from', 'T'],
   async describeRuns(store, runs) {

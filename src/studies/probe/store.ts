@@ -3,7 +3,7 @@
 // condition, candidate), the reference's resume key, each a keyed record stored exactly once. A
 // resumed session skips keys that are present; sessions record cost counters.
 import { UserError } from '../../core/errors.ts';
-import { modelLabelSlug } from '../../core/util/slug.ts';
+import { legacyModelLabelSlug, modelLabelSlug } from '../../core/util/slug.ts';
 import type { Model } from '../../models/types.ts';
 import {
   appendRecords,
@@ -66,6 +66,11 @@ export function scoreKey(itemId: string, condition: string, candidate: string): 
 /** Default run id of a (model, environment): readable, stable across sessions. */
 export function defaultProbeRunId(env: string, modelLabel: string): string {
   return `probe-${env}-${modelLabelSlug(modelLabel)}`;
+}
+
+/** The default run id earlier versions gave (`probe-toolshed-sim-steady-sim`), still resumed. */
+export function earlierProbeRunId(env: string, modelLabel: string): string {
+  return `probe-${env}-${legacyModelLabelSlug(modelLabel)}`;
 }
 
 /** The probe runs of one store. */

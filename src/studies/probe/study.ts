@@ -111,4 +111,6 @@ export const probeStudy: Study<ProbeAnalysis> = {
   toJson: (a) => a as unknown as Record<string, unknown>,
   sections: probeSections,
   simulatedControllers: (a) => a.simulated_models,
+  runNoun: 'probe run',
+  runsListed: (a) => a.runs.length,
 };

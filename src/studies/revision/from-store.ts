@@ -28,6 +28,8 @@ export interface RevisionInputs {
   trajectories: TrajectoryRecord[];
   variants: Map<string, PromptVariant>;
   runDetails: Map<string, Record<string, string>>;
+  /** Imported runs (run id → import format): their drafts are as logged by their source. */
+  imports?: Map<string, string>;
 }
 
 export async function loadRevisionInputs(store: RunStore, runIds: readonly string[]): Promise<RevisionInputs> {
@@ -35,10 +37,12 @@ export async function loadRevisionInputs(store: RunStore, runIds: readonly strin
   const trajectories = await store.loadTrajectories(ids);
   const variants = new Map<string, PromptVariant>();
   const runDetails = new Map<string, Record<string, string>>();
+  const imports = new Map<string, string>();
   for (const id of ids) {
     const run = await store.getRun(id);
     if (!run || !isTrajectoryPlan(run.planned.plan)) continue;
     variants.set(id, run.planned.plan.protocol.variant);
+    if (run.planned.plan.kind === 'import') imports.set(id, run.planned.plan.case_set.format);
     const tag = harnessTag(run.planned.plan.protocol);
     if (tag) for (const t of trajectories) if (t.runId === id) t.controller = harnessController(t.controller, t.simulated, tag);
     const s = run.summary;
@@ -50,5 +54,5 @@ export async function loadRevisionInputs(store: RunStore, runIds: readonly strin
       plan: s.planSha256.slice(0, 12),
     });
   }
-  return { trajectories, variants, runDetails };
+  return { trajectories, variants, runDetails, imports };
 }

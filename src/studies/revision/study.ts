@@ -59,6 +59,10 @@ const reader: TrajectoryReader = {
     }
   },
   initialPrompt: (t, planned) => getFamily(t.family).initialPrompt(t.case, variantOf(planned)),
+  origin: (planned) =>
+    planned.plan.kind === 'import' && isTrajectoryPlan(planned.plan)
+      ? { imported: true, format: planned.plan.case_set.format }
+      : { imported: false },
 };
 
 export const revisionStudy: Study<RevisionAnalysis> = {
@@ -110,6 +114,8 @@ export const revisionStudy: Study<RevisionAnalysis> = {
   toJson: (a) => ({ ...(a.result as unknown as Record<string, unknown>), ...(hasIfeval(a) ? { ifeval: a.ifeval } : {}) }),
   sections: (a) => [...revisionSections(viewModel(a)), ...landmarkSections(a.result), ...(hasIfeval(a) ? ifevalSections(a.ifeval) : [])],
   simulatedControllers: (a) => a.result.simulated_controllers,
+  runNoun: 'run',
+  runsListed: (a) => viewModel(a).runs.length,
   notes: (a) => viewModel(a).notes,
   trajectories: reader,
   drilldown(a) {
@@ -120,6 +126,7 @@ export const revisionStudy: Study<RevisionAnalysis> = {
       getFamily,
       label: labelTrajectory,
       labels: drilldownLabels(),
+      importedFrom: (t: TrajectoryRecord) => a.imports?.get(t.runId) ?? null,
     };
   },
 };

@@ -2,7 +2,7 @@
    only B, both fail), exact McNemar on the discordant pairs, the same per family, every pair in
    pages, and the pair's two timelines side by side. Runs, filters and the open case live in the URL. */
 import { getJson, query } from './api.js';
-import { clear, el, modelCell, num, outcomeBadge, pValue, select, shownName, put } from './dom.js';
+import { caseIdNode, clear, el, markOverflow, modelCell, num, outcomeBadge, pValue, select, shownName, put } from './dom.js';
 import { timeline } from './timeline.js';
 
 const PAGE = 100;
@@ -219,7 +219,7 @@ export function mountCompare(root, ctx) {
       clear(rows);
       for (const r of d.rows) {
         const tr = el('tr', { tabindex: '0', 'data-case': r.case_id, 'aria-selected': params.case === r.case_id ? 'true' : 'false' }, [
-          el('td', null, [el('code', { text: r.case_id })]),
+          el('td', { className: 'case' }, [caseIdNode(r.case_id)]),
           el('td', { text: r.family }),
           el('td', { className: 'cell-' + r.cell, text: CELL_NAMES[r.cell] }),
           sideCell(r.a),
@@ -237,6 +237,7 @@ export function mountCompare(root, ctx) {
       count.textContent = `${num(d.total ? d.offset + 1 : 0)}\u2013${num(to)} of ${num(d.total)} pairs`;
       prev.disabled = d.offset === 0;
       next.disabled = to >= d.total;
+      markOverflow(root);
       root.setAttribute('data-compare', String(mine));
     } catch (e) {
       if (mine !== seq.list) return;

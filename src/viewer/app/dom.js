@@ -70,6 +70,76 @@ export function outcomeBadge(outcome, labels) {
   });
 }
 
+/** An energy as the report shows it: 4 significant digits (the exact value is energyTitle's tooltip). */
+export function energyText(e) {
+  return e == null || !Number.isFinite(e) ? '\u2013' : String(Number(e.toPrecision(4)));
+}
+
+export function energyTitle(e) {
+  return e == null || !Number.isFinite(e) ? null : 'exact: ' + String(e);
+}
+
+/**
+ * A case id as code that may wrap after each "__" (and, for one long run of characters, anywhere):
+ * real ids such as dolly_creative_writing__0349f472e484d1632540cdbd would otherwise push the
+ * columns after them out of view.
+ */
+export function caseIdNode(id) {
+  const code = el('code', { className: 'case-id' });
+  const parts = String(id).split('__');
+  parts.forEach((p, i) => {
+    code.appendChild(document.createTextNode(i < parts.length - 1 ? p + '__' : p));
+    if (i < parts.length - 1) code.appendChild(document.createElement('wbr'));
+  });
+  return code;
+}
+
+/**
+ * Says above every table wider than its box how many columns are out of sight ("↔ 3 more columns
+ * to the right: scroll the table sideways"), as the report does, keeps it right while the table
+ * is scrolled, and lets the keyboard scroll it; removes the cue once the table fits. Call after
+ * rendering and on resize.
+ */
+export function markOverflow(root) {
+  for (const wrap of (root || document).querySelectorAll('.table-wrap')) {
+    const over = wrap.scrollWidth > wrap.clientWidth + 1;
+    const prev = wrap.previousElementSibling;
+    let cue = prev && prev.classList.contains('scroll-cue') ? prev : null;
+    wrap.classList.toggle('overflows', over);
+    if (!over) {
+      if (cue) cue.remove();
+      wrap.removeAttribute('tabindex');
+      continue;
+    }
+    if (!cue) {
+      cue = el('p', { className: 'scroll-cue' });
+      wrap.parentNode.insertBefore(cue, wrap);
+    }
+    cue.textContent = overflowText(wrap);
+    wrap.setAttribute('tabindex', '0');
+    if (!wrap.getAttribute('aria-label')) wrap.setAttribute('aria-label', 'table (scrolls sideways)');
+    if (!wrap.hasAttribute('data-cue')) {
+      wrap.setAttribute('data-cue', '');
+      wrap.addEventListener('scroll', () => {
+        const c = wrap.previousElementSibling;
+        if (c && c.classList.contains('scroll-cue')) c.textContent = overflowText(wrap);
+      });
+    }
+  }
+}
+
+/** The cue's text: the columns cut off at the right edge (or, scrolled to the end, those at the left). */
+function overflowText(wrap) {
+  const box = wrap.getBoundingClientRect();
+  const row = wrap.querySelector('thead tr:last-child') || wrap.querySelector('tr');
+  const cells = row ? [...row.children] : [];
+  const right = cells.filter((c) => c.getBoundingClientRect().right > box.right + 1).length;
+  const left = cells.filter((c) => c.getBoundingClientRect().left < box.left - 1).length;
+  if (right) return `\u2194 ${right} more column${right === 1 ? '' : 's'} to the right: scroll the table sideways`;
+  if (left) return `\u2194 ${left} more column${left === 1 ? '' : 's'} to the left: scroll the table back`;
+  return '\u2194 More columns to the right: scroll the table sideways';
+}
+
 export function num(x, digits) {
   if (x == null || !Number.isFinite(x)) return '\u2013';
   return digits == null ? x.toLocaleString('en') : x.toFixed(digits);

@@ -2,7 +2,7 @@
    views are mounted by path and updated in place when only the query changes. One event stream
    (/api/events) keeps every view live; it reconnects by itself and misses nothing. */
 import { listen, query } from './api.js';
-import { clear, el, put } from './dom.js';
+import { clear, el, markOverflow, put } from './dom.js';
 import { mountCompare } from './compare.js';
 import { mountRun } from './run.js';
 import { mountRuns } from './runs.js';
@@ -128,4 +128,10 @@ document.addEventListener('click', (ev) => {
 });
 
 window.addEventListener('popstate', route);
+// Tables wider than their box say how many columns are out of sight; a new width changes that.
+let resizeTimer = null;
+window.addEventListener('resize', () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => markOverflow(root), 100);
+});
 route();

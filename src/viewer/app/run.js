@@ -2,7 +2,22 @@
    pages of 100 from the server, keyboard navigation) beside the open trajectory's timeline, and
    the run's analysis sections. Filters, page and the open trajectory live in the URL. */
 import { getJson, query } from './api.js';
-import { clear, el, modelCell, num, outcomeBadge, pct, select, shortTime, trustedSections, put } from './dom.js';
+import {
+  caseIdNode,
+  clear,
+  el,
+  energyText,
+  energyTitle,
+  markOverflow,
+  modelCell,
+  num,
+  outcomeBadge,
+  pct,
+  select,
+  shortTime,
+  trustedSections,
+  put,
+} from './dom.js';
 import { sizeBars } from './runs.js';
 import { timeline } from './timeline.js';
 
@@ -59,16 +74,18 @@ export function mountRun(root, ctx, runId) {
   function renderHead() {
     put(
       thead,
+      // What a row is about first (its case, outcome and label), the details after: a narrow pane
+      // scrolls sideways (with a cue) rather than hiding the outcome behind long case ids.
       el('tr', null, [
         el('th', { scope: 'col', text: 'case' }),
         multi ? el('th', { scope: 'col', text: 'controller' }) : null,
-        el('th', { scope: 'col', text: 'family' }),
-        el('th', { scope: 'col', text: 'source' }),
         el('th', { scope: 'col', text: 'outcome' }),
         el('th', { scope: 'col', text: 'failure label' }),
         el('th', { scope: 'col', className: 'num', text: 'revisions' }),
         el('th', { scope: 'col', className: 'num', text: 'final energy' }),
         el('th', { scope: 'col', className: 'num', text: 'failed att.' }),
+        el('th', { scope: 'col', text: 'family' }),
+        el('th', { scope: 'col', text: 'source' }),
       ]),
     );
   }
@@ -205,15 +222,15 @@ export function mountRun(root, ctx, runId) {
         'aria-selected': selected && selected.ix === t.case_index ? 'true' : 'false',
       },
       [
-        el('td', null, [el('code', { text: t.case_id })]),
-        multi ? el('td', { text: t.controller }) : null,
-        el('td', { text: t.family }),
-        el('td', { text: t.source }),
+        el('td', { className: 'case' }, [caseIdNode(t.case_id)]),
+        multi ? el('td', { className: 'ctl-col', text: t.controller }) : null,
         el('td', null, [outcomeBadge(t.outcome, labels)]),
-        el('td', { text: [label, cat].filter(Boolean).join(' \u00b7 ') }),
+        el('td', { className: 'label', text: [label, cat].filter(Boolean).join(' \u00b7 ') }),
         el('td', { className: 'num', text: String(Math.max(0, t.rounds - 1)) }),
-        el('td', { className: 'num', text: num(t.final_energy, 3) }),
+        el('td', { className: 'num', text: energyText(t.final_energy), title: energyTitle(t.final_energy) }),
         el('td', { className: 'num', text: t.attempts.failed ? String(t.attempts.failed) : '' }),
+        el('td', { text: t.family }),
+        el('td', { className: 'source', text: t.source }),
       ],
     );
     tr.addEventListener('click', () => open(t.case_index, t.case_id));
@@ -248,6 +265,7 @@ export function mountRun(root, ctx, runId) {
       rows.appendChild(
         el('tr', null, [el('td', { colspan: multi ? '9' : '8', className: 'empty', text: 'No trajectory matches these filters.' })]),
       );
+    markOverflow(trajView);
     root.setAttribute('data-list', String(mine));
   }
 
@@ -302,6 +320,7 @@ export function mountRun(root, ctx, runId) {
       for (const n of data.notes) analysis.append(el('p', { className: 'note', text: n }));
       if (!data.sections.length && !data.notes.length)
         analysis.append(el('p', { className: 'empty', text: 'No analysis sections for this run.' }));
+      markOverflow(analysis);
       root.setAttribute('data-analysis', 'ready');
     } catch (e) {
       if (mine === seq.analysis) put(analysis, el('p', { className: 'empty', text: e.message }));
@@ -322,6 +341,8 @@ export function mountRun(root, ctx, runId) {
     tabAnalysis.setAttribute('aria-current', t === 'analysis' ? 'page' : 'false');
     trajView.hidden = t !== 'trajectories';
     analysis.parentElement.hidden = t !== 'analysis';
+    // A hidden table measures 0 wide: the cues of the tab just shown are measured again.
+    markOverflow(t === 'analysis' ? analysis : trajView);
     if (t === 'analysis') void loadAnalysis(false);
     else {
       void loadList();

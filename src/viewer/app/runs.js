@@ -1,7 +1,7 @@
 /* revloop view: the run list. Every run of every study, newest first, with live progress: the
    page refetches the list (throttled) whenever the event stream reports activity. */
 import { getJson } from './api.js';
-import { clear, el, modelCell, num, pct, shortTime, shownName, put } from './dom.js';
+import { clear, el, markOverflow, modelCell, num, pct, shortTime, shownName, put } from './dom.js';
 
 function progress(r) {
   if (!r.planned) return el('span', { className: 'muted', text: r.cells.join(' \u00b7 ') });
@@ -18,6 +18,64 @@ export function sizeBars(root) {
     b.style.width = `${(100 * Number(b.getAttribute('data-frac'))).toFixed(2)}%`;
 }
 
+const WORKER_STATE = { alive: 'alive', stopped: 'stopped', gone: 'gone (killed or disconnected)' };
+
+/** `run #2 #5; other #1`: trajectories by run, case numbers 1-based as `revloop runs` shows them. */
+function casesText(list) {
+  const byRun = new Map();
+  for (const l of list) {
+    if (!byRun.has(l.run_id)) byRun.set(l.run_id, []);
+    byRun.get(l.run_id).push(`#${l.case_index + 1}${l.expired ? ' (expired)' : ''}`);
+  }
+  return [...byRun].map(([run, cases]) => `${run} ${cases.join(' ')}`).join('; ');
+}
+
+/**
+ * Workers sharing the store's runs (PostgreSQL): alive ones with the trajectories they hold, and
+ * those gone without stopping, which hold nothing: their claims ended with their session and what
+ * they were running is free to claim.
+ */
+function workersBlock(workers) {
+  if (!workers || !workers.length) return null;
+  return el('section', { id: 'workers', 'aria-labelledby': 'workers-h' }, [
+    el('h3', { id: 'workers-h', text: `Workers (${workers.length})` }),
+    el('div', { className: 'table-wrap' }, [
+      el('table', { className: 'workers' }, [
+        el('thead', null, [
+          el('tr', null, [
+            el('th', { scope: 'col', text: 'worker' }),
+            el('th', { scope: 'col', text: 'state' }),
+            el('th', { scope: 'col', text: 'heartbeat' }),
+            el('th', { scope: 'col', className: 'num', text: 'concurrency' }),
+            el('th', { scope: 'col', text: 'leases held' }),
+          ]),
+        ]),
+        el(
+          'tbody',
+          { id: 'worker-rows' },
+          workers.map((w) =>
+            el('tr', { 'data-worker': w.worker, 'data-state': w.state }, [
+              el('td', null, [el('code', { text: w.name })]),
+              el('td', null, [
+                el('span', {
+                  className: 'badge status ' + (w.state === 'alive' ? 'live' : w.state === 'gone' ? 'bad' : 'neutral'),
+                  text: WORKER_STATE[w.state] || w.state,
+                }),
+              ]),
+              el('td', { text: shortTime(w.heartbeat_at) }),
+              el('td', { className: 'num', text: num(w.concurrency) }),
+              el('td', {
+                className: 'leases',
+                text: w.released.length ? `none (freed: ${casesText(w.released)})` : casesText(w.leases) || '\u2014',
+              }),
+            ]),
+          ),
+        ),
+      ]),
+    ]),
+  ]);
+}
+
 function statusBadge(status) {
   const cls =
     status === 'running' ? 'live' : status === 'complete' ? 'ok' : status === 'interrupted' || status === 'failed' ? 'bad' : 'neutral';
@@ -29,12 +87,14 @@ export function mountRuns(root, ctx) {
   const empty = el('p', {
     className: 'empty',
     hidden: true,
-    text: 'No runs in this store yet. Start one with `revloop run --store …`; it appears here as soon as it begins.',
+    text: 'No runs in this store yet. Start one with revloop run --store \u2026; it appears here as soon as it begins.',
   });
   const anySim = el('p', { className: 'banner', role: 'note', hidden: true }, [
     el('span', { className: 'badge sim', text: 'SIMULATED' }),
     ' rows come from simulated controllers: their numbers describe simulations, not language models.',
   ]);
+  const workersWrap = el('div', { id: 'workers-wrap' });
+  let workerTimer = null;
   const selA = el('select', { id: 'cmp-a', 'aria-label': 'run A' });
   const selB = el('select', { id: 'cmp-b', 'aria-label': 'run B' });
   const go = el('button', { type: 'button', className: 'action', id: 'cmp-go', text: 'Compare by case' });
@@ -63,6 +123,7 @@ export function mountRuns(root, ctx) {
       ]),
     ]),
     empty,
+    workersWrap,
     el('div', { className: 'filters compare-pick' }, [el('label', null, ['run A', selA]), el('label', null, ['run B', selB]), go]),
   );
 
@@ -89,6 +150,10 @@ export function mountRuns(root, ctx) {
       );
     }
     sizeBars(body);
+    put(workersWrap, workersBlock(data.workers));
+    // A worker that dies writes no event: while workers are listed, look again every few seconds.
+    clearTimeout(workerTimer);
+    if (data.workers && data.workers.length) workerTimer = setTimeout(() => ctx.throttle('runs', load, 400), 5000);
     empty.hidden = runs.length > 0;
     anySim.hidden = !runs.some((r) => r.simulated);
     const comparable = runs.filter((r) => r.has_trajectories);
@@ -106,6 +171,7 @@ export function mountRuns(root, ctx) {
         );
       if (pick) s.value = pick;
     }
+    markOverflow(root);
     root.setAttribute('data-loaded', String(mine));
   }
 
@@ -118,6 +184,8 @@ export function mountRuns(root, ctx) {
     onKey() {
       return false;
     },
-    destroy() {},
+    destroy() {
+      clearTimeout(workerTimer);
+    },
   };
 }

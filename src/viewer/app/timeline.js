@@ -2,7 +2,7 @@
    with a word diff against the previous one, the exact verifier report the model received, the
    recurrence markers (repeat of an earlier draft, inside the terminal fixed point or cycle) and
    every provider attempt of that generation, failed ones with their kind, latency and tokens. */
-import { clear, diffNodes, el, modelCell, num, outcomeBadge } from './dom.js';
+import { caseIdNode, clear, diffNodes, el, energyText, energyTitle, modelCell, num, outcomeBadge } from './dom.js';
 
 const REPEAT_TEXT = {
   terminal_fixed_point: 'terminal fixed point: the last three drafts are identical',
@@ -44,7 +44,7 @@ function draftPane(t, k) {
   const r = t.rounds[k];
   const prev = k > 0 ? t.rounds[k - 1] : null;
   const pre = el('pre', { className: 'text' });
-  const title = el('div', { className: 'pane-title' }, ['Draft']);
+  const title = el('div', { className: 'pane-title' }, [t.imported ? 'Draft (imported, as logged by its source)' : 'Draft']);
   const tabs = el('span', { className: 'tabs' });
   const show = (mode) => {
     clear(pre);
@@ -67,7 +67,7 @@ function draftPane(t, k) {
   return el('div', { className: 'pane draft' }, [title, pre]);
 }
 
-function reportPane(r) {
+function reportPane(t, r) {
   if (r.joint)
     return el('div', { className: 'pane' }, [
       el('div', { className: 'pane-title', text: 'Verifier' }),
@@ -77,6 +77,15 @@ function reportPane(r) {
     return el('div', { className: 'pane' }, [
       el('div', { className: 'pane-title', text: 'Verifier report' }),
       el('p', { className: 'empty', text: r.report_error || 'not available' }),
+    ]);
+  // An import's reports were never sent by revloop: they are its rendering of the stored state.
+  if (t.imported)
+    return el('div', { className: 'pane' }, [
+      el('div', {
+        className: 'pane-title',
+        text: 'Verifier report \u2014 revloop\u2019s rendering of this state (imported: not sent by revloop)',
+      }),
+      el('pre', { className: 'feedback unsent', text: r.report }),
     ]);
   const how = r.report_source === 'recorded' ? 'exactly as recorded' : 'rendered from the stored state';
   return el('div', { className: 'pane' }, [
@@ -128,18 +137,20 @@ export function timeline(t, options) {
   for (const [k, v] of facts) dl.append(el('dt', { text: k }), typeof v === 'string' ? el('dd', { text: v }) : el('dd', null, [v]));
 
   const parts = [
-    el('h3', { className: 'timeline-title' }, [
-      'Case ',
-      el('code', { text: t.case_id }),
-      ' \u00b7 ',
-      ...modelCell(t.controller, t.simulated),
-    ]),
+    el('h3', { className: 'timeline-title' }, ['Case ', caseIdNode(t.case_id), ' \u00b7 ', ...modelCell(t.controller, t.simulated)]),
   ];
   if (t.simulated)
     parts.push(
       el('p', { className: 'note sim-note' }, [
         el('span', { className: 'badge sim', text: 'SIMULATED' }),
         ' These drafts come from a simulated controller, not a language model.',
+      ]),
+    );
+  if (t.imported)
+    parts.push(
+      el('p', { className: 'note import-note' }, [
+        el('span', { className: 'badge neutral', text: 'IMPORTED' }),
+        ` Imported trajectory (${t.import_format || 'import'}): its drafts are as logged by its source. revloop verified them and sent nothing to any model; the prompt and verifier reports below are revloop\u2019s renderings for this case and these states, not a record of what the source sent.`,
       ]),
     );
   parts.push(dl);
@@ -158,7 +169,11 @@ export function timeline(t, options) {
   if (t.prompt != null)
     parts.push(
       el('details', { className: 'more' }, [
-        el('summary', { text: 'Initial prompt (exactly as sent)' }),
+        el('summary', {
+          text: t.imported
+            ? 'Initial prompt (revloop\u2019s rendering of this case; imported run: not sent by revloop)'
+            : 'Initial prompt (exactly as sent)',
+        }),
         el('pre', { className: 'prompt', text: t.prompt }),
       ]),
     );
@@ -174,7 +189,7 @@ export function timeline(t, options) {
     const badges = [
       el('strong', { text: `Revision ${r.revision}` }),
       r.joint ? el('span', { className: 'badge ok', text: 'joint success' }) : el('span', { className: 'badge bad', text: 'violations' }),
-      el('span', { className: 'muted', text: `energy ${r.energy == null ? '\u2013' : String(r.energy)}` }),
+      el('span', { className: 'muted', text: `energy ${energyText(r.energy)}`, title: energyTitle(r.energy) }),
     ];
     if (r.repeat_of != null) badges.push(el('span', { className: 'badge repeat', text: `repeats revision ${r.repeat_of}` }));
     if (r.in_terminal_repeat)
@@ -187,7 +202,7 @@ export function timeline(t, options) {
     parts.push(
       el('div', { className: 'round' + (r.in_terminal_repeat ? ' terminal' : ''), 'data-revision': r.revision }, [
         el('div', { className: 'round-head' }, badges),
-        el('div', { className: 'cols' }, [draftPane(t, k), reportPane(r)]),
+        el('div', { className: 'cols' }, [draftPane(t, k), reportPane(t, r)]),
         attemptsList(byRevision.get(r.revision) || []),
       ]),
     );
