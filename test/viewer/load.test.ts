@@ -13,6 +13,7 @@ import { openStore } from '../../src/store/store.ts';
 import { rawDb } from '../store/backends.ts';
 import { alphaLines, importLines, viewerFixture, wordCount, type ViewerFixture } from './fixtures.ts';
 import { importRun } from '../../src/app/import.ts';
+import { chromiumMissing, launchChromium } from '../chromium.ts';
 
 /** A raw request over a socket: what a malformed client sends, byte for byte. */
 function raw(port: number, text: string): Promise<string> {
@@ -212,6 +213,27 @@ test('runs that disagree with their events: refused (409), or with allowUnverifi
       const alpha = runs.runs.find((r: { run_id: string }) => r.run_id === 'alpha');
       assert.match(alpha.unverified[0], /rounds\.joint/);
       assert.equal(runs.runs.find((r: { run_id: string }) => r.run_id === 'beta').unverified, undefined);
+      // The pages say so too: a banner and a badge on the run list, a banner on the run's page.
+      if (!chromiumMissing) {
+        const browser = await launchChromium();
+        try {
+          const page = await browser.context.newPage();
+          await page.goto(`${base}/`);
+          await page.waitForSelector('#run-rows tr[data-run="alpha"]');
+          assert.equal(await page.locator('#run-rows tr[data-run="alpha"] .badge.bad').textContent(), 'UNVERIFIED');
+          assert.equal(await page.locator('#run-rows tr[data-run="beta"] .badge.bad').count(), 0);
+          assert.ok(await page.locator('p.banner.unverified').isVisible());
+          await page.goto(`${base}/runs/alpha`);
+          const banner = page.locator('p.banner.unverified');
+          await banner.waitFor();
+          assert.match(
+            (await banner.textContent()) ?? '',
+            /UNVERIFIED This run disagrees with its own events \(case #2 revision 0: rounds\.joint/,
+          );
+        } finally {
+          await browser.close();
+        }
+      }
     } finally {
       await viewer.close();
     }
