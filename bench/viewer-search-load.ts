@@ -70,9 +70,13 @@ if (process.argv.includes('--serve')) {
 
   const serve = (mode: string): Promise<{ child: ChildProcess; port: number }> =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, '--serve', '--mode', mode, '--store', store], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', new URL(import.meta.url).pathname, '--serve', '--mode', mode, '--store', store],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
       let out = '';
       child.stdout!.on('data', (d) => {
         out += d;
@@ -134,6 +138,8 @@ if (process.argv.includes('--serve')) {
   }
   const w = Math.max(...results.worker.during);
   const t = Math.max(...results.thread.during);
-  console.log(`worst listing while a search runs: ${w.toFixed(1)} ms now against ${t.toFixed(1)} ms on the server thread (${(t / w).toFixed(1)}× less)`);
+  console.log(
+    `worst listing while a search runs: ${w.toFixed(1)} ms now against ${t.toFixed(1)} ms on the server thread (${(t / w).toFixed(1)}× less)`,
+  );
   rmSync(dir, { recursive: true, force: true });
 }
