@@ -8,8 +8,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/store.ts';
 import { startFaultServer, chatOk, type Step } from '../models/helpers/fault-server.ts';
-import { eachBackend, rawDb } from '../store/backends.ts';
+import { eachBackend, PG_SKIP, rawDb, testStore } from '../store/backends.ts';
 import { tempDir } from '../tmp.ts';
+import { test } from 'node:test';
 import { userEnv } from '../cli/cli.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'revloop.mjs');
@@ -119,6 +120,70 @@ eachBackend(
       }
     } finally {
       await server.close();
+    }
+  },
+);
+
+test(
+  'PostgreSQL workers survive the same bytes: a planned run is finished by a worker, faults recorded, audit clean',
+  { skip: PG_SKIP },
+  async () => {
+    let n = 0;
+    const server = await startFaultServer([], () => {
+      const step = n % 6 < 5 ? HOSTILE[n % 6] : { json: chatOk('One two three four five six seven eight.') };
+      n++;
+      return step;
+    });
+    const s = testStore('postgres');
+    try {
+      const dir = tempDir('revloop-hostile-w-');
+      const cases = join(dir, 'cases.jsonl');
+      writeFileSync(
+        cases,
+        JSON.stringify({ id: 'w1', family: 'exact-length', source: 'own', instruction: 'Write about item 1.', target: 8, anchors: [] }) +
+          '\n',
+      );
+      const limits = ['--max-response-bytes', '65536', '--api-key-env', 'REVLOOP_TEST_HOSTILE_KEY'];
+      const model = ['--model', `openai-compatible:${server.url}#m`, ...limits];
+      const env = { REVLOOP_TEST_HOSTILE_KEY: KEY };
+      const plan = await revloop(
+        [
+          'run',
+          '--cases',
+          cases,
+          '--format',
+          'native',
+          ...model,
+          '--store',
+          s.location,
+          '--run-id',
+          'hw',
+          '--budget',
+          '1',
+          '--workers',
+          '0',
+        ],
+        env,
+      );
+      assert.equal(plan.code, 0, plan.err);
+      const worker = await revloop(
+        ['worker', '--store', s.location, '--run', 'hw', '--concurrency', '1', '--retries', '5', ...limits],
+        env,
+      );
+      assert.equal(worker.code, 0, worker.err);
+      const audit = await revloop(['audit', '--store', s.location, '--run', 'hw']);
+      assert.equal(audit.code, 0, audit.out + audit.err);
+      const store = await openStore(s.location, { readonly: true });
+      try {
+        const [t] = await store.loadTrajectories(['hw']);
+        assert.equal(t.status, 'complete');
+        assert.equal(t.rounds[0].text, 'One two three four five six seven eight.');
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await server.close();
+      await s.cleanup();
     }
   },
 );

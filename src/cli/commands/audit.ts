@@ -53,8 +53,8 @@ export function register(program: Command): void {
                 : 'PASS: event chain intact; plan hash recomputes\n',
             );
           if (report.passed && report.head) {
-            const { headLine } = await import('../../app/verified.ts');
-            out.write(`${headLine(run, report.head)}\n`);
+            const { headLine } = await import('../heads.ts');
+            out.write(`${headLine(store, run, report.head)}\n`);
           } else {
             const shown = report.discrepancies.slice(0, 200);
             for (const d of shown) out.write(`${formatDiscrepancy(d)}\n`);

@@ -38,8 +38,8 @@ export function register(program: Command): void {
         else say.write(`wrote ${r.rows} rows to ${opts.output}\n`);
         // The run's head, to keep: `audit --expect-head` holds a later log against it.
         if (r.head) {
-          const { headLine } = await import('../../app/verified.ts');
-          say.write(`${headLine(run, r.head)}\n`);
+          const { headLine } = await import('../heads.ts');
+          say.write(`${headLine(storeFlag(opts.store), run, r.head)}\n`);
         }
       },
     );

@@ -100,6 +100,6 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
     `wrote ${toStdout ? 'standard output' : flags.out} (${(Buffer.byteLength(report.html) / 1e6).toFixed(1)} MB, ${formatCount(report.trajectories)} trajectories)${simulated}\n`,
   );
   // Each run's head, to keep: `audit --expect-head` holds a later log against it.
-  const { headLine } = await import('../../app/verified.ts');
-  for (const [runId, head] of report.heads) say.write(`${headLine(runId, head)}\n`);
+  const { headLine } = await import('../heads.ts');
+  for (const [runId, head] of report.heads) say.write(`${headLine(store, runId, head)}\n`);
 }

@@ -19,6 +19,7 @@ import {
   type ModelFlags,
 } from '../flags.ts';
 import { commandLine } from '../invocation.ts';
+import { headLine } from '../heads.ts';
 import { inputPath } from '../stdio.ts';
 import { redactLocation } from '../../store/store.ts';
 import { trajectoryProgress } from '../progress.ts';
@@ -204,7 +205,7 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
         `${outcome.reopened ? `; ${outcome.reopened} protocol-incomplete reopened` : ''}); nothing was run\n` +
         `next: ${commandLine(['worker', ...db, '--run', runId])} on any number of machines (docs/workers.md) · ${commandLine(['runs', ...db])}\n`,
     );
-    if (outcome.head) io.out.write(`${(await import('../../app/verified.ts')).headLine(runId, outcome.head)}\n`);
+    if (outcome.head) io.out.write(`${headLine(options.store, runId, outcome.head)}\n`);
     return 0;
   }
   if (result.stopped) return reportStopped(io.out, result.stopped, p, tag, again);
@@ -215,7 +216,7 @@ async function runAction(flags: RunFlags, io = { out: process.stdout, err: proce
   );
   reportIncomplete(io.out, summary.incomplete, again);
   // The finished run's head, to keep outside the store: `audit --expect-head` finds a log shortened since.
-  if (outcome.head) io.out.write(`${(await import('../../app/verified.ts')).headLine(runId, outcome.head)}\n`);
+  if (outcome.head) io.out.write(`${headLine(options.store, runId, outcome.head)}\n`);
   io.out.write(
     `next: ${commandLine(['audit', ...db, '--run', runId])} · ${commandLine(['export', ...db, '--run', runId, '--format', 'paper', '-o', `${runId}.jsonl`])} · ${commandLine(['analyze', ...db, runId])}\n`,
   );

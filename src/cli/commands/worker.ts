@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
 import { redactLocation } from '../../store/store.ts';
+import { MAX_RESPONSE_BYTES_LIMIT } from '../../models/limits.ts';
 import { collect, numberFlag, RECONNECT_HELP, sessionOptionsFromFlags, STORE_HELP, storeFlag, wholeNumber } from '../flags.ts';
 import { commandLine } from '../invocation.ts';
 import { lineProgress } from '../progress.ts';
@@ -24,6 +25,7 @@ interface WorkerFlags {
   modelConcurrency?: string;
   rpm?: string;
   apiKeyEnv?: string;
+  maxResponseBytes?: string;
 }
 
 export function register(program: Command): void {
@@ -59,6 +61,10 @@ export function register(program: Command): void {
     .option('--model-concurrency <n>', 'HTTP requests in flight per model (default: --concurrency)')
     .option('--rpm <n>', 'at most this many HTTP attempts per minute (per worker)')
     .option('--api-key-env <NAME>', 'environment variable holding the API key (default OPENAI_API_KEY)')
+    .option(
+      '--max-response-bytes <n>',
+      'HTTP models: read a reply only up to this many bytes; a longer one is recorded as a response_too_large fault (default 4194304)',
+    )
     .action(async (flags: WorkerFlags) => {
       const { tuneV8ForBatch } = await import('../jit.ts');
       tuneV8ForBatch();
@@ -85,6 +91,8 @@ async function workerAction(flags: WorkerFlags, io = { out: process.stdout, err:
   const rpm = numberFlag('--rpm', flags.rpm, { min: 1 });
   if (rpm !== undefined) modelOptions.rpm = rpm;
   if (flags.apiKeyEnv !== undefined) modelOptions.apiKeyEnv = flags.apiKeyEnv;
+  const maxResponse = wholeNumber('--max-response-bytes', flags.maxResponseBytes, { min: 1024, max: MAX_RESPONSE_BYTES_LIMIT });
+  if (maxResponse !== undefined) modelOptions.maxResponseBytes = maxResponse;
   if (flags.oneRunAtATime && flags.run !== undefined)
     throw new UsageError(
       '--one-run-at-a-time',
