@@ -9,4 +9,4 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 export const MAX_RESPONSE_BYTES_LIMIT = 1024 * 1024 * 1024;
 
 /** The most new tokens any request asks for (a case asking more is refused when it is validated). */
-export { MAX_NEW_TOKENS as MAX_NEW_TOKENS_LIMIT } from '../core/verify/limits.ts';
+export { MAX_NEW_TOKENS as MAX_NEW_TOKENS_LIMIT } from '../core/util/token-limit.ts';

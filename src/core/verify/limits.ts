@@ -6,8 +6,5 @@
 /** The largest count a case field may hold (words, sentences, bounds). */
 export const MAX_CASE_COUNT = 100_000;
 
-/**
- * The most new tokens any request asks for. No model generates more (the largest context windows
- * are about 2^21 tokens).
- */
-export const MAX_NEW_TOKENS = 1 << 21;
+/** The most new tokens any request asks for (core/util/token-limit.ts, shared with the models). */
+export { MAX_NEW_TOKENS } from '../util/token-limit.ts';
