@@ -40,6 +40,7 @@ export const RUNTIME_ASSETS = [
   'viewer/app',
   'app/view-analysis-worker.mjs',
   'core/verify/ifeval/langdetect/profiles.bin',
+  'app/view-search-worker.mjs',
 ];
 
 const FIXED_INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];

@@ -19,13 +19,16 @@ export async function requireRun(store: RunStore, runId: string) {
   return run;
 }
 
-export async function auditStoredRun(store: string, runId: string): Promise<AuditReport> {
+export async function auditStoredRun(store: string, runId: string, o: { expectHead?: string } = {}): Promise<AuditReport> {
   const s = await openStore(store, { readonly: true });
   try {
     const run = await requireRun(s, runId);
     // A study whose runs send other messages than the verbatim protocol re-creates them for the replay.
     const study = studyForKind(run.planned.plan.kind);
-    return await auditRun(s, runId, getFamily, { replay: study?.replay ? (planned) => study.replay!(planned) : undefined });
+    return await auditRun(s, runId, getFamily, {
+      replay: study?.replay ? (planned) => study.replay!(planned) : undefined,
+      expectHead: o.expectHead,
+    });
   } finally {
     await s.close();
   }

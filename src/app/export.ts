@@ -8,6 +8,8 @@ import type { TrajectoryRunPlanned } from '../store/events.ts';
 import { studyForKind } from '../studies/registry.ts';
 import { paperRow } from '../studies/revision/export-paper.ts';
 import { requireRun } from './audit.ts';
+import type { LogHead } from '../store/integrity.ts';
+import { unverifiedWarnings, verifyRuns, type ReadVerification } from './verified.ts';
 
 export type ExportFormat = 'paper';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['paper'];
@@ -20,6 +22,8 @@ export interface ExportOptions {
   output: string | null;
   /** Export only the finished trajectories of an unfinished run. */
   partial?: boolean;
+  /** Export a run whose chain or tables disagree with its events (refused by default; `warnings` says so). */
+  allowUnverified?: boolean;
 }
 
 export interface ExportOutcome {
@@ -27,6 +31,10 @@ export interface ExportOutcome {
   simulated: boolean;
   /** The exported text when `output` was null. */
   text: string | null;
+  /** The run's head when exported (its last event): `audit --expect-head` holds a later log against it. */
+  head: LogHead | null;
+  /** With allowUnverified: how the run disagrees with its events. */
+  warnings: string[];
 }
 
 export async function exportRun(o: ExportOptions): Promise<ExportOutcome> {
@@ -36,8 +44,10 @@ export async function exportRun(o: ExportOptions): Promise<ExportOutcome> {
   let text: string;
   let rows: number;
   let simulated: boolean;
+  let verification: ReadVerification;
   try {
     const run = await requireRun(store, o.runId);
+    verification = await verifyRuns(store, [o.runId], o);
     if (!isTrajectoryPlan(run.planned.plan))
       throw new UserError(`run '${o.runId}' is a ${run.planned.plan.kind} run; the paper export covers revision runs and imports`);
     let trajectories = await store.loadTrajectories([o.runId]);
@@ -58,7 +68,9 @@ export async function exportRun(o: ExportOptions): Promise<ExportOutcome> {
   } finally {
     await store.close();
   }
-  if (o.output === null) return { rows, simulated, text };
+  const head = verification.heads.get(o.runId) ?? null;
+  const warnings = unverifiedWarnings(verification);
+  if (o.output === null) return { rows, simulated, text, head, warnings };
   await writeFileAtomic(o.output, text);
-  return { rows, simulated, text: null };
+  return { rows, simulated, text: null, head, warnings };
 }

@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { UserError } from '../core/errors.ts';
 import { sha256File } from '../core/util/hash.ts';
 import { readJsonlLines } from '../core/util/jsonl.ts';
+import { checkNewRunId } from '../store/run-id.ts';
 import { sharedDataFile } from '../core/util/shared-data.ts';
 import { getFamily } from '../core/verify/registry.ts';
 import { openStore } from '../store/store.ts';
@@ -65,6 +66,7 @@ export async function importRun(o: ImportOptions): Promise<ImportOutcome> {
     );
     format = 'collie-log';
   }
+  checkNewRunId(runId); // before the store is opened (and created)
   const store = await openStore(o.store);
   try {
     const summary = await importTrajectories(store, parsed, {

@@ -106,6 +106,8 @@ export interface RunCasesOutcome {
   result: RunResult;
   /** The run as the store lists it after this session. */
   summary: RunSummary;
+  /** The run's head after this session (its last event): kept outside the store, `audit --expect-head` holds a later log against it. */
+  head: { seq: number; hash: string } | null;
 }
 
 /** The decoding a run's plan freezes, and the model options that produce it. */
@@ -291,7 +293,7 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
             startedAtMs: Date.now(),
           };
           const result: RunResult = { runId, resumed: !prepared.created, progress, stopped: null };
-          return { runId, simulated, planOnly: true, reopened: prepared.reopened, result, summary };
+          return { runId, simulated, planOnly: true, reopened: prepared.reopened, result, summary, head: await store.logHead(runId) };
         }
         const result = await executeRun(request);
         const summary = (await store.getRun(runId))!.summary;
@@ -302,6 +304,7 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
           reopened: 0,
           result: { ...result, resumed: prior !== null, progress: whole(result.progress) },
           summary,
+          head: await store.logHead(runId),
         };
       },
       {

@@ -14,7 +14,7 @@ import { encodeWordDiff } from '../html/word-diff.ts';
 import type { RunPlannedPayload, StoredEvent, TrajectoryRunPlanned } from '../store/events.ts';
 import { isTrajectoryPlan } from '../store/plan.ts';
 import { applyTrajectoryEvent, initialTrajectory } from '../store/reduce.ts';
-import { openStore, type RunStore, type RunSummary, type WorkerInfo } from '../store/store.ts';
+import { isPostgresLocation, openStore, type EventSummary, type RunStore, type RunSummary, type WorkerInfo } from '../store/store.ts';
 import { simulatedMark, type Section, type SimulatedMark } from '../studies/kit/sections.ts';
 import type { Study, TrajectoryReader } from '../studies/kit/study.ts';
 import { studyForKind } from '../studies/registry.ts';
@@ -41,6 +41,9 @@ import type {
 import { generateToken, isLoopbackHost, startViewerServer } from '../viewer/server.ts';
 import { describeStoreRuns } from './runs.ts';
 import { AnalysisWorker, analyseRun, type RunAnalysis } from './view-analysis.ts';
+import { SearchWorker } from './view-search.ts';
+import { IntegrityError, verifyRuns } from './verified.ts';
+import { summaryProblems } from '../store/integrity.ts';
 import { facet, Lru, matchingCases, refreshIndex, type IndexEntry, type RunIndex } from './view-index.ts';
 
 export interface ViewApiOptions {
@@ -53,6 +56,14 @@ export interface ViewApiOptions {
   analysedRuns?: number;
   /** Where analyses run: a worker thread (startViewer's choice), or this thread when absent. */
   worker?: AnalysisWorker;
+  /** Where text searches run: a worker thread (startViewer's choice for SQLite), or this thread when absent. */
+  search?: SearchWorker;
+  /** Serve runs that disagree with their events (their responses say so); otherwise they are refused (409). */
+  allowUnverified?: boolean;
+  /** Where runs are checked against their events: a worker thread (startViewer's choice), or this thread when absent. */
+  checker?: SearchWorker;
+  /** Called once for each run found to disagree with its events (the CLI prints a line). */
+  onUnverified?: (runId: string, problems: string[]) => void;
 }
 
 export interface ViewOptions extends ViewApiOptions {
@@ -61,6 +72,8 @@ export interface ViewOptions extends ViewApiOptions {
   port?: number;
   pollMs?: number;
   log?: (line: string) => void;
+  /** Most event streams at once (default 16; 429 beyond). */
+  maxStreams?: number;
 }
 
 export interface ViewerHandle {
@@ -82,15 +95,23 @@ export async function startViewer(o: ViewOptions): Promise<ViewerHandle> {
   const host = o.host ?? '127.0.0.1';
   const store = await openStore(o.store, { readonly: true });
   const worker = new AnalysisWorker(o.store);
+  // SQLite works on the thread that asks: its searches go to a worker (PostgreSQL searches in its own process).
+  const search = isPostgresLocation(o.store) ? undefined : new SearchWorker(o.store);
+  // Checking a run hashes every event: in a worker of its own, so no request waits behind it.
+  const checker = new SearchWorker(o.store);
   try {
+    const backend = viewerBackend(store, { ...o, worker, search, checker });
     const server = await startViewerServer({
-      backend: viewerBackend(store, { ...o, worker }),
+      backend,
       host,
       port: o.port,
       token: isLoopbackHost(host) ? null : generateToken(),
       pollMs: o.pollMs,
       log: o.log,
+      maxStreams: o.maxStreams,
     });
+    // Every run is checked from the start, in the checker's thread; the console hears of any that disagree.
+    void backend.runs().catch(() => undefined);
     return {
       url: server.url,
       host: server.host,
@@ -100,19 +121,23 @@ export async function startViewer(o: ViewOptions): Promise<ViewerHandle> {
       async close() {
         await server.close();
         await worker.close();
+        await search?.close();
+        await checker.close();
         await store.close();
       },
     };
   } catch (e) {
     await worker.close();
+    await search?.close();
+    await checker.close();
     await store.close();
     throw e;
   }
 }
 
-function runRow(s: RunSummary, cells: string[]): RunRow {
+function runRow(s: RunSummary, cells: string[], unverified?: string[]): RunRow {
   const study = studyForKind(s.kind);
-  return {
+  const row: RunRow = {
     run_id: s.runId,
     kind: s.kind,
     study: study?.id ?? null,
@@ -137,6 +162,8 @@ function runRow(s: RunSummary, cells: string[]): RunRow {
     has_trajectories: s.cases > 0 && !!study?.trajectories,
     cells,
   };
+  if (unverified) row.unverified = unverified;
+  return row;
 }
 
 function workerRow(w: WorkerInfo): WorkerRow {
@@ -154,7 +181,8 @@ function workerRow(w: WorkerInfo): WorkerRow {
 }
 
 /** What a live page needs of an event: where it happened and its outcome, never a text. */
-function liveEvent(e: StoredEvent): LiveEvent {
+/** The stream's form of an event summary (the store reads it without parsing payloads). */
+function liveEvent(e: EventSummary): LiveEvent {
   const out: LiveEvent = {
     id: e.id,
     run_id: e.runId,
@@ -164,14 +192,10 @@ function liveEvent(e: StoredEvent): LiveEvent {
     revision: e.revision,
     at: e.at,
   };
-  if (e.type === 'draft_accepted') out.joint = e.payload.joint;
-  else if (e.type === 'trajectory_completed') {
-    out.joint = e.payload.final_joint;
-    out.stop = e.payload.stop;
-  } else if (e.type === 'attempt_finished') {
-    out.ok = e.payload.record.ok;
-    if (e.payload.record.error) out.error_kind = e.payload.record.error.kind;
-  }
+  if (e.joint !== undefined) out.joint = e.joint;
+  if (e.stop !== undefined) out.stop = e.stop;
+  if (e.ok !== undefined) out.ok = e.ok;
+  if (e.errorKind !== undefined) out.error_kind = e.errorKind;
   return out;
 }
 
@@ -233,6 +257,39 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
   const refreshing = new Map<string, Promise<RunIndex>>();
   const analysing = new Map<string, Promise<RunAnalysis>>();
 
+  // Each run is checked once, when it is first listed or asked for (in the checker's thread when there
+  // is one). A listing never waits for a check: it shows what is known; a run's own pages wait for its.
+  const checks = new Map<string, Promise<string[] | null>>();
+  const known = new Map<string, string[] | null>();
+  function problemsOf(runId: string): Promise<string[] | null> {
+    let p = checks.get(runId);
+    if (!p) {
+      p = (
+        o.checker
+          ? o.checker.check(runId)
+          : verifyRuns(store, [runId], { allowUnverified: true }).then((v) => v.unverified[0]?.problems ?? null)
+      ).then((problems) => {
+        known.set(runId, problems);
+        if (problems) o.onUnverified?.(runId, problems);
+        return problems;
+      });
+      p.catch(() => checks.delete(runId));
+      checks.set(runId, p);
+    }
+    return p;
+  }
+  /** The run's problems when it may be served anyway; refuses a run that disagrees with its events otherwise. */
+  async function admit(runId: string): Promise<string[] | undefined> {
+    const problems = await problemsOf(runId);
+    if (!problems) return undefined;
+    if (!o.allowUnverified)
+      throw new IntegrityError(
+        `run '${runId}' disagrees with its own events (${problems[0]}); \`revloop audit --run ${runId}\` lists every discrepancy; start the viewer with --allow-unverified to see it anyway`,
+        [{ runId, problems }],
+      );
+    return problems;
+  }
+
   const notFound = (runId: string) =>
     new NotFoundError('run', runId, `no run '${runId}' in ${store.location} (the run list at /api/runs names every run)`);
 
@@ -250,9 +307,10 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
   }
 
   async function rowOf(summary: RunSummary): Promise<RunRow> {
+    const unverified = await admit(summary.runId);
     const listing = await describeStoreRuns(store, [summary]);
     const described = [...listing.groups.flatMap((g) => g.runs), ...listing.unknown].find((r) => r.runId === summary.runId);
-    return runRow(summary, described?.cells ?? []);
+    return runRow(summary, described?.cells ?? [], unverified);
   }
 
   function readerOf(runId: string, kind: string): { study: Study<any>; reader: TrajectoryReader } {
@@ -302,7 +360,16 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
         store: store.location,
         cursor: summaries.reduce((m, s) => Math.max(m, s.lastEventId), 0),
         studies: listing.groups.map((g) => ({ id: g.study, title: g.title, columns: g.columns })),
-        runs: summaries.map((s) => runRow(s, cells.get(s.runId) ?? [])),
+        runs: await Promise.all(
+          summaries.map(async (s) => {
+            void problemsOf(s.runId).catch(() => undefined); // started now, known for the next listing
+            // Until the full check is known, the row's own columns are checked against the plan
+            // event (one cached event): a forged model or SIMULATED flag is marked from the first listing.
+            const planned = known.has(s.runId) ? null : await store.getPlanned(s.runId);
+            const quick = planned ? summaryProblems(s, planned) : [];
+            return runRow(s, cells.get(s.runId) ?? [], known.get(s.runId) ?? (quick.length ? quick : undefined));
+          }),
+        ),
         workers: listing.workers?.filter((w) => w.alive || w.leases.length || w.released.length).map(workerRow) ?? null,
       };
     },
@@ -346,6 +413,7 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
 
     async trajectories(runId, f: TrajectoryFilter): Promise<TrajectoriesResponse> {
       checkOutcome(f.outcome);
+      const unverified = await admit(runId);
       const { index, reader } = await indexOf(runId);
       const offset = f.offset ?? 0;
       const limit = f.limit ?? DEFAULT_LIMIT;
@@ -356,7 +424,9 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
       let summaries;
       if (f.q) {
         // Text search runs in the store (the drafts never come into memory), over the filter's matches.
-        const page = await store.trajectorySummaries(runId, { caseIndexes: matches ?? undefined, text: f.q, offset, limit });
+        // In a worker thread where there is one (SQLite): a search over megabytes of drafts holds no other request.
+        const query = { caseIndexes: matches ?? undefined, text: f.q, offset, limit };
+        const page = o.search ? await o.search.search(runId, query) : await store.trajectorySummaries(runId, query);
         total = page.total;
         summaries = page.rows;
       } else if (matches) {
@@ -386,6 +456,7 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
         };
       });
       return {
+        ...(unverified ? { unverified } : {}),
         run_id: runId,
         simulated: index.simulated,
         total,
@@ -405,6 +476,7 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
     },
 
     async trajectory(runId, caseId, index): Promise<TrajectoryResponse> {
+      const unverified = await admit(runId);
       const summary = await summaryOf(runId);
       const planned = await plannedOf(runId);
       const { reader } = readerOf(runId, summary.kind);
@@ -465,6 +537,7 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
       }
       const origin = reader.origin(planned);
       return {
+        ...(unverified ? { unverified } : {}),
         run_id: runId,
         case_index: i,
         case_id: t.caseId,
@@ -604,7 +677,7 @@ export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBa
     },
 
     async eventsAfter(cursor, limit) {
-      return (await store.eventsAfter(cursor, limit)).map(liveEvent);
+      return (await store.eventSummariesAfter(cursor, limit)).map(liveEvent);
     },
 
     async head() {

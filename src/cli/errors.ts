@@ -6,9 +6,10 @@ import { isRevloopError, type ErrorCode } from '../core/errors.ts';
 import { databaseTrouble } from '../store/connection-loss.ts';
 import { invokedAs } from './invocation.ts';
 import { forPeople } from './stdio.ts';
+import { maskUrlCredentials } from '../core/util/secrets.ts';
 
-/** Exit codes: 2 for anything the user can fix (docs/running.md), 1 for provider failures and bugs. */
-const EXIT_CODES: Partial<Record<ErrorCode, number>> = { E_PROVIDER: 1 };
+/** Exit codes: 2 for anything the user can fix (docs/running.md), 1 for provider failures, bugs and a store that disagrees with its events (as a failed audit). */
+const EXIT_CODES: Partial<Record<ErrorCode, number>> = { E_PROVIDER: 1, E_INTEGRITY: 1 };
 
 /** The exit code of a usage mistake commander caught (unknown command or option, missing value). */
 export const USAGE_EXIT = 2;
@@ -22,7 +23,8 @@ export function reportError(e: unknown, stderr: { write(s: string): unknown } = 
   if (isClosedPipe(e)) return 0;
   if (isRevloopError(e)) {
     // Commands the library suggests (`revloop runs --store …`) are printed as the user invoked revloop.
-    const message = forPeople(e.message).replace(/`revloop /g, `\`${invokedAs()} `);
+    // No message prints a URL's password (a model URL, a store URL), whoever wrote it.
+    const message = maskUrlCredentials(forPeople(e.message)).replace(/`revloop /g, `\`${invokedAs()} `);
     stderr.write(`revloop: ${message}\n`);
     return EXIT_CODES[e.code] ?? 2;
   }
@@ -33,7 +35,7 @@ export function reportError(e: unknown, stderr: { write(s: string): unknown } = 
     return 2;
   }
   const err = e as Error;
-  stderr.write(`revloop: unexpected error: ${err?.message ?? String(e)}\n`);
+  stderr.write(`revloop: unexpected error: ${maskUrlCredentials(err?.message ?? String(e))}\n`);
   if (process.env.REVLOOP_DEBUG) stderr.write(`${err?.stack ?? ''}\n`);
   else stderr.write('(set REVLOOP_DEBUG=1 for a stack trace)\n');
   return 1;

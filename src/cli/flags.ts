@@ -6,6 +6,7 @@ import { UsageError } from '../core/errors.ts';
 import { PROMPT_VARIANTS, type PromptVariant } from '../core/verify/types.ts';
 import { parseHistoryWindow, type HistoryWindow } from '../remedy/history-window.ts';
 import type { ModelOptions } from '../models/options.ts';
+import { MAX_RESPONSE_BYTES_LIMIT } from '../models/limits.ts';
 
 /** Commander's collector for a repeatable flag (`--plugin a.ts --plugin b.ts`). */
 export function collect(value: string, previous: string[] | undefined): string[] {
@@ -26,12 +27,18 @@ export function wholeNumber(flag: string, value: string | undefined, range: { mi
   return n;
 }
 
-/** A number flag ≥ min (integers only when asked). */
-export function numberFlag(flag: string, value: string | undefined, o: { min: number; integer?: boolean }): number | undefined {
+/** A number flag ≥ min (and ≤ max when given; integers only when asked, and then safe integers: 2^53 is not a seed). */
+export function numberFlag(
+  flag: string,
+  value: string | undefined,
+  o: { min: number; max?: number; integer?: boolean },
+): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || (o.integer && !Number.isInteger(n)) || n < o.min) {
-    throw new UsageError(flag, `${flag} must be ${o.integer ? 'an integer' : 'a number'} ≥ ${o.min} (got "${value}")`);
+  const max = o.max ?? (o.integer ? Number.MAX_SAFE_INTEGER : Infinity);
+  if (value.trim() === '' || !Number.isFinite(n) || (o.integer && !Number.isSafeInteger(n)) || n < o.min || n > max) {
+    const range = Number.isFinite(max) ? `from ${o.min} to ${max}` : `≥ ${o.min}`;
+    throw new UsageError(flag, `${flag} must be ${o.integer ? 'an integer' : 'a number'} ${range} (got "${value}")`);
   }
   return n;
 }
@@ -103,6 +110,7 @@ export interface ModelFlags {
   temperature?: string;
   seed?: string;
   label?: string;
+  maxResponseBytes?: string;
 }
 
 /** The model flags, in help order (times in seconds here, milliseconds in the library); parsed by modelOptionsFromFlags. */
@@ -117,6 +125,10 @@ export function modelFlagOptions(): Option[] {
     new Option('--temperature <t>', 'sampling temperature (default 0; "omit" to send none)'),
     new Option('--seed <n>', 'seed sent with every request (and the seed of sim models)'),
     new Option('--label <name>', 'controller name shown in analyses'),
+    new Option(
+      '--max-response-bytes <n>',
+      'HTTP models: read a reply only up to this many bytes; a longer one is recorded as a response_too_large fault (default 4194304)',
+    ),
   ];
 }
 
@@ -150,9 +162,11 @@ export function modelOptionsFromFlags(flags: ModelFlags): ModelOptions {
   }
   if (flags.temperature !== undefined)
     o.temperature = flags.temperature === 'omit' ? null : numberFlag('--temperature', flags.temperature, { min: 0 });
-  const seed = numberFlag('--seed', flags.seed, { min: -(2 ** 53), integer: true });
+  const seed = numberFlag('--seed', flags.seed, { min: -Number.MAX_SAFE_INTEGER, integer: true });
   if (seed !== undefined) o.seed = seed;
   if (flags.label !== undefined) o.label = flags.label;
+  const maxResponse = wholeNumber('--max-response-bytes', flags.maxResponseBytes, { min: 1024, max: MAX_RESPONSE_BYTES_LIMIT });
+  if (maxResponse !== undefined) o.maxResponseBytes = maxResponse;
   return o;
 }
 

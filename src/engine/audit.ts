@@ -22,7 +22,8 @@ import { diffLeaves } from '../core/util/json-diff.ts';
 import type { StoredEvent, TrajectoryRunPlanned } from '../store/events.ts';
 import { frozenTextsSha256, isTrajectoryPlan, planSha256, type ExperimentPlan, type TrajectoryRunKind } from '../store/plan.ts';
 import { reduceRun } from '../store/reduce.ts';
-import { verifyChain } from '../store/chain.ts';
+import type { RawEventRow } from '../store/chain.ts';
+import { checkRunIntegrity, sameStoredValue } from '../store/integrity.ts';
 import type { RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
 
@@ -45,6 +46,8 @@ export interface AuditReport {
   discrepancies: Discrepancy[];
   notes: string[];
   passed: boolean;
+  /** The log's head as audited (its last event; null: no events): keep it, and a later `--expect-head` finds a log shortened since. */
+  head: { seq: number; hash: string } | null;
 }
 
 export function formatDiscrepancy(d: Discrepancy): string {
@@ -75,6 +78,11 @@ export interface AuditReplay {
 
 export interface AuditOptions {
   /**
+   * The hash of an event the log must hold (a head printed by `export` or `report` earlier): a log
+   * shortened since, or rewritten, no longer holds it.
+   */
+  expectHead?: string;
+  /**
    * The run's message policy (and ban provider), re-created from its plan by the study that owns
    * it; with it the messages (and bans) of every attempt are re-derived. Without it only verbatim
    * `run` plans are re-derived.
@@ -94,10 +102,22 @@ export async function auditRun(
   const add = (caseIndex: number | null, caseId: string | null, revision: number | null, field: string, problem: string) =>
     found.push({ caseIndex, caseId, revision, field, problem });
 
-  // 1. The event chain: contiguous sequence numbers, linked and unmodified hashes, parseable payloads.
-  const rows = await store.rawEventRows(runId);
-  const { events, problems } = verifyChain(rows);
-  for (const p of problems) add(p.caseIndex, null, p.revision, 'events', p.problem);
+  // 1. The event chain (contiguous sequence numbers, linked and unmodified hashes, parseable
+  // payloads), every column of the derived rows against what the events derive, and the head
+  // against the one the user kept (a shortened log leaves no trace in the store itself).
+  const integrity = await checkRunIntegrity(store, runId, { full: true });
+  const { rows, events } = integrity;
+  for (const p of integrity.chain) add(p.caseIndex, null, p.revision, 'events', p.problem);
+  for (const p of integrity.tables) add(p.caseIndex, null, p.revision, 'tables', p.problem);
+  if (options.expectHead !== undefined) {
+    const want = options.expectHead.trim().toLowerCase();
+    const problem = headProblem(rows, want);
+    if (problem) add(null, null, null, 'head', problem);
+    else if (integrity.head && integrity.head.hash !== want)
+      notes.push(
+        `the expected head is event seq ${rows.find((r) => r.hash === want)!.seq}; the log continues past it to seq ${integrity.head.seq}`,
+      );
+  }
   const reduced = reduceRun(events);
   if (!reduced) {
     add(null, null, null, 'plan', rows.length ? 'the log has no run_planned event' : `no run '${runId}' in ${store.location}`);
@@ -198,7 +218,7 @@ export async function auditRun(
   const mat = await store.materialized(runId);
   reduced.trajectories.forEach((t, i) => {
     const m = mat.trajectories[i];
-    const diffs = diffLeaves(t, m, ['events', 'tables'], 3);
+    const diffs = diffLeaves(t, m, ['events', 'tables'], 3, sameStoredValue);
     for (const d of diffs) add(i, t.caseId, null, 'tables', `derived tables disagree with the events: ${d}`);
     const a = reduced.attempts[i];
     const ma = mat.attempts[i];
@@ -223,8 +243,18 @@ export async function auditRun(
       discrepancies: found,
       notes,
       passed: found.length === 0,
+      head: rows.length ? { seq: rows[rows.length - 1].seq, hash: rows[rows.length - 1].hash } : null,
     };
   }
+}
+
+/** Why a log does not hold the expected head, or null when it does. */
+function headProblem(rows: readonly RawEventRow[], want: string): string | null {
+  if (!/^[0-9a-f]{64}$/.test(want))
+    return `--expect-head must be a 64-digit hex SHA-256 (a head printed by export or report), got '${want}'`;
+  if (rows.some((r) => r.hash === want)) return null;
+  const last = rows[rows.length - 1];
+  return `the log does not hold the expected head ${want.slice(0, 16)}…: it was shortened or rewritten since that head was printed (it now ends at seq ${last?.seq ?? 0}, ${last ? `${last.hash.slice(0, 16)}…` : 'no events'})`;
 }
 
 type Add = (caseIndex: number | null, caseId: string | null, revision: number | null, field: string, problem: string) => void;

@@ -13,6 +13,7 @@ import {
 } from './options.ts';
 import { booleanParam, numberParam, parseSpec, type ParsedSpec } from './spec.ts';
 import type { HttpModelConfig, OpenAICompatibleModel } from './http/openai-compatible.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES, MAX_RESPONSE_BYTES_LIMIT } from './limits.ts';
 
 /** Parameters an HTTP spec may carry after `?`, and the option each one sets. */
 const HTTP_PARAMS = [
@@ -26,6 +27,7 @@ const HTTP_PARAMS = [
   'max_tokens_field',
   'vllm',
   'label',
+  'max_response_bytes',
 ] as const;
 
 function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.ProcessEnv): HttpModelConfig {
@@ -47,6 +49,10 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
     checkNum('concurrency', options.concurrency, { min: 1, integer: true }) ??
     DEFAULT_CONCURRENCY;
   const rpm = num('rpm', { min: 1 }) ?? checkNum('rpm', options.rpm, { min: 1 });
+  const maxResponseBytes =
+    num('max_response_bytes', { min: 1024, max: MAX_RESPONSE_BYTES_LIMIT, integer: true }) ??
+    checkNum('maxResponseBytes', options.maxResponseBytes, { min: 1024, max: MAX_RESPONSE_BYTES_LIMIT, integer: true }) ??
+    DEFAULT_MAX_RESPONSE_BYTES;
   let temperature: number | null = 0;
   if (params.temperature !== undefined)
     temperature = params.temperature === 'omit' ? null : numberParam(spec, 'temperature', params.temperature, { min: 0, max: 2 });
@@ -97,6 +103,7 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
     temperature,
     seed,
     maxTokensField,
+    maxResponseBytes,
     retry: { ...DEFAULT_RETRY_POLICY, ...(options.retry ?? {}) },
     clock: options.clock ?? realClock,
     vllm,

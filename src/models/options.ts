@@ -55,6 +55,11 @@ export interface ModelOptions {
   label?: string;
   /** `openai:` only: a different base URL (e.g. a proxy). */
   baseUrl?: string;
+  /**
+   * HTTP models: a successful response body larger than this many bytes is not read further and is
+   * recorded as a `response_too_large` fault (default 4 MiB).
+   */
+  maxResponseBytes?: number;
   /** Field name for the token limit: 'max_tokens' (default) or 'max_completion_tokens'. */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   retry?: Partial<RetryPolicy>;

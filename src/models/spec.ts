@@ -9,6 +9,7 @@
 // Query parameters belong to the spec (they are part of a run's identity); generic options passed
 // next to the spec fill in whatever the query leaves unset.
 import { UserError, UsageError } from '../core/errors.ts';
+import { maskUrlCredentials } from '../core/util/secrets.ts';
 
 type SpecScheme = 'openai' | 'openai-compatible' | 'vllm' | 'gguf' | 'sim';
 
@@ -78,7 +79,11 @@ function specFormsText(): string {
 }
 
 function invalid(spec: string, problem: string): UserError {
-  return new UsageError(null, `invalid model spec ${JSON.stringify(spec)}: ${problem}\nvalid forms:\n${specFormsText()}`);
+  // A spec refused for holding credentials must not print them.
+  return new UsageError(
+    null,
+    `invalid model spec ${JSON.stringify(maskUrlCredentials(spec))}: ${maskUrlCredentials(problem)}\nvalid forms:\n${specFormsText()}`,
+  );
 }
 
 /** Splits `x?k=v&k2=v2` into `x` and its parameters (values URL-decoded; repeated keys refused). */
@@ -152,7 +157,7 @@ export function numberParam(
 ): number {
   const n = Number(value);
   const bad = (what: string) =>
-    new UsageError(key, `invalid model spec ${JSON.stringify(spec)}: parameter "${key}" ${what} (got "${value}")`);
+    new UsageError(key, `invalid model spec ${JSON.stringify(maskUrlCredentials(spec))}: parameter "${key}" ${what} (got "${value}")`);
   if (value.trim() === '' || !Number.isFinite(n)) throw bad('must be a number');
   if (opts.integer && !Number.isInteger(n)) throw bad('must be an integer');
   if (opts.min != null && n < opts.min) throw bad(`must be at least ${opts.min}`);

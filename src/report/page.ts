@@ -87,7 +87,7 @@ export interface StudyResult {
 /** The report page of analysed studies: their sections in registry order, and one trajectory browser. */
 export function reportPage(
   results: readonly StudyResult[],
-  options: DrilldownOptions & { title?: string; generatedAt?: string; notes?: string[] } = {},
+  options: DrilldownOptions & { title?: string; generatedAt?: string; notes?: string[]; warnings?: string[] } = {},
 ): ReportPage {
   const drilldowns = results.map((r) => r.study.drilldown?.(r.analysis) ?? null).filter((d): d is TrajectoryDrilldown => d !== null);
   const drilldown = drilldownPayload(drilldowns, options);
@@ -115,6 +115,7 @@ export function reportPage(
     sections: results.flatMap((r) => r.study.sections(r.analysis)),
     drilldown,
     notes,
+    ...(options.warnings?.length ? { warnings: options.warnings } : {}),
   };
 }
 

@@ -59,6 +59,8 @@ export interface ReportPage {
   drilldown: DrilldownPayload | null;
   /** Footer notes (what was excluded, and why). */
   notes: string[];
+  /** Shown first, in a banner: runs read although they disagree with their own events (--allow-unverified). */
+  warnings?: string[];
 }
 
 const DRILLDOWN_LEAD =
@@ -73,6 +75,7 @@ export function renderReportPage(page: ReportPage): string {
   const banner = anySimulated
     ? `<p class="banner" role="note"><span class="badge sim">${SIMULATED}</span> ${allSimulated ? 'Every controller in this report is simulated' : 'This report includes simulated controllers'} (marked ${SIMULATED} wherever their numbers appear). Numbers measured on a simulation are not a language model's behaviour.</p>`
     : '';
+  const unverified = (page.warnings ?? []).map((w) => `<p class="banner" role="alert">${escapeHtml(w)}</p>`).join('');
   const meta = [page.generatedAt ? `generated ${escapeHtml(page.generatedAt)}` : '', ...page.meta.map(escapeHtml)]
     .filter(Boolean)
     .join(' · ');
@@ -99,7 +102,7 @@ export function renderReportPage(page: ReportPage): string {
 <style>${css}</style>
 </head>
 <body>
-<header class="top"><h1>${escapeHtml(page.title)}</h1><div class="meta">${meta}</div><nav class="toc" aria-label="Sections">${toc}</nav>${banner}</header>
+<header class="top"><h1>${escapeHtml(page.title)}</h1><div class="meta">${meta}</div><nav class="toc" aria-label="Sections">${toc}</nav>${unverified}${banner}</header>
 <main>
 ${body}
 ${footer}

@@ -23,7 +23,13 @@ export interface EventRow {
   hash: string;
 }
 
-/** SHA-256 of the event's fields and payload joined by newlines (the payload hashed in place, not copied). */
+/**
+ * An event row whose payload may be its stored UTF-8 bytes (a reader's check reads them as bytes:
+ * no string to decode and collect for payloads it only hashes).
+ */
+export type RawEventRow = Omit<EventRow, 'payload'> & { payload: string | Buffer };
+
+/** SHA-256 of the event's fields and payload joined by newlines (the payload hashed in place, not copied; as a string, its UTF-8 bytes). */
 export function eventHash(
   prevHash: string,
   runId: string,
@@ -32,11 +38,11 @@ export function eventHash(
   caseIndex: number | null,
   revision: number | null,
   at: string,
-  payload: string,
+  payload: string | Buffer,
 ): string {
   return createHash('sha256')
     .update(`${prevHash}\n${runId}\n${seq}\n${type}\n${caseIndex ?? ''}\n${revision ?? ''}\n${at}\n`)
-    .update(payload.length > LARGE_PAYLOAD ? Buffer.from(payload) : payload)
+    .update(typeof payload === 'string' && payload.length > LARGE_PAYLOAD ? Buffer.from(payload) : payload)
     .digest('hex');
 }
 
@@ -47,7 +53,7 @@ export function eventHash(
  */
 const LARGE_PAYLOAD = 1 << 16;
 
-export function rowToEvent(r: EventRow): StoredEvent {
+export function rowToEvent(r: RawEventRow): StoredEvent {
   return {
     id: r.id,
     runId: r.run_id,
@@ -56,7 +62,7 @@ export function rowToEvent(r: EventRow): StoredEvent {
     caseIndex: r.case_index,
     revision: r.revision,
     at: r.at,
-    payload: JSON.parse(r.payload),
+    payload: JSON.parse(typeof r.payload === 'string' ? r.payload : r.payload.toString('utf8')),
     prevHash: r.prev_hash,
     hash: r.hash,
   } as StoredEvent;
@@ -118,9 +124,12 @@ export interface ChainProblem {
 /**
  * Checks a run's rows (in seq order): contiguous sequence numbers from 1, each linked to its
  * predecessor, each hash recomputing, each payload parseable. Returns the parsed events and every
- * problem found.
+ * problem found. `toEvent` makes the events (a reader that needs only some payloads parses only those).
  */
-export function verifyChain(rows: readonly EventRow[]): { events: StoredEvent[]; problems: ChainProblem[] } {
+export function verifyChain(
+  rows: readonly RawEventRow[],
+  toEvent: (r: RawEventRow) => StoredEvent = rowToEvent,
+): { events: StoredEvent[]; problems: ChainProblem[] } {
   const problems: ChainProblem[] = [];
   const events: StoredEvent[] = [];
   let prev = GENESIS_HASH;
@@ -141,7 +150,7 @@ export function verifyChain(rows: readonly EventRow[]): { events: StoredEvent[];
     prev = r.hash;
     expectSeq = r.seq + 1;
     try {
-      events.push(rowToEvent(r));
+      events.push(toEvent(r));
     } catch {
       problems.push({ ...at, problem: `event seq ${r.seq} (${r.type}) has a payload that is not JSON` });
     }

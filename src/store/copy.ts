@@ -15,7 +15,17 @@ export interface CopiedRun {
   /** Events appended at the destination by this copy. */
   copied: number;
   status: 'copied' | 'extended' | 'up-to-date';
+  /**
+   * Events the destination holds beyond the source's last one (0 when none): the run went on there
+   * after an earlier copy, or the source's log was shortened since (docs/store.md). Said, never hidden.
+   */
+  ahead: number;
+  /** The run's head as copied (its last event at the source): what `audit --expect-head` holds a later log against. */
+  head: { seq: number; hash: string } | null;
 }
+
+/** What a copy needs of its destination (app/store-copy.ts opens it only once there is something to write). */
+export type CopyDestination = Pick<RunStore, 'location' | 'rawEventRows' | 'appendRows'>;
 
 /** Which runs `copyRuns` copies (default: every run) and optional progress callbacks, one per pass. */
 export interface CopyOptions {
@@ -26,6 +36,12 @@ export interface CopyOptions {
    * (default 64 Mi); 0 reads every run twice, holding one run at a time.
    */
   retainedPayloadChars?: number;
+  /**
+   * Heads kept from an earlier `export`, `report`, `run` or `audit` (event hashes): each must be an
+   * event of one of the runs copied, or the copy is refused before anything is written (a source log
+   * shortened or rewritten since that head was printed).
+   */
+  expectHeads?: readonly string[];
   /** A run's chain was verified and compared with the destination (first pass). */
   onChecked?(runId: string, index: number, total: number): void;
   /** A run was written at the destination, or found up to date there (second pass). */
@@ -41,6 +57,10 @@ interface CheckedRun {
   from: number;
   /** Hash of the last event checked, to recognise the same log in the second pass. */
   lastHash: string;
+  /** Events the destination holds beyond the source's end. */
+  ahead: number;
+  /** The seq of the last event checked. */
+  lastSeq: number;
   /** The rows, kept from the first pass while the kept payloads stay within the retention budget. */
   rows: EventRow[] | null;
 }
@@ -86,7 +106,7 @@ function divergence(there: EventRow, here: EventRow, location: string): string {
  * up to `retainedPayloadChars` and the second reads the rest again, one run at a time, so a
  * paper-scale store copies in the memory of its largest run rather than of the whole store.
  */
-export async function copyRuns(from: RunStore, to: RunStore, o: CopyOptions = {}): Promise<CopiedRun[]> {
+export async function copyRuns(from: RunStore, to: CopyDestination, o: CopyOptions = {}): Promise<CopiedRun[]> {
   const known = await from.runIds();
   const ids = o.runIds ?? known;
   const missing = ids.filter((id) => !known.includes(id));
@@ -101,10 +121,12 @@ export async function copyRuns(from: RunStore, to: RunStore, o: CopyOptions = {}
   const problems: string[] = [];
   const budget = o.retainedPayloadChars ?? RETAINED_PAYLOAD_CHARS;
   let retained = 0;
+  const heads = new Set((o.expectHeads ?? []).map((h) => h.trim().toLowerCase()));
   for (const [i, runId] of ids.entries()) {
     const c = await checkRun(from, to, runId);
     if (typeof c === 'string') problems.push(c);
     else {
+      if (heads.size) for (const r of c.rows!) heads.delete(r.hash);
       const chars = c.rows!.reduce((n, r) => n + r.payload.length, 0);
       // Kept only when it will be written, and within the budget.
       if (problems.length || c.events === c.from || retained + chars > budget) c.rows = null;
@@ -113,6 +135,10 @@ export async function copyRuns(from: RunStore, to: RunStore, o: CopyOptions = {}
     }
     o.onChecked?.(runId, i, ids.length);
   }
+  for (const h of heads)
+    problems.push(
+      `no run copied holds the expected head ${h.slice(0, 16)}…: the source's log was shortened or rewritten since that head was printed (or it belongs to a run not copied); nothing copied`,
+    );
   if (problems.length) throw new StoreError(to.location, 'other', `store copy refused:\n  ${problems.join('\n  ')}`);
   // 2. Copy (each run in one transaction at the destination, its chain checked again there).
   const out: CopiedRun[] = [];
@@ -133,6 +159,8 @@ export async function copyRuns(from: RunStore, to: RunStore, o: CopyOptions = {}
       events: c.events,
       copied: c.events - c.from,
       status: c.from === 0 ? 'copied' : c.events > c.from ? 'extended' : 'up-to-date',
+      ahead: c.ahead,
+      head: c.events ? { seq: c.lastSeq, hash: c.lastHash } : null,
     };
     out.push(run);
     o.onRun?.(run, i, checked.length);
@@ -141,7 +169,7 @@ export async function copyRuns(from: RunStore, to: RunStore, o: CopyOptions = {}
 }
 
 /** Verifies a run's chain and compares it with the destination's: what to copy, or the problem in words. */
-async function checkRun(from: RunStore, to: RunStore, runId: string): Promise<CheckedRun | string> {
+async function checkRun(from: RunStore, to: CopyDestination, runId: string): Promise<CheckedRun | string> {
   const rows = await from.rawEventRows(runId);
   const chain = verifyChain(rows);
   if (chain.problems.length)
@@ -155,6 +183,14 @@ async function checkRun(from: RunStore, to: RunStore, runId: string): Promise<Ch
     if (diverged !== undefined)
       return `run '${runId}' exists in ${to.location} with the same plan but a different history from event seq ${diverged + 1} on (${divergence(there[diverged], rows[diverged], to.location)}); nothing copied: copy it into another store to keep both`;
   }
-  // A destination ahead of the source (a copy newer than its origin) has nothing to receive.
-  return { runId, events: rows.length, from: Math.min(there.length, rows.length), lastHash: rows[rows.length - 1]?.hash ?? '', rows };
+  // A destination ahead of the source (a copy newer than its origin, or a source shortened since) has nothing to receive.
+  return {
+    runId,
+    events: rows.length,
+    from: Math.min(there.length, rows.length),
+    lastHash: rows[rows.length - 1]?.hash ?? '',
+    ahead: Math.max(0, there.length - rows.length),
+    lastSeq: rows[rows.length - 1]?.seq ?? 0,
+    rows,
+  };
 }

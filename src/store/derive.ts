@@ -6,6 +6,7 @@
 // makes a round one UPDATE instead of three. The audit checks the tables against a fresh reduction.
 import type { StoredEvent, RunPlannedPayload } from './events.ts';
 import { isTrajectoryPlan } from './plan.ts';
+import { encodeColumn } from './text-codec.ts';
 
 export interface PlannedRun {
   runId: string;
@@ -49,14 +50,14 @@ export function plannedRun(e: StoredEvent & { type: 'run_planned' }): PlannedRun
   return {
     runId: e.runId,
     position: e.id,
-    kind: plan.kind,
-    controller: plan.controller.label,
-    modelSpec: plan.controller.spec,
+    kind: encodeColumn(plan.kind),
+    controller: encodeColumn(plan.controller.label),
+    modelSpec: encodeColumn(plan.controller.spec),
     simulated: plan.controller.simulated,
     budget,
-    protocol,
+    protocol: encodeColumn(protocol),
     planSha256: p.plan_sha256,
-    caseIds: p.cases.map((c) => c.id),
+    caseIds: p.cases.map((c) => encodeColumn(c.id)),
     at: e.at,
   };
 }
@@ -106,11 +107,12 @@ export function deriveChanges(events: readonly StoredEvent[]): DerivedChanges {
         rounds[0].push(e.runId);
         rounds[1].push(e.caseIndex!);
         rounds[2].push(e.revision!);
-        rounds[3].push(p.text);
-        rounds[4].push(JSON.stringify(p.state));
+        // Text columns hold any string the events hold (text-codec.ts).
+        rounds[3].push(encodeColumn(p.text));
+        rounds[4].push(encodeColumn(JSON.stringify(p.state)));
         rounds[5].push(p.energy);
         rounds[6].push(p.joint);
-        rounds[7].push(p.feedback);
+        rounds[7].push(encodeColumn(p.feedback));
         const d = delta(e);
         d.rounds++;
         d.finalJoint = p.joint;
@@ -121,7 +123,7 @@ export function deriveChanges(events: readonly StoredEvent[]): DerivedChanges {
         Object.assign(delta(e), { status: 'complete', reason: e.payload.stop === 'context_limit' ? 'context_limit' : null });
         break;
       case 'trajectory_incomplete':
-        Object.assign(delta(e), { status: 'incomplete', reason: e.payload.reason });
+        Object.assign(delta(e), { status: 'incomplete', reason: encodeColumn(e.payload.reason) });
         break;
       case 'trajectory_reopened':
         Object.assign(delta(e), { status: 'pending', reason: null });

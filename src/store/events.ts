@@ -4,6 +4,7 @@
 import type { AttemptRecord } from '../models/types.ts';
 import type { ConstraintCase, VerifierState } from '../core/verify/types.ts';
 import type { Plan, RunPlan, StudyPlan } from './plan.ts';
+import { encodeColumn } from './text-codec.ts';
 
 /** Per-trajectory settings of imported runs (each line has its own controller and budget). */
 export interface PerCase {
@@ -168,7 +169,8 @@ export function eventKey(e: NewEvent): string | null {
     case 'trajectory_completed':
       return `completed:${e.caseIndex}`;
     case 'record':
-      return `${e.payload.kind}:${e.payload.key}`;
+      // A study's own key may hold any text (an item id): stored in a form every backend holds.
+      return encodeColumn(`${e.payload.kind}:${e.payload.key}`);
     default:
       return null;
   }

@@ -8,6 +8,7 @@
 import { UserError } from '../core/errors.ts';
 import type { NewEvent, RunPlannedPayload, StoredEvent } from './events.ts';
 import type { EventRow } from './chain.ts';
+import type { RunRows } from './integrity.ts';
 import type { AttemptCounts, ReducedRun } from './reduce.ts';
 import type { TrajectoryRecord, TrajectoryStatus } from './types.ts';
 
@@ -109,6 +110,18 @@ export interface LeaseSupport {
   pending(exceptRuns?: readonly string[]): Promise<number>;
 }
 
+/** The recorded holder of a run's lock. */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  startedAt: string;
+  /**
+   * 'alive': known to be running (a process on this host, or a live database session);
+   * 'gone': known to be dead; 'unknown': on another host, which cannot be checked from here.
+   */
+  state: 'alive' | 'gone' | 'unknown';
+}
+
 /** A second plan for an existing run (createRun, or two planners racing): refused whole. */
 export class RunExistsError extends UserError {
   constructor(
@@ -190,6 +203,74 @@ export function splitAtCrash<T>(batch: T[], appends: number, crashAt: number | u
   if (crashAt === undefined || appends + batch.length <= crashAt) return { committed: batch, beyond: [] };
   const n = Math.max(0, crashAt - appends);
   return { committed: batch.slice(0, n), beyond: batch.slice(n) };
+}
+
+/**
+ * One event without its payload, what a live view follows (`RunStore.eventSummariesAfter`): where
+ * it is and the few facts a progress display needs, read without parsing drafts or replies.
+ */
+export interface EventSummary {
+  id: number;
+  runId: string;
+  seq: number;
+  type: string;
+  caseIndex: number | null;
+  revision: number | null;
+  at: string;
+  /** draft_accepted: its joint flag; trajectory_completed: final_joint. */
+  joint?: boolean;
+  /** attempt_finished: whether it succeeded, and a failure's kind. */
+  ok?: boolean;
+  errorKind?: string;
+  /** trajectory_completed: why it stopped. */
+  stop?: string;
+}
+
+/** A summary row as both backends select it (see eventSummary). */
+export interface EventSummaryRow {
+  id: number;
+  run_id: string;
+  seq: number;
+  type: string;
+  case_index: number | null;
+  revision: number | null;
+  at: string;
+  /** attempt_finished: the payload's first characters. */
+  head: string | null;
+  /** trajectory_completed and failed attempt_finished: the whole (small) payload. */
+  small: string | null;
+  /** draft_accepted: its round's joint flag. */
+  joint: boolean | number | null;
+}
+
+/** The summary of a row from the summary query (a payload that does not parse gives no facts). */
+export function eventSummary(r: EventSummaryRow): EventSummary {
+  const out: EventSummary = {
+    id: r.id,
+    runId: r.run_id,
+    seq: r.seq,
+    type: r.type,
+    caseIndex: r.case_index,
+    revision: r.revision,
+    at: r.at,
+  };
+  if (r.type === 'draft_accepted' && r.joint !== null) out.joint = r.joint === true || r.joint === 1;
+  if (r.type === 'attempt_finished' && r.head) {
+    const m = /"record":\{"ok":(true|false)/.exec(r.head);
+    if (m) out.ok = m[1] === 'true';
+  }
+  if (r.small !== null) {
+    try {
+      const p = JSON.parse(r.small);
+      if (r.type === 'trajectory_completed') {
+        out.joint = p.final_joint === true;
+        out.stop = String(p.stop);
+      } else if (typeof p?.record?.error?.kind === 'string') out.errorKind = p.record.error.kind;
+    } catch {
+      // a payload that is not JSON: the chain check reports it
+    }
+  }
+  return out;
 }
 
 /** Options of `RunStore.readEvents`: only some event types, or only keys with a prefix. */
@@ -280,6 +361,13 @@ export interface RunStore {
   /** Claims a run for this process; refuses when another live process holds it. */
   acquireLock(runId: string): Promise<void>;
   releaseLock(runId: string): Promise<void>;
+  /** Who holds the run's lock, as recorded (null: nobody), and whether that holder is known to be alive. */
+  lockHolder(runId: string): Promise<LockHolder | null>;
+  /**
+   * Clears a stale lock (`revloop runs --release-lock`): only the holder given (still the one
+   * recorded), and never one known to be alive. Returns whether a lock was cleared.
+   */
+  clearStaleLock(runId: string, holder: LockHolder): Promise<boolean>;
   /** Drops and refills the derived tables of one run (or all) from the events. */
   rebuild(runId?: string): Promise<void>;
 
@@ -290,6 +378,13 @@ export interface RunStore {
   readEvents(runId: string, options?: ReadEventsOptions): Promise<StoredEvent[]>;
   /** Event rows exactly as stored, payload unparsed (the audit re-hashes these bytes). */
   rawEventRows(runId: string): Promise<EventRow[]>;
+  /** The run's head: its last event's seq and hash (null: no events). What `run` prints when it ends. */
+  logHead(runId: string): Promise<{ seq: number; hash: string } | null>;
+  /**
+   * The run's event rows and its rows of every derived table exactly as stored, all from one snapshot
+   * (integrity.ts compares them; a run being written never shows a round ahead of its events).
+   */
+  runRows(runId: string): Promise<RunRows>;
   /** A fresh reduction of the run's events (ignores the derived tables). */
   reduce(runId: string): Promise<ReducedRun | null>;
   /**
@@ -303,6 +398,12 @@ export interface RunStore {
    * A live view polls it with the last id it has seen (0 for the whole log) and misses nothing.
    */
   eventsAfter(cursor: number, limit: number): Promise<StoredEvent[]>;
+  /**
+   * `eventsAfter` without payloads: each event's place and a summary (a draft's joint flag, an
+   * attempt's outcome, a completion's stop), read without parsing drafts or replies. What the
+   * viewer's live stream sends, so a replay of a large log costs ids, not payloads.
+   */
+  eventSummariesAfter(cursor: number, limit: number): Promise<EventSummary[]>;
   /**
    * Trajectories in case order, read from the derived tables (or a fresh reduction of events);
    * `cases` reads only those case indexes (tables only).

@@ -7,6 +7,7 @@ import { isTrajectoryPlan } from './plan.ts';
 import { initialTrajectory } from './reduce.ts';
 import type { MaterializedRun, RunStatus, RunSummary, TrajectorySummary } from './store.ts';
 import type { TrajectoryStatus } from './types.ts';
+import { decodeColumn } from './text-codec.ts';
 
 /** A boolean column as a backend returns it. */
 export type SqlFlag = boolean | number;
@@ -73,7 +74,7 @@ export function foldTables(
     t.status = r.status;
     if (r.reason !== null) {
       if (r.status === 'complete') t.termination = r.reason as 'context_limit';
-      else t.incompleteReason = r.reason;
+      else t.incompleteReason = decodeColumn(r.reason);
     }
     attempts[k] = { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed };
     nRounds[k] = r.n_rounds;
@@ -83,11 +84,11 @@ export function foldTables(
     if (k === undefined) continue;
     trajectories[k].rounds.push({
       revision: r.revision,
-      text: r.text,
-      state: JSON.parse(r.state),
+      text: decodeColumn(r.text),
+      state: JSON.parse(decodeColumn(r.state)),
       energy: r.energy,
       joint: isSet(r.joint),
-      feedback: r.feedback,
+      feedback: decodeColumn(r.feedback),
     });
   }
   return { trajectories, attempts, nRounds };
@@ -103,9 +104,9 @@ export interface TrajectorySummaryRow extends TrajectoryRow {
 export function trajectorySummary(r: TrajectorySummaryRow): TrajectorySummary {
   return {
     caseIndex: r.case_index,
-    caseId: r.case_id,
+    caseId: decodeColumn(r.case_id),
     status: r.status,
-    incompleteReason: r.reason,
+    incompleteReason: decodeColumn(r.reason),
     rounds: r.n_rounds,
     finalJoint: r.final_joint === null ? null : isSet(r.final_joint),
     finalEnergy: r.final_energy,
@@ -166,12 +167,12 @@ export function runSummary(
         : 'complete';
   return {
     runId,
-    kind: r.kind,
-    controller: r.controller,
-    modelSpec: r.model_spec,
+    kind: decodeColumn(r.kind),
+    controller: decodeColumn(r.controller),
+    modelSpec: decodeColumn(r.model_spec),
     simulated: isSet(r.simulated),
     budget: r.budget,
-    protocol: r.protocol,
+    protocol: decodeColumn(r.protocol),
     planSha256: r.plan_sha256,
     cases: r.n_cases,
     ...(leased === undefined ? {} : { leased }),

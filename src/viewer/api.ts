@@ -47,6 +47,11 @@ export interface RunRow {
   has_trajectories: boolean;
   /** The study's own columns for this run (as `revloop runs` prints them). */
   cells: string[];
+  /**
+   * Present when the run disagrees with its own events (its chain or derived rows, docs/store.md):
+   * the first problems. Its data is served only when the viewer runs with --allow-unverified.
+   */
+  unverified?: string[];
 }
 
 /** A worker sharing runs (PostgreSQL), as `revloop runs` lists it. */
@@ -127,6 +132,8 @@ export interface TrajectoryRow {
 }
 
 export interface TrajectoriesResponse {
+  /** The run disagrees with its own events (served under --allow-unverified): its first problems. */
+  unverified?: string[];
   run_id: string;
   simulated: boolean;
   /** Matches of the filter (before offset and limit). */
@@ -191,6 +198,8 @@ export interface TimelineRound {
 }
 
 export interface TrajectoryResponse {
+  /** The run disagrees with its own events (served under --allow-unverified): its first problems. */
+  unverified?: string[];
   run_id: string;
   case_index: number;
   case_id: string;

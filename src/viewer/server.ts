@@ -30,6 +30,8 @@ export interface ViewerServerOptions {
   batch?: number;
   /** Problems worth a line on the console (a failed poll, an internal error). */
   log?: (line: string) => void;
+  /** Most event streams open at once (default 16); a stream beyond is answered 429 (docs/viewer.md). */
+  maxStreams?: number;
 }
 
 export interface ViewerServer {
@@ -64,6 +66,13 @@ const TYPES: Record<string, string> = {
 
 const TOKEN_COOKIE = 'revloop_token';
 const MAX_LIMIT = 1000;
+/** Event streams open at once by default: each replays the log from its cursor, so their number is bounded. */
+export const DEFAULT_MAX_STREAMS = 16;
+/** The longest text search (`q`): a search costs about the drafts' size times the query's length. */
+export const MAX_QUERY_CHARS = 200;
+
+/** A request that cannot be read (a malformed target or cookie): 400, no stack trace anywhere. */
+class BadRequest extends Error {}
 
 /** Whether binding to `host` keeps the server on this machine (127.0.0.0/8, ::1, localhost). */
 export function isLoopbackHost(host: string): boolean {
@@ -99,7 +108,13 @@ function loadApp(): Map<string, Buffer> {
 function cookie(req: IncomingMessage, name: string): string | null {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+    if (i > 0 && part.slice(0, i).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(i + 1).trim());
+      } catch {
+        throw new BadRequest(`the ${name} cookie is not valid percent-encoding`);
+      }
+    }
   }
   return null;
 }
@@ -146,8 +161,10 @@ function wholeParam(url: URL, name: string, min: number, max = Number.MAX_SAFE_I
   return Number(raw);
 }
 
-function textParam(url: URL, name: string): string | undefined {
+function textParam(url: URL, name: string, max = 1000): string | undefined {
   const v = url.searchParams.get(name);
+  if (v !== null && v.length > max)
+    throw new UsageError(name, `query parameter ${name}: at most ${max} characters (got ${v.length}); search for something more specific`);
   return v === null || v === '' ? undefined : v;
 }
 
@@ -176,6 +193,7 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
   const pollMs = o.pollMs ?? 250;
   const batch = o.batch ?? 500;
   const log = o.log ?? (() => {});
+  const maxStreams = o.maxStreams ?? DEFAULT_MAX_STREAMS;
   const streams = new Set<Stream>();
   let poller: ReturnType<typeof setInterval> | null = null;
   let heartbeat: ReturnType<typeof setInterval> | null = null;
@@ -226,6 +244,17 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
   }
 
   async function openStream(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    // Each stream replays the log from its cursor: beyond the limit a client is asked to come back.
+    if (streams.size >= maxStreams)
+      return send(
+        res,
+        429,
+        'application/json; charset=utf-8',
+        JSON.stringify({
+          error: `${streams.size} event streams are open, the most this viewer serves at once (--max-streams); retry later`,
+        }),
+        { 'retry-after': '5' },
+      );
     // A reconnecting EventSource sends the last id it received; that wins over the URL's cursor.
     const last = req.headers['last-event-id'];
     let cursor: number | undefined;
@@ -265,7 +294,7 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
         source: textParam(url, 'source'),
         outcome: textParam(url, 'outcome'),
         label: textParam(url, 'label'),
-        q: textParam(url, 'q'),
+        q: textParam(url, 'q', MAX_QUERY_CHARS),
         offset: wholeParam(url, 'offset', 0),
         limit: wholeParam(url, 'limit', 1, MAX_LIMIT),
       };
@@ -293,10 +322,18 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://viewer.invalid');
+    let url: URL;
+    let given: ReturnType<typeof presentedToken> | null = null;
+    try {
+      url = new URL(req.url ?? '/', 'http://viewer.invalid');
+      if (token) given = presentedToken(req, url);
+    } catch (e) {
+      // A request that cannot be read is the client's mistake: a plain 400, nothing on the console.
+      const why = e instanceof BadRequest ? e.message : 'the request target is not a valid path';
+      return send(res, 400, 'text/plain; charset=utf-8', `bad request: ${why}`);
+    }
     const isApi = url.pathname === '/api' || url.pathname.startsWith('/api/');
-    if (token) {
-      const given = presentedToken(req, url);
+    if (token && given) {
       if (!tokenMatches(given.value, token)) {
         const text =
           'This revloop viewer needs its access token: open the address `revloop view` printed (it ends in ?token=…), or send the token as a Bearer header.';
@@ -345,8 +382,11 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
         res.end();
         return;
       }
-      const status = e instanceof NotFoundError ? 404 : e instanceof UserError || isRevloopError(e) ? 400 : 500;
-      if (status === 500) log(`view: ${req.method} ${url.pathname}: ${(e as Error).stack ?? e}`);
+      const code = isRevloopError(e) ? e.code : null;
+      const status =
+        e instanceof NotFoundError ? 404 : code === 'E_INTEGRITY' ? 409 : e instanceof UserError || isRevloopError(e) ? 400 : 500;
+      if (status === 500)
+        log(`view: ${req.method} ${url.pathname}: ${process.env.REVLOOP_DEBUG ? ((e as Error).stack ?? e) : (e as Error).message}`);
       const message = status === 500 ? `internal error: ${(e as Error).message}` : (e as Error).message;
       if (isApi) return sendJson(res, status, { error: message });
       return send(res, status, TYPES.html, problemPage('Error', message));
@@ -355,7 +395,7 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((e) => {
-      log(`view: ${(e as Error).stack ?? e}`);
+      log(`view: ${process.env.REVLOOP_DEBUG ? ((e as Error).stack ?? e) : (e as Error).message}`);
       if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error');
       else res.end();
     });

@@ -34,8 +34,9 @@ test('planted violations fail the lint, each message naming both files', () => {
   for (const p of ['src', 'eslint-rules', 'eslint.config.js', 'package.json']) cpSync(join(root, p), join(tmp, p), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(tmp, 'node_modules'), 'dir');
   const plant = (rel: string, text: string) => writeFileSync(join(tmp, rel), text);
-  // core → models, type-only: still an upward import.
-  plant('src/core/util/planted-upward.ts', "import type { Model } from '../../models/types.ts';\nexport type Planted = Model;\n");
+  // core → models, type-only: still an upward import (from core/cases, which src/models never reaches,
+  // so the plant adds no folder cycle through the real imports of src/models).
+  plant('src/core/cases/planted-upward.ts', "import type { Model } from '../../models/types.ts';\nexport type Planted = Model;\n");
   // core/stats → core/text statically, core/text → core/stats through a dynamic import: a folder cycle.
   plant('src/core/stats/planted-a.ts', "import { b } from '../text/planted-b.ts';\nexport const a = (): number => b;\n");
   plant('src/core/text/planted-b.ts', "export const b = 1;\nexport const load = () => import('../stats/planted-a.ts');\n");
@@ -54,25 +55,25 @@ test('planted violations fail the lint, each message naming both files', () => {
   assert.match(config, /known: \[/);
   writeFileSync(
     join(tmp, 'eslint.config.js'),
-    config.replace('known: [', "known: [\n'src/core/util/planted-upward.ts -> src/engine/run.ts',"),
+    config.replace('known: [', "known: [\n'src/core/cases/planted-upward.ts -> src/engine/run.ts',"),
   );
 
   const { status, results, stderr } = lint(tmp, 'src');
   assert.equal(status, 1, stderr);
 
-  const upward = layerMessages(results.get('src/core/util/planted-upward.ts'));
+  const upward = layerMessages(results.get('src/core/cases/planted-upward.ts'));
   assert.ok(
     upward.some(
       (m) =>
         m.line === 1 &&
         m.message.startsWith(
-          'src/core/util/planted-upward.ts (layer core) imports src/models/types.ts (layer models): layers import downward only',
+          'src/core/cases/planted-upward.ts (layer core) imports src/models/types.ts (layer models): layers import downward only',
         ),
     ),
     JSON.stringify(upward),
   );
   assert.ok(
-    upward.some((m) => m.message.includes('"src/core/util/planted-upward.ts -> src/engine/run.ts" no longer occurs')),
+    upward.some((m) => m.message.includes('"src/core/cases/planted-upward.ts -> src/engine/run.ts" no longer occurs')),
     'stale entry',
   );
 

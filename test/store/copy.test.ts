@@ -236,10 +236,18 @@ for (const [how, retainedPayloadChars] of [
       const all = await rowsOf(src.location, 'toy');
       assert.ok(all.length > checked, 'the run went on');
       assert.deepEqual(reads, retainedPayloadChars === 0 ? [checked, all.length] : [checked], 'read once, or again after it grew');
-      assert.deepEqual(copied[0], { runId: 'toy', events: checked, copied: checked, status: 'copied' });
+      const head = (n: number) => ({ seq: all[n - 1].seq, hash: all[n - 1].hash });
+      assert.deepEqual(copied[0], { runId: 'toy', events: checked, copied: checked, status: 'copied', ahead: 0, head: head(checked) });
       assert.deepEqual(await rowsOf(dst.location, 'toy'), all.slice(0, checked), 'the checked prefix, verbatim');
       const again = await copyStore({ from: src.location, to: dst.location });
-      assert.deepEqual(again[0], { runId: 'toy', events: all.length, copied: all.length - checked, status: 'extended' });
+      assert.deepEqual(again[0], {
+        runId: 'toy',
+        events: all.length,
+        copied: all.length - checked,
+        status: 'extended',
+        ahead: 0,
+        head: head(all.length),
+      });
       assert.deepEqual(await rowsOf(dst.location, 'toy'), all);
     }));
 

@@ -70,8 +70,11 @@ test('append-only in the database: UPDATE, DELETE and TRUNCATE of events are ref
     await assert.rejects(db.run("UPDATE events SET payload = '{}' WHERE seq = 3"), /events are append-only \(UPDATE refused\)/);
     await assert.rejects(db.run('DELETE FROM events WHERE seq = 3'), /events are append-only \(DELETE refused\)/);
     await assert.rejects(db.run('TRUNCATE events'), /events are append-only \(TRUNCATE refused\)/);
-    // Derived tables are not evidence: they may be rebuilt.
-    await db.run('DELETE FROM rounds');
+    // Derived tables are guarded too (issue 36): only revloop's appends and rebuilds change them.
+    await assert.rejects(
+      db.run('DELETE FROM rounds'),
+      /rounds is derived from events: only revloop's appends change it \(DELETE refused\)/,
+    );
     await db.close();
     const store = await openStore(s.location);
     await store.rebuild();

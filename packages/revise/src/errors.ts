@@ -21,6 +21,8 @@ export type ErrorCode =
   | 'E_STORE'
   | 'E_PROVIDER'
   | 'E_DATA_MISSING'
+  /** A store disagrees with its own events (a reader refused what it would have shown). */
+  | 'E_INTEGRITY'
   | 'E_REVISION_FAILED';
 
 /** The base of every revloop error: a stable `code`, a message for people, structured details. */

@@ -31,6 +31,7 @@ interface AnalyzeFlags {
   modelFamily?: string[];
   progress?: boolean;
   wide?: boolean;
+  allowUnverified?: boolean;
 }
 
 export function register(program: Command): void {
@@ -61,7 +62,11 @@ export function register(program: Command): void {
       'model family of a controller for the leave-one-family-out prediction (default: Llama, Gemma, GLM, Mistral, Qwen, Granite or Falcon-H1 when the name says so, else the controller itself)',
     )
     .addOption(noProgressOption())
-    .addOption(wideOption());
+    .addOption(wideOption())
+    .option(
+      '--allow-unverified',
+      'analyse runs whose chain or tables disagree with their events (refused by default); every output says so',
+    );
   addHelpAfter(
     cmd,
     '\nRates are fractions in the JSON and percentages in the tables. Protocol-incomplete trajectories are excluded from every n ' +
@@ -75,7 +80,11 @@ async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise
   const store = requireStore(flags.store, 'analyze');
   const progress = flags.progress === false ? null : lineProgress(process.stderr, 'bootstrap', { unit: ' resamples/s' });
   const { analyzeStore, analysisDocument, analysisText } = await import('../../app/analyze.ts');
+  const { unverifiedWarnings } = await import('../../app/verified.ts');
+  let warnings: string[] = [];
   const results = await analyzeStore(store, {
+    allowUnverified: flags.allowUnverified,
+    onVerified: (v) => (warnings = unverifiedWarnings(v)),
     runIds: [...positional, ...(flags.run ?? [])],
     budget: flags.maxCap,
     bootstrap: flags.bootstrap,
@@ -92,6 +101,11 @@ async function analyzeAction(positional: string[], flags: AnalyzeFlags): Promise
     onProgress: progress ? (p) => progress.update(p.done, p.total) : undefined,
   });
   progress?.finish();
+  for (const w of warnings) process.stderr.write(`revloop: ${w}\n`);
   const width = outputWidth(flags.wide);
-  process.stdout.write(flags.json ? analysisDocument(results) : fitText(analysisText(results, { width }), width));
+  process.stdout.write(
+    flags.json
+      ? analysisDocument(results, warnings)
+      : (warnings.length ? warnings.join('\n') + '\n\n' : '') + fitText(analysisText(results, { width }), width),
+  );
 }

@@ -22,10 +22,11 @@ export function register(program: Command): void {
   cmd
     .addOption(outputOption("output file (written atomically; '-' = standard output)", { required: true }))
     .option('--partial', 'export the finished trajectories of an unfinished run')
+    .option('--allow-unverified', 'export a run whose chain or tables disagree with its events (refused by default); says so on stderr')
     .action(
       async (
         runArg: string | undefined,
-        opts: { run?: string; store: string; outputFormat: 'paper'; output: string; partial?: boolean },
+        opts: { run?: string; store: string; outputFormat: 'paper'; output: string; partial?: boolean; allowUnverified?: boolean },
       ) => {
         const run = oneRun('export', runArg, opts.run, 'revloop export --store DB --run ID -o FILE');
         const { exportRun } = await import('../../app/export.ts');
@@ -36,14 +37,21 @@ export function register(program: Command): void {
           format: opts.outputFormat,
           output: toStdout ? null : opts.output,
           partial: opts.partial,
+          allowUnverified: opts.allowUnverified,
         });
         // With -o - the rows are the only thing on stdout; notes go to stderr.
         const say = toStdout ? process.stderr : process.stdout;
+        for (const w of r.warnings) process.stderr.write(`revloop: ${w}\n`);
         if (r.simulated) say.write(`note: run '${run}' is SIMULATED; its rows describe a simulated controller\n`);
         if (toStdout) {
           dataOnStdout();
           process.stdout.write(r.text!);
         } else say.write(`wrote ${r.rows} rows to ${opts.output}\n`);
+        // The run's head, to keep: `audit --expect-head` holds a later log against it.
+        if (r.head) {
+          const { headLine } = await import('../heads.ts');
+          say.write(`${headLine(opts.store, run, r.head)}\n`);
+        }
       },
     );
 }

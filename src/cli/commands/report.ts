@@ -35,6 +35,7 @@ interface ReportFlags {
   panel?: string[];
   timestamp?: boolean;
   progress?: boolean;
+  allowUnverified?: boolean;
 }
 
 export function register(program: Command): void {
@@ -56,7 +57,8 @@ export function register(program: Command): void {
     .addOption(bootstrapSeedOption())
     .option('--panel <controller=panel...>', 'put a controller in a named panel (reversals and panel means are within panels)')
     .option('--no-timestamp', 'leave the generation time out (byte-reproducible output)')
-    .addOption(noProgressOption());
+    .addOption(noProgressOption())
+    .option('--allow-unverified', 'report runs whose chain or tables disagree with their events (refused by default); the report says so');
   addHelpAfter(
     cmd,
     '\nThe file needs no network: open it directly in a browser. Simulated (sim:) controllers are marked SIMULATED wherever their numbers appear. See docs/report.md.',
@@ -97,6 +99,7 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
     seed: flags.seed,
     panels: parsePanels('report', flags.panel ?? []),
     title: flags.title,
+    allowUnverified: flags.allowUnverified,
     generatedAt: flags.timestamp === false ? undefined : new Date().toISOString(),
     say: (line) => {
       if (quiet) return;
@@ -120,7 +123,12 @@ async function reportAction(positional: string[], flags: ReportFlags): Promise<v
     ? ` — includes SIMULATED controllers: ${report.simulatedControllers.map(baseLabel).join(', ')}`
     : '';
   // With -o - the HTML is the only thing on standard output.
-  (toStdout ? process.stderr : process.stdout).write(
+  const say = toStdout ? process.stderr : process.stdout;
+  for (const w of report.warnings) process.stderr.write(`revloop: ${w}\n`);
+  say.write(
     `wrote ${toStdout ? 'standard output' : flags.output} (${(Buffer.byteLength(report.html) / 1e6).toFixed(1)} MB, ${formatCount(report.trajectories)} trajectories)${simulated}\n`,
   );
+  // Each run's head, to keep: `audit --expect-head` holds a later log against it.
+  const { headLine } = await import('../heads.ts');
+  for (const [runId, head] of report.heads) say.write(`${headLine(store, runId, head)}\n`);
 }

@@ -24,6 +24,7 @@ import {
   PAPER_BUDGET,
 } from '../options.ts';
 import { commandLine, nextCommands } from '../invocation.ts';
+import { headLine } from '../heads.ts';
 import { inputPath } from '../stdio.ts';
 import { redactLocation } from '../../store/store.ts';
 import { trajectoryProgress } from '../progress.ts';
@@ -232,6 +233,7 @@ async function runAction(flags: RunFlags, io = { out: fitted(process.stdout), er
           'next (workers on any number of machines; docs/workers.md):',
         ),
     );
+    if (outcome.head) io.out.write(`${headLine(options.store, runId, outcome.head)}\n`);
     return 0;
   }
   if (result.stopped) return reportStopped(io.out, result.stopped, p, tag, again);
@@ -241,6 +243,8 @@ async function runAction(flags: RunFlags, io = { out: fitted(process.stdout), er
       ` · ${summary.incomplete} protocol-incomplete · ${summary.rounds} rounds · ${summary.failedAttempts} failed provider attempts\n`,
   );
   reportIncomplete(io.out, summary.incomplete, again);
+  // The finished run's head, to keep outside the store: `audit --expect-head` finds a log shortened since.
+  if (outcome.head) io.out.write(`${headLine(options.store, runId, outcome.head)}\n`);
   io.out.write(
     nextCommands([
       ['audit', ...db, '--run', runId],

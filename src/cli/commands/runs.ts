@@ -8,6 +8,7 @@ import type { WorkerInfo } from '../../store/store.ts';
 import { redactLocation } from '../../store/store.ts';
 import { jsonOutput } from '../json.ts';
 import { jsonOption, storeOption, wideOption } from '../options.ts';
+import { UsageError } from '../../core/errors.ts';
 
 export function register(program: Command): void {
   program
@@ -24,9 +25,38 @@ export function register(program: Command): void {
     .addOption(jsonOption('print one JSON array of run summaries; `kind` tells the runs apart (run, import, probe, agent, …)'))
     .option('--workers', 'list only the workers and their leases (PostgreSQL; with --json, one JSON array of workers)')
     .addOption(wideOption())
-    .action(async (opts: { store: string; json?: boolean; workers?: boolean; wide?: boolean }) => {
+    .option(
+      '--release-lock <run>',
+      "clear the run's lock when its holder is gone (a killed process on another host, a reused PID): shows holder, host and age and asks first",
+    )
+    .option('--yes', 'with --release-lock: do not ask (for scripts; check the holder first)')
+    .action(async (opts: { store: string; json?: boolean; workers?: boolean; wide?: boolean; releaseLock?: string; yes?: boolean }) => {
+      if (opts.releaseLock !== undefined) return releaseLockAction(opts.store, opts.releaseLock, !!opts.yes);
       await runsAction({ store: opts.store, json: opts.json, workers: opts.workers, width: outputWidth(opts.wide) }, process.stdout);
     });
+}
+
+/** `runs --release-lock RUN`: names the holder, asks (or takes --yes), then clears a stale lock. */
+async function releaseLockAction(store: string, runId: string, yes: boolean): Promise<void> {
+  const { releaseRunLock } = await import('../../app/runs.ts');
+  const r = await releaseRunLock(store, runId, async (_holder, described) => {
+    const warning = `${described}.\nRelease it only if that process is gone: two processes writing one run would be refused later, but one would lose its work.`;
+    if (yes) {
+      process.stderr.write(`${warning}\n--yes given: releasing.\n`);
+      return true;
+    }
+    if (!process.stdin.isTTY)
+      throw new UsageError('--yes', `${warning}\nNo terminal to ask: run again with --yes once you are sure the holder is gone.`);
+    const { createInterface } = await import('node:readline/promises');
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      const answer = await rl.question(`${warning}\nRelease it? [y/N] `);
+      return /^y(es)?$/i.test(answer.trim());
+    } finally {
+      rl.close();
+    }
+  });
+  process.stdout.write(`${r.message}\n`);
 }
 
 export async function runsAction(
@@ -44,8 +74,18 @@ export async function runsAction(
     return;
   }
   const all = [...listing.groups.flatMap((g) => g.runs), ...listing.unknown];
+  // A run whose row disagrees with its plan event is listed as the table says, marked, and named
+  // on stderr with exit 1: what the row shows (a model, SIMULATED or not) cannot be trusted.
+  const disagree = listing.disagree ?? new Map<string, string[]>();
+  if (disagree.size) {
+    process.exitCode = 1;
+    for (const [runId, problems] of disagree)
+      process.stderr.write(
+        `revloop: run '${printable(runId)}': its runs row disagrees with its own events (${problems.join('; ')}); \`revloop audit --run ${printable(runId)}\` lists every discrepancy\n`,
+      );
+  }
   if (o.json) {
-    out.write(jsonOutput(all.map((r) => r.json)));
+    out.write(jsonOutput(all.map((r) => (disagree.has(r.runId) ? { ...r.json, unverified: disagree.get(r.runId) } : r.json))));
     return;
   }
   if (!all.length) {
@@ -55,7 +95,13 @@ export async function runsAction(
   const left = new Set<string>();
   const blocks = listing.groups.map((g) => {
     const table = new TextTable(['run', 'status', 'model', ...g.columns], { width: o.width, optional: g.optional });
-    for (const r of g.runs) table.push([printable(r.runId), r.status, markedName(r.controller, r.simulated), ...r.cells]);
+    for (const r of g.runs)
+      table.push([
+        printable(r.runId),
+        disagree.has(r.runId) ? `${r.status} DISAGREES` : r.status,
+        markedName(r.controller, r.simulated),
+        ...r.cells,
+      ]);
     const text = table.toString();
     for (const d of table.dropped) left.add(d);
     return `${g.study} runs (${g.runs.length}):\n${text}`;
@@ -71,6 +117,8 @@ export async function runsAction(
   if (workers.length) blocks.push(workersTable(workers, TextTable, o.width));
   out.write(blocks.join('\n\n') + '\n');
   if (left.size) out.write(wrapText(`(left out to fit ${o.width} columns: ${[...left].join(', ')}; --wide shows them)`, o.width) + '\n');
+  if (disagree.size)
+    out.write(wrapText("DISAGREES: the row differs from the run's own events (see the lines on stderr); do not trust it.", o.width) + '\n');
   if (all.some((r) => r.simulated))
     out.write(wrapText('SIMULATED rows come from simulated controllers: they describe simulations, not language models.', o.width) + '\n');
 }

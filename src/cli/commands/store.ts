@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { redactLocation } from '../../store/store.ts';
 import { collect } from '../flags.ts';
+import { UsageError } from '../../core/errors.ts';
 import { lineProgress } from '../progress.ts';
 
 export function register(program: Command): void {
@@ -22,13 +23,25 @@ export function register(program: Command): void {
     )
     .requiredOption('--to <location>', 'destination store (created if new)')
     .option('--run <id>', 'copy only this run (repeatable)', collect, [])
-    .action(async (opts: { from: string; to: string; run: string[] }) => {
+    .option(
+      '--expect-head <hash>',
+      "a run's head printed earlier (by run, export, report, audit or a copy): the copy is refused, writing nothing, unless a copied run holds that event (a source log shortened since); repeatable",
+      collect,
+      [],
+    )
+    .action(async (opts: { from: string; to: string; run: string[]; expectHead: string[] }) => {
+      for (const h of opts.expectHead)
+        if (!/^\s*[0-9a-fA-F]{64}\s*$/.test(h))
+          throw new UsageError(
+            '--expect-head',
+            `--expect-head must be a 64-digit hex SHA-256 (a head printed by run, export or report), got '${h}'`,
+          );
       const { copyStore } = await import('../../app/store-copy.ts');
       const err = process.stderr;
       const checking = lineProgress(err, 'store copy: chains verified', { unit: ' runs/s' });
       const progress = lineProgress(err, 'store copy: runs written', { unit: ' runs/s' });
       const copied = await copyStore(
-        { from: opts.from, to: opts.to, runIds: opts.run.length ? opts.run : undefined },
+        { from: opts.from, to: opts.to, runIds: opts.run.length ? opts.run : undefined, expectHeads: opts.expectHead },
         {
           onChecked: (_r, i, total) => checking.update(i + 1, total),
           onRun: (_r, i, total) => progress.update(i + 1, total),
@@ -38,7 +51,16 @@ export function register(program: Command): void {
         progress.finish();
       });
       const out = process.stdout;
-      for (const r of copied) out.write(`${r.runId}: ${r.status} (${r.copied} of ${r.events} events written)\n`);
+      for (const r of copied) {
+        out.write(
+          `${r.runId}: ${r.status} (${r.copied} of ${r.events} events written)${r.head ? `; log head seq ${r.head.seq} sha256 ${r.head.hash}` : ''}\n`,
+        );
+        if (r.ahead)
+          process.stderr.write(
+            `revloop: note: run '${r.runId}' has ${r.ahead} event${r.ahead === 1 ? '' : 's'} at ${redactLocation(opts.to)} beyond the source's last (seq ${r.events}): ` +
+              "either it went on there after an earlier copy, or the source's log was shortened since\n",
+          );
+      }
       const written = copied.reduce((n, r) => n + r.copied, 0);
       out.write(
         `copied ${copied.length} run${copied.length === 1 ? '' : 's'} (${written} events) from ${redactLocation(opts.from)} to ${redactLocation(opts.to)}; chains verified\n`,

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { collect, wholeNumber } from '../flags.ts';
 import { dataOnStdout, writeRaw } from '../output.ts';
 import { isStdio, isStdout } from '../stdio.ts';
-import { UserError } from '../../core/errors.ts';
+import { InputError, UserError } from '../../core/errors.ts';
 import type { TextRule } from '../../core/verify/types.ts';
 
 interface VerifyOptions {
@@ -159,11 +159,11 @@ async function runBatch(opts: VerifyOptions, cmd: Command): Promise<void> {
   }
 }
 
-async function readStdin(): Promise<string> {
+async function readStdin(): Promise<Buffer> {
   if (process.stdin.isTTY) throw new UserError('no text to verify: pass --text-file FILE or pipe the text on standard input');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function parseTarget(raw: string): number {
@@ -210,16 +210,21 @@ async function runSingle(opts: VerifyOptions): Promise<void> {
       built.problems.map(([f, p]) => `${flag(f)} ${p}`).join('\n') + `\n(family ${family.name}; see revloop verify --help)`,
     );
   }
-  let raw: string;
-  if (opts.textFile && !isStdio(opts.textFile)) {
+  let bytes: Buffer;
+  const fromFile = !!opts.textFile && !isStdio(opts.textFile);
+  if (fromFile) {
     const { readFile } = await import('node:fs/promises');
     try {
-      raw = await readFile(opts.textFile, 'utf8');
+      bytes = await readFile(opts.textFile!);
     } catch (e) {
       throw new UserError(`--text-file: cannot read ${opts.textFile} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
-  } else raw = await readStdin();
-  const text = textToVerify(built.family, raw, rule);
+  } else bytes = await readStdin();
+  // The text boundary: what is not UTF-8 text (or holds NUL) is refused, never verified as U+FFFD.
+  const { textBytesFault } = await import('../../core/util/text-boundary.ts');
+  const bad = textBytesFault(bytes);
+  if (bad) throw new InputError(fromFile ? opts.textFile! : '<standard input>', bad.line, 'text', bad.problem);
+  const text = textToVerify(built.family, bytes.toString('utf8'), rule);
   const state = built.family.verify(text, built.case);
   const feedback = opts.feedback ? built.family.feedback(state, built.case, variant as any) : undefined;
   if (opts.json) {

@@ -16,6 +16,8 @@ interface ViewFlags {
   open?: boolean;
   bootstrap: number;
   seed: number;
+  maxStreams?: string;
+  allowUnverified?: boolean;
 }
 
 export function register(program: Command): void {
@@ -33,7 +35,12 @@ export function register(program: Command): void {
     .option('--host <address>', 'address to listen on; anything but loopback requires the access token printed at start', '127.0.0.1')
     .option('--open', 'open the viewer in the default browser')
     .addOption(bootstrapOption(2000, "bootstrap resamples of the run pages' intervals (revloop analyze uses 20000)"))
-    .addOption(bootstrapSeedOption());
+    .addOption(bootstrapSeedOption())
+    .option('--max-streams <n>', 'most live event streams served at once; more are answered 429 (default 16)')
+    .option(
+      '--allow-unverified',
+      'serve runs whose chain or tables disagree with their events (refused by default); their responses say so',
+    );
   addHelpAfter(
     cmd,
     '\nThe store is opened read-only and never written; `revloop run` may write to it meanwhile. On loopback (the ' +
@@ -67,12 +74,19 @@ async function viewAction(flags: ViewFlags): Promise<void> {
   const host = (flags.host ?? '127.0.0.1').trim();
   if (!host) throw new UsageError('--host', 'view: --host needs an address (127.0.0.1, ::1, 0.0.0.0, …)');
   const { startViewer } = await import('../../app/view.ts');
+  const { unverifiedWarnings } = await import('../../app/verified.ts');
   const viewer = await startViewer({
     store,
     host,
     port: wholeNumber('--port', flags.port ?? '8300', { min: 0, max: 65535 }),
     bootstrap: flags.bootstrap,
     seed: flags.seed,
+    maxStreams: wholeNumber('--max-streams', flags.maxStreams, { min: 1, max: 10_000 }),
+    allowUnverified: flags.allowUnverified,
+    onUnverified: (runId, problems) => {
+      for (const w of unverifiedWarnings({ heads: new Map(), unverified: [{ runId, problems }] }))
+        process.stderr.write(`revloop: ${w}${flags.allowUnverified ? '' : ' (its pages are refused: --allow-unverified serves them)'}\n`);
+    },
     log: (line) => process.stderr.write(line + '\n'),
   });
   const out = process.stdout;

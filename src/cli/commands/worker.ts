@@ -30,10 +30,11 @@ interface WorkerFlags extends Pick<ModelFlags, 'timeout' | 'retries' | 'modelCon
   maxConsecutiveFailures: number;
   reconnectSeconds: number;
   plugin?: string[];
+  maxResponseBytes?: string;
 }
 
 /** The model flags a worker takes: how it reaches the provider (the model and its decoding come from the run's plan). */
-const WORKER_MODEL_FLAGS = new Set(['--timeout', '--retries', '--model-concurrency', '--rpm', '--api-key-env']);
+const WORKER_MODEL_FLAGS = new Set(['--timeout', '--retries', '--model-concurrency', '--rpm', '--api-key-env', '--max-response-bytes']);
 
 export function register(program: Command): void {
   const cmd = program

@@ -17,7 +17,7 @@ export function problemKind(p: Pick<CaseProblem, 'field' | 'problem'>): string {
   const text = p.problem
     .replace(/\s*[(;].*$/s, '')
     .replace(/"[^"]*"|'[^']*'/g, '…')
-    .replace(/\d+/g, 'N');
+    .replace(/(?<!UTF-)\d+/g, 'N');
   return p.field ? `${p.field}: ${text}` : text;
 }
 

@@ -90,7 +90,7 @@ export async function validateCaseFile(path: string, options: LoadOptions = {}):
   for await (const item of readJsonlLines(path)) {
     rows++;
     if (item.error) {
-      problems.push({ line: item.line, field: null, problem: item.error });
+      problems.push({ line: item.line, field: item.field ?? null, problem: item.error });
       continue;
     }
     const value = item.value;

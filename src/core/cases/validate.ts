@@ -6,6 +6,7 @@ import { pyJsonDumps } from '../py/format.ts';
 import { getFamily } from '../verify/registry.ts';
 import type { ConstraintCase, Family, VerifierState } from '../verify/types.ts';
 import type { CaseFormat } from './types.ts';
+import { MAX_NEW_TOKENS } from '../verify/limits.ts';
 
 /** Field names of the row that correspond to ConstraintCase fields, per format. */
 const FIELD_NAMES: Record<CaseFormat, Record<string, string>> = {
@@ -68,6 +69,14 @@ function firstDifference(stored: unknown, computed: Record<string, unknown>): st
 export function checkCase(c: ConstraintCase, format: CaseFormat): Array<[string, string]> {
   const family = getFamily(c.family);
   const problems: Array<[string, string]> = family.validateCase(c).map(([f, p]) => [rowField(format, f), p]);
+  if (problems.length) return problems;
+  // Whatever the family's fields allow, no request may ask for an absurd number of tokens.
+  const tokens = attempt(() => family.maxNewTokens(c), problems, rowField(format, c.targets !== undefined ? 'targets' : 'target'));
+  if (tokens !== undefined && !(Number.isSafeInteger(tokens) && tokens >= 1 && tokens <= MAX_NEW_TOKENS))
+    problems.push([
+      rowField(format, c.targets !== undefined ? 'targets' : 'target'),
+      `asks a model for ${tokens} new tokens; at most ${MAX_NEW_TOKENS} are allowed`,
+    ]);
   if (problems.length || c.witness === undefined) return problems;
   const witnessField = rowField(format, 'witness');
   const state = attempt(() => family.verify(c.witness!, c), problems, witnessField);

@@ -14,6 +14,65 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { UserError, NotFoundError } from '../errors.ts';
 
+/**
+ * Temporary files being written now. A SIGINT or SIGTERM that would end the process (no command
+ * handles it) first removes them: Node's default action killed the process mid-write and left a
+ * hidden temp file next to the target (`report` under SIGTERM, issue 36). Where a command handles
+ * the signal itself, the temp files go when the process exits or the write ends.
+ */
+const live = new Set<string>();
+
+function removeLive(): void {
+  for (const tmp of live) {
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // best effort: the process is ending
+    }
+  }
+  live.clear();
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  // Someone else decides what this signal does; the exit handler cleans up if it ends the process.
+  if (process.listenerCount(signal) > 1) return;
+  listening = false;
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  process.off('exit', removeLive);
+  removeLive();
+  process.kill(process.pid, signal); // the default action, now that nothing listens
+}
+
+let listening = false;
+
+/** Marks a temporary file as being written: a signal that ends the process removes it first. */
+export function trackTempFile(tmp: string): void {
+  if (!listening) {
+    listening = true;
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    process.on('exit', removeLive);
+  }
+  live.add(tmp);
+}
+
+/**
+ * The temporary file was renamed or removed. The listeners stay until the event loop has had its
+ * turn: a signal caught during a synchronous write is delivered then, and still ends the process.
+ */
+export function releaseTempFile(tmp: string): void {
+  live.delete(tmp);
+  if (!live.size)
+    setImmediate(() => {
+      if (live.size || !listening) return;
+      listening = false;
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      process.off('exit', removeLive);
+    });
+}
+
 /** A fresh temporary path next to `path` (hidden, unique per process and call). */
 export function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -72,6 +131,7 @@ export function writeFileAtomicSync(target: string, data: string, options: { fsy
   if (inPlace) return writeInPlace(path, data);
   const tmp = tempPathFor(path);
   let fd: number | null = null;
+  trackTempFile(tmp);
   try {
     fd = openSync(tmp, 'wx');
     writeSync(fd, data, null, 'utf8');
@@ -83,6 +143,8 @@ export function writeFileAtomicSync(target: string, data: string, options: { fsy
     if (fd !== null) closeSync(fd);
     rmSync(tmp, { force: true });
     throw new UserError(`cannot write ${target}: ${(e as Error).message}`);
+  } finally {
+    releaseTempFile(tmp);
   }
 }
 
@@ -92,12 +154,15 @@ export async function writeFileAtomic(target: string, data: string): Promise<voi
   const { path, inPlace } = outputTarget(target);
   if (inPlace) return writeInPlace(path, data);
   const tmp = tempPathFor(path);
+  trackTempFile(tmp);
   try {
     await writeFile(tmp, data, { encoding: 'utf8', flag: 'wx' });
     await rename(tmp, path);
   } catch (e) {
     await rm(tmp, { force: true });
     throw new UserError(`cannot write ${target}: ${(e as Error).message}`);
+  } finally {
+    releaseTempFile(tmp);
   }
 }
 

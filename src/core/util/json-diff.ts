@@ -9,7 +9,14 @@ function show(v: unknown): string {
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** "path: <left> …, <right> …" for every differing leaf (arrays of equal length compare by index). */
-export function diffLeaves(a: unknown, b: unknown, labels: [string, string] = ['stored', 'requested'], limit = 12): string[] {
+export function diffLeaves(
+  a: unknown,
+  b: unknown,
+  labels: [string, string] = ['stored', 'requested'],
+  limit = 12,
+  /** Leaves that count as equal although they differ (default: none). */
+  same?: (x: unknown, y: unknown) => boolean,
+): string[] {
   const out: string[] = [];
   const walk = (x: unknown, y: unknown, path: string): void => {
     if (isObject(x) && isObject(y)) {
@@ -20,7 +27,8 @@ export function diffLeaves(a: unknown, b: unknown, labels: [string, string] = ['
       x.forEach((v, i) => walk(v, y[i], `${path}[${i}]`));
       return;
     }
-    if (canonicalJson(x) !== canonicalJson(y)) out.push(`${path || '(value)'}: ${labels[0]} ${show(x)}, ${labels[1]} ${show(y)}`);
+    if (canonicalJson(x) !== canonicalJson(y) && !same?.(x, y))
+      out.push(`${path || '(value)'}: ${labels[0]} ${show(x)}, ${labels[1]} ${show(y)}`);
   };
   walk(a, b, '');
   return out.length > limit ? [...out.slice(0, limit), `… and ${out.length - limit} more`] : out;

@@ -17,7 +17,7 @@ import { once } from 'node:events';
 import { closeSync, createWriteStream, openSync, statSync, writeSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
-import { outputTarget, requireOutputFolder, tempPathFor } from '../util/atomic-file.ts';
+import { outputTarget, releaseTempFile, requireOutputFolder, tempPathFor, trackTempFile } from '../util/atomic-file.ts';
 import { UserError } from '../errors.ts';
 import { readLineBlocks } from '../util/line-blocks.ts';
 import { pyJsonDumps } from '../py/format.ts';
@@ -424,6 +424,7 @@ export async function verifyBatchToFile(input: string | Readable, outPath: strin
   const { path: file, inPlace } = outputTarget(outPath);
   if (inPlace) return verifyBatchInPlace(input, file, options);
   const tmp = tempPathFor(file);
+  trackTempFile(tmp); // removed if SIGINT/SIGTERM ends the process meanwhile
   const fd = openSync(tmp, 'wx');
   let open = true;
   try {
@@ -436,6 +437,8 @@ export async function verifyBatchToFile(input: string | Readable, outPath: strin
     if (open) closeSync(fd);
     await rm(tmp, { force: true });
     throw e;
+  } finally {
+    releaseTempFile(tmp);
   }
 }
 

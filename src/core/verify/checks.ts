@@ -1,4 +1,5 @@
 // Field checks shared by the families' validateCase: each returns a problem string or null.
+import { MAX_CASE_COUNT } from './limits.ts';
 
 export function isInt(x: unknown): x is number {
   return typeof x === 'number' && Number.isInteger(x);
@@ -13,9 +14,11 @@ export function describe(x: unknown): string {
   return `${typeof x} ${String(x)}`;
 }
 
-export function intProblem(x: unknown, min: number): string | null {
+/** An integer from `min` to `max` (default MAX_CASE_COUNT: a case's counts have an upper bound too). */
+export function intProblem(x: unknown, min: number, max = MAX_CASE_COUNT): string | null {
   if (!isInt(x)) return `must be an integer, got ${describe(x)}`;
   if (x < min) return `must be at least ${min}, got ${x}`;
+  if (x > max) return `must be at most ${max}, got ${x}`;
   return null;
 }
 

@@ -2,6 +2,7 @@
 // code needs (render to tokens, score many continuations under one context, generate with a ban
 // list and stop tokens, counters). The model file is loaded lazily on first use, once per
 // (path, load options) in the process, and shared by every GgufModel created for it.
+import { escapeText, textFault } from '../../core/util/text-boundary.ts';
 import type { Token } from 'node-llama-cpp';
 import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, ModelCapabilities, ScoreResult } from '../types.ts';
 import type {
@@ -394,6 +395,24 @@ export class GgufModel
         signal: options.signal,
       });
       const rt = await this.load();
+      // The text boundary (core/util/text-boundary.ts): NUL or a lone surrogate is a fault, never a draft.
+      const fault = textFault(out.text);
+      if (fault) {
+        const failed: AttemptRecord = {
+          ok: false,
+          startedAt,
+          latencyMs: performance.now() - t0,
+          finishReason: out.finishReason,
+          request,
+          error: {
+            kind: 'invalid_text',
+            message: `the generated text ${fault.problem}: not text, so it was not verified`,
+            raw: escapeText(out.text),
+          },
+        };
+        options.onAttempt?.(failed);
+        return { text: null, attempts: [failed] };
+      }
       attempt = {
         ok: true,
         text: out.text,

@@ -2,6 +2,7 @@
 // blank, a refusal, no choices, a body that is not JSON) is a failure: the paper's runner turned a
 // null content into the text "None"; revloop never does (docs/protocol.md §0.3).
 import { pyStrip } from '../../core/py/format.ts';
+import { escapeText, textFault } from '../../core/util/text-boundary.ts';
 import type { AttemptRecord } from '../types.ts';
 import type { FailureKind } from './retry.ts';
 
@@ -17,7 +18,8 @@ export type Extracted =
       meta: Record<string, unknown>;
     };
 
-const RAW_LIMIT = 4000;
+/** Characters of a bad response a record keeps. */
+export const RAW_LIMIT = 4000;
 
 /** A raw body kept for the record, truncated so one bad response cannot bloat the store. */
 export function rawForRecord(raw: unknown): unknown {
@@ -149,6 +151,19 @@ export function extractChatText(rawBody: string, headers?: { get(name: string): 
           usage,
           meta,
         };
+  }
+  // The text boundary: NUL or a lone surrogate would not read back as what was verified.
+  const fault = textFault(text);
+  if (fault) {
+    return {
+      ok: false,
+      kind: 'invalid_text',
+      message: `choices[0].message.content ${fault.problem}: not text, so it was not verified`,
+      raw: escapeText(text, RAW_LIMIT),
+      finishReason,
+      usage,
+      meta,
+    };
   }
   return { ok: true, text, finishReason, usage, meta };
 }

@@ -27,6 +27,8 @@ export interface Http1Response {
   rawHeaders: string[];
   /** The body bytes as received (content-coding not undone); null when the response has none. */
   body: Buffer | null;
+  /** An error response's body was cut at `maxErrorBodyBytes` (the rest was never read). */
+  truncated?: boolean;
 }
 
 export interface Http1Request {
@@ -34,7 +36,35 @@ export interface Http1Request {
   /** Name, value, … pairs (host included), sent as they are after validation. */
   headers: readonly string[];
   body: string | Buffer | null;
+  /** A 2xx body longer than this is not read: the exchange fails with BodyTooLarge (no limit when absent). */
+  maxBodyBytes?: number;
+  /** Of any other response's body only this much is read (then the connection is closed). */
+  maxErrorBodyBytes?: number;
 }
+
+/**
+ * A successful response's body exceeded the caller's limit: reading stopped there (a model's reply
+ * of 50 MB is a fault to record, not text to hold in memory). `head` keeps its first bytes.
+ */
+export class BodyTooLarge extends Error {
+  constructor(
+    readonly limit: number,
+    readonly received: number,
+    readonly status: number,
+    readonly head: Buffer,
+    readonly announced: number | null = null,
+  ) {
+    super(
+      announced !== null
+        ? `the response announced ${announced} bytes, more than the limit of ${limit}`
+        : `the response exceeded the limit of ${limit} bytes (reading stopped after ${received})`,
+    );
+    this.name = 'BodyTooLarge';
+  }
+}
+
+/** How many of a refused body's first bytes a BodyTooLarge keeps (for the fault record). */
+const KEPT_HEAD_BYTES = 4096;
 
 /** node:http's limit on a response head (--max-http-header-size's default). */
 const MAX_HEAD_BYTES = 16 * 1024;
@@ -153,10 +183,15 @@ class Exchange {
   private bodyBytes = 0;
   /** Chunked decoding: bytes left in the current chunk, or which line comes next (CHUNK_SIZE_LINE, …). */
   private chunkLeft = CHUNK_SIZE_LINE;
+  /** The body limit of this response (set with its head) and whether it cuts (error) or fails (2xx). */
+  private limit = Infinity;
+  private cuts = false;
+  private truncated = false;
   settled = false;
 
   constructor(
     readonly method: string,
+    private readonly limits: { body?: number; errorBody?: number },
     private readonly done: (err: Error | null, res?: Http1Response, reusable?: boolean) => void,
   ) {}
 
@@ -207,6 +242,12 @@ class Exchange {
       }
       this.head = head;
       this.frame = framing(this.method, head);
+      const ok = head.status >= 200 && head.status <= 299;
+      this.limit = (ok ? this.limits.body : this.limits.errorBody) ?? Infinity;
+      this.cuts = !ok;
+      // A successful body announced beyond the limit is refused before any of it is read.
+      if (ok && this.frame.kind === 'length' && this.frame.length > this.limit)
+        throw new BodyTooLarge(this.limit, 0, head.status, Buffer.alloc(0), this.frame.length);
     }
     this.buffered = null;
     const frame = this.frame!;
@@ -231,6 +272,19 @@ class Exchange {
   }
 
   private push(part: Buffer): void {
+    if (this.settled) return;
+    if (this.bodyBytes + part.length > this.limit) {
+      const room = this.limit - this.bodyBytes;
+      if (!this.cuts) {
+        const kept = Buffer.concat([...this.bodyParts, part.subarray(0, Math.max(0, room))]).subarray(0, KEPT_HEAD_BYTES);
+        throw new BodyTooLarge(this.limit, this.bodyBytes + part.length, this.head!.status, Buffer.from(kept));
+      }
+      // An error body: keep what a record keeps, read no further (the connection is not reused).
+      if (room > 0) this.bodyParts.push(part.subarray(0, room));
+      this.bodyBytes += Math.max(0, room);
+      this.truncated = true;
+      return this.complete(false);
+    }
     this.bodyParts.push(part);
     this.bodyBytes += part.length;
   }
@@ -277,11 +331,15 @@ class Exchange {
     const head = this.head!;
     const parts = this.bodyParts;
     const body = this.frame!.kind === 'none' ? null : parts.length === 1 ? parts[0] : Buffer.concat(parts, this.bodyBytes);
-    this.done(
-      null,
-      { status: head.status, statusText: head.statusText, headers: head.headers, rawHeaders: head.rawHeaders, body },
-      reusable,
-    );
+    const res: Http1Response = {
+      status: head.status,
+      statusText: head.statusText,
+      headers: head.headers,
+      rawHeaders: head.rawHeaders,
+      body,
+    };
+    if (this.truncated) res.truncated = true;
+    this.done(null, res, reusable && !this.truncated);
   }
 }
 
@@ -369,7 +427,7 @@ export function createHttp1Client(options: { idleSocketMs?: number } = {}): Http
       while (conn && conn.socket.destroyed) conn = pool.pop();
       conn ??= open(url, pool);
       const c = conn;
-      const exchange = new Exchange(req.method, (err, res, reusable) => {
+      const exchange = new Exchange(req.method, { body: req.maxBodyBytes, errorBody: req.maxErrorBodyBytes }, (err, res, reusable) => {
         c.current = null;
         if (err || !reusable) c.socket.destroy();
         else release(c, res!);

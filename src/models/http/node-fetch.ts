@@ -11,7 +11,9 @@
 // the global fetch). It honours the AbortSignal at every stage (queued for a socket, connecting,
 // waiting for headers, reading the body) and rejects with the signal's reason, as fetch does.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { createHttp1Client } from './http1.ts';
+import { BodyTooLarge, createHttp1Client } from './http1.ts';
+
+export { BodyTooLarge } from './http1.ts';
 import { https, zlib } from '../../core/util/lazy-builtin.ts';
 
 type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -128,7 +130,9 @@ function bodyBytes(body: RequestInit['body']): string | Buffer | null | undefine
   return undefined; // a stream, FormData or Blob: not ours to handle
 }
 
-function decode(encoding: string | undefined, raw: Buffer): Buffer {
+/** Undoes the content-coding; `max` bounds the decoded size (a small compressed body can inflate to gigabytes). */
+function decode(encoding: string | undefined, raw: Buffer, max = Infinity): Buffer {
+  const o = Number.isFinite(max) ? { maxOutputLength: Math.max(1, max) } : {};
   switch (encoding?.trim().toLowerCase()) {
     case undefined:
     case '':
@@ -136,11 +140,11 @@ function decode(encoding: string | undefined, raw: Buffer): Buffer {
       return raw;
     case 'gzip':
     case 'x-gzip':
-      return zlib().gunzipSync(raw);
+      return zlib().gunzipSync(raw, o);
     case 'deflate':
-      return zlib().inflateSync(raw);
+      return zlib().inflateSync(raw, o);
     case 'br':
-      return zlib().brotliDecompressSync(raw);
+      return zlib().brotliDecompressSync(raw, o);
     default:
       throw new Error(`unsupported content-encoding "${encoding}"`);
   }
@@ -161,6 +165,8 @@ export interface ExchangeResult {
   rawHeaders: string[];
   /** Null for status codes without a body. */
   body: Buffer | null;
+  /** An error response's body was cut at `maxErrorBodyBytes`. */
+  truncated?: boolean;
 }
 
 export interface ExchangeInit {
@@ -171,6 +177,10 @@ export interface ExchangeInit {
   signal?: AbortSignal;
   /** Abandon the whole exchange (connect, headers, body) after this long, rejecting with DeadlineExceeded. */
   timeoutMs?: number;
+  /** A 2xx body (decoded) longer than this is not read: the exchange rejects with BodyTooLarge. */
+  maxBodyBytes?: number;
+  /** Of any other response's body only this much is read (`truncated` says when it was cut). */
+  maxErrorBodyBytes?: number;
 }
 
 /** The exchange did not complete within its deadline. */
@@ -231,20 +241,35 @@ export function createExchange(options: KeepAliveFetchOptions = {}): HttpExchang
       };
       const unwatch = signal ? whenAborted(signal, () => stop(signal.reason)) : undefined;
       if (init.timeoutMs !== undefined) timer = setTimeout(() => stop(new DeadlineExceeded(init.timeoutMs!)), init.timeoutMs);
-      const done = (status: number, statusText: string, headers: IncomingHttpHeaders, rawHeaders: string[], raw: Buffer | null) => {
+      const done = (
+        status: number,
+        statusText: string,
+        headers: IncomingHttpHeaders,
+        rawHeaders: string[],
+        raw: Buffer | null,
+        truncated = false,
+      ) => {
+        const ok = status >= 200 && status <= 299;
+        const max = (ok ? init.maxBodyBytes : init.maxErrorBodyBytes) ?? Infinity;
         let body: Buffer | null;
+        let cut = truncated;
         try {
-          body = NULL_BODY_STATUS.has(status) ? null : decode(headers['content-encoding'], raw ?? Buffer.alloc(0));
+          body = NULL_BODY_STATUS.has(status) ? null : decode(headers['content-encoding'], raw ?? Buffer.alloc(0), max);
         } catch (e) {
-          return finish(e);
+          if ((e as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') return finish(e);
+          if (ok) return finish(new BodyTooLarge(max, max + 1, status, Buffer.alloc(0)));
+          body = Buffer.from(`[a compressed error body that decodes to more than ${max} bytes]`);
+          cut = true;
         }
-        finish(undefined, { status, statusText, headers, rawHeaders, body });
+        const result: ExchangeResult = { status, statusText, headers, rawHeaders, body };
+        if (cut) result.truncated = true;
+        finish(undefined, result);
       };
       if (url.protocol === 'http:') {
         let call: { abort(): void } | undefined;
         try {
           call = plain.send(url, init, (err, res) =>
-            err ? finish(err) : done(res!.status, res!.statusText, res!.headers, res!.rawHeaders, res!.body),
+            err ? finish(err) : done(res!.status, res!.statusText, res!.headers, res!.rawHeaders, res!.body, res!.truncated),
           );
         } catch (e) {
           return finish(e);
@@ -264,7 +289,28 @@ export function createExchange(options: KeepAliveFetchOptions = {}): HttpExchang
       req.on('error', (e) => finish(e));
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        const status = res.statusCode ?? 0;
+        const ok = status >= 200 && status <= 299;
+        const limit = (ok ? init.maxBodyBytes : init.maxErrorBodyBytes) ?? Infinity;
+        let received = 0;
+        res.on('data', (c: Buffer) => {
+          if (settled) return;
+          if (received + c.length <= limit) {
+            chunks.push(c);
+            received += c.length;
+            return;
+          }
+          // Past the limit: a successful body is refused, an error body cut where a record cuts it.
+          if (ok) {
+            const head = Buffer.concat([...chunks, c]).subarray(0, 4096);
+            stop(new BodyTooLarge(limit, received + c.length, status, Buffer.from(head)));
+            return;
+          }
+          chunks.push(c.subarray(0, limit - received));
+          received = limit;
+          done(status, res.statusMessage ?? '', res.headers, res.rawHeaders, Buffer.concat(chunks), true);
+          req.destroy();
+        });
         res.on('error', (e) => finish(e));
         // A connection closed before the body was complete ('end' never comes).
         res.on('close', () => {

@@ -3,7 +3,8 @@
 // AttemptRecord and reported through `onAttempt`, and a failed attempt never becomes text.
 import { createHash } from 'node:crypto';
 import { canonicalJson, ListHasher, sha256Hex } from '../../core/util/hash.ts';
-import { CapabilityError } from '../../core/errors.ts';
+import { CapabilityError, UsageError } from '../../core/errors.ts';
+import { MAX_NEW_TOKENS_LIMIT } from '../limits.ts';
 import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, ModelCapabilities } from '../types.ts';
 import { modelCapabilities, type BackendInfoModel, type CapabilitiesWith } from '../capabilities.ts';
 import type { Clock, RetryPolicy } from '../options.ts';
@@ -32,6 +33,8 @@ export interface HttpModelConfig {
   clock: Clock;
   /** vLLM extensions: `score` through prompt_logprobs and `ban` through bad_words. */
   vllm: boolean;
+  /** A successful body beyond this many bytes is a `response_too_large` fault (default DEFAULT_MAX_RESPONSE_BYTES). */
+  maxResponseBytes?: number;
 }
 
 /** Names that hold credentials (api_key, token, secret, …) but not e.g. max_tokens. */
@@ -171,6 +174,12 @@ export class OpenAICompatibleModel implements BackendInfoModel {
   /** The request body for a chat completion (extra body keys last, so they win). */
   buildChatBody(messages: ChatMessage[], options: GenerateOptions): Record<string, unknown> {
     const c = this.config;
+    // Validation refuses cases that ask more; this keeps any other caller from sending an absurd limit.
+    if (!Number.isSafeInteger(options.maxTokens) || options.maxTokens < 0 || options.maxTokens > MAX_NEW_TOKENS_LIMIT)
+      throw new UsageError(
+        'maxTokens',
+        `${this.label}: max tokens must be a whole number from 0 to ${MAX_NEW_TOKENS_LIMIT}, got ${options.maxTokens}`,
+      );
     const body: Record<string, unknown> = { model: c.model };
     body[c.maxTokensField] = options.maxTokens;
     const temperature = options.temperature !== undefined ? options.temperature : c.temperature;
@@ -314,7 +323,7 @@ export class OpenAICompatibleModel implements BackendInfoModel {
       if (this.rate) await this.rate.acquire(signal);
       startedAt = new Date(c.clock.now()).toISOString();
       t0 = performance.now();
-      raw = await postOnce(this.endpoint, path, body, c.timeoutMs, signal);
+      raw = await postOnce(this.endpoint, path, body, c.timeoutMs, signal, c.maxResponseBytes);
     } finally {
       this.concurrency.release();
     }
@@ -337,6 +346,7 @@ export class OpenAICompatibleModel implements BackendInfoModel {
     const got = interpret({ body: raw.body, headers: raw.headers });
     // Not `{ ...x, y }`: that gives every object a hidden class of its own on Node 20 (store/chain.ts).
     const meta = Object.assign(headerMeta(raw.headers), got.meta);
+    if (raw.masked) meta.secretsMasked = raw.masked;
     // A server that says it simulates makes this model a simulation, whatever its name.
     if (meta.simulated === true) this.capabilities.simulated = true;
     if (got.ok && 'parsed' in got) {

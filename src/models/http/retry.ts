@@ -9,7 +9,9 @@ import type { RetryPolicy } from '../options.ts';
  * retryable: rate_limit (429), server_error (5xx), request_timeout (408), conflict (409),
  *   timeout (our per-attempt deadline), network (refused/reset/DNS), malformed_json (2xx whose body is
  *   not a JSON object), no_choices (2xx without a non-empty choices list, unless it carries an error
- *   code below 500), null_content, empty_content (blank after Python strip)
+ *   code below 500), null_content, empty_content (blank after Python strip), invalid_text (the reply
+ *   holds invalid UTF-8, NUL or a lone surrogate: core/util/text-boundary.ts), response_too_large
+ *   (a 2xx body beyond --max-response-bytes; reading stopped there)
  * not retryable: auth (401/403), not_found (404), bad_request (other 4xx), no_choices with an error
  *   code below 500, refusal (a `refusal` field or a content-filter stop; retried only when
  *   `retry.retryRefusals` is set), aborted (the caller's signal)
@@ -29,6 +31,8 @@ export type FailureKind =
   | 'null_content'
   | 'empty_content'
   | 'refusal'
+  | 'invalid_text'
+  | 'response_too_large'
   | 'aborted';
 
 export function kindForStatus(status: number): FailureKind {
@@ -52,6 +56,8 @@ const RETRYABLE: ReadonlySet<FailureKind> = new Set([
   'no_choices',
   'null_content',
   'empty_content',
+  'invalid_text',
+  'response_too_large',
 ]);
 
 export function isRetryable(kind: FailureKind, policy: Pick<RetryPolicy, 'retryRefusals'>): boolean {

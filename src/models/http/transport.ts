@@ -5,9 +5,19 @@
 // the openai SDK words them (`<status> <error.message>`), so records read the same as before the
 // SDK left the request path (it cost about 0.1 ms of CPU and a dozen objects per request).
 import { REVLOOP_VERSION } from '../../core/version.ts';
+import { maskSecrets } from '../../core/util/secrets.ts';
+import { escapeText, utf8Fault } from '../../core/util/text-boundary.ts';
 import { kindForStatus, type FailureKind } from './retry.ts';
-import { rawForRecord } from './extract.ts';
-import { createExchange, DeadlineExceeded, type ExchangeResult, type HttpExchange } from './node-fetch.ts';
+import { RAW_LIMIT, rawForRecord } from './extract.ts';
+import { BodyTooLarge, createExchange, DeadlineExceeded, type ExchangeResult, type HttpExchange } from './node-fetch.ts';
+
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../limits.ts';
+
+/**
+ * How much of an error response's body is read: a record keeps at most RAW_LIMIT characters of it
+ * (up to 4 bytes each in UTF-8), so reading more would only cost memory.
+ */
+export const ERROR_BODY_BYTES = 4 * RAW_LIMIT;
 
 /** Response headers, looked up by any-case name (what the extractors and the retry loop read). */
 export interface HeaderLookup {
@@ -15,7 +25,8 @@ export interface HeaderLookup {
 }
 
 export type RawOutcome =
-  | { kind: 'response'; status: number; headers: HeaderLookup; body: string }
+  /** `masked`: how many secrets (the key sent, URL credentials) were replaced by *** in the body. */
+  | { kind: 'response'; status: number; headers: HeaderLookup; body: string; masked: number }
   | { kind: 'failure'; failure: FailureKind; status?: number; headers?: HeaderLookup; message: string; raw?: unknown };
 
 /** Where requests go and what they carry besides their body. */
@@ -27,6 +38,8 @@ export interface HttpEndpoint {
   exchange: HttpExchange;
   /** Parsed URLs and their raw header lists by path (a handful per model). */
   targets: Map<string, { url: URL; headers: string[] }>;
+  /** What never reaches a record: the API key sent (masked as *** in every body and message). */
+  secrets: string[];
 }
 
 /**
@@ -43,7 +56,7 @@ export function httpEndpoint(baseUrl: string, apiKey: string | null, env: NodeJS
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
   if (env.OPENAI_ORG_ID) headers['openai-organization'] = env.OPENAI_ORG_ID;
   if (env.OPENAI_PROJECT_ID) headers['openai-project'] = env.OPENAI_PROJECT_ID;
-  return { baseUrl, headers, exchange: createExchange(), targets: new Map() };
+  return { baseUrl, headers, exchange: createExchange(), targets: new Map(), secrets: apiKey ? [apiKey] : [] };
 }
 
 function describeCause(e: unknown): string {
@@ -88,7 +101,9 @@ export async function postOnce(
   body: Record<string, unknown>,
   timeoutMs: number,
   signal?: AbortSignal,
+  maxResponseBytes: number = DEFAULT_MAX_RESPONSE_BYTES,
 ): Promise<RawOutcome> {
+  const mask = (s: string) => maskSecrets(s, endpoint.secrets);
   let target = endpoint.targets.get(path);
   if (!target) {
     const url = new URL(/^https?:\/\//.test(path) ? path : endpoint.baseUrl + path);
@@ -103,10 +118,25 @@ export async function postOnce(
       body: JSON.stringify(body),
       signal,
       timeoutMs,
+      maxBodyBytes: maxResponseBytes,
+      maxErrorBodyBytes: ERROR_BODY_BYTES,
     });
-    const text = r.body ? r.body.toString('utf8') : '';
     const headers = lookup(r.headers);
-    if (r.status >= 200 && r.status <= 299) return { kind: 'response', status: r.status, headers, body: text };
+    const ok = r.status >= 200 && r.status <= 299;
+    // The text boundary (core/util/text-boundary.ts): bytes that are not UTF-8 are no reply to verify.
+    const bad = ok && r.body ? utf8Fault(r.body) : null;
+    if (bad) {
+      return {
+        kind: 'failure',
+        failure: 'invalid_text',
+        status: r.status,
+        headers,
+        message: `the response body ${bad.problem}: not text, so it was not verified`,
+        raw: mask(escapeText(r.body!, RAW_LIMIT)).text,
+      };
+    }
+    const { text, count } = mask(r.body ? r.body.toString('utf8') : '');
+    if (ok) return { kind: 'response', status: r.status, headers, body: text, masked: count };
     let json: { error?: unknown } | undefined;
     try {
       json = text ? JSON.parse(text) : undefined;
@@ -114,7 +144,9 @@ export async function postOnce(
       json = undefined;
     }
     const error = json?.error;
-    const message = apiErrorMessage(r.status, error, json ? undefined : text || undefined);
+    let message = apiErrorMessage(r.status, error, json ? undefined : text || undefined);
+    if (message.length > RAW_LIMIT) message = `${message.slice(0, RAW_LIMIT)}…[${message.length - RAW_LIMIT} more chars]`;
+    if (r.truncated) message += ` [the error body was cut at ${ERROR_BODY_BYTES} bytes]`;
     return {
       kind: 'failure',
       failure: kindForStatus(r.status),
@@ -126,6 +158,18 @@ export async function postOnce(
   } catch (e) {
     if (signal?.aborted) return { kind: 'failure', failure: 'aborted', message: `aborted by the caller: ${describeCause(signal.reason)}` };
     if (e instanceof DeadlineExceeded) return { kind: 'failure', failure: 'timeout', message: `timed out after ${timeoutMs} ms` };
-    return { kind: 'failure', failure: 'network', message: `network error: Connection error.: ${describeCause(e)}` };
+    if (e instanceof BodyTooLarge) {
+      return {
+        kind: 'failure',
+        failure: 'response_too_large',
+        status: e.status,
+        message:
+          e.announced !== null
+            ? `the response announced ${e.announced} bytes, more than the ${maxResponseBytes}-byte limit (--max-response-bytes); it was not read`
+            : `the response exceeded the ${maxResponseBytes}-byte limit (--max-response-bytes); reading stopped after ${e.received} bytes`,
+        raw: mask(escapeText(e.head, RAW_LIMIT)).text,
+      };
+    }
+    return { kind: 'failure', failure: 'network', message: mask(`network error: Connection error.: ${describeCause(e)}`).text };
   }
 }

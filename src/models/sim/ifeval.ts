@@ -4,6 +4,7 @@
 // report lines are ignored). Fixes use only what the report says is required. Instructions without
 // a fixer here (counts of words, sentences, paragraphs, languages, …) stay as they are: the
 // simulation is a plumbing aid, labelled SIMULATED everywhere, not a model of IFEval behaviour.
+import { simCount } from './limits.ts';
 import type { SimParams } from './profiles.ts';
 import type { HashRng } from './rng.ts';
 
@@ -16,7 +17,7 @@ export function parseIfevalReport(report: string): Array<{ id: string; detail: s
 }
 
 const quoted = (s: string) => [...s.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1]}"`) as string);
-const number = (s: string) => Number(/at least (\d+)/.exec(s)?.[1] ?? /exactly (\d+)/.exec(s)?.[1] ?? 1);
+const number = (s: string) => simCount(/at least (\d+)/.exec(s)?.[1] ?? /exactly (\d+)/.exec(s)?.[1] ?? '1');
 
 const FIXERS: Record<string, (text: string, detail: string) => string> = {
   'punctuation:no_comma': (t) => t.replaceAll(',', ''),

@@ -2,6 +2,7 @@
 // report in all three wording variants, and the structured "DETERMINISTIC VERIFIER REPORT" lines of
 // c05, c07, c09, c10 and c12 (docs/protocol.md §1.2–1.3). Values are shown with Python repr(), `<missing>`
 // for None and lower-case booleans; this module reads them back.
+import { simCount } from './limits.ts';
 
 export interface ExactReport {
   kind: 'exact-length';
@@ -80,30 +81,30 @@ function bool(s: string): boolean {
 export function parseReport(text: string): SimReport | null {
   for (const re of EXACT_PATTERNS) {
     const m = re.exec(text);
-    if (m) return { kind: 'exact-length', count: Number(m[1]), target: Number(m[2]), missing: m[3] === 'none' ? [] : m[3].split('; ') };
+    if (m) return { kind: 'exact-length', count: simCount(m[1]), target: simCount(m[2]), missing: m[3] === 'none' ? [] : m[3].split('; ') };
   }
   if (!text.includes('DETERMINISTIC VERIFIER REPORT')) return null;
   const r: StructuredReport = { kind: 'structured', positions: [], required: [], forbidden: [], sentenceWords: [], lastWords: [] };
   for (const line of text.split('\n')) {
     let m: RegExpExecArray | null;
     if ((m = /^- total words: observed=(\d+), target=(\d+), residual/.exec(line))) {
-      r.totalWords = { observed: Number(m[1]), target: Number(m[2]) };
+      r.totalWords = { observed: simCount(m[1]), target: simCount(m[2]) };
     } else if ((m = /^- sentences: observed=(\d+), target=(\d+), residual/.exec(line))) {
-      r.sentences = { observed: Number(m[1]), target: Number(m[2]) };
+      r.sentences = { observed: simCount(m[1]), target: simCount(m[2]) };
     } else if ((m = /^- allowed words per sentence: (\d+) to (\d+) inclusive$/.exec(line))) {
-      r.bounds = { lower: Number(m[1]), upper: Number(m[2]) };
+      r.bounds = { lower: simCount(m[1]), upper: simCount(m[2]) };
     } else if ((m = /^- sentence (\d+): words=(\d+), below-minimum-by=(\d+), above-maximum-by=(\d+)$/.exec(line))) {
-      r.sentenceWords.push({ index: Number(m[1]), words: Number(m[2]), deficit: Number(m[3]), excess: Number(m[4]) });
+      r.sentenceWords.push({ index: simCount(m[1]), words: simCount(m[2]), deficit: simCount(m[3]), excess: simCount(m[4]) });
     } else if ((m = /^- word (\d+): target=/.exec(line))) {
       const t = readPyValue(line.slice(m[0].length));
       const o = t && t.rest.startsWith(', observed=') ? readPyValue(t.rest.slice(', observed='.length)) : null;
       const c = o && /^, correct=(true|false)$/.exec(o.rest);
-      if (t && o && c) r.positions.push({ position: Number(m[1]), target: t.value, observed: o.value, correct: bool(c[1]) });
+      if (t && o && c) r.positions.push({ position: simCount(m[1]), target: t.value, observed: o.value, correct: bool(c[1]) });
     } else if ((m = /^- sentence (\d+) final word: target=/.exec(line))) {
       const t = readPyValue(line.slice(m[0].length));
       const o = t && t.rest.startsWith(', observed=') ? readPyValue(t.rest.slice(', observed='.length)) : null;
       const c = o && /^, correct=(true|false)$/.exec(o.rest);
-      if (t && o && c) r.lastWords.push({ index: Number(m[1]), target: t.value, observed: o.value, correct: bool(c[1]) });
+      if (t && o && c) r.lastWords.push({ index: simCount(m[1]), target: t.value, observed: o.value, correct: bool(c[1]) });
     } else if (line.startsWith('- required word ')) {
       const t = readPyValue(line.slice('- required word '.length));
       const c = t && /^: present=(true|false)$/.exec(t.rest);
@@ -111,7 +112,7 @@ export function parseReport(text: string): SimReport | null {
     } else if (line.startsWith('- forbidden word ')) {
       const t = readPyValue(line.slice('- forbidden word '.length));
       const c = t && /^: observed-count=(\d+)$/.exec(t.rest);
-      if (t && c) r.forbidden.push({ word: t.value, count: Number(c[1]) });
+      if (t && c) r.forbidden.push({ word: t.value, count: simCount(c[1]) });
     }
   }
   return r;

@@ -7,6 +7,7 @@
 // with the toy LM (toy-lm.ts): POST /v1/completions (token-id prompts, echo, prompt_logprobs),
 // `prompt_logprobs` / `continue_final_message` / `bad_words` on chat completions, POST /tokenize and
 // POST /detokenize (also under /v1/).
+import { MAX_NEW_TOKENS_LIMIT } from '../limits.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sha256Hex } from '../../core/util/hash.ts';
@@ -97,10 +98,12 @@ function messagesOf(body: Record<string, unknown>): ChatMessage[] {
   });
 }
 
+/** An integer field from `min` to MAX_NEW_TOKENS_LIMIT (a request for 3·10^15 tokens is a 400, not an allocation). */
 function intField(body: Record<string, unknown>, key: string, fallback: number, min = 0): number {
   const v = body[key];
   if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new HttpError(400, `"${key}" must be an integer ≥ ${min}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > MAX_NEW_TOKENS_LIMIT)
+    throw new HttpError(400, `"${key}" must be an integer from ${min} to ${MAX_NEW_TOKENS_LIMIT}`);
   return v;
 }
 

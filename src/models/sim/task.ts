@@ -1,6 +1,7 @@
 // What a simulated controller reads from the initial prompt: the family and its constraints. It
 // understands the exact-length prompt in all three wording variants (baseline, structured,
 // concise) and COLLIE task texts for c05, c07, c09, c10 and c12 (any variant wraps the same task).
+import { simCount } from './limits.ts';
 
 export type SimTask =
   | { family: 'exact-length'; target: number; anchors: string[] }
@@ -38,17 +39,18 @@ const C12 = /with exactly (\d+) sentences;\s*\n\s*\d+\) with sentences having th
 
 export function parseTask(prompt: string): SimTask {
   let m = EXACT_BASELINE.exec(prompt) ?? EXACT_CONCISE.exec(prompt) ?? EXACT_STRUCTURED.exec(prompt);
-  if (m) return { family: 'exact-length', target: Number(m[1]), anchors: splitAnchors(m[2]) };
+  if (m) return { family: 'exact-length', target: simCount(m[1]), anchors: splitAnchors(m[2]) };
   if ((m = C05.exec(prompt))) {
     const positions = (m[2].match(/\d+/g) ?? []).map(Number);
     const targetWords = parseQuotedList(m[3]);
-    if (positions.length && positions.length === targetWords.length) return { family: 'c05', words: Number(m[1]), positions, targetWords };
+    if (positions.length && positions.length === targetWords.length)
+      return { family: 'c05', words: simCount(m[1]), positions, targetWords };
   }
-  if ((m = C10.exec(prompt))) return { family: 'c10', sentences: Number(m[1]), lower: Number(m[2]), upper: Number(m[3]) };
-  if ((m = C12.exec(prompt))) return { family: 'c12', sentences: Number(m[1]), lastWords: parseQuotedList(m[2]) };
+  if ((m = C10.exec(prompt))) return { family: 'c10', sentences: simCount(m[1]), lower: simCount(m[2]), upper: simCount(m[3]) };
+  if ((m = C12.exec(prompt))) return { family: 'c12', sentences: simCount(m[1]), lastWords: parseQuotedList(m[2]) };
   if ((m = C09_COUNT.exec(prompt))) {
     const forbidden = [...prompt.matchAll(C09_WORD)].flatMap((x) => parseQuotedList(x[1]));
-    return { family: 'c09', sentences: Number(m[1]), forbidden };
+    return { family: 'c09', sentences: simCount(m[1]), forbidden };
   }
   if ((m = C07.exec(prompt))) {
     const required = parseQuotedList(m[1]);

@@ -15,13 +15,17 @@ import { PlanCache } from '../plan-cache.ts';
 import { newerSchema, notAStoreReason, openedReadOnly, readOnlyForYou, runNotFound, writtenTwice } from '../errors.ts';
 import { reduceRun, type ReducedRun } from '../reduce.ts';
 import {
+  eventSummary,
   LeaseLostError,
   RunExistsError,
   redactLocation,
   SimulatedCrash,
   splitAtCrash,
   type AppendOptions,
+  type EventSummary,
+  type EventSummaryRow,
   type LeaseSupport,
+  type LockHolder,
   type MaterializedRun,
   type ReadEventsOptions,
   type RunInfo,
@@ -34,6 +38,9 @@ import {
 } from '../store.ts';
 import type { TrajectoryRecord } from '../types.ts';
 import { deriveChanges, type DerivedChanges } from '../derive.ts';
+import { encodeColumn } from '../text-codec.ts';
+import { checkNewRunId } from '../run-id.ts';
+import type { RoundRowValues, RunRows, RunRowValues, TrajectoryRowValues } from '../integrity.ts';
 import {
   foldTables,
   runSummary,
@@ -47,7 +54,7 @@ import {
 } from '../tables.ts';
 import { databaseTrouble, isConnectionLoss, isOutOfConnections } from '../connection-loss.ts';
 import { ClosingClient, pgDriver } from './pg-driver.ts';
-import { DERIVED_TABLES, KNOWN_TABLES, MIGRATIONS, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
+import { DERIVE_FLAG, DERIVED_TABLES, KNOWN_TABLES, MIGRATIONS, SCHEMA_VERSION, STORE_MARKER } from './schema.ts';
 
 interface QueuedGroup {
   runId: string;
@@ -695,6 +702,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async createRun(runId: string, planned: RunPlannedPayload, seed: readonly NewEvent[] = []): Promise<void> {
+    checkNewRunId(runId);
     if (await this.getPlanned(runId)) throw new RunExistsError(runId, this.location);
     await this.append(runId, [{ type: 'run_planned', payload: planned }, ...seed]);
   }
@@ -722,7 +730,8 @@ export class PostgresRunStore implements RunStore {
   }
 
   private appendLockBegin(): string {
-    return `BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0)`;
+    // Every transaction that writes derived rows starts here: it alone may (schema migration 2).
+    return `BEGIN; SELECT pg_advisory_xact_lock(${this.ns ^ 2}, 0); ${DERIVE_FLAG}`;
   }
 
   /**
@@ -819,6 +828,32 @@ export class PostgresRunStore implements RunStore {
       .query('DELETE FROM run_locks WHERE run_id = $1 AND pid = $2 AND host = $3', [runId, process.pid, hostname()])
       .catch(() => undefined);
     await this.live.query('SELECT pg_advisory_unlock($1, $2)', [this.ns ^ 1, key31(runId)]).catch(() => undefined);
+  }
+
+  async lockHolder(runId: string): Promise<LockHolder | null> {
+    const row = (
+      await this.pool.query<{ pid: number; host: string; started_at: string; held: boolean }>(
+        `SELECT pid, host, started_at, EXISTS (SELECT 1 FROM pg_locks pl WHERE pl.locktype = 'advisory' AND pl.granted AND pl.objsubid = 2
+           AND pl.classid::bigint = $2 AND pl.objid::bigint = lock_key AND pl.database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS held
+         FROM run_locks WHERE run_id = $1`,
+        [runId, (this.ns ^ 1) >>> 0],
+      )
+    ).rows[0];
+    // The lock is a session-level advisory lock: alive exactly while the holder's database session is.
+    return row ? { pid: row.pid, host: row.host, startedAt: row.started_at, state: row.held ? 'alive' : 'gone' } : null;
+  }
+
+  async clearStaleLock(runId: string, holder: LockHolder): Promise<boolean> {
+    if (this.readonly) throw openedReadOnly(this.location);
+    const now = await this.lockHolder(runId);
+    if (!now || now.state === 'alive') return false;
+    const r = await this.pool.query('DELETE FROM run_locks WHERE run_id = $1 AND pid = $2 AND host = $3 AND started_at = $4', [
+      runId,
+      holder.pid,
+      holder.host,
+      holder.startedAt,
+    ]);
+    return (r.rowCount ?? 0) > 0;
   }
 
   private leaseSupport(): LeaseSupport {
@@ -999,7 +1034,7 @@ export class PostgresRunStore implements RunStore {
     }
     if (options.keyPrefix !== undefined) {
       // A range on the unique index (byte order, as the index is built) instead of LIKE.
-      args.push(options.keyPrefix, options.keyPrefix + '\u{10FFFF}');
+      args.push(encodeColumn(options.keyPrefix), encodeColumn(options.keyPrefix) + '\u{10FFFF}');
       where.push(`key COLLATE "C" >= $${args.length - 1} AND key COLLATE "C" < $${args.length}`);
     }
     const rows = (await this.pool.query<EventRow>(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY seq`, args)).rows;
@@ -1012,8 +1047,44 @@ export class PostgresRunStore implements RunStore {
     );
   }
 
+  async eventSummariesAfter(cursor: number, limit: number): Promise<EventSummary[]> {
+    const rows = await this.pool.query<EventSummaryRow>(
+      `SELECT e.id, e.run_id, e.seq, e.type, e.case_index, e.revision, e.at,
+         CASE WHEN e.type = 'attempt_finished' THEN substr(e.payload, 1, 80) END AS head,
+         CASE WHEN e.type = 'trajectory_completed' OR (e.type = 'attempt_finished' AND strpos(substr(e.payload, 1, 80), '"ok":false') > 0)
+           THEN e.payload END AS small,
+         CASE WHEN e.type = 'draft_accepted' THEN
+           (SELECT r.joint FROM rounds r WHERE r.run_id = e.run_id AND r.case_index = e.case_index AND r.revision = e.revision) END AS joint
+       FROM events e WHERE e.id > $1 ORDER BY e.id LIMIT $2`,
+      [Math.floor(cursor), Math.max(0, Math.floor(limit))],
+    );
+    return rows.rows.map(eventSummary);
+  }
+
   async rawEventRows(runId: string): Promise<EventRow[]> {
     return (await this.pool.query<EventRow>('SELECT * FROM events WHERE run_id = $1 ORDER BY seq', [runId])).rows.map(stripKey);
+  }
+
+  async logHead(runId: string): Promise<{ seq: number; hash: string } | null> {
+    const row = (
+      await this.pool.query<{ seq: number; hash: string }>('SELECT seq, hash FROM events WHERE run_id = $1 ORDER BY seq DESC LIMIT 1', [
+        runId,
+      ])
+    ).rows[0];
+    return row ? { seq: row.seq, hash: row.hash } : null;
+  }
+
+  async runRows(runId: string): Promise<RunRows> {
+    return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
+      const events = (await client.query<EventRow>('SELECT * FROM events WHERE run_id = $1 ORDER BY seq', [runId])).rows.map(stripKey);
+      const run = (await client.query<RunRowValues>('SELECT * FROM runs WHERE run_id = $1', [runId])).rows[0] ?? null;
+      const trajectories = (
+        await client.query<TrajectoryRowValues>('SELECT * FROM trajectories WHERE run_id = $1 ORDER BY case_index', [runId])
+      ).rows;
+      const rounds = (await client.query<RoundRowValues>('SELECT * FROM rounds WHERE run_id = $1 ORDER BY case_index, revision', [runId]))
+        .rows;
+      return { events, run, trajectories, rounds };
+    });
   }
 
   async reduce(runId: string): Promise<ReducedRun | null> {
@@ -1094,7 +1165,7 @@ export class PostgresRunStore implements RunStore {
     }
     if (query.text) {
       // ASCII letters fold, nothing else (ILIKE and lower() would fold by the database's locale).
-      args.push(foldAscii(query.text));
+      args.push(foldAscii(encodeColumn(query.text)));
       const n = args.length;
       where.push(
         `(strpos(translate(t.case_id, '${UPPER}', '${LOWER}'), $${n}) > 0 OR EXISTS (SELECT 1 FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index AND strpos(translate(r.text, '${UPPER}', '${LOWER}'), $${n}) > 0))`,

@@ -6,7 +6,7 @@
 // holds a study run. Migrations are numbered and applied in order, each in the transaction that
 // records its version in `meta`. `runs.updated_at` is the planning time: commits leave a run's row
 // alone (one hot row fewer per commit) and summaries read a run's last event's time instead.
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** meta key whose presence says "this schema is a revloop store". */
 export const STORE_MARKER = 'revloop_store';
@@ -121,7 +121,27 @@ CREATE TABLE leases (
 );
 CREATE INDEX leases_worker ON leases (worker) WHERE worker IS NOT NULL;
 `,
+  // 2: the derived tables are guarded like events. They change only inside revloop's own append
+  // transactions, which set the transaction-local flag revloop.derive (SET LOCAL, gone at COMMIT);
+  // any other INSERT, UPDATE, DELETE or TRUNCATE is refused. Statement-level, so an append pays
+  // one check per statement, not per row. Readers also compare every column with the events.
+  `
+CREATE FUNCTION derived_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF current_setting('revloop.derive', true) IS DISTINCT FROM 'on' THEN
+    RAISE EXCEPTION '% is derived from events: only revloop''s appends change it (% refused)', TG_TABLE_NAME, TG_OP
+      USING ERRCODE = 'restrict_violation';
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER runs_derived BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON runs FOR EACH STATEMENT EXECUTE FUNCTION derived_guard();
+CREATE TRIGGER trajectories_derived BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON trajectories FOR EACH STATEMENT EXECUTE FUNCTION derived_guard();
+CREATE TRIGGER rounds_derived BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON rounds FOR EACH STATEMENT EXECUTE FUNCTION derived_guard();
+`,
 ];
+
+/** The transaction-local setting that lets a revloop append change the derived tables (migration 2). */
+export const DERIVE_FLAG = "SET LOCAL revloop.derive = 'on'";
 
 /** Tables derived from events (emptied and refilled by a rebuild). */
 export const DERIVED_TABLES = ['rounds', 'trajectories', 'runs'] as const;

@@ -9,12 +9,15 @@ import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { RunLockedError, StoreError, UserError } from '../../core/errors.ts';
 import { processAlive } from '../../core/util/process-alive.ts';
-import { checkCopiedRows, linkEvents, rowToEvent, type ChainHead, type EventRow } from '../chain.ts';
+import { checkCopiedRows, linkEvents, rowToEvent, type ChainHead, type EventRow, type RawEventRow } from '../chain.ts';
 import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent } from '../events.ts';
 import { PlanCache } from '../plan-cache.ts';
 import { newerSchema, notAStoreReason, openedReadOnly, readOnlyForYou, runNotFound, writtenTwice } from '../errors.ts';
 import { reduceRun, type ReducedRun } from '../reduce.ts';
 import { deriveChanges } from '../derive.ts';
+import { encodeColumn } from '../text-codec.ts';
+import { checkNewRunId } from '../run-id.ts';
+import type { RoundRowValues, RunRows, RunRowValues, TrajectoryRowValues } from '../integrity.ts';
 import {
   foldTables,
   runSummary,
@@ -27,10 +30,14 @@ import {
   type TrajectorySummaryRow,
 } from '../tables.ts';
 import {
+  eventSummary,
   RunExistsError,
   SimulatedCrash,
   splitAtCrash,
   type AppendOptions,
+  type EventSummary,
+  type EventSummaryRow,
+  type LockHolder,
   type MaterializedRun,
   type ReadEventsOptions,
   type RunInfo,
@@ -42,6 +49,7 @@ import {
 } from '../store.ts';
 import type { TrajectoryRecord } from '../types.ts';
 import { migrateLegacyStudyTables } from './legacy-studies.ts';
+import { walDamage } from './wal-check.ts';
 import {
   DERIVED_TABLES,
   KNOWN_TABLES,
@@ -250,6 +258,15 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
       reader.db.close();
     }
   }
+  // Before SQLite reads the WAL (and, opened for writing, checkpoints what it could read into the file).
+  const damage = walDamage(path);
+  if (damage)
+    throw new StoreError(
+      path,
+      'other',
+      `${damage}. revloop will not open the store over it: keep a copy of ${path} and its -wal and -shm files (the lost commits are in the WAL); ` +
+        `to open the store without them, as SQLite would, move ${path}-wal and ${path}-shm aside. \`revloop audit --expect-head\` with a head printed earlier tells what is missing.`,
+    );
   let db: Database.Database;
   try {
     db = new Database(path);
@@ -397,7 +414,17 @@ export class SqliteRunStore implements RunStore {
       // A run's plan is its first event (linkEvents and checkCopiedRows refuse anything else).
       planned: p("SELECT * FROM events WHERE run_id = ? AND seq = 1 AND type = 'run_planned'"),
       events: p('SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
+      eventsRaw: p(
+        'SELECT id, run_id, seq, type, case_index, revision, at, CAST(payload AS BLOB) AS payload, prev_hash, hash FROM events WHERE run_id = ? ORDER BY seq',
+      ),
       eventsAfter: p('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?'),
+      eventSummariesAfter: p(`SELECT e.id, e.run_id, e.seq, e.type, e.case_index, e.revision, e.at,
+           CASE WHEN e.type = 'attempt_finished' THEN substr(e.payload, 1, 80) END AS head,
+           CASE WHEN e.type = 'trajectory_completed' OR (e.type = 'attempt_finished' AND instr(substr(e.payload, 1, 80), '"ok":false') > 0)
+             THEN e.payload END AS small,
+           CASE WHEN e.type = 'draft_accepted' THEN
+             (SELECT r.joint FROM rounds r WHERE r.run_id = e.run_id AND r.case_index = e.case_index AND r.revision = e.revision) END AS joint
+         FROM events e WHERE e.id > ? ORDER BY e.id LIMIT ?`),
       runIds: p(
         `WITH RECURSIVE ids(r) AS (SELECT (SELECT min(run_id) FROM events) UNION ALL SELECT (SELECT min(run_id) FROM events WHERE run_id > r) FROM ids WHERE r IS NOT NULL)
          SELECT e.run_id FROM ids JOIN events e ON e.run_id = ids.r AND e.seq = 1 WHERE e.type = 'run_planned' ORDER BY e.id`,
@@ -647,6 +674,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async createRun(runId: string, planned: RunPlannedPayload, seed: readonly NewEvent[] = []): Promise<void> {
+    checkNewRunId(runId);
     if (this.getPlannedSync(runId)) throw new RunExistsError(runId, this.location);
     this.appendSync(runId, [{ type: 'run_planned', payload: planned }, ...seed]);
   }
@@ -658,7 +686,7 @@ export class SqliteRunStore implements RunStore {
       .transaction(() => {
         const row = this.db.prepare('SELECT pid, host, started_at FROM run_locks WHERE run_id = ?').get(runId) as
           { pid: number; host: string; started_at: string } | undefined;
-        if (row && processAlive(row.pid, row.host) && !(row.pid === process.pid && row.host === hostname())) {
+        if (row && processAlive(row.pid, row.host, row.started_at) && !(row.pid === process.pid && row.host === hostname())) {
           throw new RunLockedError(
             runId,
             row.pid,
@@ -675,6 +703,24 @@ export class SqliteRunStore implements RunStore {
 
   async releaseLock(runId: string): Promise<void> {
     this.releaseLockSync(runId);
+  }
+
+  async lockHolder(runId: string): Promise<LockHolder | null> {
+    const row = this.db.prepare('SELECT pid, host, started_at FROM run_locks WHERE run_id = ?').get(runId) as
+      { pid: number; host: string; started_at: string } | undefined;
+    if (!row) return null;
+    const state = row.host !== hostname() ? 'unknown' : processAlive(row.pid, row.host, row.started_at) ? 'alive' : 'gone';
+    return { pid: row.pid, host: row.host, startedAt: row.started_at, state };
+  }
+
+  async clearStaleLock(runId: string, holder: LockHolder): Promise<boolean> {
+    if (this.readonly) throw openedReadOnly(this.location);
+    if (holder.host === hostname() && processAlive(holder.pid, holder.host, holder.startedAt)) return false;
+    // Only the lock that was shown: a process that took the run meanwhile keeps its lock.
+    const r = this.db
+      .prepare('DELETE FROM run_locks WHERE run_id = ? AND pid = ? AND host = ? AND started_at = ?')
+      .run(runId, holder.pid, holder.host, holder.startedAt);
+    return r.changes > 0;
   }
 
   releaseLockSync(runId: string): void {
@@ -719,7 +765,7 @@ export class SqliteRunStore implements RunStore {
     if (options.keyPrefix !== undefined) {
       // A range on the unique index instead of LIKE (which would need escaping and skips the index).
       where.push('key >= ? AND key < ?');
-      args.push(options.keyPrefix, options.keyPrefix + '\u{10FFFF}');
+      args.push(encodeColumn(options.keyPrefix), encodeColumn(options.keyPrefix) + '\u{10FFFF}');
     }
     // Within a run, id order is seq order (appends only); ordering by id lets one trajectory's events
     // come straight from events_case instead of a pass over the run's whole log in seq order.
@@ -734,6 +780,21 @@ export class SqliteRunStore implements RunStore {
 
   async rawEventRows(runId: string): Promise<EventRow[]> {
     return this.stmt.events.all(runId) as EventRow[];
+  }
+
+  async logHead(runId: string): Promise<{ seq: number; hash: string } | null> {
+    const row = this.stmt.lastEvent.get(runId) as { seq: number; hash: string } | undefined;
+    return row ? { seq: row.seq, hash: row.hash } : null;
+  }
+
+  async runRows(runId: string): Promise<RunRows> {
+    return this.db.transaction(() => ({
+      // Payloads as their stored bytes: hashed as they are, decoded only where a payload is read.
+      events: this.stmt.eventsRaw.all(runId) as RawEventRow[],
+      run: (this.db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRowValues | undefined) ?? null,
+      trajectories: this.db.prepare('SELECT * FROM trajectories WHERE run_id = ? ORDER BY case_index').all(runId) as TrajectoryRowValues[],
+      rounds: this.db.prepare('SELECT * FROM rounds WHERE run_id = ? ORDER BY case_index, revision').all(runId) as RoundRowValues[],
+    }))();
   }
 
   async reduce(runId: string): Promise<ReducedRun | null> {
@@ -765,9 +826,9 @@ export class SqliteRunStore implements RunStore {
          FROM trajectories WHERE run_id = ?`,
       )
       .get(runId) as RunCounts;
-    const lock = this.db.prepare('SELECT pid, host FROM run_locks WHERE run_id = ?').get(runId) as
-      { pid: number; host: string } | undefined;
-    const live = !!lock && processAlive(lock.pid, lock.host);
+    const lock = this.db.prepare('SELECT pid, host, started_at FROM run_locks WHERE run_id = ?').get(runId) as
+      { pid: number; host: string; started_at: string } | undefined;
+    const live = !!lock && processAlive(lock.pid, lock.host, lock.started_at);
     const last = this.stmt.lastEventIdAndTime.get(runId) as { id: number; at: string } | undefined;
     return runSummary(runId, run, c, last ?? null, live);
   }
@@ -800,12 +861,13 @@ export class SqliteRunStore implements RunStore {
       args.push(JSON.stringify(query.caseIndexes));
     }
     if (query.text) {
-      // LIKE matches ASCII letters case-insensitively; the escape keeps % and _ literal.
-      const pattern = `%${query.text.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+      // lower() folds ASCII letters only (SQLite without ICU), as the filter's semantics ask; instr is
+      // a plain substring search (memcmp), unlike LIKE's pattern walk whose cost grew with the query.
+      const needle = encodeColumn(query.text).replace(/[A-Z]/g, (c) => c.toLowerCase());
       where.push(
-        "(t.case_id LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index AND r.text LIKE ? ESCAPE '\\'))",
+        '(instr(lower(t.case_id), ?) > 0 OR EXISTS (SELECT 1 FROM rounds r WHERE r.run_id = t.run_id AND r.case_index = t.case_index AND instr(lower(r.text), ?) > 0))',
       );
-      args.push(pattern, pattern);
+      args.push(needle, needle);
     }
     const offset = Math.max(0, Math.floor(query.offset ?? 0));
     const limit = query.limit === undefined ? -1 : Math.max(0, Math.floor(query.limit));
@@ -828,6 +890,10 @@ export class SqliteRunStore implements RunStore {
 
   async eventsAfter(cursor: number, limit: number): Promise<StoredEvent[]> {
     return (this.stmt.eventsAfter.all(Math.floor(cursor), Math.max(0, Math.floor(limit))) as EventRow[]).map(rowToEvent);
+  }
+
+  async eventSummariesAfter(cursor: number, limit: number): Promise<EventSummary[]> {
+    return (this.stmt.eventSummariesAfter.all(Math.floor(cursor), Math.max(0, Math.floor(limit))) as EventSummaryRow[]).map(eventSummary);
   }
 
   async materialized(runId: string): Promise<MaterializedRun> {

@@ -267,7 +267,7 @@ function typeProblem(v: unknown, type: (typeof TYPES)[keyof ExperimentState]): s
 export async function readStatesFile(path: string): Promise<{ states: ExperimentState[]; sha256: string }> {
   const states: ExperimentState[] = [];
   for await (const line of readJsonlLines(path)) {
-    if (line.error) throw new InputError(path, line.line, null, line.error);
+    if (line.error) throw new InputError(path, line.line, line.field ?? null, line.error);
     const v = line.value as Record<string, unknown>;
     if (!v || typeof v !== 'object' || Array.isArray(v))
       throw new InputError(path, line.line, null, 'expected a JSON object (one state per line)');

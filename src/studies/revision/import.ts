@@ -3,6 +3,8 @@
 // rule is applied (drafts after the first success are dropped and counted), and the result is
 // stored as an ordinary run, so every analysis, the audit and the export work on it. The whole file
 // is checked before anything is written, and written in one transaction.
+import { checkNewRunId } from '../../store/run-id.ts';
+import { jsonTextFault } from '../../core/util/text-boundary.ts';
 import { hostname } from 'node:os';
 import { REVLOOP_VERSION } from '../../core/version.ts';
 import { PAPER_PROTOCOL, protocolSpec } from '../../engine/protocol.ts';
@@ -117,7 +119,7 @@ interface ParsedImport {
 
 /** Validates every line (all problems at once, as file:line: field: problem). */
 export function parseImportLines(
-  items: Array<{ line: number; value?: unknown; error?: string }>,
+  items: Array<{ line: number; value?: unknown; error?: string; field?: string }>,
   file: string,
   resolveFamily: (name: string) => Family,
 ): ParsedImport {
@@ -127,7 +129,13 @@ export function parseImportLines(
   const pairs = new Map<string, number>();
   for (const item of items) {
     if (item.error) {
-      errors.push(new InputError(file, item.line, null, item.error));
+      errors.push(new InputError(file, item.line, item.field ?? null, item.error));
+      continue;
+    }
+    // The text boundary for lines that did not come through readJsonlLines (a converted COLLIE log).
+    const bad = jsonTextFault(item.value);
+    if (bad) {
+      errors.push(new InputError(file, item.line, bad.field, bad.fault.problem));
       continue;
     }
     const { line, c, problems } = lineProblems(item.value, resolveFamily);
@@ -286,6 +294,7 @@ export async function importTrajectories(store: RunStore, parsed: ParsedImport, 
       pending: 0,
     },
   };
+  checkNewRunId(options.runId);
   await store.append(options.runId, [{ type: 'run_planned', payload: planned }, session, ...events]);
   return summary;
 }

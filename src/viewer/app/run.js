@@ -34,6 +34,12 @@ function header(r) {
           ' This run\u2019s controller is simulated: every number on this page describes a simulation, not a language model.',
         ])
       : null,
+    r.unverified
+      ? el('p', { className: 'banner unverified', role: 'alert' }, [
+          el('span', { className: 'badge bad', text: 'UNVERIFIED' }),
+          ` This run disagrees with its own events (${r.unverified[0]}${r.unverified.length > 1 ? '; \u2026' : ''}): what this page shows may have been edited. revloop audit --run ${r.run_id} lists every discrepancy.`,
+        ])
+      : null,
     el('p', { className: 'run-facts' }, [
       el('span', { className: 'badge status ' + (r.status === 'running' ? 'live' : 'neutral'), id: 'run-status', text: r.status }),
       ` ${r.kind} \u00b7 ${r.protocol} \u00b7 T = ${r.budget} \u00b7 `,

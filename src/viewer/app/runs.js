@@ -93,6 +93,10 @@ export function mountRuns(root, ctx) {
     el('span', { className: 'badge sim', text: 'SIMULATED' }),
     ' rows come from simulated controllers: their numbers describe simulations, not language models.',
   ]);
+  const anyUnverified = el('p', { className: 'banner unverified', role: 'alert', hidden: true }, [
+    el('span', { className: 'badge bad', text: 'UNVERIFIED' }),
+    ' rows disagree with their runs\u2019 own events (a table edited by hand?): do not trust them; revloop audit --run RUN lists every discrepancy.',
+  ]);
   const workersWrap = el('div', { id: 'workers-wrap' });
   let workerTimer = null;
   const selA = el('select', { id: 'cmp-a', 'aria-label': 'run A' });
@@ -104,6 +108,7 @@ export function mountRuns(root, ctx) {
   put(
     root,
     el('h2', { text: 'Runs' }),
+    anyUnverified,
     anySim,
     el('div', { className: 'table-wrap' }, [
       el('table', { className: 'runs-live' }, [
@@ -141,7 +146,11 @@ export function mountRuns(root, ctx) {
           el('td', null, [el('a', { href: '/runs/' + encodeURIComponent(r.run_id), 'data-nav': '', text: r.run_id })]),
           el('td', { text: r.kind }),
           el('td', null, modelCell(r.model, r.simulated)),
-          el('td', null, [statusBadge(r.status)]),
+          el('td', null, [
+            statusBadge(r.status),
+            r.unverified ? ' ' : null,
+            r.unverified ? el('span', { className: 'badge bad', title: r.unverified.join('\n'), text: 'UNVERIFIED' }) : null,
+          ]),
           el('td', null, [progress(r)]),
           el('td', { className: 'num', text: r.planned ? `${num(r.successes)} (${pct(r.successes, r.complete)})` : '' }),
           el('td', { className: 'num', text: r.planned ? num(r.failed_attempts) : '' }),
@@ -156,6 +165,7 @@ export function mountRuns(root, ctx) {
     if (data.workers && data.workers.length) workerTimer = setTimeout(() => ctx.throttle('runs', load, 400), 5000);
     empty.hidden = runs.length > 0;
     anySim.hidden = !runs.some((r) => r.simulated);
+    anyUnverified.hidden = !runs.some((r) => r.unverified);
     const comparable = runs.filter((r) => r.has_trajectories);
     for (const [s, pick] of [
       [selA, selA.value || (comparable[1] && comparable[1].run_id)],

@@ -6,7 +6,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 
 export type Step =
-  | { status?: number; headers?: Record<string, string>; json?: unknown; body?: string; delayMs?: number }
+  | { status?: number; headers?: Record<string, string>; json?: unknown; body?: string | Buffer; delayMs?: number }
+  /** Streams `chunk` again and again (chunked) until the client goes away or `total` bytes were sent; `sent` counts them. */
+  | { stream: { status?: number; chunk: Buffer; total?: number; sent?: { bytes: number } } }
   | { hang: true }
   | { headersThenHang: true }
   | { reset: true };
@@ -86,6 +88,23 @@ export async function startFaultServer(script: Step[], fallback: Fallback = { js
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write('{"id": "partial"');
         res.on('close', done);
+        return;
+      }
+      if ('stream' in step) {
+        const o = step.stream;
+        res.writeHead(o.status ?? 200, { 'content-type': 'application/json' });
+        let sent = 0;
+        const pump = () => {
+          while (!res.destroyed && (o.total === undefined || sent < o.total)) {
+            sent += o.chunk.length;
+            if (o.sent) o.sent.bytes = sent;
+            if (!res.write(o.chunk)) return void res.once('drain', pump);
+          }
+          if (!res.destroyed) res.end();
+        };
+        res.on('close', done);
+        res.on('error', () => undefined);
+        pump();
         return;
       }
       if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
