@@ -89,12 +89,15 @@ export const pluginOption = (help = 'load a module that registers more families 
 /** The paper's revision budget T, the default of every command that runs revisions (docs/protocol.md). */
 export const PAPER_BUDGET = 8;
 
+/** The largest revision budget any command takes (a run, an import, the caps of analyze and report). */
+export const MAX_BUDGET = 1000;
+
 /** `--budget <T>`: the revision budget T, revisions after the first draft (at most T+1 generations); its one meaning. */
 export function budgetOption(
   fallback: number | undefined,
   help = 'the revision budget T: revisions after the first draft (at most T+1 generations)',
 ): Option {
-  const option = new Option('--budget <T>', help).argParser(wholeParser('--budget', { min: 0, max: 1000 }));
+  const option = new Option('--budget <T>', help).argParser(wholeParser('--budget', { min: 0, max: MAX_BUDGET }));
   return fallback === undefined ? option : option.default(fallback);
 }
 
@@ -103,7 +106,7 @@ export function maxCapOption(): Option {
   return new Option(
     '--max-cap <k>',
     "largest revision cap k of the curves and the budget replay (at most the runs' budget; default: it)",
-  ).argParser(wholeParser('--max-cap', { min: 0 }));
+  ).argParser(wholeParser('--max-cap', { min: 0, max: MAX_BUDGET }));
 }
 
 export const variantOption = () =>

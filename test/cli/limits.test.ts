@@ -30,9 +30,9 @@ test('flags have upper bounds: seed, budget, response cap', () => {
     assert.ok(!hasStack(r.err));
   }
   for (const cmd of ['analyze', 'report']) {
-    const r = revloop([cmd, '--store', store, '--budget', '1000000', ...(cmd === 'report' ? ['-o', join(dir, 'r.html')] : [])]);
+    const r = revloop([cmd, '--store', store, '--max-cap', '1000000', ...(cmd === 'report' ? ['-o', join(dir, 'r.html')] : [])]);
     assert.equal(r.code, 2, r.err);
-    assert.match(r.err, /--budget must be a whole number from 0 to 1000/);
+    assert.match(r.err, /--max-cap must be a whole number from 0 to 1000/);
   }
 });
 
