@@ -228,7 +228,7 @@ test('compare-policies on simulated controllers (SIMULATED): paired McNemar + Ho
       { encoding: 'utf8' },
     );
     assert.equal(cli.status, 0, cli.stderr);
-    assert.match(cli.stdout, /verbatim-full\s+│\s+\d+\/20/);
+    assert.match(cli.stdout, /^verbatim-full\s+\d+\/20/m);
     const bad = spawnSync(
       process.execPath,
       [

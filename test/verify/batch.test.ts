@@ -209,18 +209,29 @@ test('--plugin families reach the workers; a family registered in this thread on
       (_, i) =>
         JSON.stringify(i % 2 ? { id: i, family: 'max-chars', targets: 40, text: 'x'.repeat(i % 60) } : JSON.parse(line(i, 3))) + '\n',
     );
-    async function* slowStart() {
-      yield input.slice(0, CHUNK_LINES).join('');
-      await sleep(3000); // the workers start (and load the plugin) meanwhile
-      yield input.slice(CHUNK_LINES).join('');
-    }
+    // The rest of the input once both workers have started (and loaded the plugin, or not), however
+    // long that takes on a loaded machine.
+    const slowStart = (ready: Promise<void>) =>
+      (async function* () {
+        yield input.slice(0, CHUNK_LINES).join('');
+        await Promise.race([ready, sleep(60_000)]);
+        yield input.slice(CHUNK_LINES).join('');
+      })();
+    const readiness = () => {
+      let started = 0;
+      let resolve!: () => void;
+      const ready = new Promise<void>((r) => (resolve = r));
+      return { ready, onWorkerReady: () => ++started === 2 && resolve() };
+    };
     const alone = await run([input.join('')], { jobs: 1 });
     const viaPlugin = new Set<number>();
-    const shared = await run(Readable.from(slowStart()), {
+    const r1 = readiness();
+    const shared = await run(Readable.from(slowStart(r1.ready)), {
       jobs: 3,
       plugins: [plugin],
       workersFrom: 1,
       onChunk: (_s, t) => viaPlugin.add(t),
+      onWorkerReady: r1.onWorkerReady,
     });
     assert.equal(shared.out, alone.out);
     assert.ok(
@@ -228,7 +239,13 @@ test('--plugin families reach the workers; a family registered in this thread on
       'workers verified max-chars lines',
     );
     const hereOnly = new Set<number>();
-    const local = await run(Readable.from(slowStart()), { jobs: 3, workersFrom: 1, onChunk: (_s, t) => hereOnly.add(t) });
+    const r2 = readiness();
+    const local = await run(Readable.from(slowStart(r2.ready)), {
+      jobs: 3,
+      workersFrom: 1,
+      onChunk: (_s, t) => hereOnly.add(t),
+      onWorkerReady: r2.onWorkerReady,
+    });
     assert.equal(local.out, alone.out);
     assert.deepEqual([...hereOnly], [0], 'without the plugin module the workers lack max-chars: this thread verifies everything');
     assert.match(alone.out, /"char_count": 39, "max_chars": 40/);

@@ -51,6 +51,8 @@ export interface BatchOptions {
   plugins?: readonly string[];
   /** Called as each chunk is written: its sequence number and the thread that verified it (0 = this thread, 1… = workers). */
   onChunk?: (seq: number, thread: number) => void;
+  /** Called when a worker thread (1…) has loaded its families and takes chunks. */
+  onWorkerReady?: (thread: number) => void;
 }
 
 /** Counts of a batch: lines read, verified, and failed (a failed line gets an error record, never a state). */
@@ -330,7 +332,10 @@ class BatchRun {
       const worker = startBatchWorker({
         plugins: this.options.plugins ?? [],
         request: this.options.request ?? {},
-        onReady: () => this.pump(),
+        onReady: () => {
+          this.options.onWorkerReady?.(thread);
+          this.pump();
+        },
         onResult: (seq, result) => {
           this.inFlight--;
           this.complete(seq, result, thread);

@@ -175,13 +175,15 @@ export class OpenAICompatibleModel implements BackendInfoModel {
   buildChatBody(messages: ChatMessage[], options: GenerateOptions): Record<string, unknown> {
     const c = this.config;
     // Validation refuses cases that ask more; this keeps any other caller from sending an absurd limit.
-    if (!Number.isSafeInteger(options.maxTokens) || options.maxTokens < 0 || options.maxTokens > MAX_NEW_TOKENS_LIMIT)
+    // No limit at all (revise() with an AI SDK caller that set none) sends none.
+    const maxTokens = options.maxTokens as number | undefined;
+    if (maxTokens !== undefined && (!Number.isSafeInteger(maxTokens) || maxTokens < 0 || maxTokens > MAX_NEW_TOKENS_LIMIT))
       throw new UsageError(
         'maxTokens',
-        `${this.label}: max tokens must be a whole number from 0 to ${MAX_NEW_TOKENS_LIMIT}, got ${options.maxTokens}`,
+        `${this.label}: max tokens must be a whole number from 0 to ${MAX_NEW_TOKENS_LIMIT}, got ${maxTokens}`,
       );
     const body: Record<string, unknown> = { model: c.model };
-    body[c.maxTokensField] = options.maxTokens;
+    if (maxTokens !== undefined) body[c.maxTokensField] = maxTokens;
     const temperature = options.temperature !== undefined ? options.temperature : c.temperature;
     if (temperature !== null && temperature !== undefined) body.temperature = temperature;
     const seed = options.seed ?? c.seed;

@@ -226,6 +226,15 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
   if (readonly && !existsSync(path))
     throw new StoreError(path, 'missing', `${path}: no such store (run \`revloop run --store ${path} …\` first)`);
   if (existsSync(path) && statSync(path).isDirectory()) throw new StoreError(path, 'other', `${path}: is a folder, not a store file`);
+  // Before SQLite reads the WAL (read-only or not; opened for writing, it would checkpoint what it could read into the file).
+  const damage = walDamage(path);
+  if (damage)
+    throw new StoreError(
+      path,
+      'other',
+      `${damage}. revloop will not open the store over it: keep a copy of ${path} and its -wal and -shm files (the lost commits are in the WAL); ` +
+        `to open the store without them, as SQLite would, move ${path}-wal and ${path}-shm aside. \`revloop audit --expect-head\` with a head printed earlier tells what is missing.`,
+    );
   if (readonly) {
     const reader = openReadOnly(path);
     try {
@@ -258,15 +267,6 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
       reader.db.close();
     }
   }
-  // Before SQLite reads the WAL (and, opened for writing, checkpoints what it could read into the file).
-  const damage = walDamage(path);
-  if (damage)
-    throw new StoreError(
-      path,
-      'other',
-      `${damage}. revloop will not open the store over it: keep a copy of ${path} and its -wal and -shm files (the lost commits are in the WAL); ` +
-        `to open the store without them, as SQLite would, move ${path}-wal and ${path}-shm aside. \`revloop audit --expect-head\` with a head printed earlier tells what is missing.`,
-    );
   let db: Database.Database;
   try {
     db = new Database(path);
