@@ -150,6 +150,29 @@ export function pairAgainstFirst(rows: PolicyRow[], outcomes: readonly PairOutco
   adjusted.forEach((p, k) => (rows[k + 1].paired!.p_holm = Number.isFinite(p) ? p : null));
 }
 
+/** A policy's row before anything is counted. */
+export function emptyRow(policy: string, runIds: string[], protocol: string): PolicyRow {
+  return {
+    policy,
+    run_ids: runIds,
+    protocol,
+    n: 0,
+    incomplete: 0,
+    successes: 0,
+    success_rate: null,
+    paired: null,
+    generations: 0,
+    provider_attempts: 0,
+    failed_attempts: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    usd: null,
+    recurrences: 0,
+    cycles: 0,
+    stopped_by_cycle: 0,
+  };
+}
+
 /** Reads the runs back from the store and compares them (the first policy is the reference). */
 export async function comparePolicyRuns(
   store: RunStore,
@@ -165,25 +188,11 @@ export async function comparePolicyRuns(
   let cases = 0;
   const seeds = entries[0].runs.some((r) => r.seed !== null) ? entries[0].runs.map((r) => r.seed as number) : null;
   for (const { policy, runs } of entries) {
-    const row: PolicyRow = {
+    const row = emptyRow(
       policy,
-      run_ids: runs.map((r) => r.runId),
-      protocol: '',
-      n: 0,
-      incomplete: 0,
-      successes: 0,
-      success_rate: null,
-      paired: null,
-      generations: 0,
-      provider_attempts: 0,
-      failed_attempts: 0,
-      prompt_tokens: 0,
-      completion_tokens: 0,
-      usd: null,
-      recurrences: 0,
-      cycles: 0,
-      stopped_by_cycle: 0,
-    };
+      runs.map((r) => r.runId),
+      '',
+    );
     const done: PairOutcomes = new Map();
     for (const { seed, runId } of runs) {
       const planned = await store.getPlanned(runId);

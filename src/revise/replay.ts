@@ -15,6 +15,7 @@ import type { RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
 import {
   DIFFERENCE_INTERVAL,
+  emptyRow,
   pairAgainstFirst,
   recurrenceFlags,
   type PairOutcomes,
@@ -102,25 +103,7 @@ export async function replayTruncations(
   const rows: PolicyRow[] = [];
   const outcomes: PairOutcomes[] = [];
   for (const { entry, rule } of [recorded, ...rules]) {
-    const row: PolicyRow = {
-      policy: entry,
-      run_ids: [runId],
-      protocol: planned.plan.protocol.name,
-      n: 0,
-      incomplete: 0,
-      successes: 0,
-      success_rate: null,
-      paired: null,
-      generations: 0,
-      provider_attempts: 0,
-      failed_attempts: 0,
-      prompt_tokens: 0,
-      completion_tokens: 0,
-      usd: null,
-      recurrences: 0,
-      cycles: 0,
-      stopped_by_cycle: 0,
-    };
+    const row = emptyRow(entry, [runId], planned.plan.protocol.name);
     const done: PairOutcomes = new Map();
     for (const t of trajectories) {
       if (t.status !== 'complete') {
