@@ -3,6 +3,7 @@
 // Failed steps depend on the policy: `verbatim` keeps them like successful ones, `drop` deletes
 // them, `abstract` replaces each with one user message carrying the abstracted failure note.
 import type { ChatMessage } from '../models/types.ts';
+import { REVISION_FEEDBACKS, type RevisionFeedback } from '@revloop/revise';
 import {
   abstractFailureNote,
   defaultGloss,
@@ -13,12 +14,14 @@ import {
 } from './failure-record.ts';
 
 /**
- * How failed steps appear in the next turn's context: kept (`verbatim`), replaced by an abstract note (`abstract`), or removed (`drop`).
+ * How failed steps appear in the next turn's context: kept (`verbatim`), replaced by an abstract note
+ * (`abstract`), or removed (`drop`): the revision loop's feedback forms (RevisionFeedback), applied to
+ * an agent's failed steps.
  */
-export type FailurePolicy = 'verbatim' | 'abstract' | 'drop';
+export type FailurePolicy = RevisionFeedback;
 
-/** The failure policies, in the study's order. */
-export const FAILURE_POLICIES: readonly FailurePolicy[] = ['verbatim', 'abstract', 'drop'];
+/** The failure policies, in the study's order (the revision loop's feedback forms). */
+export const FAILURE_POLICIES: readonly FailurePolicy[] = REVISION_FEEDBACKS;
 
 /** How an agent loop's context is built from its steps (the revision loop's counterpart is `RevisionMessagePolicy`). */
 export interface AgentMessagePolicy {

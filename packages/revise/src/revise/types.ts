@@ -1,7 +1,7 @@
 // The public types of `revise()` (docs/revise.md §1).
 import type { AttemptRecord, ChatMessage, ReviseModel } from '../model.ts';
 import type { CycleKind, DraftNormalisation } from '../policy/recurrence.ts';
-import type { HistorySpec, BanSpec, CycleAction, PolicyName } from '../policy/revision-policy.ts';
+import type { PolicyName, RevisionPolicy } from '../policy/revision-policy.ts';
 import type { RevisionFeedback } from '../policy/revision-messages.ts';
 import type { LoopSink } from '../kernel/types.ts';
 import type { StopCondition, StopPredicate, Pricing } from '../kernel/stop.ts';
@@ -85,13 +85,14 @@ export interface ReviseBudget {
   ms?: number;
 }
 
-/** How `revise()` revises: history window, feedback form, bans of failed drafts, what to do on a cycle, and draft identity. */
-export interface RevisePolicy {
-  history?: HistorySpec;
+/**
+ * How `revise()` revises: a named policy's fields (RevisionPolicy), each optional (unset fields take
+ * `revloop-default`'s), with the feedback form also open to your own rendering of the violations,
+ * and the draft identity the recurrence rules compare.
+ */
+export interface RevisePolicy extends Partial<Omit<RevisionPolicy, 'feedback'>> {
   /** `verbatim`, `abstract`, `drop`, or your own rendering of the violations (sent after the draft). */
   feedback?: RevisionFeedback | ((violations: Violation[], attempt: Attempt) => string);
-  ban?: BanSpec;
-  onCycle?: CycleAction;
   /**
    * How drafts are compared for recurrences and cycles: `normalised` (NFC, whitespace runs
    * collapsed: a reflowed repeat is a repeat; the default for a policy object) or `exact` (the
