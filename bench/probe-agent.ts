@@ -4,7 +4,8 @@
 //   npx tsx bench/probe-agent.ts [--tasks 4] [--max-steps 6] [--model gguf:<path>]
 import { createGgufModel, disposeAllGgufRuntimes, ensureTinyModel } from '../src/models/gguf/index.ts';
 import { agentTasks, runToolShedRollout, type RolloutRecord } from '../src/studies/agent/engine.ts';
-import { HARNESSES, STUDY_HARNESSES } from '../src/studies/agent/harness.ts';
+import { AGENT_HARNESSES as HARNESSES } from '../src/remedy/agent-harness.ts';
+import { STUDY_HARNESSES } from '../src/studies/agent/study-harnesses.ts';
 import { turnGeneratorFor } from '../src/studies/agent/generator.ts';
 
 function arg(name: string): string | undefined {

@@ -6,7 +6,7 @@ import type { ModelOptions } from '../models/options.ts';
 import { openStore } from '../store/store.ts';
 import { STUDY_SETTINGS, type RolloutRecord, type RolloutSettings } from '../studies/agent/engine.ts';
 import { turnGeneratorFor, type TurnGenerator } from '../studies/agent/generator.ts';
-import type { Harness } from '../studies/agent/harness.ts';
+import type { AgentHarness } from '../remedy/agent-harness.ts';
 import { runAgentTasks, type AgentRunResult } from '../studies/agent/run.ts';
 import { AgentStore, defaultAgentRunId, earlierAgentRunId } from '../studies/agent/store.ts';
 import { resumableRunId } from '../studies/kit/run-id.ts';
@@ -17,7 +17,7 @@ export const AGENT_TASK_SEED = 20260808;
 export interface AgentOptions {
   model: string;
   modelOptions?: ModelOptions;
-  harnesses: Harness[];
+  harnesses: AgentHarness[];
   tasks?: number;
   maxSteps?: number;
   maxNewTokens?: number;

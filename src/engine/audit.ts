@@ -14,7 +14,7 @@ import {
   type BanProvider,
   type MessagePolicy,
   type RoundContext,
-} from './harness.ts';
+} from './round-policy.ts';
 import { canonicalJson } from '../core/util/hash.ts';
 import { pyStrip } from '../core/py/format.ts';
 import type { ConstraintCase, Family, PromptVariant } from '../core/verify/types.ts';

@@ -26,6 +26,6 @@ export {
   type BanProvider,
   type RoundContext,
   type ExchangeRecord,
-} from './harness.ts';
+} from './round-policy.ts';
 export { auditRun, type AuditReport, type Discrepancy } from './audit.ts';
 export { runWorker, type WorkerOptions, type WorkerProgress, type WorkerResult } from './worker.ts';

@@ -29,8 +29,8 @@ import {
   violationTags,
   type ExchangeRecord,
   type RoundContext,
-} from './harness.ts';
-import type { BanProvider, MessagePolicy } from './harness.ts';
+} from './round-policy.ts';
+import type { BanProvider, MessagePolicy } from './round-policy.ts';
 import type { ProtocolConfig } from './protocol.ts';
 
 export type { NumberedAttempt };

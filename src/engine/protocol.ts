@@ -3,7 +3,7 @@
 import type { PromptVariant } from '../core/verify/types.ts';
 import type { ProtocolSpec } from '../store/plan.ts';
 import { formatHistoryWindow, parseHistoryWindow, type HistoryWindow } from '../remedy/history-window.ts';
-import { stopsOnCycle } from './harness.ts';
+import { stopsOnCycle } from './round-policy.ts';
 
 /** A run's protocol: the revision budget, the history policy and the prompt variant. Frozen in the run plan. */
 export interface ProtocolConfig {
@@ -15,7 +15,7 @@ export interface ProtocolConfig {
   temperature: number | null;
   /** Sent with every request when set; null = left to the model. */
   seed: number | null;
-  /** Name of the message-building policy, a harness of src/engine/harness.ts (`verbatim` = the paper's). */
+  /** Name of the message-building policy, a harness of src/engine/round-policy.ts (`verbatim` = the paper's). */
   messagePolicy: string;
   /** Name of the per-round ban provider, or null for none (the paper's). */
   banProvider: string | null;

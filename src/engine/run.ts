@@ -22,7 +22,7 @@ import type { TrajectoryRecord } from '../store/types.ts';
 import { CapabilityError, UserError } from '../core/errors.ts';
 import type { ConstraintCase, Family } from '../core/verify/types.ts';
 import { stopReason, type AcceptedRound, type GenerationGuard, type TrajectoryOutcome } from './loop.ts';
-import { banProviderNamed, type BanProvider, type MessagePolicy } from './harness.ts';
+import { banProviderNamed, type BanProvider, type MessagePolicy } from './round-policy.ts';
 import { runPool } from './pool.ts';
 import { protocolSpec, type ProtocolConfig } from './protocol.ts';
 import { OutcomeTally } from './outcome-tally.ts';

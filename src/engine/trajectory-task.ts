@@ -4,7 +4,7 @@ import type { Model } from '../models/types.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
 import type { Family } from '../core/verify/types.ts';
 import { runTrajectory, type AcceptedRound, type GenerationGuard, type TrajectoryOutcome } from './loop.ts';
-import type { BanProvider, MessagePolicy } from './harness.ts';
+import type { BanProvider, MessagePolicy } from './round-policy.ts';
 import type { ProtocolConfig } from './protocol.ts';
 import type { StoreRecorder } from './recorder.ts';
 

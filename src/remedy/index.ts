@@ -1,4 +1,4 @@
-// The harness layer (docs/remedy.md, docs/revise.md): the policies every loop in revloop applies,
+// The remedy layer (docs/remedy.md, docs/revise.md): the policies every loop in revloop applies,
 // for your own agents and revision loops as for the lab's. Failure abstraction (records in place of
 // failed calls or drafts), message policies for agent loops and for revision loops, ban lists of
 // failed outputs, and recurrence and cycle detection.

@@ -1,4 +1,4 @@
-// FailureLedger: the agent-loop side of the harness layer, as one object for an agent loop of your
+// FailureLedger: the agent-loop side of the remedy layer, as one object for an agent loop of your
 // own (and the one the agent study's rollouts use). Record every executed step; ask it for the next
 // turn's messages (failed steps abstracted, dropped or kept verbatim, under a named agent harness or
 // your own settings), for the ban list of failed actions (strings, or token sequences for a decoder

@@ -12,7 +12,7 @@ import { newcombePairedDifference } from '../core/stats/paired-difference.ts';
 import { clusterBootstrap } from '../core/stats/cluster-bootstrap.ts';
 import { markedName, SIMULATED } from '../core/simulated.ts';
 import { cycleAt, recurrenceOf } from '../remedy/recurrence.ts';
-import { roundShape } from '../engine/harness.ts';
+import { roundShape } from '../engine/round-policy.ts';
 import { isTrajectoryPlan } from '../store/plan.ts';
 import type { RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';

@@ -9,7 +9,7 @@
 // it is evidence about the model that made the recording (a real one for imported logs).
 import { UsageError, UserError } from '../core/errors.ts';
 import { cycleAt, recurrenceOf } from '../remedy/recurrence.ts';
-import { roundShape } from '../engine/harness.ts';
+import { roundShape } from '../engine/round-policy.ts';
 import { isTrajectoryPlan } from '../store/plan.ts';
 import type { RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';

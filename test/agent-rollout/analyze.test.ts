@@ -7,7 +7,7 @@ import { analyzeAgentStore, pairedContrasts, summariseRollouts } from '../../src
 import { renderAgentAnalysis } from '../../src/studies/agent/render.ts';
 import { AgentStore } from '../../src/studies/agent/store.ts';
 import type { RolloutRecord } from '../../src/studies/agent/engine.ts';
-import type { HarnessName } from '../../src/studies/agent/harness.ts';
+import type { AgentHarnessName as HarnessName } from '../../src/remedy/agent-harness.ts';
 import { analyzeStore, analysisDocument, analysisText } from '../../src/app/analyze.ts';
 import { sectionHtml } from '../../src/html/blocks.ts';
 import { assertStrictJson } from '../../src/studies/revision/analysis/json.ts';

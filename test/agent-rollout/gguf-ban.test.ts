@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createGgufModel, disposeAllGgufRuntimes, ensureTinyModel } from '../../src/models/gguf/index.ts';
 import { buildBanList, findBannedOccurrence } from '../../src/models/ban.ts';
 import { agentTasks, runToolShedRollout } from '../../src/studies/agent/engine.ts';
-import { HARNESSES } from '../../src/studies/agent/harness.ts';
+import { AGENT_HARNESSES as HARNESSES } from '../../src/remedy/agent-harness.ts';
 import { turnGeneratorFor, type TurnGenerator, type TurnResult } from '../../src/studies/agent/generator.ts';
 import { banStrings } from '../../src/remedy/ban.ts';
 

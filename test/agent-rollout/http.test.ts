@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createModel } from '../../src/models/index.ts';
 import { startSimServer, type SimServer } from '../../src/models/sim/server.ts';
 import { agentTasks, runToolShedRollout } from '../../src/studies/agent/engine.ts';
-import { HARNESSES } from '../../src/studies/agent/harness.ts';
+import { AGENT_HARNESSES as HARNESSES } from '../../src/remedy/agent-harness.ts';
 import { turnGeneratorFor } from '../../src/studies/agent/generator.ts';
 import { CapabilityError } from '../../src/core/errors.ts';
 

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getFamily } from '../../src/core/verify/registry.ts';
 import { messagesSha256 } from '../../src/engine/loop.ts';
-import { verbatimPolicy } from '../../src/engine/harness.ts';
+import { verbatimPolicy } from '../../src/engine/round-policy.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import { openStore } from '../../src/store/store.ts';
 import type { TrajectoryRunPlanned } from '../../src/store/events.ts';

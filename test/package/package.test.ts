@@ -303,10 +303,10 @@ test('a .ts consumer type-checks against the emitted .d.ts (skipLibCheck off), a
     join(consumer, 'good.ts'),
     `import { getFamily, registerFamily, type Family, type VerifierState } from 'revloop/verify';
 import { createModel, type Model, type GenerateResult } from 'revloop/models';
-import { FailureLedger, type FailureRecord } from 'revloop/remedy';
+import { AGENT_HARNESSES, FailureLedger, type FailureRecord } from 'revloop/remedy';
 import { openStore, type RunStore } from 'revloop/store';
 import { ProbeStore } from 'revloop/probe';
-import { HARNESSES } from 'revloop/agent';
+import { agentTasks } from 'revloop/agent';
 import { analyzeTrajectories, executeRun } from 'revloop';
 export const state: VerifierState = getFamily('exact-length').verify('a b c', { id: 'x', family: 'exact-length', source: 'm', target: 3, anchors: [] });
 export const model: Promise<Model> = createModel('sim:steady');
@@ -314,7 +314,8 @@ export async function text(m: Model): Promise<string | null> { const r: Generate
 export const records: FailureRecord[] = new FailureLedger().failures();
 export const store: (p: string) => Promise<RunStore> = (p) => openStore(p, { readonly: true });
 export const probeOpen: typeof ProbeStore.open = ProbeStore.open;
-export const names: string[] = Object.keys(HARNESSES);
+export const names: string[] = Object.keys(AGENT_HARNESSES);
+export const tasks = agentTasks(1);
 export const fns = [analyzeTrajectories, executeRun] as const;
 export const mine: Family = { ...getFamily('exact-length'), name: 'mine' };
 registerFamily(mine);

@@ -11,7 +11,7 @@ import { comparePolicies } from '../../src/app/compare-policies.ts';
 import { renderComparison } from '../../src/revise/compare.ts';
 import { analyzeStore } from '../../src/app/analyze.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
-import { messagePolicyNamed, verbatimPolicy } from '../../src/engine/harness.ts';
+import { messagePolicyNamed, verbatimPolicy } from '../../src/engine/round-policy.ts';
 import { openStore } from '../../src/store/store.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
 import { writeCaseSet } from '../../src/core/cases/index.ts';

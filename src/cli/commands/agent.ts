@@ -52,12 +52,12 @@ async function agentAction(flags: AgentFlags): Promise<number> {
   const { UsageError } = await import('../../core/errors.ts');
   if (!flags.model)
     throw new UsageError('--model', '--model <spec> is required, e.g. --model gguf:./models/qwen2.5-0.5b-instruct-f16.gguf');
-  const { getHarness } = await import('../../studies/agent/harness.ts');
+  const { getAgentHarness } = await import('../../remedy/agent-harness.ts');
   const harnesses = (flags.harness ?? '')
     .split(',')
     .map((h) => h.trim())
     .filter(Boolean)
-    .map(getHarness);
+    .map(getAgentHarness);
   const { agentCommand } = await import('../../app/agent.ts');
   const err = process.stderr;
   let progress: ReturnType<typeof lineProgress> | undefined;

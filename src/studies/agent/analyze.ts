@@ -4,7 +4,8 @@
 // rates are per-rollout means over rollouts with at least one failure (not pooled ratios).
 import { PRNG_NAME } from '../../core/stats/prng.ts';
 import { BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, clusterBootstrap, type Estimate } from '../../core/stats/cluster-bootstrap.ts';
-import { STUDY_HARNESSES, type HarnessName } from './harness.ts';
+import type { AgentHarnessName } from '../../remedy/agent-harness.ts';
+import { STUDY_HARNESSES } from './study-harnesses.ts';
 import type { RolloutRecord } from './engine.ts';
 import type { AgentRunRow, AgentStore } from './store.ts';
 
@@ -37,7 +38,7 @@ export interface AgentRunAnalysis {
   model: string;
   simulated: boolean;
   env: string;
-  harness: HarnessName;
+  harness: AgentHarnessName;
   settings: AgentRunRow['settings'];
   n_rollouts: number;
   metrics: MetricSummary[];
@@ -47,7 +48,7 @@ export interface AgentRunAnalysis {
 export interface AgentContrast extends Partial<Estimate> {
   model: string;
   env: string;
-  harness: HarnessName;
+  harness: AgentHarnessName;
   baseline_run: string;
   run_id: string;
   metric: string;
@@ -106,7 +107,7 @@ export function summariseRollouts(
 /** Paired contrasts of `runs` against the baseline run on common tasks. */
 export function pairedContrasts(
   baseline: { run_id: string; rollouts: readonly RolloutRecord[] },
-  other: { run_id: string; model: string; env: string; harness: HarnessName; rollouts: readonly RolloutRecord[] },
+  other: { run_id: string; model: string; env: string; harness: AgentHarnessName; rollouts: readonly RolloutRecord[] },
   options: { resamples?: number; seed?: number } = {},
 ): AgentContrast[] {
   const base = new Map(baseline.rollouts.map((r) => [r.task_id, r]));

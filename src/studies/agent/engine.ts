@@ -17,7 +17,7 @@ import {
 } from '../../envs/toolshed/index.ts';
 import { FailureLedger } from '../../remedy/ledger.ts';
 import { extractAction, parseErrorBreakdown, repeatStats, type RepeatStats } from './actions.ts';
-import type { Harness, HarnessName } from './harness.ts';
+import type { AgentHarness, AgentHarnessName } from '../../remedy/agent-harness.ts';
 import type { TurnGenerator } from './generator.ts';
 
 /** A rollout's settings: step limit, tokens per turn, temperature and seed (the study's: `STUDY_SETTINGS`). */
@@ -47,7 +47,7 @@ export interface RolloutRecord extends RepeatStats {
   task_id: string;
   task_index: number;
   template: string;
-  harness: HarnessName;
+  harness: AgentHarnessName;
   model: string;
   simulated: boolean;
   env: 'toolshed';
@@ -92,7 +92,7 @@ function sumOrNull(xs: ReadonlyArray<number | null>): number | null {
 export async function runToolShedRollout(
   task: Task,
   taskIndex: number,
-  harness: Harness,
+  harness: AgentHarness,
   gen: TurnGenerator,
   settings: RolloutSettings,
   modelParams: number | null = null,
@@ -100,7 +100,7 @@ export async function runToolShedRollout(
   const t0 = performance.now();
   const world = taskWorld(task);
   const system = systemPrompt({ demo: true });
-  // The harness layer's agent side: the ledger builds each turn's context and ban list.
+  // The remedy layer's agent side: the ledger builds each turn's context and ban list.
   const ledger = new FailureLedger({
     policy: harness.policy.failurePolicy,
     negativeInstruction: harness.policy.negativeInstruction,

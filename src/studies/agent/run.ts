@@ -3,7 +3,7 @@
 import { UserError } from '../../core/errors.ts';
 import { agentTasks, runToolShedRollout, type RolloutRecord, type RolloutSettings } from './engine.ts';
 import { TurnFailedError, type TurnGenerator } from './generator.ts';
-import type { Harness } from './harness.ts';
+import type { AgentHarness } from '../../remedy/agent-harness.ts';
 import type { AgentStore } from './store.ts';
 
 export interface AgentRunResult {
@@ -18,7 +18,7 @@ export interface AgentRunResult {
 
 export async function runAgentTasks(
   gen: TurnGenerator,
-  harness: Harness,
+  harness: AgentHarness,
   store: AgentStore,
   runId: string,
   nTasks: number,

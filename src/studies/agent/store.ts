@@ -15,7 +15,7 @@ import {
   type StudySession,
 } from '../../store/study-runs.ts';
 import { openStore, type RunStore, type StoreOptions } from '../../store/store.ts';
-import type { HarnessName } from './harness.ts';
+import type { AgentHarnessName } from '../../remedy/agent-harness.ts';
 import type { RolloutRecord } from './engine.ts';
 
 /** The store's run kind of agent rollout runs. */
@@ -32,7 +32,7 @@ interface AgentRunSettings {
 export interface AgentRunRow {
   run_id: string;
   env: string;
-  harness: HarnessName;
+  harness: AgentHarnessName;
   model_spec: string;
   model_label: string;
   simulated: boolean;
@@ -58,7 +58,7 @@ export class AgentStore {
       return {
         run_id: runId,
         env: String(env),
-        harness: harness as HarnessName,
+        harness: harness as AgentHarnessName,
         model_spec: plan.controller.spec,
         model_label: plan.controller.label,
         simulated: plan.controller.simulated,
@@ -73,7 +73,7 @@ export class AgentStore {
    */
   openRun(
     runId: string,
-    run: { env: string; harness: HarnessName; settings: AgentRunSettings },
+    run: { env: string; harness: AgentHarnessName; settings: AgentRunSettings },
     model: { spec: string; label: string; capabilities: Pick<Model['capabilities'], 'simulated'> },
   ): Promise<{ created: boolean }> {
     return openStudyRun(this.store, {

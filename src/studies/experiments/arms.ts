@@ -15,8 +15,8 @@
 // tokens (and no report quoting it) stay in context. `ban` bans, at every round, the distinct
 // failed drafts accepted so far (frozen and new); it needs a backend with the `ban` capability.
 import { UsageError } from '../../core/errors.ts';
-import type { BanProvider, ExchangeRecord, MessagePolicy, RoundContext } from '../../engine/harness.ts';
-import { verbatimPolicy } from '../../engine/harness.ts';
+import type { BanProvider, ExchangeRecord, MessagePolicy, RoundContext } from '../../engine/round-policy.ts';
+import { verbatimPolicy } from '../../engine/round-policy.ts';
 import type { ChatMessage } from '../../models/types.ts';
 import { abstractFailureNote, glossTable } from '../../remedy/failure-record.ts';
 import type { ExperimentPlan } from '../../store/plan.ts';

@@ -1,6 +1,6 @@
 // Message policies for revision loops (docs/revise.md §3): which earlier exchanges a revision
 // request carries (the history window, restarted at recurrences or cycles) and how each failed
-// draft appears in it. The lab's harnesses (src/engine/harness.ts) and `revise()` build their
+// draft appears in it. The lab's harnesses (src/engine/round-policy.ts) and `revise()` build their
 // requests here, so a policy name means the same messages in both.
 //
 // - `verbatim`: the paper's turns, the stripped draft as the assistant turn and the verifier's

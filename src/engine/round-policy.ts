@@ -1,4 +1,4 @@
-// The harness layer applied to a revision round. The policies themselves live in src/remedy/
+// The remedy layer's policies applied to a revision round. The policies themselves live in src/remedy/
 // (message policies, failure abstraction, ban lists, recurrence and cycle rules; docs/revise.md);
 // this module binds them to the engine's round context, by name, so a run's plan names its harness
 // and a resumed run or an audit rebuilds exactly the same requests.
