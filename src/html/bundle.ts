@@ -28,8 +28,9 @@ function loadEsbuild(): Esbuild {
 }
 
 /**
- * Bundles one entry, `src/…/x.ts` relative to the folder above `srcDir`, into a script's text;
- * throws when the bundle would hold a module outside BROWSER_FOLDERS (Node code in a page).
+ * Bundles one entry (a TypeScript file, its path relative to the folder above `srcDir`, such as
+ * the viewer's main.ts) into a script's text; throws when the bundle would hold a module outside
+ * BROWSER_FOLDERS (Node code in a page).
  */
 export function bundleBrowserScript(srcDir: string, entry: string, esbuild: Esbuild = loadEsbuild()): string {
   const result = esbuild.buildSync({
