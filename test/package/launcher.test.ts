@@ -149,6 +149,12 @@ test('the launcher runs dist/ when current, the sources with a note when dist/ i
   const entryText = readFileSync(entry, 'utf8');
   appendFileSync(entry, "document.title += '!';\n");
   assert.match(launch().stderr, /dist\/ is stale/);
+  // A bundle that fails (a syntax error) fails the build, naming the file, and leaves dist/ as it was.
+  appendFileSync(entry, 'document.title = (;\n');
+  const failed = spawnSync(process.execPath, [join(dir, 'scripts', 'build.mjs')], { cwd: dir, encoding: 'utf8', timeout: 180_000 });
+  assert.equal(failed.status, 1);
+  assert.match(failed.stderr, new RegExp(`build: bundling src/${script.replace(/\.js$/, '.ts')} failed: .*dist/ left as it was`, 's'));
+  assert.match(readFileSync(join(dir, 'dist', script), 'utf8'), /document\.title = "fixture"/);
   writeFileSync(entry, entryText);
-  assert.equal(launch().stderr, '');
+  assert.equal(launch().stderr, '', 'the sources it was built from: current again');
 });
