@@ -36,22 +36,32 @@ export default tseslint.config(
     },
   },
   {
-    // The viewer's client app runs in the browser (src/viewer/app, plain ES modules).
-    files: ['src/viewer/app/**/*.js'],
-    languageOptions: {
-      sourceType: 'module',
-      globals: {
-        document: 'readonly',
-        window: 'readonly',
-        location: 'readonly',
-        history: 'readonly',
-        fetch: 'readonly',
-        EventSource: 'readonly',
-        Element: 'readonly',
-        HTMLElement: 'readonly',
-        URLSearchParams: 'readonly',
-        CSS: 'readonly',
-      },
+    // Browser code (BROWSER_FOLDERS in src/html/bundle.ts): the viewer's app, the report's script and
+    // what they share, bundled by esbuild into the pages. A value import brings its module into the
+    // bundle, so only browser code is imported for values; the server's API and payload types are
+    // imported with `import type`. Node's globals do not exist there.
+    files: ['src/html/client/**/*.ts', 'src/report/client/**/*.ts', 'src/viewer/app/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./[^/]+$)(?!\\.\\./\\.\\./html/client/[^/]+$)',
+              allowTypeImports: true,
+              message:
+                'browser code imports values only from its own folder and src/html/client (they are bundled into the page); import server-side types with `import type`',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['process', 'Buffer', 'setImmediate', 'require', 'module', '__dirname', '__filename', 'global'].map((name) => ({
+          name,
+          message: 'browser code runs in the page: no Node globals',
+        })),
+      ],
     },
   },
   {

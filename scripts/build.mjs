@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds the installable library: src/ → dist/ (ESM JavaScript, .d.ts, source maps with the
-// TypeScript inlined) with tsconfig.build.json, plus the non-TypeScript files the code reads at
-// run time. The package's `exports` map points into dist/ (docs/library.md). The revise package
+// TypeScript inlined) with tsconfig.build.json, the browser scripts (the viewer's app and the
+// report's script, TypeScript bundled by esbuild: BROWSER_BUNDLES), plus the non-TypeScript files
+// the code reads at run time. The package's `exports` map points into dist/ (docs/library.md). The revise package
 // (packages/revise, a workspace revloop depends on) is built first when its dist/ is not current:
 // revloop's dist/ imports it, and its sources are inputs of revloop's build too.
 //
@@ -20,9 +21,9 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { buildInfo, DIST, INFO, ROOT, unchangedSince } from './dist-state.mjs';
 
@@ -35,13 +36,21 @@ const WORK = join(ROOT, 'node_modules', '.cache', 'revloop-build');
  * checks every such reference in dist/ resolves, so a new asset cannot be forgotten silently.
  */
 export const RUNTIME_ASSETS = [
-  'report/assets',
   'html/assets',
-  'viewer/app',
+  'viewer/app/index.html',
+  'viewer/app/viewer.css',
   'app/view-analysis-worker.mjs',
   'core/verify/ifeval/langdetect/profiles.bin',
   'app/view-search-worker.mjs',
 ];
+
+/**
+ * The browser scripts, relative to src/: each `x.js` is `x.ts` bundled with what it imports from
+ * the browser folders (src/html/bundle.ts, whose compiled bundleBrowserScript builds them here with
+ * the options the sources use when they bundle on demand). The modules that serve or inline them
+ * read them with browserScript(new URL('./…/x.js', import.meta.url)).
+ */
+export const BROWSER_BUNDLES = ['viewer/app/main.js', 'report/client/report.js'];
 
 const FIXED_INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
 /** The revise package, a workspace of the checkout (absent from a bare fixture of the launcher's test). */
@@ -49,8 +58,8 @@ const REVISE = join(ROOT, 'packages', 'revise');
 const REVISE_INPUTS = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
 
 /**
- * Inputs that determine dist/: the sources, the compiler settings, this script (and the compiler
- * version, which sourceHash adds). With `folders`, the source folders are listed too (for inputStats).
+ * Inputs that determine dist/: the sources, the compiler settings, this script (and the versions of
+ * the compiler and the bundler, which sourceHash adds). With `folders`, the source folders are listed too (for inputStats).
  */
 function inputFiles(folders = null) {
   const out = [];
@@ -75,8 +84,8 @@ function inputFiles(folders = null) {
 const rel = (p) => relative(ROOT, p).split(sep).join('/');
 
 /** SHA-256 over every input's path and bytes (content, not mtimes: a fresh clone is not "newer"). */
-export function sourceHash(typescriptVersion) {
-  const h = createHash('sha256').update(`typescript ${typescriptVersion}\n`);
+export function sourceHash(typescriptVersion, esbuildVersion) {
+  const h = createHash('sha256').update(`typescript ${typescriptVersion}\nesbuild ${esbuildVersion}\n`);
   for (const f of inputFiles())
     h.update(`${rel(f)}\n`)
       .update(readFileSync(f))
@@ -111,6 +120,16 @@ function typescript() {
   }
 }
 
+/** esbuild (a dev dependency, and tsx's) and its version, or null. */
+function esbuild() {
+  const require = createRequire(import.meta.url);
+  try {
+    return { module: require('esbuild'), version: require('esbuild/package.json').version };
+  } catch {
+    return null;
+  }
+}
+
 function writeBuildInfo(dir, info) {
   const tmp = join(dir, `${INFO}.${process.pid}`);
   writeFileSync(tmp, JSON.stringify(info) + '\n');
@@ -129,7 +148,7 @@ export function distState() {
   if (!info || typeof info.sources !== 'string') return existsSync(DIST) ? 'stale' : 'missing';
   if (unchangedSince(info.inputs)) return 'current';
   const inputs = inputStats();
-  if (sourceHash(info.typescript) !== info.sources) return 'stale';
+  if (sourceHash(info.typescript, info.esbuild) !== info.sources) return 'stale';
   try {
     writeBuildInfo(DIST, { ...info, inputs });
   } catch {
@@ -149,7 +168,22 @@ function move(from, to) {
   }
 }
 
-function build(ts, hash, inputs) {
+/** Writes the browser bundles into the build folder `out`; an error names the bundle. */
+async function bundleBrowserScripts(out, bundler) {
+  const { bundleBrowserScript } = await import(pathToFileURL(join(out, 'html', 'bundle.js')).href);
+  for (const b of BROWSER_BUNDLES) {
+    let text;
+    try {
+      text = bundleBrowserScript(join(ROOT, 'src'), `src/${b.replace(/\.js$/, '.ts')}`, bundler.module);
+    } catch (e) {
+      throw new Error(`bundling src/${b.replace(/\.js$/, '.ts')} failed: ${e?.message ?? e}`, { cause: e });
+    }
+    mkdirSync(dirname(join(out, b)), { recursive: true });
+    writeFileSync(join(out, b), text);
+  }
+}
+
+async function build(ts, bundler, hash, inputs) {
   const t0 = performance.now();
   mkdirSync(WORK, { recursive: true });
   const tmp = join(WORK, `dist-${process.pid}`);
@@ -163,8 +197,14 @@ function build(ts, hash, inputs) {
       process.stderr.write(`build: tsc failed (exit ${r.status ?? r.signal}); dist/ left as it was\n`);
       return 1;
     }
+    try {
+      await bundleBrowserScripts(tmp, bundler);
+    } catch (e) {
+      process.stderr.write(`build: ${e.message}; dist/ left as it was\n`);
+      return 1;
+    }
     for (const a of RUNTIME_ASSETS) cpSync(join(ROOT, 'src', a), join(tmp, a), { recursive: true });
-    writeBuildInfo(tmp, { sources: hash, typescript: ts.version, inputs });
+    writeBuildInfo(tmp, { sources: hash, typescript: ts.version, esbuild: bundler.version, inputs });
     // Swap: the old dist/ disappears only once the new one is complete.
     const old = join(WORK, `old-${process.pid}`);
     if (existsSync(DIST)) move(DIST, old);
@@ -209,8 +249,13 @@ async function main(args) {
     process.stderr.write('build: TypeScript is not installed; run `npm install` (with dev dependencies) first\n');
     return 1;
   }
+  const bundler = esbuild();
+  if (!bundler) {
+    process.stderr.write('build: esbuild is not installed; run `npm install` (with dev dependencies) first\n');
+    return 1;
+  }
   const inputs = inputStats(); // before hashing: an edit made during the build makes dist/ stale
-  const hash = sourceHash(ts.version);
+  const hash = sourceHash(ts.version, bundler.version);
   const current = existsSync(join(DIST, 'index.js')) && buildInfo()?.sources === hash;
   if (args.includes('--check')) {
     process.stdout.write(current ? 'dist/ is current\n' : existsSync(DIST) ? 'dist/ is stale\n' : 'dist/ is missing\n');
@@ -219,7 +264,7 @@ async function main(args) {
   // revloop's dist/ imports the revise package's: it must be current whenever revloop's is.
   if ((await buildRevisePackage()) !== 0) return 1;
   if (current && (args.includes('--if-stale') || args.includes('--prepare'))) return 0;
-  return build(ts, hash, inputs);
+  return build(ts, bundler, hash, inputs);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = await main(process.argv.slice(2));

@@ -1,23 +1,16 @@
-// Word-level diffs between consecutive drafts, encoded compactly for the embedded report data.
-// An encoded diff is a flat list of [op, length] pairs measured in UTF-16 code units: op 0 keeps
-// `length` units of both texts, -1 removes them from the old text, +1 inserts them from the new
-// text. The browser rebuilds every segment by slicing the two drafts it already has, so a diff
-// costs a few integers instead of a second copy of the text.
+// Word-level diffs between consecutive drafts, encoded compactly for the report's embedded data and
+// the viewer's API: a flat list of [op, length] pairs (client/diff-segments.ts). The browser rebuilds
+// every segment by slicing the two drafts it already has, so a diff costs a few integers instead of a
+// second copy of the text.
 import { diffWordsWithSpace } from 'diff';
+import type { DiffOp, EncodedDiff } from './client/diff-segments.ts';
 
-export type DiffOp = -1 | 0 | 1;
-/** Flat [op, length, op, length, …]; null when the diff was abandoned as too costly. */
-export type EncodedDiff = number[] | null;
+// The format and its decoding live with the browser code that renders it (client/diff-segments.ts).
+export { decodeWordDiff, type DiffOp, type DiffSegment, type EncodedDiff } from './client/diff-segments.ts';
 
 interface WordDiffOptions {
   /** Give up (and show the drafts whole) beyond this many edited tokens. */
   maxEditLength?: number;
-}
-
-/** A decoded segment, for renderers and tests. */
-export interface DiffSegment {
-  op: DiffOp;
-  text: string;
 }
 
 // Token-level Myers is O(N·D); 4,000 edited tokens keeps a pathological pair under a second or so
@@ -42,27 +35,4 @@ export function encodeWordDiff(oldText: string, newText: string, options: WordDi
     else out.push(op, c.value.length);
   }
   return out;
-}
-
-/** Rebuilds the segments of an encoded diff from the two texts (the browser does the same). */
-export function decodeWordDiff(oldText: string, newText: string, encoded: number[]): DiffSegment[] {
-  const segments: DiffSegment[] = [];
-  let i = 0;
-  let j = 0;
-  for (let k = 0; k < encoded.length; k += 2) {
-    const op = encoded[k] as DiffOp;
-    const len = encoded[k + 1];
-    if (op === 1) {
-      segments.push({ op, text: newText.slice(j, j + len) });
-      j += len;
-    } else if (op === -1) {
-      segments.push({ op, text: oldText.slice(i, i + len) });
-      i += len;
-    } else {
-      segments.push({ op, text: newText.slice(j, j + len) });
-      i += len;
-      j += len;
-    }
-  }
-  return segments;
 }

@@ -24,7 +24,7 @@ interface DrilldownSources {
   onProgress?: (done: number, total: number) => void;
 }
 
-interface PayloadRound {
+export interface PayloadRound {
   /** revision */
   v: number;
   /** draft text (index into strings) */
@@ -41,7 +41,7 @@ interface PayloadRound {
   d?: EncodedDiff;
 }
 
-interface PayloadTrajectory {
+export interface PayloadTrajectory {
   /** stable key: runId + '#' + caseIndex */
   id: string;
   run: string;

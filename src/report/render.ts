@@ -2,9 +2,9 @@
 // embedded once as <script type="application/json">, and the inline client script. A strict
 // Content-Security-Policy (default-src 'none', the style and script allowed by hash) makes the
 // "no network" promise checkable: the browser refuses any request the page might try to make.
-import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { stylesheet } from '../html/stylesheet.ts';
+import { browserScript } from '../html/bundle.ts';
 import type { Section } from '../studies/kit/sections.ts';
 import type { DrilldownPayload } from './payload.ts';
 import { escapeHtml, jsonForScript } from '../html/escape.ts';
@@ -16,7 +16,8 @@ let assets: { css: string; js: string } | null = null;
 function loadAssets(): { css: string; js: string } {
   if (!assets) {
     const css = stylesheet();
-    const js = readFileSync(new URL('./assets/report.js', import.meta.url), 'utf8');
+    // The page's script: client/report.ts bundled (into dist/ by the build, or now when run from the sources).
+    const js = browserScript(new URL('./client/report.js', import.meta.url));
     // Inlined verbatim, so it must not be able to close its own element (the stylesheet checks itself).
     if (/<\/script|<!--/i.test(js)) throw new Error('report assets must not contain </script or <!--');
     assets = { css, js };

@@ -1,5 +1,5 @@
-// The viewer's HTTP server: one Node process serves the prebuilt static app (src/viewer/app,
-// shipped in the package), the JSON API of api.ts and a server-sent event stream over the store's
+// The viewer's HTTP server: one Node process serves the static app (src/viewer/app, its TypeScript
+// bundled into main.js and shipped in the package), the JSON API of api.ts and a server-sent event stream over the store's
 // event log. It knows HTTP only; every answer comes from the backend (src/app/view.ts).
 //
 // Security (docs/viewer.md, "Security"): it binds to loopback unless told otherwise, and then refuses
@@ -14,6 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { NotFoundError, UsageError, UserError, isRevloopError } from '../core/errors.ts';
+import { browserScript } from '../html/bundle.ts';
 import type { CompareQuery, LiveEvent, TrajectoryFilter, ViewerBackend } from './api.ts';
 
 export interface ViewerServerOptions {
@@ -96,12 +97,16 @@ export function tokenMatches(given: string | null | undefined, token: string): b
   return timingSafeEqual(a, b);
 }
 
-/** The static app's files, read once: name → bytes. */
+/**
+ * The static app's files, read once: name → bytes. main.js is the app's bundle (src/viewer/app/*.ts):
+ * built into dist/ by `npm run build`, or, run from the sources, bundled now (src/html/bundle.ts).
+ */
 function loadApp(): Map<string, Buffer> {
   const dir = new URL('./app/', import.meta.url);
   const files = new Map<string, Buffer>();
-  for (const name of readdirSync(dir)) if (/^[a-z0-9-]+\.(?:html|js|css)$/.test(name)) files.set(name, readFileSync(new URL(name, dir)));
+  for (const name of readdirSync(dir)) if (/^[a-z0-9-]+\.(?:html|css)$/.test(name)) files.set(name, readFileSync(new URL(name, dir)));
   if (!files.has('index.html')) throw new Error(`the viewer's app is missing (no index.html in ${dir.pathname}); reinstall revloop`);
+  files.set('main.js', Buffer.from(browserScript(new URL('./app/main.js', import.meta.url))));
   return files;
 }
 

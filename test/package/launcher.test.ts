@@ -2,7 +2,8 @@
 // now (the stamp scripts/build.mjs writes), and otherwise runs the sources through tsx with a note on
 // standard error; REVLOOP_FROM_SOURCE=1 runs the sources without the note. Checked on a small
 // checkout of its own in a temporary folder: the real launcher and build script, a two-file src/
-// whose main() reports which file runs, and links to this checkout's node_modules (tsx, TypeScript).
+// whose main() reports which file runs, a browser script for each of the build's bundles (with the
+// real bundler, src/html/bundle.ts), and links to this checkout's node_modules (tsx, TypeScript, esbuild).
 // The installed package (no src/) is covered by package.test.ts.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 // @ts-expect-error -- a plain .mjs script without declarations
-import { RUNTIME_ASSETS } from '../../scripts/build.mjs';
+import { BROWSER_BUNDLES, RUNTIME_ASSETS } from '../../scripts/build.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'revloop-launcher-'));
@@ -42,6 +43,7 @@ before(() => {
     'scripts/dev.mjs',
     'tsconfig.json',
     'tsconfig.build.json',
+    'src/html/bundle.ts',
   ]) {
     mkdirSync(dirname(join(dir, f)), { recursive: true });
     copyFileSync(join(ROOT, f), join(dir, f));
@@ -57,6 +59,7 @@ before(() => {
   // The files the build copies next to the compiled code (RUNTIME_ASSETS) must exist: a folder gets
   // one empty file, a file is written empty.
   for (const asset of RUNTIME_ASSETS) put(/\.[a-z]+$/.test(asset) ? `src/${asset}` : `src/${asset}/placeholder.txt`, '');
+  for (const script of BROWSER_BUNDLES as string[]) put(`src/${script.replace(/\.js$/, '.ts')}`, "document.title = 'fixture';\n");
 });
 
 function launch(env: Record<string, string> = {}, script = 'bin/revloop.mjs'): { stdout: string; stderr: string; status: number | null } {
@@ -138,4 +141,20 @@ test('the launcher runs dist/ when current, the sources with a note when dist/ i
   assert.match(launch().stderr, /dist\/ is stale/);
   writeFileSync(tsconfig, original);
   assert.equal(launch().stderr, '');
+
+  // The browser scripts are bundled into dist/, and their sources are inputs of the build like any other.
+  const script = (BROWSER_BUNDLES as string[])[0];
+  assert.match(readFileSync(join(dir, 'dist', script), 'utf8'), /document\.title = "fixture"/);
+  const entry = join(dir, 'src', script.replace(/\.js$/, '.ts'));
+  const entryText = readFileSync(entry, 'utf8');
+  appendFileSync(entry, "document.title += '!';\n");
+  assert.match(launch().stderr, /dist\/ is stale/);
+  // A bundle that fails (a syntax error) fails the build, naming the file, and leaves dist/ as it was.
+  appendFileSync(entry, 'document.title = (;\n');
+  const failed = spawnSync(process.execPath, [join(dir, 'scripts', 'build.mjs')], { cwd: dir, encoding: 'utf8', timeout: 180_000 });
+  assert.equal(failed.status, 1);
+  assert.match(failed.stderr, new RegExp(`build: bundling src/${script.replace(/\.js$/, '.ts')} failed: .*dist/ left as it was`, 's'));
+  assert.match(readFileSync(join(dir, 'dist', script), 'utf8'), /document\.title = "fixture"/);
+  writeFileSync(entry, entryText);
+  assert.equal(launch().stderr, '', 'the sources it was built from: current again');
 });

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { getFamily } from '../../src/core/verify/index.ts';
 import { createModel } from '../../src/models/index.ts';
 import { NODE_LLAMA_CPP_VERSION } from '../../src/models/gguf/runtime.ts';
+import { browserScript } from '../../src/html/bundle.ts';
 import { tempDir } from '../tmp.ts';
 // @ts-expect-error -- a plain .mjs script without declarations
 import { documentedImports as readDocumentedImports } from '../../scripts/doc-imports.mjs';
@@ -80,9 +81,10 @@ test('the tarball holds dist/, bin/, docs and README, and no sources, tests or b
     'dist/index.d.ts',
     'dist/cli/main.js',
     'dist/html/assets/revloop.css',
-    'dist/report/assets/report.js',
+    'dist/report/client/report.js',
     'dist/viewer/app/index.html',
     'dist/viewer/app/main.js',
+    'dist/viewer/app/viewer.css',
     'docs/remedy.md',
   ]) {
     assert.ok(packedFiles.includes(f), `${f} is packed`);
@@ -91,6 +93,13 @@ test('the tarball holds dist/, bin/, docs and README, and no sources, tests or b
     packedFiles.filter((f) => /^(src|test|scripts|bench|\.ci)\//.test(f) || f.endsWith('.build-info.json') || f.startsWith('tsconfig')),
     [],
   );
+  // The browser folders hold their bundles only (the TypeScript is compiled into them, not shipped).
+  assert.deepEqual(packedFiles.filter((f) => /^dist\/(viewer\/app|report\/client)\//.test(f)).sort(), [
+    'dist/report/client/report.js',
+    'dist/viewer/app/index.html',
+    'dist/viewer/app/main.js',
+    'dist/viewer/app/viewer.css',
+  ]);
   // Every export target is in the package.
   for (const [sub, target] of Object.entries(PKG.exports)) {
     const files = typeof target === 'string' ? [target] : Object.values(target as Record<string, string>);
@@ -371,6 +380,9 @@ registerFamily({
   const html = readFileSync(join(out, 'demo-report.html'), 'utf8');
   const css = readFileSync(join(installed, 'dist', 'html', 'assets', 'revloop.css'), 'utf8');
   assert.ok(html.includes(css), 'the report inlines the packaged stylesheet');
+  const script = readFileSync(join(installed, 'dist', 'report', 'client', 'report.js'), 'utf8');
+  assert.ok(html.includes(`<script>${script}</script>`), 'the report inlines the packaged script');
+  assert.equal(script, browserScript(new URL('../../src/report/client/report.js', import.meta.url)), 'the bundle the sources build');
   const runs = ok(run(process.execPath, [bin, 'runs', '--store', join(out, 'demo.db')], consumer), 'runs');
   assert.match(runs, /^revision runs \(3\):$/m);
   assert.match(runs, /│ demo-steady\S* +│ complete +│ sim:steady \[SIMULATED\]/); // -exact: without Punkt data the demo runs the exact-length part
@@ -406,10 +418,9 @@ test('the installed `revloop view` serves the prebuilt app from dist/ and the AP
       assert.equal(r.status, 200, path);
       assert.match(r.headers.get('content-type') ?? '', type, path);
     }
-    assert.equal(
-      await (await fetch(url + 'app/main.js')).text(),
-      readFileSync(join(installed, 'dist', 'viewer', 'app', 'main.js'), 'utf8'),
-    );
+    const served = await (await fetch(url + 'app/main.js')).text();
+    assert.equal(served, readFileSync(join(installed, 'dist', 'viewer', 'app', 'main.js'), 'utf8'));
+    assert.equal(served, browserScript(new URL('../../src/viewer/app/main.js', import.meta.url)), 'the bundle the sources build');
     const runs = (await (await fetch(url + 'api/runs')).json()) as { runs: Array<{ run_id: string; simulated: boolean }> };
     assert.ok(runs.runs.length >= 1 && runs.runs.every((r) => r.simulated), 'the demo runs, all simulated');
     // A run page's analysis runs in the worker thread, loaded from dist/.

@@ -13,7 +13,7 @@ import { renderReport } from '../../src/report/index.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
 import type { Family } from '../../src/core/verify/types.ts';
 import { requirePunkt } from '../helpers.ts';
-import { CASES, HOSTILE, largeSet, minCharsFamily, smallSet } from './build.ts';
+import { CASES, HOSTILE, largeSet, minCharsFamily, smallSet, trajectory } from './build.ts';
 import { chromiumMissing, launchChromium, type Chromium } from '../chromium.ts';
 
 // The fixtures include a c07 case, whose verifier needs NLTK's Punkt parameters.
@@ -169,6 +169,33 @@ describe('report in Chromium', { skip }, () => {
     assert.match(page.url(), /#t=run-alpha%232$/);
     await page.close();
     assertClean(o, smallUrl);
+  });
+
+  test('word diff: a whitespace-only change is outlined (.ws), as in the viewer: one renderer for both', async () => {
+    const trajs = [trajectory('run-ws', 'alpha', false, 0, CASES.tea, ['Green tea is nice.', 'Green tea  is nice.'])];
+    const file = join(OUT, 'whitespace.html');
+    writeFileSync(file, renderReport(trajs, analyzeTrajectories(trajs, { bootstrap: 0 }), { getFamily: families }));
+    const url = pathToFileURL(file).href;
+    const o = await open(url);
+    const { page } = o;
+    await page.locator('#traj-rows tr').first().click();
+    const pre = page.locator('#traj-detail .round[data-revision="1"] pre.text');
+    const marked = await pre.locator('.ws').evaluateAll((nodes: any[]) => nodes.map((n) => [n.tagName, n.className, n.textContent]));
+    assert.ok(marked.length > 0, 'the changed space is marked');
+    for (const [tag, cls, text] of marked) {
+      assert.match(`${tag} ${cls}`, /^(?:INS add|DEL rem) ws$/);
+      assert.match(String(text), /^\s+$/);
+    }
+    // Kept and inserted segments read as the new draft.
+    const shownNew = await pre.evaluate((el: any) =>
+      [...el.childNodes]
+        .filter((n: any) => n.nodeName !== 'DEL')
+        .map((n: any) => n.textContent)
+        .join(''),
+    );
+    assert.equal(shownNew, 'Green tea  is nice.');
+    await page.close();
+    assertClean(o, url);
   });
 
   test('deep link #t=… opens that trajectory', async () => {

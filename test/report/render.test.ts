@@ -12,6 +12,7 @@ import { getFamily } from '../../src/core/verify/index.ts';
 import { CASES, HOSTILE, LINE_SEP, minCharsFamily, smallSet, trajectory } from './build.ts';
 import type { ConstraintCase } from '../../src/core/verify/types.ts';
 import { requirePunkt } from '../helpers.ts';
+import { browserScript } from '../../src/html/bundle.ts';
 
 const punkt = requirePunkt();
 
@@ -49,6 +50,10 @@ test('report: self-contained — no external URLs, and a CSP that allows only it
   const b64 = (s: string) => createHash('sha256').update(s, 'utf8').digest('base64');
   assert.ok(csp.includes(`style-src 'sha256-${b64(style)}'`));
   assert.ok(csp.includes(`script-src 'sha256-${b64(script)}'`));
+  // The script is src/report/client/report.ts bundled with the shared browser code: nothing left to load.
+  assert.equal(script, browserScript(new URL('../../src/report/client/report.js', import.meta.url)));
+  assert.match(script, /^ {2}\/\/ src\/html\/client\/word-diff\.ts$/m);
+  assert.doesNotMatch(script, /^\s*(?:import|export)\s|\bimport\(|\brequire\(/m);
 });
 
 test('report: hostile drafts are escaped — no raw </script>, no raw U+2028, exact round trip', { skip: punkt.skip }, () => {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { startViewer, type ViewerHandle } from '../../src/app/view.ts';
 import { stylesheet } from '../../src/html/stylesheet.ts';
+import { browserScript } from '../../src/html/bundle.ts';
 import { openStore } from '../../src/store/store.ts';
 import { CONTENT_SECURITY_POLICY, isLoopbackHost, tokenMatches } from '../../src/viewer/server.ts';
 import { alphaLines, importLines, viewerFixture, type ViewerFixture } from './fixtures.ts';
@@ -111,9 +112,12 @@ describe('viewer server', () => {
     const js = await get(viewer.port, '/app/main.js', { host: 'localhost' });
     assert.equal(js.status, 200);
     assert.match(String(js.headers['content-type']), /text\/javascript/);
+    // The app's TypeScript bundled into one script (from the sources here; dist/'s in package.test.ts).
+    assert.equal(js.body, browserScript(new URL('../../src/viewer/app/main.js', import.meta.url)));
+    assert.match(js.body, /^ {2}\/\/ src\/html\/client\/word-diff\.ts$/m);
     const css = await get(viewer.port, '/app/revloop.css', { host: 'localhost' });
     assert.equal(css.body, stylesheet(), 'the shared stylesheet of the report');
-    for (const bad of ['/app/../server.ts', '/app/api.ts', '/app/nope.js', '/elsewhere', '/app/x/y.js']) {
+    for (const bad of ['/app/../server.ts', '/app/api.ts', '/app/main.ts', '/app/view.ts', '/app/nope.js', '/elsewhere', '/app/x/y.js']) {
       assert.equal((await get(viewer.port, bad, { host: 'localhost' })).status, 404, bad);
     }
     assert.equal((await get(viewer.port, '/api/runs', { host: 'localhost' }, 'POST')).status, 405, 'read-only');

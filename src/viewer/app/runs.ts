@@ -1,9 +1,11 @@
 /* revloop view: the run list. Every run of every study, newest first, with live progress: the
    page refetches the list (throttled) whenever the event stream reports activity. */
-import { getJson } from './api.js';
-import { clear, el, markOverflow, modelCell, num, pct, shortTime, shownName, put } from './dom.js';
+import type { RunRow, WorkerRow } from '../api.ts';
+import { getRuns } from './api.ts';
+import { clear, el, markOverflow, modelCell, num, pct, shortTime, shownName, put } from './dom.ts';
+import type { Shell, View } from './view.ts';
 
-function progress(r) {
+function progress(r: RunRow): HTMLElement {
   if (!r.planned) return el('span', { className: 'muted', text: r.cells.join(' \u00b7 ') });
   const frac = r.planned ? r.done / r.planned : 0;
   return el('div', { className: 'progress', title: `${r.done} of ${r.planned} trajectories finished` }, [
@@ -13,19 +15,19 @@ function progress(r) {
 }
 
 /** Widths come from data attributes through CSSOM (no inline style attributes: the CSP forbids them). */
-export function sizeBars(root) {
-  for (const b of root.querySelectorAll('.bar-fill[data-frac]'))
+export function sizeBars(root: ParentNode): void {
+  for (const b of root.querySelectorAll<HTMLElement>('.bar-fill[data-frac]'))
     b.style.width = `${(100 * Number(b.getAttribute('data-frac'))).toFixed(2)}%`;
 }
 
-const WORKER_STATE = { alive: 'alive', stopped: 'stopped', gone: 'gone (killed or disconnected)' };
+const WORKER_STATE: Record<WorkerRow['state'], string> = { alive: 'alive', stopped: 'stopped', gone: 'gone (killed or disconnected)' };
 
 /** `run #2 #5; other #1`: trajectories by run, case numbers 1-based as `revloop runs` shows them. */
-function casesText(list) {
-  const byRun = new Map();
+function casesText(list: ReadonlyArray<{ run_id: string; case_index: number; expired?: boolean }>): string {
+  const byRun = new Map<string, string[]>();
   for (const l of list) {
     if (!byRun.has(l.run_id)) byRun.set(l.run_id, []);
-    byRun.get(l.run_id).push(`#${l.case_index + 1}${l.expired ? ' (expired)' : ''}`);
+    byRun.get(l.run_id)!.push(`#${l.case_index + 1}${l.expired ? ' (expired)' : ''}`);
   }
   return [...byRun].map(([run, cases]) => `${run} ${cases.join(' ')}`).join('; ');
 }
@@ -35,7 +37,7 @@ function casesText(list) {
  * those gone without stopping, which hold nothing: their claims ended with their session and what
  * they were running is free to claim.
  */
-function workersBlock(workers) {
+function workersBlock(workers: WorkerRow[] | null): HTMLElement | null {
   if (!workers || !workers.length) return null;
   return el('section', { id: 'workers', 'aria-labelledby': 'workers-h' }, [
     el('h3', { id: 'workers-h', text: `Workers (${workers.length})` }),
@@ -76,13 +78,13 @@ function workersBlock(workers) {
   ]);
 }
 
-function statusBadge(status) {
+function statusBadge(status: string): HTMLElement {
   const cls =
     status === 'running' ? 'live' : status === 'complete' ? 'ok' : status === 'interrupted' || status === 'failed' ? 'bad' : 'neutral';
   return el('span', { className: 'badge status ' + cls, text: status });
 }
 
-export function mountRuns(root, ctx) {
+export function mountRuns(root: HTMLElement, shell: Shell): View {
   const body = el('tbody', { id: 'run-rows' });
   const empty = el('p', {
     className: 'empty',
@@ -98,12 +100,12 @@ export function mountRuns(root, ctx) {
     ' rows disagree with their runs\u2019 own events (a table edited by hand?): do not trust them; revloop audit --run RUN lists every discrepancy.',
   ]);
   const workersWrap = el('div', { id: 'workers-wrap' });
-  let workerTimer = null;
+  let workerTimer: ReturnType<typeof setTimeout> | undefined;
   const selA = el('select', { id: 'cmp-a', 'aria-label': 'run A' });
   const selB = el('select', { id: 'cmp-b', 'aria-label': 'run B' });
   const go = el('button', { type: 'button', className: 'action', id: 'cmp-go', text: 'Compare by case' });
   go.addEventListener('click', () => {
-    if (selA.value && selB.value) ctx.navigate('/compare', { a: selA.value, b: selB.value });
+    if (selA.value && selB.value) shell.navigate('/compare', { a: selA.value, b: selB.value });
   });
   put(
     root,
@@ -135,9 +137,9 @@ export function mountRuns(root, ctx) {
   let seq = 0;
   async function load() {
     const mine = ++seq;
-    const data = await getJson('/api/runs');
+    const data = await getRuns();
     if (mine !== seq) return;
-    ctx.setCursor(data.cursor);
+    shell.setCursor(data.cursor);
     const runs = [...data.runs].reverse();
     clear(body);
     for (const r of runs) {
@@ -162,15 +164,15 @@ export function mountRuns(root, ctx) {
     put(workersWrap, workersBlock(data.workers));
     // A worker that dies writes no event: while workers are listed, look again every few seconds.
     clearTimeout(workerTimer);
-    if (data.workers && data.workers.length) workerTimer = setTimeout(() => ctx.throttle('runs', load, 400), 5000);
+    if (data.workers && data.workers.length) workerTimer = setTimeout(() => shell.throttle('runs', load, 400), 5000);
     empty.hidden = runs.length > 0;
     anySim.hidden = !runs.some((r) => r.simulated);
     anyUnverified.hidden = !runs.some((r) => r.unverified);
     const comparable = runs.filter((r) => r.has_trajectories);
     for (const [s, pick] of [
-      [selA, selA.value || (comparable[1] && comparable[1].run_id)],
-      [selB, selB.value || (comparable[0] && comparable[0].run_id)],
-    ]) {
+      [selA, selA.value || comparable[1]?.run_id],
+      [selB, selB.value || comparable[0]?.run_id],
+    ] as const) {
       clear(s);
       for (const r of comparable)
         s.appendChild(
@@ -188,7 +190,7 @@ export function mountRuns(root, ctx) {
   return {
     load,
     onEvent() {
-      ctx.throttle('runs', load, 400);
+      shell.throttle('runs', load, 400);
     },
     update() {},
     onKey() {

@@ -1,23 +1,24 @@
 /* revloop view: the app shell. The URL is the state (path + query), so a link reproduces a view;
    views are mounted by path and updated in place when only the query changes. One event stream
    (/api/events) keeps every view live; it reconnects by itself and misses nothing. */
-import { listen, query } from './api.js';
-import { clear, el, markOverflow, put } from './dom.js';
-import { mountCompare } from './compare.js';
-import { mountRun } from './run.js';
-import { mountRuns } from './runs.js';
+import { listen, query } from './api.ts';
+import { clear, el, markOverflow, put } from './dom.ts';
+import { mountCompare } from './compare.ts';
+import { mountRun } from './run.ts';
+import { mountRuns } from './runs.ts';
+import type { Params, Shell, View } from './view.ts';
 
-const root = document.getElementById('view');
-const liveBadge = document.getElementById('live');
-let current = null; // { key, view }
-let cursor = null;
-let source = null;
-const timers = new Map();
+const root = document.getElementById('view')!;
+const liveBadge = document.getElementById('live')!;
+let current: { key: string; view: View } | null = null;
+let source: EventSource | null = null;
+const timers = new Map<string, { again: boolean }>();
 
 /** Runs `fn` at most once per `ms` for a key (the latest call wins; no call is lost). */
-function throttle(key, fn, ms) {
-  if (timers.has(key)) {
-    timers.get(key).again = true;
+function throttle(key: string, fn: () => unknown, ms: number): void {
+  const running = timers.get(key);
+  if (running) {
+    running.again = true;
     return;
   }
   const entry = { again: false };
@@ -29,9 +30,8 @@ function throttle(key, fn, ms) {
   }, ms);
 }
 
-function setCursor(c) {
-  if (source || typeof c !== 'number') return;
-  cursor = c;
+function setCursor(cursor: number): void {
+  if (source || typeof cursor !== 'number') return;
   source = listen(
     cursor,
     (e) => {
@@ -45,25 +45,23 @@ function setCursor(c) {
   );
 }
 
-function params() {
-  const out = {};
+function params(): Params {
+  const out: Params = {};
   for (const [k, v] of new URLSearchParams(location.search)) out[k] = v;
   return out;
 }
 
-function navigate(path, p, options) {
-  const clean = {};
-  for (const [k, v] of Object.entries(p || {})) if (v !== undefined && v !== null && v !== '') clean[k] = v;
-  const url = path + query(clean);
+function navigate(path: string, p: Params, options?: { replace?: boolean }): void {
+  const url = path + query(p);
   if (url === location.pathname + location.search) return;
   if (options && options.replace) history.replaceState(null, '', url);
   else history.pushState(null, '', url);
   route();
 }
 
-const ctx = { navigate, throttle, setCursor };
+const shell: Shell = { navigate, throttle, setCursor };
 
-function route() {
+function route(): void {
   const parts = location.pathname.split('/').filter(Boolean).map(decodeURIComponent);
   const key = parts[0] === 'runs' && parts[1] !== undefined ? 'run:' + parts[1] : parts[0] === 'compare' ? 'compare' : 'runs';
   for (const a of document.querySelectorAll('header nav a'))
@@ -74,13 +72,16 @@ function route() {
   }
   if (current) current.view.destroy();
   clear(root);
-  const mount = key.startsWith('run:') ? (r, c) => mountRun(r, c, parts[1]) : key === 'compare' ? mountCompare : mountRuns;
-  const view = mount(root, ctx);
+  const view = key.startsWith('run:')
+    ? mountRun(root, shell, parts[1])
+    : key === 'compare'
+      ? mountCompare(root, shell)
+      : mountRuns(root, shell);
   current = { key, view };
   document.title = key === 'runs' ? 'revloop view' : key === 'compare' ? 'compare \u00b7 revloop view' : `${parts[1]} \u00b7 revloop view`;
   view.load(params()).then(
     () => document.documentElement.setAttribute('data-ready', 'true'),
-    (e) => {
+    (e: Error) => {
       put(root, el('h2', { text: 'Could not load this view' }), el('p', { className: 'empty', id: 'load-error', text: e.message }));
       document.documentElement.setAttribute('data-ready', 'true');
     },
@@ -89,7 +90,7 @@ function route() {
 
 // Same-origin links marked data-nav change the view without reloading the page.
 document.addEventListener('click', (ev) => {
-  const a = ev.target instanceof Element ? ev.target.closest('a[data-nav]') : null;
+  const a = ev.target instanceof Element ? ev.target.closest<HTMLAnchorElement>('a[data-nav]') : null;
   if (!a || ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
   const url = new URL(a.href, location.href);
   if (url.origin !== location.origin) return;
@@ -129,7 +130,7 @@ document.addEventListener('click', (ev) => {
 
 window.addEventListener('popstate', route);
 // Tables wider than their box say how many columns are out of sight; a new width changes that.
-let resizeTimer = null;
+let resizeTimer: ReturnType<typeof setTimeout> | undefined;
 window.addEventListener('resize', () => {
   clearTimeout(resizeTimer);
   resizeTimer = setTimeout(() => markOverflow(root), 100);

@@ -1,7 +1,8 @@
 /* revloop view: one run — its header with live progress, the trajectory table (filters, search,
    pages of 100 from the server, keyboard navigation) beside the open trajectory's timeline, and
    the run's analysis sections. Filters, page and the open trajectory live in the URL. */
-import { getJson, query } from './api.js';
+import type { RunRow, TrajectoriesResponse, TrajectoryFilter, TrajectoryRow } from '../api.ts';
+import { getRun, getRuns, getTrajectories, getTrajectory, query } from './api.ts';
 import {
   caseIdNode,
   clear,
@@ -17,14 +18,25 @@ import {
   shortTime,
   trustedSections,
   put,
-} from './dom.js';
-import { sizeBars } from './runs.js';
-import { timeline } from './timeline.js';
+  NO_LABELS,
+  type Child,
+  type Labels,
+} from './dom.ts';
+import { sizeBars } from './runs.ts';
+import { timeline } from './timeline.ts';
+import type { Params, Shell, View } from './view.ts';
 
 const PAGE = 100;
-const FILTERS = ['controller', 'family', 'source', 'outcome', 'label', 'q'];
+const FILTERS = ['controller', 'family', 'source', 'outcome', 'label', 'q'] as const;
 
-function header(r) {
+/** The listing's request for the URL's filters at `offset`. */
+function filterOf(params: Params, offset: number | undefined): TrajectoryFilter {
+  const f: TrajectoryFilter = { offset, limit: PAGE };
+  for (const k of FILTERS) f[k] = params[k];
+  return f;
+}
+
+function header(r: RunRow): Child[] {
   const frac = r.planned ? r.done / r.planned : 0;
   return [
     el('h2', null, ['Run ', el('code', { text: r.run_id }), ' \u00b7 ', ...modelCell(r.model, r.simulated)]),
@@ -55,14 +67,14 @@ function header(r) {
   ];
 }
 
-export function mountRun(root, ctx, runId) {
-  let params = {};
-  let run = null;
-  let listing = null;
-  let selected = null; // { ix, case }
-  let seq = { list: 0, detail: 0, run: 0, analysis: 0 };
+export function mountRun(root: HTMLElement, shell: Shell, runId: string): View {
+  let params: Params = {};
+  let run: RunRow | null = null;
+  let listing: TrajectoriesResponse | null = null;
+  let selected: { ix: number; case: string } | null = null;
+  const seq = { list: 0, detail: 0, run: 0, analysis: 0 };
   let analysedThrough = -1;
-  let labels = { outcome: {}, repeat: {}, category: {} };
+  let labels: Labels = NO_LABELS;
 
   const head = el('div', { className: 'run-head' });
   const tabTraj = el('a', { className: 'tab', 'data-nav': '', id: 'tab-trajectories', text: 'Trajectories' });
@@ -124,21 +136,21 @@ export function mountRun(root, ctx, runId) {
 
   const tab = () => (params.tab === 'analysis' || (run && !run.has_trajectories) ? 'analysis' : 'trajectories');
 
-  function setParams(changes, replace) {
-    ctx.navigate('/runs/' + encodeURIComponent(runId), { ...params, ...changes }, { replace: replace !== false });
+  function setParams(changes: Params, replace?: boolean): void {
+    shell.navigate('/runs/' + encodeURIComponent(runId), { ...params, ...changes }, { replace: replace !== false });
   }
 
-  function page(step) {
+  function page(step: number): boolean {
     if (!listing) return false;
     const offset = Math.max(0, (Number(params.offset) || 0) + step * PAGE);
     if (offset >= listing.total && step > 0) return false;
-    setParams({ offset: offset || undefined });
+    setParams({ offset: offset ? String(offset) : undefined });
     return true;
   }
 
-  async function loadRun() {
+  async function loadRun(): Promise<void> {
     const mine = ++seq.run;
-    const data = await getJson('/api/runs');
+    const data = await getRuns();
     if (mine !== seq.run) return;
     const r = data.runs.find((x) => x.run_id === runId);
     if (!r) {
@@ -146,20 +158,20 @@ export function mountRun(root, ctx, runId) {
       trajView.hidden = true;
       return;
     }
-    ctx.setCursor(data.cursor);
+    shell.setCursor(data.cursor);
     const first = run === null;
     run = r;
-    put(head, ...header(r).filter(Boolean));
+    put(head, ...header(r));
     sizeBars(head);
     if (first) render();
     if (analysedThrough >= 0 && r.last_event_id !== analysedThrough) analysisStale.hidden = false;
   }
 
-  function renderFilters(f) {
-    const opts = (counts, names) =>
+  function renderFilters(f: TrajectoriesResponse['facets']): void {
+    const opts = (counts: Record<string, number>, names?: Record<string, string>) =>
       Object.keys(counts)
         .sort()
-        .map((k) => [k, `${(names && names[k]) || k} (${counts[k]})`]);
+        .map((k) => [k, `${names?.[k] || k} (${counts[k]})`] as const);
     const labelNames = { ...labels.repeat, ...labels.category };
     const search = el('input', {
       id: 'f-search',
@@ -168,13 +180,13 @@ export function mountRun(root, ctx, runId) {
       autocomplete: 'off',
       value: params.q || '',
     });
-    let timer = null;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     search.addEventListener('input', () => {
       clearTimeout(timer);
       timer = setTimeout(() => setParams({ q: search.value.trim() || undefined, offset: undefined }), 200);
     });
-    const active = document.activeElement && document.activeElement.id;
-    const caret = active === 'f-search' ? document.activeElement.selectionStart : null;
+    const active = document.activeElement?.id;
+    const caret = active === 'f-search' ? (document.activeElement as HTMLInputElement).selectionStart : null;
     put(
       filters,
       multi || params.controller
@@ -216,7 +228,7 @@ export function mountRun(root, ctx, runId) {
     }
   }
 
-  function rowFor(t) {
+  function rowFor(t: TrajectoryRow): HTMLElement {
     const label = t.repeat_class ? labels.repeat[t.repeat_class] || t.repeat_class : '';
     const cat = t.category ? labels.category[t.category] || t.category : '';
     const tr = el(
@@ -249,11 +261,9 @@ export function mountRun(root, ctx, runId) {
     return tr;
   }
 
-  async function loadList() {
+  async function loadList(): Promise<void> {
     const mine = ++seq.list;
-    const q = { offset: params.offset, limit: PAGE };
-    for (const k of FILTERS) q[k] = params[k];
-    const data = await getJson(`/api/runs/${encodeURIComponent(runId)}/trajectories${query(q)}`);
+    const data = await getTrajectories(runId, filterOf(params, params.offset === undefined ? undefined : Number(params.offset)));
     if (mine !== seq.list) return;
     listing = data;
     labels = data.labels;
@@ -275,15 +285,14 @@ export function mountRun(root, ctx, runId) {
     root.setAttribute('data-list', String(mine));
   }
 
-  async function loadDetail() {
+  async function loadDetail(): Promise<void> {
     const mine = ++seq.detail;
     if (!selected) {
       put(detail, el('p', { className: 'empty', text: 'Select a trajectory (click a row, or press j) to read its story.' }));
       return;
     }
-    const path = `/api/runs/${encodeURIComponent(runId)}/trajectories/${encodeURIComponent(selected.case)}${query({ index: selected.ix })}`;
     try {
-      const t = await getJson(path);
+      const t = await getTrajectory(runId, selected.case, selected.ix);
       if (mine !== seq.detail) return;
       const close = el('button', {
         type: 'button',
@@ -295,17 +304,17 @@ export function mountRun(root, ctx, runId) {
       put(detail, el('div', { className: 'detail-tools' }, [close]), timeline(t, { labels }));
       detail.setAttribute('data-open', `${t.case_index}`);
     } catch (e) {
-      if (mine === seq.detail) put(detail, el('p', { className: 'empty', text: e.message }));
+      if (mine === seq.detail) put(detail, el('p', { className: 'empty', text: (e as Error).message }));
     }
   }
 
-  async function loadAnalysis(force) {
+  async function loadAnalysis(force: boolean): Promise<void> {
     if (!force && analysedThrough >= 0) return;
     const mine = ++seq.analysis;
     put(analysis, el('p', { className: 'empty', text: 'Analysing the run\u2026' }));
     analysisStale.hidden = true;
     try {
-      const data = await getJson(`/api/runs/${encodeURIComponent(runId)}?html=1`);
+      const data = await getRun(runId, { html: true });
       if (mine !== seq.analysis) return;
       analysedThrough = data.analysed_through;
       clear(analysis);
@@ -329,15 +338,15 @@ export function mountRun(root, ctx, runId) {
       markOverflow(analysis);
       root.setAttribute('data-analysis', 'ready');
     } catch (e) {
-      if (mine === seq.analysis) put(analysis, el('p', { className: 'empty', text: e.message }));
+      if (mine === seq.analysis) put(analysis, el('p', { className: 'empty', text: (e as Error).message }));
     }
   }
 
-  function open(ix, caseId) {
+  function open(ix: number, caseId: string): void {
     setParams({ case: caseId, ix: String(ix) });
   }
 
-  function render() {
+  function render(): void {
     if (!run) return;
     const t = tab();
     tabTraj.hidden = !run.has_trajectories;
@@ -346,7 +355,7 @@ export function mountRun(root, ctx, runId) {
     tabTraj.setAttribute('aria-current', t === 'trajectories' ? 'page' : 'false');
     tabAnalysis.setAttribute('aria-current', t === 'analysis' ? 'page' : 'false');
     trajView.hidden = t !== 'trajectories';
-    analysis.parentElement.hidden = t !== 'analysis';
+    analysis.parentElement!.hidden = t !== 'analysis';
     // A hidden table measures 0 wide: the cues of the tab just shown are measured again.
     markOverflow(t === 'analysis' ? analysis : trajView);
     if (t === 'analysis') void loadAnalysis(false);
@@ -357,26 +366,25 @@ export function mountRun(root, ctx, runId) {
   }
 
   /** Moves the selection by one row, across pages. */
-  async function step(dir) {
+  async function step(dir: number): Promise<void> {
     if (!listing) return;
     const list = listing.rows;
-    let i = selected ? list.findIndex((t) => t.case_index === selected.ix) : -1;
+    const ix = selected?.ix;
+    let i = ix !== undefined ? list.findIndex((t) => t.case_index === ix) : -1;
     if (i < 0) i = dir > 0 ? -1 : list.length;
     const j = i + dir;
     if (j >= 0 && j < list.length) {
       open(list[j].case_index, list[j].case_id);
-      const tr = rows.querySelector(`tr[data-ix="${list[j].case_index}"]`);
+      const tr = rows.querySelector<HTMLElement>(`tr[data-ix="${list[j].case_index}"]`);
       if (tr) tr.focus({ preventScroll: false });
       return;
     }
     // Off the page: load the neighbouring page and select its first (or last) row.
     const offset = listing.offset + dir * PAGE;
     if (offset < 0 || offset >= listing.total) return;
-    const q = { offset, limit: PAGE };
-    for (const k of FILTERS) q[k] = params[k];
-    const data = await getJson(`/api/runs/${encodeURIComponent(runId)}/trajectories${query(q)}`);
+    const data = await getTrajectories(runId, filterOf(params, offset));
     const t = dir > 0 ? data.rows[0] : data.rows[data.rows.length - 1];
-    if (t) setParams({ offset: offset || undefined, case: t.case_id, ix: String(t.case_index) });
+    if (t) setParams({ offset: offset ? String(offset) : undefined, case: t.case_id, ix: String(t.case_index) });
   }
 
   return {
@@ -403,15 +411,15 @@ export function mountRun(root, ctx, runId) {
     },
     onEvent(e) {
       if (e.run_id !== runId) return;
-      ctx.throttle('run-head', loadRun, 500);
+      shell.throttle('run-head', loadRun, 500);
       if (tab() === 'trajectories') {
-        ctx.throttle('run-list', loadList, 700);
-        if (selected && e.case_index === selected.ix) ctx.throttle('run-detail', loadDetail, 700);
+        shell.throttle('run-list', loadList, 700);
+        if (selected && e.case_index === selected.ix) shell.throttle('run-detail', loadDetail, 700);
       }
     },
     onKey(ev) {
       if (tab() !== 'trajectories') return false;
-      const moves = { j: 1, ArrowDown: 1, k: -1, ArrowUp: -1 };
+      const moves: Record<string, number> = { j: 1, ArrowDown: 1, k: -1, ArrowUp: -1 };
       if (ev.key in moves) {
         void step(moves[ev.key]);
         return true;

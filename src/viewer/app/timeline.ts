@@ -2,24 +2,26 @@
    with a word diff against the previous one, the exact verifier report the model received, the
    recurrence markers (repeat of an earlier draft, inside the terminal fixed point or cycle) and
    every provider attempt of that generation, failed ones with their kind, latency and tokens. */
-import { caseIdNode, clear, diffNodes, el, energyText, energyTitle, modelCell, num, outcomeBadge } from './dom.js';
+import type { AttemptRow, TimelineRound, TrajectoryResponse } from '../api.ts';
+import { draftPane } from '../../html/client/word-diff.ts';
+import { caseIdNode, el, energyText, energyTitle, modelCell, NO_LABELS, num, outcomeBadge, type Child, type Labels } from './dom.ts';
 
-const REPEAT_TEXT = {
+const REPEAT_TEXT: Record<string, string> = {
   terminal_fixed_point: 'terminal fixed point: the last three drafts are identical',
   terminal_cycle: 'terminal cycle',
   other_repeat: 'some draft repeats an earlier one (no terminal fixed point or cycle)',
   no_repeat: 'no draft repeats an earlier one',
 };
 
-function tokens(a) {
-  const parts = [];
+function tokens(a: AttemptRow): string {
+  const parts: string[] = [];
   if (a.prompt_tokens != null) parts.push(`${a.prompt_tokens} in`);
   if (a.completion_tokens != null) parts.push(`${a.completion_tokens} out`);
   if (!parts.length && a.total_tokens != null) parts.push(`${a.total_tokens} total`);
   return parts.length ? parts.join(' / ') + ' tokens' : 'tokens n/a';
 }
 
-function attemptsList(attempts) {
+function attemptsList(attempts: AttemptRow[]): HTMLElement | null {
   if (!attempts.length) return null;
   const failed = attempts.filter((a) => !a.ok).length;
   return el('details', { className: 'attempts' + (failed ? ' has-failed' : ''), open: failed > 0 }, [
@@ -40,34 +42,13 @@ function attemptsList(attempts) {
   ]);
 }
 
-function draftPane(t, k) {
+function draft(t: TrajectoryResponse, k: number): HTMLElement {
   const r = t.rounds[k];
   const prev = k > 0 ? t.rounds[k - 1] : null;
-  const pre = el('pre', { className: 'text' });
-  const title = el('div', { className: 'pane-title' }, [t.imported ? 'Draft (imported, as logged by its source)' : 'Draft']);
-  const tabs = el('span', { className: 'tabs' });
-  const show = (mode) => {
-    clear(pre);
-    if (mode === 'diff') pre.appendChild(diffNodes(prev.text, r.text, r.diff));
-    else pre.textContent = r.text;
-    if (!r.text.length) pre.appendChild(el('span', { className: 'empty', text: '(empty draft)' }));
-    for (const b of tabs.querySelectorAll('button'))
-      b.setAttribute('aria-pressed', b.getAttribute('data-mode') === mode ? 'true' : 'false');
-  };
-  if (prev && r.diff) {
-    tabs.append(
-      el('button', { type: 'button', 'data-mode': 'diff', text: `diff vs r${prev.revision}`, on: { click: () => show('diff') } }),
-      el('button', { type: 'button', 'data-mode': 'text', text: 'text', on: { click: () => show('text') } }),
-    );
-    title.appendChild(tabs);
-  } else if (prev && prev.text === r.text)
-    title.appendChild(el('span', { className: 'muted', text: `(unchanged from revision ${prev.revision})` }));
-  else if (prev) title.appendChild(el('span', { className: 'muted', text: '(diff too large to compute; full text shown)' }));
-  show(prev && r.diff ? 'diff' : 'text');
-  return el('div', { className: 'pane draft' }, [title, pre]);
+  return draftPane({ text: r.text, prev: prev && { text: prev.text, revision: prev.revision }, diff: r.diff, imported: t.imported });
 }
 
-function reportPane(t, r) {
+function reportPane(t: TrajectoryResponse, r: TimelineRound): HTMLElement {
   if (r.joint)
     return el('div', { className: 'pane' }, [
       el('div', { className: 'pane-title', text: 'Verifier' }),
@@ -98,8 +79,8 @@ function reportPane(t, r) {
 }
 
 /** The sequence of states as letters (A B A B …): a fixed point or cycle is visible at a glance. */
-function stateStrip(t) {
-  const letter = (id) => (id < 26 ? String.fromCharCode(65 + id) : `S${id}`);
+function stateStrip(t: TrajectoryResponse): HTMLElement {
+  const letter = (id: number) => (id < 26 ? String.fromCharCode(65 + id) : `S${id}`);
   return el(
     'ol',
     { className: 'states', 'aria-label': 'draft states in order (equal letters: identical drafts)' },
@@ -116,10 +97,10 @@ function stateStrip(t) {
  * The timeline element of a trajectory (the /api/runs/:id/trajectories/:case response).
  * options.labels: display names; options.heading: extra heading content (compare).
  */
-export function timeline(t, options) {
-  const labels = (options && options.labels) || { outcome: {}, repeat: {}, category: {} };
+export function timeline(t: TrajectoryResponse, options?: { labels?: Labels | null }): HTMLElement {
+  const labels = options?.labels || NO_LABELS;
   const rc = t.recurrence.repeat_class;
-  const facts = [
+  const facts: Array<[string, string | HTMLElement]> = [
     ['run', t.run_id],
     ['family', t.family],
     ['source', t.source],
@@ -127,16 +108,16 @@ export function timeline(t, options) {
     ['status', t.status + (t.incomplete_reason ? `: ${t.incomplete_reason}` : '')],
     ['revisions used', `${Math.max(0, t.rounds.length - 1)} of ${t.budget}`],
   ];
-  if (rc) facts.push(['repeat class', (labels.repeat && labels.repeat[rc]) || rc]);
-  if (t.label.category) facts.push(['failure category', (labels.category && labels.category[t.label.category]) || t.label.category]);
+  if (rc) facts.push(['repeat class', labels.repeat?.[rc] || rc]);
+  if (t.label.category) facts.push(['failure category', labels.category?.[t.label.category] || t.label.category]);
   if (typeof t.case.target === 'number') facts.push(['target words', String(t.case.target)]);
-  if (Array.isArray(t.case.anchors)) facts.push(['anchors', t.case.anchors.join('; ')]);
+  if (Array.isArray(t.case.anchors)) facts.push(['anchors', (t.case.anchors as unknown[]).join('; ')]);
   const failedAttempts = t.attempts.filter((a) => !a.ok).length;
   facts.push(['provider attempts', `${t.attempts.length}${failedAttempts ? ` (${failedAttempts} failed)` : ''}`]);
-  const dl = el('dl');
+  const dl = el('dl', { className: 'facts' });
   for (const [k, v] of facts) dl.append(el('dt', { text: k }), typeof v === 'string' ? el('dd', { text: v }) : el('dd', null, [v]));
 
-  const parts = [
+  const parts: Child[] = [
     el('h3', { className: 'timeline-title' }, ['Case ', caseIdNode(t.case_id), ' \u00b7 ', ...modelCell(t.controller, t.simulated)]),
   ];
   if (t.simulated)
@@ -179,11 +160,11 @@ export function timeline(t, options) {
     );
   else if (t.prompt_error) parts.push(el('p', { className: 'note', text: t.prompt_error }));
 
-  const byRevision = new Map();
+  const byRevision = new Map<number, AttemptRow[]>();
   for (const a of t.attempts) {
     const key = a.revision == null ? -1 : a.revision;
     if (!byRevision.has(key)) byRevision.set(key, []);
-    byRevision.get(key).push(a);
+    byRevision.get(key)!.push(a);
   }
   t.rounds.forEach((r, k) => {
     const badges = [
@@ -191,7 +172,7 @@ export function timeline(t, options) {
       r.joint ? el('span', { className: 'badge ok', text: 'joint success' }) : el('span', { className: 'badge bad', text: 'violations' }),
       el('span', { className: 'muted', text: `energy ${energyText(r.energy)}`, title: energyTitle(r.energy) }),
     ];
-    if (r.repeat_of != null) badges.push(el('span', { className: 'badge repeat', text: `repeats revision ${r.repeat_of}` }));
+    if (r.repeat_of != null) badges.push(el('span', { className: 'badge neutral repeat', text: `repeats revision ${r.repeat_of}` }));
     if (r.in_terminal_repeat)
       badges.push(
         el('span', {
@@ -202,7 +183,7 @@ export function timeline(t, options) {
     parts.push(
       el('div', { className: 'round' + (r.in_terminal_repeat ? ' terminal' : ''), 'data-revision': r.revision }, [
         el('div', { className: 'round-head' }, badges),
-        el('div', { className: 'cols' }, [draftPane(t, k), reportPane(t, r)]),
+        el('div', { className: 'cols' }, [draft(t, k), reportPane(t, r)]),
         attemptsList(byRevision.get(r.revision) || []),
       ]),
     );

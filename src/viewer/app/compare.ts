@@ -1,12 +1,14 @@
 /* revloop view: two runs compared case by case — the paired outcome table (both succeed, only A,
    only B, both fail), exact McNemar on the discordant pairs, the same per family, every pair in
    pages, and the pair's two timelines side by side. Runs, filters and the open case live in the URL. */
-import { getJson, query } from './api.js';
-import { caseIdNode, clear, el, markOverflow, modelCell, num, outcomeBadge, pValue, select, shownName, put } from './dom.js';
-import { timeline } from './timeline.js';
+import type { CompareCell, CompareResponse, CompareSide, RunRow, TrajectoryResponse } from '../api.ts';
+import { getCompare, getRuns, getTrajectory } from './api.ts';
+import { caseIdNode, clear, el, markOverflow, modelCell, NO_LABELS, num, outcomeBadge, pValue, select, shownName, put } from './dom.ts';
+import { timeline } from './timeline.ts';
+import type { Params, Shell, View } from './view.ts';
 
 const PAGE = 100;
-const CELL_NAMES = {
+const CELL_NAMES: Record<CompareCell, string> = {
   both_success: 'both succeed',
   a_only: 'only A succeeds',
   b_only: 'only B succeeds',
@@ -14,10 +16,10 @@ const CELL_NAMES = {
   excluded: 'excluded (not complete in both)',
 };
 
-export function mountCompare(root, ctx) {
-  let params = {};
-  let data = null;
-  let runs = [];
+export function mountCompare(root: HTMLElement, shell: Shell): View {
+  let params: Params = {};
+  let data: CompareResponse | null = null;
+  let runs: RunRow[] = [];
   const seq = { list: 0, detail: 0 };
   const picks = el('div', { className: 'filters compare-pick' });
   const summary = el('div', { id: 'cmp-summary' });
@@ -55,23 +57,23 @@ export function mountCompare(root, ctx) {
     detail,
   );
 
-  function setParams(changes, replace) {
-    ctx.navigate('/compare', { ...params, ...changes }, { replace: replace !== false });
+  function setParams(changes: Params, replace?: boolean): void {
+    shell.navigate('/compare', { ...params, ...changes }, { replace: replace !== false });
   }
 
-  function page(step) {
+  function page(step: number): boolean {
     if (!data) return false;
     const offset = Math.max(0, (Number(params.offset) || 0) + step * PAGE);
     if (step > 0 && offset >= data.total) return false;
-    setParams({ offset: offset || undefined });
+    setParams({ offset: offset ? String(offset) : undefined });
     return true;
   }
 
   function renderPicks() {
     const opts = runs
       .filter((r) => r.has_trajectories)
-      .map((r) => [r.run_id, `${r.run_id} \u00b7 ${shownName(r.model, r.simulated)}${r.simulated ? ' (SIMULATED)' : ''}`]);
-    const families = data ? data.families.map((f) => [f.family, f.family]) : [];
+      .map((r) => [r.run_id, `${r.run_id} \u00b7 ${shownName(r.model, r.simulated)}${r.simulated ? ' (SIMULATED)' : ''}`] as const);
+    const families = data ? data.families.map((f) => [f.family, f.family] as const) : [];
     const cells = Object.entries(CELL_NAMES);
     put(
       picks,
@@ -82,7 +84,7 @@ export function mountCompare(root, ctx) {
     );
   }
 
-  function cellButton(key, n) {
+  function cellButton(key: CompareCell, n: number): HTMLElement {
     return el('button', {
       type: 'button',
       className: 'cell-link' + (params.cell === key ? ' active' : ''),
@@ -93,9 +95,9 @@ export function mountCompare(root, ctx) {
     });
   }
 
-  function renderSummary(d) {
+  function renderSummary(d: CompareResponse): void {
     const c = d.cells;
-    const side = (label, r) =>
+    const side = (label: string, r: RunRow) =>
       el('div', { className: 'cmp-side' }, [
         el('strong', { text: label + ' ' }),
         el('code', { text: r.run_id }),
@@ -161,7 +163,7 @@ export function mountCompare(root, ctx) {
       side('B', d.b),
       el('div', { className: 'cmp-stats' }, [
         table,
-        el('dl', null, [
+        el('dl', { className: 'facts' }, [
           el('dt', { text: 'exact McNemar p' }),
           el('dd', { id: 'cmp-p', text: pValue(d.mcnemar.p) }),
           el('dt', { text: 'discordant pairs' }),
@@ -180,8 +182,8 @@ export function mountCompare(root, ctx) {
     );
   }
 
-  function sideCell(s) {
-    const labels = data ? data.labels : { outcome: {}, repeat: {}, category: {} };
+  function sideCell(s: CompareSide): HTMLElement {
+    const labels = data ? data.labels : NO_LABELS;
     const label = s.repeat_class
       ? labels.repeat[s.repeat_class] || s.repeat_class
       : s.category
@@ -190,11 +192,11 @@ export function mountCompare(root, ctx) {
     return el('td', null, [outcomeBadge(s.outcome, labels), label ? el('span', { className: 'muted', text: ' ' + label }) : null]);
   }
 
-  async function load() {
+  async function load(): Promise<void> {
     const mine = ++seq.list;
-    const list = await getJson('/api/runs');
+    const list = await getRuns();
     runs = list.runs;
-    ctx.setCursor(list.cursor);
+    shell.setCursor(list.cursor);
     if (!params.a || !params.b) {
       data = null;
       renderPicks();
@@ -209,9 +211,14 @@ export function mountCompare(root, ctx) {
       return;
     }
     try {
-      const d = await getJson(
-        '/api/compare' + query({ a: params.a, b: params.b, cell: params.cell, family: params.family, offset: params.offset, limit: PAGE }),
-      );
+      const d = await getCompare({
+        a: params.a,
+        b: params.b,
+        cell: params.cell,
+        family: params.family,
+        offset: params.offset === undefined ? undefined : Number(params.offset),
+        limit: PAGE,
+      });
       if (mine !== seq.list) return;
       data = d;
       renderPicks();
@@ -243,44 +250,45 @@ export function mountCompare(root, ctx) {
       if (mine !== seq.list) return;
       data = null;
       renderPicks();
-      put(summary, el('p', { className: 'empty', id: 'cmp-error', text: e.message }));
+      put(summary, el('p', { className: 'empty', id: 'cmp-error', text: (e as Error).message }));
       clear(rows);
     }
   }
 
-  async function loadDetail() {
+  async function loadDetail(): Promise<void> {
     const mine = ++seq.detail;
     if (!params.case || !params.a || !params.b) {
       clear(detail);
       return;
     }
-    const get = (run) =>
-      getJson(`/api/runs/${encodeURIComponent(run)}/trajectories/${encodeURIComponent(params.case)}`).catch((e) => ({ error: e.message }));
+    const caseId = params.case;
+    const get = (run: string): Promise<TrajectoryResponse | { error: string }> =>
+      getTrajectory(run, caseId).catch((e: Error) => ({ error: e.message }));
     const [ta, tb] = await Promise.all([get(params.a), get(params.b)]);
     if (mine !== seq.detail) return;
-    const col = (label, t, labels) =>
+    const col = (label: string, t: TrajectoryResponse | { error: string }, labels: CompareResponse['labels'] | undefined) =>
       el('div', { className: 'pair-side' }, [
         el('h3', { className: 'pair-label', text: label }),
-        t.error ? el('p', { className: 'empty', text: t.error }) : timeline(t, { labels }),
+        'error' in t ? el('p', { className: 'empty', text: t.error }) : timeline(t, { labels }),
       ]);
     put(
       detail,
       el('div', { className: 'detail-tools' }, [
         el('button', { type: 'button', className: 'action', text: 'Close', on: { click: () => setParams({ case: undefined }) } }),
       ]),
-      el('div', { className: 'pair-cols' }, [col('A', ta, data && data.labels), col('B', tb, data && data.labels)]),
+      el('div', { className: 'pair-cols' }, [col('A', ta, data?.labels), col('B', tb, data?.labels)]),
     );
-    detail.setAttribute('data-open', params.case);
+    detail.setAttribute('data-open', caseId);
     detail.scrollIntoView({ block: 'start' });
   }
 
-  function step(dir) {
+  function step(dir: number): void {
     if (!data || !data.rows.length) return;
     const i = data.rows.findIndex((r) => r.case_id === params.case);
     const j = i < 0 ? (dir > 0 ? 0 : data.rows.length - 1) : i + dir;
     if (j >= 0 && j < data.rows.length) {
       setParams({ case: data.rows[j].case_id });
-      const tr = rows.querySelector(`tr[data-case="${CSS.escape(data.rows[j].case_id)}"]`);
+      const tr = rows.querySelector<HTMLElement>(`tr[data-case="${CSS.escape(data.rows[j].case_id)}"]`);
       if (tr) tr.focus();
     } else page(dir);
   }
@@ -302,10 +310,10 @@ export function mountCompare(root, ctx) {
       if (listChanged || before.case !== params.case) void loadDetail();
     },
     onEvent(e) {
-      if (e.run_id === params.a || e.run_id === params.b) ctx.throttle('compare', load, 1000);
+      if (e.run_id === params.a || e.run_id === params.b) shell.throttle('compare', load, 1000);
     },
     onKey(ev) {
-      const moves = { j: 1, ArrowDown: 1, k: -1, ArrowUp: -1 };
+      const moves: Record<string, number> = { j: 1, ArrowDown: 1, k: -1, ArrowUp: -1 };
       if (ev.key in moves) {
         step(moves[ev.key]);
         return true;
