@@ -188,6 +188,21 @@ class BufferingHandler implements Dispatcher.DispatchHandlers {
   }
 }
 
+/** The exchanges waiting on each signal (node-fetch.ts's scheme): one 'abort' listener per signal. */
+const waiting = new WeakMap<AbortSignal, Set<() => void>>();
+
+function whenAborted(signal: AbortSignal, fn: () => void): () => void {
+  let fns = waiting.get(signal);
+  if (!fns) {
+    const set = new Set<() => void>();
+    waiting.set(signal, set);
+    signal.addEventListener('abort', () => [...set].forEach((f) => f()), { once: true });
+    fns = set;
+  }
+  fns.add(fn);
+  return () => fns.delete(fn);
+}
+
 /** An HttpExchange over undici Pools (one per origin). `close()` ends the pools. */
 export function createUndiciExchange(
   flavour: UndiciFlavour,
@@ -207,10 +222,10 @@ export function createUndiciExchange(
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<ExchangeResult>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
-      const onAbort = () => stop(signal!.reason);
+      let unwatch: (() => void) | undefined;
       const handler = new BufferingHandler(init, (err, r) => {
         if (timer) clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        unwatch?.();
         if (err !== undefined) reject(err);
         else resolve(r!);
       });
@@ -219,7 +234,8 @@ export function createUndiciExchange(
         handler.onError(reason as Error);
         handler.abort(reason instanceof Error ? reason : new Error(String(reason)));
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      // One 'abort' listener per signal, as node-fetch.ts has it (the same cost for both clients).
+      if (signal) unwatch = whenAborted(signal, () => stop(signal.reason));
       if (init.timeoutMs !== undefined) timer = setTimeout(() => stop(new DeadlineExceeded(init.timeoutMs!)), init.timeoutMs);
       poolFor(url).dispatch(
         {
