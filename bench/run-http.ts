@@ -23,7 +23,9 @@
 // (dist/, what the revloop command runs; `npm run build` first) instead of the sources through tsx.
 // --client undici|undici-dispatch runs the same command with the backend's exchange over undici's
 // Pool (bench/undici-exchange.ts, swapped in by a module hook: bench/undici-hook.mjs) instead of
-// revloop's HTTP/1.1 client. --vs-undici runs the command for each client in turn, in alternating
+// revloop's HTTP/1.1 client; --client http1 goes through the same hook to the real client (the
+// hook's own thread costs a process about 0.3 s of CPU at start-up, the same for every client).
+// --vs-undici runs the command for each client in turn, in alternating
 // runs (each a fresh process, the order turning each run), and prints the medians of their client
 // CPU per generation and the ratios to http1's (docs/performance.md#http-client).
 import { spawnSync } from 'node:child_process';
@@ -64,7 +66,7 @@ function versusUndici(): void {
   const steadyCpu = new Map<string, number[]>(clients.map((c) => [c, []]));
   const load0 = loadavg()[0];
   console.log(
-    `bench/run-http --vs-undici — ${runs} alternating runs of bench/run-http.ts ${rest.join(' ')} per client (SIMULATED controller via serve-sim)`,
+    `bench/run-http --vs-undici — ${runs} alternating runs of bench/run-http.ts${rest.length ? ' ' + rest.join(' ') : ''} per client (SIMULATED controller via serve-sim)`,
   );
   for (let i = 0; i < runs; i++) {
     const order = i % 2 ? [...clients].reverse() : clients;
@@ -117,8 +119,9 @@ if (fromDist && !existsSync(new URL('../dist/app/run.js', import.meta.url))) {
 // The library as the revloop command runs it (dist/) or as tests run it (src/ through tsx).
 const lib = fromDist ? '../dist' : '../src';
 const ext = fromDist ? 'js' : 'ts';
-if (client !== 'http1') {
-  // The transport's exchange over undici instead of revloop's HTTP/1.1 client (before the library loads).
+if (process.argv.includes('--client')) {
+  // The transport's exchange over undici instead of revloop's HTTP/1.1 client (before the library
+  // loads); with --client http1 the same hook passes the real one through, so all three load alike.
   process.env.REVLOOP_BENCH_CLIENT = client;
   process.env.REVLOOP_BENCH_NODE_FETCH = new URL(`${lib}/models/http/node-fetch.${ext}`, import.meta.url).href;
   register('./undici-hook.mjs', import.meta.url, { data: { shim: new URL('./undici-node-fetch.ts', import.meta.url).href } });
