@@ -1,6 +1,5 @@
 // A minimal HTTP/1.1 client over node:net for plain `http:` endpoints: what revloop's HTTP model
-// backends talk to most (vLLM, llama.cpp, serve-sim on loopback or a LAN). Why not node:http or
-// undici: docs/performance.md#http-client
+// backends talk to most (vLLM, llama.cpp, serve-sim on loopback or a LAN).
 //
 // One request at a time per connection (no pipelining), written in one piece; the whole response
 // buffered. Framing as RFC 9112 §6 has it: no body for HEAD, 1xx, 204 and 304 (1xx heads are
@@ -12,6 +11,8 @@
 //
 // Errors read as node:http's: connect errors pass through (ECONNREFUSED, ENOTFOUND, …), a
 // connection closed before any response byte is "socket hang up" (ECONNRESET).
+//
+// Why not node:http or undici: docs/performance.md#http-client
 import { connect, type Socket } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 
