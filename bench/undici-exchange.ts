@@ -265,11 +265,13 @@ export function createUndiciExchange(
         body: init.body,
         signal: controller.signal,
       });
+      // Stops reading (undici then closes the connection); its abort error is expected, not unhandled.
+      const discard = () => res.body.on('error', () => undefined).destroy();
       const ok = res.statusCode >= 200 && res.statusCode <= 299;
       const limit = (ok ? init.maxBodyBytes : init.maxErrorBodyBytes) ?? Infinity;
       const announced = Number(res.headers['content-length'] ?? NaN);
       if (ok && announced > limit) {
-        res.body.destroy();
+        discard();
         throw new BodyTooLarge(limit, 0, res.statusCode, Buffer.alloc(0), announced);
       }
       const parts: Buffer[] = [];
@@ -279,13 +281,13 @@ export function createUndiciExchange(
         if (bytes + chunk.length > limit) {
           if (ok) {
             const head = Buffer.concat([...parts, chunk]).subarray(0, 4096);
-            res.body.destroy();
+            discard();
             throw new BodyTooLarge(limit, bytes + chunk.length, res.statusCode, Buffer.from(head));
           }
           parts.push(chunk.subarray(0, limit - bytes));
           bytes = limit;
           cut = true;
-          res.body.destroy();
+          discard();
           break;
         }
         parts.push(chunk);
