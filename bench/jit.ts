@@ -4,8 +4,8 @@
 // deoptimisation in revloop's own code with its reason and place. Two settings: V8's defaults
 // (REVLOOP_V8_TUNING=0: what an application that imports the library runs with) and the batch flags
 // `revloop run` sets (src/cli/jit.ts). With the defaults, Turbofan's background compiles were about a
-// fifth of a run's steady-state CPU before round 14 (docs/running.md), and each deoptimisation of a
-// hot function costs a second compile.
+// fifth of a run's steady-state CPU before issue 12's round 14, and each deoptimisation of a hot
+// function costs a second compile (docs/performance.md#v8-deoptimisations-and-hidden-classes).
 //
 //   npx tsx bench/jit.ts [--limit 480] [--latency-ms 50] [--concurrency 32]
 //

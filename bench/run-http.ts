@@ -3,6 +3,7 @@
 // trajectories in flight. Issue 3's target: steady-state throughput ≥ 90% of concurrency ÷ latency.
 //
 //   npx tsx bench/run-http.ts [--latency-ms 50] [--concurrency 32] [--limit 480] [--profile steady] [--same-process] [--in-process] [--no-ceiling] [--dist]
+//                             [--client http1|undici|undici-dispatch] [--vs-undici [--runs 5]]
 //
 // Prints, from the events the run stored:
 //   (a) steady state: generations finished per second while all N trajectory slots were busy (from
@@ -20,9 +21,19 @@
 // --in-process skips HTTP (the sim model runs in this process with the same latency), which
 // separates the engine and store from the HTTP client and server. --dist runs the compiled library
 // (dist/, what the revloop command runs; `npm run build` first) instead of the sources through tsx.
+// --client undici|undici-dispatch runs the same command with the backend's exchange over undici's
+// Pool (bench/undici-exchange.ts, swapped in by a module hook: bench/undici-hook.mjs) instead of
+// revloop's HTTP/1.1 client; --client http1 goes through the same hook to the real client (the
+// hook's own thread costs a process about 0.3 s of CPU at start-up, the same for every client).
+// --vs-undici runs the command for each client in turn, in alternating
+// runs (each a fresh process, the order turning each run), and prints the medians of their client
+// CPU per generation and the ratios to http1's (docs/performance.md#http-client).
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { register } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sharedDataFile } from '../src/core/util/shared-data.ts';
 import { benchServer, machineCeiling, machineLine, pct, requestPool, steadyState, type Span } from './http-lib.ts';
 
@@ -40,6 +51,66 @@ if (!casesPath) {
   console.log('bench/run-http: ../shared/data/paper-cases/generation_combined480.jsonl not found (set REVLOOP_SHARED); nothing measured');
   process.exit(0);
 }
+if (process.argv.includes('--vs-undici')) {
+  versusUndici();
+  process.exit(0);
+}
+
+/** This command for each client, in alternating runs (fresh processes); medians and ratios of CPU per generation. */
+function versusUndici(): void {
+  const runs = Number(arg('runs', '5'));
+  const drop = new Set(['--vs-undici', '--runs', '--client']);
+  const rest = process.argv.slice(2).filter((a, i, all) => !drop.has(a) && !['--runs', '--client'].includes(all[i - 1]));
+  const clients = ['http1', 'undici', 'undici-dispatch'];
+  const whole = new Map<string, number[]>(clients.map((c) => [c, []]));
+  const steadyCpu = new Map<string, number[]>(clients.map((c) => [c, []]));
+  const load0 = loadavg()[0];
+  console.log(
+    `bench/run-http --vs-undici — ${runs} alternating runs of bench/run-http.ts${rest.length ? ' ' + rest.join(' ') : ''} per client (SIMULATED controller via serve-sim)`,
+  );
+  for (let i = 0; i < runs; i++) {
+    const order = i % 2 ? [...clients].reverse() : clients;
+    const line: string[] = [];
+    for (const c of order) {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), ...rest, '--client', c], {
+        encoding: 'utf8',
+        timeout: 600_000,
+      });
+      const out = r.stdout + r.stderr;
+      const cpu = /= ([\d.]+) ms per generation/.exec(out);
+      const steady = /steady-state client CPU: ([\d.]+) ms per generation/.exec(out);
+      if (r.status !== 0 || !cpu) throw new Error(`bench/run-http.ts --client ${c} failed (exit ${r.status}):\n${out}`);
+      whole.get(c)!.push(Number(cpu[1]));
+      if (steady) steadyCpu.get(c)!.push(Number(steady[1]));
+      const rate = /steady state: [\d.]+ generations\/s = ([\d.]+)% of ideal/.exec(out)?.[1] ?? '?';
+      line.push(`${c} ${cpu[1]} ms (steady window ${steady?.[1] ?? '?'} ms, ${rate}% of ideal)`);
+    }
+    console.log(`run ${i + 1}: client CPU per generation ${line.join(' · ')} · load ${loadavg()[0].toFixed(2)}`);
+  }
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  for (const [what, m] of [
+    ['whole command', whole],
+    ['steady window', steadyCpu],
+  ] as const) {
+    const base = median(m.get('http1')!);
+    console.log(
+      `median client CPU per generation, ${what}: ` +
+        clients.map((c) => `${c} ${median(m.get(c)!).toFixed(3)} ms (${((100 * median(m.get(c)!)) / base).toFixed(0)}%)`).join(' · '),
+    );
+  }
+  console.log(
+    `rule (issue 38): adopt undici if its CPU per request is within 10% of http1's; machine: load average (1 min) ${load0.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at end`,
+  );
+}
+
+const client = arg('client', 'http1');
+if (!['http1', 'undici', 'undici-dispatch'].includes(client)) {
+  console.error(`bench/run-http: --client must be http1, undici or undici-dispatch, got ${client}`);
+  process.exit(2);
+}
 const fromDist = process.argv.includes('--dist');
 if (fromDist && !existsSync(new URL('../dist/app/run.js', import.meta.url))) {
   console.error('bench/run-http: --dist needs the compiled library: run `npm run build` first');
@@ -48,6 +119,13 @@ if (fromDist && !existsSync(new URL('../dist/app/run.js', import.meta.url))) {
 // The library as the revloop command runs it (dist/) or as tests run it (src/ through tsx).
 const lib = fromDist ? '../dist' : '../src';
 const ext = fromDist ? 'js' : 'ts';
+if (process.argv.includes('--client')) {
+  // The transport's exchange over undici instead of revloop's HTTP/1.1 client (before the library
+  // loads); with --client http1 the same hook passes the real one through, so all three load alike.
+  process.env.REVLOOP_BENCH_CLIENT = client;
+  process.env.REVLOOP_BENCH_NODE_FETCH = new URL(`${lib}/models/http/node-fetch.${ext}`, import.meta.url).href;
+  register('./undici-hook.mjs', import.meta.url, { data: { shim: new URL('./undici-node-fetch.ts', import.meta.url).href } });
+}
 const { runCases } = (await import(`${lib}/app/run.${ext}`)) as typeof import('../src/app/run.ts');
 const { openStore } = (await import(`${lib}/store/store.${ext}`)) as typeof import('../src/store/store.ts');
 const load0 = loadavg()[0];
@@ -147,7 +225,10 @@ try {
   const how =
     (inProcess ? 'in-process sim model, no HTTP' : `via serve-sim (${sameProcess ? 'same process' : 'child process'})`) +
     (fromDist ? ', compiled library (dist/)' : ', sources through tsx');
-  console.log(`bench/run-http — SIMULATED controller sim:${profile} ${how}, latency ${latencyMs} ms, concurrency ${concurrency}`);
+  const via = inProcess
+    ? ''
+    : `, HTTP client ${client === 'http1' ? "revloop's own (http1.ts)" : `undici's Pool (${client === 'undici' ? 'request()' : 'dispatch()'})`}`;
+  console.log(`bench/run-http — SIMULATED controller sim:${profile} ${how}, latency ${latencyMs} ms, concurrency ${concurrency}${via}`);
   console.log(
     `${(await ts).length} trajectories, ${total} generations (${summary.failedAttempts} failed attempts), ${summary.successes} joint successes`,
   );

@@ -23,8 +23,8 @@ function needsAllFamilies(argv: readonly string[], named: string | undefined): b
 
 /**
  * The command line with every command registered (the docs-flags test reads it too), or with only
- * the command named `only`. Registering all twenty commands loads all their modules, about 30 ms of
- * a process's start-up, which a command line naming one of them does not need.
+ * the command named `only` (a command line naming one command loads only its module:
+ * docs/performance.md#start-up).
  */
 export async function buildProgram(only?: string): Promise<Command> {
   const program = configureHelpLayout(

@@ -67,8 +67,8 @@ function rate(x: number): string {
 /**
  * The one throttled writer behind every progress display: on a terminal it redraws one line in
  * place, otherwise it writes a plain line at most every `intervalMs`; the last state is always
- * shown by `finish()`. Lines are composed only when written: a worker reports after every round,
- * and formatting every report cost a 1,899-generation worker 75 ms of CPU for three lines shown.
+ * shown by `finish()`. Lines are composed only when written (docs/performance.md#start-up): a worker
+ * reports after every round.
  */
 function throttledLine(out: ProgressStream, intervalMs: number, now: () => number) {
   const tty = !!out.isTTY;

@@ -180,13 +180,7 @@ function acceptedRound(r: LoopRound<VerifierState>): AcceptedRound {
   return { revision: r.index, text: r.draft, state: r.state, energy: r.measure, joint: r.ok, feedback: r.feedback };
 }
 
-/**
- * The exchanges of the rounds so far. A loop into a literal, not `rounds.map(…)`: once this path
- * is optimised, Turbofan's inlined map() builds its arrays with another elements kind than the
- * builtin did, and every function compiled for the builtin's arrays (the history window, the
- * message hashes) deoptimised at the first one (docs/running.md, round 14). A literal's allocation
- * site keeps one kind for both.
- */
+/** The exchanges of the rounds so far (a loop into a literal, not map(): docs/performance.md#deoptimisations). */
 function toExchanges(rounds: readonly LoopRound<VerifierState>[]): ExchangeRecord[] {
   const out: ExchangeRecord[] = [];
   for (const r of rounds) {
@@ -227,9 +221,7 @@ export function runTrajectory(job: TrajectoryJob, model: Model, sink: Trajectory
   const reasonOf = (end: Extract<LoopEnd, { status: 'incomplete' }>): string =>
     end.cause === 'guard' ? `revision ${end.index}: ${guard!.name} check failed: ${end.message}` : `revision ${end.index}: ${end.message}`;
 
-  // A literal, not `job.prior.slice()`: the literal's allocation site learns that it holds objects,
-  // so later trajectories' lists start with that elements kind and pushing a round never changes it
-  // (a slice of an empty list did, which deoptimised this loop once warm: docs/running.md, round 14).
+  // A literal, not `job.prior.slice()`: docs/performance.md#deoptimisations
   const accepted: AcceptedRound[] = [];
   for (const r of job.prior) accepted.push(r);
   // Not an async function: no extra layer of promises between the kernel and the run's pool.

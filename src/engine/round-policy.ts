@@ -120,7 +120,7 @@ export function messagePolicyNamed(name: string): MessagePolicy {
     build: (ctx) =>
       buildRevisionMessages(
         [{ role: 'user', content: ctx.initialPrompt }],
-        // Not `{ ...x, y }`: that gives every object a hidden class of its own on Node 20 (store/chain.ts).
+        // Object.assign, not a spread: docs/performance.md#hidden-classes
         ctx.exchanges.map((e): RevisionExchange => Object.assign({}, e, roundShape(e))),
         messagePolicyOf(preset, ctx.history),
       ),

@@ -26,7 +26,7 @@ export function priorRounds(t: TrajectoryRecord, family: Family, protocol: Proto
   return t.rounds.map((r, i) => {
     const last = i === t.rounds.length - 1;
     const feedback = r.feedback ?? (last && r.joint ? null : family.feedback(r.state, t.case, protocol.variant));
-    // Not `{ ...x, y }`: that gives every object a hidden class of its own on Node 20 (store/chain.ts).
+    // Object.assign, not a spread: docs/performance.md#hidden-classes
     return Object.assign({}, r, { feedback });
   });
 }

@@ -145,7 +145,7 @@ export async function createModel(spec: string, options: ModelOptions = {}): Pro
   const parsed = parseSpec(spec);
   switch (parsed.scheme) {
     case 'sim': {
-      // Imported only for sim: specs: the simulator's nine modules, ~14 ms of a process's start-up.
+      // Imported only for sim: specs (docs/performance.md#start-up).
       const { createSimModel } = await import('./sim/model.ts');
       return createSimModel(spec, parsed.target, parsed.params, {
         seed: checkNum('seed', options.seed, { integer: true }),

@@ -109,7 +109,7 @@ export class FailureLedger {
   /** Records one executed step; returns its failure record when it failed. */
   record(step: AgentStep): FailureRecord | null {
     const tool = step.tool !== undefined ? step.tool : (this.options.toolOf ?? callName)(step.action);
-    // Not `{ ...x, y }`: that gives every object a hidden class of its own on Node 20 (store/chain.ts).
+    // Object.assign, not a spread: docs/performance.md#hidden-classes
     this.steps.push(Object.assign({}, step, { tool }));
     if (step.ok) return null;
     const records = this.failures();

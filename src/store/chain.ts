@@ -46,11 +46,7 @@ export function eventHash(
     .digest('hex');
 }
 
-/**
- * Above this many characters a payload is encoded with Buffer.from before hashing: for a run's plan
- * (1.6 MB for the paper's 480 cases) that takes about 2.5 ms against 15 ms for the hash's own string
- * encoding, while for an ordinary event (a few KB) the string is faster. The bytes are the same.
- */
+/** Above this many characters a payload is hashed as Buffer.from's bytes (the same bytes: docs/performance.md#the-plans-hash). */
 const LARGE_PAYLOAD = 1 << 16;
 
 export function rowToEvent(r: RawEventRow): StoredEvent {
@@ -103,9 +99,7 @@ export function linkEvents(
     const revision = e.revision ?? null;
     const hash = eventHash(prev, runId, seq, e.type, caseIndex, revision, at, payload);
     const id = insert([runId, seq, e.type, caseIndex, revision, at, payload, prev, hash, eventKey(e)]);
-    // Spelled out, not `{ ...e, id, … }`: on Node 20's V8 a spread followed by more properties gives
-    // every object a hidden class of its own, which cost a whole run about 8% of its CPU (page faults,
-    // slow property loads downstream, maps only a full collection frees: docs/running.md, round 13).
+    // Spelled out, not `{ ...e, id, … }`: docs/performance.md#hidden-classes
     stored.push({ type: e.type, caseIndex, revision, payload: e.payload, id, runId, seq, at, prevHash: prev, hash } as StoredEvent);
     prev = hash;
   }

@@ -1,7 +1,7 @@
 // The events linkEvents returns (every event a run stores) keep one V8 hidden class per shape.
 // On Node 20 an object literal that starts with a spread and goes on with more properties
 // (`{ ...e, id }`) gets a hidden class of its own once its call site is warm, and in linkEvents that
-// cost a whole run about 8% of its CPU (docs/running.md, "Client CPU per generation", round 13).
+// cost a whole run about 8% of its CPU (docs/performance.md#hidden-classes).
 // V8's own test intrinsic %HaveSameMap compares them; the flag that allows it is set for this file's
 // process only, and the one Function compiled after it is the only code that uses it.
 import { test } from 'node:test';

@@ -8,13 +8,11 @@
 // characters Python treats as equal (see pyCaselessLiteral). "ß" never matches "SS" in either
 // engine, because both compare one character at a time.
 //
-// Speed: V8 compiles a `\p{…}` lookaround in ~150 µs, so the "not preceded / not followed by \w"
-// conditions are checked by hand around each candidate match instead (anchorPresent, with chars.ts's
-// table), with the same result: at a given start the tokens are literals separated by greedy
-// whitespace runs, so each start position has at most one possible match end, and candidates are
-// tried at every start in order. (A regex-free scanner over case-folded text was tried and measured
-// slower than V8's compiled literal search, cold and warm: bench/verify.ts; again in issue 39, where
-// it executed three times the instructions of the compiled patterns.)
+// The "not preceded / not followed by \w" conditions are checked by hand around each candidate
+// match (anchorPresent, with chars.ts's table) rather than as `\p{…}` lookarounds
+// (docs/performance.md#regular-expressions), with the same result: at a given start the tokens are
+// literals separated by greedy whitespace runs, so each start position has at most one possible
+// match end, and candidates are tried at every start in order.
 //
 // A pattern is compiled on its first use, which costs far more than a search (a batch of real model
 // outputs meets thousands of distinct anchors about twice each). An anchor whose tokens are ASCII is

@@ -22,10 +22,8 @@ export function bmpWordTable(): Uint8Array {
   const runs = new RegExp(`${PY_WORD_CHAR}+`, 'gu');
   for (let m = runs.exec(all); m !== null; m = runs.exec(all)) t.fill(1, m.index, m.index + m[0].length);
   bmpWord = t;
-  // Run the surrogate branches (a pair, a lone high and a lone low surrogate) often enough for V8 to
-  // record their type feedback (it keeps none for a function's first 8 calls): V8 optimises the
-  // scanners on ordinary text, and the first emoji in a draft would otherwise meet comparisons that
-  // never ran and deoptimise countWords (docs/running.md, round 14). The results are unused.
+  // Warm the surrogate branches (a pair, a lone high and a lone low surrogate; the results are
+  // unused): docs/performance.md#deoptimisations
   for (let round = 0; round < 12; round++) {
     for (const s of ['\u{10400}', '\ud800', '\udc00x']) {
       wordCharLength(s, 0, t);
@@ -39,9 +37,7 @@ export function bmpWordTable(): Uint8Array {
 export function wordCharLength(text: string, i: number, table: Uint8Array = bmpWordTable()): number {
   if (i >= text.length) return 0;
   const c = text.charCodeAt(i);
-  // Not a surrogate (D800–DFFF): one test that every character takes, so the optimised code never
-  // meets a comparison it has not seen run (`c < 0xd800 || c > 0xdfff` did, at the first
-  // character above the surrogates, and deoptimised countWords).
+  // Not a surrogate (D800–DFFF), one bit test: docs/performance.md#deoptimisations
   if ((c & 0xf800) !== 0xd800) return table[c];
   if (c <= 0xdbff && i + 1 < text.length) {
     const d = text.charCodeAt(i + 1);

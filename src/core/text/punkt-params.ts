@@ -22,12 +22,10 @@ export interface PunktParams {
 export const PUNKT_TAB_FILES = ['abbrev_types.txt', 'collocations.tab', 'ortho_context.tab', 'sent_starters.txt'] as const;
 
 /**
- * A read-only map over the object JSON.parse built: building a Map of NLTK's 20,366
- * orthographic-context entries costs 15–30 ms at every start (and in every worker thread), while the
- * parsed object can serve lookups as it is. Nothing else is done to it at load time either: walking
- * its 20,366 keys to check every value cost about as much as parsing the file, and so did giving it a
- * null prototype. So a value is checked when it is read (an integer, or an InputError naming the file
- * and the type), and only own properties count (a type named "constructor" is not Object.prototype's).
+ * A read-only map over the object JSON.parse built, used as it is, with nothing done to it at load
+ * time (docs/performance.md#text). So a value is checked when it is read (an integer, or an
+ * InputError naming the file and the type), and only own properties count (a type named
+ * "constructor" is not Object.prototype's).
  */
 class ObjectMap implements ReadonlyMap<string, number> {
   private count = -1;

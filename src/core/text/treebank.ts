@@ -222,9 +222,7 @@ function hasContraction(word: string): boolean {
 
 /**
  * Pushes the glued word s[start, end), unless it may hold a MacIntyre contraction (then false: the
- * rules take the sentence). One function for the scanner's four word ends, so the rarely taken
- * hasContraction call has one type-feedback slot, trained by whichever end meets a doubled letter
- * first, instead of four that each deoptimised the scanner when first reached.
+ * rules take the sentence). One function for the scanner's four word ends: docs/performance.md#deoptimisations
  */
 function pushWord(s: string, start: number, end: number, doubled: boolean, out: string[]): boolean {
   const word = s.slice(start, end);
@@ -352,9 +350,7 @@ export function scanTreebankInto(s: string, out: string[]): boolean {
 /**
  * The word with an apostrophe inside it (pre'suffix, the apostrophe at `i`, the word from `start`):
  * pushes its tokens and returns the index after the suffix, or -1 when the rules must take the
- * sentence. Its own function, so that its rarely taken branches, when first taken, recompile only
- * this function and not the whole scanner (each recompilation of scanTreebankInto cost more CPU
- * than a whole batch of short texts spends in it: docs/verify.md "Speed").
+ * sentence. Its own function (docs/performance.md#deoptimisations).
  */
 function apostropheWord(s: string, start: number, i: number, fp: number, doubled: boolean, kind: Uint8Array, out: string[]): number {
   const n = s.length;

@@ -1,6 +1,5 @@
-// Counts for people: 1,234,567, as `toLocaleString('en')` writes them, without its cost. The first
-// locale-aware call of a process loads ICU's number data (about 30 ms of CPU here), which a command
-// that prints one progress line, or a worker that reports after every round, should not pay.
+// Counts for people: 1,234,567, as `toLocaleString('en')` writes them, without loading ICU's number
+// data at a process's first locale-aware call (docs/performance.md#start-up).
 
 /** An integer with a comma between thousands, exactly as `toLocaleString('en')` (which writes anything else). */
 export function formatCount(n: number): string {

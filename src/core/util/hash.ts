@@ -18,10 +18,7 @@ export function canonicalJson(value: unknown): string {
 
 /**
  * `sha256Hex(canonicalJson(value))`, without building the whole canonical JSON as one string (see
- * writeCanonicalJson). A run's plan holds every case (1.5 MB of JSON for the paper's 480; two-byte,
- * since prompts hold non-Latin-1 characters), and one such string costs a large-object allocation,
- * then a flattened copy and a UTF-8 copy to hash it, each in freshly mapped pages; part by part the
- * same digest needs none of them.
+ * writeCanonicalJson; why: docs/performance.md#the-plans-hash).
  */
 export function canonicalSha256(value: unknown): string {
   const hash = createHash('sha256');
@@ -32,7 +29,7 @@ export function canonicalSha256(value: unknown): string {
 /**
  * Writes `canonicalJson(value)` to `write` part by part: the outer arrays and objects (two levels)
  * piece by piece, each part's canonical JSON in turn, gathered into pieces of about 4,000
- * characters, which stay in V8's young generation. The pieces joined are exactly canonicalJson's text.
+ * characters. The pieces joined are exactly canonicalJson's text.
  */
 export function writeCanonicalJson(value: unknown, write: (piece: string) => void): void {
   let pending = '';

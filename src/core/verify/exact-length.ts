@@ -30,10 +30,8 @@ export function verifyExactLength(text: string, c: ConstraintCase): ExactLengthS
   // Paper Eq. 7: normalised absolute length error, then one missingness flag per anchor.
   const vector = [Math.abs(error) / Math.max(target, 1)];
   const missing: string[] = [];
-  // One loop rather than map/filter/spread over a `present` list: once this is optimised inside the
-  // engine's loop, Turbofan's own map() builds arrays of another elements kind than the builtin did,
-  // and the filter callback compiled for the builtin's deoptimised the whole loop (docs/running.md,
-  // round 14). anchorPresent caches each anchor's compiled pattern, so repeated rounds stay cheap.
+  // One loop, not map/filter over a `present` list (docs/performance.md#deoptimisations);
+  // anchorPresent caches each anchor's compiled pattern, so repeated rounds stay cheap.
   const searchText = anchors.length > 0 ? anchorSearchText(text) : null;
   for (const a of anchors) {
     const present = anchorPresent(a, text, searchText);

@@ -3,8 +3,8 @@
 //
 // Built-ins other than exact-length are loaded on demand (`loadFamilies`): their modules (COLLIE's
 // and the structured verifiers, IFEval's instructions and language detector, NLTK's tokenisers)
-// are a fifth of what a `revloop run` of the paper's exact-length cases would otherwise import, ~35
-// ms of CPU per process (docs/running.md, round 14). The library's entry points import
+// are a fifth of what a `revloop run` of the paper's exact-length cases would otherwise import
+// (docs/performance.md#start-up). The library's entry points import
 // builtin-families.ts, which registers them all; every CLI command but `run` loads them all before
 // it starts; a run loads its case file's families before it validates them. `getFamily` stays
 // synchronous, so a built-in that was not loaded is a programming error, which says so.

@@ -362,7 +362,7 @@ export class GgufModel
         signal: request.signal,
       }),
     );
-    // Not `{ ...x, y }`: that gives every object a hidden class of its own on Node 20 (store/chain.ts).
+    // Object.assign, not a spread: docs/performance.md#hidden-classes
     return Object.assign({}, res, { text: rt.detokenize(res.tokens, false), banList });
   }
 

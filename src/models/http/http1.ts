@@ -1,8 +1,5 @@
 // A minimal HTTP/1.1 client over node:net for plain `http:` endpoints: what revloop's HTTP model
-// backends talk to most (vLLM, llama.cpp, serve-sim on loopback or a LAN). node:http spends about
-// 0.27 ms of CPU per request on loopback in ClientRequest, IncomingMessage, their streams and the
-// Agent's bookkeeping; this client about 0.12 ms through the exchange (node-fetch.ts) that uses it
-// (a bare socket needs 0.08–0.09 ms; bench/client-cpu.ts measures whole runs).
+// backends talk to most (vLLM, llama.cpp, serve-sim on loopback or a LAN).
 //
 // One request at a time per connection (no pipelining), written in one piece; the whole response
 // buffered. Framing as RFC 9112 §6 has it: no body for HEAD, 1xx, 204 and 304 (1xx heads are
@@ -10,11 +7,12 @@
 // server closes. A connection goes back to its pool (LIFO, unreferenced, so it never keeps the
 // process alive) only after a complete response that allows keep-alive; it is retired after
 // `idleSocketMs` idle, or a second before the server's announced `Keep-Alive: timeout`. Each
-// connection has one set of listeners for its whole life, dispatching to the exchange it carries
-// (adding and removing listeners per request was a measurable part of node:http's cost).
+// connection has one set of listeners for its whole life, dispatching to the exchange it carries.
 //
 // Errors read as node:http's: connect errors pass through (ECONNREFUSED, ENOTFOUND, …), a
 // connection closed before any response byte is "socket hang up" (ECONNRESET).
+//
+// Why not node:http or undici: docs/performance.md#http-client
 import { connect, type Socket } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -363,8 +361,7 @@ export function createHttp1Client(options: { idleSocketMs?: number } = {}): Http
 
   function open(url: URL, pool: Connection[]): Connection {
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    // Reads land in READ_BUFFER and come straight to the exchange (`onread`), past the Readable
-    // stream's push, 'data' event and read-ahead tick.
+    // Reads land in READ_BUFFER and come straight to the exchange (`onread`): docs/performance.md#http-client
     const socket = connect({
       host,
       port: Number(url.port || 80),

@@ -1,9 +1,6 @@
 // revloop's HTTP client: one buffered exchange with keep-alive pools (what the HTTP model backends
 // use: plain http: through our own HTTP/1.1 client, http1.ts; https: through node:https), and a
-// small `fetch` over it for code that wants one. Node 20's undici fetch costs about 0.6–1.0 ms of
-// CPU per request on loopback (WHATWG streams, Request and Response objects, separate header and
-// body writes); node:http about 0.2–0.35 ms; http1.ts about 0.12 ms. At 32 requests in flight and
-// 50 ms latency that difference decides whether one event loop keeps up.
+// small `fetch` over it for code that wants one. Why our own: docs/performance.md#http-client
 //
 // What it does: one request, body sent in one write, the whole response buffered (and, for the
 // fetch, a Response over that buffer). What it does not: redirects (a 3xx is returned as it is: API servers do not
@@ -27,9 +24,8 @@ interface KeepAliveFetchOptions {
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 
 /**
- * A Response whose body is already in memory. undici's Response wraps every body in a WHATWG
- * ReadableStream (about 30 µs per response under load); this one makes the stream only if `body`
- * is read. It has the members our transport and fetch-based callers use, and `clone`.
+ * A Response whose body is already in memory: it makes a ReadableStream only if `body` is read
+ * (docs/performance.md#http-client). It has the members our transport and fetch-based callers use, and `clone`.
  */
 class BufferedResponse {
   readonly ok: boolean;
@@ -194,7 +190,7 @@ export class DeadlineExceeded extends Error {
 /** Sends one request and buffers the whole response (what revloop's HTTP backends need, nothing more). */
 export type HttpExchange = (url: URL, init: ExchangeInit) => Promise<ExchangeResult>;
 
-/** The exchanges waiting on each signal: one 'abort' listener per signal, not one per request (adding and removing an EventTarget listener costs a few µs). */
+/** The exchanges waiting on each signal: one 'abort' listener per signal, not one per request (docs/performance.md#http-client). */
 const waiting = new WeakMap<AbortSignal, Set<() => void>>();
 
 /** Calls `fn` when `signal` aborts (it is not aborted yet); returns the function that stops waiting. */
@@ -334,8 +330,8 @@ export function createExchange(options: KeepAliveFetchOptions = {}): HttpExchang
 }
 
 /**
- * A `fetch` over the same exchange, for code that wants one (an SDK client, say): Node 20's undici
- * fetch costs two to three times the CPU per request. Bodies it does not handle (streams, forms,
+ * A `fetch` over the same exchange, for code that wants one (an SDK client, say), at a fraction of
+ * Node's fetch's CPU (docs/performance.md#http-client). Bodies it does not handle (streams, forms,
  * blobs) and other protocols go to the global fetch.
  */
 export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): FetchLike {

@@ -215,8 +215,7 @@ export class OpenAICompatibleModel implements BackendInfoModel {
     if (c.vllm && options.stopTokenIds?.length) body.stop_token_ids = [...options.stopTokenIds];
     Object.assign(body, options.extraBody ?? {});
     body.stream = false;
-    // A loop into a literal rather than map(): Turbofan's inlined map() builds another elements kind
-    // than the builtin, which deoptimised the code reading its result (docs/running.md, round 14).
+    // A loop into a literal, not map(): docs/performance.md#deoptimisations
     const wire: ChatMessage[] = [];
     for (const m of messages) wire.push({ role: m.role, content: m.content });
     body.messages = wire;
@@ -346,7 +345,7 @@ export class OpenAICompatibleModel implements BackendInfoModel {
       };
     }
     const got = interpret({ body: raw.body, headers: raw.headers });
-    // Not `{ ...x, y }`: that gives every object a hidden class of its own on Node 20 (store/chain.ts).
+    // Object.assign, not a spread: docs/performance.md#hidden-classes
     const meta = Object.assign(headerMeta(raw.headers), got.meta);
     if (raw.masked) meta.secretsMasked = raw.masked;
     // A server that says it simulates makes this model a simulation, whatever its name.

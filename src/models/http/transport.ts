@@ -3,7 +3,7 @@
 // except the caller's abort), so that every attempt is ours to time, classify and record. Our
 // deadline covers the whole exchange (connect, headers and body). Non-2xx answers are worded as
 // the openai SDK words them (`<status> <error.message>`), so records read the same as before the
-// SDK left the request path (it cost about 0.1 ms of CPU and a dozen objects per request).
+// SDK left the request path (docs/performance.md#http-client).
 import { REVLOOP_VERSION } from '../../core/version.ts';
 import { maskSecrets } from '../../core/util/secrets.ts';
 import { escapeText, utf8Fault } from '../../core/util/text-boundary.ts';

@@ -223,6 +223,6 @@ export async function vllmScore(
     tokenLogprobs.push(lp);
     if (entry?.rank === 1) argmaxMatches++;
   }
-  // Not `{ ...x, y }`: that gives every object a hidden class of its own on Node 20 (store/chain.ts).
+  // Object.assign, not a spread: docs/performance.md#hidden-classes
   return Object.assign(scoreFromTokens(tokenLogprobs, argmaxMatches, ctx.length), { attempts });
 }

@@ -211,12 +211,9 @@ function writable(path: string): boolean {
 export const PAGE_SIZE = 16384;
 
 /**
- * SQLite's page cache for a connection that writes, in KiB (`cache_size = -N`). What a writer
- * touches again is the right edges of the append-only trees and the leaves of the indexes where
- * its run's keys go, a few dozen pages for a run of a thousand cases; what it appends it never reads
- * again. better-sqlite3's default of 16 MB let the cache grow with the file instead, each new page a
- * fresh allocation: about 2,700 page faults and 3% of a 480-case run's CPU (docs/running.md, round 13).
- * Read-only connections (analysis, export, the viewer) keep the default.
+ * SQLite's page cache for a connection that writes, in KiB (`cache_size = -N`): a writer touches
+ * again only the right edges of its append-only trees and a few index leaves. Read-only connections
+ * (analysis, export, the viewer) keep better-sqlite3's 16 MB. Why: docs/performance.md#sqlite
  */
 export const WRITER_CACHE_KIB = 4000;
 
@@ -277,9 +274,7 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
     db.pragma('busy_timeout = 10000');
     // Checked before anything is written, so a foreign file is left untouched.
     const version = storeVersion(db, path);
-    // A new file gets 16 KB pages (the page size is fixed once the file is written): a group
-    // commit's events (about 10 KB) fill one page instead of three or more, so it writes fewer WAL
-    // frames and checkpoints copy fewer pages: 43% fewer writes in a run (docs/store.md).
+    // A new file gets 16 KB pages (fixed once the file is written): docs/performance.md#sqlite
     if (version === null) db.pragma(`page_size = ${PAGE_SIZE}`);
     db.pragma('journal_mode = WAL');
     db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
@@ -605,8 +600,7 @@ export class SqliteRunStore implements RunStore {
 
   /** The body of a commit (runs inside BEGIN IMMEDIATE … COMMIT); `heads` is updated as it goes. */
   private commitInTransaction(groups: readonly AppendGroup[], heads: Map<string, ChainHead>): StoredEvent[][] {
-    // A loop into a literal rather than map(): Turbofan's inlined map() builds another elements kind
-    // than the builtin, which deoptimised the code reading its result (docs/running.md, round 14).
+    // A loop into a literal, not map(): docs/performance.md#deoptimisations
     const all: StoredEvent[][] = [];
     for (const { runId, events } of groups) {
       const last = heads.get(runId) ?? (this.stmt.lastEvent.get(runId) as ChainHead | undefined);

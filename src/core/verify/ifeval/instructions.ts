@@ -143,9 +143,9 @@ function requiredCount(relation: Relation, threshold: number, what: string, many
 }
 
 // Compiled patterns, once per key (the instruction and its literal): every response (and each of
-// loose mode's eight variants) is checked against the same few patterns, and V8 compiles a `\p{…}`
-// lookaround in about 150 µs. Shared safely: the `g` patterns are only used with match() and split(),
-// which start from 0.
+// loose mode's eight variants) is checked against the same few patterns
+// (docs/performance.md#regular-expressions). Shared safely: the `g` patterns are only used with
+// match() and split(), which start from 0.
 const patterns = new Map<string, RegExp>();
 function pattern(key: string, source: () => string, flags: string): RegExp {
   let re = patterns.get(key);

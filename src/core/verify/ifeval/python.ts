@@ -80,8 +80,7 @@ function boundaryAt(text: string, i: number, table: Uint8Array): boolean {
  * `re.search(r"\b" + literal + r"\b", text)` for `literal`, a global pattern of the literal alone:
  * the literal's matches are tried at every start, in order, as the regex search would, and the two
  * boundaries checked by hand. Equivalent to the pattern with PY_BOUNDARY on both sides (at a given
- * start a literal of fixed characters has one possible end), and much faster: V8 scans for the
- * literal instead of evaluating lookarounds over `\p{…}` classes at every position.
+ * start a literal of fixed characters has one possible end); why: docs/performance.md#regular-expressions
  */
 export function hasBoundedLiteral(text: string, literal: RegExp): boolean {
   const table = bmpWordTable();

@@ -47,8 +47,7 @@ export function verifyC05(text: string, targets: unknown): C05State {
 export function verifyC10(text: string, targets: unknown): C10State {
   const list = asList(targets, 'c10 targets');
   if (list.length !== 3) throw new TypeError('c10 targets must have 3 values');
-  // By index, not `const [a, b, c] = list.map(pyInt)`: destructuring runs the array iterator, whose
-  // inlined code deoptimised on the first array of other element kinds.
+  // By index, not `const [a, b, c] = list.map(pyInt)`: docs/performance.md#deoptimisations
   const targetSentences = pyInt(list[0]);
   const lower = pyInt(list[1]);
   const upper = pyInt(list[2]);
