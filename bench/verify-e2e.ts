@@ -14,8 +14,8 @@
 // keywords:letter_frequency instructions the official checker answers with a random letter), or the
 // script exits 1. For real and messy it also prints revloop's start-up (a one-row input), the cost of
 // a row outside verification (the same rows under bench/noop-family.mjs, a family that verifies
-// nothing: (CPU − start-up) / rows: reading, parsing, building the case, threads, serialising,
-// writing) and the time to the first output row on a pipe.
+// nothing, on one thread: (CPU − start-up) / rows: reading, parsing, building the case,
+// serialising, writing) and the time to the first output row on a pipe.
 //
 //   npx tsx bench/verify-e2e.ts [--input real,messy,ifeval] [--rounds 5] [--jobs default[,1,2]]
 //        [--quick] [--python /usr/bin/python3] [--ifeval-checker DIR] [--ifeval-responses FILE]
@@ -264,6 +264,9 @@ for (const name of inputs) {
           'verify',
           '--jsonl',
           noop,
+          // One thread: a worker thread's start-up is paid once per batch, not per row.
+          '--jobs',
+          '1',
           '--plugin',
           join(ROOT, 'bench', 'noop-family.mjs'),
           '-o',
@@ -308,7 +311,7 @@ for (const name of inputs) {
         `${ms(median(firstRows))} median (fastest ${ms(Math.min(...firstRows))})`,
     );
     console.log(
-      `  per row, whole process: ${perRow(median(main.cpus) - startup)} CPU beyond start-up; outside verification (same rows, a family that verifies nothing): ` +
+      `  per row, whole process: ${perRow(median(main.cpus) - startup)} CPU beyond start-up; outside verification (same rows on one thread, a family that verifies nothing): ` +
         `${perRow(noop - startup)}; python: ${perRow(median(py.cpus))} per row including its start-up`,
     );
     summary.push(
