@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import { cookie, problemPage, send, TYPES } from './http.ts';
 
 /** The cookie that keeps the token for the app's own requests. */
-export const TOKEN_COOKIE = 'revloop_token';
+const TOKEN_COOKIE = 'revloop_token';
 
 /** Whether binding to `host` keeps the server on this machine (127.0.0.0/8, ::1, localhost). */
 export function isLoopbackHost(host: string): boolean {
@@ -52,7 +52,7 @@ export function presentedToken(req: IncomingMessage, url: URL): PresentedToken {
 }
 
 /** The Host header names this machine (the DNS-rebinding guard of a loopback server). */
-export function loopbackHostHeader(req: IncomingMessage): boolean {
+function loopbackHostHeader(req: IncomingMessage): boolean {
   const host = req.headers.host;
   if (!host) return false;
   const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');

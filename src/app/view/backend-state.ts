@@ -41,7 +41,7 @@ export interface ViewApiOptions {
 export const DEFAULT_LIMIT = 100;
 
 /** A run's analysis as a page shows it, kept for the run's state. */
-export interface Analysed {
+interface Analysed {
   sections: Section[];
   notes: string[];
   html: string | null;

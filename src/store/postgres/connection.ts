@@ -50,7 +50,7 @@ export function oneWrite<T>(client: pg.PoolClient, issue: () => T): T {
 }
 
 /** A parameterised read: its SQL and values. */
-export interface Read {
+interface Read {
   text: string;
   values: unknown[];
 }

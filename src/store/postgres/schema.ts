@@ -15,10 +15,10 @@ import { newerSchema, notAStoreReason } from '../errors.ts';
 export const SCHEMA_VERSION = 2;
 
 /** meta key whose presence says "this schema is a revloop store". */
-export const STORE_MARKER = 'revloop_store';
+const STORE_MARKER = 'revloop_store';
 
 /** Migration n (index n − 1) takes a store from version n − 1 to n. */
-export const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly string[] = [
   `
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
@@ -153,7 +153,7 @@ export const DERIVE_FLAG = "SET LOCAL revloop.derive = 'on'";
 export const DERIVED_TABLES = ['rounds', 'trajectories', 'runs'] as const;
 
 /** Every table a revloop schema may hold (anything else means "not a store"). */
-export const KNOWN_TABLES = new Set(['meta', 'events', 'runs', 'trajectories', 'rounds', 'run_locks', 'workers', 'leases']);
+const KNOWN_TABLES = new Set(['meta', 'events', 'runs', 'trajectories', 'rounds', 'run_locks', 'workers', 'leases']);
 
 /**
  * Makes `schema` ready for the store being opened: a read-only open needs a store there; a writing
