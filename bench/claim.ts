@@ -3,7 +3,7 @@
 // Plans --runs runs of the paper's 480 exact-length cases (SIMULATED controllers, nothing is run) in
 // a fresh schema, then times claims of --limit trajectories across every run (a worker without
 // --run) and within one run (--run), each released again so every claim sees the same store:
-// the store's claim (src/store/postgres/postgres-store.ts, CLAIMABLE_SQL) against the statement it
+// the store's claim (src/store/postgres/leases.ts, CLAIMABLE_SQL) against the statement it
 // replaced, which joined and sorted every pending trajectory of the store, alternating in one process.
 //
 //   REVLOOP_BENCH_PG=postgres://user@127.0.0.1:5432/db npx tsx bench/claim.ts [--runs 57] [--limit 32] [--claims 200]

@@ -9,11 +9,21 @@
 //      (relative to the file, to src/, or any file ending so); relative Markdown links resolve too;
 //   2. citations: every `docs/<page>.md §N` in a comment (and `<page>.md §N` or `<page>.md#sN`
 //      in docs/) names a numbered heading of that page (`## <a id="sN"></a>§N …`); a docs page
-//      that says "Section numbers (§) refer to [x.md]" has its bare §N checked against x.md;
+//      that says "Section numbers (§) refer to [<page>.md]" has its bare §N checked against that page;
 //   3. no comment, string or page cites the reference specifications outside the repository
 //      (the upper-case `HARNESS`, `PROTOCOL`, `ECOSYSTEM` and `PRODUCT` documents of the shared
 //      docs folder): a fresh clone does not have them, and docs/protocol.md and docs/harness.md
-//      hold the project's own version.
+//      hold the project's own version;
+//   4. files: a clone with ../shared next to it can follow every file a comment of code names.
+//      A name ending in .ts, .js, .py, .json, .jsonl, .yaml, .md (and their kin), with or without
+//      folders, names a file of the repository (found as in 1.) or of ../shared (as the end of a
+//      path there); a `../shared/…` path, in comments and docs, names what ../shared holds. A
+//      file that is neither says whose it is in the same sentence: its owner's possessive
+//      ("NLTK's nltk/tokenize/destructive.py"; not for a .ts name, those are ours), or "not
+//      distributed" for the reference implementation's files. Not citations: command lines (in
+//      backticks, or a comment line that starts with one), upper-case placeholders (IN.jsonl),
+//      build outputs (dist/…). Python files are read for their comments and docstrings here.
+//      Without ../shared (nor $REVLOOP_SHARED) this check is left out, and the summary says so.
 //
 //   node scripts/check-doc-paths.mjs [ROOT]    prints file:line: problem, exits 1 on any problem
 //
@@ -148,8 +158,8 @@ const MODULE_PATH = /(?<![\w@$./-])((?:\.{1,2}\/)*[\w-]+(?:\/[\w.-]+)+\.(?:ts|mt
 
 /**
  * Mentions of repository paths that do not exist. Paths under a hidden folder (test/.tmp/,
- * bench/.out/) are outputs and are not checked; neither is anything outside the repository
- * (`../shared/…`).
+ * bench/.out/) or dist/ are outputs and are not checked; anything outside the repository
+ * (`../shared/…`) is checkCitedFiles's.
  */
 export function checkPaths(root) {
   const files = allFiles(root);
@@ -183,6 +193,7 @@ export function checkPaths(root) {
       for (const m of chunk.text.matchAll(MODULE_PATH)) {
         const token = m[1];
         if (new RegExp(`^(?:\\.{1,2}/)*(?:${ROOT_DIRS.join('|')})/`).test(token)) continue;
+        if (/^(?:\.{1,2}\/)*dist\//.test(token)) continue; // a build output
         const local = relative(root, resolve(root, dir, token))
           .split(sep)
           .join('/');
@@ -251,7 +262,7 @@ export function checkCitations(root) {
     const inDocs = file.startsWith('docs/');
     const isMd = file.endsWith('.md');
     if (inDocs && isMd) sectionsOf(file.slice('docs/'.length)); // reports its heading problems
-    // Bare §N in a page refer to the page it names ("Section numbers (§) refer to [x.md]"), else
+    // Bare §N in a page refer to the page it names ("Section numbers (§) refer to [<page>.md]"), else
     // to itself when it is numbered.
     let defaultPage = null;
     if (isMd) {
@@ -317,9 +328,155 @@ function splitLines(text) {
   return out;
 }
 
-/** Both checks, sorted by file and line. */
+/** The shared reference folder next to the repository (or $REVLOOP_SHARED), or null when there is none. */
+export function sharedDir(root) {
+  for (const dir of [join(root, '..', 'shared'), process.env.REVLOOP_SHARED]) {
+    if (dir && existsSync(dir) && statSync(dir).isDirectory()) return resolve(dir);
+  }
+  return null;
+}
+
+/** The comments and docstrings of a Python file, as chunks with their offset. */
+function pythonChunks(text) {
+  const chunks = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '#') {
+      const end = text.indexOf('\n', i);
+      const stop = end < 0 ? text.length : end;
+      chunks.push({ start: i, text: text.slice(i, stop) });
+      i = stop;
+    } else if (c === '"' || c === "'") {
+      const triple = text.startsWith(c.repeat(3), i);
+      const quote = triple ? c.repeat(3) : c;
+      let j = i + quote.length;
+      while (j < text.length && !text.startsWith(quote, j) && (triple || text[j] !== '\n')) j += text[j] === '\\' ? 2 : 1;
+      if (triple) chunks.push({ start: i, text: text.slice(i, j + 3) });
+      i = j + quote.length;
+    } else i++;
+  }
+  return chunks;
+}
+
+// A file name: optional folders, then a name that starts with a letter, digit, _ or * (a glob).
+const CITED_FILE =
+  /(?<![\w@$./-])((?:\.{1,2}\/)*(?:[\w*{},-][\w.*{},-]*\/)*[\w*][\w.*-]*\.(?:ts|mts|cts|js|mjs|cjs|py|json|jsonl|yaml|yml|md))(?![\w/(-])/g;
+// A command line: in backticks, or a comment line that starts with one.
+const COMMAND = /^(?:\$ )?(?:revloop|npx|npm|node|tsx|python3?|\/usr\/bin\/python3|git|bash|sh|-{1,2}\w|[A-Z][A-Z0-9_]*=\S*\s)/;
+const SHARED_PATH = /(?<![\w@$./-])\.\.\/shared\/((?:[\w.*…-]|\/|\{[\w.,*-]*\})*)/g;
+
+/**
+ * File names in comments of code that neither the repository nor ../shared holds, and that do not
+ * say whose they are; `../shared/…` paths (comments and docs) that ../shared does not hold.
+ */
+export function checkCitedFiles(root) {
+  const shared = sharedDir(root);
+  if (!shared) return { problems: [], skipped: true };
+  const files = allFiles(root);
+  const sharedFiles = allFiles(shared);
+  const fileSet = new Set(files);
+  const sharedSet = new Set(sharedFiles);
+  const globbed = (list, pattern) => {
+    const re = globRegex(pattern);
+    return list.some((f) => re.test(f.replace(/\/$/, '')));
+  };
+  const inShared = (p) => {
+    const clean = p.replace(/\/+$/, '');
+    if (!clean) return true;
+    return clean.includes('*') ? globbed(sharedFiles, clean) : sharedSet.has(clean) || sharedSet.has(clean + '/');
+  };
+  const problems = [];
+  for (const file of scannedFiles(root)) {
+    const text = readFileSync(join(root, file), 'utf8');
+    const dir = dirname(file);
+    const report = (offset, message) => problems.push({ file, line: lineOf(text, offset), message });
+    const isCode = CODE.test(file);
+    const chunks = file.endsWith('.py') ? pythonChunks(text) : textChunks(file, text);
+    for (const chunk of chunks) {
+      for (const m of chunk.text.matchAll(SHARED_PATH)) {
+        const token = m[1].replace(/[.,:;…]+$/, '');
+        if (expandBraces(token).some((p) => !inShared(p))) report(chunk.start + m.index, `no such path in ../shared: ../shared/${token}`);
+      }
+      if (!isCode && !file.endsWith('.py')) continue;
+      for (const m of chunk.text.matchAll(CITED_FILE)) {
+        const token = m[1];
+        const bare = token.replace(/^(?:\.{1,2}\/)+/, '');
+        // Checked by checkPaths: root paths, module paths, ../shared paths.
+        if (new RegExp(`^(?:${ROOT_DIRS.join('|')})/`).test(bare) || /^\.\.\/shared\//.test(token)) continue;
+        if (bare.includes('/') && /\.(?:ts|mts|mjs|cjs)$/.test(bare) && !bare.includes('*')) continue;
+        if (/(^|\/)\./.test(bare) || /^dist\//.test(bare)) continue; // outputs
+        const stem = bare
+          .split('/')
+          .pop()
+          .replace(/\.\w+$/, '');
+        if (/^[A-Z][A-Z0-9_]*$/.test(stem) || /^[A-Z][a-z]+\.js$/.test(bare)) continue; // IN.jsonl, Node.js
+        const at = m.index;
+        if (isCommand(chunk.text, at)) continue;
+        // A name in quotes is a literal the code uses ("solution.py"), not a citation.
+        const quote = chunk.text[at - 1];
+        if ((quote === '"' || quote === "'") && chunk.text[at + token.length] === quote) continue;
+        if (resolves(files, fileSet, dir, bare, token) || expandBraces(bare).every((p) => globbed(sharedFiles, `**/${p}`))) continue;
+        const sentence = sentenceAround(chunk.text, at, at + token.length);
+        if (/\bnot distributed\b/i.test(sentence.text)) continue;
+        const before = sentence.text.slice(0, at - sentence.start);
+        const owners = [...before.matchAll(/\b([A-Za-z][\w.-]*)['’]s\b/g)].map((o) => o[1].toLowerCase());
+        // The owner is the nearest possessive before the name ("as the reference's <name>.py": the reference's).
+        const owner = owners[owners.length - 1];
+        if (owner && !/\.(?:ts|mts|cts)$/.test(bare) && !['reference', 'implementation', 'paper'].includes(owner)) continue;
+        report(
+          chunk.start + at,
+          `cites ${token}, which is neither in the repository nor in ../shared: point at what a clone has, name its owner ("NLTK's …"), or say "(not distributed)"`,
+        );
+      }
+    }
+  }
+  return { problems, skipped: false };
+}
+
+/** Whether a file name resolves in the repository: relative to its file, the root, src/, or as the end of a path. */
+function resolves(files, fileSet, dir, bare, token) {
+  return expandBraces(bare).every((p) => {
+    if (p.includes('*')) {
+      const re = globRegex(`**/${p}`);
+      return files.some((f) => re.test(f));
+    }
+    const local = relative('.', join(dir, token)).split(sep).join('/');
+    return fileSet.has(local) || fileSet.has(p) || fileSet.has(`src/${p}`) || files.some((f) => f.endsWith('/' + p));
+  });
+}
+
+/** Whether the text at `at` is part of a command line: a backtick span, or a comment line, that starts with a command. */
+function isCommand(text, at) {
+  const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+  const line = text.slice(lineStart, at).replace(/^\s*(?:\/\/+|\*|#|\/\*\*?)?\s*/, '');
+  if (COMMAND.test(line)) return true;
+  const ticks = [...text.slice(0, at).matchAll(/`/g)];
+  if (ticks.length % 2 === 0) return false;
+  const open = ticks[ticks.length - 1].index + 1;
+  return COMMAND.test(text.slice(open, at)) || /\s--?\w/.test(text.slice(open, at));
+}
+
+/** The sentence of a comment around [from, to): from the last `. ` (or blank line) before to the next after. */
+function sentenceAround(text, from, to) {
+  const ends = /[.!?](?=\s)|\n\s*(?:\/\/|\*|#)?\s*\n/g;
+  let start = 0;
+  let end = text.length;
+  for (const m of text.matchAll(ends)) {
+    if (m.index + m[0].length <= from) start = m.index + m[0].length;
+    else if (m.index >= to) {
+      end = m.index;
+      break;
+    }
+  }
+  return { start, text: text.slice(start, end) };
+}
+
+/** Every check, sorted by file and line. */
 export function checkDocReferences(root) {
-  return [...checkPaths(root), ...checkCitations(root)].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
+  return [...checkPaths(root), ...checkCitations(root), ...checkCitedFiles(root).problems].sort(
+    (a, b) => a.file.localeCompare(b.file) || a.line - b.line,
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -330,5 +487,6 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     console.log(`${problems.length} stale reference${problems.length === 1 ? '' : 's'}`);
     process.exit(1);
   }
+  if (!sharedDir(root)) console.log('note: no ../shared next to the repository (nor $REVLOOP_SHARED): file citations were not checked');
   console.log('doc references: every path and section citation resolves');
 }

@@ -57,7 +57,7 @@ def load_punkt(path: Path) -> PunktSentenceTokenizer:
     return PunktSentenceTokenizer(p)
 
 
-# --- exact length (common/exact_protocol.py) -------------------------------------------------
+# --- exact length (docs/protocol.md §6.1, §6.2) ----------------------------------------------
 
 WORD_RE = re.compile(r"\b\w+(?:[-']\w+)*\b", flags=re.UNICODE)
 
@@ -89,7 +89,7 @@ def verify_exact_length(text: str, target: int, anchors: list) -> dict:
     }
 
 
-# --- structured (constraint_protocol.py, structured_data.py) ---------------------------------
+# --- structured (docs/protocol.md §1.6, §6.3) ------------------------------------------------
 
 PUNKT: PunktSentenceTokenizer | None = None
 TREEBANK = NLTKWordTokenizer()

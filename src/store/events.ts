@@ -1,5 +1,5 @@
 // The store's event vocabulary. Events are the only source of truth: every table other than
-// `events` is derived from them and can be rebuilt (see materialize.ts). Payload keys are
+// `events` is derived from them and can be rebuilt (derive.ts, RunStore.rebuild). Payload keys are
 // snake_case because payloads are stored and hashed as JSON.
 import type { AttemptRecord } from '../models/types.ts';
 import type { ConstraintCase, VerifierState } from '../core/verify/types.ts';

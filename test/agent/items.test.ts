@@ -25,8 +25,8 @@ import { tempDir } from '../tmp.ts';
 
 /**
  * SHA-256 of the JSONL our builder writes with the paper's settings (60 tasks, 45 per operator,
- * 2 distractors). During development it was compared with the published data/probe_toolshed.jsonl
- * of the reference repository: same length to the character (945,241) and identical content at
+ * 2 distractors). During development it was compared with the reference implementation's published
+ * data/probe_toolshed.jsonl (not distributed): same length to the character (945,241) and identical content at
  * every window checked (start, ~81.5k, ~147.8k, ~940.5k, end); see docs/toolshed.md.
  */
 const PAPER_JSONL_SHA256 = '090bba021834ef0e438c7779d4497b560fe43c274f1109ea13d0a834ddad0f06';

@@ -16,13 +16,21 @@ const SCRIPT = join(ROOT, 'scripts', 'check-doc-paths.mjs');
 const tmp = tempDir('revloop-docrefs-');
 
 function check(root: string): { status: number | null; lines: string[] } {
-  const r = spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8' });
+  // Which ../shared the check reads is the tree's business: never $REVLOOP_SHARED from outside.
+  const env = { ...process.env };
+  delete env.REVLOOP_SHARED;
+  const r = spawnSync(process.execPath, [SCRIPT, root], { encoding: 'utf8', env });
   assert.equal(r.stderr, '', 'the check writes nothing to stderr');
   return { status: r.status, lines: r.stdout.trim().split('\n') };
 }
 
-function tree(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmp, 'tree-'));
+function tree(files: Record<string, string>, shared?: Record<string, string>): string {
+  // A tree with ../shared next to it lives in a folder of its own: <dir>/repo and <dir>/shared.
+  const root = shared ? join(mkdtempSync(join(tmp, 'clone-')), 'repo') : mkdtempSync(join(tmp, 'tree-'));
+  for (const [path, text] of Object.entries(shared ?? {})) {
+    mkdirSync(join(root, '..', 'shared', dirname(path)), { recursive: true });
+    writeFileSync(join(root, '..', 'shared', path), text);
+  }
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(root, dirname(path)), { recursive: true });
     writeFileSync(join(root, path), text);
@@ -115,4 +123,73 @@ test('a docs page that numbers one section twice is reported', () => {
   const { status, lines } = check(root);
   assert.equal(status, 1);
   assert.ok(lines.includes('docs/page.md:9: §1 is numbered twice'), lines.join('\n'));
+});
+
+// The shared folder of the trees below: a data file, as ../shared holds the paper's case sets.
+const SHARED = { 'data/cases/lexical_combined.jsonl': '{}\n', 'docs/SPEC.md': '# Spec\n' };
+
+test('file names in comments resolve in the repository or ../shared, or say whose they are', () => {
+  const root = tree(
+    {
+      ...BASE,
+      'src/good.ts': [
+        '// Types in types.ts and verify/types.ts; data in ../shared/data/cases/lexical_combined.jsonl,',
+        '// found by name too (lexical_combined.jsonl, *_combined.jsonl), and the folder ../shared/data/cases/.',
+        "// NLTK's nltk/tokenize/destructive.py; IFEval's instructions.py and instructions_util.py.",
+        "// The reference implementation's common/exact_protocol.py (not distributed).",
+        '//   npx tsx src/good.ts --json out.json',
+        '// Closed pipes (`revloop verify --jsonl big.jsonl | head`) stop quietly; `--plugin a.ts` too.',
+        '// Placeholders IN.jsonl and OUT.jsonl; the build writes dist/cli/main.js; Node.js 20; the',
+        '// runner writes "solution.py".',
+        "export const notAComment = 'missing.py';",
+        '',
+      ].join('\n'),
+      'scripts/tool.py': ['"""Checks against COLLIE\'s collie/constraints.py."""', 'NAMES = ("not_a_comment.py",)', ''].join('\n'),
+    },
+    SHARED,
+  );
+  const { status, lines } = check(root);
+  assert.equal(status, 0, lines.join('\n'));
+});
+
+test('a dangling file citation in a comment is reported with file and line', () => {
+  const root = tree(
+    {
+      ...BASE,
+      'src/bad.ts': [
+        '// The derived tables are rebuilt by materialize.ts.',
+        '/** Settings of record of the reference study (configs/agent_study.yaml). */',
+        "// The sample is drawn as the reference's verify_scoring.py draws it.",
+        "// Read from ../shared/data/cases/missing.jsonl; a TypeScript name is ours: the store's helper.ts.",
+        'export const x = 1;',
+        '',
+      ].join('\n'),
+      'scripts/tool.py': ['# --- exact length (common/exact_protocol.py) ---', 'X = 1', ''].join('\n'),
+      'docs/data.md': '# Data\n\nThe cases are in `../shared/data/nothing.jsonl`; `cases.jsonl` names a file of yours.\n',
+    },
+    SHARED,
+  );
+  const { status, lines } = check(root);
+  assert.equal(status, 1);
+  const why = 'which is neither in the repository nor in ../shared';
+  assert.deepEqual(
+    lines.slice(0, -1).map((l) => l.replace(/: point at what a clone has.*$/, '')),
+    [
+      'docs/data.md:3: no such path in ../shared: ../shared/data/nothing.jsonl',
+      `scripts/tool.py:1: cites common/exact_protocol.py, ${why}`,
+      `src/bad.ts:1: cites materialize.ts, ${why}`,
+      `src/bad.ts:2: cites configs/agent_study.yaml, ${why}`,
+      `src/bad.ts:3: cites verify_scoring.py, ${why}`,
+      'src/bad.ts:4: no such path in ../shared: ../shared/data/cases/missing.jsonl',
+      `src/bad.ts:4: cites helper.ts, ${why}`,
+    ],
+  );
+  assert.equal(lines[lines.length - 1], '7 stale references');
+});
+
+test('without ../shared the file citations are not checked, and the summary says so', () => {
+  const root = tree({ ...BASE, 'src/bad.ts': '// Settings of record (configs/agent_study.yaml).\nexport const x = 1;\n' });
+  const { status, lines } = check(root);
+  assert.equal(status, 0, lines.join('\n'));
+  assert.match(lines[0], /no \.\.\/shared next to the repository .*file citations were not checked/);
 });

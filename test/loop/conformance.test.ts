@@ -1,6 +1,5 @@
 // Protocol conformance: the message list of every round, byte for byte, for each family, written
-// by hand from the reference templates (common/exact_protocol.py, common/structured_protocol.py,
-// prompt_robustness60_v1/templates.json). The cases and drafts are our own small texts.
+// by hand from the reference templates (docs/protocol.md §1.1–1.3). The cases and drafts are our own small texts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

@@ -206,8 +206,8 @@ test('--build 100: the same items and message lists every time (pinned digest)',
 
 /**
  * SHA-256 of the item ids joined by "\n". During development these were compared with the
- * reference's recorded selections (`item_ids` in results/raw/probe/*__toolshed.core.meta.json,
- * phase A, 100 items; *__toolshed.extended.meta.json, phase C, 60 items): identical.
+ * reference implementation's recorded selections (the `item_ids` of its probe runs' meta files,
+ * not distributed: phase A, 100 items; phase C, 60 items): identical.
  */
 const PHASE_A_IDS_SHA256 = '44cc5909911668e3e6f41591ad78a06f6cfbce65a1d54322793bc9fecfefce6a';
 const PHASE_C_IDS_SHA256 = '63b01f204673022c8beaeba56dc80c3619c6f7bc9707b5f9204724bdf242ba2e';

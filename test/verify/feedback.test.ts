@@ -1,6 +1,5 @@
 // Feedback and prompt texts for every family × variant, against strings written by hand from the
-// reference templates (common/structured_protocol.py, common/exact_protocol.py and
-// prompt_robustness60_v1/templates.json). States here are built by hand, so these tests check
+// reference templates (docs/protocol.md §1.2, §1.3). States here are built by hand, so these tests check
 // the renderers alone; verification is tested elsewhere.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

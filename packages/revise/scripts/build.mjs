@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds @revloop/revise: src/ → index.js (ESM) and index.cjs (CommonJS) in dist/, each one
+// Builds @revloop/revise: src/ → dist/index.js (ESM) and dist/index.cjs (CommonJS), each one
 // bundled file for any platform (esbuild, --platform=neutral, no Node built-ins), and the
 // declarations (tsc): dist/**/*.d.ts for `import`, the same under dist/cjs/ (a CommonJS scope) for
 // `require`. The build goes to a fresh folder and replaces dist/ when complete.

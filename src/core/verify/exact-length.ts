@@ -1,5 +1,5 @@
-// The exact-length family (common/exact_protocol.py and prompt_robustness60_v1/templates.json):
-// an exact word count under the deterministic word counter plus retained content anchors.
+// The exact-length family (docs/protocol.md §1.2, §6.1, §6.2): an exact word count under the
+// deterministic word counter plus retained content anchors.
 // By module, not through the text barrel: that would also load the Punkt and Treebank tokenisers
 // (see registry.ts on start-up).
 import { anchorPresent, anchorSearchText } from '../text/anchors.ts';

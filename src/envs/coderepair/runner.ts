@@ -1,5 +1,5 @@
 // Executing a candidate program against MBPP tests in a fresh Python subprocess (docs/harness.md §7): the
-// solution and the tests are written to solution.py / tests.py in a temporary folder (so that a
+// solution and the tests are written to "solution.py" / "tests.py" in a temporary folder (so that a
 // traceback quotes the offending source line), the driver script lives outside that folder (so its
 // own frames are filtered out), and the folder path is removed from the output. Kind and number of
 // passed asserts come back through @@KIND@@ / @@PASSED@@ markers, which are stripped.

@@ -176,7 +176,7 @@ interface ItemSummary {
   error_types: string[];
 }
 
-/** The per-environment block of the reference's items_summary.json. */
+/** The per-environment block of the items summary the reference implementation writes (items_summary.json, not distributed). */
 export function summarizeItems(items: readonly ProbeItem[]): ItemSummary {
   return {
     n_items: items.length,

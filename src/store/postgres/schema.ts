@@ -6,13 +6,19 @@
 // holds a study run. Migrations are numbered and applied in order, each in the transaction that
 // records its version in `meta`. `runs.updated_at` is the planning time: commits leave a run's row
 // alone (one hot row fewer per commit) and summaries read a run's last event's time instead.
+// Opening a store reads the schema's version here, refuses a schema that is not a store, and
+// migrates (prepareSchema).
+import type pg from 'pg';
+import { StoreError } from '../../core/errors.ts';
+import { newerSchema, notAStoreReason } from '../errors.ts';
+
 export const SCHEMA_VERSION = 2;
 
 /** meta key whose presence says "this schema is a revloop store". */
-export const STORE_MARKER = 'revloop_store';
+const STORE_MARKER = 'revloop_store';
 
 /** Migration n (index n − 1) takes a store from version n − 1 to n. */
-export const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly string[] = [
   `
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
@@ -147,4 +153,61 @@ export const DERIVE_FLAG = "SET LOCAL revloop.derive = 'on'";
 export const DERIVED_TABLES = ['rounds', 'trajectories', 'runs'] as const;
 
 /** Every table a revloop schema may hold (anything else means "not a store"). */
-export const KNOWN_TABLES = new Set(['meta', 'events', 'runs', 'trajectories', 'rounds', 'run_locks', 'workers', 'leases']);
+const KNOWN_TABLES = new Set(['meta', 'events', 'runs', 'trajectories', 'rounds', 'run_locks', 'workers', 'leases']);
+
+/**
+ * Makes `schema` ready for the store being opened: a read-only open needs a store there; a writing
+ * open creates it or applies the missing migrations, in one transaction under an advisory lock of
+ * the schema's namespace `ns` (racing openers wait, then find it done). Refuses a schema holding
+ * something else, or a store newer than this revloop.
+ */
+export async function prepareSchema(client: pg.PoolClient, schema: string, display: string, ns: number, readonly: boolean): Promise<void> {
+  const version = await storeVersion(client, schema, display);
+  if (readonly) {
+    if (version === null)
+      throw new StoreError(
+        display,
+        'missing',
+        `${display}: no revloop store in schema '${schema}' (run \`revloop run --store … --workers 0\` first)`,
+      );
+  } else if (version !== SCHEMA_VERSION) {
+    await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${ns ^ 2}, 1)`);
+    try {
+      // Another process may have migrated while we waited for the lock.
+      const now = (await storeVersion(client, schema, display)) ?? 0;
+      if (now === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      for (let v = now + 1; v <= SCHEMA_VERSION; v++) await client.query(MIGRATIONS[v - 1]);
+      await client.query(
+        `INSERT INTO meta (key, value) VALUES ('schema_version', $1), ($2, '1') ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+        [String(SCHEMA_VERSION), STORE_MARKER],
+      );
+      await client.query('COMMIT');
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+  }
+}
+
+/** The schema version of the store in `schema`, null when the schema holds nothing; refuses foreign schemas. */
+async function storeVersion(client: pg.PoolClient, schema: string, display: string): Promise<number | null> {
+  const tables = (
+    await client.query<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1', [schema])
+  ).rows.map((r) => r.name);
+  if (!tables.length) return null;
+  const foreign = tables.filter((t) => !KNOWN_TABLES.has(t));
+  const meta = tables.includes('meta')
+    ? new Map((await client.query<{ key: string; value: string }>('SELECT key, value FROM meta')).rows.map((r) => [r.key, r.value]))
+    : new Map<string, string>();
+  if (!meta.has(STORE_MARKER) || foreign.length) {
+    const what = notAStoreReason(foreign);
+    throw new StoreError(
+      display,
+      'not_a_store',
+      `${display}: schema '${schema}' is not a revloop store (${what}); name another with ?schema=<name> in the URL`,
+    );
+  }
+  const version = Number(meta.get('schema_version'));
+  if (version > SCHEMA_VERSION) throw newerSchema(display, version, SCHEMA_VERSION);
+  return version;
+}

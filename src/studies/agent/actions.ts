@@ -98,7 +98,7 @@ export function repeatStats(steps: readonly StepLike[], canonical: (action: stri
 
 const CALL_NAMES = new Set([...TOOL_NAMES, 'finish']);
 
-/** Parse failures split into actions cut off by the token budget and prose (analyze_agent.py). */
+/** Parse failures split into actions cut off by the token budget and prose (docs/harness.md §5.3). */
 export function parseErrorBreakdown(
   actions: readonly string[],
   errorTypes: ReadonlyArray<string | null>,

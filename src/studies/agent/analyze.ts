@@ -1,4 +1,4 @@
-// Agent-study analysis (docs/harness.md §5.3, analyze_agent.py): per run (model × harness) cluster-bootstrap
+// Agent-study analysis (docs/harness.md §5.3): per run (model × harness) cluster-bootstrap
 // means of the rollout metrics, and paired contrasts of every harness against `verbatim` on the
 // same tasks (inner join on task_id; at least 5 common tasks and 5 finite differences). Repeat
 // rates are per-rollout means over rollouts with at least one failure (not pooled ratios).

@@ -28,7 +28,7 @@ export interface RolloutSettings {
   seed: number;
 }
 
-/** Settings of record of the reference study (configs/agent_study.yaml). */
+/** Settings of record of the reference study (docs/harness.md §5.2). */
 export const STUDY_SETTINGS: RolloutSettings & { nTasks: number } = {
   nTasks: 24,
   maxSteps: 6,

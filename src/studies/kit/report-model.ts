@@ -1,5 +1,6 @@
 // The report's view model: everything the HTML shows, already computed. It is filled from an
-// AnalysisResult and the trajectories (see from-analysis.ts) and rendered by render.ts, so the
+// AnalysisResult and the trajectories by each study (buildReportModel in
+// studies/revision/report-model.ts) and rendered by src/report/render.ts, so the
 // renderer never recomputes a statistic and can be tested on hand-built models.
 
 /** A proportion with its 95% interval (NaN-free: null when undefined, e.g. n = 0). */

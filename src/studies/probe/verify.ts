@@ -1,7 +1,7 @@
 // `revloop probe verify` (docs/harness.md §3.7): re-score a sample of (item, core condition, candidate)
 // triples without the prefix cache and require agreement within 1e-3 nats; any non-finite or
 // positive value fails, and a NaN difference can never pass. The sample is Python's
-// random.Random(0).sample(items, n), as the reference's verify_scoring.py draws it.
+// random.Random(0).sample(items, n), as the reference implementation draws it.
 import { PyRandom } from '../../core/py/random.ts';
 import { VERIFY_TOLERANCE } from '../../models/scoring.ts';
 import type { ProbeScorer, VerifyInput, VerifyResult } from './backend.ts';

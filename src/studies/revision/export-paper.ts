@@ -1,6 +1,6 @@
 // Export in the paper's per-case schema (docs/protocol.md §1.6, §1.8): one JSON line per case, in input order,
-// written with Python's json.dumps bytes. Exact-length rows follow `common/exact_protocol.py`;
-// structured rows follow the vLLM runner (`content_contract/open_runner.py`). A protocol-incomplete
+// written with Python's json.dumps bytes. Exact-length rows have the keys of the reference's serial
+// runner, structured rows those of its vLLM runner (docs/protocol.md §0.5). A protocol-incomplete
 // trajectory keeps the same keys with null final flags and adds `protocol_complete: false` and its
 // reason; complete rows carry exactly the reference's keys.
 import { PyFloat, pyJsonDumps } from '../../core/py/format.ts';

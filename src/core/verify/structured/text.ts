@@ -1,4 +1,4 @@
-// Prompts and feedback of the COLLIE-derived families (common/structured_protocol.py), byte for byte:
+// Prompts and feedback of the COLLIE-derived families (docs/protocol.md §1.3), byte for byte:
 // values shown with Python repr(), None as <missing>, booleans lower-case. The three variants
 // change only the preamble (initial prompt) and the suffix (feedback).
 import { pyStrip } from '../../py/format.ts';
