@@ -45,7 +45,7 @@ export const RUNTIME_ASSETS = [
 ];
 
 /**
- * The browser scripts, relative to src/: each `x.js` is `x.ts` bundled with what it imports from
+ * The browser scripts, relative to src/: each `NAME.js` is `NAME.ts` bundled with what it imports from
  * the browser folders (src/html/bundle.ts, whose compiled bundleBrowserScript builds them here with
  * the options the sources use when they bundle on demand). The modules that serve or inline them
  * read them with browserScript(new URL('./…/x.js', import.meta.url)).

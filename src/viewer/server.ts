@@ -51,8 +51,9 @@ export interface ViewerServer {
 }
 
 /**
- * The static app's files, read once: name → bytes. main.js is the app's bundle (src/viewer/app/*.ts):
- * built into dist/ by `npm run build`, or, run from the sources, bundled now (src/html/bundle.ts).
+ * The static app's files, read once: name → bytes. The app's script is the bundle of
+ * src/viewer/app/*.ts: dist/viewer/app/main.js from `npm run build`, or, run from the sources,
+ * bundled now (src/html/bundle.ts).
  */
 function loadApp(): Map<string, Buffer> {
   const dir = new URL('./app/', import.meta.url);
