@@ -7,15 +7,8 @@ import { hostname } from 'node:os';
 import type { Model } from '../models/types.ts';
 import { recordedCapabilities } from '../models/capabilities.ts';
 import type { NewEvent, PerCase, RunPlannedPayload as RunPlannedPayloadAny, TrajectoryRunPlanned } from '../store/events.ts';
-import {
-  assertSamePlan,
-  familyFingerprint,
-  hashedPlan,
-  isTrajectoryPlan,
-  type ExperimentPlan,
-  type RunPlan,
-  type TrajectoryRunKind,
-} from '../store/plan.ts';
+import { assertSamePlan, familyFingerprint, hashedPlan, isTrajectoryPlan, trajectoryPlanProblems, type RunPlan } from '../store/plan.ts';
+import { planFormat, registerRunKind, runKind, type RunKind } from '../store/run-kinds.ts';
 import { StoreRecorder } from './recorder.ts';
 import { RunExistsError, type RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
@@ -59,10 +52,13 @@ export interface RunRequest {
   banProvider?: BanProvider;
   /** Checked before every generation (an experiment's context window); its settings belong in the plan. */
   guard?: GenerationGuard;
-  /** The plan's kind (default `run`); experiments name their design's kind. */
-  kind?: TrajectoryRunKind;
-  /** An experiment's frozen inputs, written into the plan. */
-  experiment?: ExperimentPlan;
+  /** The plan's kind (default `run`): another is a study's own, registered with the store (run-kinds.ts). */
+  kind?: string;
+  /**
+   * The study's own keys in the plan (an experiment's `experiment` block: its frozen inputs),
+   * written after the engine's; none may be one of the engine's.
+   */
+  studyPlan?: Readonly<Record<string, unknown>>;
   /**
    * An experiment's frozen prefix of each trajectory (case index → rounds, with the feedback the
    * model saw after each): written with the plan in one transaction, never generated.
@@ -113,7 +109,7 @@ export interface RunResult {
 export function planRun(
   req: Pick<
     RunRequest,
-    'cases' | 'caseSet' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider' | 'experiment'
+    'cases' | 'caseSet' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider' | 'studyPlan'
   >,
   kind: RunPlan['kind'] = 'run',
   perCase: PerCase[] | null = null,
@@ -133,7 +129,8 @@ export function planRun(
     banProvider: req.banProvider?.name ?? req.protocol.banProvider,
   });
   const { plan, plan_sha256 } = hashedPlan(req.cases, perCase, (cases_sha256): RunPlan => ({
-    format: 'revloop.plan/1',
+    // The version its study writes (`run`'s is registered below); an unregistered kind is refused when the run is created.
+    format: planFormat(runKind(kind)?.planVersion ?? 1),
     kind,
     case_set: {
       format: req.caseSet.format,
@@ -153,11 +150,33 @@ export function planRun(
     },
     protocol,
     families,
-    // Only experiments carry the key, so every other plan (and its hash) is as it always was.
-    ...(req.experiment ? { experiment: req.experiment } : {}),
+    // Only a study's runs carry keys of their own, so every other plan (and its hash) is as it always was.
+    ...studyKeys(req.studyPlan),
   }));
   return { plan, cases: req.cases, per_case: perCase, plan_sha256 };
 }
+
+/** The engine's own keys of a trajectory plan: a study's keys must be others. */
+const ENGINE_PLAN_KEYS = new Set(['format', 'kind', 'case_set', 'controller', 'protocol', 'families']);
+
+function studyKeys(extra: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> {
+  if (!extra) return {};
+  const taken = Object.keys(extra).filter((k) => ENGINE_PLAN_KEYS.has(k));
+  if (taken.length) throw new TypeError(`studyPlan: ${taken.join(', ')} are the engine's keys of a plan`);
+  return extra;
+}
+
+/**
+ * The kind of run `executeRun` plans unless told otherwise: the closed loop, every round generated
+ * here, its requests rebuilt by the audit from the protocol's names.
+ */
+export const RUN_KIND: RunKind = {
+  kind: 'run',
+  study: 'revision',
+  planVersion: 1,
+  validatePlan: trajectoryPlanProblems,
+};
+registerRunKind(RUN_KIND);
 
 /** Checks cases against their families before anything is written. */
 function validateCases(cases: readonly ConstraintCase[], resolveFamily: (name: string) => Family, where: string): void {

@@ -12,7 +12,8 @@ import type { ChatMessage, Model } from '../models/types.ts';
 import { recordedCapabilities } from '../models/capabilities.ts';
 import { StoreRecorder } from '../engine/recorder.ts';
 import { messagesSha256, type AttemptStart } from '../engine/loop.ts';
-import { casesSha256, planSha256, type RunPlan } from '../store/plan.ts';
+import { casesSha256, planSha256, trajectoryPlanProblems, type RunPlan } from '../store/plan.ts';
+import { planFormat, registerRunKind, type RunKind } from '../store/run-kinds.ts';
 import { openStore, type RunStore } from '../store/store.ts';
 import type { TrajectoryRunPlanned } from '../store/events.ts';
 import { UserError } from '../core/errors.ts';
@@ -47,6 +48,13 @@ export interface Recording {
   close(): Promise<void>;
 }
 
+/**
+ * The kind of a recorded `revise()` loop, registered with the store: a trajectory plan of one
+ * case, under the caller's prompt and policy.
+ */
+export const REVISE_KIND: RunKind = { kind: 'revise', study: 'revision', planVersion: 1, validatePlan: trajectoryPlanProblems };
+registerRunKind(REVISE_KIND);
+
 /** The policy as a message-policy name in the plan, e.g. `revise:history=reset-on-recurrence,feedback=verbatim,on-cycle=stop`. */
 export function revisePolicyName(p: RevisionPolicy, feedbackName: string): string {
   return `revise:history=${p.history},feedback=${feedbackName},on-cycle=${p.onCycle}`;
@@ -66,8 +74,8 @@ export async function openRecording(req: RecordingRequest): Promise<Recording> {
   const cases = [c];
   const window = req.policy.history === 'reset-on-recurrence' ? 'full' : req.policy.history;
   const plan: RunPlan = {
-    format: 'revloop.plan/1',
-    kind: 'revise',
+    format: planFormat(REVISE_KIND.planVersion),
+    kind: REVISE_KIND.kind,
     case_set: { format: 'revise', total: 1, limit: null, count: 1, file_sha256: null, cases_sha256: casesSha256(cases), manifest: null },
     controller: {
       label: req.model.label,

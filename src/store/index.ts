@@ -27,6 +27,7 @@ export {
 export type { TrajectoryRecord, RoundRecord, TrajectoryStatus } from './types.ts';
 export type { NewEvent, StoredEvent, EventType, EventPayloads, RunPlannedPayload, PerCase } from './events.ts';
 export type { Plan, RunPlan, StudyPlan } from './plan.ts';
+export { registerRunKind, runKind, registeredRunKinds, planFormat, planProblems, type RunKind, type FrozenPrefix } from './run-kinds.ts';
 export type { ReducedRun } from './reduce.ts';
 export { verifyChain, type EventRow, type RawEventRow, type ChainProblem } from './chain.ts';
 export { copyRuns, type CopiedRun, type CopyOptions, type CopyDestination } from './copy.ts';

@@ -40,6 +40,7 @@ import type { TrajectoryRecord } from '../types.ts';
 import { deriveChanges, type DerivedChanges } from '../derive.ts';
 import { encodeColumn } from '../text-codec.ts';
 import { checkNewRunId } from '../run-id.ts';
+import { checkNewPlan } from '../run-kinds.ts';
 import type { RoundRowValues, RunRows, RunRowValues, TrajectoryRowValues } from '../integrity.ts';
 import {
   foldTables,
@@ -703,6 +704,7 @@ export class PostgresRunStore implements RunStore {
 
   async createRun(runId: string, planned: RunPlannedPayload, seed: readonly NewEvent[] = []): Promise<void> {
     checkNewRunId(runId);
+    checkNewPlan(runId, planned);
     if (await this.getPlanned(runId)) throw new RunExistsError(runId, this.location);
     await this.append(runId, [{ type: 'run_planned', payload: planned }, ...seed]);
   }

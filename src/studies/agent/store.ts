@@ -15,11 +15,14 @@ import {
   type StudySession,
 } from '../../store/study-runs.ts';
 import { openStore, type RunStore, type StoreOptions } from '../../store/store.ts';
+import { registerRunKind } from '../../store/run-kinds.ts';
+import { recordsRunKind } from '../kit/run-kind.ts';
 import type { HarnessName } from './harness.ts';
 import type { RolloutRecord } from './engine.ts';
 
-/** The store's run kind of agent rollout runs. */
+/** The store's run kind of agent rollout runs, registered with the store (one per model, env, harness, temperature and seed). */
 export const AGENT_RUN_KIND = 'agent';
+registerRunKind(recordsRunKind({ kind: AGENT_RUN_KIND, study: 'agent', settings: ['env', 'harness'] }));
 
 interface AgentRunSettings {
   max_steps: number;

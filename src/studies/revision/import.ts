@@ -13,8 +13,16 @@ import { pyStrip } from '../../core/py/format.ts';
 import { renderProblems } from '../../core/cases/errors.ts';
 import type { ConstraintCase, Family } from '../../core/verify/types.ts';
 import type { NewEvent, PerCase, RunPlannedPayload } from '../../store/events.ts';
-import { casesSha256, familyFingerprint, planSha256, type RunPlan } from '../../store/plan.ts';
+import { casesSha256, familyFingerprint, planSha256, trajectoryPlanProblems, type RunPlan } from '../../store/plan.ts';
+import { planFormat, registerRunKind, type RunKind } from '../../store/run-kinds.ts';
 import type { RunStore } from '../../store/store.ts';
+
+/**
+ * The kind of an imported run, registered with the store: a trajectory plan whose every round was
+ * generated elsewhere (the audit expects no attempts behind them).
+ */
+export const IMPORT_KIND: RunKind = { kind: 'import', study: 'revision', planVersion: 1, validatePlan: trajectoryPlanProblems };
+registerRunKind(IMPORT_KIND);
 
 /** One line of an import file (docs/running.md "Importing trajectories"). */
 export interface ImportLine {
@@ -256,8 +264,8 @@ export async function importTrajectories(store: RunStore, parsed: ParsedImport, 
     families[name] = familyFingerprint(options.resolveFamily(name), byFamily.get(name)!, 'baseline');
   const simulated = parsed.lines.some((l) => l.line.simulated === true);
   const plan: RunPlan = {
-    format: 'revloop.plan/1',
-    kind: 'import',
+    format: planFormat(IMPORT_KIND.planVersion),
+    kind: IMPORT_KIND.kind,
     case_set: {
       format: options.format,
       total: cases.length,
