@@ -19,7 +19,7 @@ import { canonicalJson } from '../core/util/hash.ts';
 import { pyStrip } from '../core/py/format.ts';
 import type { ConstraintCase, Family, PromptVariant } from '../core/verify/types.ts';
 import { diffLeaves } from '../core/util/json-diff.ts';
-import { terminationOf, type StoredEvent, type TrajectoryRunPlanned } from '../store/events.ts';
+import { terminationOf, type RunPlannedPayload, type StoredEvent, type TrajectoryRunPlanned } from '../store/events.ts';
 import { frozenTextsSha256, isTrajectoryPlan, planSha256 } from '../store/plan.ts';
 import { planProblems, runKind, type FrozenPrefix } from '../store/run-kinds.ts';
 import { reduceRun } from '../store/reduce.ts';
@@ -138,6 +138,7 @@ export async function auditRun(
   for (const p of problems ?? []) add(null, null, null, 'plan', p);
   if (reduced.resultsError !== undefined)
     add(null, null, null, 'results', `the study's reducer failed on this log: ${reduced.resultsError}`);
+  else if ('results' in reduced) for (const p of studyAudit(anyPlanned, reduced.results)) add(null, null, null, 'results', p);
   if (!isTrajectoryPlan(anyPlanned.plan)) {
     // A study run's results are keyed records: the chain and the plan are what there is to check.
     notes.push(`a ${anyPlanned.plan.kind} run: its event chain and plan were checked; it has no trajectories to replay`);
@@ -250,6 +251,17 @@ export async function auditRun(
       passed: found.length === 0,
       head: rows.length ? { seq: rows[rows.length - 1].seq, hash: rows[rows.length - 1].hash } : null,
     };
+  }
+}
+
+/** What the study that owns the run's kind finds wrong in its reduced results (a throw is one problem). */
+function studyAudit(planned: RunPlannedPayload, results: unknown): string[] {
+  const audit = runKind(planned.plan.kind)?.audit;
+  if (!audit) return [];
+  try {
+    return audit(results, planned);
+  } catch (e) {
+    return [`the study's audit failed: ${e instanceof Error ? e.message : String(e)}`];
   }
 }
 

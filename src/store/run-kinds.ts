@@ -39,6 +39,11 @@ export interface RunKind<P extends Plan = Plan, R = unknown> {
    */
   reduce?(events: readonly StoredEvent[], planned: RunPlannedPayload<P>): R;
   /**
+   * Problems the audit reports in the study's results (what `reduce` returned), each as one line
+   * (empty: none). Only with `reduce`.
+   */
+  audit?(results: R, planned: RunPlannedPayload<P>): string[];
+  /**
    * Trajectory runs: the rounds of a trajectory copied into the run rather than generated (a
    * frozen prefix, an import's every round); none when absent or null. The audit
    * checks there are no attempts behind them and that their texts hash as the plan says.
@@ -62,7 +67,7 @@ export function planFormat(version: number): string {
  * Registers a study's run kinds (once per process; registering the same definition again is a
  * no-op). A kind belongs to one study: a second, different definition of it is refused.
  */
-export function registerRunKind<P extends Plan, R>(...kinds: ReadonlyArray<RunKind<P, R>>): void {
+export function registerRunKind(...kinds: readonly RunKind[]): void {
   for (const k of kinds) {
     if (!/^[a-z][a-z0-9_.:-]*$/.test(k.kind))
       throw new TypeError(`run kind '${k.kind}': lower-case letters, digits and . _ : - only, starting with a letter`);
