@@ -7,6 +7,10 @@
 // registered, a plan its study rejects and a plan of another version are refused before anything
 // is written.
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import type { AcceptedRound } from '../../src/engine/loop.ts';
 import { executeRun } from '../../src/engine/run.ts';
@@ -27,6 +31,8 @@ import { canonicalJson, sha256Hex } from '../../src/core/util/hash.ts';
 import { frozenTextsSha256 } from '../../src/store/plan.ts';
 import { appendRecords, finishStudySession, openStudyRun, readRecords, startStudySession } from '../../src/store/study-runs.ts';
 import { fakeModel, resolveToy, toyCases, toyFamily } from '../loop/fakes.ts';
+import { STUDIES } from '../../src/studies/registry.ts';
+import { tempDir } from '../tmp.ts';
 import { eachBackend, rawDb } from './backends.ts';
 
 // ---- a records study: dice rolls, tallied by its reducer ------------------------------------------
@@ -249,3 +255,53 @@ eachBackend('a trajectory study registered outside src/store: its frozen prefixe
     await again.close();
   }
 });
+
+test("every registered study's kinds are registered with the store, and the store's kinds each have a study", () => {
+  const kinds = registeredRunKinds();
+  for (const study of STUDIES) for (const kind of study.kinds) assert.ok(kinds.includes(kind), `${study.id}: ${kind}`);
+  const owned = new Set(STUDIES.flatMap((s) => s.kinds));
+  assert.deepEqual(
+    kinds.filter((k) => !owned.has(k) && !k.startsWith('toy:') && k !== 'dice'),
+    [],
+  );
+});
+
+/** The example of docs/store.md "Adding a study", loaded once (as an ES module, so it registers with this process's store). */
+let docExample: Promise<unknown> | null = null;
+function loadDocExample(): Promise<unknown> {
+  if (docExample) return docExample;
+  const doc = readFileSync(new URL('../../docs/store.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('\n## Adding a study\n'));
+  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(code, 'the section has a TypeScript example');
+  const file = join(tempDir('revloop-doc-example-'), 'dice.mts');
+  const store = new URL('../../src/store/index.ts', import.meta.url).pathname;
+  writeFileSync(file, code.replace("'revloop/store'", JSON.stringify(store)));
+  docExample = import(pathToFileURL(file).href);
+  return docExample;
+}
+
+eachBackend('the example of docs/store.md "Adding a study" registers its kind, and its runs reduce to its tally', async (st) => {
+  await loadDocExample();
+  assert.ok(registeredRunKinds().includes('dice'));
+  const s = await openStore(st.location);
+  try {
+    await openStudyRun(s, { runId: 'd', kind: 'dice', controller, settings: { sides: 6 } });
+    await appendRecords(
+      s,
+      'd',
+      'roll',
+      null,
+      [4, 6, 6].map((face, i) => ({ key: String(i), data: { face } })),
+    );
+    assert.deepEqual((await s.reduce('d'))!.results, { 4: 1, 6: 2 });
+    await assert.rejects(s.createRun('e', badDice()), /settings\.sides: a whole number is required/);
+  } finally {
+    await s.close();
+  }
+});
+
+function badDice(): RunPlannedPayload {
+  const plan: StudyPlan = { format: planFormat(1), kind: 'dice', controller, settings: {} };
+  return { plan, cases: [], per_case: null, plan_sha256: sha256Hex(canonicalJson({ plan, cases: [], per_case: null })) };
+}
