@@ -56,9 +56,9 @@ export interface RunPlan {
 }
 
 /**
- * The plan of a study run that is not a set of trajectories (corrective-gain probes, agent
- * rollouts): its kind, the controller, and the settings that decide what it records. The study's
- * results are keyed `record` events; a resumed session must bring the same plan.
+ * The plan of a study run that is not a set of trajectories: its kind, the controller, and the
+ * settings that decide what it records. The study's results are keyed `record` events; a resumed
+ * session must bring the same plan.
  */
 export interface StudyPlan {
   /** `revloop.plan/<version>`: the version of the kind's plan (its study's `planVersion`). */
