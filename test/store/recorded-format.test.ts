@@ -9,6 +9,9 @@
 // must be byte for byte the recorded one.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { runPersistExperiment } from '../../src/app/experiment.ts';
@@ -129,4 +132,22 @@ eachBackend('the code writes the recorded plans and events byte for byte (a plai
   } finally {
     await again.close();
   }
+});
+
+test('a file with the probe and agent tables of development builds before 0.1.0 is refused untouched', async () => {
+  // Schema 1 of those builds: meta with its version, the log, and a study's table of its own.
+  const path = join(tempDir('revloop-schema1-'), 'old.db');
+  const db = new Database(path);
+  db.exec(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO meta VALUES ('schema_version', '1');
+    CREATE TABLE events (id INTEGER PRIMARY KEY, run_id TEXT, seq INTEGER, type TEXT, case_index INTEGER, revision INTEGER,
+      at TEXT, payload TEXT, prev_hash TEXT, hash TEXT);
+    CREATE TABLE probe_runs (run_id TEXT PRIMARY KEY, env TEXT);
+    INSERT INTO probe_runs VALUES ('p', 'toolshed');`);
+  db.close();
+  const sha = () => createHash('sha256').update(readFileSync(path)).digest('hex');
+  const before = sha();
+  await assert.rejects(openStore(path), /not a revloop store \(it has tables revloop does not know \(probe_runs\)\)/);
+  await assert.rejects(openStore(path, { readonly: true }), /tables revloop does not know \(probe_runs\)/);
+  assert.equal(sha(), before);
 });
