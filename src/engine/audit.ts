@@ -132,7 +132,7 @@ export async function auditRun(
   if (plannedEvents.length > 1) add(null, null, null, 'plan', `${plannedEvents.length} run_planned events (a plan never changes)`);
   if (planSha256(anyPlanned.plan, anyPlanned.cases, anyPlanned.per_case) !== anyPlanned.plan_sha256)
     add(null, null, null, 'plan', 'plan_sha256 does not match the stored plan and cases');
-  // The plan as the study that owns its kind judges it (run-kinds.ts), and the study's reduction.
+  // The plan as the study that owns its kind judges it (src/store/run-kinds.ts), and the study's reduction.
   const problems = planProblems(anyPlanned);
   if (problems === null) notes.push(`no study registered run kind '${anyPlanned.plan.kind}' here: its plan was not checked by its study`);
   for (const p of problems ?? []) add(null, null, null, 'plan', p);
@@ -276,7 +276,7 @@ function headProblem(rows: readonly RawEventRow[], want: string): string | null 
 
 type Add = (caseIndex: number | null, caseId: string | null, revision: number | null, field: string, problem: string) => void;
 
-/** A trajectory's frozen prefix (its study's, run-kinds.ts) is there, whole, and exactly the texts its plan hashed. */
+/** A trajectory's frozen prefix (its study's, src/store/run-kinds.ts) is there, whole, and exactly the texts its plan hashed. */
 function auditFrozen(t: TrajectoryRecord, prefix: FrozenPrefix, add: Add): void {
   if (!Number.isFinite(prefix.rounds)) return;
   const texts = t.rounds.slice(0, prefix.rounds).map((r) => r.text);

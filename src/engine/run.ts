@@ -7,8 +7,9 @@ import { hostname } from 'node:os';
 import type { Model } from '../models/types.ts';
 import { recordedCapabilities } from '../models/capabilities.ts';
 import type { NewEvent, PerCase, RunPlannedPayload as RunPlannedPayloadAny, TrajectoryRunPlanned } from '../store/events.ts';
-import { assertSamePlan, familyFingerprint, hashedPlan, isTrajectoryPlan, trajectoryPlanProblems, type RunPlan } from '../store/plan.ts';
-import { planFormat, registerRunKind, runKind, type RunKind } from '../store/run-kinds.ts';
+import { assertSamePlan, familyFingerprint, hashedPlan, isTrajectoryPlan, type RunPlan } from '../store/plan.ts';
+import { planFormat, runKind } from '../store/run-kinds.ts';
+import { RUN_KIND } from './trajectory-kinds.ts';
 import { StoreRecorder } from './recorder.ts';
 import { RunExistsError, type RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
@@ -52,7 +53,7 @@ export interface RunRequest {
   banProvider?: BanProvider;
   /** Checked before every generation (an experiment's context window); its settings belong in the plan. */
   guard?: GenerationGuard;
-  /** The plan's kind (default `run`): another is a study's own, registered with the store (run-kinds.ts). */
+  /** The plan's kind (default `run`): another is a study's own, registered with the store (src/store/run-kinds.ts). */
   kind?: string;
   /**
    * The study's own keys in the plan (an experiment's `experiment` block: its frozen inputs),
@@ -111,7 +112,7 @@ export function planRun(
     RunRequest,
     'cases' | 'caseSet' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider' | 'studyPlan'
   >,
-  kind: RunPlan['kind'] = 'run',
+  kind: RunPlan['kind'] = RUN_KIND.kind,
   perCase: PerCase[] | null = null,
 ): TrajectoryRunPlanned {
   const byFamily = new Map<string, ConstraintCase[]>();
@@ -129,7 +130,7 @@ export function planRun(
     banProvider: req.banProvider?.name ?? req.protocol.banProvider,
   });
   const { plan, plan_sha256 } = hashedPlan(req.cases, perCase, (cases_sha256): RunPlan => ({
-    // The version its study writes (`run`'s is registered below); an unregistered kind is refused when the run is created.
+    // The version its study writes; an unregistered kind is refused when the run is created.
     format: planFormat(runKind(kind)?.planVersion ?? 1),
     kind,
     case_set: {
@@ -165,18 +166,6 @@ function studyKeys(extra: Readonly<Record<string, unknown>> | undefined): Record
   if (taken.length) throw new TypeError(`studyPlan: ${taken.join(', ')} are the engine's keys of a plan`);
   return extra;
 }
-
-/**
- * The kind of run `executeRun` plans unless told otherwise: the closed loop, every round generated
- * here, its requests rebuilt by the audit from the protocol's names.
- */
-export const RUN_KIND: RunKind = {
-  kind: 'run',
-  study: 'revision',
-  planVersion: 1,
-  validatePlan: trajectoryPlanProblems,
-};
-registerRunKind(RUN_KIND);
 
 /** Checks cases against their families before anything is written. */
 function validateCases(cases: readonly ConstraintCase[], resolveFamily: (name: string) => Family, where: string): void {
@@ -265,7 +254,7 @@ function checkedPlan(req: RunRequest): TrajectoryRunPlanned {
       req.model.label,
     );
   }
-  return planRun(req, req.kind ?? 'run');
+  return planRun(req, req.kind ?? RUN_KIND.kind);
 }
 
 /** The events written with a new run's plan: an experiment's frozen prefixes (none for other runs). */
@@ -382,7 +371,7 @@ async function executeLeasedRun(req: RunRequest): Promise<RunResult> {
 export async function executeRun(req: RunRequest): Promise<RunResult> {
   // A plain run on a store with leases runs as one worker among any others. Experiments (their own
   // kinds, or a subset of trajectories) stay single-writer runs: workers never claim them.
-  if (req.store.leases && (req.kind ?? 'run') === 'run' && !req.only) return executeLeasedRun(req);
+  if (req.store.leases && (req.kind ?? RUN_KIND.kind) === RUN_KIND.kind && !req.only) return executeLeasedRun(req);
   const { store, runId } = req;
   const requested = checkedPlan(req);
   const stored = await store.getPlanned(runId);

@@ -12,8 +12,9 @@ import type { ChatMessage, Model } from '../models/types.ts';
 import { recordedCapabilities } from '../models/capabilities.ts';
 import { StoreRecorder } from '../engine/recorder.ts';
 import { messagesSha256, type AttemptStart } from '../engine/loop.ts';
-import { casesSha256, planSha256, trajectoryPlanProblems, type RunPlan } from '../store/plan.ts';
-import { planFormat, registerRunKind, type RunKind } from '../store/run-kinds.ts';
+import { casesSha256, planSha256, type RunPlan } from '../store/plan.ts';
+import { planFormat } from '../store/run-kinds.ts';
+import { REVISE_KIND } from '../engine/trajectory-kinds.ts';
 import { openStore, type RunStore } from '../store/store.ts';
 import type { TrajectoryRunPlanned } from '../store/events.ts';
 import { UserError } from '../core/errors.ts';
@@ -47,13 +48,6 @@ export interface Recording {
   sink: LoopSink<VerifyResult>;
   close(): Promise<void>;
 }
-
-/**
- * The kind of a recorded `revise()` loop, registered with the store: a trajectory plan of one
- * case, under the caller's prompt and policy.
- */
-export const REVISE_KIND: RunKind = { kind: 'revise', study: 'revision', planVersion: 1, validatePlan: trajectoryPlanProblems };
-registerRunKind(REVISE_KIND);
 
 /** The policy as a message-policy name in the plan, e.g. `revise:history=reset-on-recurrence,feedback=verbatim,on-cycle=stop`. */
 export function revisePolicyName(p: RevisionPolicy, feedbackName: string): string {

@@ -1,7 +1,7 @@
 // The experiments study's part of a run plan (docs/experiments.md): one run kind per design, and the
 // `experiment` block each design adds to the engine's trajectory plan (its sources, the state
 // selection and its hash, the design's settings, and each trajectory's frozen prefix). The store
-// keeps that block as it is; this module registers the kinds with the store (run-kinds.ts), so a
+// keeps that block as it is; this module registers the kinds with the store (src/store/run-kinds.ts), so a
 // plan is checked before its run is created, and the audit finds each trajectory's frozen prefix and
 // whether a context window guards its generations.
 import type { RunPlannedPayload, TrajectoryRunPlanned } from '../../store/events.ts';

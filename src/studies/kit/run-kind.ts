@@ -1,5 +1,5 @@
 // The run kind of a study whose results are keyed records (no trajectories), as the store's
-// registry takes it (store/run-kinds.ts): its plan is a StudyPlan, the study names the settings
+// registry takes it (src/store/run-kinds.ts): its plan is a StudyPlan, the study names the settings
 // every plan of its must carry, and optionally how its records reduce to its results.
 import type { RunPlannedPayload, StoredEvent } from '../../store/events.ts';
 import { isTrajectoryPlan, type StudyPlan } from '../../store/plan.ts';

@@ -13,16 +13,10 @@ import { pyStrip } from '../../core/py/format.ts';
 import { renderProblems } from '../../core/cases/errors.ts';
 import type { ConstraintCase, Family } from '../../core/verify/types.ts';
 import type { NewEvent, PerCase, RunPlannedPayload } from '../../store/events.ts';
-import { casesSha256, familyFingerprint, planSha256, trajectoryPlanProblems, type RunPlan } from '../../store/plan.ts';
-import { planFormat, registerRunKind, type RunKind } from '../../store/run-kinds.ts';
+import { casesSha256, familyFingerprint, planSha256, type RunPlan } from '../../store/plan.ts';
+import { planFormat } from '../../store/run-kinds.ts';
+import { IMPORT_KIND } from '../../engine/trajectory-kinds.ts';
 import type { RunStore } from '../../store/store.ts';
-
-/**
- * The kind of an imported run, registered with the store: a trajectory plan whose every round was
- * generated elsewhere (the audit expects no attempts behind them).
- */
-export const IMPORT_KIND: RunKind = { kind: 'import', study: 'revision', planVersion: 1, validatePlan: trajectoryPlanProblems };
-registerRunKind(IMPORT_KIND);
 
 /** One line of an import file (docs/running.md "Importing trajectories"). */
 export interface ImportLine {
