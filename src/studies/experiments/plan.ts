@@ -10,7 +10,9 @@ import { registerRunKind, type RunKind } from '../../store/run-kinds.ts';
 
 /** One run kind per experimental design (docs/experiments.md). */
 export const EXPERIMENT_KINDS = ['experiment:history', 'experiment:crossover', 'experiment:sysid', 'experiment:persist'] as const;
+/** The run kind of one design: `experiment:<design>`. */
 export type ExperimentKind = (typeof EXPERIMENT_KINDS)[number];
+/** The four designs (docs/protocol.md §3.10–§3.13). */
 export type ExperimentDesign = 'history' | 'crossover' | 'sysid' | 'persist';
 
 /** A run whose frozen rounds came from: its id, plan hash and controller (so a changed source is a changed plan). */
@@ -61,6 +63,7 @@ export interface ExperimentRunPlan extends RunPlan {
   experiment: ExperimentPlan;
 }
 
+/** Whether a plan kind is one of the designs'. */
 export function isExperimentKind(kind: string): kind is ExperimentKind {
   return (EXPERIMENT_KINDS as readonly string[]).includes(kind);
 }
