@@ -19,8 +19,9 @@ import { canonicalJson } from '../core/util/hash.ts';
 import { pyStrip } from '../core/py/format.ts';
 import type { ConstraintCase, Family, PromptVariant } from '../core/verify/types.ts';
 import { diffLeaves } from '../core/util/json-diff.ts';
-import type { StoredEvent, TrajectoryRunPlanned } from '../store/events.ts';
-import { frozenTextsSha256, isTrajectoryPlan, planSha256, type ExperimentPlan, type TrajectoryRunKind } from '../store/plan.ts';
+import { terminationOf, type RunPlannedPayload, type StoredEvent, type TrajectoryRunPlanned } from '../store/events.ts';
+import { frozenTextsSha256, isTrajectoryPlan, planSha256 } from '../store/plan.ts';
+import { planProblems, runKind, type FrozenPrefix } from '../store/run-kinds.ts';
 import { reduceRun } from '../store/reduce.ts';
 import type { RawEventRow } from '../store/chain.ts';
 import { checkRunIntegrity, sameStoredValue } from '../store/integrity.ts';
@@ -131,6 +132,13 @@ export async function auditRun(
   if (plannedEvents.length > 1) add(null, null, null, 'plan', `${plannedEvents.length} run_planned events (a plan never changes)`);
   if (planSha256(anyPlanned.plan, anyPlanned.cases, anyPlanned.per_case) !== anyPlanned.plan_sha256)
     add(null, null, null, 'plan', 'plan_sha256 does not match the stored plan and cases');
+  // The plan as the study that owns its kind judges it (src/store/run-kinds.ts), and the study's reduction.
+  const problems = planProblems(anyPlanned);
+  if (problems === null) notes.push(`no study registered run kind '${anyPlanned.plan.kind}' here: its plan was not checked by its study`);
+  for (const p of problems ?? []) add(null, null, null, 'plan', p);
+  if (reduced.resultsError !== undefined)
+    add(null, null, null, 'results', `the study's reducer failed on this log: ${reduced.resultsError}`);
+  else if ('results' in reduced) for (const p of studyAudit(anyPlanned, reduced.results)) add(null, null, null, 'results', p);
   if (!isTrajectoryPlan(anyPlanned.plan)) {
     // A study run's results are keyed records: the chain and the plan are what there is to check.
     notes.push(`a ${anyPlanned.plan.kind} run: its event chain and plan were checked; it has no trajectories to replay`);
@@ -146,7 +154,7 @@ export async function auditRun(
     add(null, null, null, 'plan', `unknown history policy '${planned.plan.protocol.history}'`);
   }
   const kind = planned.plan.kind;
-  const experiment = planned.plan.experiment ?? null;
+  const spec = runKind(kind);
   let replay: AuditReplay | null = options.replay?.(planned) ?? null;
   // A run under one of revloop's harnesses is rebuilt by its names (messages and bans); a policy of
   // someone else's cannot be.
@@ -165,12 +173,9 @@ export async function auditRun(
   if (kind === 'revise') notes.push("a revise() loop: its requests are the caller's prompt under its policy; messages are not re-derived");
   else if (kind !== 'import' && !checkMessages)
     notes.push(`messages not re-derived: message policy '${planned.plan.protocol.message_policy}' is not one this audit can rebuild`);
-  if (kind !== 'run' && kind !== 'import' && kind !== 'revise' && !experiment)
-    add(null, null, null, 'plan', `a ${kind} run without its experiment block`);
   const cycleStop = planned.plan.protocol.stop_rule === 'first-joint-success-budget-or-cycle';
-  if (experiment && experiment.trajectories.length !== planned.cases.length)
-    add(null, null, null, 'plan', `the experiment names ${experiment.trajectories.length} trajectories for ${planned.cases.length} cases`);
-  const contextWindow = experiment?.settings.context_window ?? null;
+  // A guard the plan sets (a context window) may end a trajectory before the stop rule.
+  const guarded = spec?.guarded?.(planned) ?? false;
 
   // 3. Per trajectory: its events in order, then the replay of every round.
   const byCase = new Map<number, StoredEvent[]>();
@@ -206,10 +211,11 @@ export async function auditRun(
 
   reduced.trajectories.forEach((t) => {
     const family = familyOf(t.family);
-    const frozen = frozenCount(kind, experiment, t.caseIndex);
+    const prefix = kind === 'import' ? null : (spec?.frozenPrefix?.(planned, t.caseIndex) ?? null);
+    const frozen = kind === 'import' ? Infinity : (prefix?.rounds ?? 0);
     const events = byCase.get(t.caseIndex) ?? [];
-    auditEvents(t, events, frozen, contextWindow !== null, add);
-    if (experiment) auditFrozen(t, experiment, add);
+    auditEvents(t, events, frozen, guarded, add);
+    if (prefix) auditFrozen(t, prefix, add);
     if (family) auditRounds(t, family, variant, kind, cycleStop, add);
     if (family && checkMessages && history && replay) auditMessages(t, events, family, variant, history, replay, add);
   });
@@ -248,6 +254,17 @@ export async function auditRun(
   }
 }
 
+/** What the study that owns the run's kind finds wrong in its reduced results (a throw is one problem). */
+function studyAudit(planned: RunPlannedPayload, results: unknown): string[] {
+  const audit = runKind(planned.plan.kind)?.audit;
+  if (!audit) return [];
+  try {
+    return audit(results, planned);
+  } catch (e) {
+    return [`the study's audit failed: ${e instanceof Error ? e.message : String(e)}`];
+  }
+}
+
 /** Why a log does not hold the expected head, or null when it does. */
 function headProblem(rows: readonly RawEventRow[], want: string): string | null {
   if (!/^[0-9a-f]{64}$/.test(want))
@@ -259,20 +276,13 @@ function headProblem(rows: readonly RawEventRow[], want: string): string | null 
 
 type Add = (caseIndex: number | null, caseId: string | null, revision: number | null, field: string, problem: string) => void;
 
-/** Rounds of a trajectory that were not generated in this run (all of an import's; an experiment's frozen prefix). */
-function frozenCount(kind: TrajectoryRunKind, experiment: ExperimentPlan | null, caseIndex: number): number {
-  if (kind === 'import') return Infinity;
-  return experiment?.trajectories[caseIndex]?.frozen_rounds ?? 0;
-}
-
-/** An experiment trajectory's frozen prefix is there, whole, and exactly the texts its plan hashed. */
-function auditFrozen(t: TrajectoryRecord, experiment: ExperimentPlan, add: Add): void {
-  const spec = experiment.trajectories[t.caseIndex];
-  if (!spec) return;
-  const texts = t.rounds.slice(0, spec.frozen_rounds).map((r) => r.text);
-  if (texts.length < spec.frozen_rounds)
-    add(t.caseIndex, t.caseId, null, 'frozen', `${texts.length} of the ${spec.frozen_rounds} frozen rounds are in the log`);
-  else if (frozenTextsSha256(texts) !== spec.frozen_sha256)
+/** A trajectory's frozen prefix (its study's, src/store/run-kinds.ts) is there, whole, and exactly the texts its plan hashed. */
+function auditFrozen(t: TrajectoryRecord, prefix: FrozenPrefix, add: Add): void {
+  if (!Number.isFinite(prefix.rounds)) return;
+  const texts = t.rounds.slice(0, prefix.rounds).map((r) => r.text);
+  if (texts.length < prefix.rounds)
+    add(t.caseIndex, t.caseId, null, 'frozen', `${texts.length} of the ${prefix.rounds} frozen rounds are in the log`);
+  else if (prefix.textsSha256 !== null && frozenTextsSha256(texts) !== prefix.textsSha256)
     add(t.caseIndex, t.caseId, null, 'frozen', "the frozen rounds' texts differ from the ones the plan hashed");
 }
 
@@ -321,8 +331,8 @@ function auditEvents(t: TrajectoryRecord, events: StoredEvent[], frozen: number,
       case 'trajectory_completed': {
         const p = e.payload;
         if (p.rounds !== rounds) add(t.caseIndex, id, null, 'rounds', `completion says ${p.rounds} rounds, the log holds ${rounds}`);
-        if (p.stop === 'context_limit' && !guarded)
-          add(t.caseIndex, id, null, 'stop rule', 'ended at a context limit, but the plan sets no context window');
+        if (terminationOf(p.stop) !== undefined && !guarded)
+          add(t.caseIndex, id, null, 'stop rule', `ended early (${p.stop}), but the plan sets no guard that ends trajectories early`);
         ended ??= 'complete';
         break;
       }
@@ -335,14 +345,7 @@ function auditEvents(t: TrajectoryRecord, events: StoredEvent[], frozen: number,
 }
 
 /** Replays every round and checks the stop rule and final flags against the budget. */
-function auditRounds(
-  t: TrajectoryRecord,
-  family: Family,
-  variant: PromptVariant,
-  kind: TrajectoryRunKind,
-  cycleStop: boolean,
-  add: Add,
-): void {
+function auditRounds(t: TrajectoryRecord, family: Family, variant: PromptVariant, kind: string, cycleStop: boolean, add: Add): void {
   const id = t.caseId;
   const c: ConstraintCase = t.case;
   t.rounds.forEach((r, i) => {
@@ -378,11 +381,13 @@ function auditRounds(
   const cycled =
     cycleStop && !!lastRound && cycleOfRounds(t.rounds.map((r) => ({ draft: r.text, state: r.state, energy: r.energy }))) !== null;
   const stopReached = !!lastRound && (lastRound.joint || n >= t.budget + 1 || cycled);
-  const contextLimit = t.status === 'complete' && t.termination === 'context_limit';
-  if (contextLimit) {
-    // Ended before a generation whose prompt would not fit (token counts need the backend; taken as recorded).
+  const endedEarly = t.status === 'complete' && t.termination !== undefined;
+  if (endedEarly) {
+    // Ended by the plan's guard before a generation (a prompt that would not fit the context window;
+    // token counts need the backend, so taken as recorded).
     if (!lastRound) add(t.caseIndex, id, null, 'status', 'complete without any round');
-    else if (stopReached) add(t.caseIndex, id, lastRound.revision, 'stop rule', 'ended at a context limit after the stop rule was reached');
+    else if (stopReached)
+      add(t.caseIndex, id, lastRound.revision, 'stop rule', `ended early (${t.termination}) after the stop rule was reached`);
   } else if (t.status === 'complete') {
     if (!lastRound) add(t.caseIndex, id, null, 'status', 'complete without any round');
     // revise() also stops at its token, money and time budgets (docs/revise.md §1).

@@ -7,15 +7,9 @@ import { hostname } from 'node:os';
 import type { Model } from '../models/types.ts';
 import { recordedCapabilities } from '../models/capabilities.ts';
 import type { NewEvent, PerCase, RunPlannedPayload as RunPlannedPayloadAny, TrajectoryRunPlanned } from '../store/events.ts';
-import {
-  assertSamePlan,
-  familyFingerprint,
-  hashedPlan,
-  isTrajectoryPlan,
-  type ExperimentPlan,
-  type RunPlan,
-  type TrajectoryRunKind,
-} from '../store/plan.ts';
+import { assertSamePlan, familyFingerprint, hashedPlan, isTrajectoryPlan, type RunPlan } from '../store/plan.ts';
+import { planFormat, runKind } from '../store/run-kinds.ts';
+import { RUN_KIND } from './trajectory-kinds.ts';
 import { StoreRecorder } from './recorder.ts';
 import { RunExistsError, type RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
@@ -59,10 +53,13 @@ export interface RunRequest {
   banProvider?: BanProvider;
   /** Checked before every generation (an experiment's context window); its settings belong in the plan. */
   guard?: GenerationGuard;
-  /** The plan's kind (default `run`); experiments name their design's kind. */
-  kind?: TrajectoryRunKind;
-  /** An experiment's frozen inputs, written into the plan. */
-  experiment?: ExperimentPlan;
+  /** The plan's kind (default `run`): another is a study's own, registered with the store (src/store/run-kinds.ts). */
+  kind?: string;
+  /**
+   * The study's own keys in the plan (an experiment's `experiment` block: its frozen inputs),
+   * written after the engine's; none may be one of the engine's.
+   */
+  studyPlan?: Readonly<Record<string, unknown>>;
   /**
    * An experiment's frozen prefix of each trajectory (case index → rounds, with the feedback the
    * model saw after each): written with the plan in one transaction, never generated.
@@ -113,9 +110,9 @@ export interface RunResult {
 export function planRun(
   req: Pick<
     RunRequest,
-    'cases' | 'caseSet' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider' | 'experiment'
+    'cases' | 'caseSet' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider' | 'studyPlan'
   >,
-  kind: RunPlan['kind'] = 'run',
+  kind: RunPlan['kind'] = RUN_KIND.kind,
   perCase: PerCase[] | null = null,
 ): TrajectoryRunPlanned {
   const byFamily = new Map<string, ConstraintCase[]>();
@@ -133,7 +130,8 @@ export function planRun(
     banProvider: req.banProvider?.name ?? req.protocol.banProvider,
   });
   const { plan, plan_sha256 } = hashedPlan(req.cases, perCase, (cases_sha256): RunPlan => ({
-    format: 'revloop.plan/1',
+    // The version its study writes; an unregistered kind is refused when the run is created.
+    format: planFormat(runKind(kind)?.planVersion ?? 1),
     kind,
     case_set: {
       format: req.caseSet.format,
@@ -153,10 +151,20 @@ export function planRun(
     },
     protocol,
     families,
-    // Only experiments carry the key, so every other plan (and its hash) is as it always was.
-    ...(req.experiment ? { experiment: req.experiment } : {}),
+    // Only a study's runs carry keys of their own, so every other plan (and its hash) is as it always was.
+    ...studyKeys(req.studyPlan),
   }));
   return { plan, cases: req.cases, per_case: perCase, plan_sha256 };
+}
+
+/** The engine's own keys of a trajectory plan: a study's keys must be others. */
+const ENGINE_PLAN_KEYS = new Set(['format', 'kind', 'case_set', 'controller', 'protocol', 'families']);
+
+function studyKeys(extra: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> {
+  if (!extra) return {};
+  const taken = Object.keys(extra).filter((k) => ENGINE_PLAN_KEYS.has(k));
+  if (taken.length) throw new TypeError(`studyPlan: ${taken.join(', ')} are the engine's keys of a plan`);
+  return extra;
 }
 
 /** Checks cases against their families before anything is written. */
@@ -246,7 +254,7 @@ function checkedPlan(req: RunRequest): TrajectoryRunPlanned {
       req.model.label,
     );
   }
-  return planRun(req, req.kind ?? 'run');
+  return planRun(req, req.kind ?? RUN_KIND.kind);
 }
 
 /** The events written with a new run's plan: an experiment's frozen prefixes (none for other runs). */
@@ -363,7 +371,7 @@ async function executeLeasedRun(req: RunRequest): Promise<RunResult> {
 export async function executeRun(req: RunRequest): Promise<RunResult> {
   // A plain run on a store with leases runs as one worker among any others. Experiments (their own
   // kinds, or a subset of trajectories) stay single-writer runs: workers never claim them.
-  if (req.store.leases && (req.kind ?? 'run') === 'run' && !req.only) return executeLeasedRun(req);
+  if (req.store.leases && (req.kind ?? RUN_KIND.kind) === RUN_KIND.kind && !req.only) return executeLeasedRun(req);
   const { store, runId } = req;
   const requested = checkedPlan(req);
   const stored = await store.getPlanned(runId);

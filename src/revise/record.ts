@@ -13,6 +13,8 @@ import { recordedCapabilities } from '../models/capabilities.ts';
 import { StoreRecorder } from '../engine/recorder.ts';
 import { messagesSha256, type AttemptStart } from '../engine/loop.ts';
 import { casesSha256, planSha256, type RunPlan } from '../store/plan.ts';
+import { planFormat } from '../store/run-kinds.ts';
+import { REVISE_KIND } from '../engine/trajectory-kinds.ts';
 import { openStore, type RunStore } from '../store/store.ts';
 import type { TrajectoryRunPlanned } from '../store/events.ts';
 import { UserError } from '../core/errors.ts';
@@ -66,8 +68,8 @@ export async function openRecording(req: RecordingRequest): Promise<Recording> {
   const cases = [c];
   const window = req.policy.history === 'reset-on-recurrence' ? 'full' : req.policy.history;
   const plan: RunPlan = {
-    format: 'revloop.plan/1',
-    kind: 'revise',
+    format: planFormat(REVISE_KIND.planVersion),
+    kind: REVISE_KIND.kind,
     case_set: { format: 'revise', total: 1, limit: null, count: 1, file_sha256: null, cases_sha256: casesSha256(cases), manifest: null },
     controller: {
       label: req.model.label,

@@ -4,7 +4,7 @@
 // status) — as column arrays, applied by PostgreSQL in one set-based statement per table (unnest)
 // and by SQLite one row at a time, inside the append's transaction. Aggregating per trajectory
 // makes a round one UPDATE instead of three. The audit checks the tables against a fresh reduction.
-import type { StoredEvent, RunPlannedPayload } from './events.ts';
+import { terminationOf, type StoredEvent, type RunPlannedPayload } from './events.ts';
 import { isTrajectoryPlan } from './plan.ts';
 import { encodeColumn } from './text-codec.ts';
 
@@ -120,7 +120,7 @@ export function deriveChanges(events: readonly StoredEvent[]): DerivedChanges {
       }
       case 'trajectory_completed':
         // A complete trajectory's reason is its termination when it ended before the stop rule.
-        Object.assign(delta(e), { status: 'complete', reason: e.payload.stop === 'context_limit' ? 'context_limit' : null });
+        Object.assign(delta(e), { status: 'complete', reason: encodeColumn(terminationOf(e.payload.stop) ?? null) });
         break;
       case 'trajectory_incomplete':
         Object.assign(delta(e), { status: 'incomplete', reason: encodeColumn(e.payload.reason) });

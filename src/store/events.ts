@@ -14,7 +14,7 @@ export interface PerCase {
 
 /**
  * The first event of every run: its immutable plan. Trajectory runs (the revision loop, imports)
- * freeze their cases here; other studies (probes, agent rollouts) have `cases: []` and a StudyPlan.
+ * freeze their cases here; studies whose results are keyed records have `cases: []` and a StudyPlan.
  */
 export interface RunPlannedPayload<P extends Plan = Plan> {
   plan: P;
@@ -27,12 +27,12 @@ export interface RunPlannedPayload<P extends Plan = Plan> {
 
 /** The plan payload of a trajectory run (see isTrajectoryPlan). */
 export type TrajectoryRunPlanned = RunPlannedPayload<RunPlan>;
-/** The plan payload of a study run (probe, agent, …). */
+/** The plan payload of a study run (results as keyed records). */
 export type StudyRunPlanned = RunPlannedPayload<StudyPlan>;
 
 /** One process working on a run: operational settings that are not part of the plan. */
 export interface SessionStartedPayload {
-  /** run | resume | import for trajectory runs; a study's own word otherwise (e.g. probe). */
+  /** run | resume | import for trajectory runs; a study's own word otherwise (its kind). */
   kind: string;
   revloop_version: string;
   pid: number;
@@ -69,17 +69,28 @@ interface DraftAcceptedPayload {
   feedback: string | null;
 }
 
+/**
+ * How the stop rule ends a trajectory. success / budget: the paper's rule. cycle: a persistent
+ * cycle under a harness that stops there. limit: a token, money or time budget of `revise()`.
+ */
+export const STOP_RULE_STOPS: readonly string[] = ['success', 'budget', 'cycle', 'limit'];
+
 export interface TrajectoryCompletedPayload {
   /**
-   * success / budget: the stop rule. cycle: a persistent cycle under a harness that stops there;
-   * limit: a token, money or time budget of `revise()`. context_limit: the next prompt plus its max
-   * new tokens would have exceeded the planned context window (docs/protocol.md §3.13).
+   * One of STOP_RULE_STOPS, or why a guard the plan sets ended the trajectory before the stop rule
+   * (e.g. `context_limit`: the next prompt plus its max new tokens would have exceeded the planned
+   * context window, docs/protocol.md §3.13), which becomes the trajectory's `termination`.
    */
-  stop: 'success' | 'budget' | 'cycle' | 'limit' | 'context_limit';
+  stop: string;
   rounds: number;
   final_joint: boolean;
-  /** context_limit only: the count that ended it, in words (tokens, window, revision). */
+  /** An early stop only: the count that ended it, in words (tokens, window, revision). */
   detail?: string;
+}
+
+/** A completed trajectory's termination: the stop when it is not the stop rule's (undefined otherwise). */
+export function terminationOf(stop: unknown): string | undefined {
+  return typeof stop === 'string' && !STOP_RULE_STOPS.includes(stop) ? stop : undefined;
 }
 
 interface TrajectoryIncompletePayload {
@@ -107,7 +118,7 @@ export interface SessionFinishedPayload {
 }
 
 /**
- * One keyed result of a study (a probe score group, a rollout, an item set): `kind` says what it
+ * One keyed result of a study (a score group, a rollout, an item set): `kind` says what it
  * is, `key` is unique within the run and kind (the event's unique key is `<kind>:<key>`), so a
  * result is recorded exactly once however often work is retried.
  */

@@ -1,7 +1,8 @@
 // Public API of the run store (`revloop/store`, docs/store.md): open a store, read runs, their
 // events, plans and trajectories (reduced from the events), check a run's hash chain, copy runs
 // between stores (SQLite files and PostgreSQL URLs), check a run's derived rows against its events,
-// and tell a lost database connection from a refusal. Studies write through the kit in store/study-runs.ts, which stays inside the repository.
+// tell a lost database connection from a refusal, and register a study's run kinds (run-kinds.ts).
+// Studies write through the kit in store/study-runs.ts, which stays inside the repository.
 export {
   openStore,
   withStore,
@@ -27,6 +28,7 @@ export {
 export type { TrajectoryRecord, RoundRecord, TrajectoryStatus } from './types.ts';
 export type { NewEvent, StoredEvent, EventType, EventPayloads, RunPlannedPayload, PerCase } from './events.ts';
 export type { Plan, RunPlan, StudyPlan } from './plan.ts';
+export { registerRunKind, runKind, registeredRunKinds, planFormat, planProblems, type RunKind, type FrozenPrefix } from './run-kinds.ts';
 export type { ReducedRun } from './reduce.ts';
 export { verifyChain, type EventRow, type RawEventRow, type ChainProblem } from './chain.ts';
 export { copyRuns, type CopiedRun, type CopyOptions, type CopyDestination } from './copy.ts';

@@ -29,67 +29,15 @@ interface PlanController {
 }
 
 /**
- * The kinds of trajectory run: the closed loop run here, trajectories imported from elsewhere,
- * `revise()` loops (src/revise/record.ts), and the controlled experiments (docs/protocol.md
- * §3.10–§3.13), whose trajectories continue frozen prefixes of stored ones.
+ * The plan of a trajectory run: frozen cases, a controller, the protocol, family fingerprints. A
+ * study may add keys of its own (its frozen inputs, say; see run-kinds.ts), which the store keeps and
+ * hashes as they are.
  */
-export type TrajectoryRunKind = 'run' | 'import' | 'revise' | ExperimentKind;
-
-/** One run kind per experimental design (docs/experiments.md). */
-export const EXPERIMENT_KINDS = ['experiment:history', 'experiment:crossover', 'experiment:sysid', 'experiment:persist'] as const;
-export type ExperimentKind = (typeof EXPERIMENT_KINDS)[number];
-export type ExperimentDesign = 'history' | 'crossover' | 'sysid' | 'persist';
-
-export function isExperimentKind(kind: string): kind is ExperimentKind {
-  return (EXPERIMENT_KINDS as readonly string[]).includes(kind);
-}
-
-/** A run whose frozen rounds came from: its id, plan hash and controller (so a changed source is a changed plan). */
-export interface ExperimentSource {
-  run_id: string;
-  plan_sha256: string;
-  controller: string;
-  simulated: boolean;
-}
-
-/**
- * One trajectory of an experiment (the case at the same index): the state it starts from, the arm
- * (or cell, or continuation) it belongs to, and its frozen prefix. Rounds 0 … frozen_rounds − 1
- * are copied into the run when it is created and are never generated; everything after them is.
- */
-export interface ExperimentTrajectory {
-  /** The state's id (docs/protocol.md §3.10: `<controller>__<case>__r<rev>`; §3.11: `<case>__policy_e<e>`). */
-  state_id: string;
-  /** The history arm (full, reset, last:K, abstract, ban), or the design's single cell name. */
-  arm: string;
-  /** Where the frozen rounds come from (null: built from the case set, as the system identification's draft). */
-  source: { run_id: string; case_index: number; case_id: string } | null;
-  /** Revision of the last frozen round (the trigger revision r). */
-  trigger_revision: number;
-  frozen_rounds: number;
-  /** SHA-256 of the canonical JSON of the frozen texts, in revision order. */
-  frozen_sha256: string;
-  /** Design-specific facts about the state (error bin, command, split, stratum, …). */
-  facts: Record<string, unknown>;
-}
-
-/** What an experiment freezes in its plan besides the cases: designs, sources, the selection and its hash. */
-export interface ExperimentPlan {
-  design: ExperimentDesign;
-  sources: ExperimentSource[];
-  /** SHA-256 of the state selection as JSON Lines (the bytes `revloop experiment states` writes). */
-  states_sha256: string;
-  /** The selected states, one object per line of that file (the study defines their fields). */
-  selection: unknown[];
-  /** The design's settings (arms, errors, split, context window, …). */
-  settings: Record<string, unknown>;
-  trajectories: ExperimentTrajectory[];
-}
-
-/** The plan of a trajectory run: frozen cases, a controller, the protocol, family fingerprints. */
 export interface RunPlan {
-  format: 'revloop.plan/1';
-  kind: TrajectoryRunKind;
+  /** `revloop.plan/<version>`: the version of the kind's plan (its study's `planVersion`). */
+  format: string;
+  /** Which kind of run (`run`, `import`, …): one a study registered (run-kinds.ts). */
+  kind: string;
   case_set: {
     format: string;
     /** Cases in the source before --limit. */
@@ -105,17 +53,16 @@ export interface RunPlan {
   controller: PlanController;
   protocol: ProtocolSpec;
   families: Record<string, FamilyFingerprint>;
-  /** Experiment runs only: the frozen inputs (docs/experiments.md). */
-  experiment?: ExperimentPlan;
 }
 
 /**
- * The plan of a study run that is not a set of trajectories (corrective-gain probes, agent
- * rollouts): its kind, the controller, and the settings that decide what it records. The study's
- * results are keyed `record` events; a resumed session must bring the same plan.
+ * The plan of a study run that is not a set of trajectories: its kind, the controller, and the
+ * settings that decide what it records. The study's results are keyed `record` events; a resumed
+ * session must bring the same plan.
  */
 export interface StudyPlan {
-  format: 'revloop.plan/1';
+  /** `revloop.plan/<version>`: the version of the kind's plan (its study's `planVersion`). */
+  format: string;
   kind: string;
   controller: StudyController;
   settings: Record<string, unknown>;
@@ -134,6 +81,23 @@ export type Plan = RunPlan | StudyPlan;
 /** Whether a plan freezes cases and a protocol (a revision run or an import). */
 export function isTrajectoryPlan(plan: Plan): plan is RunPlan {
   return 'case_set' in plan && 'protocol' in plan;
+}
+
+/**
+ * Problems with a trajectory plan's common part, as `field: problem`: cases and a protocol frozen,
+ * as many cases as the case set counts, one per-case entry per case. (A study's `validatePlan`
+ * starts here and adds its own keys' checks.)
+ */
+export function trajectoryPlanProblems(planned: RunPlannedPayload): string[] {
+  const plan = planned.plan;
+  if (!isTrajectoryPlan(plan)) return ['case_set: a trajectory plan freezes cases and a protocol'];
+  const problems: string[] = [];
+  if (plan.case_set.count !== planned.cases.length)
+    problems.push(`case_set.count: ${plan.case_set.count}, but the plan freezes ${planned.cases.length} cases`);
+  if (planned.per_case !== null && planned.per_case.length !== planned.cases.length)
+    problems.push(`per_case: ${planned.per_case.length} entries for ${planned.cases.length} cases`);
+  if (!Number.isInteger(plan.protocol.budget) || plan.protocol.budget < 0) problems.push(`protocol.budget: ${plan.protocol.budget}`);
+  return problems;
 }
 
 /** The JSON form stored in plans (history as its string spec). */
@@ -182,7 +146,7 @@ export function familyFingerprint(family: Family, cases: readonly ConstraintCase
   };
 }
 
-/** SHA-256 of an experiment trajectory's frozen texts (canonical JSON of the list, in revision order). */
+/** SHA-256 of the texts of a trajectory's frozen rounds (canonical JSON of the list, in revision order): see `FrozenPrefix`. */
 export function frozenTextsSha256(texts: readonly string[]): string {
   return sha256Hex(canonicalJson(texts));
 }

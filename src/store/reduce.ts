@@ -1,9 +1,11 @@
-// The reducer: a run's events, in log order, to its trajectories. Pure and total (it never
+// The reducer: a run's events, in log order, to its trajectories, and to its study's results by
+// the reducer the study registered for the run's kind (run-kinds.ts). Pure and total (it never
 // throws on odd logs; the audit judges them), so a fresh reduction can always be compared with the
 // materialised tables.
 import type { ConstraintCase } from '../core/verify/types.ts';
-import type { PerCase, StoredEvent, TrajectoryRunPlanned } from './events.ts';
+import { terminationOf, type PerCase, type RunPlannedPayload, type StoredEvent, type TrajectoryRunPlanned } from './events.ts';
 import { isTrajectoryPlan, type Plan } from './plan.ts';
+import { runKind } from './run-kinds.ts';
 import type { TrajectoryRecord } from './types.ts';
 
 export interface AttemptCounts {
@@ -24,6 +26,10 @@ export interface ReducedRun {
   attempts: AttemptCounts[];
   createdAt: string;
   updatedAt: string;
+  /** What the reducer its study registered for the run's kind returns (absent: no reducer registered here). */
+  results?: unknown;
+  /** Why that reducer failed on this log (the audit reports it); absent when it did not. */
+  resultsError?: string;
 }
 
 /** A fresh trajectory for case `i` of a planned run. */
@@ -60,12 +66,14 @@ export function applyTrajectoryEvent(t: TrajectoryRecord, a: AttemptCounts, e: S
       t.rounds.push({ revision: e.revision ?? -1, text: p.text, state: p.state, energy: p.energy, joint: p.joint, feedback: p.feedback });
       break;
     }
-    case 'trajectory_completed':
+    case 'trajectory_completed': {
       t.status = 'complete';
       delete t.incompleteReason;
-      if (e.payload.stop === 'context_limit') t.termination = 'context_limit';
+      const termination = terminationOf(e.payload.stop);
+      if (termination !== undefined) t.termination = termination;
       else delete t.termination;
       break;
+    }
     case 'trajectory_incomplete':
       t.status = 'incomplete';
       t.incompleteReason = e.payload.reason;
@@ -104,5 +112,17 @@ export function reduceRun(events: readonly StoredEvent[]): ReducedRun | null {
     attempts,
     createdAt: first.at,
     updatedAt: events.length ? events[events.length - 1].at : first.at,
+    ...studyResults(events, planned),
   };
+}
+
+/** The study's reduction of the run, where its kind has a registered reducer (a throw is kept as `resultsError`). */
+function studyResults(events: readonly StoredEvent[], planned: RunPlannedPayload): Pick<ReducedRun, 'results' | 'resultsError'> {
+  const reduce = runKind(planned.plan.kind)?.reduce;
+  if (!reduce) return {};
+  try {
+    return { results: reduce(events, planned) };
+  } catch (e) {
+    return { resultsError: e instanceof Error ? e.message : String(e) };
+  }
 }

@@ -1,7 +1,8 @@
 // The run store: one interface for every backend. A store holds an append-only, hash-chained event
 // log per run (the only source of truth) and tables derived from it in the same transaction as
-// each append, which make listing and reading fast. Every run of every study lives here: revision
-// runs and imports as trajectories, other studies as keyed `record` events (see study-runs.ts).
+// each append, which make listing and reading fast. Every run of every study lives here, under a
+// kind its study registered (run-kinds.ts): trajectory runs as trajectories, other studies' runs as
+// keyed `record` events (see study-runs.ts).
 //
 // The interface is asynchronous so that a networked database can stand behind it; the SQLite
 // backend (the default, sqlite/sqlite-store.ts) does its work synchronously inside each call.
@@ -144,7 +145,7 @@ export class LeaseLostError extends Error {
 /** One line of `RunStore.listRuns`: the run's kind, status, counts, controller and protocol, and whether it is simulated. */
 export interface RunSummary {
   runId: string;
-  /** The plan's kind: run, import, or a study's own (probe, agent, …). */
+  /** The plan's kind: run, import, or another a study registered (run-kinds.ts). */
   kind: string;
   controller: string;
   modelSpec: string;
@@ -354,7 +355,7 @@ export interface RunStore {
   flush(): Promise<void>;
   /**
    * Creates a run with its plan as the first event (refuses an existing run id); `seed` events
-   * (an experiment's frozen rounds) are appended in the same transaction, so a run never exists
+   * (a trajectory study's frozen rounds) are appended in the same transaction, so a run never exists
    * without them.
    */
   createRun(runId: string, planned: RunPlannedPayload, seed?: readonly NewEvent[]): Promise<void>;

@@ -1,7 +1,7 @@
 // The one kit every study uses to keep its runs in the store: a run with an immutable plan (the
 // `run_planned` event), sessions (`session_started` / `session_finished`), one writing process at a
 // time (the store's run locks), and results as keyed `record` events that are stored exactly once.
-// Studies with trajectories (revision, experiments) use the trajectory events instead; the
+// Studies with trajectories use the trajectory events instead; the
 // listing, audit and copy of runs work the same for all.
 import { REVLOOP_VERSION } from '../core/version.ts';
 import { UserError } from '../core/errors.ts';
@@ -9,12 +9,13 @@ import { canonicalJson, sha256Hex } from '../core/util/hash.ts';
 import { hostname } from 'node:os';
 import type { NewEvent, RecordPayload, SessionFinishedPayload, SessionStartedPayload, StoredEvent, StudyRunPlanned } from './events.ts';
 import { assertSamePlan, isTrajectoryPlan, type StudyController, type StudyPlan } from './plan.ts';
+import { planFormat, runKind } from './run-kinds.ts';
 import type { RunStore } from './store.ts';
 
 /** What a study asks for when it opens a run. */
 interface StudyRunRequest {
   runId: string;
-  /** The study's run kind (probe, agent, …). */
+  /** The study's run kind (one it registered, run-kinds.ts). */
   kind: string;
   controller: StudyController;
   /** Everything that decides what the run records (environment, harness, decoding, …). */
@@ -40,7 +41,9 @@ export interface StudySession {
 
 /** The run_planned payload of a study run. */
 function studyPlanned(req: StudyRunRequest): StudyRunPlanned {
-  const plan: StudyPlan = { format: 'revloop.plan/1', kind: req.kind, controller: req.controller, settings: req.settings };
+  // The plan version its study registered (an unregistered kind is refused when the run is created).
+  const format = planFormat(runKind(req.kind)?.planVersion ?? 1);
+  const plan: StudyPlan = { format, kind: req.kind, controller: req.controller, settings: req.settings };
   return { plan, cases: [], per_case: null, plan_sha256: sha256Hex(canonicalJson({ plan, cases: [], per_case: null })) };
 }
 

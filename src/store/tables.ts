@@ -73,7 +73,7 @@ export function foldTables(
     const t = trajectories[k];
     t.status = r.status;
     if (r.reason !== null) {
-      if (r.status === 'complete') t.termination = r.reason as 'context_limit';
+      if (r.status === 'complete') t.termination = decodeColumn(r.reason);
       else t.incompleteReason = decodeColumn(r.reason);
     }
     attempts[k] = { started: r.attempts_started, finished: r.attempts_finished, failed: r.attempts_failed };

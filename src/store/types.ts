@@ -38,10 +38,11 @@ export interface TrajectoryRecord {
   status: TrajectoryStatus;
   incompleteReason?: string;
   /**
-   * Set when a complete trajectory ended before the stop rule because its next prompt would not
-   * fit the planned context window (docs/protocol.md §3.13); absent otherwise.
+   * Set when a complete trajectory ended before the stop rule, by a guard its plan sets: the stop
+   * that ended it (`context_limit`: its next prompt would not fit the planned context window,
+   * docs/protocol.md §3.13); absent otherwise.
    */
-  termination?: 'context_limit';
+  termination?: string;
   /** Budget T of the run (revisions after the first draft). */
   budget: number;
 }

@@ -1,5 +1,6 @@
 // Every study revloop knows, in the order their results are shown. Adding a study: its own folder
-// under studies/, and one line here.
+// under studies/, and one line here. Each study's module registers its run kinds with the store
+// (src/store/run-kinds.ts), so importing this registers every kind: the commands that read stores do.
 import { UserError } from '../core/errors.ts';
 import type { RunStore } from '../store/store.ts';
 import type { Study } from './kit/study.ts';

@@ -22,6 +22,7 @@ import type { ExperimentBuild } from '../../src/studies/experiments/designs.ts';
 import { requirePunkt } from '../helpers.ts';
 import { tempDir } from '../tmp.ts';
 import { familyCases, playbackSourceRun, recordingModel, type RecordedCall } from './helpers.ts';
+import { experimentOf } from '../../src/studies/experiments/plan.ts';
 
 const punkt = requirePunkt();
 const fixture = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'experiments', 'first-requests.json'), 'utf8')) as {
@@ -43,7 +44,7 @@ async function firstRequests(
   const out = new Map<string, RecordedCall>();
   const planned = (await store.getPlanned(runId)) as TrajectoryRunPlanned;
   const starts = await store.readEvents(runId, { types: ['attempt_started'] });
-  planned.plan.experiment!.trajectories.forEach((spec, i) => {
+  experimentOf(planned.plan)!.trajectories.forEach((spec, i) => {
     const first = starts.find((e) => e.caseIndex === i && e.revision === spec.frozen_rounds);
     assert.ok(first && first.type === 'attempt_started', `trajectory ${i} (${spec.state_id} ${spec.arm}) made a request`);
     const call = byHash.get(key(first.payload.messages_sha256, first.payload.banned_sequences));

@@ -16,6 +16,7 @@ import { isTrajectoryPlan } from '../../src/store/plan.ts';
 import { chromiumMissing, launchChromium, type Chromium } from '../chromium.ts';
 import { buildLongIdStore, ID_CHARS, type LongIdStore } from '../long-ids.ts';
 import { tempDir } from '../tmp.ts';
+import { experimentOf } from '../../src/studies/experiments/plan.ts';
 
 const skip = chromiumMissing;
 if (skip) console.log(`# ${skip}`);
@@ -229,8 +230,9 @@ describe('report readability with real-length case ids', { skip }, () => {
         [],
       );
       const planned = await store.getPlanned('hist');
-      assert.ok(planned && isTrajectoryPlan(planned.plan) && planned.plan.experiment);
-      const states = planned.plan.experiment!.trajectories.map((t) => t.state_id);
+      const experiment = planned && isTrajectoryPlan(planned.plan) ? experimentOf(planned.plan) : null;
+      assert.ok(experiment);
+      const states = experiment.trajectories.map((t) => t.state_id);
       assert.ok(states.length > 0);
       assert.deepEqual(
         states.filter((s) => !ID_CHARS.test(s) || /simulated/.test(s)),

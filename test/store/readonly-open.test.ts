@@ -15,6 +15,8 @@ import Database from 'better-sqlite3';
 import { writeCaseSet } from '../../src/core/cases/index.ts';
 import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { openStore } from '../../src/store/store.ts';
+// Registers the kind `run` with the store: this process creates such a run (a copy of a plan) itself.
+import '../../src/engine/trajectory-kinds.ts';
 import { BIN, hasStack, userEnv } from '../cli/cli.ts';
 import { tempDir } from '../tmp.ts';
 

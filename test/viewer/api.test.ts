@@ -12,6 +12,7 @@ import { decodeWordDiff } from '../../src/html/word-diff.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
 import { openStore, type RunStore } from '../../src/store/store.ts';
 import { openStudyRun } from '../../src/store/study-runs.ts';
+import { canonicalJson, sha256Hex } from '../../src/core/util/hash.ts';
 import type { ViewerBackend } from '../../src/viewer/api.ts';
 import { CYCLE, HOSTILE, alphaLines, importLines, viewerFixture, type ViewerFixture } from './fixtures.ts';
 
@@ -234,8 +235,17 @@ describe('viewer API', () => {
   test('studies without trajectories and duplicate case ids are refused with a reason', async () => {
     const w = await openStore(fx.store);
     try {
-      await openStudyRun(w, { runId: 'probe-1', kind: 'probe', controller: { label: 'p', spec: 'sim:x', simulated: true }, settings: {} });
-      await openStudyRun(w, { runId: 'odd-1', kind: 'custom-kind', controller: { label: 'o', spec: 'o', simulated: false }, settings: {} });
+      await openStudyRun(w, {
+        runId: 'probe-1',
+        kind: 'probe',
+        controller: { label: 'p', spec: 'sim:x', simulated: true },
+        settings: { env: 'toolshed' },
+      });
+      // A run of a kind no study here registered (written by a newer revloop, say): its plan event
+      // appended as such, since createRun refuses an unregistered kind.
+      const plan = { format: 'revloop.plan/1', kind: 'custom-kind', controller: { label: 'o', spec: 'o', simulated: false }, settings: {} };
+      const plan_sha256 = sha256Hex(canonicalJson({ plan, cases: [], per_case: null }));
+      await w.append('odd-1', [{ type: 'run_planned', payload: { plan, cases: [], per_case: null, plan_sha256 } }]);
     } finally {
       await w.close();
     }

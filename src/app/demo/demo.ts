@@ -14,6 +14,7 @@ import { getDefaultPunkt } from '../../core/text/index.ts';
 import { UserError } from '../../core/errors.ts';
 import { getFamily } from '../../core/verify/index.ts';
 import { exactLengthDemoCases, structuredDemoCases } from './cases.ts';
+import { experimentOf } from '../../studies/experiments/plan.ts';
 
 export const DEMO_PROFILES = ['steady', 'overshoot', 'stubborn'];
 const FAMILY_ORDER = ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12'];
@@ -206,7 +207,7 @@ async function demoIntervention(
   const store = await openStore(storePath, { readonly: true });
   try {
     const planned = await store.getPlanned(runId);
-    const experiment = planned && 'experiment' in planned.plan ? planned.plan.experiment : undefined;
+    const experiment = planned ? experimentOf(planned.plan) : null;
     const ts = await store.loadTrajectories([runId]);
     const arms = DEMO_ARMS.split(',').map((arm) => {
       const mine = ts.filter((t) => experiment?.trajectories[t.caseIndex].arm === arm);

@@ -256,7 +256,7 @@ export class GroupCommit {
       const all: StoredEvent[] = [];
       const cols: unknown[][] = Array.from({ length: 10 }, () => []);
       for (const g of groups) {
-        // A run this process holds by its session lock (probe, agent, experiments) is written only
+        // A run this process holds by its session lock (a study's records, an experiment) is written only
         // while that session lives: once it has ended, another process may hold the run.
         const lost = this.conn.liveLost;
         if (lost && this.sessionRuns.has(g.runId)) {

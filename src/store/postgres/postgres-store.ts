@@ -32,6 +32,7 @@ import {
 } from '../store.ts';
 import type { TrajectoryRecord } from '../types.ts';
 import { checkNewRunId } from '../run-id.ts';
+import { checkNewPlan } from '../run-kinds.ts';
 import type { RunRows } from '../integrity.ts';
 import { GroupCommit } from './appends.ts';
 import { connectionError, createPool, key31, parsePostgresLocation, StoreConnection } from './connection.ts';
@@ -135,6 +136,7 @@ export class PostgresRunStore implements RunStore {
 
   async createRun(runId: string, planned: RunPlannedPayload, seed: readonly NewEvent[] = []): Promise<void> {
     checkNewRunId(runId);
+    checkNewPlan(runId, planned);
     if (await this.getPlanned(runId)) throw new RunExistsError(runId, this.location);
     await this.append(runId, [{ type: 'run_planned', payload: planned }, ...seed]);
   }

@@ -91,27 +91,15 @@ CREATE TABLE IF NOT EXISTS run_locks (
 /** Tables derived from events (dropped and refilled by a rebuild). */
 export const DERIVED_TABLES = ['runs', 'trajectories', 'rounds'] as const;
 
-/** Every table a revloop store may hold, legacy ones included (anything else means "not a store"). */
-export const KNOWN_TABLES = new Set([
-  'meta',
-  'events',
-  'runs',
-  'trajectories',
-  'rounds',
-  'run_locks',
-  // schema 1 kept probe and agent results in tables of their own; migration 2 turns them into events
-  'probe_runs',
-  'probe_items',
-  'probe_scores',
-  'probe_padding',
-  'probe_sessions',
-  'agent_runs',
-  'agent_rollouts',
-  'agent_sessions',
-]);
+/**
+ * Every table a revloop store may hold (anything else means "not a store"). Development builds
+ * before 0.1.0 kept two studies' results in tables of their own; no released store has them, and a
+ * file that does is refused untouched.
+ */
+export const KNOWN_TABLES = new Set(['meta', 'events', 'runs', 'trajectories', 'rounds', 'run_locks']);
 
 /**
- * Migration 1 → 2, the part that is plain SQL: the `key` column of events and its unique index.
+ * Migration 1 → 2: the `key` column of events and its unique index.
  * Existing rounds and completions get their keys in the same transaction (the append-only
  * triggers are lifted for exactly that statement and restored).
  */

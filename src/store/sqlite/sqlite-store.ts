@@ -17,6 +17,7 @@ import { reduceRun, type ReducedRun } from '../reduce.ts';
 import { deriveChanges } from '../derive.ts';
 import { encodeColumn } from '../text-codec.ts';
 import { checkNewRunId } from '../run-id.ts';
+import { checkNewPlan } from '../run-kinds.ts';
 import type { RoundRowValues, RunRows, RunRowValues, TrajectoryRowValues } from '../integrity.ts';
 import {
   foldTables,
@@ -48,7 +49,6 @@ import {
   type TrajectoryQuery,
 } from '../store.ts';
 import type { TrajectoryRecord } from '../types.ts';
-import { migrateLegacyStudyTables } from './legacy-studies.ts';
 import { walDamage } from './wal-check.ts';
 import {
   DERIVED_TABLES,
@@ -289,15 +289,6 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
       set.run('schema_version', String(SCHEMA_VERSION));
       set.run(STORE_MARKER, '1');
     }).immediate();
-    if (version === 1) {
-      // Migrated events keep their original times: the migration's store reads them from `at`.
-      let at = '';
-      const migrator = new SqliteRunStore(db, path, { clock: () => at });
-      migrateLegacyStudyTables(db, (runId, events, when) => {
-        at = when;
-        migrator.appendSync(runId, events);
-      });
-    }
   } catch (e) {
     if (db.open) db.close();
     throw openFailure(path, e);
@@ -669,6 +660,7 @@ export class SqliteRunStore implements RunStore {
 
   async createRun(runId: string, planned: RunPlannedPayload, seed: readonly NewEvent[] = []): Promise<void> {
     checkNewRunId(runId);
+    checkNewPlan(runId, planned);
     if (this.getPlannedSync(runId)) throw new RunExistsError(runId, this.location);
     this.appendSync(runId, [{ type: 'run_planned', payload: planned }, ...seed]);
   }

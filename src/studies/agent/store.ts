@@ -16,10 +16,13 @@ import {
 } from '../../store/study-runs.ts';
 import { openStore, type RunStore, type StoreOptions } from '../../store/store.ts';
 import type { AgentHarnessName } from '../../remedy/agent-harness.ts';
+import { registerRunKind } from '../../store/run-kinds.ts';
+import { recordsRunKind } from '../kit/run-kind.ts';
 import type { RolloutRecord } from './engine.ts';
 
-/** The store's run kind of agent rollout runs. */
+/** The store's run kind of agent rollout runs, registered with the store (one per model, env, harness, temperature and seed). */
 export const AGENT_RUN_KIND = 'agent';
+registerRunKind(recordsRunKind({ kind: AGENT_RUN_KIND, study: 'agent', settings: ['env', 'harness'] }));
 
 interface AgentRunSettings {
   max_steps: number;

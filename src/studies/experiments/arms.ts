@@ -19,7 +19,7 @@ import type { BanProvider, ExchangeRecord, MessagePolicy, RoundContext } from '.
 import { verbatimPolicy } from '../../engine/round-policy.ts';
 import type { ChatMessage } from '../../models/types.ts';
 import { abstractFailureNote, glossTable } from '../../remedy/failure-record.ts';
-import type { ExperimentPlan } from '../../store/plan.ts';
+import type { ExperimentPlan } from './plan.ts';
 
 /** A history-intervention arm: full, reset, last:K, abstract or ban. */
 export type HistoryArm = { kind: 'full' } | { kind: 'reset' } | { kind: 'last'; k: number } | { kind: 'abstract' } | { kind: 'ban' };

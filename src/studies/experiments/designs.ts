@@ -12,15 +12,10 @@ import type { ConstraintCase, ExactLengthState, Family, PromptVariant } from '..
 import type { AcceptedRound } from '../../engine/loop.ts';
 import type { CaseSetInfo } from '../../engine/run.ts';
 import type { TrajectoryRunPlanned } from '../../store/events.ts';
-import {
-  frozenTextsSha256,
-  type ExperimentKind,
-  type ExperimentPlan,
-  type ExperimentSource,
-  type ExperimentTrajectory,
-} from '../../store/plan.ts';
+import { frozenTextsSha256 } from '../../store/plan.ts';
 import type { TrajectoryRecord } from '../../store/types.ts';
 import { armSlug, formatArm, type HistoryArm } from './arms.ts';
+import type { ExperimentKind, ExperimentPlan, ExperimentSource, ExperimentTrajectory } from './plan.ts';
 import type { ExperimentState, StateDesign } from './states.ts';
 
 /** Everything a design freezes: the engine's request minus the model and the store. */

@@ -3,9 +3,10 @@
 // (§1.6), and the termination of a trajectory that ended at the context window (§3.13).
 import type { TrajectoryRunPlanned } from '../../store/events.ts';
 import type { TrajectoryRecord } from '../../store/types.ts';
+import { experimentOf } from './plan.ts';
 
 export function experimentExportFields(planned: TrajectoryRunPlanned, t: TrajectoryRecord): Record<string, unknown> {
-  const experiment = planned.plan.experiment;
+  const experiment = experimentOf(planned.plan);
   const spec = experiment?.trajectories[t.caseIndex];
   if (!experiment || !spec) return {};
   const out: Record<string, unknown> = {};

@@ -26,6 +26,16 @@ export {
   type SysidSplit,
 } from './designs.ts';
 export {
+  experimentOf,
+  EXPERIMENT_KINDS,
+  type ExperimentPlan,
+  type ExperimentRunPlan,
+  type ExperimentTrajectory,
+  type ExperimentSource,
+  type ExperimentKind,
+  type ExperimentDesign,
+} from './plan.ts';
+export {
   executeExperiment,
   experimentProtocol,
   loadSourceRun,

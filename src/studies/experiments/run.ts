@@ -11,11 +11,12 @@ import { executeRun, type RunProgress, type RunResult } from '../../engine/run.t
 import { requireTokenize, type TokenizingModel } from '../../models/capabilities.ts';
 import type { Model } from '../../models/types.ts';
 import type { TrajectoryRunPlanned } from '../../store/events.ts';
-import { isTrajectoryPlan, type ExperimentPlan } from '../../store/plan.ts';
+import { isTrajectoryPlan } from '../../store/plan.ts';
 import type { RunStore } from '../../store/store.ts';
 import type { TrajectoryRecord } from '../../store/types.ts';
 import { experimentPolicies } from './arms.ts';
 import type { ExperimentBuild, SourceRun } from './designs.ts';
+import { experimentOf, type ExperimentPlan } from './plan.ts';
 import { statesSha256, withEarlierStateIds, type ExperimentState } from './states.ts';
 
 /** Decoding settings that go into the plan (as `revloop run` freezes them). */
@@ -80,7 +81,7 @@ export async function executeExperiment(req: ExperimentRunRequest): Promise<RunR
     banProvider,
     guard: req.guard,
     kind: build.kind,
-    experiment: build.experiment,
+    studyPlan: { experiment: build.experiment },
     frozenRounds: (i) => build.frozen[i],
     only: req.only,
     concurrency: req.concurrency,
@@ -111,9 +112,10 @@ export async function loadSourceRun(store: RunStore, runId: string, flag = '--fr
 export async function storedExperiment(store: RunStore, runId: string, kind: string): Promise<ExperimentPlan | null> {
   const planned = await store.getPlanned(runId);
   if (!planned) return null;
-  if (planned.plan.kind !== kind || !isTrajectoryPlan(planned.plan) || !planned.plan.experiment)
+  const experiment = experimentOf(planned.plan);
+  if (planned.plan.kind !== kind || !experiment)
     throw new UserError(`run '${runId}' in ${store.location} is a ${planned.plan.kind} run, not an ${kind} run; choose another --run-id`);
-  return planned.plan.experiment;
+  return experiment;
 }
 
 /**

@@ -4,13 +4,13 @@
 // message policies for the audit, and shows their trajectories in the report's browser.
 import { getFamily } from '../../core/verify/registry.ts';
 import type { PromptVariant } from '../../core/verify/types.ts';
-import { EXPERIMENT_KINDS, isTrajectoryPlan } from '../../store/plan.ts';
 import type { TrajectoryRecord } from '../../store/types.ts';
 import { shareOf, shortTime } from '../kit/run-status.ts';
 import type { Study } from '../kit/study.ts';
 import { analyzeExperimentRuns } from './analysis/analyze.ts';
 import type { ExperimentsAnalysis } from './analysis/types.ts';
 import { experimentPolicies } from './arms.ts';
+import { EXPERIMENT_KINDS, experimentOf } from './plan.ts';
 import { experimentExportFields } from './export.ts';
 import { experimentSections } from './sections.ts';
 import { renderExperimentsText } from './text.ts';
@@ -47,7 +47,7 @@ export const experimentsStudy: Study<ExperimentsStudyAnalysis> = {
     const rows = [];
     for (const r of runs) {
       const planned = await store.getPlanned(r.runId);
-      const experiment = planned && isTrajectoryPlan(planned.plan) ? planned.plan.experiment : undefined;
+      const experiment = planned ? experimentOf(planned.plan) : null;
       const from = experiment ? experiment.sources.map((s) => s.run_id).join(', ') || '(case set)' : '?';
       rows.push({
         runId: r.runId,
@@ -90,7 +90,7 @@ export const experimentsStudy: Study<ExperimentsStudyAnalysis> = {
     };
   },
   replay(planned) {
-    const experiment = planned.plan.experiment;
+    const experiment = experimentOf(planned.plan);
     return experiment
       ? experimentPolicies(
           experiment,

@@ -105,7 +105,10 @@ export interface Study<A = unknown> {
   /** Stable id: the section ids' prefix, the key of its part of `analyze --json`. */
   readonly id: string;
   readonly title: string;
-  /** The run kinds (plan `kind`) this study owns. */
+  /**
+   * The run kinds (plan `kind`) this study owns, each registered with the store by the module that
+   * writes its runs (src/store/run-kinds.ts).
+   */
   readonly kinds: readonly string[];
   /**
    * Where its JSON goes in `analyze --json`: under `id`, or (the revision study, whose schema

@@ -17,11 +17,14 @@ import {
   type StudySession,
 } from '../../store/study-runs.ts';
 import { openStore, type RunStore, type StoreOptions } from '../../store/store.ts';
+import { registerRunKind } from '../../store/run-kinds.ts';
+import { recordsRunKind } from '../kit/run-kind.ts';
 import { itemSha256 } from './items.ts';
 import type { CandidateName, Condition, ProbeItem, ScoreRecord } from './types.ts';
 
-/** The store's run kind of probe runs. */
+/** The store's run kind of probe runs, registered with the store (one per model and environment). */
 export const PROBE_RUN_KIND = 'probe';
+registerRunKind(recordsRunKind({ kind: PROBE_RUN_KIND, study: 'probe', settings: ['env'] }));
 
 interface ProbeRunRow {
   run_id: string;

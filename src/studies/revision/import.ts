@@ -14,6 +14,8 @@ import { renderProblems } from '../../core/cases/errors.ts';
 import type { ConstraintCase, Family } from '../../core/verify/types.ts';
 import type { NewEvent, PerCase, RunPlannedPayload } from '../../store/events.ts';
 import { casesSha256, familyFingerprint, planSha256, type RunPlan } from '../../store/plan.ts';
+import { planFormat } from '../../store/run-kinds.ts';
+import { IMPORT_KIND } from '../../engine/trajectory-kinds.ts';
 import type { RunStore } from '../../store/store.ts';
 
 /** One line of an import file (docs/running.md "Importing trajectories"). */
@@ -256,8 +258,8 @@ export async function importTrajectories(store: RunStore, parsed: ParsedImport, 
     families[name] = familyFingerprint(options.resolveFamily(name), byFamily.get(name)!, 'baseline');
   const simulated = parsed.lines.some((l) => l.line.simulated === true);
   const plan: RunPlan = {
-    format: 'revloop.plan/1',
-    kind: 'import',
+    format: planFormat(IMPORT_KIND.planVersion),
+    kind: IMPORT_KIND.kind,
     case_set: {
       format: options.format,
       total: cases.length,

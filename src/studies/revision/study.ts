@@ -4,6 +4,7 @@ import { getFamily } from '../../core/verify/registry.ts';
 import type { PromptVariant } from '../../core/verify/types.ts';
 import type { RunPlannedPayload } from '../../store/events.ts';
 import { isTrajectoryPlan } from '../../store/plan.ts';
+import { IMPORT_KIND, REVISE_KIND, RUN_KIND } from '../../engine/trajectory-kinds.ts';
 import type { TrajectoryRecord } from '../../store/types.ts';
 import type { ReportModel } from '../kit/report-model.ts';
 import type { Study, TrajectoryReader } from '../kit/study.ts';
@@ -68,7 +69,8 @@ const reader: TrajectoryReader = {
 export const revisionStudy: Study<RevisionAnalysis> = {
   id: 'revision',
   title: 'Revision runs',
-  kinds: ['run', 'import', 'revise'],
+  // Imported here so that whoever loads the study has its kinds registered with the store.
+  kinds: [RUN_KIND.kind, IMPORT_KIND.kind, REVISE_KIND.kind],
   json: 'top-level',
   async analyze(store, runIds, o) {
     const inputs = await loadRevisionInputs(store, runIds);

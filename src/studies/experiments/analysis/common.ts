@@ -4,7 +4,7 @@ import { pairedBootstrapRates } from '../../../core/stats/bootstrap.ts';
 import { Xoshiro128 } from '../../../core/stats/prng.ts';
 import { percentileInterval95 } from '../../../core/stats/quantile.ts';
 import type { TrajectoryRunPlanned } from '../../../store/events.ts';
-import { isTrajectoryPlan, type ExperimentPlan, type ExperimentTrajectory } from '../../../store/plan.ts';
+import { experimentOf, type ExperimentPlan, type ExperimentTrajectory } from '../plan.ts';
 import type { RunStore, RunSummary } from '../../../store/store.ts';
 import type { TrajectoryRecord } from '../../../store/types.ts';
 import type { Interval, Rate } from './types.ts';
@@ -21,11 +21,12 @@ export async function loadExperimentRuns(store: RunStore, runIds: readonly strin
   const out: ExperimentRunData[] = [];
   for (const runId of runIds) {
     const run = await store.getRun(runId);
-    if (!run || !isTrajectoryPlan(run.planned.plan) || !run.planned.plan.experiment) continue;
+    const experiment = run && experimentOf(run.planned.plan);
+    if (!run || !experiment) continue;
     out.push({
       runId,
       planned: run.planned as TrajectoryRunPlanned,
-      experiment: run.planned.plan.experiment,
+      experiment,
       trajectories: await store.loadTrajectories([runId]),
       summary: run.summary,
     });
