@@ -38,7 +38,9 @@ import type {
   ViewerBackend,
   WorkerRow,
 } from '../viewer/api.ts';
-import { generateToken, isLoopbackHost, startViewerServer } from '../viewer/server.ts';
+import { generateToken, isLoopbackHost, startViewerServer, type ViewerServerOptions } from '../viewer/server.ts';
+import { VIEWER_SERVER_DEFAULTS } from '../viewer/defaults.ts';
+import { VIEW_DEFAULTS } from './defaults.ts';
 import { describeStoreRuns } from './runs.ts';
 import { AnalysisWorker, analyseRun, type RunAnalysis } from './view-analysis.ts';
 import { SearchWorker } from './view-search.ts';
@@ -47,8 +49,9 @@ import { summaryProblems } from '../store/integrity.ts';
 import { facet, Lru, matchingCases, refreshIndex, type IndexEntry, type RunIndex } from './view-index.ts';
 
 export interface ViewApiOptions {
-  /** Bootstrap resamples of the run pages' analyses (default 2,000; 0 switches intervals off). */
+  /** Bootstrap resamples of the run pages' analyses (default `VIEW_DEFAULTS.bootstrap`, 2,000; 0 switches intervals off). */
   bootstrap?: number;
+  /** The bootstrap seed (default `VIEW_DEFAULTS.seed`, the analysis's). */
   seed?: number;
   /** Trajectories whose index entries are kept, over all runs (default 200,000: a few tens of MB). */
   indexedTrajectories?: number;
@@ -66,14 +69,9 @@ export interface ViewApiOptions {
   onUnverified?: (runId: string, problems: string[]) => void;
 }
 
-export interface ViewOptions extends ViewApiOptions {
+/** What `startViewer` takes: the store, the backend's options, and the server's (`ViewerServerOptions`). */
+export interface ViewOptions extends ViewApiOptions, Pick<ViewerServerOptions, 'host' | 'port' | 'pollMs' | 'log' | 'maxStreams'> {
   store: string;
-  host?: string;
-  port?: number;
-  pollMs?: number;
-  log?: (line: string) => void;
-  /** Most event streams at once (default 16; 429 beyond). */
-  maxStreams?: number;
 }
 
 export interface ViewerHandle {
@@ -92,7 +90,7 @@ const CELLS: CompareCell[] = ['both_success', 'a_only', 'b_only', 'both_failure'
 
 /** Starts the viewer on a store: opens it read-only, serves the app and the API until closed. */
 export async function startViewer(o: ViewOptions): Promise<ViewerHandle> {
-  const host = o.host ?? '127.0.0.1';
+  const host = o.host ?? VIEWER_SERVER_DEFAULTS.host;
   const store = await openStore(o.store, { readonly: true });
   const worker = new AnalysisWorker(o.store);
   // SQLite works on the thread that asks: its searches go to a worker (PostgreSQL searches in its own process).
@@ -250,8 +248,8 @@ export function apiSections(sections: readonly Section[]): ApiSection[] {
 
 /** The viewer's API over an open store (the HTTP server calls these; tests and scripts may too). */
 export function viewerBackend(store: RunStore, o: ViewApiOptions = {}): ViewerBackend {
-  const bootstrap = o.bootstrap ?? 2000;
-  const seed = o.seed ?? 20260808;
+  const bootstrap = o.bootstrap ?? VIEW_DEFAULTS.bootstrap;
+  const seed = o.seed ?? VIEW_DEFAULTS.seed;
   const indexes = new Lru<string, RunIndex>(o.indexedTrajectories ?? 200_000, (idx) => idx.entries.length);
   const analyses = new Lru<string, Analysed>(o.analysedRuns ?? 4);
   const refreshing = new Map<string, Promise<RunIndex>>();

@@ -20,7 +20,7 @@ import type { ConstraintCase, Family, PromptVariant, VerifierState } from '../co
 import { UsageError } from '../core/errors.ts';
 import { buildHistoryMessages, type Exchange, type HistoryWindow } from '../remedy/history-window.ts';
 import { buildRevisionMessages, type RevisionExchange } from '../remedy/revision-messages.ts';
-import { messagePolicyOf, policyName, POLICY_PRESETS, type RevisionPolicy } from '@revloop/revise';
+import { messagePolicyOf, policyName, POLICY_PRESETS } from '@revloop/revise';
 import { banStrings } from '../remedy/ban.ts';
 import { cycleAt, draftKey, type AttemptShape, type CycleFinding } from '../remedy/recurrence.ts';
 
@@ -133,18 +133,4 @@ export function banProviderNamed(name: string | null): BanProvider | undefined {
   if (name === 'failed-drafts') return failedDraftsBan;
   if (name === 'complete-repeats') return completeRepeatsBan;
   throw new UsageError('--ban', `--ban: unknown ban '${name}'; use failed-drafts or complete-repeats (or leave it out)`);
-}
-
-/** The revision policy a named harness stands for (its cycle action decides the stop rule). */
-export function harnessPolicy(name: string): RevisionPolicy | null {
-  try {
-    return { ...POLICY_PRESETS[policyName(name)] };
-  } catch {
-    return null;
-  }
-}
-
-/** Whether runs under this harness stop at a persistent cycle (`onCycle: 'stop'`). */
-export function stopsOnCycle(messagePolicy: string): boolean {
-  return harnessPolicy(messagePolicy)?.onCycle === 'stop';
 }

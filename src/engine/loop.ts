@@ -21,17 +21,9 @@ import type { AttemptRecord, ChatMessage, Model } from '../models/types.ts';
 import type { RoundRecord } from '../store/types.ts';
 import { ListHasher } from '../core/util/hash.ts';
 import type { ConstraintCase, Family, VerifierState } from '../core/verify/types.ts';
-import {
-  banProviderNamed,
-  messagePolicyNamed,
-  stopsOnCycle,
-  verbatimPolicy,
-  violationTags,
-  type ExchangeRecord,
-  type RoundContext,
-} from './harness.ts';
+import { banProviderNamed, messagePolicyNamed, verbatimPolicy, violationTags, type ExchangeRecord, type RoundContext } from './harness.ts';
 import type { BanProvider, MessagePolicy } from './harness.ts';
-import type { ProtocolConfig } from './protocol.ts';
+import { stopsOnCycle, type ProtocolConfig } from './protocol.ts';
 
 export type { NumberedAttempt };
 
@@ -132,7 +124,7 @@ export interface EngineOptions {
   banProvider?: BanProvider;
   /** End a trajectory at a persistent cycle (default: the protocol's message policy decides). */
   stopOnCycle?: boolean;
-  /** Checked before every generation; may end the trajectory (context_limit). */
+  /** Checked before every generation; may end the trajectory (context_limit). In a stored run its settings belong in the plan. */
   guard?: GenerationGuard;
   extraBody?: Record<string, unknown>;
   signal?: AbortSignal;

@@ -21,13 +21,14 @@ import { RunExistsError, type RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
 import { CapabilityError, UserError } from '../core/errors.ts';
 import type { ConstraintCase, Family } from '../core/verify/types.ts';
-import { stopReason, type AcceptedRound, type GenerationGuard, type TrajectoryOutcome } from './loop.ts';
-import { banProviderNamed, type BanProvider, type MessagePolicy } from './harness.ts';
+import { stopReason, type AcceptedRound, type EngineOptions, type TrajectoryOutcome } from './loop.ts';
+import { banProviderNamed } from './harness.ts';
 import { runPool } from './pool.ts';
-import { protocolSpec, type ProtocolConfig } from './protocol.ts';
+import { protocolSpec } from './protocol.ts';
+import { ENGINE_DEFAULTS } from './defaults.ts';
 import { OutcomeTally } from './outcome-tally.ts';
 import { recordTrajectory, type RunContext } from './trajectory-task.ts';
-import { runWorker } from './worker.ts';
+import { runWorker, type WorkerOptions } from './worker.ts';
 
 /** Where a run's cases came from (format, counts, file hash, manifest, path); frozen in the run plan. */
 export interface CaseSetInfo {
@@ -43,22 +44,22 @@ export interface CaseSetInfo {
 
 /**
  * What `executeRun` needs: the store and run id, the cases and where they came from, the model, the protocol, a family lookup, and
- * optionally concurrency, harness hooks, an abort signal and a progress callback.
+ * optionally concurrency, harness hooks, an abort signal and a progress callback. The protocol and harness hooks are
+ * `runTrajectory`'s (EngineOptions), the session's settings a worker's (WorkerOptions; unset: ENGINE_DEFAULTS).
  */
-export interface RunRequest {
+export interface RunRequest
+  extends
+    Pick<EngineOptions, 'protocol' | 'messagePolicy' | 'banProvider' | 'guard'>,
+    Partial<Pick<WorkerOptions, 'concurrency' | 'leaseSeconds'>>,
+    Pick<WorkerOptions, 'signal' | 'maxConsecutiveFailures' | 'abandonAfterMs' | 'sessionOptions'> {
   store: RunStore;
   runId: string;
   /** The selected cases, in input order. */
   cases: ConstraintCase[];
   caseSet: CaseSetInfo;
   model: Model;
-  protocol: ProtocolConfig;
   resolveFamily: (name: string) => Family;
   extraBody?: Record<string, unknown> | null;
-  messagePolicy?: MessagePolicy;
-  banProvider?: BanProvider;
-  /** Checked before every generation (an experiment's context window); its settings belong in the plan. */
-  guard?: GenerationGuard;
   /** The plan's kind (default `run`); experiments name their design's kind. */
   kind?: TrajectoryRunKind;
   /** An experiment's frozen inputs, written into the plan. */
@@ -70,16 +71,6 @@ export interface RunRequest {
   frozenRounds?: (caseIndex: number) => AcceptedRound[];
   /** Only these unfinished trajectories are worked on in this session (default: all). */
   only?: (t: TrajectoryRecord) => boolean;
-  concurrency?: number;
-  signal?: AbortSignal;
-  /** Stop the run after this many trajectories in a row end protocol-incomplete (0 = never). */
-  maxConsecutiveFailures?: number;
-  /** How long to wait for in-flight calls once stopping, before abandoning them (ms). */
-  abandonAfterMs?: number;
-  /** Operational settings recorded with the session (timeouts, retries, rate limits, …). */
-  sessionOptions?: Record<string, unknown>;
-  /** Stores with leases (PostgreSQL): how long this process's claim on a trajectory lasts without renewal. */
-  leaseSeconds?: number;
   onProgress?: (p: RunProgress) => void;
 }
 
@@ -333,8 +324,8 @@ async function executeLeasedRun(req: RunRequest): Promise<RunResult> {
     store,
     runId,
     context: async () => contextOf(req),
-    concurrency: req.concurrency ?? 1,
-    leaseSeconds: req.leaseSeconds ?? 60,
+    concurrency: req.concurrency ?? ENGINE_DEFAULTS.concurrency,
+    leaseSeconds: req.leaseSeconds ?? ENGINE_DEFAULTS.leaseSeconds,
     untilDone: true,
     signal: req.signal,
     maxConsecutiveFailures: req.maxConsecutiveFailures,
@@ -397,7 +388,7 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
           pid: process.pid,
           host: hostname(),
           cases_path: req.caseSet.path,
-          options: { concurrency: req.concurrency ?? 1, ...(req.sessionOptions ?? {}) },
+          options: { concurrency: req.concurrency ?? ENGINE_DEFAULTS.concurrency, ...(req.sessionOptions ?? {}) },
           pending: open.length,
         },
       },
@@ -406,7 +397,7 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
 
     const controller = new AbortController();
     // Every call in flight listens on this one signal (timers, sockets): that is by design.
-    setMaxListeners(4 * (req.concurrency ?? 1) + 16, controller.signal);
+    setMaxListeners(4 * (req.concurrency ?? ENGINE_DEFAULTS.concurrency) + 16, controller.signal);
     let stopped: RunResult['stopped'] = null;
     const onExternalAbort = () => {
       stopped ??= { reason: 'interrupted', message: 'stopped by request' };
@@ -416,7 +407,7 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
     req.signal?.addEventListener('abort', onExternalAbort, { once: true });
 
     const recorders = new Set<StoreRecorder>();
-    const tally = new OutcomeTally(progress, req.maxConsecutiveFailures ?? 0);
+    const tally = new OutcomeTally(progress, req.maxConsecutiveFailures ?? ENGINE_DEFAULTS.maxConsecutiveFailures);
 
     let fatal: { error: unknown } | null = null;
     const fail = (error: unknown) => {
@@ -464,14 +455,14 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
       }
     };
 
-    const pool = runPool(open, req.concurrency ?? 1, controller.signal, work, fail);
+    const pool = runPool(open, req.concurrency ?? ENGINE_DEFAULTS.concurrency, controller.signal, work, fail);
     // Once stopping, nothing more is recorded, and calls that ignore the abort signal are abandoned
     // after a grace period (resuming repeats them).
     let timer: NodeJS.Timeout | undefined;
     const abandoned = new Promise<void>((resolve) => {
       const onAbort = () => {
         for (const r of recorders) r.closed = true;
-        timer = setTimeout(resolve, req.abandonAfterMs ?? 2000);
+        timer = setTimeout(resolve, req.abandonAfterMs ?? ENGINE_DEFAULTS.abandonAfterMs);
       };
       if (controller.signal.aborted) onAbort();
       else controller.signal.addEventListener('abort', onAbort, { once: true });

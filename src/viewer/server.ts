@@ -15,12 +15,13 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { NotFoundError, UsageError, UserError, isRevloopError } from '../core/errors.ts';
 import type { CompareQuery, LiveEvent, TrajectoryFilter, ViewerBackend } from './api.ts';
+import { VIEWER_SERVER_DEFAULTS } from './defaults.ts';
 
 export interface ViewerServerOptions {
   backend: ViewerBackend;
-  /** Address to bind (default 127.0.0.1). */
+  /** Address to bind (default loopback, 127.0.0.1). */
   host?: string;
-  /** Port (default 8300; 0 picks a free one). */
+  /** Port (default VIEWER_SERVER_DEFAULTS.port, 8300; 0 picks a free one). */
   port?: number;
   /** The access token; required for a non-loopback host (see generateToken), ignored on loopback. */
   token?: string | null;
@@ -66,8 +67,6 @@ const TYPES: Record<string, string> = {
 
 const TOKEN_COOKIE = 'revloop_token';
 const MAX_LIMIT = 1000;
-/** Event streams open at once by default: each replays the log from its cursor, so their number is bounded. */
-export const DEFAULT_MAX_STREAMS = 16;
 /** The longest text search (`q`): a search costs about the drafts' size times the query's length. */
 export const MAX_QUERY_CHARS = 200;
 
@@ -184,16 +183,16 @@ interface Stream {
 }
 
 export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerServer> {
-  const host = o.host ?? '127.0.0.1';
+  const host = o.host ?? VIEWER_SERVER_DEFAULTS.host;
   const loopback = isLoopbackHost(host);
   const token = loopback ? null : (o.token ?? null);
   if (!loopback && !token) throw new UsageError('--host', `a viewer on ${host} (not loopback) needs an access token`);
   const app = loadApp();
   const backend = o.backend;
-  const pollMs = o.pollMs ?? 250;
-  const batch = o.batch ?? 500;
+  const pollMs = o.pollMs ?? VIEWER_SERVER_DEFAULTS.pollMs;
+  const batch = o.batch ?? VIEWER_SERVER_DEFAULTS.batch;
   const log = o.log ?? (() => {});
-  const maxStreams = o.maxStreams ?? DEFAULT_MAX_STREAMS;
+  const maxStreams = o.maxStreams ?? VIEWER_SERVER_DEFAULTS.maxStreams;
   const streams = new Set<Stream>();
   let poller: ReturnType<typeof setInterval> | null = null;
   let heartbeat: ReturnType<typeof setInterval> | null = null;
@@ -400,20 +399,21 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
       else res.end();
     });
   });
+  const requested = o.port ?? VIEWER_SERVER_DEFAULTS.port;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EADDRINUSE')
-        reject(new UserError(`port ${o.port ?? 8300} is already in use on ${host}; choose another with --port (0 picks a free one)`));
+        reject(new UserError(`port ${requested} is already in use on ${host}; choose another with --port (0 picks a free one)`));
       else if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND')
         reject(new UsageError('--host', `cannot listen on ${host}: no such address on this machine (${e.code})`));
       else if (e.code === 'EACCES')
         reject(new UsageError('--port', `not allowed to listen on port ${o.port} (ports below 1024 need privileges)`));
       else reject(e);
     });
-    server.listen(o.port ?? 8300, host, () => resolve());
+    server.listen(requested, host, () => resolve());
   });
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : (o.port ?? 8300);
+  const port = typeof address === 'object' && address ? address.port : requested;
   const wildcard = host === '0.0.0.0' || host === '::';
   const shownHost = wildcard ? hostname() : host;
   const hostPart = isIP(shownHost) === 6 ? `[${shownHost}]` : shownHost;

@@ -106,6 +106,7 @@ export {
 export {
   REVLOOP_DEFAULT_POLICY,
   POLICY_PRESETS,
+  PAPER_BUDGET,
   policyName,
   policyPreset,
   parseHistorySpec,

@@ -13,6 +13,8 @@ import type { TrajectoryRecord } from '../../store/types.ts';
 import { getDefaultPunkt } from '../../core/text/index.ts';
 import { UserError } from '../../core/errors.ts';
 import { getFamily } from '../../core/verify/index.ts';
+import { ANALYSIS_DEFAULTS } from '../../studies/revision/analysis/defaults.ts';
+import { DEMO_DEFAULTS } from '../defaults.ts';
 import { exactLengthDemoCases, structuredDemoCases } from './cases.ts';
 
 export const DEMO_PROFILES = ['steady', 'overshoot', 'stubborn'];
@@ -132,7 +134,7 @@ export async function runDemo(o: DemoOptions = {}, hooks: DemoHooks = {}): Promi
         model,
         protocol: PAPER_PROTOCOL,
         resolveFamily: getFamily,
-        concurrency: o.concurrency ?? 8,
+        concurrency: concurrencyOf(o),
         signal: o.signal,
         onProgress: (p) => hooks.onProgress?.(runId, p),
       });
@@ -156,7 +158,7 @@ export async function runDemo(o: DemoOptions = {}, hooks: DemoHooks = {}): Promi
   const report = await buildStoreReport(storePath, {
     runIds,
     bootstrap: 2000,
-    seed: 20260808,
+    seed: ANALYSIS_DEFAULTS.seed,
     title: 'revloop demo (SIMULATED controllers)',
   });
   writeReportFile(reportPath, report.html);
@@ -164,7 +166,7 @@ export async function runDemo(o: DemoOptions = {}, hooks: DemoHooks = {}): Promi
 }
 
 function concurrencyOf(o: DemoOptions): number {
-  return o.concurrency ?? 8;
+  return o.concurrency ?? DEMO_DEFAULTS.concurrency;
 }
 
 async function demoIntervention(

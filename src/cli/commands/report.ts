@@ -20,6 +20,7 @@ import {
   runOption,
   storeOption,
 } from '../options.ts';
+import { ANALYSIS_DEFAULTS } from '../../studies/revision/analysis/defaults.ts';
 import { lineProgress } from '../progress.ts';
 import { isStdout } from '../stdio.ts';
 import { formatCount } from '../../core/util/count.ts';
@@ -53,7 +54,7 @@ export function register(program: Command): void {
   cmd.option('--title <text>', 'report title', 'revloop report');
   addOptionWithAliases(cmd, maxCapOption(), '--budget');
   cmd
-    .addOption(bootstrapOption(20000))
+    .addOption(bootstrapOption(ANALYSIS_DEFAULTS.bootstrap))
     .addOption(bootstrapSeedOption())
     .option('--panel <controller=panel...>', 'put a controller in a named panel (reversals and panel means are within panels)')
     .option('--no-timestamp', 'leave the generation time out (byte-reproducible output)')

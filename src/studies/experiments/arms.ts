@@ -24,8 +24,7 @@ import type { ExperimentPlan } from '../../store/plan.ts';
 /** A history-intervention arm: full, reset, last:K, abstract or ban. */
 export type HistoryArm = { kind: 'full' } | { kind: 'reset' } | { kind: 'last'; k: number } | { kind: 'abstract' } | { kind: 'ban' };
 
-/** The history-intervention arms run when none are named: full, reset, last:1, last:2. */
-export const DEFAULT_ARMS = 'full,reset,last:1,last:2';
+export { DEFAULT_ARMS } from './defaults.ts';
 export const ARM_NAMES = 'full, reset, last:K (K = 0, 1, 2, …), abstract, ban';
 
 /** Parses an arm spec (`full`, `reset`, `last:K`, `abstract`, `ban`); throws a UsageError for anything else. */

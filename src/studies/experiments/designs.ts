@@ -289,8 +289,7 @@ export function buildPersist(
 
 // ---- §3.11 system identification -------------------------------------------------------------------
 
-/** The commanded length errors of system identification when none are named (−50 … 50 words). */
-export const DEFAULT_ERRORS = [-50, -20, -10, -5, -2, -1, 1, 2, 5, 10, 20, 50];
+export { DEFAULT_ERRORS } from './defaults.ts';
 /** Cells whose shifted target falls below this are excluded (docs/protocol.md §3.11). */
 export const MIN_SYSID_TARGET = 10;
 /** Which cases system identification runs: the discovery split, the confirmation split, or both. */

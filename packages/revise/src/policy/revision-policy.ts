@@ -25,6 +25,12 @@ export type BanKind = 'failed-drafts' | 'complete-repeats';
 /** What a revision loop does when it finds a cycle: go on, restart its history, or stop. */
 export type CycleAction = 'continue' | 'reset' | 'stop';
 
+/**
+ * The paper's revision budget T = 8: revisions after the first draft, at most T + 1 generations. The
+ * one home of the number: `revise()`'s default `budget.revisions` and the lab's `PAPER_PROTOCOL.budget`.
+ */
+export const PAPER_BUDGET = 8;
+
 /** A named revision policy: history window, feedback form, ban of failed drafts and cycle action. */
 export interface RevisionPolicy {
   history: HistorySpec;
