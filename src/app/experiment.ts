@@ -279,7 +279,7 @@ export interface CrossoverExperimentOptions extends ExperimentCommonOptions {
 export async function runCrossoverExperiment(o: CrossoverExperimentOptions, hooks: ExperimentHooks = {}): Promise<ExperimentOutcome> {
   return withExperiment(o, hooks, async (readStore, model) => {
     const store = await readStore();
-    const planner = await loadSourceRun(store, o.plannerRun, '--planner-run');
+    const planner = await loadSourceRun(store, o.plannerRun, 'plannerRun');
     const stored = await storedExperiment(store, o.runId, 'experiment:crossover');
     const given = await statesFor(planner, 'crossover', o.states, {});
     const states = reconcileStates(o.runId, stored, given, o.allowSubset ?? false);

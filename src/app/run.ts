@@ -167,7 +167,7 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
     variant: o.variant ?? RUN_DEFAULTS.variant,
     temperature: decoding.temperature,
     seed: decoding.seed,
-    messagePolicy: policyName(o.harness ?? RUN_DEFAULTS.harness),
+    messagePolicy: policyName(o.harness ?? RUN_DEFAULTS.harness, 'harness'),
     banProvider: null,
   };
   const preset = POLICY_PRESETS[protocol.messagePolicy];

@@ -17,7 +17,7 @@
 // produced it and resuming under a different harness is refused.
 import type { ChatMessage } from '../models/types.ts';
 import type { ConstraintCase, Family, PromptVariant, VerifierState } from '../core/verify/types.ts';
-import { UsageError } from '../core/errors.ts';
+import { namingOption, UsageError } from '../core/errors.ts';
 import { buildHistoryMessages, type Exchange, type HistoryWindow } from '../remedy/history-window.ts';
 import { buildRevisionMessages, type RevisionExchange } from '../remedy/revision-messages.ts';
 import { messagePolicyOf, policyName, POLICY_PRESETS } from '@revloop/revise';
@@ -112,7 +112,7 @@ const completeRepeatsBan: BanProvider = {
 
 /** The message policy of a named harness (`verbatim`, `abstract`, `drop`, `reset-on-recurrence`, `revloop-default`). */
 export function messagePolicyNamed(name: string): MessagePolicy {
-  const canonical = policyName(name);
+  const canonical = policyName(name, 'messagePolicy');
   if (canonical === 'verbatim') return verbatimPolicy;
   const preset = POLICY_PRESETS[canonical];
   return {
@@ -132,5 +132,5 @@ export function banProviderNamed(name: string | null): BanProvider | undefined {
   if (name === null) return undefined;
   if (name === 'failed-drafts') return failedDraftsBan;
   if (name === 'complete-repeats') return completeRepeatsBan;
-  throw new UsageError('--ban', `--ban: unknown ban '${name}'; use failed-drafts or complete-repeats (or leave it out)`);
+  throw namingOption('banProvider', (n) => new UsageError(n, `${n}: unknown ban '${name}'; use failed-drafts or complete-repeats (or leave it out)`));
 }

@@ -19,7 +19,7 @@ import {
 import { StoreRecorder } from './recorder.ts';
 import { RunExistsError, type RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
-import { CapabilityError, UserError } from '../core/errors.ts';
+import { CapabilityError, namingOption, UserError } from '../core/errors.ts';
 import type { ConstraintCase, Family } from '../core/verify/types.ts';
 import { stopReason, type AcceptedRound, type EngineOptions, type TrajectoryOutcome } from './loop.ts';
 import { banProviderNamed } from './harness.ts';
@@ -176,6 +176,11 @@ function validateCases(cases: readonly ConstraintCase[], resolveFamily: (name: s
   }
 }
 
+/** A run id already taken by a run of another kind: choose another `runId`. */
+function notARevisionRun(runId: string, location: string, kind: string): UserError {
+  return namingOption('runId', (n) => new UserError(`run '${runId}' in ${location} is a ${kind} run, not a revision run; choose another ${n}`));
+}
+
 /** Refuses a different plan under an existing run id, naming what differs. */
 function checkSamePlan(runId: string, stored: TrajectoryRunPlanned | RunPlannedPayloadAny, requested: TrajectoryRunPlanned): void {
   assertSamePlan(runId, stored, requested);
@@ -231,10 +236,14 @@ function checkedPlan(req: RunRequest): TrajectoryRunPlanned {
     );
   }
   if (ban && !answers && !req.model.capabilities.ban) {
-    throw new CapabilityError(
-      `the ban '${ban}' needs a model with decoder bans (gguf:, vllm:, sim:); ${req.model.spec} has none. Run without --ban, or with a backend that can ban`,
-      'ban',
-      req.model.label,
+    throw namingOption(
+      'banProvider',
+      (n) =>
+        new CapabilityError(
+          `the ban '${ban}' needs a model with decoder bans (gguf:, vllm:, sim:); ${req.model.spec} has none. Run without ${n}, or with a backend that can ban`,
+          'ban',
+          req.model.label,
+        ),
     );
   }
   return planRun(req, req.kind ?? 'run');
@@ -272,7 +281,7 @@ export async function prepareRun(req: RunRequest): Promise<{ planned: Trajectory
     const stored = await store.getPlanned(runId);
     if (!stored) return false;
     if (!isTrajectoryPlan(stored.plan))
-      throw new UserError(`run '${runId}' in ${store.location} is a ${stored.plan.kind} run, not a revision run; choose another --run-id`);
+      throw notARevisionRun(runId, store.location, stored.plan.kind);
     checkSamePlan(runId, stored, requested);
     return true;
   };
@@ -360,7 +369,7 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
   const stored = await store.getPlanned(runId);
   if (stored) {
     if (!isTrajectoryPlan(stored.plan))
-      throw new UserError(`run '${runId}' in ${store.location} is a ${stored.plan.kind} run, not a revision run; choose another --run-id`);
+      throw notARevisionRun(runId, store.location, stored.plan.kind);
     checkSamePlan(runId, stored, requested);
   }
 

@@ -130,7 +130,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
   const leases = store.leases;
   if (!leases)
     throw new CapabilityError(
-      `${store.location}: workers share runs through a PostgreSQL store (--store postgres://…); a SQLite store has one writer per run (use \`revloop run\`)`,
+      `${store.location}: workers share runs through a PostgreSQL store (postgres://…); a SQLite store has one writer per run (use \`revloop run\`)`,
       'leases',
     );
   const worker = await leases.register({ concurrency: o.concurrency, leaseSeconds: o.leaseSeconds });

@@ -1,7 +1,7 @@
 // createModel(spec, options): a model spec string → a Model (the scheme list is in models/index.ts
 // and docs/models.md). The HTTP configuration is checked here, before any request.
 import { simulatedLabel } from '../core/simulated.ts';
-import { UserError, UsageError } from '../core/errors.ts';
+import { namingOption, UserError, UsageError } from '../core/errors.ts';
 import type { Model } from './types.ts';
 import {
   DEFAULT_API_KEY_ENV,
@@ -81,7 +81,10 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
     apiKey = env[DEFAULT_API_KEY_ENV]?.trim() || null;
   }
   if (parsed.scheme === 'openai' && !apiKey) {
-    throw new UserError(`${spec}: no API key; set ${DEFAULT_API_KEY_ENV} (or name another variable with --api-key-env / apiKeyEnv)`);
+    throw namingOption(
+      'apiKeyEnv',
+      (n) => new UserError(`${spec}: no API key; set ${DEFAULT_API_KEY_ENV} (or name another variable with ${n})`),
+    );
   }
   const baseUrl = (parsed.baseUrl ?? options.baseUrl ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
   const extraBody = options.extraBody ?? {};

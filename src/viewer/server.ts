@@ -13,7 +13,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
-import { NotFoundError, UsageError, UserError, isRevloopError } from '../core/errors.ts';
+import { NotFoundError, UsageError, UserError, isRevloopError, namingOption } from '../core/errors.ts';
 import type { CompareQuery, LiveEvent, TrajectoryFilter, ViewerBackend } from './api.ts';
 import { VIEWER_SERVER_DEFAULTS } from './defaults.ts';
 
@@ -186,7 +186,7 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
   const host = o.host ?? VIEWER_SERVER_DEFAULTS.host;
   const loopback = isLoopbackHost(host);
   const token = loopback ? null : (o.token ?? null);
-  if (!loopback && !token) throw new UsageError('--host', `a viewer on ${host} (not loopback) needs an access token`);
+  if (!loopback && !token) throw new UsageError('token', `a viewer on ${host} (not loopback) needs an access token`);
   const app = loadApp();
   const backend = o.backend;
   const pollMs = o.pollMs ?? VIEWER_SERVER_DEFAULTS.pollMs;
@@ -250,7 +250,7 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
         429,
         'application/json; charset=utf-8',
         JSON.stringify({
-          error: `${streams.size} event streams are open, the most this viewer serves at once (--max-streams); retry later`,
+          error: `${streams.size} event streams are open, the most this viewer serves at once (maxStreams); retry later`,
         }),
         { 'retry-after': '5' },
       );
@@ -403,11 +403,13 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EADDRINUSE')
-        reject(new UserError(`port ${requested} is already in use on ${host}; choose another with --port (0 picks a free one)`));
+        reject(
+          namingOption('port', (n) => new UserError(`port ${requested} is already in use on ${host}; choose another with ${n} (0 picks a free one)`)),
+        );
       else if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND')
-        reject(new UsageError('--host', `cannot listen on ${host}: no such address on this machine (${e.code})`));
+        reject(new UsageError('host', `cannot listen on ${host}: no such address on this machine (${e.code})`));
       else if (e.code === 'EACCES')
-        reject(new UsageError('--port', `not allowed to listen on port ${o.port} (ports below 1024 need privileges)`));
+        reject(new UsageError('port', `not allowed to listen on port ${o.port} (ports below 1024 need privileges)`));
       else reject(e);
     });
     server.listen(requested, host, () => resolve());

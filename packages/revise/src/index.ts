@@ -168,4 +168,15 @@ export {
 } from './policy/failure-record.ts';
 export { banStrings } from './policy/ban.ts';
 export { pyStrip, isPySpaceCode } from './text.ts';
-export { RevloopError, isRevloopError, UserError, UsageError, CapabilityError, RevisionFailedError, type ErrorCode } from './errors.ts';
+export {
+  RevloopError,
+  isRevloopError,
+  UserError,
+  UsageError,
+  CapabilityError,
+  RevisionFailedError,
+  namingOption,
+  namedOptions,
+  messageNaming,
+  type ErrorCode,
+} from './errors.ts';

@@ -1,7 +1,7 @@
 // analyzeTrajectories: every analysis of the paper over a set of trajectories, grouped by
 // controller × family (plus the aggregates lexical and compositional), as one plain-JSON result.
 import type { TrajectoryRecord } from '../../../store/types.ts';
-import { UsageError, UserError } from '../../../core/errors.ts';
+import { namingOption, UsageError, UserError } from '../../../core/errors.ts';
 import { column, compareCodePoints, pairedBootstrapRates } from '../../../core/stats/bootstrap.ts';
 import { mcnemarExact } from '../../../core/stats/binomial.ts';
 import { holmAdjust } from '../../../core/stats/holm.ts';
@@ -194,9 +194,14 @@ export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], o
     const dupKey = `${t.controller}\u001f${t.family}\u001f${t.caseId}`;
     const previous = seenCase.get(dupKey);
     if (previous) {
-      throw new UserError(
-        `controller "${t.controller}" has two complete trajectories for case ${t.caseId} (family ${t.family}) ` +
-          `in runs ${previous.runId} and ${t.runId}; analyse one of them (select runs with --run)`,
+      const [first, second] = [previous.runId, t.runId];
+      throw namingOption(
+        'runIds',
+        (n) =>
+          new UserError(
+            `controller "${t.controller}" has two complete trajectories for case ${t.caseId} (family ${t.family}) ` +
+              `in runs ${first} and ${second}; analyse one of them (select runs with ${n})`,
+          ),
       );
     }
     seenCase.set(dupKey, t);
