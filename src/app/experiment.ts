@@ -66,7 +66,7 @@ export async function selectExperimentStates(o: SelectStatesOptions): Promise<Se
     const source = await loadSourceRun(store, o.fromRun);
     return {
       states: selectStates(source.planned, o.fromRun, source.trajectories, {
-        design: o.design ?? 'history',
+        design: o.design ?? DESIGN_DEFAULTS.design,
         select: o.select,
         maxStates: o.maxStates,
       }),

@@ -156,7 +156,9 @@ export function register(program: Command): void {
     .addOption(storeOption({ readOnly: true }))
     .requiredOption('--from-run <run>', 'the revision run (or import) to select from')
     .addOption(
-      new Option('--for <design>', 'the experiment the states are for').choices(['history', 'persist', 'crossover']).default('history'),
+      new Option('--for <design>', 'the experiment the states are for')
+        .choices(['history', 'persist', 'crossover'])
+        .default(DESIGN_DEFAULTS.design),
     )
     .addOption(selectOption('history: first (each trajectory’s first recurrence event) | all'))
     .addOption(maxStatesOption(`sample n by stable hash, round-robin over strata (persist default ${DESIGN_DEFAULTS.persistMaxStates})`))

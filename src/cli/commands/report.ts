@@ -21,6 +21,7 @@ import {
   storeOption,
 } from '../options.ts';
 import { ANALYSIS_DEFAULTS } from '../../studies/revision/analysis/defaults.ts';
+import { DEFAULT_REPORT_TITLE } from '../../studies/kit/report-model.ts';
 import { lineProgress } from '../progress.ts';
 import { isStdout } from '../stdio.ts';
 import { formatCount } from '../../core/util/count.ts';
@@ -51,7 +52,7 @@ export function register(program: Command): void {
     .addOption(storeOption({ required: true, readOnly: true }))
     .addOption(runOption('include only these runs (repeatable)', { many: true }));
   addOptionWithAliases(cmd, outputOption("the HTML file to write ('-' = standard output)", { required: true }), '--out');
-  cmd.option('--title <text>', 'report title', 'revloop report');
+  cmd.option('--title <text>', 'report title', DEFAULT_REPORT_TITLE);
   addOptionWithAliases(cmd, maxCapOption(), '--budget');
   cmd
     .addOption(bootstrapOption(ANALYSIS_DEFAULTS.bootstrap))

@@ -2,7 +2,7 @@
 // one home, read by the designs and the states selection, by the app's experiment commands and by
 // the command line for its flags' defaults. A light module: the command line reads it at start.
 import type { SysidSplit } from './designs.ts';
-import type { SelectRule } from './states.ts';
+import type { SelectRule, StateDesign } from './states.ts';
 
 /** The history-intervention arms run when none are named: full, reset, last:1, last:2. */
 export const DEFAULT_ARMS = 'full,reset,last:1,last:2';
@@ -12,6 +12,8 @@ export const DEFAULT_ERRORS = [-50, -20, -10, -5, -2, -1, 1, 2, 5, 10, 20, 50];
 
 /** Defaults of the designs' other options. */
 export const DESIGN_DEFAULTS = Object.freeze({
+  /** `experiment states`: the design the states are selected for. */
+  design: 'history' as StateDesign,
   /** History: which recurrence events of a trajectory become states. */
   select: 'first' as SelectRule,
   /** Persist: the extended revision budget T each continuation runs to (§3.13). */
