@@ -132,5 +132,8 @@ export function banProviderNamed(name: string | null): BanProvider | undefined {
   if (name === null) return undefined;
   if (name === 'failed-drafts') return failedDraftsBan;
   if (name === 'complete-repeats') return completeRepeatsBan;
-  throw namingOption('banProvider', (n) => new UsageError(n, `${n}: unknown ban '${name}'; use failed-drafts or complete-repeats (or leave it out)`));
+  throw namingOption(
+    'banProvider',
+    (n) => new UsageError(n, `${n}: unknown ban '${name}'; use failed-drafts or complete-repeats (or leave it out)`),
+  );
 }

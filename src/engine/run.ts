@@ -178,7 +178,10 @@ function validateCases(cases: readonly ConstraintCase[], resolveFamily: (name: s
 
 /** A run id already taken by a run of another kind: choose another `runId`. */
 function notARevisionRun(runId: string, location: string, kind: string): UserError {
-  return namingOption('runId', (n) => new UserError(`run '${runId}' in ${location} is a ${kind} run, not a revision run; choose another ${n}`));
+  return namingOption(
+    'runId',
+    (n) => new UserError(`run '${runId}' in ${location} is a ${kind} run, not a revision run; choose another ${n}`),
+  );
 }
 
 /** Refuses a different plan under an existing run id, naming what differs. */
@@ -280,8 +283,7 @@ export async function prepareRun(req: RunRequest): Promise<{ planned: Trajectory
   const check = async (): Promise<boolean> => {
     const stored = await store.getPlanned(runId);
     if (!stored) return false;
-    if (!isTrajectoryPlan(stored.plan))
-      throw notARevisionRun(runId, store.location, stored.plan.kind);
+    if (!isTrajectoryPlan(stored.plan)) throw notARevisionRun(runId, store.location, stored.plan.kind);
     checkSamePlan(runId, stored, requested);
     return true;
   };
@@ -368,8 +370,7 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
   const requested = checkedPlan(req);
   const stored = await store.getPlanned(runId);
   if (stored) {
-    if (!isTrajectoryPlan(stored.plan))
-      throw notARevisionRun(runId, store.location, stored.plan.kind);
+    if (!isTrajectoryPlan(stored.plan)) throw notARevisionRun(runId, store.location, stored.plan.kind);
     checkSamePlan(runId, stored, requested);
   }
 

@@ -46,7 +46,10 @@ export function parseTruncation(entry: string, option = 'truncations'): Truncati
       throw namingOption(
         option,
         (n) =>
-          new UsageError(n, `${n}: '${entry}': use budget=T, on-cycle=stop or stop=recurrence (each once), joined with '+', e.g. on-cycle=stop+budget=4`),
+          new UsageError(
+            n,
+            `${n}: '${entry}': use budget=T, on-cycle=stop or stop=recurrence (each once), joined with '+', e.g. on-cycle=stop+budget=4`,
+          ),
       );
   }
   return t;

@@ -404,7 +404,10 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
     server.once('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EADDRINUSE')
         reject(
-          namingOption('port', (n) => new UserError(`port ${requested} is already in use on ${host}; choose another with ${n} (0 picks a free one)`)),
+          namingOption(
+            'port',
+            (n) => new UserError(`port ${requested} is already in use on ${host}; choose another with ${n} (0 picks a free one)`),
+          ),
         );
       else if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND')
         reject(new UsageError('host', `cannot listen on ${host}: no such address on this machine (${e.code})`));
