@@ -1,6 +1,7 @@
 // `agent`: rollouts of ToolShed agent tasks under harness variants, one run per (model, harness),
 // resumable by task. Typed options in, typed outcomes out; the CLI parses flags and shows progress.
 import { UserError } from '../core/errors.ts';
+import { DEFAULT_SEED } from '../envs/toolshed/seeding.ts';
 import { createModel } from '../models/index.ts';
 import type { ModelOptions } from '../models/options.ts';
 import { openStore } from '../store/store.ts';
@@ -12,7 +13,7 @@ import { AgentStore, defaultAgentRunId, earlierAgentRunId } from '../studies/age
 import { resumableRunId } from '../studies/kit/run-id.ts';
 
 /** The task seed of the study's agent tasks (generate_agent_tasks). */
-export const AGENT_TASK_SEED = 20260808;
+export const AGENT_TASK_SEED = DEFAULT_SEED;
 
 export interface AgentOptions {
   model: string;

@@ -12,6 +12,7 @@ import { parseSpec } from '../models/spec.ts';
 import { loadCaseSet } from '../core/cases/load.ts';
 import { openStore } from '../store/store.ts';
 import { UsageError } from '../core/errors.ts';
+import { RUN_DEFAULTS } from './defaults.ts';
 import { runCases, type RunCasesHooks, type RunCasesOptions } from './run.ts';
 
 /** The bans a policy entry can name after `+ban=` (the lab's `--ban`). */
@@ -134,7 +135,7 @@ export async function comparePolicies(
     }
   }
   const prefix = o.runIdPrefix ?? `compare__${slug(basename(o.cases).replace(/\.jsonl?$/i, ''))}__${slug(o.model)}`;
-  const tail = `${o.budget !== undefined && o.budget !== 8 ? `__T${o.budget}` : ''}${limit !== undefined ? `__n${limit}` : ''}`;
+  const tail = `${o.budget !== undefined && o.budget !== RUN_DEFAULTS.budget ? `__T${o.budget}` : ''}${limit !== undefined ? `__n${limit}` : ''}`;
   const done: PolicyRuns[] = [];
   const total = entries.length * seeds.length;
   // With seeds, the title names the model without any one seed (each run's label carries its own).

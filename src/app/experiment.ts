@@ -10,16 +10,16 @@ import { getFamily } from '../core/verify/registry.ts';
 import type { RunProgress, RunResult } from '../engine/run.ts';
 import { requireBan } from '../models/capabilities.ts';
 import { createModel } from '../models/index.ts';
-import type { ModelOptions } from '../models/options.ts';
 import type { Model } from '../models/types.ts';
 import { openStore, withStore, type RunStore, type RunSummary } from '../store/store.ts';
-import { formatArm, type HistoryArm } from '../studies/experiments/arms.ts';
+import { DEFAULT_ARMS, formatArm, parseArms, type HistoryArm } from '../studies/experiments/arms.ts';
 import {
   buildCrossover,
   buildHistory,
   buildPersist,
   buildSysid,
   DEFAULT_ERRORS,
+  MIN_SYSID_TARGET,
   type ExperimentBuild,
   type SourceRun,
   type StatesInput,
@@ -36,7 +36,9 @@ import {
   type StateDesign,
 } from '../studies/experiments/states.ts';
 import { freezePredictionSpec } from '../studies/experiments/sysid-spec.ts';
-import { decodingFor } from './run.ts';
+import { DESIGN_DEFAULTS } from '../studies/experiments/defaults.ts';
+import { RUN_DEFAULTS } from './defaults.ts';
+import { decodingFor, type RunCasesOptions } from './run.ts';
 
 // ---- states -------------------------------------------------------------------------------------
 
@@ -64,7 +66,7 @@ export async function selectExperimentStates(o: SelectStatesOptions): Promise<Se
     const source = await loadSourceRun(store, o.fromRun);
     return {
       states: selectStates(source.planned, o.fromRun, source.trajectories, {
-        design: o.design ?? 'history',
+        design: o.design ?? DESIGN_DEFAULTS.design,
         select: o.select,
         maxStates: o.maxStates,
       }),
@@ -79,16 +81,12 @@ export async function selectExperimentStates(o: SelectStatesOptions): Promise<Se
 
 // ---- running ------------------------------------------------------------------------------------
 
-/** Settings every experiment command shares. */
-export interface ExperimentCommonOptions {
-  store: string;
-  model: string;
-  modelOptions?: ModelOptions;
+/** Settings every experiment command shares: a run's (RunCasesOptions; defaults: RUN_DEFAULTS), its run id required. */
+export interface ExperimentCommonOptions extends Pick<
+  RunCasesOptions,
+  'store' | 'model' | 'modelOptions' | 'concurrency' | 'maxConsecutiveFailures' | 'sessionOptions' | 'signal'
+> {
   runId: string;
-  concurrency?: number;
-  maxConsecutiveFailures?: number;
-  sessionOptions?: Record<string, unknown>;
-  signal?: AbortSignal;
 }
 
 export interface ExperimentStart {
@@ -157,7 +155,7 @@ async function runPrepared(
 ): Promise<RunResult> {
   const { build, only } = prepared;
   const prior = await store.getRun(o.runId);
-  const concurrency = o.concurrency ?? 4;
+  const concurrency = o.concurrency ?? RUN_DEFAULTS.concurrency;
   const selected = build.experiment.trajectories.filter(
     (t, i) => (!only || only.has(t.state_id)) && (!phase || phase({ caseIndex: i })),
   ).length;
@@ -174,7 +172,7 @@ async function runPrepared(
         ? (t) => (!only || only.has(build.experiment.trajectories[t.caseIndex].state_id)) && (!phase || phase({ caseIndex: t.caseIndex }))
         : undefined,
     concurrency,
-    maxConsecutiveFailures: o.maxConsecutiveFailures ?? 3,
+    maxConsecutiveFailures: o.maxConsecutiveFailures ?? RUN_DEFAULTS.maxConsecutiveFailures,
     sessionOptions: o.sessionOptions,
     signal: o.signal,
     onProgress: (p) => {
@@ -217,7 +215,7 @@ async function withExperiment(
     go: (phase?: (t: { caseIndex: number }) => boolean) => Promise<RunResult>,
   ) => Promise<RunResult>,
 ): Promise<ExperimentOutcome> {
-  const { modelOptions, decoding } = decodingFor(o.model, o.modelOptions, o.concurrency ?? 4);
+  const { modelOptions, decoding } = decodingFor(o.model, o.modelOptions, o.concurrency ?? RUN_DEFAULTS.concurrency);
   let model: Model | null = null;
   // The read-only store the design is prepared from, opened only when it reads one.
   const read: { store: Promise<RunStore> | null } = { store: null };
@@ -259,13 +257,13 @@ export interface HistoryExperimentOptions extends ExperimentCommonOptions {
 export async function runHistoryExperiment(o: HistoryExperimentOptions, hooks: ExperimentHooks = {}): Promise<ExperimentOutcome> {
   return withExperiment(o, hooks, async (readStore, model) => {
     const store = await readStore();
-    const arms = o.arms ?? [{ kind: 'full' }, { kind: 'reset' }, { kind: 'last', k: 1 }, { kind: 'last', k: 2 }];
+    const arms = o.arms ?? parseArms(DEFAULT_ARMS);
     if (arms.some((a) => a.kind === 'ban')) requireBan(model, "the 'ban' arm (earlier failed drafts banned at decoding)");
     const source = await loadSourceRun(store, o.fromRun);
     const stored = await storedExperiment(store, o.runId, 'experiment:history');
     const given = await statesFor(source, 'history', o.states, { select: o.select, maxStates: o.maxStates });
     const states = reconcileStates(o.runId, stored, given, o.allowSubset ?? false);
-    const build = buildHistory(source, states, { arms, budget: o.budget ?? 8, resolveFamily: getFamily });
+    const build = buildHistory(source, states, { arms, budget: o.budget ?? RUN_DEFAULTS.budget, resolveFamily: getFamily });
     hooks.onNote?.(`${states.states.length} states × ${arms.length} arms (${arms.map(formatArm).join(', ')}) from run '${o.fromRun}'`);
     return { build, only: states.only };
   });
@@ -281,11 +279,15 @@ export interface CrossoverExperimentOptions extends ExperimentCommonOptions {
 export async function runCrossoverExperiment(o: CrossoverExperimentOptions, hooks: ExperimentHooks = {}): Promise<ExperimentOutcome> {
   return withExperiment(o, hooks, async (readStore, model) => {
     const store = await readStore();
-    const planner = await loadSourceRun(store, o.plannerRun, '--planner-run');
+    const planner = await loadSourceRun(store, o.plannerRun, 'plannerRun');
     const stored = await storedExperiment(store, o.runId, 'experiment:crossover');
     const given = await statesFor(planner, 'crossover', o.states, {});
     const states = reconcileStates(o.runId, stored, given, o.allowSubset ?? false);
-    const build = buildCrossover(planner, states, { controller: model.label, budget: o.budget ?? 8, resolveFamily: getFamily });
+    const build = buildCrossover(planner, states, {
+      controller: model.label,
+      budget: o.budget ?? RUN_DEFAULTS.budget,
+      resolveFamily: getFamily,
+    });
     const skipped = planner.trajectories.length - states.states.length;
     if (skipped > 0) hooks.onNote?.(`${skipped} trajectories of '${o.plannerRun}' have no finished first draft and are not crossed`);
     return { build, only: states.only };
@@ -310,7 +312,7 @@ export async function runPersistExperiment(o: PersistExperimentOptions, hooks: E
     const given = await statesFor(source, 'persist', o.states, { maxStates: o.maxStates });
     const states = reconcileStates(o.runId, stored, given, o.allowSubset ?? false);
     const build = buildPersist(source, states, {
-      budget: o.budget ?? 32,
+      budget: o.budget ?? DESIGN_DEFAULTS.persistBudget,
       contextWindow: o.contextWindow ?? null,
       resolveFamily: getFamily,
     });
@@ -340,11 +342,16 @@ export async function runSysidExperiment(o: SysidExperimentOptions, hooks: Exper
       if (!cases.length) throw new UserError(`${o.cases}: no cases to start from`);
       const build = buildSysid(
         { cases, path: o.cases, fileSha256: loaded.manifest.file_sha256, manifest: loaded.manifest, format: loaded.format },
-        { errors: o.errors ?? DEFAULT_ERRORS, draftField: o.draftField ?? 'reference', split: o.split ?? 'both', resolveFamily: getFamily },
+        {
+          errors: o.errors ?? DEFAULT_ERRORS,
+          draftField: o.draftField ?? DESIGN_DEFAULTS.draftField,
+          split: o.split ?? DESIGN_DEFAULTS.split,
+          resolveFamily: getFamily,
+        },
       );
       if (build.excluded.length)
         hooks.onNote?.(
-          `${build.excluded.length} cells excluded (shifted target below 10): ${build.excluded.map((e) => e.state_id).join(', ')}`,
+          `${build.excluded.length} cells excluded (shifted target below ${MIN_SYSID_TARGET}): ${build.excluded.map((e) => e.state_id).join(', ')}`,
         );
       return { build, only: null };
     },

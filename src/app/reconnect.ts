@@ -9,11 +9,15 @@
 import { StoreError } from '../core/errors.ts';
 import { isConnectionLoss, rootMessage } from '../store/connection-loss.ts';
 import { openStore, redactLocation, type RunStore } from '../store/store.ts';
+import { RUN_DEFAULTS } from './defaults.ts';
 
 export interface ReconnectOptions {
   /** The store's location (shown redacted). */
   store: string;
-  /** How long to keep trying without a connection, in seconds (default 300; 0: give up at the first loss). */
+  /**
+   * PostgreSQL: after the connection to the database is lost, keep trying to reconnect for this long,
+   * in seconds, then give up (default RUN_DEFAULTS.reconnectSeconds, 300; 0: give up at the first loss).
+   */
   reconnectSeconds?: number;
   /** What to do once the server is back, ending the give-up message ("start the worker again"). */
   restart: string;
@@ -38,7 +42,7 @@ export async function withReconnection<T>(
   on: { lost?(): void; stoppedWhileDown(message: string): T },
 ): Promise<T> {
   const shown = redactLocation(o.store);
-  const reconnectMs = (o.reconnectSeconds ?? 300) * 1000;
+  const reconnectMs = (o.reconnectSeconds ?? RUN_DEFAULTS.reconnectSeconds) * 1000;
   let everConnected = false;
   let lostSince: number | null = null;
   let retries = 0;

@@ -8,19 +8,26 @@ import { slug } from '../core/util/slug.ts';
 import { baseLabel } from '../core/simulated.ts';
 import { resumableRunId } from '../studies/kit/run-id.ts';
 import { getFamily } from '../core/verify/registry.ts';
-import type { PromptVariant } from '../core/verify/types.ts';
-import type { HistoryWindow } from '../remedy/history-window.ts';
 import { banKindFor, policyName, POLICY_PRESETS, type BanKind } from '@revloop/revise';
-import { protocolName, type ProtocolConfig } from '../engine/protocol.ts';
-import { executeRun, prepareRun, type RunProgress, type RunResult } from '../engine/run.ts';
+import { PAPER_PROTOCOL, protocolName, type ProtocolConfig } from '../engine/protocol.ts';
+import { executeRun, prepareRun, type RunProgress, type RunRequest, type RunResult } from '../engine/run.ts';
 import { createModel } from '../models/create.ts';
 import type { ModelOptions } from '../models/options.ts';
 import { parseSpec } from '../models/spec.ts';
 import type { Model } from '../models/types.ts';
 import { isPostgresLocation, redactLocation, type RunInfo, type RunSummary } from '../store/store.ts';
-import { withReconnection } from './reconnect.ts';
+import { RUN_DEFAULTS } from './defaults.ts';
+import { withReconnection, type ReconnectOptions } from './reconnect.ts';
 
-export interface RunCasesOptions {
+/**
+ * What `runCases` takes. The protocol's settings are ProtocolConfig's, the session's a run request's
+ * and the reconnection's `withReconnection`'s; each one left out gets RUN_DEFAULTS' (app/defaults.ts).
+ */
+export interface RunCasesOptions
+  extends
+    Partial<Pick<ProtocolConfig, 'budget' | 'history' | 'variant'>>,
+    Pick<RunRequest, 'maxConsecutiveFailures' | 'sessionOptions' | 'leaseSeconds' | 'signal'>,
+    Pick<ReconnectOptions, 'reconnectSeconds'> {
   /** The case file (paper, COLLIE, native JSON Lines). */
   cases: string;
   /** How messages and the session record name the case file (default: `cases`; `-` for standard input). */
@@ -34,9 +41,6 @@ export interface RunCasesOptions {
   store: string;
   /** Default: <cases>__<model label>[__<protocol>] (the same command always resumes the same run). */
   runId?: string;
-  /** Revisions after the first draft (T). */
-  budget?: number;
-  history?: HistoryWindow;
   /**
    * The harness (docs/revise.md §2): `verbatim` (the paper's, default), `abstract`, `drop`,
    * `reset-on-recurrence` or `revloop-default`; recorded in the plan as its message policy.
@@ -48,29 +52,16 @@ export interface RunCasesOptions {
    * harness's own (docs/revise.md §2).
    */
   ban?: BanKind | 'none';
-  variant?: PromptVariant;
   /** Trajectories in flight at once (also the model's concurrency unless modelOptions sets one). */
   concurrency?: number;
-  /** Stop after this many protocol-incomplete trajectories in a row (0 = never). */
-  maxConsecutiveFailures?: number;
   /** IFEval cases: joint success from the strict (default) or the loose follow list; part of each case, so of the plan. */
   ifevalMode?: 'strict' | 'loose';
-  /** Operational settings recorded with the session (never part of the plan). */
-  sessionOptions?: Record<string, unknown>;
   /**
    * 0: plan the run (create it, or check the stored plan and reopen protocol-incomplete
    * trajectories) without running anything, for `revloop worker` processes to run. 1 (default):
    * this process runs it (on PostgreSQL as one worker among any others).
    */
   workers?: 0 | 1;
-  /** PostgreSQL: how long this process's claim on a trajectory lasts without renewal (default 60). */
-  leaseSeconds?: number;
-  /**
-   * PostgreSQL: after the connection to the database is lost mid-run, keep trying to reconnect for
-   * this long, in seconds, then give up (default 300; 0: give up at once). As `revloop worker`.
-   */
-  reconnectSeconds?: number;
-  signal?: AbortSignal;
 }
 
 /** What the run is about to do, said once its plan is accepted. */
@@ -154,29 +145,29 @@ export function defaultRunId(
   model: Model,
   protocol: ProtocolConfig,
   limit: number | undefined,
-  ifevalMode: 'strict' | 'loose' = 'strict',
+  ifevalMode: 'strict' | 'loose' = RUN_DEFAULTS.ifevalMode,
   earlier = false,
 ): string {
   const parts = [slug(basename(casesPath).replace(/\.jsonl?$/i, '')), slug(earlier ? model.label : baseLabel(model.label))];
   const name = protocolName(protocol);
   if (name !== 'paper') parts.push(slug(name.replace(/^paper\+/, '')));
-  if (protocol.budget !== 8) parts.push(`T${protocol.budget}`);
+  if (protocol.budget !== PAPER_PROTOCOL.budget) parts.push(`T${protocol.budget}`);
   if (limit !== undefined) parts.push(`n${limit}`);
   if (ifevalMode === 'loose') parts.push('ifeval-loose');
   return parts.join('__');
 }
 
 export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): Promise<RunCasesOutcome> {
-  const concurrency = o.concurrency ?? 4;
+  const concurrency = o.concurrency ?? RUN_DEFAULTS.concurrency;
   const { modelOptions, decoding } = decodingFor(o.model, o.modelOptions, concurrency);
   const extraBody = decoding.extraBody;
   const protocol: ProtocolConfig = {
-    budget: o.budget ?? 8,
-    history: o.history ?? { kind: 'full' },
-    variant: o.variant ?? 'baseline',
+    budget: o.budget ?? RUN_DEFAULTS.budget,
+    history: o.history ?? RUN_DEFAULTS.history,
+    variant: o.variant ?? RUN_DEFAULTS.variant,
     temperature: decoding.temperature,
     seed: decoding.seed,
-    messagePolicy: policyName(o.harness ?? 'verbatim'),
+    messagePolicy: policyName(o.harness ?? RUN_DEFAULTS.harness, 'harness'),
     banProvider: null,
   };
   const preset = POLICY_PRESETS[protocol.messagePolicy];
@@ -254,7 +245,7 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
           extraBody,
           concurrency,
           signal: o.signal,
-          maxConsecutiveFailures: o.maxConsecutiveFailures ?? 3,
+          maxConsecutiveFailures: o.maxConsecutiveFailures ?? RUN_DEFAULTS.maxConsecutiveFailures,
           sessionOptions: o.sessionOptions,
           leaseSeconds: o.leaseSeconds,
           onProgress: (p: RunProgress) => {

@@ -11,7 +11,8 @@
 import { stylesheet } from '../html/stylesheet.ts';
 import { isPostgresLocation, openStore, type RunStore } from '../store/store.ts';
 import type { ViewerBackend } from '../viewer/api.ts';
-import { generateToken, isLoopbackHost, startViewerServer } from '../viewer/server.ts';
+import { generateToken, isLoopbackHost, startViewerServer, type ViewerServerOptions } from '../viewer/server.ts';
+import { VIEWER_SERVER_DEFAULTS } from '../viewer/defaults.ts';
 import { AnalysisWorker } from './view-analysis.ts';
 import { SearchWorker } from './view-search.ts';
 import { backendState, type ViewApiOptions } from './view/backend-state.ts';
@@ -25,14 +26,9 @@ import { trajectoryPage } from './view/trajectory-route.ts';
 export type { ViewApiOptions } from './view/backend-state.ts';
 export { apiSections } from './view/rows.ts';
 
-export interface ViewOptions extends ViewApiOptions {
+/** What `startViewer` takes: the store, the backend's options, and the server's (`ViewerServerOptions`). */
+export interface ViewOptions extends ViewApiOptions, Pick<ViewerServerOptions, 'host' | 'port' | 'pollMs' | 'log' | 'maxStreams'> {
   store: string;
-  host?: string;
-  port?: number;
-  pollMs?: number;
-  log?: (line: string) => void;
-  /** Most event streams at once (default 16; 429 beyond). */
-  maxStreams?: number;
 }
 
 export interface ViewerHandle {
@@ -47,7 +43,7 @@ export interface ViewerHandle {
 
 /** Starts the viewer on a store: opens it read-only, serves the app and the API until closed. */
 export async function startViewer(o: ViewOptions): Promise<ViewerHandle> {
-  const host = o.host ?? '127.0.0.1';
+  const host = o.host ?? VIEWER_SERVER_DEFAULTS.host;
   const store = await openStore(o.store, { readonly: true });
   const worker = new AnalysisWorker(o.store);
   // SQLite works on the thread that asks: its searches go to a worker (PostgreSQL searches in its own process).

@@ -16,9 +16,15 @@ import type { TrajectoryRunPlanned } from '../store/events.ts';
 import { assertSamePlan, isTrajectoryPlan } from '../store/plan.ts';
 import { isConnectionLoss } from '../store/connection-loss.ts';
 import type { RunStore, RunSummary } from '../store/store.ts';
+import { RUN_DEFAULTS } from './defaults.ts';
+import type { RunCasesOptions } from './run.ts';
 import { withReconnection } from './reconnect.ts';
 
-export interface WorkerCommandOptions {
+/** What `workCommand` takes; the settings it shares with `runCases` are RunCasesOptions' (defaults: RUN_DEFAULTS). */
+export interface WorkerCommandOptions extends Pick<
+  RunCasesOptions,
+  'concurrency' | 'leaseSeconds' | 'maxConsecutiveFailures' | 'sessionOptions' | 'signal' | 'reconnectSeconds'
+> {
   /** A PostgreSQL store (postgres://…). */
   store: string;
   /** Only this run; the worker returns once it has no pending trajectory. Otherwise every run, until stopped (or `untilDone`). */
@@ -31,21 +37,8 @@ export interface WorkerCommandOptions {
    * last trajectories finish here.
    */
   oneRunAtATime?: boolean;
-  /** Trajectories in flight at once (also each model's concurrency unless modelOptions sets one). Default 4. */
-  concurrency?: number;
-  /** Default 60. */
-  leaseSeconds?: number;
   /** How the worker reaches providers (timeouts, retries, rate limits, key variable); never the plan's decoding. */
   modelOptions?: ModelOptions;
-  maxConsecutiveFailures?: number;
-  /** Operational settings recorded with each session. */
-  sessionOptions?: Record<string, unknown>;
-  signal?: AbortSignal;
-  /**
-   * After the connection to the database is lost (a server restart or failover, a network cut), keep
-   * trying to reconnect for this long, in seconds, then give up (default 300; 0: give up at once).
-   */
-  reconnectSeconds?: number;
   /** Tests: heartbeat and poll intervals (ms). */
   heartbeatMs?: number;
   pollMs?: number;
@@ -151,7 +144,7 @@ export async function runContext(store: RunStore, runId: string, modelOptions: M
  * carries on, for up to `reconnectSeconds` without a connection. Progress counts every session.
  */
 export async function workCommand(o: WorkerCommandOptions, hooks: WorkerHooks = {}): Promise<WorkerOutcome> {
-  const concurrency = o.concurrency ?? 4;
+  const concurrency = o.concurrency ?? RUN_DEFAULTS.concurrency;
   const modelOptions: ModelOptions = { concurrency, ...(o.modelOptions ?? {}) };
   // Models outlive a reconnection (an in-process model keeps its weights loaded). A worker on every
   // run moves from run to run: a run's model is closed once none of its trajectories is in flight
@@ -282,13 +275,13 @@ async function workSession(
     store,
     runId: o.runId,
     concurrency,
-    leaseSeconds: o.leaseSeconds ?? 60,
+    leaseSeconds: o.leaseSeconds ?? RUN_DEFAULTS.leaseSeconds,
     heartbeatMs: o.heartbeatMs,
     pollMs: o.pollMs,
     untilDone: o.runId !== undefined || o.untilDone === true,
     oneRunAtATime: o.oneRunAtATime,
     signal: o.signal,
-    maxConsecutiveFailures: o.maxConsecutiveFailures ?? 3,
+    maxConsecutiveFailures: o.maxConsecutiveFailures ?? RUN_DEFAULTS.maxConsecutiveFailures,
     sessionOptions: o.sessionOptions,
     context: hooks.context,
     contextDone: hooks.contextDone,

@@ -1,10 +1,11 @@
 // The one place where errors become exit codes and stderr lines. Library errors carry a stable
-// code (src/core/errors.ts); people see their message, never a stack trace, unless REVLOOP_DEBUG
-// is set for an unexpected error.
+// code (src/core/errors.ts); people see their message, with the options it names worded as flags
+// (option-flags.ts), never a stack trace, unless REVLOOP_DEBUG is set for an unexpected error.
 import { CommanderError } from 'commander';
-import { isRevloopError, type ErrorCode } from '../core/errors.ts';
+import { isRevloopError, messageNaming, type ErrorCode } from '../core/errors.ts';
 import { databaseTrouble } from '../store/connection-loss.ts';
 import { invokedAs } from './invocation.ts';
+import { flagFor } from './option-flags.ts';
 import { forPeople } from './stdio.ts';
 import { maskUrlCredentials } from '../core/util/secrets.ts';
 
@@ -16,15 +17,23 @@ export const USAGE_EXIT = 2;
 
 const isClosedPipe = (e: unknown): boolean => (e as NodeJS.ErrnoException | null)?.code === 'EPIPE';
 
-/** Prints an error for people and returns the exit code. */
-export function reportError(e: unknown, stderr: { write(s: string): unknown } = process.stderr): number {
+/**
+ * Prints an error for people and returns the exit code. An error that names a library option
+ * (`runId`) is worded with the flag the user typed on `argv` (`--run`; option-flags.ts).
+ */
+export function reportError(
+  e: unknown,
+  stderr: { write(s: string): unknown } = process.stderr,
+  argv: readonly string[] = process.argv,
+): number {
   // Help and --version end in a CommanderError with exit code 0; every other one is a usage mistake.
   if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : USAGE_EXIT;
   if (isClosedPipe(e)) return 0;
   if (isRevloopError(e)) {
     // Commands the library suggests (`revloop runs --store …`) are printed as the user invoked revloop.
     // No message prints a URL's password (a model URL, a store URL), whoever wrote it.
-    const message = maskUrlCredentials(forPeople(e.message)).replace(/`revloop /g, `\`${invokedAs()} `);
+    const worded = messageNaming(e, (option) => flagFor(option, argv) ?? option);
+    const message = maskUrlCredentials(forPeople(worded)).replace(/`revloop /g, `\`${invokedAs()} `);
     stderr.write(`revloop: ${message}\n`);
     return EXIT_CODES[e.code] ?? 2;
   }

@@ -5,8 +5,9 @@ import { Option, type Command } from 'commander';
 import { UsageError } from '../core/errors.ts';
 import { PROMPT_VARIANTS, type PromptVariant } from '../core/verify/types.ts';
 import { parseHistoryWindow, type HistoryWindow } from '../remedy/history-window.ts';
-import type { ModelOptions } from '../models/options.ts';
-import { MAX_RESPONSE_BYTES_LIMIT } from '../models/limits.ts';
+import { DEFAULT_API_KEY_ENV, DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type ModelOptions } from '../models/options.ts';
+import { RUN_DEFAULTS } from '../app/defaults.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES, MAX_RESPONSE_BYTES_LIMIT } from '../models/limits.ts';
 
 /** Commander's collector for a repeatable flag (`--plugin a.ts --plugin b.ts`). */
 export function collect(value: string, previous: string[] | undefined): string[] {
@@ -87,11 +88,11 @@ export function banFlag(value: string | undefined): 'failed-drafts' | 'complete-
 }
 
 export function historyFlag(value: string | undefined): HistoryWindow {
-  return parseHistoryWindow(value ?? 'full');
+  return value === undefined ? RUN_DEFAULTS.history : parseHistoryWindow(value);
 }
 
 export function variantFlag(value: string | undefined): PromptVariant {
-  const v = value ?? 'baseline';
+  const v = value ?? RUN_DEFAULTS.variant;
   if (!(PROMPT_VARIANTS as readonly string[]).includes(v)) {
     throw new UsageError('--variant', `--variant: unknown prompt variant '${v}'; use ${PROMPT_VARIANTS.join(', ')}`);
   }
@@ -116,18 +117,21 @@ export interface ModelFlags {
 /** The model flags, in help order (times in seconds here, milliseconds in the library); parsed by modelOptionsFromFlags. */
 export function modelFlagOptions(): Option[] {
   return [
-    new Option('--timeout <seconds>', 'per-attempt timeout for HTTP models (default 180)'),
-    new Option('--retries <n>', 'retries after a failed HTTP attempt (default 4)'),
-    new Option('--model-concurrency <n>', 'HTTP requests in flight per model (default 16; `run` defaults it to --concurrency)'),
+    new Option('--timeout <seconds>', `per-attempt timeout for HTTP models (default ${DEFAULT_TIMEOUT_MS / 1000})`),
+    new Option('--retries <n>', `retries after a failed HTTP attempt (default ${DEFAULT_MAX_RETRIES})`),
+    new Option(
+      '--model-concurrency <n>',
+      `HTTP requests in flight per model (default ${DEFAULT_CONCURRENCY}; \`run\` defaults it to --concurrency)`,
+    ),
     new Option('--rpm <n>', 'at most this many HTTP attempts per minute'),
-    new Option('--api-key-env <NAME>', 'environment variable holding the API key (default OPENAI_API_KEY)'),
+    new Option('--api-key-env <NAME>', `environment variable holding the API key (default ${DEFAULT_API_KEY_ENV})`),
     new Option('--extra-body <json>', 'extra request-body keys as a JSON object, e.g. \'{"seed": 1}\' (docs/models.md)'),
     new Option('--temperature <t>', 'sampling temperature (default 0; "omit" to send none)'),
     new Option('--seed <n>', 'seed sent with every request (and the seed of sim models)'),
     new Option('--label <name>', 'controller name shown in analyses'),
     new Option(
       '--max-response-bytes <n>',
-      'HTTP models: read a reply only up to this many bytes; a longer one is recorded as a response_too_large fault (default 4194304)',
+      `HTTP models: read a reply only up to this many bytes; a longer one is recorded as a response_too_large fault (default ${DEFAULT_MAX_RESPONSE_BYTES})`,
     ),
   ];
 }

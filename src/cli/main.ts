@@ -2,6 +2,7 @@
 // under ./commands and registers itself; heavy dependencies are imported inside actions.
 import { Command } from 'commander';
 import { UsageError } from '../core/errors.ts';
+import { REVLOOP_VERSION } from '../core/version.ts';
 import { exitQuietlyOnClosedPipe, reportError } from './errors.ts';
 import { COMMANDS } from './commands/index.ts';
 import { configureHelpLayout } from './help.ts';
@@ -30,7 +31,7 @@ export async function buildProgram(only?: string): Promise<Command> {
   const program = configureHelpLayout(
     new Command('revloop')
       .description('Closed-loop revision by language models: draft, verify exactly, revise, within a fixed budget.')
-      .version('0.1.0')
+      .version(REVLOOP_VERSION)
       .showHelpAfterError('(run with --help for usage)')
       .exitOverride(),
   );

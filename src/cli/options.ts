@@ -7,6 +7,8 @@ import { UsageError } from '../core/errors.ts';
 import { CASE_FORMATS } from '../core/cases/types.ts';
 import { PROMPT_VARIANTS } from '../core/verify/types.ts';
 import { specFormsLine } from '../models/spec.ts';
+import { RUN_DEFAULTS } from '../app/defaults.ts';
+import { ANALYSIS_DEFAULTS } from '../studies/revision/analysis/defaults.ts';
 import { collect, numberFlag, wholeNumber } from './flags.ts';
 
 /** A whole-number option's parser (range checked, the flag named in the message). */
@@ -32,7 +34,7 @@ const POSTGRES_FORMS = 'postgres://user@host:port/db (with ?schema=NAME&pool=N i
 export function storeOption(o: { required?: boolean; postgresOnly?: boolean; readOnly?: boolean } = {}): Option {
   const forms = o.postgresOnly ? POSTGRES_FORMS : STORE_FORMS;
   const option = new Option(STORE_FLAG, `the run store: ${forms}${o.readOnly ? '; opened read-only' : ''}`).env('REVLOOP_STORE');
-  return o.required || o.postgresOnly ? option : option.default('runs.db');
+  return o.required || o.postgresOnly ? option : option.default(RUN_DEFAULTS.store);
 }
 
 /** The store a command works on: the flag's (or $REVLOOP_STORE's) value; an error naming the command when it needs one and has none. */
@@ -86,9 +88,6 @@ export const pluginOption = (help = 'load a module that registers more families 
 
 // ---- the protocol -------------------------------------------------------------------------------
 
-/** The paper's revision budget T, the default of every command that runs revisions (docs/protocol.md). */
-export const PAPER_BUDGET = 8;
-
 /** The largest revision budget any command takes (a run, an import, the caps of analyze and report). */
 export const MAX_BUDGET = 1000;
 
@@ -110,30 +109,32 @@ export function maxCapOption(): Option {
 }
 
 export const variantOption = () =>
-  new Option('--variant <name>', 'prompt and feedback wording').choices(PROMPT_VARIANTS).default('baseline');
+  new Option('--variant <name>', 'prompt and feedback wording').choices(PROMPT_VARIANTS).default(RUN_DEFAULTS.variant);
 export const ifevalModeOption = (help = 'IFEval cases: joint success from the strict or the loose follow list') =>
-  new Option('--ifeval-mode <mode>', help).choices(['strict', 'loose']).default('strict');
-export const concurrencyOption = (fallback: number) =>
+  new Option('--ifeval-mode <mode>', help).choices(['strict', 'loose']).default(RUN_DEFAULTS.ifevalMode);
+export const concurrencyOption = (fallback: number = RUN_DEFAULTS.concurrency) =>
   new Option('--concurrency <n>', 'trajectories in flight at once').argParser(wholeParser('--concurrency', { min: 1 })).default(fallback);
 export const maxConsecutiveFailuresOption = () =>
   new Option('--max-consecutive-failures <n>', 'stop after n protocol-incomplete trajectories in a row (0 = never)')
     .argParser(wholeParser('--max-consecutive-failures', { min: 0 }))
-    .default(3);
+    .default(RUN_DEFAULTS.maxConsecutiveFailures);
 export const bootstrapOption = (fallback: number, help = 'bootstrap resamples for the 95% intervals; 0 switches them off') =>
   new Option('--bootstrap <B>', help).argParser(wholeParser('--bootstrap', { min: 0 })).default(fallback);
 export const bootstrapSeedOption = () =>
-  new Option('--seed <S>', 'bootstrap seed').argParser(wholeParser('--seed', { min: 0 })).default(20260808);
+  new Option('--seed <S>', 'bootstrap seed').argParser(wholeParser('--seed', { min: 0 })).default(ANALYSIS_DEFAULTS.seed);
 
 /** `--lease-seconds` and `--reconnect-seconds` of the commands that work on a PostgreSQL store for long (run, worker). */
 export const leaseSecondsOption = (help: string) =>
-  new Option('--lease-seconds <s>', help).argParser(wholeParser('--lease-seconds', { min: 1, max: 86_400 })).default(60);
+  new Option('--lease-seconds <s>', help)
+    .argParser(wholeParser('--lease-seconds', { min: 1, max: 86_400 }))
+    .default(RUN_DEFAULTS.leaseSeconds);
 export const reconnectSecondsOption = (prefix = '') =>
   new Option(
     '--reconnect-seconds <s>',
     `${prefix}after losing the database connection, keep trying to reconnect this long before giving up (0 = give up at once)`,
   )
     .argParser(wholeParser('--reconnect-seconds', { min: 0, max: 86_400 }))
-    .default(300);
+    .default(RUN_DEFAULTS.reconnectSeconds);
 
 // ---- the model ------------------------------------------------------------------------------------
 

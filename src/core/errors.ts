@@ -11,7 +11,18 @@ import { UserError } from '@revloop/revise';
 
 // The base classes (RevloopError, UserError, UsageError, CapabilityError, RevisionFailedError) and
 // the codes are the revise package's, so that its errors and revloop's are one hierarchy.
-export { RevloopError, isRevloopError, UserError, UsageError, CapabilityError, RevisionFailedError, type ErrorCode } from '@revloop/revise';
+export {
+  RevloopError,
+  isRevloopError,
+  UserError,
+  UsageError,
+  CapabilityError,
+  RevisionFailedError,
+  namingOption,
+  namedOptions,
+  messageNaming,
+  type ErrorCode,
+} from '@revloop/revise';
 
 /** A problem in one input row: rendered as `file:line: field: problem`. */
 export class InputError extends UserError {

@@ -267,8 +267,7 @@ function studyAudit(planned: RunPlannedPayload, results: unknown): string[] {
 
 /** Why a log does not hold the expected head, or null when it does. */
 function headProblem(rows: readonly RawEventRow[], want: string): string | null {
-  if (!/^[0-9a-f]{64}$/.test(want))
-    return `--expect-head must be a 64-digit hex SHA-256 (a head printed by export or report), got '${want}'`;
+  if (!/^[0-9a-f]{64}$/.test(want)) return `expectHead must be a 64-digit hex SHA-256 (a head printed by export or report), got '${want}'`;
   if (rows.some((r) => r.hash === want)) return null;
   const last = rows[rows.length - 1];
   return `the log does not hold the expected head ${want.slice(0, 16)}…: it was shortened or rewritten since that head was printed (it now ends at seq ${last?.seq ?? 0}, ${last ? `${last.hash.slice(0, 16)}…` : 'no events'})`;

@@ -24,14 +24,13 @@ import type { ConstraintCase, Family, VerifierState } from '../core/verify/types
 import {
   banProviderNamed,
   messagePolicyNamed,
-  stopsOnCycle,
   verbatimPolicy,
   violationTags,
   type ExchangeRecord,
   type RoundContext,
 } from './round-policy.ts';
 import type { BanProvider, MessagePolicy } from './round-policy.ts';
-import type { ProtocolConfig } from './protocol.ts';
+import { stopsOnCycle, type ProtocolConfig } from './protocol.ts';
 
 export type { NumberedAttempt };
 
@@ -132,7 +131,7 @@ export interface EngineOptions {
   banProvider?: BanProvider;
   /** End a trajectory at a persistent cycle (default: the protocol's message policy decides). */
   stopOnCycle?: boolean;
-  /** Checked before every generation; may end the trajectory (context_limit). */
+  /** Checked before every generation; may end the trajectory (context_limit). In a stored run its settings belong in the plan. */
   guard?: GenerationGuard;
   extraBody?: Record<string, unknown>;
   signal?: AbortSignal;

@@ -3,7 +3,7 @@
 import type { PromptVariant } from '../core/verify/types.ts';
 import type { ProtocolSpec } from '../store/plan.ts';
 import { formatHistoryWindow, parseHistoryWindow, type HistoryWindow } from '../remedy/history-window.ts';
-import { stopsOnCycle } from './round-policy.ts';
+import { PAPER_BUDGET, POLICY_PRESETS, policyName, type RevisionPolicy } from '@revloop/revise';
 
 /** A run's protocol: the revision budget, the history policy and the prompt variant. Frozen in the run plan. */
 export interface ProtocolConfig {
@@ -23,7 +23,7 @@ export interface ProtocolConfig {
 
 /** The paper's protocol: budget T = 8, full history, the baseline prompts. */
 export const PAPER_PROTOCOL: ProtocolConfig = {
-  budget: 8,
+  budget: PAPER_BUDGET,
   history: { kind: 'full' },
   variant: 'baseline',
   temperature: 0,
@@ -68,4 +68,18 @@ export function protocolFromSpec(s: ProtocolSpec): ProtocolConfig {
     messagePolicy: s.message_policy,
     banProvider: s.ban_provider,
   };
+}
+
+/** The revision policy a named harness stands for (its cycle action decides the stop rule). */
+export function harnessPolicy(name: string): RevisionPolicy | null {
+  try {
+    return { ...POLICY_PRESETS[policyName(name)] };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether runs under this harness stop at a persistent cycle (`onCycle: 'stop'`). */
+export function stopsOnCycle(messagePolicy: string): boolean {
+  return harnessPolicy(messagePolicy)?.onCycle === 'stop';
 }

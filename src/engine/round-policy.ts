@@ -17,10 +17,10 @@
 // produced it and resuming under a different harness is refused.
 import type { ChatMessage } from '../models/types.ts';
 import type { ConstraintCase, Family, PromptVariant, VerifierState } from '../core/verify/types.ts';
-import { UsageError } from '../core/errors.ts';
+import { namingOption, UsageError } from '../core/errors.ts';
 import { buildHistoryMessages, type Exchange, type HistoryWindow } from '../remedy/history-window.ts';
 import { buildRevisionMessages, type RevisionExchange } from '../remedy/revision-messages.ts';
-import { messagePolicyOf, policyName, POLICY_PRESETS, type RevisionPolicy } from '@revloop/revise';
+import { messagePolicyOf, policyName, POLICY_PRESETS } from '@revloop/revise';
 import { banStrings } from '../remedy/ban.ts';
 import { cycleAt, draftKey, type AttemptShape, type CycleFinding } from '../remedy/recurrence.ts';
 
@@ -112,7 +112,7 @@ const completeRepeatsBan: BanProvider = {
 
 /** The message policy of a named harness (`verbatim`, `abstract`, `drop`, `reset-on-recurrence`, `revloop-default`). */
 export function messagePolicyNamed(name: string): MessagePolicy {
-  const canonical = policyName(name);
+  const canonical = policyName(name, 'messagePolicy');
   if (canonical === 'verbatim') return verbatimPolicy;
   const preset = POLICY_PRESETS[canonical];
   return {
@@ -132,19 +132,8 @@ export function banProviderNamed(name: string | null): BanProvider | undefined {
   if (name === null) return undefined;
   if (name === 'failed-drafts') return failedDraftsBan;
   if (name === 'complete-repeats') return completeRepeatsBan;
-  throw new UsageError('--ban', `--ban: unknown ban '${name}'; use failed-drafts or complete-repeats (or leave it out)`);
-}
-
-/** The revision policy a named harness stands for (its cycle action decides the stop rule). */
-export function harnessPolicy(name: string): RevisionPolicy | null {
-  try {
-    return { ...POLICY_PRESETS[policyName(name)] };
-  } catch {
-    return null;
-  }
-}
-
-/** Whether runs under this harness stop at a persistent cycle (`onCycle: 'stop'`). */
-export function stopsOnCycle(messagePolicy: string): boolean {
-  return harnessPolicy(messagePolicy)?.onCycle === 'stop';
+  throw namingOption(
+    'banProvider',
+    (n) => new UsageError(n, `${n}: unknown ban '${name}'; use failed-drafts or complete-repeats (or leave it out)`),
+  );
 }

@@ -13,15 +13,16 @@ import { RUN_KIND } from './trajectory-kinds.ts';
 import { StoreRecorder } from './recorder.ts';
 import { RunExistsError, type RunStore } from '../store/store.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
-import { CapabilityError, UserError } from '../core/errors.ts';
+import { CapabilityError, namingOption, UserError } from '../core/errors.ts';
 import type { ConstraintCase, Family } from '../core/verify/types.ts';
-import { stopReason, type AcceptedRound, type GenerationGuard, type TrajectoryOutcome } from './loop.ts';
-import { banProviderNamed, type BanProvider, type MessagePolicy } from './round-policy.ts';
+import { stopReason, type AcceptedRound, type EngineOptions, type TrajectoryOutcome } from './loop.ts';
+import { banProviderNamed } from './round-policy.ts';
 import { runPool } from './pool.ts';
-import { protocolSpec, type ProtocolConfig } from './protocol.ts';
+import { protocolSpec } from './protocol.ts';
+import { ENGINE_DEFAULTS } from './defaults.ts';
 import { OutcomeTally } from './outcome-tally.ts';
 import { recordTrajectory, type RunContext } from './trajectory-task.ts';
-import { runWorker } from './worker.ts';
+import { runWorker, type WorkerOptions } from './worker.ts';
 
 /** Where a run's cases came from (format, counts, file hash, manifest, path); frozen in the run plan. */
 export interface CaseSetInfo {
@@ -37,22 +38,22 @@ export interface CaseSetInfo {
 
 /**
  * What `executeRun` needs: the store and run id, the cases and where they came from, the model, the protocol, a family lookup, and
- * optionally concurrency, harness hooks, an abort signal and a progress callback.
+ * optionally concurrency, harness hooks, an abort signal and a progress callback. The protocol and harness hooks are
+ * `runTrajectory`'s (EngineOptions), the session's settings a worker's (WorkerOptions; unset: ENGINE_DEFAULTS).
  */
-export interface RunRequest {
+export interface RunRequest
+  extends
+    Pick<EngineOptions, 'protocol' | 'messagePolicy' | 'banProvider' | 'guard'>,
+    Partial<Pick<WorkerOptions, 'concurrency' | 'leaseSeconds'>>,
+    Pick<WorkerOptions, 'signal' | 'maxConsecutiveFailures' | 'abandonAfterMs' | 'sessionOptions'> {
   store: RunStore;
   runId: string;
   /** The selected cases, in input order. */
   cases: ConstraintCase[];
   caseSet: CaseSetInfo;
   model: Model;
-  protocol: ProtocolConfig;
   resolveFamily: (name: string) => Family;
   extraBody?: Record<string, unknown> | null;
-  messagePolicy?: MessagePolicy;
-  banProvider?: BanProvider;
-  /** Checked before every generation (an experiment's context window); its settings belong in the plan. */
-  guard?: GenerationGuard;
   /** The plan's kind (default `run`): another is a study's own, registered with the store (src/store/run-kinds.ts). */
   kind?: string;
   /**
@@ -67,16 +68,6 @@ export interface RunRequest {
   frozenRounds?: (caseIndex: number) => AcceptedRound[];
   /** Only these unfinished trajectories are worked on in this session (default: all). */
   only?: (t: TrajectoryRecord) => boolean;
-  concurrency?: number;
-  signal?: AbortSignal;
-  /** Stop the run after this many trajectories in a row end protocol-incomplete (0 = never). */
-  maxConsecutiveFailures?: number;
-  /** How long to wait for in-flight calls once stopping, before abandoning them (ms). */
-  abandonAfterMs?: number;
-  /** Operational settings recorded with the session (timeouts, retries, rate limits, …). */
-  sessionOptions?: Record<string, unknown>;
-  /** Stores with leases (PostgreSQL): how long this process's claim on a trajectory lasts without renewal. */
-  leaseSeconds?: number;
   onProgress?: (p: RunProgress) => void;
 }
 
@@ -193,6 +184,14 @@ function validateCases(cases: readonly ConstraintCase[], resolveFamily: (name: s
   }
 }
 
+/** A run id already taken by a run of another kind: choose another `runId`. */
+function notARevisionRun(runId: string, location: string, kind: string): UserError {
+  return namingOption(
+    'runId',
+    (n) => new UserError(`run '${runId}' in ${location} is a ${kind} run, not a revision run; choose another ${n}`),
+  );
+}
+
 /** Refuses a different plan under an existing run id, naming what differs. */
 function checkSamePlan(runId: string, stored: TrajectoryRunPlanned | RunPlannedPayloadAny, requested: TrajectoryRunPlanned): void {
   assertSamePlan(runId, stored, requested);
@@ -248,10 +247,14 @@ function checkedPlan(req: RunRequest): TrajectoryRunPlanned {
     );
   }
   if (ban && !answers && !req.model.capabilities.ban) {
-    throw new CapabilityError(
-      `the ban '${ban}' needs a model with decoder bans (gguf:, vllm:, sim:); ${req.model.spec} has none. Run without --ban, or with a backend that can ban`,
-      'ban',
-      req.model.label,
+    throw namingOption(
+      'banProvider',
+      (n) =>
+        new CapabilityError(
+          `the ban '${ban}' needs a model with decoder bans (gguf:, vllm:, sim:); ${req.model.spec} has none. Run without ${n}, or with a backend that can ban`,
+          'ban',
+          req.model.label,
+        ),
     );
   }
   return planRun(req, req.kind ?? RUN_KIND.kind);
@@ -288,8 +291,7 @@ export async function prepareRun(req: RunRequest): Promise<{ planned: Trajectory
   const check = async (): Promise<boolean> => {
     const stored = await store.getPlanned(runId);
     if (!stored) return false;
-    if (!isTrajectoryPlan(stored.plan))
-      throw new UserError(`run '${runId}' in ${store.location} is a ${stored.plan.kind} run, not a revision run; choose another --run-id`);
+    if (!isTrajectoryPlan(stored.plan)) throw notARevisionRun(runId, store.location, stored.plan.kind);
     checkSamePlan(runId, stored, requested);
     return true;
   };
@@ -341,8 +343,8 @@ async function executeLeasedRun(req: RunRequest): Promise<RunResult> {
     store,
     runId,
     context: async () => contextOf(req),
-    concurrency: req.concurrency ?? 1,
-    leaseSeconds: req.leaseSeconds ?? 60,
+    concurrency: req.concurrency ?? ENGINE_DEFAULTS.concurrency,
+    leaseSeconds: req.leaseSeconds ?? ENGINE_DEFAULTS.leaseSeconds,
     untilDone: true,
     signal: req.signal,
     maxConsecutiveFailures: req.maxConsecutiveFailures,
@@ -376,8 +378,7 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
   const requested = checkedPlan(req);
   const stored = await store.getPlanned(runId);
   if (stored) {
-    if (!isTrajectoryPlan(stored.plan))
-      throw new UserError(`run '${runId}' in ${store.location} is a ${stored.plan.kind} run, not a revision run; choose another --run-id`);
+    if (!isTrajectoryPlan(stored.plan)) throw notARevisionRun(runId, store.location, stored.plan.kind);
     checkSamePlan(runId, stored, requested);
   }
 
@@ -405,7 +406,7 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
           pid: process.pid,
           host: hostname(),
           cases_path: req.caseSet.path,
-          options: { concurrency: req.concurrency ?? 1, ...(req.sessionOptions ?? {}) },
+          options: { concurrency: req.concurrency ?? ENGINE_DEFAULTS.concurrency, ...(req.sessionOptions ?? {}) },
           pending: open.length,
         },
       },
@@ -414,7 +415,7 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
 
     const controller = new AbortController();
     // Every call in flight listens on this one signal (timers, sockets): that is by design.
-    setMaxListeners(4 * (req.concurrency ?? 1) + 16, controller.signal);
+    setMaxListeners(4 * (req.concurrency ?? ENGINE_DEFAULTS.concurrency) + 16, controller.signal);
     let stopped: RunResult['stopped'] = null;
     const onExternalAbort = () => {
       stopped ??= { reason: 'interrupted', message: 'stopped by request' };
@@ -424,7 +425,7 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
     req.signal?.addEventListener('abort', onExternalAbort, { once: true });
 
     const recorders = new Set<StoreRecorder>();
-    const tally = new OutcomeTally(progress, req.maxConsecutiveFailures ?? 0);
+    const tally = new OutcomeTally(progress, req.maxConsecutiveFailures ?? ENGINE_DEFAULTS.maxConsecutiveFailures);
 
     let fatal: { error: unknown } | null = null;
     const fail = (error: unknown) => {
@@ -472,14 +473,14 @@ export async function executeRun(req: RunRequest): Promise<RunResult> {
       }
     };
 
-    const pool = runPool(open, req.concurrency ?? 1, controller.signal, work, fail);
+    const pool = runPool(open, req.concurrency ?? ENGINE_DEFAULTS.concurrency, controller.signal, work, fail);
     // Once stopping, nothing more is recorded, and calls that ignore the abort signal are abandoned
     // after a grace period (resuming repeats them).
     let timer: NodeJS.Timeout | undefined;
     const abandoned = new Promise<void>((resolve) => {
       const onAbort = () => {
         for (const r of recorders) r.closed = true;
-        timer = setTimeout(resolve, req.abandonAfterMs ?? 2000);
+        timer = setTimeout(resolve, req.abandonAfterMs ?? ENGINE_DEFAULTS.abandonAfterMs);
       };
       if (controller.signal.aborted) onAbort();
       else controller.signal.addEventListener('abort', onAbort, { once: true });

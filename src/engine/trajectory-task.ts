@@ -1,25 +1,17 @@
 // One trajectory of a stored run, continued from what the store holds and recorded through the
 // store's sink: shared by the single-writer run (run.ts) and by workers holding leases (worker.ts).
-import type { Model } from '../models/types.ts';
 import type { TrajectoryRecord } from '../store/types.ts';
 import type { Family } from '../core/verify/types.ts';
-import { runTrajectory, type AcceptedRound, type GenerationGuard, type TrajectoryOutcome } from './loop.ts';
-import type { BanProvider, MessagePolicy } from './round-policy.ts';
+import { runTrajectory, type AcceptedRound, type TrajectoryOutcome } from './loop.ts';
 import type { ProtocolConfig } from './protocol.ts';
 import type { StoreRecorder } from './recorder.ts';
+import type { RunRequest } from './run.ts';
 
-/** What running a planned run's trajectories needs besides the store: model, protocol, families. */
-export interface RunContext {
-  runId: string;
-  model: Model;
-  protocol: ProtocolConfig;
-  resolveFamily: (name: string) => Family;
-  extraBody?: Record<string, unknown> | null;
-  messagePolicy?: MessagePolicy;
-  banProvider?: BanProvider;
-  /** Checked before every generation (an experiment's context window). */
-  guard?: GenerationGuard;
-}
+/** What running a planned run's trajectories needs besides the store: model, protocol, families (a run request's). */
+export type RunContext = Pick<
+  RunRequest,
+  'runId' | 'model' | 'protocol' | 'resolveFamily' | 'extraBody' | 'messagePolicy' | 'banProvider' | 'guard'
+>;
 
 /** Accepted rounds of a stored trajectory, with the feedback the model saw after each. */
 export function priorRounds(t: TrajectoryRecord, family: Family, protocol: ProtocolConfig): AcceptedRound[] {

@@ -12,6 +12,7 @@ import { REVLOOP_VERSION } from '../core/version.ts';
 import { isConnectionLoss } from '../store/connection-loss.ts';
 import { LeaseLostError, type Lease, type RunStore } from '../store/store.ts';
 import { StoreRecorder } from './recorder.ts';
+import { ENGINE_DEFAULTS } from './defaults.ts';
 import { OutcomeTally } from './outcome-tally.ts';
 import { recordTrajectory, type RunContext } from './trajectory-task.ts';
 
@@ -34,7 +35,7 @@ export interface WorkerOptions {
   contextDone?(runId: string): void;
   /** Trajectories in flight at once. */
   concurrency: number;
-  /** How long a claim lasts without renewal. */
+  /** Stores with leases (PostgreSQL): how long this process's claim on a trajectory lasts without renewal, in seconds. */
   leaseSeconds: number;
   /** Renewal interval (default a third of the lease). */
   heartbeatMs?: number;
@@ -53,7 +54,7 @@ export interface WorkerOptions {
   maxConsecutiveFailures?: number;
   /** How long to wait for in-flight calls once stopping, before abandoning them (ms). */
   abandonAfterMs?: number;
-  /** Operational settings recorded with the worker's session in each run. */
+  /** Operational settings recorded with the session (timeouts, retries, rate limits, …), in each run it works on. */
   sessionOptions?: Record<string, unknown>;
   /** The session's kind in each run (default `worker`; `run`/`resume` when `revloop run` works on its own run). */
   sessionKind?: string;
@@ -129,7 +130,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
   const leases = store.leases;
   if (!leases)
     throw new CapabilityError(
-      `${store.location}: workers share runs through a PostgreSQL store (--store postgres://…); a SQLite store has one writer per run (use \`revloop run\`)`,
+      `${store.location}: workers share runs through a PostgreSQL store (postgres://…); a SQLite store has one writer per run (use \`revloop run\`)`,
       'leases',
     );
   const worker = await leases.register({ concurrency: o.concurrency, leaseSeconds: o.leaseSeconds });
@@ -153,7 +154,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
   let fatal: { error: unknown } | null = null;
   const tasks = new Map<string, Task>();
   const sessions = new Map<string, Promise<void>>();
-  const tally = new OutcomeTally(progress, o.maxConsecutiveFailures ?? 0);
+  const tally = new OutcomeTally(progress, o.maxConsecutiveFailures ?? ENGINE_DEFAULTS.maxConsecutiveFailures);
   const skipped = new Map(o.runId ? [] : (o.skipRuns ?? []));
 
   // The main loop sleeps until a slot frees, a poll interval passes, or the worker stops.
@@ -335,7 +336,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
 
   // Stopping: nothing more is recorded; calls that ignore the abort are abandoned after a grace period.
   for (const t of tasks.values()) if (t.recorder) t.recorder.closed = true;
-  const deadline = Date.now() + (o.abandonAfterMs ?? 2000);
+  const deadline = Date.now() + (o.abandonAfterMs ?? ENGINE_DEFAULTS.abandonAfterMs);
   while (tasks.size && Date.now() < deadline) {
     let timer: NodeJS.Timeout | undefined;
     await new Promise<void>((resolve) => {

@@ -301,12 +301,15 @@ export function requireBan(model: Model, purpose = 'this harness'): asserts mode
 
 /** Throws a CapabilityError unless the model exposes its own tokenizer (token counts, context-window checks). */
 export function requireTokenize(model: Model, purpose = 'this check'): asserts model is TokenizingModel {
-  if (!canTokenize(model)) {
-    throw new CapabilityError(
-      `${model.label} does not expose its tokenizer, which ${purpose} needs. ` +
-        "gguf: models tokenize in process, vllm: specs through the server's /tokenize, sim: models with their toy tokenizer; plain OpenAI-compatible APIs cannot count tokens.",
-      'tokenize',
-      model.label,
-    );
-  }
+  if (!canTokenize(model)) throw tokenizerRefusal(model, purpose);
+}
+
+/** The refusal of `requireTokenize`: `model` cannot count tokens, which `purpose` needs. */
+export function tokenizerRefusal(model: Model, purpose: string): CapabilityError {
+  return new CapabilityError(
+    `${model.label} does not expose its tokenizer, which ${purpose} needs. ` +
+      "gguf: models tokenize in process, vllm: specs through the server's /tokenize, sim: models with their toy tokenizer; plain OpenAI-compatible APIs cannot count tokens.",
+    'tokenize',
+    model.label,
+  );
 }

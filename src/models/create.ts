@@ -1,9 +1,10 @@
 // createModel(spec, options): a model spec string → a Model (the scheme list is in models/index.ts
 // and docs/models.md). The HTTP configuration is checked here, before any request.
 import { simulatedLabel } from '../core/simulated.ts';
-import { UserError, UsageError } from '../core/errors.ts';
+import { namingOption, UserError, UsageError } from '../core/errors.ts';
 import type { Model } from './types.ts';
 import {
+  DEFAULT_API_KEY_ENV,
   DEFAULT_CONCURRENCY,
   DEFAULT_MAX_RETRIES,
   DEFAULT_RETRY_POLICY,
@@ -77,10 +78,13 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
     apiKey = env[keyEnv]?.trim() || null;
     if (!apiKey) throw new UserError(`${spec}: the API key variable ${keyEnv} is not set (or empty); export it, e.g. export ${keyEnv}=…`);
   } else {
-    apiKey = env.OPENAI_API_KEY?.trim() || null;
+    apiKey = env[DEFAULT_API_KEY_ENV]?.trim() || null;
   }
   if (parsed.scheme === 'openai' && !apiKey) {
-    throw new UserError(`${spec}: no API key; set OPENAI_API_KEY (or name another variable with --api-key-env / apiKeyEnv)`);
+    throw namingOption(
+      'apiKeyEnv',
+      (n) => new UserError(`${spec}: no API key; set ${DEFAULT_API_KEY_ENV} (or name another variable with ${n})`),
+    );
   }
   const baseUrl = (parsed.baseUrl ?? options.baseUrl ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
   const extraBody = options.extraBody ?? {};

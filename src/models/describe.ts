@@ -1,6 +1,6 @@
 // A readable description of what a spec resolves to, without contacting any server or loading any
 // weights. Never includes an API key, only where it came from.
-import type { ModelOptions } from './options.ts';
+import { DEFAULT_API_KEY_ENV, type ModelOptions } from './options.ts';
 import { parseSpec } from './spec.ts';
 import { createHttpModel } from './create.ts';
 import { createSimModel } from './sim/model.ts';
@@ -31,7 +31,7 @@ export async function describeModel(spec: string, options: ModelOptions = {}): P
   }
   const m = await createHttpModel(parsed, options);
   const c = m.config;
-  const keyEnv = options.apiKeyEnv ?? parsed.params.api_key_env ?? 'OPENAI_API_KEY';
+  const keyEnv = options.apiKeyEnv ?? parsed.params.api_key_env ?? DEFAULT_API_KEY_ENV;
   return {
     backend: c.vllm ? 'vLLM (OpenAI-compatible + prompt_logprobs scoring + bad_words bans)' : 'OpenAI-compatible HTTP',
     spec,

@@ -71,9 +71,14 @@ export interface ModelOptions {
   [key: string]: unknown;
 }
 
+/** Per-attempt timeout of HTTP models when none is given (ms). */
 export const DEFAULT_TIMEOUT_MS = 180_000;
+/** Retries after a failed HTTP attempt when none is given. */
 export const DEFAULT_MAX_RETRIES = 4;
+/** HTTP requests in flight per model when none is given. */
 export const DEFAULT_CONCURRENCY = 16;
+/** The environment variable holding the API key when none is named. */
+export const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY';
 
 export const realClock: Clock = {
   now: () => Date.now(),

@@ -8,7 +8,7 @@
 //
 // Query parameters belong to the spec (they are part of a run's identity); generic options passed
 // next to the spec fill in whatever the query leaves unset.
-import { UserError, UsageError } from '../core/errors.ts';
+import { namingOption, UserError, UsageError } from '../core/errors.ts';
 import { maskUrlCredentials } from '../core/util/secrets.ts';
 
 type SpecScheme = 'openai' | 'openai-compatible' | 'vllm' | 'gguf' | 'sim';
@@ -126,9 +126,11 @@ export function parseSpec(spec: string): ParsedSpec {
       if (!/^https?:\/\/[^/]+/.test(baseUrl)) throw invalid(spec, `the base URL "${baseUrl}" must start with http:// or https://`);
       if (!head) throw invalid(spec, 'the model name after "#" is missing');
       if (/^https?:\/\/[^/]*@/.test(baseUrl)) {
-        throw invalid(
-          spec,
-          'the base URL contains credentials (user:password@); specs are stored with runs, so put the key in an environment variable and name it with --api-key-env',
+        throw namingOption('apiKeyEnv', (n) =>
+          invalid(
+            spec,
+            `the base URL contains credentials (user:password@); specs are stored with runs, so put the key in an environment variable and name it with ${n}`,
+          ),
         );
       }
       return { scheme, spec, target: head, baseUrl, params };

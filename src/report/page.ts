@@ -5,7 +5,7 @@ import { writeFileAtomicSync } from '../core/util/atomic-file.ts';
 import type { AnalysisResult } from '../studies/revision/analysis/types.ts';
 import type { RoundRecord, TrajectoryRecord } from '../store/types.ts';
 import type { Family } from '../core/verify/types.ts';
-import type { ControllerInfo } from '../studies/kit/report-model.ts';
+import { DEFAULT_REPORT_TITLE, type ControllerInfo } from '../studies/kit/report-model.ts';
 import type { Study, TrajectoryDrilldown } from '../studies/kit/study.ts';
 import { revisionStudy, type RevisionAnalysis } from '../studies/revision/study.ts';
 import { buildDrilldownPayload, type DrilldownPayload } from './payload.ts';
@@ -109,7 +109,7 @@ export function reportPage(
   if (unlisted.length)
     notes.push(`Not listed: ${unlisted.join(', ')} with nothing to report yet (no finished trajectory or score); revloop runs lists them.`);
   return {
-    title: options.title ?? 'revloop report',
+    title: options.title ?? DEFAULT_REPORT_TITLE,
     generatedAt: options.generatedAt,
     meta,
     sections: results.flatMap((r) => r.study.sections(r.analysis)),

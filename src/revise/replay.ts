@@ -7,7 +7,7 @@
 // compare-policies' (the recorded run is the reference), paired by case: generations and tokens
 // saved against successes lost. This holds for a deterministic model or for the sample recorded;
 // it is evidence about the model that made the recording (a real one for imported logs).
-import { UsageError, UserError } from '../core/errors.ts';
+import { namingOption, UsageError, UserError } from '../core/errors.ts';
 import { cycleAt, recurrenceOf } from '../remedy/recurrence.ts';
 import { roundShape } from '../engine/round-policy.ts';
 import { isTrajectoryPlan } from '../store/plan.ts';
@@ -34,8 +34,8 @@ export interface Truncation {
   recurrence?: boolean;
 }
 
-/** Parses `budget=T`, `on-cycle=stop`, `stop=recurrence`, joined with `+` (e.g. `on-cycle=stop+budget=4`). */
-export function parseTruncation(entry: string, flag = '--truncations'): Truncation {
+/** Parses `budget=T`, `on-cycle=stop`, `stop=recurrence`, joined with `+` (e.g. `on-cycle=stop+budget=4`); errors name the option `truncations`. */
+export function parseTruncation(entry: string, option = 'truncations'): Truncation {
   const t: Truncation = {};
   for (const part of entry.split('+')) {
     const m = /^budget=(\d+)$/.exec(part);
@@ -43,9 +43,13 @@ export function parseTruncation(entry: string, flag = '--truncations'): Truncati
     else if (part === 'on-cycle=stop' && !t.cycle) t.cycle = true;
     else if (part === 'stop=recurrence' && !t.recurrence) t.recurrence = true;
     else
-      throw new UsageError(
-        flag,
-        `${flag}: '${entry}': use budget=T, on-cycle=stop or stop=recurrence (each once), joined with '+', e.g. on-cycle=stop+budget=4`,
+      throw namingOption(
+        option,
+        (n) =>
+          new UsageError(
+            n,
+            `${n}: '${entry}': use budget=T, on-cycle=stop or stop=recurrence (each once), joined with '+', e.g. on-cycle=stop+budget=4`,
+          ),
       );
   }
   return t;
@@ -73,17 +77,22 @@ export async function replayTruncations(
 ): Promise<PolicyComparison> {
   const planned = await store.getPlanned(runId);
   if (!planned || !isTrajectoryPlan(planned.plan))
-    throw new UserError(`compare-policies --replay: no revision run '${runId}' in ${store.location}`);
+    throw namingOption('runId', (n) => new UserError(`${n}: no revision run '${runId}' in ${store.location}`));
   const rules = entries.map((e) => ({ entry: e, rule: parseTruncation(e) }));
+  const budget = planned.plan.protocol.budget;
   for (const { entry, rule } of rules)
-    if (rule.budget !== undefined && rule.budget >= planned.plan.protocol.budget)
-      throw new UsageError(
-        '--truncations',
-        `--truncations: '${entry}' is not a truncation: the run's budget is ${planned.plan.protocol.budget}, so only budget=0…${planned.plan.protocol.budget - 1} stop earlier`,
+    if (rule.budget !== undefined && rule.budget >= budget)
+      throw namingOption(
+        'truncations',
+        (n) =>
+          new UsageError(
+            n,
+            `${n}: '${entry}' is not a truncation: the run's budget is ${budget}, so only budget=0…${budget - 1} stop earlier`,
+          ),
       );
   const seen = new Set<string>();
   for (const { entry } of rules) {
-    if (seen.has(entry)) throw new UsageError('--truncations', `--truncations: '${entry}' is listed twice`);
+    if (seen.has(entry)) throw namingOption('truncations', (n) => new UsageError(n, `${n}: '${entry}' is listed twice`));
     seen.add(entry);
   }
   const trajectories = await store.loadTrajectories([runId]);

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { canonicalJson, canonicalSha256, sha256Hex, writeCanonicalJson } from '../core/util/hash.ts';
 import type { ConstraintCase, Family, PromptVariant } from '../core/verify/types.ts';
 import { diffLeaves } from '../core/util/json-diff.ts';
-import { PlanMismatchError } from '../core/errors.ts';
+import { namingOption, PlanMismatchError } from '../core/errors.ts';
 import type { PerCase, RunPlannedPayload } from './events.ts';
 
 interface FamilyFingerprint {
@@ -195,17 +195,21 @@ function diffPlans(stored: Plan, requested: Plan, limit = 12): string[] {
 
 /**
  * Refuses a different plan under an existing run id, naming what differs: a run's plan never
- * changes, whichever study made it.
+ * changes, whichever study made it. The message names the option that chose the id (`runId`; see namingOption).
  */
-export function assertSamePlan(runId: string, stored: RunPlannedPayload, requested: RunPlannedPayload, runFlag = '--run-id'): void {
+export function assertSamePlan(runId: string, stored: RunPlannedPayload, requested: RunPlannedPayload, option = 'runId'): void {
   if (stored.plan_sha256 === requested.plan_sha256) return;
   const diffs = diffPlans(stored.plan, requested.plan);
   if (!diffs.length) diffs.push('the frozen cases or per-case settings differ');
-  throw new PlanMismatchError(
-    runId,
-    diffs,
-    `run '${runId}' exists with a different plan; a run's plan never changes.\n` +
-      diffs.map((d) => `  ${d}`).join('\n') +
-      `\nUse a new ${runFlag} to run this plan, or repeat the original command to resume '${runId}'.`,
+  throw namingOption(
+    option,
+    (n) =>
+      new PlanMismatchError(
+        runId,
+        diffs,
+        `run '${runId}' exists with a different plan; a run's plan never changes.\n` +
+          diffs.map((d) => `  ${d}`).join('\n') +
+          `\nUse a new ${n} to run this plan, or repeat the original command to resume '${runId}'.`,
+      ),
   );
 }

@@ -25,12 +25,12 @@ export function runIdProblem(runId: string): string | null {
   return null;
 }
 
-/** Refuses a run id a new run may not have (a UsageError naming --run-id). */
+/** Refuses a run id a new run may not have (a UsageError naming the option `runId`). */
 export function checkNewRunId(runId: string): void {
   const problem = runIdProblem(runId);
   if (problem)
     throw new UsageError(
-      '--run-id',
+      'runId',
       `run id ${JSON.stringify(runId.slice(0, 80))} ${problem}; a run id is printable text (letters, digits, . _ : - and the like)`,
     );
 }

@@ -4,7 +4,7 @@
 // Studies with trajectories use the trajectory events instead; the
 // listing, audit and copy of runs work the same for all.
 import { REVLOOP_VERSION } from '../core/version.ts';
-import { UserError } from '../core/errors.ts';
+import { namingOption, UserError } from '../core/errors.ts';
 import { canonicalJson, sha256Hex } from '../core/util/hash.ts';
 import { hostname } from 'node:os';
 import type { NewEvent, RecordPayload, SessionFinishedPayload, SessionStartedPayload, StoredEvent, StudyRunPlanned } from './events.ts';
@@ -51,16 +51,18 @@ function studyPlanned(req: StudyRunRequest): StudyRunPlanned {
  * Creates the run on first use; a later session must bring the same plan (kind, model, settings),
  * otherwise it is refused with the differing parts named.
  */
-export async function openStudyRun(store: RunStore, req: StudyRunRequest, runFlag = '--run'): Promise<{ created: boolean }> {
+export async function openStudyRun(store: RunStore, req: StudyRunRequest, option = 'runId'): Promise<{ created: boolean }> {
   const requested = studyPlanned(req);
   const stored = await store.getPlanned(req.runId);
   if (stored) {
     if (isTrajectoryPlan(stored.plan) || stored.plan.kind !== req.kind) {
-      throw new UserError(
-        `run '${req.runId}' in ${store.location} is a ${stored.plan.kind} run, not a ${req.kind} run; choose another ${runFlag}`,
+      const kind = stored.plan.kind;
+      throw namingOption(
+        option,
+        (n) => new UserError(`run '${req.runId}' in ${store.location} is a ${kind} run, not a ${req.kind} run; choose another ${n}`),
       );
     }
-    assertSamePlan(req.runId, stored, requested, runFlag);
+    assertSamePlan(req.runId, stored, requested, option);
     return { created: false };
   }
   await store.createRun(req.runId, requested);

@@ -6,9 +6,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LiveEvent, ViewerBackend } from './api.ts';
 import { SECURITY_HEADERS, send, wholeParam } from './http.ts';
 
-/** Event streams open at once by default: each replays the log from its cursor, so their number is bounded. */
-export const DEFAULT_MAX_STREAMS = 16;
-
 interface Stream {
   res: ServerResponse;
   cursor: number;
@@ -47,7 +44,7 @@ export class EventStreams {
         429,
         'application/json; charset=utf-8',
         JSON.stringify({
-          error: `${streams.size} event streams are open, the most this viewer serves at once (--max-streams); retry later`,
+          error: `${streams.size} event streams are open, the most this viewer serves at once (maxStreams); retry later`,
         }),
         { 'retry-after': '5' },
       );

@@ -8,24 +8,24 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { readdirSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
-import { NotFoundError, UsageError, UserError, isRevloopError } from '../core/errors.ts';
+import { NotFoundError, UsageError, UserError, isRevloopError, namingOption } from '../core/errors.ts';
 import { browserScript } from '../html/bundle.ts';
 import type { ViewerBackend } from './api.ts';
 import { answeredByAccessCheck, isLoopbackHost, presentedToken, type PresentedToken } from './access.ts';
 import { answerApi } from './api-routes.ts';
-import { DEFAULT_MAX_STREAMS, EventStreams } from './event-streams.ts';
+import { EventStreams } from './event-streams.ts';
+import { VIEWER_SERVER_DEFAULTS } from './defaults.ts';
 import { BadRequest, problemPage, segments, send, sendJson, TYPES } from './http.ts';
 
 export { generateToken, isLoopbackHost, tokenMatches } from './access.ts';
 export { MAX_QUERY_CHARS } from './api-routes.ts';
-export { DEFAULT_MAX_STREAMS } from './event-streams.ts';
 export { CONTENT_SECURITY_POLICY } from './http.ts';
 
 export interface ViewerServerOptions {
   backend: ViewerBackend;
-  /** Address to bind (default 127.0.0.1). */
+  /** Address to bind (default loopback, 127.0.0.1). */
   host?: string;
-  /** Port (default 8300; 0 picks a free one). */
+  /** Port (default VIEWER_SERVER_DEFAULTS.port, 8300; 0 picks a free one). */
   port?: number;
   /** The access token; required for a non-loopback host (see generateToken), ignored on loopback. */
   token?: string | null;
@@ -79,14 +79,20 @@ function answerApp(app: Map<string, Buffer>, backend: ViewerBackend, res: Server
 }
 
 export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerServer> {
-  const host = o.host ?? '127.0.0.1';
+  const host = o.host ?? VIEWER_SERVER_DEFAULTS.host;
   const loopback = isLoopbackHost(host);
   const token = loopback ? null : (o.token ?? null);
-  if (!loopback && !token) throw new UsageError('--host', `a viewer on ${host} (not loopback) needs an access token`);
+  if (!loopback && !token) throw new UsageError('token', `a viewer on ${host} (not loopback) needs an access token`);
   const app = loadApp();
   const backend = o.backend;
   const log = o.log ?? (() => {});
-  const streams = new EventStreams(backend, o.pollMs ?? 250, o.batch ?? 500, o.maxStreams ?? DEFAULT_MAX_STREAMS, log);
+  const streams = new EventStreams(
+    backend,
+    o.pollMs ?? VIEWER_SERVER_DEFAULTS.pollMs,
+    o.batch ?? VIEWER_SERVER_DEFAULTS.batch,
+    o.maxStreams ?? VIEWER_SERVER_DEFAULTS.maxStreams,
+    log,
+  );
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let url: URL;
@@ -130,20 +136,26 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
       else res.end();
     });
   });
+  const requested = o.port ?? VIEWER_SERVER_DEFAULTS.port;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EADDRINUSE')
-        reject(new UserError(`port ${o.port ?? 8300} is already in use on ${host}; choose another with --port (0 picks a free one)`));
+        reject(
+          namingOption(
+            'port',
+            (n) => new UserError(`port ${requested} is already in use on ${host}; choose another with ${n} (0 picks a free one)`),
+          ),
+        );
       else if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND')
-        reject(new UsageError('--host', `cannot listen on ${host}: no such address on this machine (${e.code})`));
+        reject(new UsageError('host', `cannot listen on ${host}: no such address on this machine (${e.code})`));
       else if (e.code === 'EACCES')
-        reject(new UsageError('--port', `not allowed to listen on port ${o.port} (ports below 1024 need privileges)`));
+        reject(new UsageError('port', `not allowed to listen on port ${o.port} (ports below 1024 need privileges)`));
       else reject(e);
     });
-    server.listen(o.port ?? 8300, host, () => resolve());
+    server.listen(requested, host, () => resolve());
   });
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : (o.port ?? 8300);
+  const port = typeof address === 'object' && address ? address.port : requested;
   const wildcard = host === '0.0.0.0' || host === '::';
   const shownHost = wildcard ? hostname() : host;
   const hostPart = isIP(shownHost) === 6 ? `[${shownHost}]` : shownHost;

@@ -207,7 +207,7 @@ test('stratified bootstrap: no variance when outcomes are constant within strata
 
 test('user mistakes are reported plainly', () => {
   const dup = [traj({ caseId: 'x', texts: '*' }), { ...traj({ caseId: 'x', texts: 'A*' }), runId: 'run-2' }];
-  assert.throws(() => analyzeTrajectories(dup, { bootstrap: 0 }), /two complete trajectories for case x .*\(select runs with --run\)/);
+  assert.throws(() => analyzeTrajectories(dup, { bootstrap: 0 }), /two complete trajectories for case x .*\(select runs with runIds\)/);
   assert.throws(() => analyzeTrajectories(panel, { budget: -1 }), /budget must be an integer ≥ 0/);
   const broken = traj({ texts: 'AB' });
   delete (broken.rounds[1].state as Record<string, unknown>).error;

@@ -1,6 +1,7 @@
 // Hand-built trajectories for the analysis tests: texts are single letters, so a repeated letter is
 // a repeated state; exact-length rounds take their signed error and missing anchors explicitly.
 import type { RoundRecord, TrajectoryRecord, TrajectoryStatus } from '../../src/store/types.ts';
+import { PAPER_PROTOCOL } from '../../src/engine/protocol.ts';
 
 export interface Spec {
   controller?: string;
@@ -65,6 +66,6 @@ export function traj(spec: Spec): TrajectoryRecord {
     rounds,
     status: spec.status ?? 'complete',
     ...(spec.reason ? { incompleteReason: spec.reason } : {}),
-    budget: spec.budget ?? 8,
+    budget: spec.budget ?? PAPER_PROTOCOL.budget,
   };
 }

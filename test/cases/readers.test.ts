@@ -204,7 +204,7 @@ test('format override and undetectable files', async () => {
   const odd = writeLines(dir, 'odd.jsonl', [{ hello: 'world' }]);
   await assert.rejects(
     loadCaseSet(odd),
-    /odd.jsonl:1: cannot tell the case format from the first row \(fields: hello\); name the format with --input-format/,
+    /odd.jsonl:1: cannot tell the case format from the first row \(fields: hello\); set format to one of the formats \(paper-exact: /,
   );
   const empty = join(dir, 'empty.jsonl');
   writeFileSync(empty, '\n\n');

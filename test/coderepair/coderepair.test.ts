@@ -229,11 +229,13 @@ test('what is missing is said clearly: no MBPP file, no python', () => {
   assert.throws(
     () => loadMbpp('/nonexistent/sanitized-mbpp.json'),
     (e: unknown) =>
-      e instanceof UserError && /cannot read the MBPP file \(no such file\).*pass its path with --mbpp/.test((e as Error).message),
+      e instanceof UserError && /cannot read the MBPP file \(no such file\).*pass its path with mbpp\.$/.test((e as Error).message),
   );
   assert.throws(
     () => findPython('/nonexistent/python3'),
-    (e: unknown) => e instanceof UserError && /needs a Python 3 interpreter/.test((e as Error).message),
+    (e: unknown) =>
+      e instanceof UserError &&
+      /needs a Python 3 interpreter.*name one with python \(a path\) or REVLOOP_PYTHON/.test((e as Error).message),
   );
 });
 

@@ -157,7 +157,7 @@ test('run --ban failed-drafts is refused for a backend that cannot ban, before a
     );
     await assert.rejects(
       runCases({ cases, model: 'sim:ideal', store: join(dir, 'runs.db'), harness: 'nope' }),
-      /--harness: unknown policy 'nope'/,
+      /UsageError: harness: unknown policy 'nope'/,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -143,7 +143,7 @@ test('fetch: HTTP errors and network errors say what happened', async () => {
   const port = (closed.address() as AddressInfo).port;
   await new Promise<void>((r) => closed.close(() => r()));
   await assert.rejects(fetchPunkt({ dest, url: `http://127.0.0.1:${port}/x.zip` }), /could not download .*: ECONNREFUSED/);
-  await assert.rejects(fetchPunkt({ dest, url: `${base}/x.zip`, sha256: 'abc' }), /--sha256: expected 64 hex digits/);
+  await assert.rejects(fetchPunkt({ dest, url: `${base}/x.zip`, sha256: 'abc' }), /Error: sha256: expected 64 hex digits/);
   routes.set('/notzip', Buffer.from('hello'));
   await assert.rejects(fetchPunkt({ dest, url: `${base}/notzip`, sha256: sha('hello') }), /not a readable ZIP archive/);
   assert.deepEqual(readdirSync(dest), []);

@@ -92,9 +92,9 @@ test('resolution chain: explicit path, $REVLOOP_PUNKT, fetched copy, shared data
   assert.equal(resolvePunkt(null, { env: { REVLOOP_DATA_DIR: dataDir }, sharedFile: null }).source, fetched);
   assert.throws(
     () => resolvePunkt(null, { env: { REVLOOP_DATA_DIR: join(root, 'empty') }, sharedFile: null }),
-    (e: Error) => e instanceof UserError && /revloop data fetch punkt/.test(e.message) && /--punkt PATH/.test(e.message),
+    (e: Error) => e instanceof UserError && /revloop data fetch punkt/.test(e.message) && /name them with punkt \(/.test(e.message),
   );
-  assert.throws(() => resolvePunkt(join(root, 'missing.json')), /Punkt parameters not found at .*missing\.json \(from --punkt\)/);
+  assert.throws(() => resolvePunkt(join(root, 'missing.json')), /Punkt parameters not found at .*missing\.json \(from punkt\)/);
   assert.throws(() => resolvePunkt(null, { env: { REVLOOP_PUNKT: join(root, 'gone') }, sharedFile: null }), /\(from \$REVLOOP_PUNKT\)/);
 });
 

@@ -93,3 +93,47 @@ export class RevisionFailedError extends RevloopError {
     this.name = 'RevisionFailedError';
   }
 }
+
+const NAMED_OPTION = Symbol.for('revloop.error.namedOption');
+
+/** What `namingOption` keeps on an error: the options' names, and how to build the error naming them otherwise. */
+interface OptionNaming {
+  options: readonly string[];
+  wording: (...names: string[]) => RevloopError;
+}
+
+/**
+ * An error whose message names options of the call that failed, by their names there (`budget`,
+ * `runId`, `plugins`): `wording(...names)` builds the error with the options called `names` (in the
+ * order of `options`), and what comes back is `wording(...options)`. A front end that calls the
+ * options otherwise words the same error its own way with `messageNaming(error, rename)` (revloop's
+ * command line: the flags the user typed), so the library speaks of options and the command line of
+ * flags. Two copies of revloop recognise each other's (the mark is registered with Symbol.for).
+ */
+export function namingOption<E extends RevloopError>(options: string | readonly string[], wording: (...names: string[]) => E): E {
+  const names = typeof options === 'string' ? [options] : [...options];
+  const error = wording(...names);
+  const naming: OptionNaming = { options: names, wording };
+  Object.defineProperty(error, NAMED_OPTION, { value: naming, enumerable: false });
+  return error;
+}
+
+function namingOf(e: unknown): OptionNaming | null {
+  const naming = typeof e === 'object' && e !== null ? (e as Record<symbol, unknown>)[NAMED_OPTION] : undefined;
+  return naming && typeof (naming as OptionNaming).wording === 'function' ? (naming as OptionNaming) : null;
+}
+
+/** The options an error's message names (see `namingOption`), in order; empty when it names none so. */
+export function namedOptions(e: unknown): readonly string[] {
+  return namingOf(e)?.options ?? [];
+}
+
+/**
+ * The message of `e` with each option it names called `rename(option)` (see `namingOption`); its own
+ * message when it names none so.
+ */
+export function messageNaming(e: unknown, rename: (option: string) => string): string {
+  const naming = namingOf(e);
+  if (naming) return naming.wording(...naming.options.map(rename)).message;
+  return e instanceof Error ? e.message : String(e);
+}

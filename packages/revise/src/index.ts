@@ -106,6 +106,7 @@ export {
 export {
   REVLOOP_DEFAULT_POLICY,
   POLICY_PRESETS,
+  PAPER_BUDGET,
   policyName,
   policyPreset,
   parseHistorySpec,
@@ -167,4 +168,15 @@ export {
 } from './policy/failure-record.ts';
 export { banStrings } from './policy/ban.ts';
 export { pyStrip, isPySpaceCode } from './text.ts';
-export { RevloopError, isRevloopError, UserError, UsageError, CapabilityError, RevisionFailedError, type ErrorCode } from './errors.ts';
+export {
+  RevloopError,
+  isRevloopError,
+  UserError,
+  UsageError,
+  CapabilityError,
+  RevisionFailedError,
+  namingOption,
+  namedOptions,
+  messageNaming,
+  type ErrorCode,
+} from './errors.ts';

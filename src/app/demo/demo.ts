@@ -13,6 +13,8 @@ import type { TrajectoryRecord } from '../../store/types.ts';
 import { getDefaultPunkt } from '../../core/text/index.ts';
 import { UserError } from '../../core/errors.ts';
 import { getFamily } from '../../core/verify/index.ts';
+import { ANALYSIS_DEFAULTS } from '../../studies/revision/analysis/defaults.ts';
+import { DEMO_DEFAULTS } from '../defaults.ts';
 import { exactLengthDemoCases, structuredDemoCases } from './cases.ts';
 import { experimentOf } from '../../studies/experiments/plan.ts';
 
@@ -133,7 +135,7 @@ export async function runDemo(o: DemoOptions = {}, hooks: DemoHooks = {}): Promi
         model,
         protocol: PAPER_PROTOCOL,
         resolveFamily: getFamily,
-        concurrency: o.concurrency ?? 8,
+        concurrency: concurrencyOf(o),
         signal: o.signal,
         onProgress: (p) => hooks.onProgress?.(runId, p),
       });
@@ -157,7 +159,7 @@ export async function runDemo(o: DemoOptions = {}, hooks: DemoHooks = {}): Promi
   const report = await buildStoreReport(storePath, {
     runIds,
     bootstrap: 2000,
-    seed: 20260808,
+    seed: ANALYSIS_DEFAULTS.seed,
     title: 'revloop demo (SIMULATED controllers)',
   });
   writeReportFile(reportPath, report.html);
@@ -165,7 +167,7 @@ export async function runDemo(o: DemoOptions = {}, hooks: DemoHooks = {}): Promi
 }
 
 function concurrencyOf(o: DemoOptions): number {
-  return o.concurrency ?? 8;
+  return o.concurrency ?? DEMO_DEFAULTS.concurrency;
 }
 
 async function demoIntervention(

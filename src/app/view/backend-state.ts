@@ -16,10 +16,12 @@ import type { SearchWorker } from '../view-search.ts';
 import { IntegrityError, verifyRuns } from '../verified.ts';
 import { Lru, refreshIndex, type RunIndex } from '../view-index.ts';
 import { runRow } from './rows.ts';
+import { VIEW_DEFAULTS } from '../defaults.ts';
 
 export interface ViewApiOptions {
-  /** Bootstrap resamples of the run pages' analyses (default 2,000; 0 switches intervals off). */
+  /** Bootstrap resamples of the run pages' analyses (default `VIEW_DEFAULTS.bootstrap`, 2,000; 0 switches intervals off). */
   bootstrap?: number;
+  /** The bootstrap seed (default `VIEW_DEFAULTS.seed`, the analysis's). */
   seed?: number;
   /** Trajectories whose index entries are kept, over all runs (default 200,000: a few tens of MB). */
   indexedTrajectories?: number;
@@ -76,8 +78,8 @@ export interface BackendState {
 
 /** The state of a backend over `store`. */
 export function backendState(store: RunStore, o: ViewApiOptions = {}): BackendState {
-  const bootstrap = o.bootstrap ?? 2000;
-  const seed = o.seed ?? 20260808;
+  const bootstrap = o.bootstrap ?? VIEW_DEFAULTS.bootstrap;
+  const seed = o.seed ?? VIEW_DEFAULTS.seed;
   const indexes = new Lru<string, RunIndex>(o.indexedTrajectories ?? 200_000, (idx) => idx.entries.length);
   const analyses = new Lru<string, Analysed>(o.analysedRuns ?? 4);
   const refreshing = new Map<string, Promise<RunIndex>>();

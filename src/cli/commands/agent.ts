@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { fitText, outputWidth } from '../terminal.ts';
 import { simulatedPrefix } from '../../core/simulated.ts';
+import { REFERENCE_SEED } from '../../core/reference-seed.ts';
 import { addModelOptions, modelOptionsFromFlags, wholeNumber, type ModelFlags } from '../flags.ts';
 import { jsonOption, modelOption, noProgressOption, runOption, storeOption } from '../options.ts';
 import { redactLocation } from '../../store/store.ts';
@@ -27,7 +28,7 @@ export function register(program: Command): void {
     .summary('agent rollouts on ToolShed tasks under harness variants (verbatim, +instr, drop, abstract, +ban)')
     .description(
       'Runs one rollout per ToolShed agent task (generate_agent_tasks, seed\n' +
-        '20260808) under each harness and stores success, repeat rates, loops and\n' +
+        `${REFERENCE_SEED}) under each harness and stores success, repeat rates, loops and\n` +
         'token counts; repeating the command resumes by task. The +ban harnesses\n' +
         'need a backend that can ban token sequences: gguf:<path> (in process) or\n' +
         'vllm:<url>#<model> (bad_words). Settings of record: 24 tasks, 6 steps,\n' +

@@ -16,6 +16,7 @@ import {
   wholeParser,
   wideOption,
 } from '../options.ts';
+import { ANALYSIS_DEFAULTS } from '../../studies/revision/analysis/defaults.ts';
 import { lineProgress } from '../progress.ts';
 import { fitText, outputWidth } from '../terminal.ts';
 
@@ -49,12 +50,12 @@ export function register(program: Command): void {
     .addOption(jsonOption('print one JSON document (schema revloop.analysis/1) instead of tables'));
   addOptionWithAliases(cmd, maxCapOption(), '--budget');
   cmd
-    .addOption(bootstrapOption(20000))
+    .addOption(bootstrapOption(ANALYSIS_DEFAULTS.bootstrap))
     .addOption(bootstrapSeedOption())
     .addOption(
       new Option('--landmark <L>', 'landmark revision of the rescue regression')
         .argParser(wholeParser('--landmark', { min: 1 }))
-        .default(4),
+        .default(ANALYSIS_DEFAULTS.landmark),
     )
     .option('--panel <controller=panel...>', 'put a controller in a named panel (pairs, reversals and panel means are within panels)')
     .option(

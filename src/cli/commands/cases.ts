@@ -4,6 +4,7 @@ import { addOptionWithAliases, inputFormatOption, jsonOption, pluginOption, whol
 import { forPeople, inputPath, isStdio } from '../stdio.ts';
 import { UserError } from '../../core/errors.ts';
 import type { CaseFormat } from '../../core/cases/types.ts';
+import { DEFAULT_MAX_SHOWN } from '../../core/cases/errors.ts';
 
 interface CommonOptions {
   plugin?: string[];
@@ -16,7 +17,7 @@ interface CommonOptions {
 const shownName = (file: string) => (isStdio(file) ? 'standard input' : file);
 
 const maxErrorsOption = (help: string) =>
-  new Option('--max-errors <n>', help).argParser(wholeParser('--max-errors', { min: 1 })).default(20);
+  new Option('--max-errors <n>', help).argParser(wholeParser('--max-errors', { min: 1 })).default(DEFAULT_MAX_SHOWN);
 
 /** The options both subcommands share (format, strictness, error count, plugins). */
 function commonOptions(cmd: Command, strictHelp: string, maxErrorsHelp: string): Command {

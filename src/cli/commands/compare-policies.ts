@@ -11,8 +11,8 @@ import {
   limitOption,
   modelOption,
   storeOption,
-  PAPER_BUDGET,
 } from '../options.ts';
+import { RUN_DEFAULTS } from '../../app/defaults.ts';
 import { jsonOutput } from '../json.ts';
 import { trajectoryProgress } from '../progress.ts';
 import { fitText, outputWidth } from '../terminal.ts';
@@ -63,10 +63,10 @@ export function register(program: Command): void {
         'verbatim-full, abstract, reset-on-recurrence, revloop-default',
       ),
     )
-    .addOption(budgetOption(PAPER_BUDGET, 'the revision budget T: revisions after the first draft, the same for every policy'))
+    .addOption(budgetOption(RUN_DEFAULTS.budget, 'the revision budget T: revisions after the first draft, the same for every policy'))
     .addOption(storeOption())
     .addOption(limitOption())
-    .addOption(concurrencyOption(4))
+    .addOption(concurrencyOption(RUN_DEFAULTS.concurrency))
     .option('--price-in <usd>', 'US dollars per million prompt tokens (for the money column)')
     .option('--price-out <usd>', 'US dollars per million completion tokens')
     .option(

@@ -4,6 +4,8 @@ import type { Command } from 'commander';
 import { join } from 'node:path';
 import { redactLocation } from '../../store/store.ts';
 import { addOptionWithAliases, concurrencyOption, outDirOption } from '../options.ts';
+import { DEMO_DEFAULTS } from '../../app/defaults.ts';
+import { PAPER_PROTOCOL } from '../../engine/protocol.ts';
 import { commandLine, layOutCommand, nextCommands } from '../invocation.ts';
 import { trajectoryProgress } from '../progress.ts';
 import { interruptible } from '../signals.ts';
@@ -24,7 +26,8 @@ export function register(program: Command): void {
       'the store: a SQLite file or postgres://user@host:port/db[?schema=name&pool=N] (default: <out-dir>/demo.db; not $REVLOOP_STORE, so the demo never writes into a store you use)',
     );
   addOptionWithAliases(cmd, outDirOption('folder for the case file, the store and the report (default: a new temporary folder)'), '--out');
-  cmd.addOption(concurrencyOption(8)).action(async (opts: { store?: string; outDir?: string; concurrency: number }) => {
+  const concurrency = concurrencyOption(DEMO_DEFAULTS.concurrency);
+  cmd.addOption(concurrency).action(async (opts: { store?: string; outDir?: string; concurrency: number }) => {
     const { runDemo, demoSummary } = await import('../../app/demo/demo.ts');
     const out = fitted(process.stdout);
     const err = process.stderr;
@@ -59,7 +62,7 @@ export function register(program: Command): void {
     const summary = demoSummary(r.runs);
     const table = new TextTable(['controller (SIMULATED)', ...summary.families, 'all', 'mean rounds'], { width, compact: true });
     for (const row of summary.rows) table.push([`sim:${row.profile} [SIMULATED]`, ...row.cells, row.all, row.meanRounds]);
-    out.write(`\njoint successes within the budget of 8 revisions (SIMULATED controllers):\n${table.toString()}\n`);
+    out.write(`\njoint successes within the budget of ${PAPER_PROTOCOL.budget} revisions (SIMULATED controllers):\n${table.toString()}\n`);
     if (r.intervention) {
       const iv = r.intervention;
       const arms = new TextTable(['arm (SIMULATED)', 'final successes'], { width, compact: true });

@@ -20,8 +20,9 @@ import {
   runOption,
   storeOption,
   wholeParser,
-  PAPER_BUDGET,
 } from '../options.ts';
+import { RUN_DEFAULTS } from '../../app/defaults.ts';
+import { DEFAULT_ARMS, DEFAULT_ERRORS, DESIGN_DEFAULTS } from '../../studies/experiments/defaults.ts';
 import { commandLine, nextCommands } from '../invocation.ts';
 import { trajectoryProgress } from '../progress.ts';
 import { fitted } from '../terminal.ts';
@@ -67,7 +68,7 @@ export function errorsFlag(value: string | undefined): number[] | undefined {
 function common(cmd: Command): Command {
   cmd.addOption(modelOption({ required: true, what: 'the controller' })).addOption(storeOption());
   addOptionWithAliases(cmd, runOption('the experiment run (the same command resumes it)').makeOptionMandatory(), '--run-id');
-  return addModelOptions(cmd.addOption(concurrencyOption(4)).addOption(maxConsecutiveFailuresOption()));
+  return addModelOptions(cmd.addOption(concurrencyOption(RUN_DEFAULTS.concurrency)).addOption(maxConsecutiveFailuresOption()));
 }
 
 function commonOptions(flags: CommonFlags) {
@@ -82,7 +83,7 @@ function commonOptions(flags: CommonFlags) {
   };
 }
 
-const selectOption = (help: string) => new Option('--select <rule>', help).choices(['first', 'all']).default('first');
+const selectOption = (help: string) => new Option('--select <rule>', help).choices(['first', 'all']).default(DESIGN_DEFAULTS.select);
 const maxStatesOption = (help: string, fallback?: number) => {
   const o = new Option('--max-states <n>', help).argParser(wholeParser('--max-states', { min: 1 }));
   return fallback === undefined ? o : o.default(fallback);
@@ -155,10 +156,12 @@ export function register(program: Command): void {
     .addOption(storeOption({ readOnly: true }))
     .requiredOption('--from-run <run>', 'the revision run (or import) to select from')
     .addOption(
-      new Option('--for <design>', 'the experiment the states are for').choices(['history', 'persist', 'crossover']).default('history'),
+      new Option('--for <design>', 'the experiment the states are for')
+        .choices(['history', 'persist', 'crossover'])
+        .default(DESIGN_DEFAULTS.design),
     )
     .addOption(selectOption('history: first (each trajectory’s first recurrence event) | all'))
-    .addOption(maxStatesOption('sample n by stable hash, round-robin over strata (persist default 24)'))
+    .addOption(maxStatesOption(`sample n by stable hash, round-robin over strata (persist default ${DESIGN_DEFAULTS.persistMaxStates})`))
     .addOption(outputOption("write the states here ('-' or none: standard output)"))
     .addOption(jsonOption('print a JSON summary (states, sha256, file) instead of words'));
   states.action(async (flags: StatesFlags) => {
@@ -203,13 +206,13 @@ export function register(program: Command): void {
       .option(
         '--arms <list>',
         'full, reset, last:K, abstract (abstracted failure records), ban (failed drafts banned at decoding)',
-        'full,reset,last:1,last:2',
+        DEFAULT_ARMS,
       )
       .addOption(statesOption('a frozen selection (from `revloop experiment states`) instead of selecting now'))
       .addOption(allowSubsetOption())
       .addOption(selectOption('without --states: first | all recurrence events per trajectory'))
       .addOption(maxStatesOption('without --states: sample n states by stable hash'))
-      .addOption(budgetOption(PAPER_BUDGET, 'the revision budget T: each continuation ends at revision T at the latest')),
+      .addOption(budgetOption(RUN_DEFAULTS.budget, 'the revision budget T: each continuation ends at revision T at the latest')),
   ).action(
     async (
       flags: CommonFlags & {
@@ -247,7 +250,7 @@ export function register(program: Command): void {
       .requiredOption('--planner-run <run>', 'the run whose first drafts are frozen')
       .addOption(statesOption('a frozen selection of first drafts (`revloop experiment states --for crossover`)'))
       .addOption(allowSubsetOption("accept a states file that is a subset of the run's selection"))
-      .addOption(budgetOption(PAPER_BUDGET, 'the revision budget T: each continuation ends at revision T at the latest')),
+      .addOption(budgetOption(RUN_DEFAULTS.budget, 'the revision budget T: each continuation ends at revision T at the latest')),
   ).action(async (flags: CommonFlags & { plannerRun: string; states?: string; allowSubset?: boolean; budget: number }) => {
     const { runCrossoverExperiment } = await import('../../app/experiment.ts');
     const o = {
@@ -269,12 +272,12 @@ export function register(program: Command): void {
       )
       .addOption(casesOption('exact-length cases with a fixed draft (the paper’s reference texts)'))
       .addOption(limitOption())
-      .option('--errors <list>', 'signed errors e (target = words(draft) − e)', '-50,-20,-10,-5,-2,-1,1,2,5,10,20,50')
-      .option('--draft-field <name>', 'the row field holding the fixed draft', 'reference')
+      .option('--errors <list>', 'signed errors e (target = words(draft) − e)', DEFAULT_ERRORS.join(','))
+      .option('--draft-field <name>', 'the row field holding the fixed draft', DESIGN_DEFAULTS.draftField)
       .addOption(
         new Option('--split <which>', 'which states: discovery | confirmation | both (disjoint by case)')
           .choices(['discovery', 'confirmation', 'both'])
-          .default('both'),
+          .default(DESIGN_DEFAULTS.split),
       ),
   ).action(
     async (
@@ -307,8 +310,12 @@ export function register(program: Command): void {
           '--context-window ends a trajectory whose next prompt would not fit (termination context_limit)',
       )
       .requiredOption('--from-run <run>', 'the revision run (or import) whose budget-end failures are continued')
-      .addOption(budgetOption(32, 'the new revision budget T: each continuation ends at revision T at the latest'))
-      .addOption(maxStatesOption('states chosen by stable hash, round-robin over source × terminal-error region', 24))
+      .addOption(
+        budgetOption(DESIGN_DEFAULTS.persistBudget, 'the new revision budget T: each continuation ends at revision T at the latest'),
+      )
+      .addOption(
+        maxStatesOption('states chosen by stable hash, round-robin over source × terminal-error region', DESIGN_DEFAULTS.persistMaxStates),
+      )
       .addOption(
         new Option('--context-window <tokens>', "the model's context window, counted with the backend's own tokenizer").argParser(
           wholeParser('--context-window', { min: 1 }),

@@ -20,6 +20,8 @@ import {
   runOption,
   storeOption,
 } from '../options.ts';
+import { ANALYSIS_DEFAULTS } from '../../studies/revision/analysis/defaults.ts';
+import { DEFAULT_REPORT_TITLE } from '../../studies/kit/report-model.ts';
 import { lineProgress } from '../progress.ts';
 import { isStdout } from '../stdio.ts';
 import { formatCount } from '../../core/util/count.ts';
@@ -50,10 +52,10 @@ export function register(program: Command): void {
     .addOption(storeOption({ required: true, readOnly: true }))
     .addOption(runOption('include only these runs (repeatable)', { many: true }));
   addOptionWithAliases(cmd, outputOption("the HTML file to write ('-' = standard output)", { required: true }), '--out');
-  cmd.option('--title <text>', 'report title', 'revloop report');
+  cmd.option('--title <text>', 'report title', DEFAULT_REPORT_TITLE);
   addOptionWithAliases(cmd, maxCapOption(), '--budget');
   cmd
-    .addOption(bootstrapOption(20000))
+    .addOption(bootstrapOption(ANALYSIS_DEFAULTS.bootstrap))
     .addOption(bootstrapSeedOption())
     .option('--panel <controller=panel...>', 'put a controller in a named panel (reversals and panel means are within panels)')
     .option('--no-timestamp', 'leave the generation time out (byte-reproducible output)')

@@ -21,8 +21,10 @@ import {
   storeOption,
   variantOption,
   wholeParser,
-  PAPER_BUDGET,
 } from '../options.ts';
+import { RUN_DEFAULTS } from '../../app/defaults.ts';
+import type { RunCasesOptions } from '../../app/run.ts';
+import { formatHistoryWindow } from '../../remedy/history-window.ts';
 import { commandLine, nextCommands } from '../invocation.ts';
 import { headLine } from '../heads.ts';
 import { inputPath } from '../stdio.ts';
@@ -32,23 +34,25 @@ import { fitted } from '../terminal.ts';
 import { reportIncomplete, reportStopped } from '../run-outcome.ts';
 import { interruptible } from '../signals.ts';
 
-interface RunFlags extends ModelFlags {
-  cases: string;
-  model: string;
-  store?: string;
+/**
+ * The flags as commander parses them: those with runCases' own name and type are RunCasesOptions';
+ * the others are the words typed, turned into options by runAction.
+ */
+interface RunFlags
+  extends
+    ModelFlags,
+    Pick<
+      RunCasesOptions,
+      'cases' | 'model' | 'leaseSeconds' | 'reconnectSeconds' | 'budget' | 'harness' | 'concurrency' | 'limit' | 'maxConsecutiveFailures'
+    >,
+    Partial<Pick<RunCasesOptions, 'store'>> {
+  /** `--run`: RunCasesOptions.runId. */
   run?: string;
   workers?: number;
-  leaseSeconds?: number;
-  reconnectSeconds?: number;
-  budget?: number;
   history?: string;
-  harness?: string;
   ban?: string;
   variant?: string;
-  concurrency?: number;
-  limit?: number;
   inputFormat?: string;
-  maxConsecutiveFailures?: number;
   plugin?: string[];
   ifevalMode?: string;
 }
@@ -60,12 +64,14 @@ function runOptions(): Option[] {
     modelOption({ required: true }),
     storeOption(),
     runOption('run id (default: <cases>__<model label>[__<protocol>]; the same command resumes it)'),
-    budgetOption(PAPER_BUDGET),
-    new Option('--history <policy>', 'full | last:K | reset').argParser((v) => (historyFlag(v), v.trim())).default('full'),
+    budgetOption(RUN_DEFAULTS.budget),
+    new Option('--history <policy>', 'full | last:K | reset')
+      .argParser((v) => (historyFlag(v), v.trim()))
+      .default(formatHistoryWindow(RUN_DEFAULTS.history)),
     new Option(
       '--harness <name>',
       "verbatim (the paper's) | abstract | drop | reset-on-recurrence | revloop-default (docs/revise.md); recorded in the plan",
-    ).default('verbatim'),
+    ).default(RUN_DEFAULTS.harness),
     new Option(
       '--ban <what>',
       'failed-drafts: ban earlier failed drafts as token sequences at decoding (gguf:, vllm:, sim:) | ' +
@@ -73,7 +79,7 @@ function runOptions(): Option[] {
         "none (default: the harness's own)",
     ).choices(['failed-drafts', 'complete-repeats', 'none']),
     variantOption(),
-    concurrencyOption(4),
+    concurrencyOption(RUN_DEFAULTS.concurrency),
     limitOption(),
     inputFormatOption(),
     ifevalModeOption(),
@@ -84,7 +90,7 @@ function runOptions(): Option[] {
       '0: plan the run (or check its plan and reopen protocol-incomplete trajectories) and run nothing; 1: run it here',
     )
       .argParser(workersFlag)
-      .default(1),
+      .default(RUN_DEFAULTS.workers),
     leaseSecondsOption('PostgreSQL: how long a claim on a trajectory lasts without renewal'),
     reconnectSecondsOption('PostgreSQL: '),
   ];
@@ -153,7 +159,7 @@ export function resumeCommand(o: Partial<Record<keyof RunFlags, unknown>>, runId
     '--model',
     String(o.model),
     '--store',
-    redactLocation(String(o.store ?? 'runs.db')),
+    redactLocation(String(o.store ?? RUN_DEFAULTS.store)),
     '--run',
     runId,
   ];
@@ -171,26 +177,26 @@ export function resumeCommand(o: Partial<Record<keyof RunFlags, unknown>>, runId
 async function runAction(flags: RunFlags, io = { out: fitted(process.stdout), err: fitted(process.stderr) }): Promise<number> {
   const { loadFamilyPlugins } = await import('../../core/verify/plugins.ts');
   await loadFamilyPlugins(flags.plugin ?? []);
-  const maxConsecutiveFailures = flags.maxConsecutiveFailures ?? 3;
+  const maxConsecutiveFailures = flags.maxConsecutiveFailures ?? RUN_DEFAULTS.maxConsecutiveFailures;
   const options = {
-    ifevalMode: (flags.ifevalMode ?? 'strict') as 'strict' | 'loose',
+    ifevalMode: (flags.ifevalMode ?? RUN_DEFAULTS.ifevalMode) as 'strict' | 'loose',
     cases: await inputPath(flags.cases, '--cases'),
     casesName: flags.cases,
     format: flags.inputFormat as import('../../core/cases/types.ts').CaseFormat | undefined,
     limit: flags.limit,
     model: flags.model,
     modelOptions: modelOptionsFromFlags(flags),
-    store: flags.store ?? 'runs.db',
+    store: flags.store ?? RUN_DEFAULTS.store,
     runId: flags.run,
-    workers: (flags.workers ?? 1) as 0 | 1,
+    workers: (flags.workers ?? RUN_DEFAULTS.workers) as 0 | 1,
     leaseSeconds: flags.leaseSeconds,
     reconnectSeconds: flags.reconnectSeconds,
-    budget: flags.budget ?? PAPER_BUDGET,
+    budget: flags.budget ?? RUN_DEFAULTS.budget,
     history: historyFlag(flags.history),
     harness: flags.harness,
     ban: banFlag(flags.ban),
-    variant: (flags.variant ?? 'baseline') as import('../../core/verify/types.ts').PromptVariant,
-    concurrency: flags.concurrency ?? 4,
+    variant: (flags.variant ?? RUN_DEFAULTS.variant) as import('../../core/verify/types.ts').PromptVariant,
+    concurrency: flags.concurrency ?? RUN_DEFAULTS.concurrency,
     maxConsecutiveFailures,
     sessionOptions: sessionOptionsFromFlags(flags, maxConsecutiveFailures),
   };

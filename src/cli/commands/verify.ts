@@ -5,6 +5,7 @@ import { collect, wholeNumber } from '../flags.ts';
 import { dataOnStdout, writeRaw } from '../output.ts';
 import { isStdio, isStdout } from '../stdio.ts';
 import { InputError, UserError } from '../../core/errors.ts';
+import { RUN_DEFAULTS } from '../../app/defaults.ts';
 import type { TextRule } from '../../core/verify/types.ts';
 
 interface VerifyOptions {
@@ -55,11 +56,11 @@ export function register(program: Command): void {
       '--targets <json>',
       'COLLIE families: the targets as JSON (e.g. \'[3, 5, 20]\' for c10); ifeval: \'{"instruction_id_list": [...], "kwargs": [...]}\'',
     )
-    .option('--ifeval-mode <mode>', 'ifeval: the follow list joint success uses, strict or loose', 'strict')
+    .option('--ifeval-mode <mode>', 'ifeval: the follow list joint success uses, strict or loose', RUN_DEFAULTS.ifevalMode)
     .option('--text-file <file>', "read the text from this file ('-' or none: standard input)")
     .option('--json', 'print the state as one JSON object (Python json.dumps bytes)')
     .option('--feedback', 'also print the exact feedback message the model would receive')
-    .option('--variant <name>', 'feedback wording: baseline, structured or concise', 'baseline')
+    .option('--variant <name>', 'feedback wording: baseline, structured or concise', RUN_DEFAULTS.variant)
     .option('--jsonl <file>', "batch: one JSON object per line ('-' = standard input), see docs/verify.md")
     .option('-o, --output <file>', "batch: write the results to this file (atomically; '-' = standard output, the default)")
     .option('--jobs <n>', 'batch: threads that verify (default: the idle CPU cores, at least 1); the output is the same for any number')
@@ -108,7 +109,7 @@ function explicitlySet(cmd: Command, key: string): boolean {
 }
 
 function ifevalMode(opts: VerifyOptions): 'strict' | 'loose' {
-  const mode = opts.ifevalMode ?? 'strict';
+  const mode = opts.ifevalMode ?? RUN_DEFAULTS.ifevalMode;
   if (mode !== 'strict' && mode !== 'loose') throw new UserError(`--ifeval-mode must be strict or loose, got '${mode}'`);
   return mode;
 }
@@ -189,7 +190,7 @@ async function runSingle(opts: VerifyOptions): Promise<void> {
   const { pyJsonDumps, pyFloatRepr } = await import('../../core/py/format.ts');
   const { textToVerify } = await import('../../core/verify/text-rule.ts');
   const rule = textRule(opts);
-  const variant = opts.variant ?? 'baseline';
+  const variant = opts.variant ?? RUN_DEFAULTS.variant;
   if (!(PROMPT_VARIANTS as readonly string[]).includes(variant)) {
     throw new UserError(`--variant must be one of ${PROMPT_VARIANTS.join(', ')}, got '${variant}'`);
   }

@@ -8,6 +8,9 @@ import { redactLocation } from '../../store/store.ts';
 import { wholeNumber } from '../flags.ts';
 import { addHelpAfter } from '../help.ts';
 import { bootstrapOption, bootstrapSeedOption, storeOption } from '../options.ts';
+import { VIEW_DEFAULTS } from '../../app/defaults.ts';
+import { ANALYSIS_DEFAULTS } from '../../studies/revision/analysis/defaults.ts';
+import { VIEWER_SERVER_DEFAULTS } from '../../viewer/defaults.ts';
 
 interface ViewFlags {
   store: string;
@@ -31,12 +34,24 @@ export function register(program: Command): void {
         'exact McNemar. The JSON API behind it is documented in docs/viewer.md.',
     )
     .addOption(storeOption({ readOnly: true }))
-    .option('--port <n>', 'port to listen on (0 picks a free one)', '8300')
-    .option('--host <address>', 'address to listen on; anything but loopback requires the access token printed at start', '127.0.0.1')
+    .option('--port <n>', 'port to listen on (0 picks a free one)', String(VIEWER_SERVER_DEFAULTS.port))
+    .option(
+      '--host <address>',
+      'address to listen on; anything but loopback requires the access token printed at start',
+      VIEWER_SERVER_DEFAULTS.host,
+    )
     .option('--open', 'open the viewer in the default browser')
-    .addOption(bootstrapOption(2000, "bootstrap resamples of the run pages' intervals (revloop analyze uses 20000)"))
+    .addOption(
+      bootstrapOption(
+        VIEW_DEFAULTS.bootstrap,
+        `bootstrap resamples of the run pages' intervals (revloop analyze uses ${ANALYSIS_DEFAULTS.bootstrap})`,
+      ),
+    )
     .addOption(bootstrapSeedOption())
-    .option('--max-streams <n>', 'most live event streams served at once; more are answered 429 (default 16)')
+    .option(
+      '--max-streams <n>',
+      `most live event streams served at once; more are answered 429 (default ${VIEWER_SERVER_DEFAULTS.maxStreams})`,
+    )
     .option(
       '--allow-unverified',
       'serve runs whose chain or tables disagree with their events (refused by default); their responses say so',
@@ -71,14 +86,14 @@ function openBrowser(url: string, err: { write(s: string): unknown }): void {
 
 async function viewAction(flags: ViewFlags): Promise<void> {
   const store = flags.store;
-  const host = (flags.host ?? '127.0.0.1').trim();
+  const host = (flags.host ?? VIEWER_SERVER_DEFAULTS.host).trim();
   if (!host) throw new UsageError('--host', 'view: --host needs an address (127.0.0.1, ::1, 0.0.0.0, …)');
   const { startViewer } = await import('../../app/view.ts');
   const { unverifiedWarnings } = await import('../../app/verified.ts');
   const viewer = await startViewer({
     store,
     host,
-    port: wholeNumber('--port', flags.port ?? '8300', { min: 0, max: 65535 }),
+    port: wholeNumber('--port', flags.port ?? String(VIEWER_SERVER_DEFAULTS.port), { min: 0, max: 65535 }),
     bootstrap: flags.bootstrap,
     seed: flags.seed,
     maxStreams: wholeNumber('--max-streams', flags.maxStreams, { min: 1, max: 10_000 }),

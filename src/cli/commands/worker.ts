@@ -14,6 +14,7 @@ import {
   runOption,
   storeOption,
 } from '../options.ts';
+import { RUN_DEFAULTS } from '../../app/defaults.ts';
 import { nextCommands } from '../invocation.ts';
 import { lineProgress } from '../progress.ts';
 import { fitted } from '../terminal.ts';
@@ -59,7 +60,7 @@ export function register(program: Command): void {
       '--one-run-at-a-time',
       "without --run: claim from one run at a time and close its model before loading the next run's (a sweep of GGUF models that do not fit in memory twice)",
     )
-    .addOption(concurrencyOption(4))
+    .addOption(concurrencyOption(RUN_DEFAULTS.concurrency))
     .addOption(leaseSecondsOption('how long a claim lasts without renewal (the heartbeat renews it every third of that)'))
     .addOption(maxConsecutiveFailuresOption())
     .addOption(reconnectSecondsOption())

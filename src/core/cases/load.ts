@@ -3,7 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { UsageError, NotFoundError, InputError } from '../errors.ts';
+import { UsageError, NotFoundError, InputError, namingOption } from '../errors.ts';
 import { readJsonlLines } from '../util/jsonl.ts';
 import { loadFamilies } from '../verify/registry.ts';
 import type { ConstraintCase } from '../verify/types.ts';
@@ -102,12 +102,17 @@ export async function validateCaseFile(path: string, options: LoadOptions = {}):
     if (!format) {
       const detected = detectRowFormat(row);
       if (!detected) {
-        throw new InputError(
-          path,
-          item.line,
-          null,
-          `cannot tell the case format from the first row (fields: ${Object.keys(row).join(', ')}); ` +
-            `name the format with --input-format (${CASE_FORMATS.map((f) => `${f}: ${FORMAT_HINTS[f]}`).join('; ')})`,
+        const fields = Object.keys(row).join(', ');
+        const formats = CASE_FORMATS.map((f) => `${f}: ${FORMAT_HINTS[f]}`).join('; ');
+        throw namingOption(
+          'format',
+          (n) =>
+            new InputError(
+              path,
+              item.line,
+              null,
+              `cannot tell the case format from the first row (fields: ${fields}); set ${n} to one of the formats (${formats})`,
+            ),
         );
       }
       format = detected;

@@ -1,16 +1,17 @@
 // Statistics of the probe and agent studies (docs/harness.md §8): a cluster bootstrap over tasks with a
 // two-sided bootstrap p-value and Cohen's d_z, and the inclusion rule (Holm's adjustment across
-// cells is holm.ts). The reference draws with numpy's default_rng(20260808); PCG64 is not reproduced here, so
+// cells is holm.ts). The reference draws with numpy's default_rng(REFERENCE_SEED); PCG64 is not reproduced here, so
 // intervals agree with the reference's to Monte-Carlo precision only. What is kept: a fresh stream
 // per call from the same seed, so every measure of a cell reuses the same resample sequence.
 import { Xoshiro128 } from './prng.ts';
+import { REFERENCE_SEED } from '../reference-seed.ts';
 import { quantiles } from './quantile.ts';
 import { compareCodePoints } from './bootstrap.ts';
 import { mean, median as medianOf, sampleSd } from './summary.ts';
 
 export { sampleSd };
 
-export const BOOTSTRAP_SEED = 20260808;
+export const BOOTSTRAP_SEED = REFERENCE_SEED;
 export const BOOTSTRAP_RESAMPLES = 10_000;
 /** A (model, env) cell is published only when its G has at least this many items. */
 export const MIN_PUBLISHED_ITEMS = 30;

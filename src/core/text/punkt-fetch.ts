@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { UserError, NotFoundError, InputError, UsageError } from '../errors.ts';
+import { UserError, NotFoundError, InputError, UsageError, namingOption } from '../errors.ts';
 import { parsePunktTab, PUNKT_TAB_FILES, type PunktParams } from './punkt-params.ts';
 import { userDataDir } from './punkt-resolve.ts';
 import { zipEntries, zipRead } from './zip.ts';
@@ -79,15 +79,18 @@ async function download(url: string, onProgress: FetchPunktOptions['onProgress']
     const err = e as Error & { cause?: { code?: string; message?: string } };
     const why =
       err.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (err.cause?.code ?? err.cause?.message ?? err.message);
-    throw new UserError(
-      `could not download ${url}: ${why}. Check the network connection (Node's fetch ignores HTTP(S)_PROXY), ` +
-        'or download punkt_tab.zip elsewhere and pass its path with --url.',
+    throw namingOption(
+      'url',
+      (n) =>
+        new UserError(
+          `could not download ${url}: ${why}. Check the network connection (Node's fetch ignores HTTP(S)_PROXY), ` +
+            `or download punkt_tab.zip elsewhere and pass its path with ${n}.`,
+        ),
     );
   }
   if (!res.ok || !res.body) {
-    throw new UserError(
-      `could not download ${url}: HTTP ${res.status} ${res.statusText}`.trimEnd() + '. Check the URL (--url) or try again later.',
-    );
+    const failed = `could not download ${url}: HTTP ${res.status} ${res.statusText}`.trimEnd();
+    throw namingOption('url', (n) => new UserError(`${failed}. Check the URL (${n}) or try again later.`));
   }
   const total = Number(res.headers.get('content-length')) || null;
   const chunks: Buffer[] = [];
@@ -131,15 +134,19 @@ export async function fetchPunkt(options: FetchPunktOptions = {}): Promise<Fetch
   const url = options.url ?? PUNKT_TAB_URL;
   const wantSha = (options.sha256 ?? PUNKT_TAB_ZIP_SHA256).toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(wantSha))
-    throw new UsageError('--sha256', `--sha256: expected 64 hex digits, got ${JSON.stringify(options.sha256)}`);
+    throw namingOption('sha256', (n) => new UsageError(n, `${n}: expected 64 hex digits, got ${JSON.stringify(options.sha256)}`));
   const expectedFiles = options.files === undefined ? (options.sha256 ? null : PUNKT_TAB_ENGLISH_FILES) : options.files;
   const dataDir = options.dest ?? userDataDir();
   const zip = await download(url, options.onProgress, options.timeoutMs ?? 120_000);
   const gotSha = sha256(zip);
   if (gotSha !== wantSha) {
-    throw new UserError(
-      `refusing ${url}: SHA-256 ${gotSha} (${zip.length} bytes) does not match the expected ${wantSha}. ` +
-        'Nothing was written. If NLTK published a new release on purpose, pass its hash with --sha256.',
+    throw namingOption(
+      'sha256',
+      (n) =>
+        new UserError(
+          `refusing ${url}: SHA-256 ${gotSha} (${zip.length} bytes) does not match the expected ${wantSha}. ` +
+            `Nothing was written. If NLTK published a new release on purpose, pass its hash with ${n}.`,
+        ),
     );
   }
   const files = extractEnglish(zip, url, expectedFiles);

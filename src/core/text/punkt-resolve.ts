@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { DataMissingError } from '../errors.ts';
+import { DataMissingError, namingOption } from '../errors.ts';
 import { sharedDataFile } from '../util/shared-data.ts';
 import { loadPunktParams, type PunktParams } from './punkt-params.ts';
 
@@ -44,21 +44,28 @@ export function punktCandidates(explicit?: string | null, where: PunktEnvironmen
   return out;
 }
 
-export const NO_PUNKT_MESSAGE =
-  'no Punkt sentence-splitter parameters found. Run `revloop data fetch punkt` (downloads NLTK punkt_tab), ' +
-  'or pass --punkt PATH (an english.json file or a punkt_tab/english folder), or set REVLOOP_PUNKT.';
+/** Why no Punkt parameters were found and what to do, naming the option that gives them (`punkt`; see namingOption). */
+function noPunktMessage(option: string): string {
+  return (
+    'no Punkt sentence-splitter parameters found. Run `revloop data fetch punkt` (downloads NLTK punkt_tab), ' +
+    `or name them with ${option} (an english.json file or a punkt_tab/english folder), or set REVLOOP_PUNKT.`
+  );
+}
+
+export const NO_PUNKT_MESSAGE = noPunktMessage('punkt');
 
 /** Resolves and loads Punkt parameters; `explicit` wins and is never silently replaced. */
 export function resolvePunkt(explicit?: string | null, where: PunktEnvironment = {}): PunktParams {
   const first = punktCandidates(explicit, where)[0];
-  if (!first) throw new DataMissingError('punkt', NO_PUNKT_MESSAGE);
+  if (!first) throw namingOption('punkt', (n) => new DataMissingError('punkt', noPunktMessage(n)));
   if (!existsSync(first.path)) {
-    const via = first.origin === 'explicit' ? '--punkt' : '$REVLOOP_PUNKT';
-    throw new DataMissingError(
-      'punkt',
-      `Punkt parameters not found at ${first.path} (from ${via}). Give an existing english.json file or ` +
-        'punkt_tab/english folder, or run `revloop data fetch punkt`.',
-    );
+    const notFound = (via: string) =>
+      new DataMissingError(
+        'punkt',
+        `Punkt parameters not found at ${first.path} (from ${via}). Give an existing english.json file or ` +
+          'punkt_tab/english folder, or run `revloop data fetch punkt`.',
+      );
+    throw first.origin === 'explicit' ? namingOption('punkt', notFound) : notFound('$REVLOOP_PUNKT');
   }
   return loadPunktParams(first.path);
 }

@@ -3,7 +3,7 @@
 // becomes an item, with the interpreter's own observations at three verbosities and with echo.
 // Balanced per operator (operators sorted, first `maxPerOperator` of each), sorted by item_id.
 import { readFileSync } from 'node:fs';
-import { UserError, DataMissingError, InputError } from '../../core/errors.ts';
+import { UserError, DataMissingError, InputError, namingOption } from '../../core/errors.ts';
 import { pyStrip } from '../../core/py/format.ts';
 import { pyCompare } from '../../core/py/strings.ts';
 import { pySplitlines } from '../../core/py/strings.ts';
@@ -20,17 +20,17 @@ export interface MbppProblem {
   test_list: string[];
 }
 
-/** Reads the sanitized MBPP JSON the user supplies (a list of problems; test_imports are ignored, as in the reference). */
+/** Reads the sanitized MBPP JSON the user supplies (a list of problems; test_imports are ignored, as in the reference); the option `mbpp` names it. */
 export function loadMbpp(path: string): MbppProblem[] {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const message =
+    const message = (option: string) =>
       `${path}: cannot read the MBPP file (${code === 'ENOENT' ? 'no such file' : (e as Error).message}). CodeRepair needs the sanitized MBPP split ` +
-      '(sanitized-mbpp.json from google-research/mbpp), which revloop does not bundle; pass its path with --mbpp.';
-    throw code === 'ENOENT' ? new DataMissingError('mbpp', message) : new UserError(message);
+      `(sanitized-mbpp.json from google-research/mbpp), which revloop does not bundle; pass its path with ${option}.`;
+    throw namingOption('mbpp', (n) => (code === 'ENOENT' ? new DataMissingError('mbpp', message(n)) : new UserError(message(n))));
   }
   let data: unknown;
   try {

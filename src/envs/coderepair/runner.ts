@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UserError } from '../../core/errors.ts';
+import { namingOption, UserError } from '../../core/errors.ts';
 import { pyStrip } from '../../core/py/format.ts';
 import { pySplitlines } from '../../core/py/strings.ts';
 
@@ -99,9 +99,13 @@ export function findPython(executable?: string): PythonInfo {
     });
     if (r.status === 0) return { executable: exe, version: r.stdout.trim() };
   }
-  throw new UserError(
-    `CodeRepair needs a Python 3 interpreter to run candidate programs, and none was found (tried ${candidates.join(', ')}). ` +
-      'Install python3, or name one with --python PATH or REVLOOP_PYTHON. (The reference ran CPython 3.12; other versions word some tracebacks differently.)',
+  throw namingOption(
+    'python',
+    (n) =>
+      new UserError(
+        `CodeRepair needs a Python 3 interpreter to run candidate programs, and none was found (tried ${candidates.join(', ')}). ` +
+          `Install python3, or name one with ${n} (a path) or REVLOOP_PYTHON. (The reference ran CPython 3.12; other versions word some tracebacks differently.)`,
+      ),
   );
 }
 

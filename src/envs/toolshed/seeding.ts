@@ -3,8 +3,9 @@
 // tasks `agent-task-{i}`.
 import { blake2b } from '../../core/py/blake2b.ts';
 import { PyRandom } from '../../core/py/random.ts';
+import { REFERENCE_SEED } from '../../core/reference-seed.ts';
 
-export const DEFAULT_SEED = 20260808;
+export const DEFAULT_SEED = REFERENCE_SEED;
 
 /** `derive_seed(base, name)`: big-endian BLAKE2b (digest_size=8) of "{base}:{name}", mod 2^31−1. */
 export function deriveSeed(base: number, name: string): number {

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from '
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sha256Hex } from '../../core/util/hash.ts';
+import { REFERENCE_SEED } from '../../core/reference-seed.ts';
 import { serializeGguf, type GgufTensor, type GgufValue } from './gguf-writer.ts';
 
 /**
@@ -19,9 +20,9 @@ export const TINY_CHAT_TEMPLATE =
   "{{ bos_token }}{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}" +
   "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% if enable_thinking is defined and enable_thinking is false %}{{ '<think>\\n\\n</think>\\n\\n' }}{% endif %}{% endif %}";
 
-/** Options of the tiny random-weight test model (default: the project's, seed 20260808). */
+/** Options of the tiny random-weight test model (default: the project's, the reference's seed). */
 export interface TinyModelOptions {
-  /** Seed of the weight generator (default 20260808). */
+  /** Seed of the weight generator (default REFERENCE_SEED). */
   seed?: number;
   embedding?: number;
   layers?: number;
@@ -36,7 +37,7 @@ export interface TinyModelOptions {
 }
 
 const DEFAULTS = {
-  seed: 20260808,
+  seed: REFERENCE_SEED,
   embedding: 64,
   layers: 2,
   heads: 4,

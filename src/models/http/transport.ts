@@ -165,8 +165,8 @@ export async function postOnce(
         status: e.status,
         message:
           e.announced !== null
-            ? `the response announced ${e.announced} bytes, more than the ${maxResponseBytes}-byte limit (--max-response-bytes); it was not read`
-            : `the response exceeded the ${maxResponseBytes}-byte limit (--max-response-bytes); reading stopped after ${e.received} bytes`,
+            ? `the response announced ${e.announced} bytes, more than the ${maxResponseBytes}-byte limit (maxResponseBytes); it was not read`
+            : `the response exceeded the ${maxResponseBytes}-byte limit (maxResponseBytes); reading stopped after ${e.received} bytes`,
         raw: mask(escapeText(e.head, RAW_LIMIT)).text,
       };
     }

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { RunLockedError, StoreError, UserError } from '../../core/errors.ts';
+import { namingOption, RunLockedError, StoreError, UserError } from '../../core/errors.ts';
 import { processAlive } from '../../core/util/process-alive.ts';
 import { checkCopiedRows, linkEvents, rowToEvent, type ChainHead, type EventRow, type RawEventRow } from '../chain.ts';
 import { eventKey, type NewEvent, type RunPlannedPayload, type StoredEvent } from '../events.ts';
@@ -186,10 +186,14 @@ function storeVersion(db: Database.Database, path: string): number | null {
   const isStore = meta.has(STORE_MARKER) || (Number.isInteger(version) && version >= 1 && tables.includes('events'));
   if (!isStore || foreign.length) {
     const what = notAStoreReason(foreign);
-    throw new StoreError(
-      path,
-      'not_a_store',
-      `${path}: not a revloop store (${what}); revloop only turns an empty or new file into a store. Use another --store path.`,
+    throw namingOption(
+      'store',
+      (n) =>
+        new StoreError(
+          path,
+          'not_a_store',
+          `${path}: not a revloop store (${what}); revloop only turns an empty or new file into a store. Use another ${n} path.`,
+        ),
     );
   }
   if (version > SCHEMA_VERSION) {
@@ -244,7 +248,10 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Sqlit
     return guardReads(new SqliteRunStore(reader.db, path, options, reader));
   }
   if (existsSync(path) && !writable(path))
-    throw new StoreError(path, 'readonly', `${path}: the store file is read-only for you; make it writable or choose another --store`);
+    throw namingOption(
+      'store',
+      (n) => new StoreError(path, 'readonly', `${path}: the store file is read-only for you; make it writable or choose another ${n}`),
+    );
   try {
     mkdirSync(dirname(path), { recursive: true });
   } catch (e) {

@@ -156,7 +156,7 @@ const harnessRank = (h: string) => {
 
 /**
  * Analyses the agent runs of a store (all, or `runIds`): metric summaries and paired harness contrasts with cluster-bootstrap intervals
- * over tasks (default 10,000 resamples, seed 20260808).
+ * over tasks (default BOOTSTRAP_RESAMPLES resamples, seed BOOTSTRAP_SEED).
  */
 export async function analyzeAgentStore(
   store: AgentStore,

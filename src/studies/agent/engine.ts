@@ -6,6 +6,8 @@
 import { runLoop, stopAfterRevisions, stopOnSuccess, stopWhen } from '@revloop/revise';
 import type { TurnResult } from './generator.ts';
 import { actionToolName } from '../../envs/toolshed/parse.ts';
+import { REFERENCE_SEED } from '../../core/reference-seed.ts';
+import { DEFAULT_SEED } from '../../envs/toolshed/seeding.ts';
 import {
   errorGloss,
   generateAgentTasks,
@@ -34,7 +36,7 @@ export const STUDY_SETTINGS: RolloutSettings & { nTasks: number } = {
   maxSteps: 6,
   maxNewTokens: 32,
   temperature: 0,
-  seed: 20260808,
+  seed: REFERENCE_SEED,
 };
 
 type StopReason = 'solved' | 'finish_called' | 'step_limit';
@@ -208,7 +210,7 @@ export async function runToolShedRollout(
   };
 }
 
-/** The agent study's task list: `generate_agent_tasks(n, 20260808)` (ids agent-0000 …). */
-export function agentTasks(n: number, seed = 20260808): Task[] {
+/** The agent study's task list: `generate_agent_tasks(n, seed)`, by default the reference's seed (ids agent-0000 …). */
+export function agentTasks(n: number, seed = DEFAULT_SEED): Task[] {
   return generateAgentTasks(n, seed);
 }

@@ -14,7 +14,7 @@
 // replaces the failed turn and its observation with that one user message, so no failed draft's
 // tokens (and no report quoting it) stay in context. `ban` bans, at every round, the distinct
 // failed drafts accepted so far (frozen and new); it needs a backend with the `ban` capability.
-import { UsageError } from '../../core/errors.ts';
+import { namingOption, UsageError } from '../../core/errors.ts';
 import type { BanProvider, ExchangeRecord, MessagePolicy, RoundContext } from '../../engine/round-policy.ts';
 import { verbatimPolicy } from '../../engine/round-policy.ts';
 import type { ChatMessage } from '../../models/types.ts';
@@ -24,17 +24,16 @@ import type { ExperimentPlan } from './plan.ts';
 /** A history-intervention arm: full, reset, last:K, abstract or ban. */
 export type HistoryArm = { kind: 'full' } | { kind: 'reset' } | { kind: 'last'; k: number } | { kind: 'abstract' } | { kind: 'ban' };
 
-/** The history-intervention arms run when none are named: full, reset, last:1, last:2. */
-export const DEFAULT_ARMS = 'full,reset,last:1,last:2';
+export { DEFAULT_ARMS } from './defaults.ts';
 export const ARM_NAMES = 'full, reset, last:K (K = 0, 1, 2, …), abstract, ban';
 
-/** Parses an arm spec (`full`, `reset`, `last:K`, `abstract`, `ban`); throws a UsageError for anything else. */
+/** Parses an arm spec (`full`, `reset`, `last:K`, `abstract`, `ban`); throws a UsageError naming the option `arms` for anything else. */
 export function parseArm(spec: string): HistoryArm {
   const s = spec.trim();
   if (s === 'full' || s === 'reset' || s === 'abstract' || s === 'ban') return { kind: s };
   const m = /^last:(\d+)$/.exec(s);
   if (m) return { kind: 'last', k: Number(m[1]) };
-  throw new UsageError('--arms', `--arms: unknown arm '${spec}'; use ${ARM_NAMES}`);
+  throw namingOption('arms', (n) => new UsageError(n, `${n}: unknown arm '${spec}'; use ${ARM_NAMES}`));
 }
 
 /** An arm as its spec string (`full`, `reset`, `last:K`, `abstract`, `ban`). */
@@ -48,10 +47,10 @@ export function parseArms(spec: string): HistoryArm[] {
     .split(',')
     .filter((s) => s.trim() !== '')
     .map(parseArm);
-  if (!arms.length) throw new UsageError('--arms', `--arms: no arm given; use ${ARM_NAMES}`);
+  if (!arms.length) throw namingOption('arms', (n) => new UsageError(n, `${n}: no arm given; use ${ARM_NAMES}`));
   const names = arms.map(formatArm);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
-  if (dup) throw new UsageError('--arms', `--arms: '${dup}' is listed twice`);
+  if (dup) throw namingOption('arms', (n) => new UsageError(n, `${n}: '${dup}' is listed twice`));
   return arms;
 }
 

@@ -5,7 +5,7 @@
 // Trajectory ids (the cases' `id`) are unique within a run: history `<case>__r<rev>__<arm>`, sysid
 // `<case>__policy_e<e>` (docs/protocol.md §3.11); crossover and persist keep the source case id (one
 // trajectory per case). The original case id stays in the plan's experiment block.
-import { InputError, UserError } from '../../core/errors.ts';
+import { InputError, namingOption, UserError } from '../../core/errors.ts';
 import { compareCodePoints } from '../../core/stats/bootstrap.ts';
 import { sha256Hex } from '../../core/util/hash.ts';
 import type { ConstraintCase, ExactLengthState, Family, PromptVariant } from '../../core/verify/types.ts';
@@ -93,12 +93,17 @@ function resolveStates(
   });
 }
 
-function checkBudget(states: ReadonlyArray<{ s: ExperimentState }>, budget: number, flag: string): void {
+/** Refuses states at or past the budget; the message names the option `budget`. */
+function checkBudget(states: ReadonlyArray<{ s: ExperimentState }>, budget: number): void {
   const late = states.filter(({ s }) => s.revision >= budget);
   if (late.length)
-    throw new UserError(
-      `${flag} ${budget}: ${late.length} state${late.length === 1 ? ' is' : 's are'} at revision ${budget} or later (e.g. ${late[0].s.state_id}); ` +
-        `an experiment continues after the state, up to absolute revision ${flag.replace('--', '')} — raise it or select other states`,
+    throw namingOption(
+      'budget',
+      (n) =>
+        new UserError(
+          `${n} ${budget}: ${late.length} state${late.length === 1 ? ' is' : 's are'} at revision ${budget} or later (e.g. ${late[0].s.state_id}); ` +
+            'an experiment continues after the state, up to absolute revision budget — raise it or select other states',
+        ),
     );
 }
 
@@ -144,7 +149,7 @@ export function buildHistory(
 ): ExperimentBuild {
   const variant = source.planned.plan.protocol.variant;
   const resolved = resolveStates('history', source, input.states, input.path ?? 'selection');
-  checkBudget(resolved, o.budget, '--budget');
+  checkBudget(resolved, o.budget);
   const cases: ConstraintCase[] = [];
   const frozen: AcceptedRound[][] = [];
   const trajectories: ExperimentTrajectory[] = [];
@@ -199,9 +204,13 @@ export function buildCrossover(
   // One planner per cell: an import holding several controllers is crossed one controller at a time.
   const planners = [...new Set(input.states.map((s) => s.controller))];
   if (planners.length > 1)
-    throw new UserError(
-      `run '${planner.runId}' holds first drafts of ${planners.length} controllers (${planners.join(', ')}); a crossover cell has one planner: ` +
-        "write the states with `revloop experiment states --for crossover`, keep one controller's lines, and pass the file with --states",
+    throw namingOption(
+      'states',
+      (n) =>
+        new UserError(
+          `run '${planner.runId}' holds first drafts of ${planners.length} controllers (${planners.join(', ')}); a crossover cell has one planner: ` +
+            `write the states with \`revloop experiment states --for crossover\`, keep one controller's lines, and pass the file with ${n}`,
+        ),
     );
   const plannerLabel = planners[0] ?? planner.planned.plan.controller.label;
   if (o.controller === plannerLabel)
@@ -210,7 +219,7 @@ export function buildCrossover(
     );
   const variant = planner.planned.plan.protocol.variant;
   const resolved = resolveStates('crossover', planner, input.states, input.path ?? 'selection');
-  checkBudget(resolved, o.budget, '--budget');
+  checkBudget(resolved, o.budget);
   const cases: ConstraintCase[] = [];
   const frozen: AcceptedRound[][] = [];
   const trajectories: ExperimentTrajectory[] = [];
@@ -248,7 +257,7 @@ export function buildPersist(
 ): ExperimentBuild {
   const variant = source.planned.plan.protocol.variant;
   const resolved = resolveStates('persist', source, input.states, input.path ?? 'selection');
-  checkBudget(resolved, o.budget, '--budget');
+  checkBudget(resolved, o.budget);
   const cases: ConstraintCase[] = [];
   const frozen: AcceptedRound[][] = [];
   const trajectories: ExperimentTrajectory[] = [];
@@ -284,8 +293,7 @@ export function buildPersist(
 
 // ---- §3.11 system identification -------------------------------------------------------------------
 
-/** The commanded length errors of system identification when none are named (−50 … 50 words). */
-export const DEFAULT_ERRORS = [-50, -20, -10, -5, -2, -1, 1, 2, 5, 10, 20, 50];
+export { DEFAULT_ERRORS } from './defaults.ts';
 /** Cells whose shifted target falls below this are excluded (docs/protocol.md §3.11). */
 export const MIN_SYSID_TARGET = 10;
 /** Which cases system identification runs: the discovery split, the confirmation split, or both. */
@@ -344,11 +352,15 @@ export function buildSysid(
       );
     const draft = draftOf(c, o.draftField);
     if (draft === undefined)
-      throw new InputError(
-        set.path,
-        null,
-        `case ${i + 1} (${c.id}): ${o.draftField}`,
-        'no text in this field to use as the fixed draft (--draft-field)',
+      throw namingOption(
+        'draftField',
+        (n) =>
+          new InputError(
+            set.path,
+            null,
+            `case ${i + 1} (${c.id}): ${o.draftField}`,
+            `no text in this field to use as the fixed draft (${n})`,
+          ),
       );
     const split = splits.get(c.id)!;
     if (o.split !== 'both' && split !== o.split) return;

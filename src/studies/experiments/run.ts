@@ -3,12 +3,12 @@
 // provider and the context-window guard. Also the two refusals every experiment shares: a states
 // file whose hash differs from the run's (unless --allow-subset), and a backend that cannot count
 // tokens asked for a context window.
-import { PlanMismatchError, UserError } from '../../core/errors.ts';
+import { namingOption, PlanMismatchError, UserError } from '../../core/errors.ts';
 import type { Family } from '../../core/verify/types.ts';
 import type { GenerationGuard } from '../../engine/loop.ts';
 import type { ProtocolConfig } from '../../engine/protocol.ts';
 import { executeRun, type RunProgress, type RunResult } from '../../engine/run.ts';
-import { requireTokenize, type TokenizingModel } from '../../models/capabilities.ts';
+import { canTokenize, tokenizerRefusal, type TokenizingModel } from '../../models/capabilities.ts';
 import type { Model } from '../../models/types.ts';
 import type { TrajectoryRunPlanned } from '../../store/events.ts';
 import { isTrajectoryPlan } from '../../store/plan.ts';
@@ -92,18 +92,22 @@ export async function executeExperiment(req: ExperimentRunRequest): Promise<RunR
   });
 }
 
-/** A stored trajectory run to start from (revision runs and imports; not another experiment). */
-export async function loadSourceRun(store: RunStore, runId: string, flag = '--from-run'): Promise<SourceRun> {
+/**
+ * A stored trajectory run to start from (revision runs and imports; not another experiment). Errors
+ * name the option that chose it (`fromRun`; a crossover's `plannerRun`).
+ */
+export async function loadSourceRun(store: RunStore, runId: string, option = 'fromRun'): Promise<SourceRun> {
   const planned = await store.getPlanned(runId);
   if (!planned) {
     const known = await store.runIds();
-    throw new UserError(
-      `${flag}: no run '${runId}' in ${store.location}${known.length ? `; runs: ${known.join(', ')}` : ' (the store has no runs)'}`,
-    );
+    const runs = known.length ? `; runs: ${known.join(', ')}` : ' (the store has no runs)';
+    throw namingOption(option, (n) => new UserError(`${n}: no run '${runId}' in ${store.location}${runs}`));
   }
-  if (!isTrajectoryPlan(planned.plan) || (planned.plan.kind !== 'run' && planned.plan.kind !== 'import'))
-    throw new UserError(
-      `${flag}: run '${runId}' is a ${planned.plan.kind} run; experiments start from revision runs and imported trajectories`,
+  const kind = planned.plan.kind;
+  if (!isTrajectoryPlan(planned.plan) || (kind !== 'run' && kind !== 'import'))
+    throw namingOption(
+      option,
+      (n) => new UserError(`${n}: run '${runId}' is a ${kind} run; experiments start from revision runs and imported trajectories`),
     );
   return { runId, planned: planned as TrajectoryRunPlanned, trajectories: await store.loadTrajectories([runId]) };
 }
@@ -113,14 +117,19 @@ export async function storedExperiment(store: RunStore, runId: string, kind: str
   const planned = await store.getPlanned(runId);
   if (!planned) return null;
   const experiment = experimentOf(planned.plan);
-  if (planned.plan.kind !== kind || !experiment)
-    throw new UserError(`run '${runId}' in ${store.location} is a ${planned.plan.kind} run, not an ${kind} run; choose another --run-id`);
+  if (planned.plan.kind !== kind || !experiment) {
+    const stored = planned.plan.kind;
+    throw namingOption(
+      'runId',
+      (n) => new UserError(`run '${runId}' in ${store.location} is a ${stored} run, not an ${kind} run; choose another ${n}`),
+    );
+  }
   return experiment;
 }
 
 /**
  * The states a session works with when a run exists: the same hash → as given; a different hash
- * → refused, unless --allow-subset and every given state is one of the run's, in which case the
+ * → refused, unless `allowSubset` and every given state is one of the run's, in which case the
  * run's own selection (and hash) is used and only the given states are worked on.
  */
 export function reconcileStates(
@@ -138,20 +147,30 @@ export function reconcileStates(
     if (sha256 === stored.states_sha256) return { states: earlier, sha256, path: null, only: null };
   }
   const where = given.path ?? 'the selection';
-  if (!allowSubset)
-    throw new PlanMismatchError(
-      runId,
-      [`states_sha256: stored ${stored.states_sha256}, requested ${given.sha256}`],
-      `run '${runId}' was planned with another state selection (SHA-256 ${stored.states_sha256.slice(0, 12)}…; ${where} has ${given.sha256.slice(0, 12)}…).\n` +
-        `Repeat the original command to resume, pass --allow-subset to work on a subset of the run's states, or use a new --run-id.`,
+  if (!allowSubset) {
+    const storedSha = stored.states_sha256;
+    throw namingOption(
+      ['allowSubset', 'runId'],
+      (subset, id) =>
+        new PlanMismatchError(
+          runId,
+          [`states_sha256: stored ${storedSha}, requested ${given.sha256}`],
+          `run '${runId}' was planned with another state selection (SHA-256 ${storedSha.slice(0, 12)}…; ${where} has ${given.sha256.slice(0, 12)}…).\n` +
+            `Repeat the original command to resume, pass ${subset} to work on a subset of the run's states, or use a new ${id}.`,
+        ),
     );
+  }
   const known = new Set((stored.selection as ExperimentState[]).map((s) => s.state_id));
   const foreign = given.states.filter((s) => !known.has(s.state_id));
   if (foreign.length)
-    throw new PlanMismatchError(
-      runId,
-      foreign.map((s) => `state ${s.state_id}: not in the run`),
-      `--allow-subset: ${foreign.length} state${foreign.length === 1 ? '' : 's'} of ${where} ${foreign.length === 1 ? 'is' : 'are'} not in run '${runId}' (e.g. ${foreign[0].state_id}); a subset must come from the run's own selection`,
+    throw namingOption(
+      'allowSubset',
+      (n) =>
+        new PlanMismatchError(
+          runId,
+          foreign.map((s) => `state ${s.state_id}: not in the run`),
+          `${n}: ${foreign.length} state${foreign.length === 1 ? '' : 's'} of ${where} ${foreign.length === 1 ? 'is' : 'are'} not in run '${runId}' (e.g. ${foreign[0].state_id}); a subset must come from the run's own selection`,
+        ),
     );
   return {
     states: stored.selection as ExperimentState[],
@@ -176,9 +195,12 @@ export function contextWindowGuard(model: TokenizingModel, window: number): Gene
   };
 }
 
-/** The guard for --context-window, refusing a backend that cannot count its prompt tokens (never estimated). */
+/** The guard for the option `contextWindow`, refusing a backend that cannot count its prompt tokens (never estimated). */
 export function contextGuardFor(model: Model, window: number | null): GenerationGuard | undefined {
   if (window === null) return undefined;
-  requireTokenize(model, "--context-window (prompt tokens are counted with the backend's own tokenizer, never estimated)");
+  if (!canTokenize(model))
+    throw namingOption('contextWindow', (n) =>
+      tokenizerRefusal(model, `${n} (prompt tokens are counted with the backend's own tokenizer, never estimated)`),
+    );
   return contextWindowGuard(model, window);
 }

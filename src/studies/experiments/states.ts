@@ -19,6 +19,7 @@ import type { TrajectoryRunPlanned } from '../../store/events.ts';
 import { frozenTextsSha256 } from '../../store/plan.ts';
 import type { TrajectoryRecord } from '../../store/types.ts';
 import { labelId } from '../../core/util/slug.ts';
+import { DESIGN_DEFAULTS } from './defaults.ts';
 
 /** The experimental design a state selection is made for. */
 export type StateDesign = 'history' | 'persist' | 'crossover';
@@ -119,7 +120,7 @@ function candidates(t: TrajectoryRecord, o: SelectOptions): Array<{ revision: nu
         if (seen === undefined) firstSeen.set(r.text, i);
         else if (i < last) out.push({ revision: i, origin: seen });
       });
-      return (o.select ?? 'first') === 'first' ? out.slice(0, 1) : out;
+      return (o.select ?? DESIGN_DEFAULTS.select) === 'first' ? out.slice(0, 1) : out;
     }
   }
 }
@@ -155,13 +156,18 @@ export function roundRobin<T extends { stratum: string; selection_hash: string }
 
 /** The rule a selection records (what was asked, in words). */
 export function selectionRule(o: SelectOptions, sampled: boolean): string {
-  const base = o.design === 'history' ? `recurrence:${o.select ?? 'first'}` : o.design === 'persist' ? 'budget-end-failure' : 'first-draft';
+  const base =
+    o.design === 'history'
+      ? `recurrence:${o.select ?? DESIGN_DEFAULTS.select}`
+      : o.design === 'persist'
+        ? 'budget-end-failure'
+        : 'first-draft';
   return sampled ? `${base};stable-hash-round-robin:${o.maxStates}` : base;
 }
 
 /** The default cap of each design (persist: up to 24 per model, docs/protocol.md §3.13). */
 export function defaultMaxStates(design: StateDesign): number | undefined {
-  return design === 'persist' ? 24 : undefined;
+  return design === 'persist' ? DESIGN_DEFAULTS.persistMaxStates : undefined;
 }
 
 /** Selects the states of one source run's trajectories. */

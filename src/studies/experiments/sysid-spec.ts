@@ -4,7 +4,7 @@
 // finished sysid runs) is written into the run as one keyed record with its SHA-256. A resumed
 // session recomputes the model's part from the stored discovery rows and refuses to go on if it
 // differs (a changed estimator, or a tampered log); the pooled part stays as frozen.
-import { PlanMismatchError } from '../../core/errors.ts';
+import { namingOption, PlanMismatchError } from '../../core/errors.ts';
 import { canonicalJson } from '../../core/util/hash.ts';
 import type { RunStore } from '../../store/store.ts';
 import { loadExperimentRuns } from './analysis/common.ts';
@@ -35,11 +35,16 @@ export async function freezePredictionSpec(store: RunStore, runId: string): Prom
       again.estimator !== frozen.estimator ||
       canonicalJson([again.commands, again.checkpoint]) !== canonicalJson([frozen.commands, frozen.checkpoint])
     ) {
-      throw new PlanMismatchError(
-        runId,
-        ['prediction spec: the discovery curve recomputed now differs from the one frozen'],
-        `run '${runId}': the frozen prediction spec (SHA-256 ${existing.sha256.slice(0, 12)}…) no longer matches its discovery rows ` +
-          '(the estimator changed, or the log was altered); the confirmation states are not run. Audit the run, or start a new --run-id.',
+      const sha = existing.sha256;
+      throw namingOption(
+        'runId',
+        (n) =>
+          new PlanMismatchError(
+            runId,
+            ['prediction spec: the discovery curve recomputed now differs from the one frozen'],
+            `run '${runId}': the frozen prediction spec (SHA-256 ${sha.slice(0, 12)}…) no longer matches its discovery rows ` +
+              `(the estimator changed, or the log was altered); the confirmation states are not run. Audit the run, or start a new ${n}.`,
+          ),
       );
     }
     return { status: 'unchanged', sha256: existing.sha256, spec: existing.spec };

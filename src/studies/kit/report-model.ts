@@ -170,6 +170,9 @@ export interface TrajectoryLabel {
   category: string | null;
 }
 
+/** A report's title when none is given (`revloop report --title`). */
+export const DEFAULT_REPORT_TITLE = 'revloop report';
+
 export interface ReportModel {
   title: string;
   /** ISO timestamp shown in the header; omitted for byte-reproducible reports. */

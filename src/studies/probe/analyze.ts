@@ -79,7 +79,7 @@ export interface ProbeAnalysis {
 }
 
 /**
- * Options of `analyzeProbeStore`: bootstrap resamples (default 10,000; breakdowns at most 2,000), seed (default 20260808), and the runs.
+ * Options of `analyzeProbeStore`: bootstrap resamples (default 10,000; breakdowns at most 2,000), seed (default BOOTSTRAP_SEED, the reference's), and the runs.
  */
 export interface ProbeAnalysisOptions {
   resamples?: number;

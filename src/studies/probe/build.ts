@@ -1,6 +1,6 @@
 // `--build N`: the ToolShed probe item pool built with the paper's settings (60 tasks, 45 items
 // per operator, 2 distractors; 275 items over 58 tasks), thinned to N items by the reference's
-// stratified subsample (round-robin over operators, at most 3 items per task, seed 20260808) —
+// stratified subsample (round-robin over operators, at most 3 items per task, the reference's seed) —
 // the selection of the reference's phase A for N = 100.
 import { buildToolshedItems, stratifiedSubsample, PAPER_TOOLSHED_OPTIONS } from '../../envs/toolshed/index.ts';
 import { sha256Hex } from '../../core/util/hash.ts';

@@ -2,7 +2,7 @@
 // environment) — its plan — with its items, length-matched paddings and one score per (item,
 // condition, candidate), the reference's resume key, each a keyed record stored exactly once. A
 // resumed session skips keys that are present; sessions record cost counters.
-import { UserError } from '../../core/errors.ts';
+import { namingOption, UserError } from '../../core/errors.ts';
 import { legacyModelLabelSlug, modelLabelSlug } from '../../core/util/slug.ts';
 import type { Model } from '../../models/types.ts';
 import {
@@ -129,8 +129,12 @@ export class ProbeStore {
         fresh.push(it);
         present.set(it.item_id, itemSha256(it));
       } else if (sha !== itemSha256(it)) {
-        throw new UserError(
-          `${source}: item ${it.item_id} differs from the item of the same id already scored in probe run '${runId}'; use a new --run for a different item set`,
+        throw namingOption(
+          'runId',
+          (n) =>
+            new UserError(
+              `${source}: item ${it.item_id} differs from the item of the same id already scored in probe run '${runId}'; use a new ${n} for a different item set`,
+            ),
         );
       }
     }

@@ -8,7 +8,7 @@ import { jsonTextFault } from '../../core/util/text-boundary.ts';
 import { hostname } from 'node:os';
 import { REVLOOP_VERSION } from '../../core/version.ts';
 import { PAPER_PROTOCOL, protocolSpec } from '../../engine/protocol.ts';
-import { InputError, UserError } from '../../core/errors.ts';
+import { InputError, namingOption, UserError } from '../../core/errors.ts';
 import { pyStrip } from '../../core/py/format.ts';
 import { renderProblems } from '../../core/cases/errors.ts';
 import type { ConstraintCase, Family } from '../../core/verify/types.ts';
@@ -173,7 +173,10 @@ export function parseImportLines(
 /** Verifies, truncates by the stop rule and stores the parsed lines as one run. */
 export async function importTrajectories(store: RunStore, parsed: ParsedImport, options: ImportOptions): Promise<ImportSummary> {
   if (await store.getPlanned(options.runId))
-    throw new UserError(`run '${options.runId}' already exists in ${store.location}; imports are written once: choose another --run-id`);
+    throw namingOption(
+      'runId',
+      (n) => new UserError(`run '${options.runId}' already exists in ${store.location}; imports are written once: choose another ${n}`),
+    );
   const cases = parsed.lines.map((l) => l.c);
   const controllers = [...new Set(parsed.lines.map((l) => l.line.controller))];
   const summary: ImportSummary = {

@@ -18,7 +18,7 @@ import type {
   RunInfo,
   TrajectoryLabel,
 } from '../kit/report-model.ts';
-import type { DrilldownLabels } from '../kit/report-model.ts';
+import { DEFAULT_REPORT_TITLE, type DrilldownLabels } from '../kit/report-model.ts';
 import { baseLabel } from '../../core/simulated.ts';
 import { formatCount } from '../../core/util/count.ts';
 
@@ -316,7 +316,7 @@ export function buildReportModel(
   notes.push(...(options.notes ?? []));
 
   return {
-    title: options.title ?? 'revloop report',
+    title: options.title ?? DEFAULT_REPORT_TITLE,
     ...(options.generatedAt ? { generatedAt: options.generatedAt } : {}),
     runs: runsFromTrajectories(trajectories, options.runDetails),
     controllers,

@@ -5,6 +5,7 @@
 import type { ConstraintCase } from '../../core/verify/types.ts';
 import type { RoundRecord, TrajectoryRecord } from '../../store/types.ts';
 import { Xoshiro128 } from '../../core/stats/prng.ts';
+import { PAPER_PROTOCOL } from '../../engine/protocol.ts';
 
 /** A synthetic controller's behaviour: first-draft success, and per-revision capture and repetition probabilities. */
 export interface SyntheticController {
@@ -45,7 +46,7 @@ const DEFAULT_CASES = { 'exact-length': 480, c05: 240, c07: 120, c12: 120, c09: 
 
 /** Builds the case sets once, then one trajectory per controller × case. */
 export function syntheticTrajectories(options: SyntheticOptions): TrajectoryRecord[] {
-  const budget = options.budget ?? 8;
+  const budget = options.budget ?? PAPER_PROTOCOL.budget;
   const counts = { ...DEFAULT_CASES, ...options.cases };
   const caseRng = Xoshiro128.fromKey(`revloop.synthetic.cases\u001f${options.seed ?? 1}`);
   const cases: ConstraintCase[] = [];

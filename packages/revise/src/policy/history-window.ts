@@ -3,7 +3,7 @@
 // (docs/protocol.md §3.10): the initial prompt followed by the last K+1 exchanges. `reset` keeps only the
 // current draft and its feedback after the initial prompt. Every window is applied at every round.
 // (The agent loop's counterpart, which decides how failed steps appear, is `AgentMessagePolicy`.)
-import { UserError } from '../errors.ts';
+import { namingOption, UserError } from '../errors.ts';
 import type { ChatMessage } from '../model.ts';
 
 /** Which earlier exchanges a revision sees: all (`full`, the paper's), the last k (`last`), or none (`reset`). */
@@ -16,14 +16,14 @@ export interface Exchange {
   feedback: string;
 }
 
-/** Parses `full`, `last:K` or `reset` into a `HistoryWindow`; throws a UsageError for anything else. */
+/** Parses `full`, `last:K` or `reset` into a `HistoryWindow`; throws a UserError naming the option `history` for anything else. */
 export function parseHistoryWindow(spec: string): HistoryWindow {
   const s = spec.trim();
   if (s === 'full') return { kind: 'full' };
   if (s === 'reset') return { kind: 'reset' };
   const m = /^last:(\d+)$/.exec(s);
   if (m) return { kind: 'last', k: Number(m[1]) };
-  throw new UserError(`--history: unknown history policy '${spec}'; use full, last:K (K = 0, 1, 2, …) or reset`);
+  throw namingOption('history', (n) => new UserError(`${n}: unknown history policy '${spec}'; use full, last:K (K = 0, 1, 2, …) or reset`));
 }
 
 /** A history window as its spec string (`full`, `last:K`, `reset`), the inverse of `parseHistoryWindow`. */

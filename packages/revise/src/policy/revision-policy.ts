@@ -2,7 +2,7 @@
 // drafts are fed back, whether they are banned at decoding, and what a cycle does. `revise()` takes
 // a policy object; the lab runs the same policies by name (`revloop run --harness NAME`,
 // `revloop compare-policies --policies …`), so a name means the same loop everywhere.
-import { UsageError } from '../errors.ts';
+import { namingOption, UsageError } from '../errors.ts';
 import { parseHistoryWindow, type HistoryWindow } from './history-window.ts';
 import { REVISION_FEEDBACKS, type RevisionFeedback, type RevisionMessagePolicy } from './revision-messages.ts';
 
@@ -24,6 +24,12 @@ export type BanSpec = 'none' | 'failed-drafts' | 'complete-repeats' | 'auto';
 export type BanKind = 'failed-drafts' | 'complete-repeats';
 /** What a revision loop does when it finds a cycle: go on, restart its history, or stop. */
 export type CycleAction = 'continue' | 'reset' | 'stop';
+
+/**
+ * The paper's revision budget T = 8: revisions after the first draft, at most T + 1 generations. The
+ * one home of the number: `revise()`'s default `budget.revisions` and the lab's `PAPER_PROTOCOL.budget`.
+ */
+export const PAPER_BUDGET = 8;
 
 /** A named revision policy: history window, feedback form, ban of failed drafts and cycle action. */
 export interface RevisionPolicy {
@@ -61,21 +67,22 @@ const ALIASES: Readonly<Record<string, string>> = { 'verbatim-full': 'verbatim' 
 /** A named policy: `verbatim` (alias `verbatim-full`), `abstract`, `drop`, `reset-on-recurrence`, `revloop-default` (POLICY_PRESETS). */
 export type PolicyName = 'verbatim' | 'verbatim-full' | 'abstract' | 'drop' | 'reset-on-recurrence' | 'revloop-default' | (string & {});
 
-/** The canonical name of a preset (aliases resolved); a UsageError listing the names otherwise. */
-export function policyName(name: string, flag = '--harness'): string {
+/**
+ * The canonical name of a preset (aliases resolved); a UsageError listing the names otherwise, naming
+ * the option the name came from (`policy`; the lab's `harness`; see namingOption).
+ */
+export function policyName(name: string, option = 'policy'): string {
   const canonical = ALIASES[name] ?? name;
   if (!Object.prototype.hasOwnProperty.call(POLICY_PRESETS, canonical)) {
-    throw new UsageError(
-      flag,
-      `${flag}: unknown policy '${name}'; choose one of ${[...Object.keys(POLICY_PRESETS), ...Object.keys(ALIASES)].join(', ')}`,
-    );
+    const names = [...Object.keys(POLICY_PRESETS), ...Object.keys(ALIASES)].join(', ');
+    throw namingOption(option, (n) => new UsageError(n, `${n}: unknown policy '${name}'; choose one of ${names}`));
   }
   return canonical;
 }
 
-/** The named policy preset (verbatim-full, abstract, reset-on-recurrence, revloop-default); throws for an unknown name. */
-export function policyPreset(name: string, flag = '--harness'): RevisionPolicy {
-  return { ...POLICY_PRESETS[policyName(name, flag)] };
+/** The named policy preset (verbatim-full, abstract, reset-on-recurrence, revloop-default); throws for an unknown name (see policyName). */
+export function policyPreset(name: string, option = 'policy'): RevisionPolicy {
+  return { ...POLICY_PRESETS[policyName(name, option)] };
 }
 
 /** The window and restart rule of a history spec. */

@@ -22,7 +22,14 @@ import type { Generation, GenerationStart, LoopEnd, LoopRequest, LoopRound, Loop
 import { banStrings } from '../policy/ban.ts';
 import { violationSet, violationTag } from '../policy/recurrence.ts';
 import { planRevisionRequest, type RevisionExchange } from '../policy/revision-messages.ts';
-import { banKindFor, messagePolicyOf, policyPreset, REVLOOP_DEFAULT_POLICY, type RevisionPolicy } from '../policy/revision-policy.ts';
+import {
+  banKindFor,
+  messagePolicyOf,
+  PAPER_BUDGET,
+  policyPreset,
+  REVLOOP_DEFAULT_POLICY,
+  type RevisionPolicy,
+} from '../policy/revision-policy.ts';
 import { aiSdkModel, isAiSdkModel } from './ai-sdk.ts';
 import { familyVerifier, type PreparedVerifyFunction } from './verifiers.ts';
 import { withTelemetry } from './telemetry.ts';
@@ -161,7 +168,7 @@ const LIMITS = new Set(['revisions', 'tokens', 'usd', 'ms']);
 export async function runRevise(o: ReviseOptions, emit: (e: ReviseEvent) => void, pace?: () => Promise<void>): Promise<ReviseResult> {
   const policy = resolvePolicy(o.policy);
   const messagePolicy = messagePolicyOf(policy);
-  const revisions = o.budget?.revisions ?? 8;
+  const revisions = o.budget?.revisions ?? PAPER_BUDGET;
   nonNegative('budget.revisions', revisions, true);
   nonNegative('budget.tokens', o.budget?.tokens, true);
   nonNegative('budget.usd', o.budget?.usd);

@@ -75,7 +75,7 @@ export interface FamilyVerify {
 
 /** The budget of one `revise()` call, checked before every generation: revisions, tokens, USD, milliseconds. */
 export interface ReviseBudget {
-  /** Revisions after the first draft: at most revisions + 1 generations (default 8). */
+  /** Revisions after the first draft: at most revisions + 1 generations (default `PAPER_BUDGET`, 8). */
   revisions?: number;
   /** Prompt + completion tokens over every provider attempt. */
   tokens?: number;

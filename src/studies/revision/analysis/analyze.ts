@@ -1,7 +1,7 @@
 // analyzeTrajectories: every analysis of the paper over a set of trajectories, grouped by
 // controller × family (plus the aggregates lexical and compositional), as one plain-JSON result.
 import type { TrajectoryRecord } from '../../../store/types.ts';
-import { UsageError, UserError } from '../../../core/errors.ts';
+import { namingOption, UsageError, UserError } from '../../../core/errors.ts';
 import { column, compareCodePoints, pairedBootstrapRates } from '../../../core/stats/bootstrap.ts';
 import { mcnemarExact } from '../../../core/stats/binomial.ts';
 import { holmAdjust } from '../../../core/stats/holm.ts';
@@ -37,11 +37,9 @@ import {
   type ThreeDomainAnalysis,
 } from './types.ts';
 import { baseLabel, markedName } from '../../../core/simulated.ts';
+import { PAPER_PROTOCOL } from '../../../engine/protocol.ts';
+import { ANALYSIS_DEFAULTS } from './defaults.ts';
 
-const DEFAULT_BOOTSTRAP = 20_000;
-const DEFAULT_SEED = 20260808;
-const DEFAULT_LANDMARK = 4;
-const DEFAULT_SENSITIVITY_LANDMARKS = [3, 5];
 const SIGN_THRESHOLD = 1e-12;
 const DEFAULT_PANEL = 'all';
 /** Why a table cell is empty: the controller has no trajectories of that assay. */
@@ -133,14 +131,14 @@ interface CellData {
  * comparisons, curves, repeat classes, rescue, hazard and capture prediction. Pure and seeded. Throws a UserError for an invalid option.
  */
 export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], options: AnalysisOptions = {}): AnalysisResult {
-  const bootstrap = checkInt('bootstrap', options.bootstrap ?? DEFAULT_BOOTSTRAP, 0);
-  const seed = checkInt('seed', options.seed ?? DEFAULT_SEED, 0);
-  const landmark = checkInt('landmark', options.landmark ?? DEFAULT_LANDMARK, 1);
-  const sensitivity = (options.sensitivityLandmarks ?? DEFAULT_SENSITIVITY_LANDMARKS)
+  const bootstrap = checkInt('bootstrap', options.bootstrap ?? ANALYSIS_DEFAULTS.bootstrap, 0);
+  const seed = checkInt('seed', options.seed ?? ANALYSIS_DEFAULTS.seed, 0);
+  const landmark = checkInt('landmark', options.landmark ?? ANALYSIS_DEFAULTS.landmark, 1);
+  const sensitivity = (options.sensitivityLandmarks ?? ANALYSIS_DEFAULTS.sensitivityLandmarks)
     .map((l) => checkInt('sensitivity landmark', l, 1))
     .filter((l) => l !== landmark);
   const permutations = checkInt('permutations', options.permutations ?? DEFAULT_PERMUTATIONS, 1);
-  const runsBudget = trajectories.reduce((m, t) => Math.max(m, t.budget), trajectories.length ? 0 : 8);
+  const runsBudget = trajectories.reduce((m, t) => Math.max(m, t.budget), trajectories.length ? 0 : PAPER_PROTOCOL.budget);
   const budget = options.budget !== undefined ? checkInt('budget', options.budget, 0) : runsBudget;
   // Past the runs' budget every curve only repeats its last value: a cap there is a mistake, said.
   if (trajectories.length && budget > runsBudget)
@@ -196,9 +194,14 @@ export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], o
     const dupKey = `${t.controller}\u001f${t.family}\u001f${t.caseId}`;
     const previous = seenCase.get(dupKey);
     if (previous) {
-      throw new UserError(
-        `controller "${t.controller}" has two complete trajectories for case ${t.caseId} (family ${t.family}) ` +
-          `in runs ${previous.runId} and ${t.runId}; analyse one of them (select runs with --run)`,
+      const [first, second] = [previous.runId, t.runId];
+      throw namingOption(
+        'runIds',
+        (n) =>
+          new UserError(
+            `controller "${t.controller}" has two complete trajectories for case ${t.caseId} (family ${t.family}) ` +
+              `in runs ${first} and ${second}; analyse one of them (select runs with ${n})`,
+          ),
       );
     }
     seenCase.set(dupKey, t);

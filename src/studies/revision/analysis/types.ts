@@ -57,13 +57,13 @@ export interface AnalysisProgress {
 export interface AnalysisOptions {
   /** Largest revision cap T for cumulative curves and budget replay. Default: the largest `budget` of the trajectories (8 in the paper). */
   budget?: number;
-  /** Bootstrap resamples B (default 20,000; 0 switches intervals off, leaving them null). */
+  /** Bootstrap resamples B (default `ANALYSIS_DEFAULTS.bootstrap`, 20,000; 0 switches intervals off, leaving them null). */
   bootstrap?: number;
-  /** Bootstrap seed (default 20260808, the reference's API endpoint seed). */
+  /** Bootstrap seed (default `ANALYSIS_DEFAULTS.seed`: the reference's seed, REFERENCE_SEED). */
   seed?: number;
-  /** Primary landmark L of the rescue regression (default 4). */
+  /** Primary landmark L of the rescue regression (default `ANALYSIS_DEFAULTS.landmark`, 4). */
   landmark?: number;
-  /** Sensitivity landmarks fitted in addition to the primary one (default [3, 5]). */
+  /** Sensitivity landmarks fitted in addition to the primary one (default `ANALYSIS_DEFAULTS.sensitivityLandmarks`, [3, 5]). */
   sensitivityLandmarks?: number[];
   /**
    * Panel of each controller (paired comparisons, reversal counts and panel means are within a panel).
