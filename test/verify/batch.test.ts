@@ -133,6 +133,31 @@ test('--jobs: a short input never starts a worker; error lines and blank lines k
   );
 });
 
+test('--jobs: by default, workers start only for an input of 16 MiB or more; workersFrom 0 starts them at once', async () => {
+  // About 3 MB, handed over in two parts with a pause between them: long enough for a worker
+  // started on the first part (as the earlier 2 MiB threshold did) to report ready.
+  const rows = Array.from({ length: 4800 }, (_, i) => line(i, 300)).join('');
+  async function* paused() {
+    yield rows.slice(0, rows.length - 1000 * 700);
+    await sleep(1500);
+    yield rows.slice(rows.length - 1000 * 700);
+  }
+  const ready: number[] = [];
+  const threads = new Set<number>();
+  const byDefault = await run(Readable.from(paused()), {
+    jobs: 2,
+    onWorkerReady: (t) => ready.push(t),
+    onChunk: (_s, t) => threads.add(t),
+  });
+  assert.ok(rows.length > 3e6 && rows.length < 16 << 20);
+  assert.deepEqual(ready, [], 'a worker started for an input under 16 MiB');
+  assert.deepEqual([...threads], [0]);
+  const atOnce: number[] = [];
+  const explicit = await run(Readable.from(paused()), { jobs: 2, workersFrom: 0, onWorkerReady: (t) => atOnce.push(t) });
+  assert.deepEqual(atOnce, [1]);
+  assert.equal(explicit.out, byDefault.out);
+});
+
 test('backpressure: a slow output holds the input back, and no line is lost or reordered', async () => {
   const total = 2000;
   let pulled = 0;

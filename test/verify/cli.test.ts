@@ -186,7 +186,7 @@ test(
   () => {
     const dir = tmp();
     const input = join(dir, 'messy.jsonl');
-    const rows = 2600; // over 2 MiB, so --jobs 3 starts its worker threads before reading
+    const rows = 2600; // an explicit --jobs 3 starts its worker threads before reading
     writeFileSync(input, messyJsonl({ rows, seed: 3, targets: 'synthetic' }));
     const outs = ['1', '3', '1 untuned'].map((setting) => {
       const [jobs, untuned] = setting.split(' ');

@@ -63,7 +63,10 @@ export function register(program: Command): void {
     .option('--variant <name>', 'feedback wording: baseline, structured or concise', RUN_DEFAULTS.variant)
     .option('--jsonl <file>', "batch: one JSON object per line ('-' = standard input), see docs/verify.md")
     .option('-o, --output <file>', "batch: write the results to this file (atomically; '-' = standard output, the default)")
-    .option('--jobs <n>', 'batch: threads that verify (default: the idle CPU cores, at least 1); the output is the same for any number')
+    .option(
+      '--jobs <n>',
+      'batch: threads that verify (default: the idle CPU cores, at least 1, for an input of 16 MiB or more; one thread below); the output is the same for any number',
+    )
     .option('--text-rule <rule>', "which text to judge: family (each family's rule, below), stripped or as-given", 'family')
     .option('--plugin <module>', 'load a module that registers more families (repeatable; see docs/verify.md)', collect, [])
     .addHelpText(
@@ -138,7 +141,14 @@ async function runBatch(opts: VerifyOptions, cmd: Command): Promise<void> {
         writeRaw(process.stderr, `\rverified ${done} lines (${failed} failed), ${Math.round(done / elapsed)} lines/s${eta}\x1b[K`);
       }
     : undefined;
-  const options = { onProgress, jobs, plugins: opts.plugin, request: { ifevalMode: ifevalMode(opts), textRule: textRule(opts) } };
+  const options = {
+    onProgress,
+    jobs,
+    // Threads asked for are started at once; the default's start only on an input large enough to repay them.
+    workersFrom: opts.jobs === undefined ? undefined : 0,
+    plugins: opts.plugin,
+    request: { ifevalMode: ifevalMode(opts), textRule: textRule(opts) },
+  };
   const toFile = opts.output !== undefined && !isStdout(opts.output);
   if (!toFile) dataOnStdout();
   let summary;

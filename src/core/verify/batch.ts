@@ -39,9 +39,11 @@ export interface BatchOptions {
    */
   jobs?: number;
   /**
-   * Input size from which worker threads start (default 2 MiB, about 2,000 long model outputs): each
-   * worker costs about as much CPU to start and warm up as this thread spends on that much input.
-   * A file at least this large starts them before the first line is read.
+   * Input size from which worker threads start (default 16 MiB, about 16,000 long model outputs; 0:
+   * at once). A worker repeats this thread's start-up and JIT warm-up, so on a 2-core machine a
+   * second thread shortened no run of up to 11 MB and cost 40–70% more CPU, while it ran 44 MB in
+   * 0.6 of the time (docs/performance.md#worker-threads). A file this large starts them before the
+   * first line is read.
    */
   workersFrom?: number;
   /**
@@ -61,6 +63,9 @@ export interface BatchSummary {
   verified: number;
   failed: number;
 }
+
+/** BatchOptions.workersFrom's default: 16 MiB. */
+const DEFAULT_WORKERS_FROM = 16 << 20;
 
 /** Lines per chunk: large enough to amortise a thread hand-over, small enough to balance the threads. */
 export const CHUNK_LINES = 256;
@@ -267,7 +272,7 @@ class BatchRun {
   ) {
     this.jobs = Math.max(1, Math.floor(options.jobs ?? 1));
     this.every = options.progressEvery ?? 1000;
-    this.workersFrom = options.workersFrom ?? 2 << 20;
+    this.workersFrom = options.workersFrom ?? DEFAULT_WORKERS_FROM;
     this.nextReport = this.every;
     // A closed pipe (EPIPE) or a failing disk surfaces here; the batch stops and rethrows it.
     stream?.on('error', this.onOutputError);
