@@ -18,6 +18,9 @@ import { loadFamilyPlugins } from '../../src/core/verify/plugins.ts';
 import { parseHistoryWindow, policyName } from '@revloop/revise';
 import { parseArms } from '../../src/studies/experiments/arms.ts';
 import { openStudyRun } from '../../src/store/study-runs.ts';
+// The probe and agent studies register their run kinds with the store as they load.
+import '../../src/studies/probe/store.ts';
+import '../../src/studies/agent/store.ts';
 import { openStore } from '../../src/store/store.ts';
 import { tempDir } from '../tmp.ts';
 
@@ -72,9 +75,9 @@ test('policies, history windows and arms name their options', () => {
 test('a run id taken by another plan or kind: the message names the option `runId`', async () => {
   const store = await openStore(join(tempDir('revloop-option-errors-'), 'runs.db'));
   try {
-    const request = { runId: 's', kind: 'probe', controller: { label: 'm', spec: 'sim:steady', simulated: true }, settings: { n: 1 } };
+    const request = { runId: 's', kind: 'probe', controller: { label: 'm', spec: 'sim:steady', simulated: true }, settings: { env: 'toolshed', n: 1 } };
     assert.deepEqual(await openStudyRun(store, request), { created: true });
-    const changed = await caught(() => openStudyRun(store, { ...request, settings: { n: 2 } }));
+    const changed = await caught(() => openStudyRun(store, { ...request, settings: { env: 'toolshed', n: 2 } }));
     assert.ok(changed instanceof PlanMismatchError);
     assert.match(changed.message, /\nUse a new runId to run this plan, or repeat the original command to resume 's'\.$/);
     assert.match(
