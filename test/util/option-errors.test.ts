@@ -75,7 +75,12 @@ test('policies, history windows and arms name their options', () => {
 test('a run id taken by another plan or kind: the message names the option `runId`', async () => {
   const store = await openStore(join(tempDir('revloop-option-errors-'), 'runs.db'));
   try {
-    const request = { runId: 's', kind: 'probe', controller: { label: 'm', spec: 'sim:steady', simulated: true }, settings: { env: 'toolshed', n: 1 } };
+    const request = {
+      runId: 's',
+      kind: 'probe',
+      controller: { label: 'm', spec: 'sim:steady', simulated: true },
+      settings: { env: 'toolshed', n: 1 },
+    };
     assert.deepEqual(await openStudyRun(store, request), { created: true });
     const changed = await caught(() => openStudyRun(store, { ...request, settings: { env: 'toolshed', n: 2 } }));
     assert.ok(changed instanceof PlanMismatchError);
