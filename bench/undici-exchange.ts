@@ -14,7 +14,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
 import { Pool, type Dispatcher } from 'undici';
 import * as srcFetch from '../src/models/http/node-fetch.ts';
-import type { ExchangeInit, ExchangeResult, HttpExchange } from '../src/models/http/node-fetch.ts';
+import { whenAborted, type ExchangeInit, type ExchangeResult, type HttpExchange } from '../src/models/http/node-fetch.ts';
 
 export type UndiciFlavour = 'undici' | 'undici-dispatch';
 
@@ -186,21 +186,6 @@ class BufferingHandler implements Dispatcher.DispatchHandlers {
       this.done(e);
     }
   }
-}
-
-/** The exchanges waiting on each signal (node-fetch.ts's scheme): one 'abort' listener per signal. */
-const waiting = new WeakMap<AbortSignal, Set<() => void>>();
-
-function whenAborted(signal: AbortSignal, fn: () => void): () => void {
-  let fns = waiting.get(signal);
-  if (!fns) {
-    const set = new Set<() => void>();
-    waiting.set(signal, set);
-    signal.addEventListener('abort', () => [...set].forEach((f) => f()), { once: true });
-    fns = set;
-  }
-  fns.add(fn);
-  return () => fns.delete(fn);
 }
 
 /** An HttpExchange over undici Pools (one per origin). `close()` ends the pools. */

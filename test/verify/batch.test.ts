@@ -152,8 +152,23 @@ test('--jobs: by default, workers start only for an input of 16 MiB or more; wor
   assert.ok(rows.length > 3e6 && rows.length < 16 << 20);
   assert.deepEqual(ready, [], 'a worker started for an input under 16 MiB');
   assert.deepEqual([...threads], [0]);
+  // Explicit: the second part waits for the worker to report ready (however slow a loaded machine makes it).
+  let isReady!: () => void;
+  const workerReady = new Promise<void>((resolve) => (isReady = resolve));
+  async function* untilReady() {
+    yield rows.slice(0, rows.length - 1000 * 700);
+    await Promise.race([workerReady, sleep(60_000, undefined, { ref: false })]); // no worker at all: the assertion below says so
+    yield rows.slice(rows.length - 1000 * 700);
+  }
   const atOnce: number[] = [];
-  const explicit = await run(Readable.from(paused()), { jobs: 2, workersFrom: 0, onWorkerReady: (t) => atOnce.push(t) });
+  const explicit = await run(Readable.from(untilReady()), {
+    jobs: 2,
+    workersFrom: 0,
+    onWorkerReady: (t) => {
+      atOnce.push(t);
+      isReady();
+    },
+  });
   assert.deepEqual(atOnce, [1]);
   assert.equal(explicit.out, byDefault.out);
 });

@@ -194,7 +194,7 @@ export type HttpExchange = (url: URL, init: ExchangeInit) => Promise<ExchangeRes
 const waiting = new WeakMap<AbortSignal, Set<() => void>>();
 
 /** Calls `fn` when `signal` aborts (it is not aborted yet); returns the function that stops waiting. */
-function whenAborted(signal: AbortSignal, fn: () => void): () => void {
+export function whenAborted(signal: AbortSignal, fn: () => void): () => void {
   let fns = waiting.get(signal);
   if (!fns) {
     const set = new Set<() => void>();
