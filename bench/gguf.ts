@@ -7,7 +7,7 @@
 // on a probe-shaped workload; greedy generation speed with and without a ban list.
 import type { Token } from 'node-llama-cpp';
 import { createGgufModel } from '../src/models/gguf/model.ts';
-import { ensureTinyModel } from '../src/models/gguf/tiny-model.ts';
+import { ensureTinyModel } from '../src/test/tiny-model.ts';
 import { disposeAllGgufRuntimes } from '../src/models/gguf/runtime.ts';
 import type { ChatMessage } from '../src/models/types.ts';
 

@@ -2,7 +2,8 @@
 // are about the machinery: tokens, steps, ban mask applications and wall time per rollout).
 //
 //   npx tsx bench/probe-agent.ts [--tasks 4] [--max-steps 6] [--model gguf:<path>]
-import { createGgufModel, disposeAllGgufRuntimes, ensureTinyModel } from '../src/models/gguf/index.ts';
+import { createGgufModel, disposeAllGgufRuntimes } from '../src/models/gguf/index.ts';
+import { ensureTinyModel } from '../src/test/tiny-model.ts';
 import { agentTasks, runToolShedRollout, type RolloutRecord } from '../src/studies/agent/engine.ts';
 import { AGENT_HARNESSES as HARNESSES } from '../src/remedy/agent-harness.ts';
 import { STUDY_HARNESSES } from '../src/studies/agent/study-harnesses.ts';

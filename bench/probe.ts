@@ -8,7 +8,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createGgufModel, disposeAllGgufRuntimes, ensureTinyModel } from '../src/models/gguf/index.ts';
+import { createGgufModel, disposeAllGgufRuntimes } from '../src/models/gguf/index.ts';
+import { ensureTinyModel } from '../src/test/tiny-model.ts';
 import { probeScorerFor } from '../src/studies/probe/backend.ts';
 import { buildToolShedProbeItems } from '../src/studies/probe/build.ts';
 import { parseConditions } from '../src/app/probe.ts';

@@ -1,6 +1,6 @@
 // The layering of src/, enforced by `npm run lint` (rule `revloop/layers`). This file is the one
 // place revloop's layer table lives; another tree (the revise package, packages/revise/src) passes
-// its own table as the rule's options (`layers`, `onlyBelow`, `sharedSiblings`, `rootEntries`).
+// its own table as the rule's options (`layers`, `onlyBelow`, `sharedSiblings`, `rootEntries`, `noImporters`).
 //
 //   1. A layer imports only the layers below it (`src/index.ts`, the package root, is exempt).
 //   2. The sub-folders of `studies` and `envs` are separate modules: a sibling may import only the
@@ -8,6 +8,7 @@
 //   3. A layer in ONLY_BELOW imports only the layers listed there.
 //   4. No two folders import each other, directly or around a longer loop (a folder and one inside
 //      it are exempt: an index re-exporting its children, a child importing its parent's types).
+//   5. Nothing imports a layer in NO_IMPORTERS (`test`, the doubles of revloop/test).
 //
 // Every kind of import counts: static, `import type`, `export … from`, dynamic `import('…')` with a
 // literal path, and `import('…')` in type positions. Imports are read with TypeScript's own import
@@ -20,9 +21,13 @@ import ts from 'typescript';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Top to bottom; names in one inner list share a level and may not import each other. */
+/**
+ * Top to bottom; names in one inner list share a level and may not import each other. `test`
+ * (revloop/test: test doubles and hooks for users' tests) shares the top level with `cli`: it may
+ * import every layer below, and nothing in src imports it.
+ */
 export const LAYERS = [
-  'cli',
+  ['cli', 'test'],
   'app',
   ['viewer', 'report'],
   'html',
@@ -42,6 +47,9 @@ export const SHARED_SIBLINGS = { studies: ['kit'], envs: ['items'] };
 /** Layers that may import only some of the layers below them (remedy is for anyone's agent loop). */
 export const ONLY_BELOW = { remedy: ['models', 'core'] };
 
+/** Layers nothing else in the tree may import (revloop/test's doubles are for users' tests only). */
+export const NO_IMPORTERS = ['test'];
+
 /** Files directly in src/ that may import anything (the package root). */
 export const ROOT_ENTRIES = ['index.ts'];
 
@@ -56,6 +64,7 @@ function tableOf(options = {}) {
     ONLY_BELOW: options.onlyBelow ?? (options.layers ? {} : ONLY_BELOW),
     SHARED_SIBLINGS: options.sharedSiblings ?? (options.layers ? {} : SHARED_SIBLINGS),
     ROOT_ENTRIES: options.rootEntries ?? ROOT_ENTRIES,
+    NO_IMPORTERS: options.noImporters ?? (options.layers ? [] : NO_IMPORTERS),
   };
 }
 
@@ -158,6 +167,7 @@ export const layersRule = {
           onlyBelow: { type: 'object' },
           sharedSiblings: { type: 'object' },
           rootEntries: { type: 'array', items: { type: 'string' } },
+          noImporters: { type: 'array', items: { type: 'string' } },
           // Known violations being worked off, as "<importing file> -> <imported file>" (paths from the root); an entry that no longer
           // matches an import of its file is reported, so the list can only shrink.
           known: { type: 'array', items: { type: 'string', pattern: '^\\S+ -> \\S+$' } },
@@ -172,6 +182,7 @@ export const layersRule = {
       only: '{{from}} (layer {{fromLayer}}) imports {{to}} (layer {{toLayer}}): {{fromLayer}} may import only {{allowed}}.',
       sibling: '{{from}} imports {{to}}: {{layer}}/{{a}} and {{layer}}/{{b}} are separate modules; they may share only {{shared}}.',
       rootImport: '{{from}} imports {{to}}: nothing inside src imports the package root.',
+      noImporters: '{{from}} imports {{to}}: nothing else inside src imports {{toLayer}} (test doubles and hooks, for tests only).',
       noLayer: '{{from}} is in src/{{layer}}, which is not a layer; add it to the table in eslint-rules/layers.mjs ({{order}}).',
       cycle: 'folder cycle: {{from}} imports {{to}}, and {{back}} ({{folders}}); no two folders may import each other.',
       stale: 'known layering violation "{{entry}}" no longer occurs: remove it from the revloop/layers options in eslint.config.js.',
@@ -181,7 +192,7 @@ export const layersRule = {
     // Relative to the repository (this file's parent folder), wherever eslint was started.
     const rootOption = context.options[0]?.root ?? 'src';
     const root = resolve(REPO, rootOption);
-    const { LEVEL, ORDER, ONLY_BELOW, SHARED_SIBLINGS, ROOT_ENTRIES } = tableOf(context.options[0]);
+    const { LEVEL, ORDER, ONLY_BELOW, SHARED_SIBLINGS, ROOT_ENTRIES, NO_IMPORTERS } = tableOf(context.options[0]);
     const file = context.filename;
     const rel = posix(relative(root, file));
     if (rel.startsWith('../') || !SOURCE.test(rel)) return {};
@@ -220,7 +231,8 @@ export const layersRule = {
           const data = { from: src(rel), to: src(to), fromLayer: layer, toLayer, order: ORDER };
           if (layer !== toLayer && isKnown(to)) continue;
           if (layer !== toLayer) {
-            if (LEVEL.get(toLayer) < LEVEL.get(layer)) context.report({ loc, messageId: 'upward', data });
+            if (NO_IMPORTERS.includes(toLayer)) context.report({ loc, messageId: 'noImporters', data });
+            else if (LEVEL.get(toLayer) < LEVEL.get(layer)) context.report({ loc, messageId: 'upward', data });
             else if (LEVEL.get(toLayer) === LEVEL.get(layer)) context.report({ loc, messageId: 'sameLevel', data });
             else if (ONLY_BELOW[layer] && !ONLY_BELOW[layer].includes(toLayer)) {
               context.report({ loc, messageId: 'only', data: { ...data, allowed: ONLY_BELOW[layer].join(', ') } });

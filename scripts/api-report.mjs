@@ -59,6 +59,17 @@ export function publicEntries(root = REPO) {
     if (!types) continue; // ./package.json and other non-code entries
     const m = /^\.\/dist\/(.+)\.d\.ts$/.exec(types);
     if (!m) throw new Error(`package.json exports["${key}"].types is ${types}; expected ./dist/<path>.d.ts`);
+    // A subpath names its folder: `<name>/<p>` is src/<p>/index.ts, the root is src/index.ts.
+    const folder = key === '.' ? 'index' : `${key.slice(2)}/index`;
+    if (m[1] !== folder) {
+      const actual = m[1].replace(/\/?index$/, '');
+      throw new Error(
+        `package.json exports["${key}"] points at src/${m[1]}.ts, but a subpath must match its folder: ` +
+          (actual && m[1].endsWith('index')
+            ? `name it "./${actual}" (${pkg.name}/${actual} → src/${actual}/index.ts)`
+            : `"${key}" must point at ./dist/${folder}.d.ts (src/${folder}.ts)`),
+      );
+    }
     out.push({ subpath: key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`, source: `src/${m[1]}.ts`, dts: `dist/${m[1]}.d.ts` });
   }
   return out.sort((a, b) => a.subpath.localeCompare(b.subpath));
@@ -159,11 +170,11 @@ function target(checker, symbol) {
 }
 
 /**
- * Names of revloop's own types that a declaration refers to (type references, `extends`,
- * `typeof`) and that the subpath does not export. Name → symbol; the report prints names only, so moving a
- * file inside src/ leaves it alone.
+ * Names of revloop's own types (src/ and the workspace packages) that a declaration refers to (type
+ * references, `extends`, `typeof`) and that the subpath does not export. Name → symbol; the report
+ * prints names only, so moving a file inside src/ leaves it alone.
  */
-function referencedTypes(checker, decl, files, exported) {
+function referencedTypes(checker, decl, ours, exported) {
   const out = new Map();
   const visit = (node) => {
     const ref = ts.isTypeReferenceNode(node)
@@ -178,7 +189,7 @@ function referencedTypes(checker, decl, files, exported) {
       const sym = checker.getSymbolAtLocation(at);
       const t = sym && target(checker, sym);
       const d = t?.declarations?.[0];
-      if (d && files.has(resolve(d.getSourceFile().fileName)) && !exported.has(t) && !(t.flags & ts.SymbolFlags.TypeParameter)) {
+      if (d && ours(resolve(d.getSourceFile().fileName)) && !exported.has(t) && !(t.flags & ts.SymbolFlags.TypeParameter)) {
         out.set(t.name, t);
       }
     }
@@ -195,10 +206,90 @@ function hasJsDoc(checker, symbol) {
 }
 
 /**
- * The report of every public subpath: `{ reports: Map<file name, text>, exports: Map<subpath,
- * names>, undocumented: ['subpath: name (file)'] }`.
+ * The one declared exception to "each name is exported once": `revloop/revise`'s own functions that
+ * extend `@revloop/revise`'s namesakes (model spec strings, families by name, recording in a store)
+ * keep the package's names, so that code moves from the app library to the lab by changing the
+ * import. Each is a different binding (a re-export of the package's would be refused), with the
+ * option types their signatures need. Nothing else may share a name with `@revloop/revise`.
  */
-export function apiReports(root = REPO) {
+export const SHARED_WITH_APP = {
+  'revloop/revise': [
+    // The five functions.
+    'revise',
+    'reviseStream',
+    'familyVerifier',
+    'reviseMiddleware',
+    'repairToolCall',
+    // Their options: revise()'s and reviseStream()'s (with FamilyVerify, its `verify` by family name), the middleware's, the repair's.
+    'ReviseOptions',
+    'FamilyVerify',
+    'ReviseMiddlewareOptions',
+    'RepairToolCallOptions',
+  ],
+};
+
+/** The items of `list` by `key(item)`, in order (Node 20 has no Map.groupBy). */
+function groupBy(list, key) {
+  const out = new Map();
+  for (const x of list) out.set(key(x), [...(out.get(key(x)) ?? []), x]);
+  return out;
+}
+
+/**
+ * Names exported more than once: by two subpaths of the package, as a re-export of a workspace
+ * package's (app) binding, as a name the app package exports too (unless `allow` declares it for
+ * that subpath), or one binding by two subpaths under different names. One line per problem.
+ */
+function duplicateExports(entries, exportsOf, checker, allow) {
+  const problems = [];
+  const rows = entries.flatMap((e) =>
+    exportsOf(e).map((s) => ({ subpath: e.subpath, name: s.name, symbol: target(checker, s), app: Boolean(e.workspace) })),
+  );
+  const appBySymbol = new Map(rows.filter((r) => r.app).map((r) => [r.symbol, r]));
+  const appByName = new Map(rows.filter((r) => r.app).map((r) => [r.name, r]));
+  const lab = rows.filter((r) => !r.app);
+  const byName = groupBy(lab, (r) => r.name);
+  for (const [name, list] of [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (list.length > 1) {
+      problems.push(
+        `${name} is exported by ${list.map((r) => r.subpath).join(' and ')}: each name has one home, the subpath of the folder that defines it`,
+      );
+    }
+  }
+  for (const r of lab) {
+    const same = appBySymbol.get(r.symbol);
+    const named = appByName.get(r.name);
+    if (same) problems.push(`${r.subpath} re-exports ${same.name}, a binding of ${same.subpath}: users import it from ${same.subpath}`);
+    else if (named && !(allow[r.subpath] ?? []).includes(r.name)) {
+      problems.push(
+        `${r.subpath} exports ${r.name}, a name ${named.subpath} exports too: rename or unexport it (a function that extends ${named.subpath}'s is declared in SHARED_WITH_APP, scripts/api-report.mjs)`,
+      );
+    }
+  }
+  for (const list of groupBy(lab, (r) => r.symbol).values()) {
+    const subpaths = new Set(list.map((r) => r.subpath));
+    const names = new Set(list.map((r) => r.name));
+    if (subpaths.size > 1 && names.size > 1) {
+      problems.push(`one binding is exported by ${list.map((r) => `${r.subpath} (as ${r.name})`).join(' and ')}: give it one home`);
+    }
+  }
+  const present = new Set(entries.map((e) => e.subpath));
+  for (const [subpath, names] of Object.entries(allow)) {
+    if (!present.has(subpath)) continue;
+    for (const name of names) {
+      if (!lab.some((r) => r.subpath === subpath && r.name === name) || !appByName.has(name)) {
+        problems.push(`SHARED_WITH_APP lists ${subpath}: ${name}, which no longer shares a name with the app package: remove it`);
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * The report of every public subpath: `{ reports: Map<file name, text>, exports: Map<subpath,
+ * names>, undocumented: ['subpath: name (file)'], duplicates: ['problem'] }`.
+ */
+export function apiReports(root = REPO, allow = SHARED_WITH_APP) {
   const entries = publicEntries(root);
   for (const e of entries) {
     if (!existsSync(join(root, e.source))) throw new Error(`package.json exports ${e.subpath} → ${e.dts}, but ${e.source} does not exist`);
@@ -211,6 +302,8 @@ export function apiReports(root = REPO) {
       throw new Error(`${e.source} is not part of tsconfig.build.json's program (no ${e.dts} emitted)`);
   }
   const program = declarationProgram(root, files, entries, options);
+  const appDist = entries.filter((e) => e.workspace).map((e) => resolve(root, e.workspace, 'dist') + sep);
+  const ours = (file) => files.has(file) || appDist.some((d) => file.startsWith(d));
   const checker = program.getTypeChecker();
   const reports = new Map();
   const exportsBySubpath = new Map();
@@ -233,7 +326,7 @@ export function apiReports(root = REPO) {
       const decls = (t.declarations ?? []).filter((d) => !ts.isSourceFile(d));
       const kinds = [...new Set(decls.map(kindOf))];
       const declared = t.name !== s.name && t.name !== 'default' ? ` (declared as \`${t.name}\`)` : '';
-      for (const d of decls) for (const [name, sym] of referencedTypes(checker, d, files, exported)) unexported.set(name, sym);
+      for (const d of decls) for (const [name, sym] of referencedTypes(checker, d, ours, exported)) unexported.set(name, sym);
       rows.push(`### ${s.name}\n\n${kinds.join(', ')}${declared}\n\n\`\`\`ts\n${decls.map(declarationText).join('\n')}\n\`\`\`\n`);
       if (!hasJsDoc(checker, t)) {
         const where = decls[0] ? relative(root, decls[0].getSourceFile().fileName).split(sep).join('/') : e.dts;
@@ -253,7 +346,7 @@ export function apiReports(root = REPO) {
     const text = `${HEADER}\n\n# ${e.subpath}\n\n${rows.length} exports, from \`${e.source}\`.\n\n${rows.join('\n')}${tail}`;
     reports.set(reportFileName(e.subpath), text);
   }
-  return { reports, exports: exportsBySubpath, undocumented };
+  return { reports, exports: exportsBySubpath, undocumented, duplicates: duplicateExports(entries, exportsOf, checker, allow) };
 }
 
 /** The committed report files: file name → text. */
@@ -292,8 +385,15 @@ async function main(args) {
     const pkg = await import(pathToFileURL(revise).href);
     if (pkg.distState(true) !== 'current') await pkg.build({ types: true });
   }
-  const { reports, undocumented } = apiReports();
+  const { reports, undocumented, duplicates } = apiReports();
   let status = 0;
+  if (duplicates.length) {
+    process.stderr.write(
+      `api-report: ${duplicates.length} name(s) exported more than once (docs/library.md, "One home for every name"):\n` +
+        duplicates.map((d) => `  ${d}\n`).join(''),
+    );
+    status = 1;
+  }
   if (undocumented.length) {
     process.stderr.write(
       `api-report: ${undocumented.length} public export(s) without a JSDoc comment (say what it is for, its defaults, what it throws):\n` +

@@ -3,7 +3,7 @@
 // Without an output path it writes into the git-ignored test/.tmp/ folder. The weights are
 // random, so the model's text is meaningless; it exists to exercise the real llama.cpp code paths.
 import { join } from 'node:path';
-import { writeTinyLlamaGguf, TINY_MODEL_DIR } from '../src/models/gguf/tiny-model.ts';
+import { writeTinyLlamaGguf, TINY_MODEL_DIR } from '../src/test/tiny-model.ts';
 
 const args = process.argv.slice(2);
 const seedAt = args.indexOf('--seed');

@@ -1,6 +1,6 @@
 // Public API of the revision engine (`revloop/engine`, docs/running.md): a whole run with plan,
 // resume and store (executeRun), one trajectory without a store (runTrajectory), the protocol and
-// history policies, the harness hooks (message policies, bans), the replay audit of a stored run, and a
+// message policies, the harness hooks (message policies, bans), the replay audit of a stored run, and a
 // worker that shares a PostgreSQL run with others (runWorker).
 export { executeRun, type RunRequest, type RunResult, type RunProgress, type CaseSetInfo } from './run.ts';
 export {
@@ -11,13 +11,11 @@ export {
   type EngineOptions,
   type AcceptedRound,
   type AttemptStart,
-  type NumberedAttempt,
   type StopReason,
   type GenerationGuard,
   type GuardStop,
 } from './loop.ts';
 export { PAPER_PROTOCOL, type ProtocolConfig } from './protocol.ts';
-export { parseHistoryWindow, formatHistoryWindow, type HistoryWindow, type Exchange } from '../remedy/history-window.ts';
 export {
   verbatimPolicy,
   messagePolicyNamed,

@@ -6,8 +6,10 @@
 //   sim:<profile>[?k=v&…]               a simulated controller (always labelled as a simulation)
 
 export { createModel } from './create.ts';
-export type { Model, ChatMessage, GenerateOptions, GenerateResult, AttemptRecord, ScoreResult, ModelCapabilities } from './types.ts';
-export type { ModelOptions, RetryPolicy, Clock } from './options.ts';
+// ChatMessage, GenerateResult and AttemptRecord, which Model's methods take and return, are the app
+// library's: import them from '@revloop/revise'.
+export type { Model, GenerateOptions, ScoreResult, ModelCapabilities } from './types.ts';
+export type { ModelOptions, HttpRetryPolicy, Clock } from './options.ts';
 export { SIM_PROFILES } from './sim/profiles.ts';
 export { startSimServer, type SimServer, type SimServerOptions } from './sim/server.ts';
 export {

@@ -2,7 +2,7 @@
 // spec query parameters take precedence over these (they are part of the spec's identity).
 
 /** How failed HTTP attempts are retried. Defaults mirror the paper's API runner (docs/protocol.md §1.7). */
-export interface RetryPolicy {
+export interface HttpRetryPolicy {
   /** Delay before retry k (1-based) is min(baseDelayMs · 2^(k−1), maxDelayMs). Default 1000. */
   baseDelayMs: number;
   /** Default 30000. */
@@ -16,7 +16,7 @@ export interface RetryPolicy {
   retryRefusals: boolean;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+export const DEFAULT_RETRY_POLICY: HttpRetryPolicy = {
   baseDelayMs: 1000,
   maxDelayMs: 30_000,
   retryAfterCapMs: 60_000,
@@ -62,7 +62,7 @@ export interface ModelOptions {
   maxResponseBytes?: number;
   /** Field name for the token limit: 'max_tokens' (default) or 'max_completion_tokens'. */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
-  retry?: Partial<RetryPolicy>;
+  retry?: Partial<HttpRetryPolicy>;
   /** Window of the rpm limiter in ms (default 60000; tests shorten it). */
   rpmWindowMs?: number;
   /** Injected clock (tests). */

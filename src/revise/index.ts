@@ -1,57 +1,9 @@
-// Public API of the revision controller in revloop (`revloop/revise`, docs/revise.md): the revise
-// package (`@revloop/revise`: revise(), its stream, verifiers, AI SDK adapters, the kernel and the
-// named policies it shares with the lab), with revloop's additions — model spec strings, families
-// by name and recording in a store — on revise(), reviseStream(), familyVerifier(),
-// reviseMiddleware() and repairToolCall().
-export {
-  renderViolations,
-  zodVerifier,
-  jsonSchemaVerifier,
-  parseJsonDraft,
-  jsonText,
-  aiSdkModel,
-  isAiSdkModel,
-  aiSdkUsage,
-  aiSdkText,
-  toAiSdkPrompt,
-  fromAiSdkPrompt,
-  isRetryableError,
-  retryDelayMs,
-  RevisionFailedError,
-  REVLOOP_DEFAULT_POLICY,
-  POLICY_PRESETS,
-  policyPreset,
-  runLoop,
-  stopOnSuccess,
-  stopAfterRevisions,
-  stopOnCycle,
-  stopAtTokens,
-  stopAtUsd,
-  stopAtMs,
-  stopWhen,
-  type ZodLike,
-  type PreparedVerifyFunction,
-  type AiSdkModelOptions,
-  type AiSdkBackedModel,
-  type LanguageModelLike,
-  type ReviseCallOptions,
-  type ReviseLanguageModelMiddleware,
-  type ToolCallRepairFunction,
-  type FamilyVerifyFunction,
-  type ReviseStream,
-  type RetryPolicy,
-  type ReviseTelemetry,
-  type RevisionPolicy,
-  type PolicyName,
-  type ReviseModel,
-  type StopCondition,
-  type StopPredicate,
-  type LoopSink,
-  type LoopOptions,
-  type LoopOutcome,
-  type LoopRound,
-  type LoopEnd,
-} from '@revloop/revise';
+// revloop's additions to the app library (`revloop/revise`, docs/revise.md §7): revise(),
+// reviseStream(), familyVerifier(), reviseMiddleware() and repairToolCall() as `@revloop/revise` has
+// them, plus model spec strings (`createModel`), families by name (the registry of 'revloop/core/verify')
+// and recording in a store. They keep the package's names on purpose, so that code moves from the app
+// to the lab by changing the import; everything else (verifiers, the kernel, stop conditions, policies,
+// the AI SDK adapters, the result and event types) is imported from '@revloop/revise'.
 export {
   revise,
   reviseStream,
@@ -61,25 +13,7 @@ export {
   type ReviseMiddlewareOptions,
   type RepairToolCallOptions,
 } from './revise.ts';
-export type {
-  ReviseOptions,
-  ReviseResult,
-  ReviseEvent,
-  ReviseStatus,
-  ReviseBudget,
-  RevisePolicy,
-  Attempt,
-  Violation,
-  VerifyResult,
-  VerifyFunction,
-  FamilyVerify,
-  FamilyLike,
-  FamilyCase,
-  Pricing,
-  Usage,
-  CycleReport,
-  CycleOutcome,
-} from './types.ts';
+export type { ReviseOptions, FamilyVerify } from './types.ts';
 
 // Every built-in family, registered before the library's user calls anything here (the registry
 // loads them on demand otherwise: core/verify/registry.ts).

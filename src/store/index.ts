@@ -8,7 +8,6 @@ export {
   withStore,
   isPostgresLocation,
   redactLocation,
-  SimulatedCrash,
   LeaseLostError,
   RunExistsError,
   type Lease,

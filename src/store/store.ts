@@ -13,14 +13,18 @@ import type { RunRows } from './integrity.ts';
 import type { AttemptCounts, ReducedRun } from './reduce.ts';
 import type { TrajectoryRecord, TrajectoryStatus } from './types.ts';
 
-/** Options of `openStore`: read-only, durability (default `normal`), and fault injection for tests. */
+/** Options of `openStore`: read-only, durability (default `normal`), a clock. */
 export interface StoreOptions {
   readonly?: boolean;
   /** 'normal' (default): nothing committed is lost when a process dies. 'full': also survive power loss (slower). */
   durability?: 'normal' | 'full';
   /** Timestamp source (tests pin it). */
   clock?: () => string;
-  /** Fault injection for crash tests: the store "dies" right after this many committed appends. */
+}
+
+/** What the backends take: StoreOptions and fault injection, which only `revloop/test` sets (openCrashingStore). */
+export interface BackendOptions extends StoreOptions {
+  /** The store "dies" right after this many committed appends (SimulatedCrash). */
   crashAfterAppends?: number;
 }
 
@@ -440,6 +444,13 @@ export function redactLocation(location: string): string {
  * created and migrated on first write.
  */
 export async function openStore(location: string, options: StoreOptions = {}): Promise<RunStore> {
+  // Fault injection is revloop/test's (openBackend), never an option of a store opened here.
+  const { crashAfterAppends: _, ...rest } = options as BackendOptions;
+  return openBackend(location, rest);
+}
+
+/** openStore with the backends' own options (fault injection): `revloop/test` opens crashing stores with it. */
+export async function openBackend(location: string, options: BackendOptions): Promise<RunStore> {
   if (isPostgresLocation(location)) {
     const { openPostgresStore } = await import('./postgres/postgres-store.ts');
     return openPostgresStore(location, options);

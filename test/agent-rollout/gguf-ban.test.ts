@@ -4,7 +4,8 @@
 // the check is not vacuous. The tiny model's outputs are meaningless; the mechanism is real.
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { createGgufModel, disposeAllGgufRuntimes, ensureTinyModel } from '../../src/models/gguf/index.ts';
+import { createGgufModel, disposeAllGgufRuntimes } from '../../src/models/gguf/index.ts';
+import { ensureTinyModel } from '../../src/test/tiny-model.ts';
 import { buildBanList, findBannedOccurrence } from '../../src/models/ban.ts';
 import { agentTasks, runToolShedRollout } from '../../src/studies/agent/engine.ts';
 import { AGENT_HARNESSES as HARNESSES } from '../../src/remedy/agent-harness.ts';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { analyzeTrajectories } from '../../src/studies/revision/analysis/index.ts';
+import { analyzeTrajectories } from '../../src/studies/revision/index.ts';
 import { traj } from './build.ts';
 import { requirePunkt, requireShared } from '../helpers.ts';
 import { revloop } from '../cli/cli.ts';

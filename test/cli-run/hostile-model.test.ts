@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/store.ts';
-import { startFaultServer, chatOk, type Step } from '../models/helpers/fault-server.ts';
+import { startFaultServer, chatOk, type FaultStep as Step } from '../../src/test/fault-server.ts';
 import { eachBackend, PG_SKIP, rawDb, testStore } from '../store/backends.ts';
 import { tempDir } from '../tmp.ts';
 import { test } from 'node:test';

@@ -1,6 +1,6 @@
 // `npm run lint` refuses layering violations (eslint-rules/layers.mjs): a copy of the tree with a
 // planted upward import (type-only), a planted folder cycle (closed by a dynamic import), a planted
-// import between sibling study modules and a stale known-violation entry fails with messages that
+// import between sibling study modules, an import of src/test and a stale known-violation entry fails with messages that
 // name both files of each import; the real tree passes.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,6 +50,10 @@ test('planted violations fail the lint, each message naming both files', () => {
   plant('src/core/util/planted-root.ts', "export type { Model } from '../../index.ts';\n");
   // remedy may import only models and core, though store is below it.
   plant('src/remedy/planted-store.ts', "import type { TrajectoryRecord } from '../store/types.ts';\nexport type R = TrajectoryRecord;\n");
+  // revloop/test's doubles: for users' tests, never imported inside src (not even by cli, its level).
+  plant('src/engine/planted-test.ts', "export { openCrashingStore } from '../test/crash.ts';\n");
+  mkdirSync(join(tmp, 'src/cli'), { recursive: true });
+  plant('src/cli/planted-test.ts', "export type { FaultServer } from '../test/index.ts';\n");
   // A known-violation entry that matches nothing.
   const config = readFileSync(join(tmp, 'eslint.config.js'), 'utf8');
   assert.match(config, /known: \[/);
@@ -105,7 +109,7 @@ test('planted violations fail the lint, each message naming both files', () => {
 
   const one = (file: string) => layerMessages(results.get(file)).map((m) => m.message);
   assert.deepEqual(one('src/viewer/planted-level.ts'), [
-    'src/viewer/planted-level.ts (layer viewer) imports src/report/render.ts (layer report): these layers share a level and stay apart (cli > app > viewer | report > html > studies > revise > engine > envs > remedy > store > models > core).',
+    'src/viewer/planted-level.ts (layer viewer) imports src/report/render.ts (layer report): these layers share a level and stay apart (cli | test > app > viewer | report > html > studies > revise > engine > envs > remedy > store > models > core).',
   ]);
   assert.match(one('src/misc/planted-nolayer.ts')[0], /^src\/misc\/planted-nolayer.ts is in src\/misc, which is not a layer/);
   assert.deepEqual(one('src/core/util/planted-root.ts'), [
@@ -114,6 +118,13 @@ test('planted violations fail the lint, each message naming both files', () => {
 
   assert.deepEqual(one('src/remedy/planted-store.ts'), [
     'src/remedy/planted-store.ts (layer remedy) imports src/store/types.ts (layer store): remedy may import only models, core.',
+  ]);
+
+  assert.deepEqual(one('src/engine/planted-test.ts'), [
+    'src/engine/planted-test.ts imports src/test/crash.ts: nothing else inside src imports test (test doubles and hooks, for tests only).',
+  ]);
+  assert.deepEqual(one('src/cli/planted-test.ts'), [
+    'src/cli/planted-test.ts imports src/test/index.ts: nothing else inside src imports test (test doubles and hooks, for tests only).',
   ]);
 
   // Nothing else in the copy is reported: the planted files are the only violations.

@@ -8,7 +8,8 @@ import { PAPER_PROTOCOL, type ProtocolConfig } from '../../src/engine/protocol.t
 import { executeRun } from '../../src/engine/run.ts';
 import type { ChatMessage } from '../../src/models/types.ts';
 import { auditRun } from '../../src/engine/audit.ts';
-import { openStore, SimulatedCrash } from '../../src/store/store.ts';
+import { openStore } from '../../src/store/store.ts';
+import { openCrashingStore, SimulatedCrash } from '../../src/test/index.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
 import type { ConstraintCase, PromptVariant } from '../../src/core/verify/types.ts';
 import { tempDir } from '../store/toy-run.ts';
@@ -245,7 +246,7 @@ test('a trajectory resumed after a crash sends the same messages as an uninterru
     'The lake was calm and morning mist rose over the still water.',
   ];
   const run = async (path: string, model: ReturnType<typeof scriptedModel>, crashAfterAppends?: number) => {
-    const store = await openStore(path, { crashAfterAppends });
+    const store = crashAfterAppends === undefined ? await openStore(path) : await openCrashingStore(path, crashAfterAppends);
     try {
       return await executeRun({
         store,

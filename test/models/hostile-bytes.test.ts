@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createModel } from '../../src/models/index.ts';
 import type { AttemptRecord } from '../../src/models/types.ts';
 import type { ModelOptions } from '../../src/models/options.ts';
-import { startFaultServer, chatOk, type FaultServer, type Step } from './helpers/fault-server.ts';
+import { startFaultServer, chatOk, type FaultServer, type FaultStep as Step } from '../../src/test/fault-server.ts';
 import { fakeClock } from './helpers/fake-clock.ts';
 
 const servers: FaultServer[] = [];

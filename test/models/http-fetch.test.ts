@@ -18,7 +18,7 @@ import { createModel } from '../../src/models/index.ts';
 import { createKeepAliveFetch } from '../../src/models/http/node-fetch.ts';
 import { messagesCanonicalSha256 } from '../../src/models/http/openai-compatible.ts';
 import { canonicalJson, sha256Hex } from '../../src/core/util/hash.ts';
-import { chatOk } from './helpers/fault-server.ts';
+import { chatOk } from '../../src/test/fault-server.ts';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 

@@ -7,7 +7,7 @@ import { canScore, canTokenize } from '../../src/models/capabilities.ts';
 import type { AttemptRecord, GenerateOptions, Model } from '../../src/models/types.ts';
 import type { ModelOptions } from '../../src/models/options.ts';
 import { CapabilityError, UserError } from '../../src/core/errors.ts';
-import { startFaultServer, chatOk, type FaultServer, type Step } from './helpers/fault-server.ts';
+import { startFaultServer, chatOk, type FaultServer, type FaultStep as Step } from '../../src/test/fault-server.ts';
 import { fakeClock } from './helpers/fake-clock.ts';
 
 const MESSAGES = [{ role: 'user' as const, content: 'Write one sentence.' }];

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ensureTinyModel, TINY_MODEL_DIR } from '../../src/models/gguf/tiny-model.ts';
+import { ensureTinyModel, TINY_MODEL_DIR } from '../../src/test/tiny-model.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 

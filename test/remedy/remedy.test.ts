@@ -1,21 +1,9 @@
 // The remedy library: abstracted failure records, history policies, ban lists and the ledger.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  abstractFailureNote,
-  abstractFailures,
-  banStrings,
-  banTokenSequences,
-  buildAgentMessages,
-  failedActions,
-  FailureLedger,
-  glossTable,
-  NEGATIVE_INSTRUCTION,
-  callName,
-  defaultGloss,
-  GENERIC_GLOSS,
-  type AgentStep,
-} from '../../src/remedy/index.ts';
+import { abstractFailures, banTokenSequences, buildAgentMessages, failedActions, FailureLedger } from '../../src/remedy/index.ts';
+import { NEGATIVE_INSTRUCTION } from '../../src/remedy/failure-record.ts';
+import { abstractFailureNote, banStrings, glossTable, callName, defaultGloss, GENERIC_GLOSS, type AgentStep } from '@revloop/revise';
 import { errorGloss } from '../../src/envs/toolshed/index.ts';
 import { NEGATIVE_INSTRUCTION as TOOLSHED_INSTRUCTION } from '../../src/envs/toolshed/prompt.ts';
 import { ERROR_GLOSS } from '../../src/envs/toolshed/errors.ts';

@@ -8,7 +8,7 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
-import { analyzeTrajectories } from '../../src/studies/revision/analysis/index.ts';
+import { analyzeTrajectories } from '../../src/studies/revision/index.ts';
 import { renderReport } from '../../src/report/index.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
 import type { Family } from '../../src/core/verify/types.ts';

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { analyzeTrajectories } from '../../src/studies/revision/analysis/index.ts';
+import { analyzeTrajectories } from '../../src/studies/revision/index.ts';
 import { renderReport, revisionReportPage } from '../../src/report/index.ts';
 import { buildReportModel } from '../../src/studies/revision/report-model.ts';
 import type { DrilldownPayload } from '../../src/report/payload.ts';

@@ -14,7 +14,7 @@ import { createOpenAICompatible as openai6 } from '@ai-sdk/openai-compatible';
 import { createOpenAICompatible as openai5 } from 'openai-compatible-v1';
 import { z } from 'zod';
 import { RevisionFailedError, RevloopError, revise, reviseMiddleware, zodVerifier, type ReviseResult } from '@revloop/revise';
-import { chatOk, startFaultServer } from '../models/helpers/fault-server.ts';
+import { chatOk, startFaultServer } from '../../src/test/fault-server.ts';
 
 const Person = z.object({ name: z.string(), age: z.number().int().min(0) });
 

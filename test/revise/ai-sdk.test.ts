@@ -6,7 +6,8 @@ import { generateText, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { z } from 'zod';
-import { repairToolCall, revise, reviseMiddleware, zodVerifier } from '../../src/revise/index.ts';
+import { repairToolCall, revise, reviseMiddleware } from '../../src/revise/index.ts';
+import { zodVerifier } from '@revloop/revise';
 import { startSimServer } from '../../src/models/sim/server.ts';
 
 function result(text: string, input = 10, output = 5) {

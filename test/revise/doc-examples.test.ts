@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chatOk, startFaultServer } from '../models/helpers/fault-server.ts';
+import { chatOk, startFaultServer } from '../../src/test/fault-server.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const dir = join(root, 'node_modules', '.cache', 'revloop-revise-examples');

@@ -23,7 +23,7 @@ import { exactLengthDemoCases } from '../../src/app/demo/cases.ts';
 import { simReply } from '../../src/models/sim/model.ts';
 import { resolveSim } from '../../src/models/sim/profiles.ts';
 import type { ConstraintCase } from '../../src/core/verify/types.ts';
-import { chatOk, startFaultServer, type FaultServer } from '../models/helpers/fault-server.ts';
+import { chatOk, startFaultServer, type FaultServer } from '../../src/test/fault-server.ts';
 import { collieRows, writeLines } from '../cases/fixtures.ts';
 import { requirePunkt } from '../helpers.ts';
 import { tempDir } from '../tmp.ts';

@@ -4,10 +4,11 @@
 // feedback and abort.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { revise, reviseStream, renderViolations, type VerifyFunction } from '../../src/revise/index.ts';
+import { revise, reviseStream } from '../../src/revise/index.ts';
+import { renderViolations, type VerifyFunction } from '@revloop/revise';
 import { createModel } from '../../src/models/index.ts';
 import type { ChatMessage } from '../../src/models/types.ts';
-import { chatOk, startFaultServer, type FaultServer } from '../models/helpers/fault-server.ts';
+import { chatOk, startFaultServer, type FaultServer } from '../../src/test/fault-server.ts';
 
 /** A verifier that wants exactly `n` words. */
 const words =

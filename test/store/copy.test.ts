@@ -13,7 +13,8 @@ import { writeCaseSet } from '../../src/core/cases/write.ts';
 import { StoreError } from '../../src/core/errors.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
-import { openStore, SimulatedCrash, type RunStore } from '../../src/store/store.ts';
+import { openStore, type RunStore } from '../../src/store/store.ts';
+import { openCrashingStore, SimulatedCrash } from '../../src/test/index.ts';
 import { copyRuns } from '../../src/store/copy.ts';
 import type { EventRow } from '../../src/store/chain.ts';
 import { toyCases, resolveToy } from '../loop/fakes.ts';
@@ -34,7 +35,7 @@ const rowsOf = async (location: string, runId: string): Promise<Array<Omit<Event
 
 /** A toy run left unfinished: its store dies right after `afterAppends` committed groups. */
 async function crashedToyRun(location: string, cases: ReturnType<typeof toyCases>, afterAppends: number): Promise<void> {
-  const crashing = await openStore(location, { crashAfterAppends: afterAppends });
+  const crashing = await openCrashingStore(location, afterAppends);
   await assert.rejects(runToyIn(crashing, { cases, concurrency: 1 }), SimulatedCrash);
   await crashing.close();
 }

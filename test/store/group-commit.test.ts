@@ -11,7 +11,8 @@ import fc from 'fast-check';
 import { messagesSha256 } from '../../src/engine/loop.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import type { NewEvent, RunPlannedPayload } from '../../src/store/events.ts';
-import { openStore, SimulatedCrash, type AppendOptions, type RunStore } from '../../src/store/store.ts';
+import { openStore, type AppendOptions, type RunStore } from '../../src/store/store.ts';
+import { openCrashingStore, SimulatedCrash } from '../../src/test/index.ts';
 import { eventHash, verifyChain } from '../../src/store/chain.ts';
 import type { ChatMessage, GenerateResult } from '../../src/models/types.ts';
 import { fakeModel, resolveToy, toyCases } from '../loop/fakes.ts';
@@ -136,7 +137,7 @@ eachBackend('fault injection: the store dies right after its n-th committed grou
   const { store: setup, path } = await plannedStore(st.location);
   const base = (await setup.readEvents('r')).length;
   await setup.close();
-  const crashing = await openStore(path, { crashAfterAppends: 2 });
+  const crashing = await openCrashingStore(path, 2);
   const groups = [0, 1, 2, 3].map((i) => crashing.appendSoon('r', [started(i, 0)]));
   const outcomes = await Promise.allSettled(groups);
   assert.ok(outcomes.every((o) => o.status === 'rejected' && o.reason instanceof SimulatedCrash));

@@ -6,7 +6,8 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseHistoryWindow } from '../../src/remedy/history-window.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
-import { openStore, SimulatedCrash } from '../../src/store/store.ts';
+import { openStore } from '../../src/store/store.ts';
+import { openCrashingStore, SimulatedCrash } from '../../src/test/index.ts';
 import { UserError } from '../../src/core/errors.ts';
 import { resolveToy, toyCases } from '../loop/fakes.ts';
 import { normalisedEvents, runToyIn, tempDir, toyRun } from './toy-run.ts';
@@ -91,7 +92,7 @@ eachBackend('resuming after a crash at each event boundary ends in the same stor
   let boundaries = 0;
   for (let k = 1; ; k++) {
     const path = st.another();
-    const crashing = await openStore(path, { crashAfterAppends: k });
+    const crashing = await openCrashingStore(path, k);
     const crashed = await runToyIn(crashing, { cases, concurrency: 2 }).then(
       () => false,
       (e) => {

@@ -160,8 +160,6 @@ export {
   GENERIC_GLOSS,
   UNKNOWN_FAILURE_GLOSS,
   callName,
-  ABSTRACT_MIN_NOTE,
-  NEGATIVE_INSTRUCTION,
   OBSERVATION_PREFIX,
   type AgentStep,
   type GlossLookup,

@@ -4,7 +4,6 @@
 // tables and rendering helpers behind them stay inside the repository.
 export { TOOLS, type ToolSpec, type ArgSpec, type ArgType } from './tools.ts';
 export { systemPrompt, withNegativeInstruction, type SystemPromptOptions } from './prompt.ts';
-export { OBSERVATION_PREFIX } from '../../remedy/failure-record.ts';
 export {
   buildWorld,
   cloneWorld,
@@ -38,4 +37,3 @@ export {
   PAPER_TOOLSHED_OPTIONS,
   type BuildToolshedOptions,
 } from './items.ts';
-export type { ProbeItem } from '../items/probe-item.ts';

@@ -7,7 +7,7 @@ import { CapabilityError, UsageError } from '../../core/errors.ts';
 import { MAX_NEW_TOKENS_LIMIT } from '../limits.ts';
 import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, ModelCapabilities } from '../types.ts';
 import { modelCapabilities, type BackendInfoModel, type CapabilitiesWith } from '../capabilities.ts';
-import type { Clock, RetryPolicy } from '../options.ts';
+import type { Clock, HttpRetryPolicy } from '../options.ts';
 import { ConcurrencyLimiter, RateLimiter } from './limiter.ts';
 import { extractChatText, type Extracted } from './extract.ts';
 import { isRetryable, parseRetryAfter, retryDelayMs, type FailureKind } from './retry.ts';
@@ -29,7 +29,7 @@ export interface HttpModelConfig {
   temperature: number | null;
   seed?: number;
   maxTokensField: 'max_tokens' | 'max_completion_tokens';
-  retry: RetryPolicy;
+  retry: HttpRetryPolicy;
   clock: Clock;
   /** vLLM extensions: `score` through prompt_logprobs and `ban` through bad_words. */
   vllm: boolean;

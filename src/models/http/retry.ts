@@ -1,7 +1,7 @@
 // Retry semantics for HTTP attempts: which failures are retried, how long to wait, and how a
 // server's Retry-After header is read. Kept free of I/O so it can be tested exhaustively.
 import { sha256Hex } from '../../core/util/hash.ts';
-import type { RetryPolicy } from '../options.ts';
+import type { HttpRetryPolicy } from '../options.ts';
 
 /**
  * Every way an attempt can fail. A failed attempt's body is never returned as text.
@@ -60,7 +60,7 @@ const RETRYABLE: ReadonlySet<FailureKind> = new Set([
   'response_too_large',
 ]);
 
-export function isRetryable(kind: FailureKind, policy: Pick<RetryPolicy, 'retryRefusals'>): boolean {
+export function isRetryable(kind: FailureKind, policy: Pick<HttpRetryPolicy, 'retryRefusals'>): boolean {
   if (kind === 'refusal') return policy.retryRefusals;
   return RETRYABLE.has(kind);
 }
@@ -88,7 +88,7 @@ export function parseRetryAfter(headers: { get(name: string): string | null } | 
  */
 export function retryDelayMs(
   retry: number,
-  policy: RetryPolicy,
+  policy: HttpRetryPolicy,
   retryAfterMs: number | null,
 ): { delayMs: number; source: 'retry-after' | 'backoff' } {
   if (retryAfterMs != null) return { delayMs: Math.min(Math.max(0, retryAfterMs), policy.retryAfterCapMs), source: 'retry-after' };

@@ -9,7 +9,7 @@ import { checkCopiedRows, GENESIS_HASH, linkEvents, rowToEvent, type EventRow } 
 import { eventKey, type NewEvent, type StoredEvent } from '../events.ts';
 import type { PlanCache } from '../plan-cache.ts';
 import { openedReadOnly } from '../errors.ts';
-import { LeaseLostError, SimulatedCrash, splitAtCrash, type AppendOptions, type StoreOptions } from '../store.ts';
+import { LeaseLostError, SimulatedCrash, splitAtCrash, type AppendOptions, type BackendOptions } from '../store.ts';
 import { deriveChanges, type DerivedChanges } from '../derive.ts';
 import { inOrder, oneWrite, type StoreConnection } from './connection.ts';
 import { runLockLost } from './run-locks.ts';
@@ -145,13 +145,13 @@ export class GroupCommit {
     private readonly plannedCache: PlanCache,
     /** Runs this process holds by its session lock (RunLocks.held): written only while that session lives. */
     private readonly sessionRuns: ReadonlySet<string>,
-    private readonly options: StoreOptions,
+    private readonly options: BackendOptions,
     private readonly clock: () => string,
   ) {
     this.readonly = options.readonly ?? false;
   }
 
-  /** Whether a simulated crash (StoreOptions.crashAfterAppends) has stopped this store's writes. */
+  /** Whether a simulated crash (BackendOptions.crashAfterAppends: revloop/test) has stopped this store's writes. */
   get crashed(): boolean {
     return this.dead;
   }

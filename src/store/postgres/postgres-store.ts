@@ -26,7 +26,7 @@ import {
   type RunInfo,
   type RunStore,
   type RunSummary,
-  type StoreOptions,
+  type BackendOptions,
   type TrajectoryPage,
   type TrajectoryQuery,
 } from '../store.ts';
@@ -44,7 +44,7 @@ import { prepareSchema } from './schema.ts';
 export { DEFAULT_POOL_SIZE, parsePostgresLocation } from './connection.ts';
 
 /** Opens (and, for writing, creates or migrates) a store in a PostgreSQL schema. */
-export async function openPostgresStore(location: string, options: StoreOptions = {}): Promise<PostgresRunStore> {
+export async function openPostgresStore(location: string, options: BackendOptions = {}): Promise<PostgresRunStore> {
   const { connectionString, schema, pool: poolSize, display } = parsePostgresLocation(location);
   const readonly = options.readonly ?? false;
   const { pool, config } = createPool(connectionString, schema, poolSize, readonly);
@@ -92,7 +92,7 @@ export class PostgresRunStore implements RunStore {
     readonly schema: string,
     /** Advisory-lock namespace of this schema (append lock, worker liveness, run locks). */
     ns: number,
-    options: StoreOptions,
+    options: BackendOptions,
   ) {
     this.readonly = options.readonly ?? false;
     const clock = options.clock ?? (() => new Date().toISOString());

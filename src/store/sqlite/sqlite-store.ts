@@ -44,7 +44,7 @@ import {
   type RunInfo,
   type RunStore,
   type RunSummary,
-  type StoreOptions,
+  type BackendOptions,
   type TrajectoryPage,
   type TrajectoryQuery,
 } from '../store.ts';
@@ -222,7 +222,7 @@ export const PAGE_SIZE = 16384;
 export const WRITER_CACHE_KIB = 4000;
 
 /** Opens (and, for writing, creates or migrates) a SQLite store file. */
-export function openSqliteStore(path: string, options: StoreOptions = {}): SqliteRunStore {
+export function openSqliteStore(path: string, options: BackendOptions = {}): SqliteRunStore {
   const readonly = options.readonly ?? false;
   if (readonly && !existsSync(path))
     throw new StoreError(path, 'missing', `${path}: no such store (run \`revloop run --store ${path} …\` first)`);
@@ -361,7 +361,7 @@ export class SqliteRunStore implements RunStore {
   constructor(
     db: Database.Database,
     readonly location: string,
-    private readonly options: StoreOptions,
+    private readonly options: BackendOptions,
     /** A read-only store's connection as `openReader` made it. */
     private reader?: ReaderConnection,
   ) {

@@ -50,7 +50,6 @@ export {
   parseArms,
   formatArm,
   armMessages,
-  abstractDraftNote,
   experimentPolicies,
   DEFAULT_ARMS,
   type HistoryArm,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import type { Token } from 'node-llama-cpp';
 import { createGgufModel, type GgufModel } from '../../../src/models/gguf/model.ts';
-import { ensureTinyModel } from '../../../src/models/gguf/tiny-model.ts';
+import { ensureTinyModel } from '../../../src/test/tiny-model.ts';
 import { UserError } from '../../../src/core/errors.ts';
 import { disposeAllGgufRuntimes, ContextOverflowError, type GgufRuntime } from '../../../src/models/gguf/runtime.ts';
 import { findBannedOccurrence } from '../../../src/models/ban.ts';

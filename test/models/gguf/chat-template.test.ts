@@ -8,7 +8,7 @@ import {
   DEFAULT_TEMPLATE_DATE,
   resolveChatTemplate,
 } from '../../../src/models/gguf/chat-template.ts';
-import { TINY_CHAT_TEMPLATE } from '../../../src/models/gguf/tiny-model.ts';
+import { TINY_CHAT_TEMPLATE } from '../../../src/test/tiny-model.ts';
 import { UserError } from '../../../src/core/errors.ts';
 
 const tiny = (kwargs: Record<string, unknown> = { ...DEFAULT_TEMPLATE_KWARGS }) =>

@@ -2,7 +2,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseGgufSpec, resolveGgufSettings } from '../../../src/models/gguf/options.ts';
-import { ensureTinyModel } from '../../../src/models/gguf/tiny-model.ts';
+import { ensureTinyModel } from '../../../src/test/tiny-model.ts';
 import { UserError } from '../../../src/core/errors.ts';
 
 let path = '';

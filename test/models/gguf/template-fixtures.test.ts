@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { ChatRenderer, DEFAULT_TEMPLATE_DATE } from '../../../src/models/gguf/chat-template.ts';
-import { TINY_CHAT_TEMPLATE } from '../../../src/models/gguf/tiny-model.ts';
+import { TINY_CHAT_TEMPLATE } from '../../../src/test/tiny-model.ts';
 import type { ChatMessage } from '../../../src/models/types.ts';
 
 interface Fixture {

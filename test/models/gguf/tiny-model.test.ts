@@ -9,7 +9,7 @@ import {
   ensureTinyModel,
   tinyVocabulary,
   TINY_CHAT_TEMPLATE,
-} from '../../../src/models/gguf/tiny-model.ts';
+} from '../../../src/test/tiny-model.ts';
 import { serializeGguf } from '../../../src/models/gguf/gguf-writer.ts';
 import { sha256Hex } from '../../../src/core/util/hash.ts';
 import { tempDir } from '../../tmp.ts';

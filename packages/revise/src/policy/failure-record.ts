@@ -5,10 +5,6 @@
 // Nothing here knows a particular environment: the gloss table and the tool-name parser are
 // parameters (an environment supplies its own, as envs/toolshed does), and the defaults are generic.
 
-/** Appended as system + "\n" + NEGATIVE_INSTRUCTION (harness verbatim+instr, probe fail_instr). */
-export const NEGATIVE_INSTRUCTION =
-  'Important: some of your earlier tool calls failed. Do not repeat a call that has already failed; change the call before trying again.';
-
 /** Prefix of every observation message (always in the user role). */
 export const OBSERVATION_PREFIX = 'Observation: ';
 
@@ -80,9 +76,6 @@ export function abstractFailureNote(step: Pick<AgentStep, 'tool' | 'errorType'>,
   const tool = step.tool ? step.tool : 'the tool';
   return `[attempt ${index} failed: ${tool} \u2014 ${gloss(step.errorType ?? null)}; that call is not repeatable]`;
 }
-
-/** The bare marker of the probe's `abstract_min` condition (no diagnosis, no call). */
-export const ABSTRACT_MIN_NOTE = '[attempt 1 failed]';
 
 /**
  * The abstracted record of the `index`-th failed draft of a revision loop (1-based), in place of the

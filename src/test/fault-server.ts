@@ -1,11 +1,16 @@
-// A scripted, fault-injecting OpenAI-compatible server for tests (node:http on 127.0.0.1:0).
+// A scripted, fault-injecting OpenAI-compatible server for tests of code that calls a model over
+// HTTP (`revloop/test`; node:http on 127.0.0.1:0, point `openai-compatible:<url>#<model>` at it).
 // Each request takes the next step of the script (then the fallback step): a status with headers and
 // a body, a delay, a hang (never answers), headers-then-hang, or a connection reset. It records
 // every request and the largest number of requests in flight at once.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-export type Step =
+/**
+ * One scripted reply: a status with headers and a body (`json` or raw `body`) after an optional delay,
+ * a stream of `chunk` repeated, a hang, headers then a hang, or a connection reset.
+ */
+export type FaultStep =
   | { status?: number; headers?: Record<string, string>; json?: unknown; body?: string | Buffer; delayMs?: number }
   /** Streams `chunk` again and again (chunked) until the client goes away or `total` bytes were sent; `sent` counts them. */
   | { stream: { status?: number; chunk: Buffer; total?: number; sent?: { bytes: number } } }
@@ -13,6 +18,7 @@ export type Step =
   | { headersThenHang: true }
   | { reset: true };
 
+/** A request the server received: method, path, headers, the parsed JSON body (or the raw text), when. */
 export interface SeenRequest {
   method: string;
   path: string;
@@ -23,6 +29,7 @@ export interface SeenRequest {
   at: number;
 }
 
+/** A running fault server: its base URL (`…/v1`), every request so far, the most in flight at once, and `close()`. */
 export interface FaultServer {
   url: string;
   requests: SeenRequest[];
@@ -30,6 +37,7 @@ export interface FaultServer {
   close(): Promise<void>;
 }
 
+/** A successful chat completion body with `content` as the assistant message (`extra`: top-level fields, `message`: message fields). */
 export function chatOk(
   content: unknown,
   extra: Record<string, unknown> = {},
@@ -48,9 +56,16 @@ export function chatOk(
 }
 
 /** The step for a request past the script: a fixed one, or one computed from the request (its parsed body and 0-based index). */
-export type Fallback = Step | ((body: any, index: number) => Step);
+export type FaultFallback = FaultStep | ((body: any, index: number) => FaultStep);
 
-export async function startFaultServer(script: Step[], fallback: Fallback = { json: chatOk('fallback text') }): Promise<FaultServer> {
+/**
+ * Starts a fault server on 127.0.0.1 (a free port): request i gets `script[i]`, every later one the
+ * fallback (default: a completion with the text `fallback text`).
+ */
+export async function startFaultServer(
+  script: FaultStep[],
+  fallback: FaultFallback = { json: chatOk('fallback text') },
+): Promise<FaultServer> {
   const requests: SeenRequest[] = [];
   const sockets = new Set<Socket>();
   let inFlight = 0;

@@ -7,9 +7,9 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sha256Hex } from '../../core/util/hash.ts';
-import { REFERENCE_SEED } from '../../core/reference-seed.ts';
-import { serializeGguf, type GgufTensor, type GgufValue } from './gguf-writer.ts';
+import { sha256Hex } from '../core/util/hash.ts';
+import { REFERENCE_SEED } from '../core/reference-seed.ts';
+import { serializeGguf, type GgufTensor, type GgufValue } from '../models/gguf/gguf-writer.ts';
 
 /**
  * ChatML-like template. It emits BOS itself (so BOS handling is exercised: the rendered text is
@@ -251,7 +251,7 @@ export function writeTinyLlamaGguf(path: string, options: TinyModelOptions = {})
 }
 
 /** Default location for test models: the git-ignored `test/.tmp/` of this checkout. */
-export const TINY_MODEL_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../test/.tmp');
+export const TINY_MODEL_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../test/.tmp');
 
 /**
  * Path of the tiny random-weight test model with the given options in `dir` (default: `test/.tmp/`
