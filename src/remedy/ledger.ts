@@ -26,13 +26,13 @@ export interface LedgerOptions {
   ban?: boolean;
   /** Append the do-not-repeat instruction to the system prompt (default false). */
   negativeInstruction?: boolean;
-  /** Gloss of an error family (default: `defaultGloss`, generic; ToolShed's table is `errorGloss` from revloop/toolshed). */
+  /** Gloss of an error family (default: `defaultGloss`, generic; ToolShed's table is `errorGloss` from revloop/envs/toolshed). */
   gloss?: GlossLookup;
   /** Observation prefix (default "Observation: "). */
   observationPrefix?: string;
   /**
    * Tool name of an action when a step does not say (default: `callName`, the identifier of a
-   * single `name(...)` call, null otherwise; ToolShed's parser is `actionToolName` from revloop/toolshed).
+   * single `name(...)` call, null otherwise; ToolShed's parser is `actionToolName` from revloop/envs/toolshed).
    */
   toolOf?: (action: string) => string | null;
 }

@@ -22,7 +22,7 @@ export type {
   CycleOutcome,
 } from '@revloop/revise';
 
-/** A constraint family (by name, any registered one: `revloop/verify`, or the object) and one of its cases: the lab's verifier. */
+/** A constraint family (by name, any registered one: `revloop/core/verify`, or the object) and one of its cases: the lab's verifier. */
 export interface FamilyVerify {
   family: string | FamilyLike;
   case: FamilyCase;

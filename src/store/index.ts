@@ -6,7 +6,6 @@
 export {
   openStore,
   withStore,
-  isPostgresLocation,
   redactLocation,
   LeaseLostError,
   RunExistsError,
@@ -33,7 +32,6 @@ export { verifyChain, type EventRow, type RawEventRow, type ChainProblem } from 
 export { copyRuns, type CopiedRun, type CopyOptions, type CopyDestination } from './copy.ts';
 export {
   checkRunIntegrity,
-  compareDerived,
   type IntegrityReport,
   type LogHead,
   type TableProblem,

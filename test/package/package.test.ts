@@ -171,7 +171,7 @@ test("types included in a fresh npm init -y project: the README's two-line ESM s
     if (cmd === 'npx' && args[0] === 'tsc') ok(run(process.execPath, [TSC(), ...args.slice(1)], p), line);
     else ok(run(cmd, args, p, { npm_config_update_notifier: 'false' }), line);
   }
-  writeFileSync(join(p, 'index.ts'), `import { getFamily } from 'revloop/verify';\n${USE}`);
+  writeFileSync(join(p, 'index.ts'), `import { getFamily } from 'revloop/core/verify';\n${USE}`);
   const tsc = run(process.execPath, [TSC(), '-p', '.', '--pretty', 'false'], p);
   assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
   assert.equal(ok(run(process.execPath, ['index.js'], p), 'node index.js').trim(), '{"joint":true}');
@@ -179,7 +179,7 @@ test("types included in a fresh npm init -y project: the README's two-line ESM s
 
 test('a CommonJS project works too: require() on Node 20.19+, and TypeScript (module nodenext) types it', () => {
   const p = freshProject('fresh-cjs');
-  writeFileSync(join(p, 'index.js'), `const { getFamily } = require('revloop/verify');\n${USE}`);
+  writeFileSync(join(p, 'index.js'), `const { getFamily } = require('revloop/core/verify');\n${USE}`);
   assert.equal(ok(run(process.execPath, ['index.js'], p), 'require').trim(), '{"joint":true}');
   writeFileSync(
     join(p, 'tsconfig.json'),
@@ -188,7 +188,7 @@ test('a CommonJS project works too: require() on Node 20.19+, and TypeScript (mo
       include: ['main.ts'],
     }),
   );
-  writeFileSync(join(p, 'main.ts'), `import { getFamily } from 'revloop/verify';\n${USE}`);
+  writeFileSync(join(p, 'main.ts'), `import { getFamily } from 'revloop/core/verify';\n${USE}`);
   const tsc = run(process.execPath, [TSC(), '-p', '.', '--pretty', 'false'], p);
   assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
   assert.equal(ok(run(process.execPath, ['out/main.js'], p), 'node out/main.js').trim(), '{"joint":true}');
@@ -218,21 +218,24 @@ test('files the compiled code reads next to itself (new URL(…, import.meta.url
 const CASE = { id: 'x', family: 'exact-length', source: 'mine', instruction: 'Describe an IPO.', target: 12, anchors: ['IPO'] };
 const TEXT = 'An IPO is when a private company first sells shares publicly.';
 
-test('a plain .mjs consumer imports revloop/verify, revloop/remedy, revloop/models and the root from dist/', async () => {
+test('a plain .mjs consumer imports revloop/core/verify, revloop/remedy, revloop/models, revloop/test and the root from dist/', async () => {
   writeFileSync(
     join(consumer, 'consumer.mjs'),
-    `import { getFamily, listFamilies } from 'revloop/verify';
+    `import { getFamily, listFamilies } from 'revloop/core/verify';
 import * as root from 'revloop';
-import { abstractFailureNote, FailureLedger } from 'revloop/remedy';
+import { FailureLedger } from 'revloop/remedy';
 import { createModel } from 'revloop/models';
-import { countWords } from 'revloop/text';
+import { countWords } from 'revloop/core/text';
+import { startFaultServer, ensureTinyModel } from 'revloop/test';
+import { abstractFailureNote, RevloopError, UserError } from '@revloop/revise';
 const c = ${JSON.stringify(CASE)};
 const family = getFamily('exact-length');
-const out = { resolved: import.meta.resolve('revloop/verify'), families: listFamilies().map((f) => f.name) };
+const out = { resolved: import.meta.resolve('revloop/core/verify'), families: listFamilies().map((f) => f.name) };
 out.state = family.verify(${JSON.stringify(TEXT)}, c);
 out.feedback = family.feedback(out.state, c);
 out.words = countWords(${JSON.stringify(TEXT)});
-out.sameModule = root.getFamily === getFamily && root.FailureLedger === FailureLedger;
+out.root = Object.keys(root).sort();
+out.oneHierarchy = root.InputError.prototype instanceof UserError && root.StoreError.prototype instanceof RevloopError;
 out.note = abstractFailureNote({ tool: 'read_file', errorType: 'file_not_found' }, 1);
 const ledger = new FailureLedger({ policy: 'abstract', ban: true });
 ledger.record({ action: "read_file(path='notes/todo.txt')", ok: false, observation: "LookupError: no file matching 'notes/todo.txt'.", errorType: 'file_not_found' });
@@ -245,6 +248,11 @@ out.text = r.text;
 const turn = await ledger.generate(model, 'Reply with one call.', 'Read the to-do list.', { maxTokens: 24 });
 out.turn = { text: turn.text, banEnforced: turn.banEnforced };
 try { await import('revloop/dist/core/verify/registry.js'); out.deepImport = 'allowed'; } catch (e) { out.deepImport = e.code; }
+const server = await startFaultServer([{ status: 500, json: { error: { message: 'boom' } } }]);
+const http = await createModel(server.url.replace(/^http/, 'openai-compatible:http') + '#m', { retry: { baseDelayMs: 1, maxDelayMs: 1 } });
+out.fault = { text: (await http.generate([{ role: 'user', content: 'hi' }], { maxTokens: 8 })).text, requests: server.requests.length };
+await server.close();
+out.tiny = ensureTinyModel({}, ${JSON.stringify(join(dir, 'tiny'))}).endsWith('.gguf');
 process.stdout.write(JSON.stringify(out));
 `,
   );
@@ -252,8 +260,13 @@ process.stdout.write(JSON.stringify(out));
   assert.equal(out.resolved, `file://${join(installed, 'dist', 'core', 'verify', 'index.js')}`);
   assert.deepEqual(out.families.slice(0, 6), ['exact-length', 'c05', 'c07', 'c09', 'c10', 'c12']);
   assert.equal(out.deepImport, 'ERR_PACKAGE_PATH_NOT_EXPORTED', 'only the exported subpaths are importable');
-  assert.equal(out.sameModule, true, "'revloop' re-exports the subpath modules, not copies");
-  // revloop/verify: the state by hand (11 words, target 12, the anchor present) and as src/ computes it.
+  // The root exports the lab's errors only, in the app library's hierarchy (one copy of @revloop/revise).
+  assert.ok(out.root.includes('InputError') && !out.root.includes('getFamily') && !out.root.includes('RevloopError'), out.root.join(' '));
+  assert.equal(out.oneHierarchy, true, "revloop's errors extend @revloop/revise's classes");
+  // revloop/test from dist/: the fault server's 500 is retried, then its fallback answers; the tiny GGUF is written.
+  assert.deepEqual(out.fault, { text: 'fallback text', requests: 2 });
+  assert.equal(out.tiny, true);
+  // revloop/core/verify: the state by hand (11 words, target 12, the anchor present) and as src/ computes it.
   assert.deepEqual(
     { word_count: out.state.word_count, error: out.state.error, missing: out.state.missing, joint_success: out.state.joint_success },
     { word_count: 11, error: -1, missing: [], joint_success: false },
@@ -310,13 +323,17 @@ test('a .ts consumer type-checks against the emitted .d.ts (skipLibCheck off), a
   );
   writeFileSync(
     join(consumer, 'good.ts'),
-    `import { getFamily, registerFamily, type Family, type VerifierState } from 'revloop/verify';
-import { createModel, type Model, type GenerateResult } from 'revloop/models';
+    `import { getFamily, registerFamily, type Family, type VerifierState } from 'revloop/core/verify';
+import { createModel, type Model } from 'revloop/models';
+import type { GenerateResult } from '@revloop/revise';
 import { AGENT_HARNESSES, FailureLedger, type FailureRecord } from 'revloop/remedy';
 import { openStore, type RunStore } from 'revloop/store';
-import { ProbeStore } from 'revloop/probe';
-import { agentTasks } from 'revloop/agent';
-import { analyzeTrajectories, executeRun } from 'revloop';
+import { ProbeStore } from 'revloop/studies/probe';
+import { agentTasks } from 'revloop/studies/agent';
+import { analyzeTrajectories } from 'revloop/studies/revision';
+import { executeRun } from 'revloop/engine';
+import { InputError } from 'revloop';
+import { openCrashingStore, SimulatedCrash, type FaultServer } from 'revloop/test';
 export const state: VerifierState = getFamily('exact-length').verify('a b c', { id: 'x', family: 'exact-length', source: 'm', target: 3, anchors: [] });
 export const model: Promise<Model> = createModel('sim:steady');
 export async function text(m: Model): Promise<string | null> { const r: GenerateResult = await m.generate([{ role: 'user', content: 'hi' }], { maxTokens: 8 }); return r.text; }
@@ -325,14 +342,16 @@ export const store: (p: string) => Promise<RunStore> = (p) => openStore(p, { rea
 export const probeOpen: typeof ProbeStore.open = ProbeStore.open;
 export const names: string[] = Object.keys(AGENT_HARNESSES);
 export const tasks = agentTasks(1);
-export const fns = [analyzeTrajectories, executeRun] as const;
+export const fns = [analyzeTrajectories, executeRun, openCrashingStore] as const;
+export const errors = [InputError, SimulatedCrash] as const;
+export type Server = FaultServer;
 export const mine: Family = { ...getFamily('exact-length'), name: 'mine' };
 registerFamily(mine);
 `,
   );
   writeFileSync(
     join(consumer, 'bad.ts'),
-    `import { getFamily } from 'revloop/verify';\nexport const wrong: number = getFamily('exact-length').name;\n`,
+    `import { getFamily } from 'revloop/core/verify';\nexport const wrong: number = getFamily('exact-length').name;\n`,
   );
   // A gguf: user installs the optional peer; revloop/models/gguf's declarations use its types.
   link('node-llama-cpp');
@@ -347,13 +366,13 @@ registerFamily(mine);
   assert.match(errors[0], /^bad\.ts\(2,14\): error TS2322: Type 'string' is not assignable to type 'number'/);
 });
 
-test('the installed CLI runs from dist/: --version, verify with a plugin that imports revloop/verify, demo with its report, runs', () => {
+test('the installed CLI runs from dist/: --version, verify with a plugin that imports revloop/core/verify, demo with its report, runs', () => {
   const bin = join(installed, 'bin', 'revloop.mjs');
   assert.equal(ok(run(process.execPath, [bin, '--version'], consumer), '--version').trim(), PKG.version);
   // The plugin only calls registerFamily (exports nothing): found only if the CLI and the plugin share dist's registry.
   writeFileSync(
     join(consumer, 'shout.mjs'),
-    `import { registerFamily, violationEnergy } from 'revloop/verify';
+    `import { registerFamily, violationEnergy } from 'revloop/core/verify';
 registerFamily({
   name: 'shout', version: '1', description: 'all capitals',
   verify: (text) => { const lower = [...text].filter((ch) => ch !== ch.toUpperCase()).length; return { lower, joint_success: lower === 0, violation_vector: [lower] }; },

@@ -1,5 +1,5 @@
 // The example family of docs/verify.md, extracted from the document into a temporary module (with its
-// `'revloop/verify'` import pointing at this repository), so the documented code is the tested code.
+// `'revloop/core/verify'` import pointing at this repository), so the documented code is the tested code.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -12,7 +12,7 @@ export function writeDocExample(ext: '.ts' | '.mts'): string {
   const m = /<!-- example: max-chars[^>]*-->\s*```ts\n([\s\S]*?)```/.exec(doc);
   assert.ok(m, 'docs/verify.md has the max-chars example');
   const indexUrl = pathToFileURL(resolve(import.meta.dirname, '../../src/core/verify/index.ts')).href;
-  const code = m[1].replace("'revloop/verify'", `'${indexUrl}'`);
+  const code = m[1].replace("'revloop/core/verify'", `'${indexUrl}'`);
   const dir = tempDir('revloop-family-');
   const file = join(dir, `max-chars${ext}`);
   writeFileSync(file, code);

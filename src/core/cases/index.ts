@@ -1,4 +1,4 @@
-// Public API of case sets (`revloop/cases`, docs/cases.md): load and validate the paper's, COLLIE's,
+// Public API of case sets (`revloop/core/cases`, docs/cases.md): load and validate the paper's, COLLIE's,
 // IFEval's and revloop's own formats, check a case set's manifest, and write native case files.
 
 export { loadCaseSet, validateCaseFile, type LoadOptions, type ValidationReport } from './load.ts';

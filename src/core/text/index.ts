@@ -1,4 +1,4 @@
-// Public API of the text module (`revloop/text`, docs/text.md): Python-exact word counting and
+// Public API of the text module (`revloop/core/text`, docs/text.md): Python-exact word counting and
 // anchor matching, and NLTK-faithful sentence and word tokenisation with English Punkt parameters.
 // Code inside revloop imports the modules it needs (tokenize.ts, punkt-resolve.ts, …), not this barrel.
 export { countWords, wordMatches } from './words.ts';

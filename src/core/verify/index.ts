@@ -1,4 +1,4 @@
-// Public API of the verifiers (`revloop/verify`, docs/verify.md): the family registry and plugins,
+// Public API of the verifiers (`revloop/core/verify`, docs/verify.md): the family registry and plugins,
 // the family and state types, the reference verifiers of the paper's families, energies, state
 // records and batch verification. Everything else in core/verify is importable by path inside the
 // repository but not part of the package's API (docs/library.md).

@@ -1,4 +1,4 @@
-// Public API of CodeRepair (`revloop/coderepair`; docs/harness.md §7, optional): MBPP program repair with real execution feedback. Needs a
+// Public API of CodeRepair (`revloop/envs/coderepair`; docs/harness.md §7, optional): MBPP program repair with real execution feedback. Needs a
 // Python 3 interpreter and the sanitized MBPP file the user supplies; see docs/probe.md.
 export { runProgram, findPython, type ExecResult, type ExecKind, type PythonInfo } from './runner.ts';
 export { mutate, type Mutation } from './mutate.ts';

@@ -1,4 +1,4 @@
-// Public API of ToolShed (`revloop/toolshed`, docs/toolshed.md), the tool-use environment of the
+// Public API of ToolShed (`revloop/envs/toolshed`, docs/toolshed.md), the tool-use environment of the
 // feedback-inversion study: seeded worlds, the tools, the action parser and runtime, counterfactual
 // observations, perturbations, tasks with goal predicates, and the probe item builder. The data
 // tables and rendering helpers behind them stay inside the repository.

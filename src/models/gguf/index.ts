@@ -5,8 +5,8 @@ export { createGgufModel, GgufModel, type GgufScoreResult } from './model.ts';
 export type { GgufModelOptions, GgufSettings, GpuSetting, ScoreTokenization } from './options.ts';
 export {
   disposeAllGgufRuntimes,
-  ContextOverflowError,
   requireNodeLlamaCpp,
+  ContextOverflowError,
   NODE_LLAMA_CPP_VERSION,
   type GgufStats,
   type TokenScore,

@@ -1,4 +1,4 @@
-// Public API of the agent rollouts (`revloop/agent`, docs/agent.md): ToolShed tasks run under the
+// Public API of the agent rollouts (`revloop/studies/agent`, docs/agent.md): ToolShed tasks run under the
 // six harness variants with any model, their store, and their analysis.
 export { runToolShedRollout, agentTasks, STUDY_SETTINGS, type RolloutSettings, type RolloutRecord } from './engine.ts';
 export { STUDY_HARNESSES } from './study-harnesses.ts';

@@ -17,7 +17,6 @@ export {
   buildPersist,
   buildSysid,
   frozenPrefix,
-  sysidSplits,
   DEFAULT_ERRORS,
   MIN_SYSID_TARGET,
   type ExperimentBuild,
@@ -35,25 +34,8 @@ export {
   type ExperimentKind,
   type ExperimentDesign,
 } from './plan.ts';
-export {
-  executeExperiment,
-  experimentProtocol,
-  loadSourceRun,
-  reconcileStates,
-  contextWindowGuard,
-  contextGuardFor,
-  type ExperimentRunRequest,
-  type Decoding,
-} from './run.ts';
-export {
-  parseArm,
-  parseArms,
-  formatArm,
-  armMessages,
-  experimentPolicies,
-  DEFAULT_ARMS,
-  type HistoryArm,
-} from './arms.ts';
+export { executeExperiment, loadSourceRun, type ExperimentRunRequest, type Decoding } from './run.ts';
+export { parseArm, parseArms, formatArm, DEFAULT_ARMS, type HistoryArm } from './arms.ts';
 export { freezePredictionSpec } from './sysid-spec.ts';
 export { analyzeExperimentRuns } from './analysis/analyze.ts';
 export type * from './analysis/types.ts';

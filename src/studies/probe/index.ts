@@ -1,4 +1,4 @@
-// Public API of the corrective-gain probes (`revloop/probe`, docs/probe.md): build probe items,
+// Public API of the corrective-gain probes (`revloop/studies/probe`, docs/probe.md): build probe items,
 // score their counterfactual transcripts under the conditions with a scoring backend, run and
 // resume a probe in the run store, check the scorer, and analyse the stored scores.
 export {

@@ -111,7 +111,7 @@ function resolveVerify(o: ReviseOptions): { verify: PreparedVerifyFunction; prom
     if (typeof o.verify.family === 'string')
       throw new UsageError(
         'verify',
-        `verify.family '${o.verify.family}' is a name: pass the family object (getFamily('${o.verify.family}') from 'revloop/verify'), or import revise from 'revloop/revise', which knows the registered families`,
+        `verify.family '${o.verify.family}' is a name: pass the family object (getFamily('${o.verify.family}') from 'revloop/core/verify'), or import revise from 'revloop/revise', which knows the registered families`,
       );
     const fv = familyVerifier(o.verify.family, o.verify.case);
     return { verify: fv, prompt: fv.initialPrompt, maxTokens: fv.maxTokens };

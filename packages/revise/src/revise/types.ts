@@ -49,7 +49,7 @@ export interface FamilyState {
 }
 
 /**
- * A constraint family as revloop's lab defines it (`revloop/verify`'s `getFamily(name)` returns
+ * A constraint family as revloop's lab defines it (`revloop/core/verify`'s `getFamily(name)` returns
  * one): its prompt, verifier, energy, exact report and token limit per case.
  */
 export interface FamilyLike {
@@ -65,7 +65,7 @@ export interface FamilyLike {
 
 /**
  * A constraint family and one of its cases: the lab's verifier, exact report included. The family
- * is an object (`getFamily(name)` from `revloop/verify`), or its name where revise is imported from
+ * is an object (`getFamily(name)` from `revloop/core/verify`), or its name where revise is imported from
  * `revloop/revise`, which knows every registered family.
  */
 export interface FamilyVerify {

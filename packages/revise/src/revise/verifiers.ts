@@ -1,6 +1,6 @@
 // Built-in verifiers for `revise()` (docs/revise.md §1): a Zod schema, a JSON Schema, or a
 // constraint family with one of its cases (the lab's verifiers, exact reports included). The
-// families themselves live in revloop (`revloop/verify`: some need data files such as Punkt's);
+// families themselves live in revloop (`revloop/core/verify`: some need data files such as Punkt's);
 // this package takes a family object. `zod` and `ajv` are optional peer dependencies: nothing here
 // imports them until asked, and a verifier that needs one says so before any model call (`ready`).
 import { UsageError } from '../errors.ts';
@@ -111,7 +111,7 @@ export function familyVerifier(family: FamilyLike, c: FamilyCase, variant = 'bas
   if (!f || typeof f !== 'object' || typeof f.verify !== 'function')
     throw new UsageError(
       'verify',
-      "verify.family must be a family object (getFamily(name) from 'revloop/verify'), or import revise from 'revloop/revise' to name one",
+      "verify.family must be a family object (getFamily(name) from 'revloop/core/verify'), or import revise from 'revloop/revise' to name one",
     );
   const problems = f.validateCase(c);
   if (problems.length) throw new UsageError('verify', `case ${c.id}: ${problems.map(([k, p]) => `${k}: ${p}`).join('; ')}`);
