@@ -5,7 +5,21 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { AGENT_HARNESSES, buildAgentMessages, FailureLedger } from '../../src/remedy/index.ts';
-import { buildHistoryMessages, buildRevisionMessages, cycleAt, draftKey, messagePolicyOf, normaliseDraft, policyPreset, recurrenceOf, windowStart, type AgentStep, type AttemptShape, type HistoryWindow, type RevisionExchange } from '@revloop/revise';
+import {
+  buildHistoryMessages,
+  buildRevisionMessages,
+  cycleAt,
+  draftKey,
+  messagePolicyOf,
+  normaliseDraft,
+  policyPreset,
+  recurrenceOf,
+  windowStart,
+  type AgentStep,
+  type AttemptShape,
+  type HistoryWindow,
+  type RevisionExchange,
+} from '@revloop/revise';
 
 const shape = (key: string, violations: string[] = ['v0'], measure = 1): AttemptShape => ({ key, violations, measure });
 const ex = (i: number, draft: string, violations: string[] = ['v0'], measure = 1): RevisionExchange => ({
