@@ -78,6 +78,24 @@ eachBackend('a completed run resumes as a no-op; a different plan under the same
   await assert.rejects(toyRun(path, { model: { label: 'another' } }), /controller\.label: stored "fake-toy", requested "another"/);
 });
 
+eachBackend("fault injection is revloop/test's: openStore ignores crashAfterAppends, openCrashingStore honours it", async (st) => {
+  const cases = toyCases(2, 'hook');
+  // Not an option of StoreOptions any more; a JavaScript caller passing it anyway gets an ordinary store.
+  const plain = await openStore(st.another(), { crashAfterAppends: 0 } as never);
+  try {
+    assert.equal((await runToyIn(plain, { cases, concurrency: 1 })).progress.done, 2);
+  } finally {
+    await plain.close();
+  }
+  const crashing = await openCrashingStore(st.another(), 0);
+  try {
+    await assert.rejects(runToyIn(crashing, { cases, concurrency: 1 }), SimulatedCrash);
+  } finally {
+    await crashing.close().catch(() => undefined);
+  }
+  assert.throws(() => openCrashingStore(st.another(), -1), /afterAppends must be a whole number/);
+});
+
 eachBackend('resuming after a crash at each event boundary ends in the same store as an uninterrupted run', async (st) => {
   const cases = toyCases(5, 'crash');
   const refPath = st.location;
