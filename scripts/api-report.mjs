@@ -3,11 +3,14 @@
 // the subpath exports with its kind and its declaration as the emitted .d.ts has it (comments
 // removed). The files are committed, so every change to the surface shows in a diff that a
 // reviewer sees; `npm test` (test/api/api.test.ts) fails when the sources and the report differ.
-// It also refuses an export without a JSDoc comment.
+// It also refuses an export without a JSDoc comment, a name exported twice (by two subpaths, or a
+// re-export of @revloop/revise's; SHARED_WITH_APP below is the one declared exception), and a
+// subpath that does not match its folder (`revloop/<p>` is src/<p>/index.ts): docs/library.md.
 //
 //   npm run api          node scripts/api-report.mjs           write api/*.api.md
-//   npm run api:check    node scripts/api-report.mjs --check   exit 1, with a diff, when they differ
-//                                                             or an export has no JSDoc
+//   npm run api:check    node scripts/api-report.mjs --check   exit 1, with a diff, when they differ,
+//                                                             an export has no JSDoc or a name is
+//                                                             exported twice
 //
 // The subpaths are package.json's `exports`; each one's entry is the `types` file, mapped back to
 // its source under src/. Declarations are emitted in memory with tsconfig.build.json (the same
