@@ -39,7 +39,6 @@ export {
 } from './revise/index.ts';
 export {
   RevloopError,
-  isRevloopError,
   UserError,
   UsageError,
   InputError,

@@ -104,7 +104,7 @@ test('in the fresh project: generateText and streamText through the middleware f
     `import { generateText, streamText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
-import { reviseMiddleware, zodVerifier, RevisionFailedError, isRevloopError } from '@revloop/revise';
+import { reviseMiddleware, zodVerifier, RevisionFailedError, RevloopError } from '@revloop/revise';
 const r = (text) => ({ content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: 'stop' },
   usage: { inputTokens: { total: 10 }, outputTokens: { total: 5 } }, warnings: [] });
 const Person = z.object({ name: z.string(), age: z.number() });
@@ -113,7 +113,7 @@ const model = wrapLanguageModel({ model: new MockLanguageModelV3({ doGenerate: [
 const a = await generateText({ model, prompt: 'A person.' });
 const s = streamText({ model, prompt: 'A person.' });
 let streamed = ''; for await (const d of s.textStream) streamed += d;
-process.stdout.write(JSON.stringify({ text: a.text, inputTokens: a.usage.inputTokens, streamed, error: isRevloopError(new RevisionFailedError({ status: 'budget', reason: 'x' })) }));
+process.stdout.write(JSON.stringify({ text: a.text, inputTokens: a.usage.inputTokens, streamed, error: RevloopError.isInstance(new RevisionFailedError('x', { result: { status: 'budget', reason: 'x' } })) }));
 `,
   );
   const esm = JSON.parse(ok(run(process.execPath, ['esm.mjs'], app), 'esm.mjs'));
