@@ -188,11 +188,14 @@ const build = (cls: ErrorClass, name: string, extra: object = {}) => new cls('th
 
 test('every error class the package exports is classified here, and every error class of the sources is (a new one fails until it is)', async () => {
   const exported = await publicErrorClasses();
-  for (const name of exported.keys()) assert.ok(name in CASES || name in OUTSIDE, `${name}: an exported error class this test does not know`);
-  for (const name of sources.keys()) assert.ok(name in CASES || name in OUTSIDE, `${name} (${sources.get(name)}): an error class this test does not know`);
+  for (const name of exported.keys())
+    assert.ok(name in CASES || name in OUTSIDE, `${name}: an exported error class this test does not know`);
+  for (const name of sources.keys())
+    assert.ok(name in CASES || name in OUTSIDE, `${name} (${sources.get(name)}): an error class this test does not know`);
   for (const [name, why] of Object.entries(OUTSIDE)) {
     if (why === 'internal') assert.ok(!exported.has(name), `${name} is exported by a public subpath: give it the shape and isInstance`);
-    else if (sources.has(name)) assert.ok(!((await classFrom(name, false)).prototype instanceof RevloopError), `${name}, ${why}, is no RevloopError`);
+    else if (sources.has(name))
+      assert.ok(!((await classFrom(name, false)).prototype instanceof RevloopError), `${name}, ${why}, is no RevloopError`);
   }
   for (const name of Object.keys(CASES)) assert.ok(sources.has(name), `${name}: listed here, but no such class in the sources`);
   // The error classes of the public surface, as the API lists them today (a floor: more may be added).
@@ -217,7 +220,11 @@ test('each error class: (message, options) with its fields on the instance, its 
       assert.equal(e instanceof RevloopError, c.base !== 'Error', `${name} extends RevloopError`);
       assert.equal(RevloopError.isInstance(e), c.base !== 'Error', `RevloopError.isInstance(${name})`);
     }
-    assert.equal(e instanceof UserError, c.base === 'UserError' || (c.base === 'RevloopError' && name === 'UserError'), `${name}: a UserError?`);
+    assert.equal(
+      e instanceof UserError,
+      c.base === 'UserError' || (c.base === 'RevloopError' && name === 'UserError'),
+      `${name}: a UserError?`,
+    );
   }
 });
 
@@ -278,7 +285,10 @@ test('the CLI: the faults that joined the hierarchy exit 1 as before, printed as
     code: 1,
     err: 'revloop: non-finite log-probability (NaN) at token 3; refusing to record scores\n',
   });
-  assert.deepEqual(print(new LeaseLostError('the lease was taken over', { lease })), { code: 1, err: 'revloop: the lease was taken over\n' });
+  assert.deepEqual(print(new LeaseLostError('the lease was taken over', { lease })), {
+    code: 1,
+    err: 'revloop: the lease was taken over\n',
+  });
   assert.equal(print(new ProviderError('refused', { status: 401 })).code, 1);
   assert.deepEqual(print(new UsageError('budget must be a whole number', { option: 'budget' })), {
     code: 2,
