@@ -11,9 +11,8 @@ export async function requireRun(store: RunStore, runId: string) {
   if (!run) {
     const known = await store.runIds();
     throw new NotFoundError(
-      'run',
-      runId,
       `no run '${runId}' in ${store.location}${known.length ? `; runs: ${known.join(', ')}` : ' (the store has no runs)'}`,
+      { kind: 'run', target: runId },
     );
   }
   return run;

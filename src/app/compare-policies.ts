@@ -36,8 +36,8 @@ export function parsePolicyEntry(entry: string, flag = '--policies'): PolicyEntr
   for (const mod of mods) {
     const m = /^ban=(.*)$/.exec(mod);
     if (!m || !(ENTRY_BANS as readonly string[]).includes(m[1]))
-      throw new UsageError(flag, `${flag}: '${entry}': after '+' use ban=${ENTRY_BANS.join('|')}`);
-    if (ban !== undefined) throw new UsageError(flag, `${flag}: '${entry}' names the ban twice`);
+      throw new UsageError(`${flag}: '${entry}': after '+' use ban=${ENTRY_BANS.join('|')}`, { option: flag });
+    if (ban !== undefined) throw new UsageError(`${flag}: '${entry}' names the ban twice`, { option: flag });
     ban = m[1] as EntryBan;
   }
   return { entry, harness, ban };
@@ -48,16 +48,16 @@ export function parseSeeds(text: string, flag = '--seeds'): number[] {
   const out: number[] = [];
   for (const part of text.split(',').map((s) => s.trim())) {
     const m = /^(\d+)(?:-(\d+))?$/.exec(part);
-    if (!m) throw new UsageError(flag, `${flag}: '${part}' is not a seed or a range like 1-10`);
+    if (!m) throw new UsageError(`${flag}: '${part}' is not a seed or a range like 1-10`, { option: flag });
     const [lo, hi] = [Number(m[1]), Number(m[2] ?? m[1])];
-    if (hi < lo) throw new UsageError(flag, `${flag}: the range '${part}' runs backwards`);
-    if (hi - lo >= 1000) throw new UsageError(flag, `${flag}: '${part}' is more than 1000 seeds`);
+    if (hi < lo) throw new UsageError(`${flag}: the range '${part}' runs backwards`, { option: flag });
+    if (hi - lo >= 1000) throw new UsageError(`${flag}: '${part}' is more than 1000 seeds`, { option: flag });
     for (let s = lo; s <= hi; s++) {
-      if (out.includes(s)) throw new UsageError(flag, `${flag}: seed ${s} is listed twice`);
+      if (out.includes(s)) throw new UsageError(`${flag}: seed ${s} is listed twice`, { option: flag });
       out.push(s);
     }
   }
-  if (!out.length) throw new UsageError(flag, `${flag}: name at least one seed`);
+  if (!out.length) throw new UsageError(`${flag}: name at least one seed`, { option: flag });
   return out;
 }
 
@@ -69,15 +69,15 @@ export function seededModel(spec: string, options: ModelOptions | undefined, see
   const parsed = parseSpec(spec);
   if (parsed.scheme === 'sim') {
     if (parsed.params.seed !== undefined)
-      throw new UsageError('--seeds', `--seeds: the model spec ${spec} already sets seed=; leave it out`);
+      throw new UsageError(`--seeds: the model spec ${spec} already sets seed=; leave it out`, { option: '--seeds' });
     return { model: `${spec}${spec.includes('?') ? '&' : '?'}seed=${seed}`, modelOptions: options };
   }
   if (parsed.params.seed !== undefined || options?.seed !== undefined)
-    throw new UsageError('--seeds', '--seeds: the model already has a fixed --seed; give one or the other');
+    throw new UsageError('--seeds: the model already has a fixed --seed; give one or the other', { option: '--seeds' });
   if (!(typeof options?.temperature === 'number' && options.temperature > 0))
     throw new UsageError(
-      '--seeds',
       '--seeds: at temperature 0 every seed gives the same trajectories; set --temperature above 0 to replicate a sampled model',
+      { option: '--seeds' },
     );
   return { model: spec, modelOptions: { ...options, seed } };
 }
@@ -110,11 +110,11 @@ export async function comparePolicies(
   o: ComparePoliciesOptions,
   hooks: ComparePoliciesHooks = {},
 ): Promise<PolicyComparison & { stopped: boolean }> {
-  if (!o.policies.length) throw new UsageError('--policies', '--policies: name at least one policy');
+  if (!o.policies.length) throw new UsageError('--policies: name at least one policy', { option: '--policies' });
   const seen = new Set<string>();
   const entries = o.policies.map((p) => {
     const e = parsePolicyEntry(p);
-    if (seen.has(p)) throw new UsageError('--policies', `--policies: '${p}' is listed twice`);
+    if (seen.has(p)) throw new UsageError(`--policies: '${p}' is listed twice`, { option: '--policies' });
     seen.add(p);
     return e;
   });

@@ -39,7 +39,7 @@ export interface ExportOutcome {
 
 export async function exportRun(o: ExportOptions): Promise<ExportOutcome> {
   if (!(EXPORT_FORMATS as readonly string[]).includes(o.format))
-    throw new UsageError('--format', `--format: unknown export format '${o.format}'; use ${EXPORT_FORMATS.join(', ')}`);
+    throw new UsageError(`--format: unknown export format '${o.format}'; use ${EXPORT_FORMATS.join(', ')}`, { option: '--format' });
   const store = await openStore(o.store, { readonly: true });
   let text: string;
   let rows: number;

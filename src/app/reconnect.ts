@@ -66,10 +66,8 @@ export async function withReconnection<T>(
       lostSince ??= Date.now();
       if (Date.now() - lostSince >= reconnectMs)
         throw new StoreError(
-          shown,
-          'unreachable',
           `${shown}: lost the connection to PostgreSQL and ${reconnectMs ? `could not reconnect within ${reconnectMs / 1000} s` : 'did not reconnect (--reconnect-seconds 0)'} (last: ${message}); the rounds committed so far are kept: ${o.restart} once the server is back`,
-          { cause: e },
+          { location: shown, reason: 'unreachable', cause: e },
         );
       on.lost?.();
       if (o.signal?.aborted) return on.stoppedWhileDown(message);

@@ -309,9 +309,8 @@ export async function runCases(o: RunCasesOptions, hooks: RunCasesHooks = {}): P
         stoppedWhileDown: (message) => {
           const shown = redactLocation(o.store);
           throw new StoreError(
-            shown,
-            'unreachable',
             `${shown}: stopped by request while PostgreSQL was unreachable (last: ${message}); the rounds committed so far are kept: run the same command again once the server is back`,
+            { location: shown, reason: 'unreachable' },
           );
         },
       },

@@ -99,7 +99,10 @@ export async function releaseRunLock(
   try {
     if (!(await s.getPlanned(runId))) {
       const known = await s.runIds();
-      throw new NotFoundError('run', runId, `no run '${runId}' in ${s.location}${known.length ? `; runs: ${known.join(', ')}` : ''}`);
+      throw new NotFoundError(`no run '${runId}' in ${s.location}${known.length ? `; runs: ${known.join(', ')}` : ''}`, {
+        kind: 'run',
+        target: runId,
+      });
     }
     const holder = await s.lockHolder(runId);
     if (!holder) return { released: false, message: `run '${runId}' has no lock: nothing to release` };

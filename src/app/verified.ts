@@ -4,7 +4,7 @@
 // wrong. With --allow-unverified they read it anyway and every output says so. They also learn
 // each run's head (its last event), which export and report print: kept outside the store, it is
 // what `audit --expect-head` holds a later log against.
-import { UserError } from '../core/errors.ts';
+import { markErrorClass, UserError } from '../core/errors.ts';
 import { checkRunIntegrity, integrityLines, type LogHead } from '../store/integrity.ts';
 import type { RunStore } from '../store/store.ts';
 
@@ -27,11 +27,13 @@ export interface VerifyOptions {
 
 /** The store disagrees with its own events (a refused read; exit 1, like a failed audit). */
 export class IntegrityError extends UserError {
-  constructor(
-    message: string,
-    readonly unverified: UnverifiedRun[],
-  ) {
-    super(message, { code: 'E_INTEGRITY' });
+  /** Whether `e` is an IntegrityError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<IntegrityError>(this, 'revloop.error.IntegrityError');
+  readonly unverified: UnverifiedRun[];
+
+  constructor(message: string, options: { unverified: UnverifiedRun[]; cause?: unknown }) {
+    super(message, { ...options, code: 'E_INTEGRITY' });
+    this.unverified = options.unverified;
     this.name = 'IntegrityError';
   }
 }
@@ -66,7 +68,7 @@ export async function verifyRuns(store: RunStore, runIds: readonly string[], o: 
     throw new IntegrityError(
       `${unverified.length === 1 ? 'a run disagrees' : `${unverified.length} runs disagree`} with ${unverified.length === 1 ? 'its' : 'their'} own events in ${store.location}; nothing was read:\n${lines.join('\n')}\n` +
         `\`revloop audit --run ${unverified[0].runId}\` lists every discrepancy; --allow-unverified reads ${unverified.length === 1 ? 'it' : 'them'} anyway (every output then says so)`,
-      unverified,
+      { unverified },
     );
   }
   return { heads, unverified };

@@ -3,7 +3,7 @@
 // read-only store connection: the event stream and every other request keep being answered
 // meanwhile. `analyseRun` is the work itself (also called in-process where no worker is wanted).
 import { parentPort, Worker, workerData } from 'node:worker_threads';
-import { isRevloopError, UserError } from '../core/errors.ts';
+import { RevloopError, UserError } from '../core/errors.ts';
 import { openStore, type RunStore } from '../store/store.ts';
 import type { Section } from '../studies/kit/sections.ts';
 import { studyForKind } from '../studies/registry.ts';
@@ -46,7 +46,7 @@ export async function serveAnalyses(): Promise<void> {
       try {
         reply = { id: req.id, ok: true, result: await analyseRun(store, req.runId, req.kind, req) };
       } catch (e) {
-        reply = { id: req.id, ok: false, message: (e as Error)?.message ?? String(e), user: isRevloopError(e) };
+        reply = { id: req.id, ok: false, message: (e as Error)?.message ?? String(e), user: RevloopError.isInstance(e) };
       }
       port.postMessage(reply);
     });

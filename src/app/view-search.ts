@@ -7,7 +7,7 @@
 // the caller gets a clear error at once and the worker is replaced (a search stuck in SQLite's C
 // code ends there on its own).
 import { parentPort, Worker, workerData } from 'node:worker_threads';
-import { isRevloopError, UserError } from '../core/errors.ts';
+import { RevloopError, UserError } from '../core/errors.ts';
 import { openStore, type TrajectoryPage, type TrajectoryQuery } from '../store/store.ts';
 import { verifyRuns } from './verified.ts';
 
@@ -41,7 +41,7 @@ export async function serveSearches(): Promise<void> {
           : ((await verifyRuns(store, [req.runId], { allowUnverified: true })).unverified[0]?.problems ?? null);
         reply = { id: req.id, ok: true, result };
       } catch (e) {
-        reply = { id: req.id, ok: false, message: (e as Error)?.message ?? String(e), user: isRevloopError(e) };
+        reply = { id: req.id, ok: false, message: (e as Error)?.message ?? String(e), user: RevloopError.isInstance(e) };
       }
       port.postMessage(reply);
     });

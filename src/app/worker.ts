@@ -83,7 +83,11 @@ export function unattendedRuns(skipped: WorkerOutcome['skipped']): string[] {
 /** The model and protocol of a planned run, rebuilt from its plan and checked against it. */
 export async function runContext(store: RunStore, runId: string, modelOptions: ModelOptions): Promise<RunContext> {
   const found = await store.getPlanned(runId);
-  if (!found) throw new NotFoundError('run', runId, `no run '${runId}' in ${store.location} (plan it with \`revloop run … --workers 0\`)`);
+  if (!found)
+    throw new NotFoundError(`no run '${runId}' in ${store.location} (plan it with \`revloop run … --workers 0\`)`, {
+      kind: 'run',
+      target: runId,
+    });
   if (!isTrajectoryPlan(found.plan) || found.plan.kind !== 'run')
     throw new UserError(`run '${runId}' is a ${found.plan.kind} run; workers run revision runs planned by \`revloop run\``);
   const planned = found as TrajectoryRunPlanned;
@@ -102,8 +106,7 @@ export async function runContext(store: RunStore, runId: string, modelOptions: M
     await model.close?.();
     throw new CapabilityError(
       `run '${runId}' bans failed drafts at decoding ('${protocol.banProvider}'); ${model.spec} has no decoder bans here`,
-      'ban',
-      model.label,
+      { capability: 'ban', model: model.label },
     );
   }
   const requested = planRun({
@@ -127,11 +130,10 @@ export async function runContext(store: RunStore, runId: string, modelOptions: M
     await model.close?.();
     if (!(e instanceof PlanMismatchError)) throw e;
     throw new PlanMismatchError(
-      runId,
-      e.differences,
       `this worker cannot run '${runId}': the plan it rebuilds differs from the stored one (another revloop version, verifier, plugin or model?).\n` +
         e.differences.map((d) => `  ${d}`).join('\n') +
         `\nRun the worker with the revloop version (and --plugin modules) that planned the run.`,
+      { runId, differences: e.differences },
     );
   }
   return { runId, model, protocol, resolveFamily: getFamily, extraBody: gen.extra_body };
@@ -270,7 +272,10 @@ async function workSession(
       `${store.location}: \`revloop worker\` needs a PostgreSQL store (--store postgres://user@host:port/db); a SQLite store has one writer per run, use \`revloop run\``,
     );
   if (o.runId && !(await store.getPlanned(o.runId)))
-    throw new NotFoundError('run', o.runId, `no run '${o.runId}' in ${store.location} (plan it with \`revloop run … --workers 0\`)`);
+    throw new NotFoundError(`no run '${o.runId}' in ${store.location} (plan it with \`revloop run … --workers 0\`)`, {
+      kind: 'run',
+      target: o.runId,
+    });
   const result = await runWorker({
     store,
     runId: o.runId,

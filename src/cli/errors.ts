@@ -2,15 +2,20 @@
 // code (src/core/errors.ts); people see their message, with the options it names worded as flags
 // (option-flags.ts), never a stack trace, unless REVLOOP_DEBUG is set for an unexpected error.
 import { CommanderError } from 'commander';
-import { isRevloopError, messageNaming, type ErrorCode } from '../core/errors.ts';
+import { RevloopError, messageNaming, type ErrorCode } from '../core/errors.ts';
 import { databaseTrouble } from '../store/connection-loss.ts';
 import { invokedAs } from './invocation.ts';
 import { flagFor } from './option-flags.ts';
 import { forPeople } from './stdio.ts';
 import { maskUrlCredentials } from '../core/util/secrets.ts';
 
-/** Exit codes: 2 for anything the user can fix (docs/running.md), 1 for provider failures, bugs and a store that disagrees with its events (as a failed audit). */
-const EXIT_CODES: Partial<Record<ErrorCode, number>> = { E_PROVIDER: 1, E_INTEGRITY: 1 };
+/**
+ * Exit codes: 2 for anything the user can fix (docs/running.md); 1 for provider failures, bugs, a
+ * store that disagrees with its events (as a failed audit), a model's broken numerics and a lost
+ * worker lease (faults, not mistakes: before they were RevloopErrors they ended as unexpected
+ * errors, exit 1).
+ */
+const EXIT_CODES: Partial<Record<ErrorCode, number>> = { E_PROVIDER: 1, E_INTEGRITY: 1, E_NUMERIC: 1, E_LEASE_LOST: 1 };
 
 /** The exit code of a usage mistake commander caught (unknown command or option, missing value). */
 export const USAGE_EXIT = 2;
@@ -29,7 +34,7 @@ export function reportError(
   // Help and --version end in a CommanderError with exit code 0; every other one is a usage mistake.
   if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : USAGE_EXIT;
   if (isClosedPipe(e)) return 0;
-  if (isRevloopError(e)) {
+  if (RevloopError.isInstance(e)) {
     // Commands the library suggests (`revloop runs --store …`) are printed as the user invoked revloop.
     // No message prints a URL's password (a model URL, a store URL), whoever wrote it.
     const worded = messageNaming(e, (option) => flagFor(option, argv) ?? option);

@@ -23,7 +23,7 @@ export function wholeNumber(flag: string, value: string | undefined, range: { mi
   const n = Number(value);
   const bounds = range.max !== undefined ? `from ${min} to ${range.max}` : `≥ ${min}`;
   if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min || (range.max !== undefined && n > range.max)) {
-    throw new UsageError(flag, `${flag} must be a whole number ${bounds} (got "${value}")`);
+    throw new UsageError(`${flag} must be a whole number ${bounds} (got "${value}")`, { option: flag });
   }
   return n;
 }
@@ -39,7 +39,7 @@ export function numberFlag(
   const max = o.max ?? (o.integer ? Number.MAX_SAFE_INTEGER : Infinity);
   if (value.trim() === '' || !Number.isFinite(n) || (o.integer && !Number.isSafeInteger(n)) || n < o.min || n > max) {
     const range = Number.isFinite(max) ? `from ${o.min} to ${max}` : `≥ ${o.min}`;
-    throw new UsageError(flag, `${flag} must be ${o.integer ? 'an integer' : 'a number'} ${range} (got "${value}")`);
+    throw new UsageError(`${flag} must be ${o.integer ? 'an integer' : 'a number'} ${range} (got "${value}")`, { option: flag });
   }
   return n;
 }
@@ -47,10 +47,10 @@ export function numberFlag(
 /** The run a command names as its argument or with --run; two different names are a mistake. */
 export function oneRun(command: string, positional: string | undefined, flag: string | undefined, usage: string): string {
   if (positional !== undefined && flag !== undefined && positional !== flag) {
-    throw new UsageError('--run', `${command}: two runs named ('${positional}' and --run '${flag}'); name one (${usage})`);
+    throw new UsageError(`${command}: two runs named ('${positional}' and --run '${flag}'); name one (${usage})`, { option: '--run' });
   }
   const run = flag ?? positional;
-  if (!run) throw new UsageError('--run', `${command}: name the run (${usage})`);
+  if (!run) throw new UsageError(`${command}: name the run (${usage})`, { option: '--run' });
   return run;
 }
 
@@ -71,7 +71,7 @@ export function parseAssignments(
   for (const spec of specs) {
     const at = spec.lastIndexOf('=');
     if (at <= 0 || at === spec.length - 1) {
-      throw new UsageError(flag, `${command}: ${flag} expects ${form} (got "${spec}"), e.g. ${example}`);
+      throw new UsageError(`${command}: ${flag} expects ${form} (got "${spec}"), e.g. ${example}`, { option: flag });
     }
     out[spec.slice(0, at)] = spec.slice(at + 1);
   }
@@ -84,7 +84,7 @@ export function parseAssignments(
 export function banFlag(value: string | undefined): 'failed-drafts' | 'complete-repeats' | 'none' | undefined {
   if (value === undefined) return undefined;
   if (value === 'failed-drafts' || value === 'complete-repeats' || value === 'none') return value;
-  throw new UsageError('--ban', `--ban: expected failed-drafts, complete-repeats or none, got '${value}'`);
+  throw new UsageError(`--ban: expected failed-drafts, complete-repeats or none, got '${value}'`, { option: '--ban' });
 }
 
 export function historyFlag(value: string | undefined): HistoryWindow {
@@ -94,7 +94,7 @@ export function historyFlag(value: string | undefined): HistoryWindow {
 export function variantFlag(value: string | undefined): PromptVariant {
   const v = value ?? RUN_DEFAULTS.variant;
   if (!(PROMPT_VARIANTS as readonly string[]).includes(v)) {
-    throw new UsageError('--variant', `--variant: unknown prompt variant '${v}'; use ${PROMPT_VARIANTS.join(', ')}`);
+    throw new UsageError(`--variant: unknown prompt variant '${v}'; use ${PROMPT_VARIANTS.join(', ')}`, { option: '--variant' });
   }
   return v as PromptVariant;
 }
@@ -158,10 +158,10 @@ export function modelOptionsFromFlags(flags: ModelFlags): ModelOptions {
     try {
       v = JSON.parse(flags.extraBody);
     } catch (e) {
-      throw new UsageError('--extra-body', `--extra-body is not valid JSON: ${(e as Error).message}`);
+      throw new UsageError(`--extra-body is not valid JSON: ${(e as Error).message}`, { option: '--extra-body' });
     }
     if (!v || typeof v !== 'object' || Array.isArray(v))
-      throw new UsageError('--extra-body', '--extra-body must be a JSON object, e.g. \'{"seed": 0}\'');
+      throw new UsageError('--extra-body must be a JSON object, e.g. \'{"seed": 0}\'', { option: '--extra-body' });
     o.extraBody = v as Record<string, unknown>;
   }
   if (flags.temperature !== undefined)

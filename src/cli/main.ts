@@ -54,10 +54,7 @@ function checkHelpTopic(argv: readonly string[]): void {
   const [first, topic] = argv.slice(2);
   if (first !== 'help' || topic === undefined || topic.startsWith('-') || COMMANDS.some(([name]) => name === topic)) return;
   const near = COMMANDS.map(([name]) => name).find((name) => editDistance(name, topic) <= Math.max(1, Math.floor(name.length / 3)));
-  throw new UsageError(
-    null,
-    `help: unknown command '${topic}'${near ? `; did you mean ${near}?` : ''} (\`revloop --help\` lists the commands)`,
-  );
+  throw new UsageError(`help: unknown command '${topic}'${near ? `; did you mean ${near}?` : ''} (\`revloop --help\` lists the commands)`);
 }
 
 /** Edit distance counting a swap of two neighbours as one edit (for the suggestion above). */

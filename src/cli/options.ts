@@ -41,8 +41,8 @@ export function storeOption(o: { required?: boolean; postgresOnly?: boolean; rea
 export function requireStore(value: string | undefined, command: string, o: { postgresOnly?: boolean } = {}): string {
   if (value) return value;
   throw new UsageError(
-    '--store',
     `${command}: --store <location> is required (${o.postgresOnly ? POSTGRES_FORMS : STORE_FORMS}; or set REVLOOP_STORE)`,
+    { option: '--store' },
   );
 }
 

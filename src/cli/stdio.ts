@@ -48,8 +48,10 @@ export async function readInputText(arg: string, flag: string, read: (path: stri
 }
 
 async function takeStdin(flag: string): Promise<Buffer> {
-  if (stdinTaken !== null) throw new UsageError(flag, `${flag} -: standard input is already read by ${stdinTaken}; give a file`);
-  if (process.stdin.isTTY) throw new UsageError(flag, `${flag} -: nothing on standard input (pipe the data in, or give a file)`);
+  if (stdinTaken !== null)
+    throw new UsageError(`${flag} -: standard input is already read by ${stdinTaken}; give a file`, { option: flag });
+  if (process.stdin.isTTY)
+    throw new UsageError(`${flag} -: nothing on standard input (pipe the data in, or give a file)`, { option: flag });
   stdinTaken = flag;
   return readStdin();
 }

@@ -3,36 +3,47 @@
 // react to it without parsing messages, and a `message` written for people. The library never
 // decides exit codes: the CLI maps codes to them (src/cli/errors.ts).
 //
-// Errors are recognised by a brand registered with Symbol.for, not by `instanceof` alone, so two
-// copies of revloop in one process (a plugin importing its own copy, say) still recognise each
-// other's errors: use `isRevloopError(e)` or `RevloopError.is(e)`.
+// Every class is built the same way, `new XError(message, { ...fields, cause })`, and recognised
+// by its `isInstance` (`StoreError.isInstance(e)`), which also knows the errors of another copy of
+// revloop in the same process (a plugin importing its own copy, say), where `instanceof` does not.
 
-import { UserError } from '@revloop/revise';
+import { markErrorClass, UserError } from '@revloop/revise';
 
 // The base classes (RevloopError, UserError, UsageError, CapabilityError, RevisionFailedError) and
 // the codes are the revise package's, so that its errors and revloop's are one hierarchy.
 export {
   RevloopError,
-  isRevloopError,
   UserError,
   UsageError,
   CapabilityError,
   RevisionFailedError,
+  markErrorClass,
   namingOption,
   namedOptions,
   messageNaming,
   type ErrorCode,
 } from '@revloop/revise';
 
-/** A problem in one input row: rendered as `file:line: field: problem`. */
+/**
+ * A problem in one input row: `message` is the problem, and the error's `message` is it rendered
+ * `file:line: field: problem` (the line and the field left out when unknown).
+ */
 export class InputError extends UserError {
-  constructor(
-    readonly file: string,
-    readonly line: number | null,
-    readonly field: string | null,
-    readonly problem: string,
-  ) {
-    super(formatLocation(file, line, field, problem), { code: 'E_INPUT' });
+  /** Whether `e` is an InputError (or a CaseSetError), from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<InputError>(this, 'revloop.error.InputError');
+  readonly file: string;
+  readonly line: number | null;
+  readonly field: string | null;
+  /** The problem alone, without its place. */
+  readonly problem: string;
+
+  constructor(message: string, options: { file: string; line?: number | null; field?: string | null; cause?: unknown }) {
+    const { file, line = null, field = null } = options;
+    super(formatLocation(file, line, field, message), { ...options, code: 'E_INPUT' });
+    this.file = file;
+    this.line = line;
+    this.field = field;
+    this.problem = message;
     this.name = 'InputError';
   }
 }
@@ -64,73 +75,90 @@ export function printable(text: string): string {
 
 /** Something named does not exist (`target`): a run in a store, a file, a family, a profile. */
 export class NotFoundError extends UserError {
-  constructor(
-    readonly kind: 'run' | 'file' | 'folder' | 'store' | 'family' | 'case' | 'profile' | 'item' | 'other',
-    readonly target: string,
-    message: string,
-  ) {
-    super(message, { code: 'E_NOT_FOUND' });
+  /** Whether `e` is a NotFoundError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<NotFoundError>(this, 'revloop.error.NotFoundError');
+  readonly kind: 'run' | 'file' | 'folder' | 'store' | 'family' | 'case' | 'profile' | 'item' | 'other';
+  readonly target: string;
+
+  constructor(message: string, options: { kind: NotFoundError['kind']; target: string; cause?: unknown }) {
+    super(message, { ...options, code: 'E_NOT_FOUND' });
+    this.kind = options.kind;
+    this.target = options.target;
     this.name = 'NotFoundError';
   }
 }
 
 /** A run id already bound to a different plan: `differences` lists what differs, path by path. */
 export class PlanMismatchError extends UserError {
-  constructor(
-    readonly runId: string,
-    readonly differences: readonly string[],
-    message: string,
-  ) {
-    super(message, { code: 'E_PLAN_MISMATCH' });
+  /** Whether `e` is a PlanMismatchError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<PlanMismatchError>(this, 'revloop.error.PlanMismatchError');
+  readonly runId: string;
+  readonly differences: readonly string[];
+
+  constructor(message: string, options: { runId: string; differences: readonly string[]; cause?: unknown }) {
+    super(message, { ...options, code: 'E_PLAN_MISMATCH' });
+    this.runId = options.runId;
+    this.differences = options.differences;
     this.name = 'PlanMismatchError';
   }
 }
 
 /** A run being written by another live process (`pid` on `host`). */
 export class RunLockedError extends UserError {
-  constructor(
-    readonly runId: string,
-    readonly pid: number,
-    readonly host: string,
-    message: string,
-  ) {
-    super(message, { code: 'E_RUN_LOCKED' });
+  /** Whether `e` is a RunLockedError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<RunLockedError>(this, 'revloop.error.RunLockedError');
+  readonly runId: string;
+  readonly pid: number;
+  readonly host: string;
+
+  constructor(message: string, options: { runId: string; pid: number; host: string; cause?: unknown }) {
+    super(message, { ...options, code: 'E_RUN_LOCKED' });
+    this.runId = options.runId;
+    this.pid = options.pid;
+    this.host = options.host;
     this.name = 'RunLockedError';
   }
 }
 
 /** A store that cannot be used as asked (`location` is its path or redacted URL). */
 export class StoreError extends UserError {
-  constructor(
-    readonly location: string,
-    readonly reason: 'missing' | 'readonly' | 'not_a_store' | 'newer_schema' | 'unreachable' | 'other',
-    message: string,
-    options?: { cause?: unknown },
-  ) {
+  /** Whether `e` is a StoreError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<StoreError>(this, 'revloop.error.StoreError');
+  readonly location: string;
+  readonly reason: 'missing' | 'readonly' | 'not_a_store' | 'newer_schema' | 'unreachable' | 'other';
+
+  constructor(message: string, options: { location: string; reason: StoreError['reason']; cause?: unknown }) {
     super(message, { ...options, code: 'E_STORE' });
+    this.location = options.location;
+    this.reason = options.reason;
     this.name = 'StoreError';
   }
 }
 
 /** A model provider refused or failed in a way retrying will not fix (`status`: HTTP status, if any). */
 export class ProviderError extends UserError {
-  constructor(
-    message: string,
-    readonly status: number | null = null,
-    readonly url: string | null = null,
-  ) {
-    super(message, { code: 'E_PROVIDER' });
+  /** Whether `e` is a ProviderError (or a subclass), from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<ProviderError>(this, 'revloop.error.ProviderError');
+  readonly status: number | null;
+  readonly url: string | null;
+
+  constructor(message: string, options: { status?: number | null; url?: string | null; cause?: unknown } = {}) {
+    super(message, { ...options, code: 'E_PROVIDER' });
+    this.status = options.status ?? null;
+    this.url = options.url ?? null;
     this.name = 'ProviderError';
   }
 }
 
 /** Reference data the library needs (Punkt parameters, a case file) is not where it looked. */
 export class DataMissingError extends UserError {
-  constructor(
-    readonly what: string,
-    message: string,
-  ) {
-    super(message, { code: 'E_DATA_MISSING' });
+  /** Whether `e` is a DataMissingError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<DataMissingError>(this, 'revloop.error.DataMissingError');
+  readonly what: string;
+
+  constructor(message: string, options: { what: string; cause?: unknown }) {
+    super(message, { ...options, code: 'E_DATA_MISSING' });
+    this.what = options.what;
     this.name = 'DataMissingError';
   }
 }

@@ -134,6 +134,6 @@ export function banProviderNamed(name: string | null): BanProvider | undefined {
   if (name === 'complete-repeats') return completeRepeatsBan;
   throw namingOption(
     'banProvider',
-    (n) => new UsageError(n, `${n}: unknown ban '${name}'; use failed-drafts or complete-repeats (or leave it out)`),
+    (n) => new UsageError(`${n}: unknown ban '${name}'; use failed-drafts or complete-repeats (or leave it out)`, { option: n }),
   );
 }

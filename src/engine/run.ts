@@ -242,8 +242,7 @@ function checkedPlan(req: RunRequest): TrajectoryRunPlanned {
   if (answers && !req.model.capabilities.banAnswers) {
     throw new CapabilityError(
       `the ban '${ban}' needs a model that can ban complete answers (gguf:, sim:); ${req.model.spec} cannot (vLLM's bad_words cannot name the end of an answer). Run without it, or with such a backend`,
-      'banAnswers',
-      req.model.label,
+      { capability: 'banAnswers', model: req.model.label },
     );
   }
   if (ban && !answers && !req.model.capabilities.ban) {
@@ -252,8 +251,7 @@ function checkedPlan(req: RunRequest): TrajectoryRunPlanned {
       (n) =>
         new CapabilityError(
           `the ban '${ban}' needs a model with decoder bans (gguf:, vllm:, sim:); ${req.model.spec} has none. Run without ${n}, or with a backend that can ban`,
-          'ban',
-          req.model.label,
+          { capability: 'ban', model: req.model.label },
         ),
     );
   }

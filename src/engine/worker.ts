@@ -131,7 +131,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
   if (!leases)
     throw new CapabilityError(
       `${store.location}: workers share runs through a PostgreSQL store (postgres://…); a SQLite store has one writer per run (use \`revloop run\`)`,
-      'leases',
+      { capability: 'leases' },
     );
   const worker = await leases.register({ concurrency: o.concurrency, leaseSeconds: o.leaseSeconds });
   o.onStart?.(worker);
@@ -316,7 +316,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerResult> {
       if (!claimed.length && !tasks.size && o.untilDone) {
         if (o.runId) {
           const run = await store.getRun(o.runId);
-          if (!run) throw new NotFoundError('run', o.runId, `no run '${o.runId}' in ${store.location}`);
+          if (!run) throw new NotFoundError(`no run '${o.runId}' in ${store.location}`, { kind: 'run', target: o.runId });
           if (run.summary.pending === 0) break;
         } else if ((await leases.pending([...skipped.keys()])) === 0) break;
       }

@@ -282,8 +282,7 @@ export function requireScore(model: Model, purpose = 'this experiment'): asserts
   if (!canScore(model)) {
     throw new CapabilityError(
       `${model.label} cannot score a given continuation (no teacher-forced log-probabilities), which ${purpose} needs. ${HOW}`,
-      'score',
-      model.label,
+      { capability: 'score', model: model.label },
     );
   }
 }
@@ -291,11 +290,10 @@ export function requireScore(model: Model, purpose = 'this experiment'): asserts
 /** Throws a CapabilityError unless the model can ban token sequences during decoding. */
 export function requireBan(model: Model, purpose = 'this harness'): asserts model is BanningModel {
   if (!canBan(model)) {
-    throw new CapabilityError(
-      `${model.label} cannot ban token sequences during decoding, which ${purpose} needs. ${HOW}`,
-      'ban',
-      model.label,
-    );
+    throw new CapabilityError(`${model.label} cannot ban token sequences during decoding, which ${purpose} needs. ${HOW}`, {
+      capability: 'ban',
+      model: model.label,
+    });
   }
 }
 
@@ -309,7 +307,6 @@ export function tokenizerRefusal(model: Model, purpose: string): CapabilityError
   return new CapabilityError(
     `${model.label} does not expose its tokenizer, which ${purpose} needs. ` +
       "gguf: models tokenize in process, vllm: specs through the server's /tokenize, sim: models with their toy tokenizer; plain OpenAI-compatible APIs cannot count tokens.",
-    'tokenize',
-    model.label,
+    { capability: 'tokenize', model: model.label },
   );
 }

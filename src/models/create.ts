@@ -35,7 +35,9 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
   const { spec, params } = parsed;
   for (const k of Object.keys(params)) {
     if (!(HTTP_PARAMS as readonly string[]).includes(k)) {
-      throw new UsageError(k, `invalid model spec ${JSON.stringify(spec)}: unknown parameter "${k}"; known: ${HTTP_PARAMS.join(', ')}`);
+      throw new UsageError(`invalid model spec ${JSON.stringify(spec)}: unknown parameter "${k}"; known: ${HTTP_PARAMS.join(', ')}`, {
+        option: k,
+      });
     }
   }
   const num = (k: string, o: { min?: number; max?: number; integer?: boolean }) =>
@@ -62,10 +64,9 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
   const seed = num('seed', { integer: true }) ?? checkNum('seed', options.seed, { integer: true });
   const maxTokensField = (params.max_tokens_field ?? options.maxTokensField ?? 'max_tokens') as HttpModelConfig['maxTokensField'];
   if (maxTokensField !== 'max_tokens' && maxTokensField !== 'max_completion_tokens') {
-    throw new UsageError(
-      'max_tokens_field',
-      `invalid model spec ${JSON.stringify(spec)}: max_tokens_field must be max_tokens or max_completion_tokens`,
-    );
+    throw new UsageError(`invalid model spec ${JSON.stringify(spec)}: max_tokens_field must be max_tokens or max_completion_tokens`, {
+      option: 'max_tokens_field',
+    });
   }
   const vllm = parsed.scheme === 'vllm' || (params.vllm !== undefined && booleanParam(spec, 'vllm', params.vllm));
 
@@ -74,7 +75,7 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
   let apiKey: string | null;
   if (keyEnv !== undefined) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv))
-      throw new UsageError('api_key_env', `api key variable name "${keyEnv}" is not a valid environment variable name`);
+      throw new UsageError(`api key variable name "${keyEnv}" is not a valid environment variable name`, { option: 'api_key_env' });
     apiKey = env[keyEnv]?.trim() || null;
     if (!apiKey) throw new UserError(`${spec}: the API key variable ${keyEnv} is not set (or empty); export it, e.g. export ${keyEnv}=…`);
   } else {
@@ -88,7 +89,8 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
   }
   const baseUrl = (parsed.baseUrl ?? options.baseUrl ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
   const extraBody = options.extraBody ?? {};
-  if (typeof extraBody !== 'object' || Array.isArray(extraBody)) throw new UsageError('extraBody', 'extraBody must be a JSON object');
+  if (typeof extraBody !== 'object' || Array.isArray(extraBody))
+    throw new UsageError('extraBody must be a JSON object', { option: 'extraBody' });
   return {
     spec,
     // Models named `sim:…` are served by a simulator: their label always says so.
@@ -117,10 +119,10 @@ function httpConfig(parsed: ParsedSpec, options: ModelOptions, env: NodeJS.Proce
 function checkNum(name: string, v: unknown, o: { min?: number; max?: number; integer?: boolean }): number | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number' || !Number.isFinite(v))
-    throw new UsageError(name, `model option ${name} must be a number (got ${JSON.stringify(v)})`);
-  if (o.integer && !Number.isInteger(v)) throw new UsageError(name, `model option ${name} must be an integer (got ${v})`);
-  if (o.min != null && v < o.min) throw new UsageError(name, `model option ${name} must be at least ${o.min} (got ${v})`);
-  if (o.max != null && v > o.max) throw new UsageError(name, `model option ${name} must be at most ${o.max} (got ${v})`);
+    throw new UsageError(`model option ${name} must be a number (got ${JSON.stringify(v)})`, { option: name });
+  if (o.integer && !Number.isInteger(v)) throw new UsageError(`model option ${name} must be an integer (got ${v})`, { option: name });
+  if (o.min != null && v < o.min) throw new UsageError(`model option ${name} must be at least ${o.min} (got ${v})`, { option: name });
+  if (o.max != null && v > o.max) throw new UsageError(`model option ${name} must be at most ${o.max} (got ${v})`, { option: name });
   return v;
 }
 

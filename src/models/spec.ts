@@ -81,7 +81,6 @@ function specFormsText(): string {
 function invalid(spec: string, problem: string): UserError {
   // A spec refused for holding credentials must not print them.
   return new UsageError(
-    null,
     `invalid model spec ${JSON.stringify(maskUrlCredentials(spec))}: ${maskUrlCredentials(problem)}\nvalid forms:\n${specFormsText()}`,
   );
 }
@@ -159,7 +158,9 @@ export function numberParam(
 ): number {
   const n = Number(value);
   const bad = (what: string) =>
-    new UsageError(key, `invalid model spec ${JSON.stringify(maskUrlCredentials(spec))}: parameter "${key}" ${what} (got "${value}")`);
+    new UsageError(`invalid model spec ${JSON.stringify(maskUrlCredentials(spec))}: parameter "${key}" ${what} (got "${value}")`, {
+      option: key,
+    });
   if (value.trim() === '' || !Number.isFinite(n)) throw bad('must be a number');
   if (opts.integer && !Number.isInteger(n)) throw bad('must be an integer');
   if (opts.min != null && n < opts.min) throw bad(`must be at least ${opts.min}`);
@@ -170,5 +171,7 @@ export function numberParam(
 export function booleanParam(spec: string, key: string, value: string): boolean {
   if (['1', 'true', 'yes', 'on'].includes(value.toLowerCase())) return true;
   if (['0', 'false', 'no', 'off'].includes(value.toLowerCase())) return false;
-  throw new UsageError(key, `invalid model spec ${JSON.stringify(spec)}: parameter "${key}" must be true or false (got "${value}")`);
+  throw new UsageError(`invalid model spec ${JSON.stringify(spec)}: parameter "${key}" must be true or false (got "${value}")`, {
+    option: key,
+  });
 }

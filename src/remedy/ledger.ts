@@ -180,8 +180,7 @@ export class FailureLedger {
     if (wanted.length && !bans && requireBan) {
       throw new CapabilityError(
         `${model.label}: this backend cannot ban token sequences during decoding; use a gguf: or vllm: model, or call without requireBan`,
-        'ban',
-        model.label,
+        { capability: 'ban', model: model.label },
       );
     }
     const banned = bans ? wanted : [];

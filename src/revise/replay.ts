@@ -47,8 +47,8 @@ export function parseTruncation(entry: string, option = 'truncations'): Truncati
         option,
         (n) =>
           new UsageError(
-            n,
             `${n}: '${entry}': use budget=T, on-cycle=stop or stop=recurrence (each once), joined with '+', e.g. on-cycle=stop+budget=4`,
+            { option: n },
           ),
       );
   }
@@ -86,13 +86,13 @@ export async function replayTruncations(
         'truncations',
         (n) =>
           new UsageError(
-            n,
             `${n}: '${entry}' is not a truncation: the run's budget is ${budget}, so only budget=0…${budget - 1} stop earlier`,
+            { option: n },
           ),
       );
   const seen = new Set<string>();
   for (const { entry } of rules) {
-    if (seen.has(entry)) throw namingOption('truncations', (n) => new UsageError(n, `${n}: '${entry}' is listed twice`));
+    if (seen.has(entry)) throw namingOption('truncations', (n) => new UsageError(`${n}: '${entry}' is listed twice`, { option: n }));
     seen.add(entry);
   }
   const trajectories = await store.loadTrajectories([runId]);

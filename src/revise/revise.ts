@@ -78,15 +78,13 @@ async function withRevloop<T>(
       if (banned === 'failed-drafts' && !canBan(revloopModel))
         throw new CapabilityError(
           `${revloopModel.label}: this backend cannot ban token sequences during decoding, so ban 'failed-drafts' is refused`,
-          'ban',
-          revloopModel.label,
+          { capability: 'ban', model: revloopModel.label },
         );
       if (banned === 'complete-repeats' && !revloopModel.capabilities.banAnswers)
-        throw new CapabilityError(
-          `${revloopModel.label}: this backend cannot ban complete answers, so ban 'complete-repeats' is refused`,
-          'banAnswers',
-          revloopModel.label,
-        );
+        throw new CapabilityError(`${revloopModel.label}: this backend cannot ban complete answers, so ban 'complete-repeats' is refused`, {
+          capability: 'banAnswers',
+          model: revloopModel.label,
+        });
       const verify = options.verify;
       const fv = typeof verify === 'function' ? null : packageFamilyVerifier(verify.family as FamilyLike, verify.case);
       const prompt = o.prompt ?? fv?.initialPrompt;

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { StoreError } from '../core/errors.ts';
 import { eventKey, type NewEvent, type StoredEvent } from './events.ts';
-import { RunExistsError } from './store.ts';
+import { runExists } from './store.ts';
 
 /** The `prev_hash` of a run's first event. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -91,7 +91,7 @@ export function linkEvents(
   const stored: StoredEvent[] = [];
   for (const e of events) {
     if (seq === 0 && e.type !== 'run_planned') throw new Error(`run ${runId}: the first event must be run_planned`);
-    if (seq > 0 && e.type === 'run_planned') throw new RunExistsError(runId, location);
+    if (seq > 0 && e.type === 'run_planned') throw runExists(runId, location);
     seq++;
     const at = clock();
     const payload = JSON.stringify(e.payload);
@@ -167,12 +167,13 @@ export function checkCopiedRows(
   let prev = head?.hash ?? GENESIS_HASH;
   for (const r of rows) {
     const where = `${location}: run '${runId}' event seq ${r.seq} (${r.type})`;
-    if (r.run_id !== runId) throw new StoreError(location, 'other', `${where}: belongs to run '${r.run_id}'`);
-    if (r.seq !== seq + 1) throw new StoreError(location, 'other', `${where}: expected seq ${seq + 1} next in the chain`);
-    if (r.prev_hash !== prev) throw new StoreError(location, 'other', `${where}: does not link to the run's last event here`);
+    if (r.run_id !== runId) throw new StoreError(`${where}: belongs to run '${r.run_id}'`, { location, reason: 'other' });
+    if (r.seq !== seq + 1) throw new StoreError(`${where}: expected seq ${seq + 1} next in the chain`, { location, reason: 'other' });
+    if (r.prev_hash !== prev) throw new StoreError(`${where}: does not link to the run's last event here`, { location, reason: 'other' });
     if (eventHash(r.prev_hash, r.run_id, r.seq, r.type, r.case_index, r.revision, r.at, r.payload) !== r.hash)
-      throw new StoreError(location, 'other', `${where}: its hash does not recompute (modified)`);
-    if (seq === 0 && r.type !== 'run_planned') throw new StoreError(location, 'other', `${where}: the first event must be run_planned`);
+      throw new StoreError(`${where}: its hash does not recompute (modified)`, { location, reason: 'other' });
+    if (seq === 0 && r.type !== 'run_planned')
+      throw new StoreError(`${where}: the first event must be run_planned`, { location, reason: 'other' });
     seq = r.seq;
     prev = r.hash;
   }

@@ -111,11 +111,10 @@ export async function copyRuns(from: RunStore, to: CopyDestination, o: CopyOptio
   const ids = o.runIds ?? known;
   const missing = ids.filter((id) => !known.includes(id));
   if (missing.length)
-    throw new StoreError(
-      from.location,
-      'other',
-      `${from.location}: no run ${missing.map((m) => `'${m}'`).join(', ')} (runs: ${known.join(', ') || 'none'})`,
-    );
+    throw new StoreError(`${from.location}: no run ${missing.map((m) => `'${m}'`).join(', ')} (runs: ${known.join(', ') || 'none'})`, {
+      location: from.location,
+      reason: 'other',
+    });
   // 1. Check everything first, so a refused run leaves the destination untouched.
   const checked: CheckedRun[] = [];
   const problems: string[] = [];
@@ -139,7 +138,7 @@ export async function copyRuns(from: RunStore, to: CopyDestination, o: CopyOptio
     problems.push(
       `no run copied holds the expected head ${h.slice(0, 16)}…: the source's log was shortened or rewritten since that head was printed (or it belongs to a run not copied); nothing copied`,
     );
-  if (problems.length) throw new StoreError(to.location, 'other', `store copy refused:\n  ${problems.join('\n  ')}`);
+  if (problems.length) throw new StoreError(`store copy refused:\n  ${problems.join('\n  ')}`, { location: to.location, reason: 'other' });
   // 2. Copy (each run in one transaction at the destination, its chain checked again there).
   const out: CopiedRun[] = [];
   for (const [i, c] of checked.entries()) {
@@ -148,9 +147,8 @@ export async function copyRuns(from: RunStore, to: CopyDestination, o: CopyOptio
       c.rows = null;
       if (rows.length < c.events || rows[c.events - 1].hash !== c.lastHash)
         throw new StoreError(
-          from.location,
-          'other',
           `run '${c.runId}' in ${from.location} changed while it was being copied (event seq ${c.events} is no longer the one checked); runs before it were copied, run the copy again`,
+          { location: from.location, reason: 'other' },
         );
       await to.appendRows(c.runId, rows.slice(c.from, c.events));
     }

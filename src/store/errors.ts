@@ -4,13 +4,15 @@ import { NotFoundError, StoreError, UserError } from '../core/errors.ts';
 
 /** A write to a store opened read-only (a programming error of the caller, said plainly). */
 export function openedReadOnly(location: string): StoreError {
-  return new StoreError(location, 'readonly', `${location}: store opened read-only`);
+  return new StoreError(`${location}: store opened read-only`, { location, reason: 'readonly' });
 }
 
 /** The database refused a write: the user may not write to this store. */
 export function readOnlyForYou(location: string, message: string | undefined, cause?: unknown): StoreError {
   const text = `${location}: the store is read-only for you (${message})`;
-  return cause === undefined ? new StoreError(location, 'readonly', text) : new StoreError(location, 'readonly', text, { cause });
+  return cause === undefined
+    ? new StoreError(text, { location, reason: 'readonly' })
+    : new StoreError(text, { location, reason: 'readonly', cause });
 }
 
 /** A unique event key was written twice (a study record or round stored again); the commit stored nothing. */
@@ -21,9 +23,8 @@ export function writtenTwice(location: string, message: string | undefined, caus
 /** A store written by a newer revloop. */
 export function newerSchema(location: string, version: number, understood: number): StoreError {
   return new StoreError(
-    location,
-    'newer_schema',
     `${location}: store schema version ${version} is newer than this revloop understands (${understood}); upgrade revloop`,
+    { location, reason: 'newer_schema' },
   );
 }
 
@@ -33,5 +34,8 @@ export function notAStoreReason(foreign: readonly string[]): string {
 }
 
 export function runNotFound(runId: string, location: string): NotFoundError {
-  return new NotFoundError('run', runId, `run '${runId}' not found in ${location} (see \`revloop runs --store ${location}\`)`);
+  return new NotFoundError(`run '${runId}' not found in ${location} (see \`revloop runs --store ${location}\`)`, {
+    kind: 'run',
+    target: runId,
+  });
 }

@@ -205,11 +205,10 @@ export function assertSamePlan(runId: string, stored: RunPlannedPayload, request
     option,
     (n) =>
       new PlanMismatchError(
-        runId,
-        diffs,
         `run '${runId}' exists with a different plan; a run's plan never changes.\n` +
           diffs.map((d) => `  ${d}`).join('\n') +
           `\nUse a new ${n} to run this plan, or repeat the original command to resume '${runId}'.`,
+        { runId, differences: diffs },
       ),
   );
 }

@@ -30,7 +30,7 @@ export function checkNewRunId(runId: string): void {
   const problem = runIdProblem(runId);
   if (problem)
     throw new UsageError(
-      'runId',
       `run id ${JSON.stringify(runId.slice(0, 80))} ${problem}; a run id is printable text (letters, digits, . _ : - and the like)`,
+      { option: 'runId' },
     );
 }

@@ -6,7 +6,7 @@
 //
 // The interface is asynchronous so that a networked database can stand behind it; the SQLite
 // backend (the default, sqlite/sqlite-store.ts) does its work synchronously inside each call.
-import { UserError } from '../core/errors.ts';
+import { markErrorClass, RevloopError, UserError } from '../core/errors.ts';
 import type { NewEvent, RunPlannedPayload, StoredEvent } from './events.ts';
 import type { EventRow } from './chain.ts';
 import type { RunRows } from './integrity.ts';
@@ -129,19 +129,37 @@ export interface LockHolder {
 
 /** A second plan for an existing run (createRun, or two planners racing): refused whole. */
 export class RunExistsError extends UserError {
-  constructor(
-    readonly runId: string,
-    location: string,
-  ) {
-    super(`run '${runId}' already exists in ${location}`);
+  /** Whether `e` is a RunExistsError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<RunExistsError>(this, 'revloop.error.RunExistsError');
+  readonly runId: string;
+  /** The store's path or redacted URL. */
+  readonly location: string;
+
+  constructor(message: string, options: { runId: string; location: string; cause?: unknown }) {
+    super(message, options);
+    this.runId = options.runId;
+    this.location = options.location;
     this.name = 'RunExistsError';
   }
 }
 
-/** A write refused because the lease it was made under is no longer the trajectory's claim. */
-export class LeaseLostError extends Error {
-  constructor(readonly lease: Lease) {
-    super(`run '${lease.runId}' case #${lease.caseIndex + 1}: the lease (epoch ${lease.epoch}) was taken over; the write was refused`);
+/** The RunExistsError of run `runId` in the store at `location`: the stores' one wording of it. */
+export function runExists(runId: string, location: string): RunExistsError {
+  return new RunExistsError(`run '${runId}' already exists in ${location}`, { runId, location });
+}
+
+/**
+ * A write refused because the lease it was made under is no longer the trajectory's claim: another
+ * worker took the trajectory over (what a worker does is give it up, not report it).
+ */
+export class LeaseLostError extends RevloopError {
+  /** Whether `e` is a LeaseLostError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<LeaseLostError>(this, 'revloop.error.LeaseLostError');
+  readonly lease: Lease;
+
+  constructor(message: string, options: { lease: Lease; cause?: unknown }) {
+    super(message, { ...options, code: 'E_LEASE_LOST' });
+    this.lease = options.lease;
     this.name = 'LeaseLostError';
   }
 }

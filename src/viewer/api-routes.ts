@@ -35,7 +35,7 @@ function trajectoryFilter(url: URL): TrajectoryFilter {
 function compareQuery(url: URL): CompareQuery {
   const a = textParam(url, 'a');
   const b = textParam(url, 'b');
-  if (!a || !b) throw new UsageError('a', 'compare needs two runs: /api/compare?a=RUN&b=RUN');
+  if (!a || !b) throw new UsageError('compare needs two runs: /api/compare?a=RUN&b=RUN', { option: 'a' });
   return {
     a,
     b,
@@ -65,5 +65,5 @@ export async function answerApi(
     return sendJson(res, 200, await backend.trajectory(id, key, wholeParam(url, 'index', 0)));
   if (resource === 'compare' && parts.length === 2) return sendJson(res, 200, await backend.compare(compareQuery(url)));
   if (resource === 'events' && parts.length === 2) return streams.open(req, res, url);
-  throw new NotFoundError('other', url.pathname, `no API endpoint ${url.pathname} (see docs/viewer.md)`);
+  throw new NotFoundError(`no API endpoint ${url.pathname} (see docs/viewer.md)`, { kind: 'other', target: url.pathname });
 }

@@ -66,7 +66,9 @@ export function wholeParam(url: URL, name: string, min: number, max = Number.MAX
   const raw = url.searchParams.get(name);
   if (raw === null || raw === '') return undefined;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
-    throw new UsageError(name, `query parameter ${name}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+    throw new UsageError(`query parameter ${name}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`, {
+      option: name,
+    });
   return Number(raw);
 }
 
@@ -74,7 +76,9 @@ export function wholeParam(url: URL, name: string, min: number, max = Number.MAX
 export function textParam(url: URL, name: string, max = 1000): string | undefined {
   const v = url.searchParams.get(name);
   if (v !== null && v.length > max)
-    throw new UsageError(name, `query parameter ${name}: at most ${max} characters (got ${v.length}); search for something more specific`);
+    throw new UsageError(`query parameter ${name}: at most ${max} characters (got ${v.length}); search for something more specific`, {
+      option: name,
+    });
   return v === null || v === '' ? undefined : v;
 }
 
@@ -83,6 +87,6 @@ export function segments(path: string): string[] {
   try {
     return path.split('/').filter(Boolean).map(decodeURIComponent);
   } catch {
-    throw new UsageError(null, `bad percent-encoding in the path ${JSON.stringify(path)}`);
+    throw new UsageError(`bad percent-encoding in the path ${JSON.stringify(path)}`);
   }
 }

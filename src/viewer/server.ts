@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { readdirSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
-import { NotFoundError, UsageError, UserError, isRevloopError, namingOption } from '../core/errors.ts';
+import { NotFoundError, UsageError, UserError, RevloopError, namingOption } from '../core/errors.ts';
 import { browserScript } from '../html/bundle.ts';
 import type { ViewerBackend } from './api.ts';
 import { answeredByAccessCheck, isLoopbackHost, presentedToken, type PresentedToken } from './access.ts';
@@ -82,7 +82,7 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
   const host = o.host ?? VIEWER_SERVER_DEFAULTS.host;
   const loopback = isLoopbackHost(host);
   const token = loopback ? null : (o.token ?? null);
-  if (!loopback && !token) throw new UsageError('token', `a viewer on ${host} (not loopback) needs an access token`);
+  if (!loopback && !token) throw new UsageError(`a viewer on ${host} (not loopback) needs an access token`, { option: 'token' });
   const app = loadApp();
   const backend = o.backend;
   const log = o.log ?? (() => {});
@@ -118,9 +118,9 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
         res.end();
         return;
       }
-      const code = isRevloopError(e) ? e.code : null;
+      const code = RevloopError.isInstance(e) ? e.code : null;
       const status =
-        e instanceof NotFoundError ? 404 : code === 'E_INTEGRITY' ? 409 : e instanceof UserError || isRevloopError(e) ? 400 : 500;
+        e instanceof NotFoundError ? 404 : code === 'E_INTEGRITY' ? 409 : e instanceof UserError || RevloopError.isInstance(e) ? 400 : 500;
       if (status === 500)
         log(`view: ${req.method} ${url.pathname}: ${process.env.REVLOOP_DEBUG ? ((e as Error).stack ?? e) : (e as Error).message}`);
       const message = status === 500 ? `internal error: ${(e as Error).message}` : (e as Error).message;
@@ -147,9 +147,9 @@ export async function startViewerServer(o: ViewerServerOptions): Promise<ViewerS
           ),
         );
       else if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND')
-        reject(new UsageError('host', `cannot listen on ${host}: no such address on this machine (${e.code})`));
+        reject(new UsageError(`cannot listen on ${host}: no such address on this machine (${e.code})`, { option: 'host' }));
       else if (e.code === 'EACCES')
-        reject(new UsageError('port', `not allowed to listen on port ${o.port} (ports below 1024 need privileges)`));
+        reject(new UsageError(`not allowed to listen on port ${o.port} (ports below 1024 need privileges)`, { option: 'port' }));
       else reject(e);
     });
     server.listen(requested, host, () => resolve());

@@ -21,7 +21,7 @@ import {
 import type { ChatMessage, Model, ScoreResult } from '../../src/models/types.ts';
 import { startSimServer, type SimServer } from '../../src/models/sim/server.ts';
 import { toyTokenize } from '../../src/models/sim/toy-lm.ts';
-import { CapabilityError, isRevloopError } from '../../src/core/errors.ts';
+import { CapabilityError, RevloopError } from '../../src/core/errors.ts';
 
 let sim: SimServer;
 before(async () => {
@@ -85,7 +85,7 @@ test('plain OpenAI-compatible: no scoring, bans or tokenizer; refusals carry cod
     [() => requireTokenize(plain, 'the context-window check'), 'tokenize'],
   ] as const) {
     assert.throws(fn, (e: unknown) => {
-      assert.ok(e instanceof CapabilityError && isRevloopError(e));
+      assert.ok(e instanceof CapabilityError && RevloopError.isInstance(e));
       assert.equal(e.code, 'E_CAPABILITY');
       assert.equal(e.capability, capability);
       assert.equal(e.model, plain.label);
@@ -175,7 +175,7 @@ test('vllm: a server without /tokenize is a provider error naming the attempts',
   const m = await createModel('vllm:http://127.0.0.1:9/v1#m?max_retries=0&timeout=2');
   requireTokenize(m);
   await assert.rejects(m.countTokens('x'), (e: unknown) => {
-    assert.ok(isRevloopError(e));
+    assert.ok(RevloopError.isInstance(e));
     assert.equal(e.code, 'E_PROVIDER');
     assert.equal((e as { attempts?: unknown[] }).attempts?.length, 1);
     assert.equal((e as { url?: string }).url, 'http://127.0.0.1:9/tokenize');

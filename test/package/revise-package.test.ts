@@ -98,13 +98,47 @@ test('esbuild bundles it for --platform=browser and --platform=neutral; at most 
   }
 });
 
+test("in the fresh project: its ESM and CommonJS copies, loaded side by side, recognise each other's errors by isInstance (instanceof cannot)", () => {
+  writeFileSync(
+    join(app, 'dual.mjs'),
+    `import { createRequire } from 'node:module';
+import * as esm from '@revloop/revise';
+const cjs = createRequire(import.meta.url)('@revloop/revise');
+const e = new cjs.UsageError('budget must be a whole number', { option: 'budget' });
+const f = new esm.RevisionFailedError('no draft', { result: { status: 'budget', reason: 'x' } });
+process.stdout.write(JSON.stringify({
+  twoCopies: esm.UsageError !== cjs.UsageError,
+  instanceOf: e instanceof esm.UsageError,
+  usage: esm.UsageError.isInstance(e),
+  user: esm.UserError.isInstance(e),
+  revloop: esm.RevloopError.isInstance(e),
+  capability: esm.CapabilityError.isInstance(e),
+  back: cjs.RevisionFailedError.isInstance(f),
+  backAsUser: cjs.UserError.isInstance(f),
+  fields: [e.option, e.code],
+}));
+`,
+  );
+  assert.deepEqual(JSON.parse(ok(run(process.execPath, ['dual.mjs'], app), 'dual.mjs')), {
+    twoCopies: true,
+    instanceOf: false,
+    usage: true,
+    user: true,
+    revloop: true,
+    capability: false,
+    back: true,
+    backAsUser: false,
+    fields: ['budget', 'E_USAGE'],
+  });
+});
+
 test('in the fresh project: generateText and streamText through the middleware from ESM, revise() from CommonJS, and the types', () => {
   writeFileSync(
     join(app, 'esm.mjs'),
     `import { generateText, streamText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
-import { reviseMiddleware, zodVerifier, RevisionFailedError, isRevloopError } from '@revloop/revise';
+import { reviseMiddleware, zodVerifier, RevisionFailedError, RevloopError } from '@revloop/revise';
 const r = (text) => ({ content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: 'stop' },
   usage: { inputTokens: { total: 10 }, outputTokens: { total: 5 } }, warnings: [] });
 const Person = z.object({ name: z.string(), age: z.number() });
@@ -113,7 +147,7 @@ const model = wrapLanguageModel({ model: new MockLanguageModelV3({ doGenerate: [
 const a = await generateText({ model, prompt: 'A person.' });
 const s = streamText({ model, prompt: 'A person.' });
 let streamed = ''; for await (const d of s.textStream) streamed += d;
-process.stdout.write(JSON.stringify({ text: a.text, inputTokens: a.usage.inputTokens, streamed, error: isRevloopError(new RevisionFailedError({ status: 'budget', reason: 'x' })) }));
+process.stdout.write(JSON.stringify({ text: a.text, inputTokens: a.usage.inputTokens, streamed, error: RevloopError.isInstance(new RevisionFailedError('x', { result: { status: 'budget', reason: 'x' } })) }));
 `,
   );
   const esm = JSON.parse(ok(run(process.execPath, ['esm.mjs'], app), 'esm.mjs'));

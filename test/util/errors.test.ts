@@ -4,16 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import {
-  DataMissingError,
-  InputError,
-  isRevloopError,
-  NotFoundError,
-  RevloopError,
-  UsageError,
-  UserError,
-  type ErrorCode,
-} from '../../src/core/errors.ts';
+import { DataMissingError, InputError, NotFoundError, RevloopError, UsageError, UserError, type ErrorCode } from '../../src/core/errors.ts';
 import { reportError } from '../../src/cli/errors.ts';
 import { validateCaseFile, parseFormat } from '../../src/core/cases/load.ts';
 import { parsePunktJson, parsePunktTab } from '../../src/core/text/punkt-params.ts';
@@ -46,7 +37,7 @@ function check<T extends RevloopError>(
   fields: Partial<Record<keyof T, unknown>>,
 ): void {
   assert.ok(e instanceof cls, `${(e as Error)?.name}: ${(e as Error)?.message}`);
-  assert.ok(e instanceof UserError && isRevloopError(e));
+  assert.ok(e instanceof UserError && RevloopError.isInstance(e));
   assert.equal(e.code, code);
   assert.equal(e.message, message);
   for (const [k, v] of Object.entries(fields)) assert.deepEqual((e as unknown as Record<string, unknown>)[k], v, k);
@@ -146,14 +137,14 @@ test('envs: item files and the MBPP file', async () => {
 
 test('the CLI prints the message alone and exits 2 for every one of them', async () => {
   for (const e of [
-    new NotFoundError('file', 'x', 'x: no such file'),
-    new InputError('f.jsonl', 3, 'id', 'must not be empty'),
-    new UsageError('bogus', 'bad'),
-    new DataMissingError('punkt', 'no Punkt'),
+    new NotFoundError('x: no such file', { kind: 'file', target: 'x' }),
+    new InputError('must not be empty', { file: 'f.jsonl', line: 3, field: 'id' }),
+    new UsageError('bad', { option: 'bogus' }),
+    new DataMissingError('no Punkt', { what: 'punkt' }),
   ]) {
     let err = '';
     assert.equal(reportError(e, { write: (s: string) => (err += s) }), 2);
     assert.equal(err, `revloop: ${e.message}\n`);
   }
-  assert.equal(new InputError('f.jsonl', 3, 'id', 'must not be empty').message, 'f.jsonl:3: id: must not be empty');
+  assert.equal(new InputError('must not be empty', { file: 'f.jsonl', line: 3, field: 'id' }).message, 'f.jsonl:3: id: must not be empty');
 });

@@ -5,12 +5,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import {
-  isRevloopError,
   messageNaming,
   namedOptions,
   namingOption,
   NotFoundError,
   PlanMismatchError,
+  RevloopError,
   UsageError,
   UserError,
 } from '../../src/core/errors.ts';
@@ -34,8 +34,11 @@ const caught = async (f: () => unknown): Promise<Error> => {
 };
 
 test('namingOption: the error as built for the option, worded again for any other name of it', () => {
-  const e = namingOption(['allowSubset', 'runId'], (subset, id) => new UsageError(subset, `pass ${subset}, or use a new ${id}`));
-  assert.ok(e instanceof UsageError && isRevloopError(e));
+  const e = namingOption(
+    ['allowSubset', 'runId'],
+    (subset, id) => new UsageError(`pass ${subset}, or use a new ${id}`, { option: subset }),
+  );
+  assert.ok(e instanceof UsageError && RevloopError.isInstance(e));
   assert.equal(e.code, 'E_USAGE');
   assert.equal(e.option, 'allowSubset');
   assert.equal(e.message, 'pass allowSubset, or use a new runId');
@@ -51,7 +54,7 @@ test('namingOption: the error as built for the option, worded again for any othe
     messageNaming(plain, () => '--x'),
     'nothing to name',
   );
-  assert.deepEqual(Object.keys(e), Object.keys(new UsageError('allowSubset', 'x')));
+  assert.deepEqual(Object.keys(e), Object.keys(new UsageError('x', { option: 'allowSubset' })));
 });
 
 test('loadFamilyPlugins names the option `plugins`, not --plugin', async () => {

@@ -288,15 +288,15 @@ test('isConnectionLoss: lost sessions and unreachable servers, through wrapped c
     coded('08006'),
     new Error('Connection terminated unexpectedly'),
     new Error('timeout exceeded when trying to connect'),
-    new StoreError('postgres://h/db', 'unreachable', 'cannot reach PostgreSQL'),
+    new StoreError('cannot reach PostgreSQL', { location: 'postgres://h/db', reason: 'unreachable' }),
     new Error('commit failed', { cause: coded('EPIPE') }),
   ])
     assert.equal(isConnectionLoss(e), true, String(e));
   for (const e of [
     coded('23505', 'duplicate key value violates unique constraint'),
     coded('42P01', 'relation does not exist'),
-    new StoreError('postgres://h/db', 'readonly', 'read-only'),
-    new LeaseLostError({ runId: 'r', caseIndex: 0, worker: 1, epoch: 1 }),
+    new StoreError('read-only', { location: 'postgres://h/db', reason: 'readonly' }),
+    new LeaseLostError('lease taken over', { lease: { runId: 'r', caseIndex: 0, worker: 1, epoch: 1 } }),
     new Error('boom'),
     null,
     'text',

@@ -1,13 +1,15 @@
 // The base of revloop's error hierarchy, owned here so that the light package and revloop throw
 // the same classes (revloop's src/core/errors.ts re-exports them and adds its own). Every error a
-// person can act on is a RevloopError: a stable `code`, a message written for people, structured
-// fields. Errors are recognised by a brand registered with Symbol.for, not by `instanceof` alone, so
-// two copies in one process (an ESM and a CommonJS one, or two versions) still recognise each
-// other's errors: use `isRevloopError(e)` or `RevloopError.is(e)`.
+// person or a program can act on is a RevloopError: a stable `code`, a message written for people,
+// structured fields. Every class is built the same way, `new XError(message, { ...fields, cause })`.
+//
+// Errors are recognised by marks registered with Symbol.for, not by `instanceof` alone: two copies
+// of revloop in one process (an ESM and a CommonJS one, a plugin with its own copy, two versions)
+// have two StoreError classes, and `instanceof` says no across them. Each class's `isInstance(e)`
+// says yes for an instance of it or of a subclass from any copy (`StoreError.isInstance(e)`), and no
+// for any other error.
 
 import type { ReviseResult } from './revise/types.ts';
-
-const BRAND = Symbol.for('revloop.error');
 
 /** Stable error codes. New codes may be added; existing ones never change meaning. */
 export type ErrorCode =
@@ -23,29 +25,42 @@ export type ErrorCode =
   | 'E_DATA_MISSING'
   /** A store disagrees with its own events (a reader refused what it would have shown). */
   | 'E_INTEGRITY'
-  | 'E_REVISION_FAILED';
+  | 'E_REVISION_FAILED'
+  /** A worker's write refused: its lease on the trajectory was taken over (the work is another worker's now). */
+  | 'E_LEASE_LOST'
+  /** A model returned a number no scorer may record (NaN, ±Infinity, a log-probability above 0). */
+  | 'E_NUMERIC';
+
+/** A class whose instances are errors (any constructor signature). */
+type ErrorClass<E extends Error> = abstract new (...args: never) => E;
+
+/**
+ * Marks an error class for `isInstance` checks and returns the check: the class's prototype, and so
+ * every instance of it and of its subclasses, carries `Symbol.for(key)`, the same symbol in every
+ * copy of revloop. `key` names the class once and for all (`revloop.error.StoreError`; a plugin's
+ * classes use their own prefix). Use it as `static readonly isInstance = markErrorClass(this, key)`
+ * (with `override` in a subclass).
+ */
+export function markErrorClass<E extends Error>(cls: ErrorClass<E>, key: string): (e: unknown) => e is E {
+  const mark = Symbol.for(key);
+  Object.defineProperty(cls.prototype, mark, { value: true });
+  return (e: unknown): e is E => typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[mark] === true;
+}
 
 /** The base of every revloop error: a stable `code`, a message for people, structured details. */
 export class RevloopError extends Error {
-  readonly [BRAND] = true;
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+  /**
+   * Whether `e` is a revloop error, from this copy of revloop or any other. (The mark is the one
+   * revloop 0.1.0 set on every error, so errors of that release are recognised too.)
+   */
+  static readonly isInstance = markErrorClass<RevloopError>(this, 'revloop.error');
+  readonly code: ErrorCode;
+
+  constructor(message: string, options: { code: ErrorCode; cause?: unknown }) {
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
+    this.code = options.code;
     this.name = 'RevloopError';
   }
-
-  /** Whether `e` is a revloop error, from this copy of revloop or any other. */
-  static is(e: unknown): e is RevloopError {
-    return typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
-  }
-}
-
-/** Whether `e` is a revloop error (see RevloopError.is). */
-export function isRevloopError(e: unknown): e is RevloopError {
-  return RevloopError.is(e);
 }
 
 /**
@@ -53,31 +68,39 @@ export function isRevloopError(e: unknown): e is RevloopError {
  * user-fixable error; the subclasses add structure where there is some to add).
  */
 export class UserError extends RevloopError {
-  constructor(message: string, options?: { cause?: unknown; code?: ErrorCode }) {
-    super(options?.code ?? 'E_INVALID', message, options);
+  /** Whether `e` is a UserError (or a subclass), from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<UserError>(this, 'revloop.error.UserError');
+
+  constructor(message: string, options: { code?: ErrorCode; cause?: unknown } = {}) {
+    super(message, { ...options, code: options.code ?? 'E_INVALID' });
     this.name = 'UserError';
   }
 }
 
 /** A bad option or argument value: `option` names it as the user typed it (e.g. `--budget`, `budget.tokens`). */
 export class UsageError extends UserError {
-  constructor(
-    readonly option: string | null,
-    message: string,
-  ) {
-    super(message, { code: 'E_USAGE' });
+  /** Whether `e` is a UsageError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<UsageError>(this, 'revloop.error.UsageError');
+  readonly option: string | null;
+
+  constructor(message: string, options: { option?: string | null; cause?: unknown } = {}) {
+    super(message, { ...options, code: 'E_USAGE' });
+    this.option = options.option ?? null;
     this.name = 'UsageError';
   }
 }
 
 /** A capability the chosen backend lacks (scoring, bans, token counting): the work refuses cleanly. */
 export class CapabilityError extends UserError {
-  constructor(
-    message: string,
-    readonly capability: string | null = null,
-    readonly model: string | null = null,
-  ) {
-    super(message, { code: 'E_CAPABILITY' });
+  /** Whether `e` is a CapabilityError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<CapabilityError>(this, 'revloop.error.CapabilityError');
+  readonly capability: string | null;
+  readonly model: string | null;
+
+  constructor(message: string, options: { capability?: string | null; model?: string | null; cause?: unknown } = {}) {
+    super(message, { ...options, code: 'E_CAPABILITY' });
+    this.capability = options.capability ?? null;
+    this.model = options.model ?? null;
     this.name = 'CapabilityError';
   }
 }
@@ -88,8 +111,13 @@ export class CapabilityError extends UserError {
  * `result` is the whole revision: every attempt, its usage, why it stopped.
  */
 export class RevisionFailedError extends RevloopError {
-  constructor(readonly result: ReviseResult) {
-    super('E_REVISION_FAILED', `revloop: no draft passed verification (${result.status}: ${result.reason})`);
+  /** Whether `e` is a RevisionFailedError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<RevisionFailedError>(this, 'revloop.error.RevisionFailedError');
+  readonly result: ReviseResult;
+
+  constructor(message: string, options: { result: ReviseResult; cause?: unknown }) {
+    super(message, { ...options, code: 'E_REVISION_FAILED' });
+    this.result = options.result;
     this.name = 'RevisionFailedError';
   }
 }

@@ -168,11 +168,11 @@ export { banStrings } from './policy/ban.ts';
 export { pyStrip, isPySpaceCode } from './text.ts';
 export {
   RevloopError,
-  isRevloopError,
   UserError,
   UsageError,
   CapabilityError,
   RevisionFailedError,
+  markErrorClass,
   namingOption,
   namedOptions,
   messageNaming,

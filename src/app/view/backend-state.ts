@@ -113,13 +113,13 @@ export function backendState(store: RunStore, o: ViewApiOptions = {}): BackendSt
     if (!o.allowUnverified)
       throw new IntegrityError(
         `run '${runId}' disagrees with its own events (${problems[0]}); \`revloop audit --run ${runId}\` lists every discrepancy; start the viewer with --allow-unverified to see it anyway`,
-        [{ runId, problems }],
+        { unverified: [{ runId, problems }] },
       );
     return problems;
   }
 
   const notFound = (runId: string) =>
-    new NotFoundError('run', runId, `no run '${runId}' in ${store.location} (the run list at /api/runs names every run)`);
+    new NotFoundError(`no run '${runId}' in ${store.location} (the run list at /api/runs names every run)`, { kind: 'run', target: runId });
 
   /** A run's summary now, without reading its plan (a paper-size plan is megabytes of JSON). */
   async function summaryOf(runId: string): Promise<RunSummary> {

@@ -13,9 +13,9 @@ const CELLS: CompareCell[] = ['both_success', 'a_only', 'b_only', 'both_failure'
 /** Two runs compared. */
 export async function compareRuns(state: BackendState, q: CompareQuery): Promise<CompareResponse> {
   const { store, indexOf, rowOf } = state;
-  if (q.a === q.b) throw new UsageError('b', `compare needs two different runs (both are '${q.a}')`);
+  if (q.a === q.b) throw new UsageError(`compare needs two different runs (both are '${q.a}')`, { option: 'b' });
   if (q.cell !== undefined && !CELLS.includes(q.cell as CompareCell))
-    throw new UsageError('cell', `cell must be one of ${CELLS.join(', ')} (got ${JSON.stringify(q.cell)})`);
+    throw new UsageError(`cell must be one of ${CELLS.join(', ')} (got ${JSON.stringify(q.cell)})`, { option: 'cell' });
   const A = await indexOf(q.a);
   const B = await indexOf(q.b);
   const byId = (idx: RunIndex): Map<string, number> => {

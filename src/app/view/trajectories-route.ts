@@ -10,7 +10,7 @@ const OUTCOMES = ['success', 'failure', 'incomplete', 'pending'];
 
 function checkOutcome(outcome: string | undefined): void {
   if (outcome !== undefined && !OUTCOMES.includes(outcome))
-    throw new UsageError('outcome', `outcome must be one of ${OUTCOMES.join(', ')} (got ${JSON.stringify(outcome)})`);
+    throw new UsageError(`outcome must be one of ${OUTCOMES.join(', ')} (got ${JSON.stringify(outcome)})`, { option: 'outcome' });
 }
 
 /** A page of a run's trajectories with the facets of the whole run. */

@@ -22,17 +22,20 @@ export async function trajectoryPage(state: BackendState, runId: string, caseId:
   let i: number;
   if (index !== undefined) {
     if (index >= cases.length)
-      throw new NotFoundError('case', String(index), `run '${runId}' has ${cases.length} cases; no case index ${index}`);
+      throw new NotFoundError(`run '${runId}' has ${cases.length} cases; no case index ${index}`, { kind: 'case', target: String(index) });
     if (cases[index].id !== caseId)
-      throw new NotFoundError('case', caseId, `case index ${index} of run '${runId}' is '${cases[index].id}', not '${caseId}'`);
+      throw new NotFoundError(`case index ${index} of run '${runId}' is '${cases[index].id}', not '${caseId}'`, {
+        kind: 'case',
+        target: caseId,
+      });
     i = index;
   } else {
     const found = cases.flatMap((c, k) => (c.id === caseId ? [k] : []));
-    if (!found.length) throw new NotFoundError('case', caseId, `run '${runId}' has no case '${caseId}'`);
+    if (!found.length) throw new NotFoundError(`run '${runId}' has no case '${caseId}'`, { kind: 'case', target: caseId });
     if (found.length > 1)
       throw new UsageError(
-        'index',
         `case '${caseId}' names ${found.length} trajectories of run '${runId}' (several controllers); add ?index= one of ${found.join(', ')}`,
+        { option: 'index' },
       );
     i = found[0];
   }

@@ -52,7 +52,7 @@ export function register(program: Command): void {
 async function agentAction(flags: AgentFlags): Promise<number> {
   const { UsageError } = await import('../../core/errors.ts');
   if (!flags.model)
-    throw new UsageError('--model', '--model <spec> is required, e.g. --model gguf:./models/qwen2.5-0.5b-instruct-f16.gguf');
+    throw new UsageError('--model <spec> is required, e.g. --model gguf:./models/qwen2.5-0.5b-instruct-f16.gguf', { option: '--model' });
   const { getAgentHarness } = await import('../../remedy/agent-harness.ts');
   const harnesses = (flags.harness ?? '')
     .split(',')

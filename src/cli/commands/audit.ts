@@ -31,8 +31,8 @@ export function register(program: Command): void {
         const run = oneRun('audit', runArg, opts.run, 'revloop audit --store DB --run ID; `revloop runs --store DB` lists them');
         if (opts.expectHead !== undefined && !/^\s*[0-9a-fA-F]{64}\s*$/.test(opts.expectHead))
           throw new UsageError(
-            '--expect-head',
             `--expect-head must be a 64-digit hex SHA-256 (a head printed by run, export or report), got '${opts.expectHead}'`,
+            { option: '--expect-head' },
           );
         const { loadFamilyPlugins } = await import('../../core/verify/plugins.ts');
         await loadFamilyPlugins(opts.plugin);

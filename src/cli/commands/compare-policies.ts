@@ -96,7 +96,8 @@ export function register(program: Command): void {
 function pricing(flags: CompareFlags) {
   const priceIn = numberFlag('--price-in', flags.priceIn, { min: 0 });
   const priceOut = numberFlag('--price-out', flags.priceOut, { min: 0 });
-  if ((priceIn === undefined) !== (priceOut === undefined)) throw new UsageError('--price-in', '--price-in and --price-out go together');
+  if ((priceIn === undefined) !== (priceOut === undefined))
+    throw new UsageError('--price-in and --price-out go together', { option: '--price-in' });
   return priceIn !== undefined && priceOut !== undefined ? { inputPerMTok: priceIn, outputPerMTok: priceOut } : undefined;
 }
 
@@ -113,7 +114,9 @@ async function replayAction(cmd: Command, flags: CompareFlags, io = { out: proce
   for (const name of ['cases', 'model', 'seeds', 'limit', 'policies', 'budget', 'runPrefix', 'runIdPrefix'])
     if (cmd.getOptionValueSource(name) === 'cli') {
       const flag = '--' + name.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
-      throw new UsageError(flag, `${flag} chooses what to run; --replay runs nothing (use --truncations to name the policies to evaluate)`);
+      throw new UsageError(`${flag} chooses what to run; --replay runs nothing (use --truncations to name the policies to evaluate)`, {
+        option: flag,
+      });
     }
   const prices = pricing(flags);
   const { replayPolicies } = await import('../../app/compare-policies.ts');
@@ -132,10 +135,12 @@ async function replayAction(cmd: Command, flags: CompareFlags, io = { out: proce
 
 async function compareAction(flags: CompareFlags, io = { out: process.stdout, err: process.stderr }): Promise<number> {
   const prices = pricing(flags);
-  if (flags.truncations !== undefined) throw new UsageError('--truncations', '--truncations goes with --replay RUN');
+  if (flags.truncations !== undefined) throw new UsageError('--truncations goes with --replay RUN', { option: '--truncations' });
   const { cases, model } = flags;
-  if (cases === undefined) throw new UsageError('--cases', '--cases <file> is required (or --replay RUN to evaluate a stored run)');
-  if (model === undefined) throw new UsageError('--model', '--model <spec> is required (or --replay RUN to evaluate a stored run)');
+  if (cases === undefined)
+    throw new UsageError('--cases <file> is required (or --replay RUN to evaluate a stored run)', { option: '--cases' });
+  if (model === undefined)
+    throw new UsageError('--model <spec> is required (or --replay RUN to evaluate a stored run)', { option: '--model' });
   const policies = flags.policies
     .split(',')
     .map((s) => s.trim())

@@ -56,9 +56,9 @@ export function errorsFlag(value: string | undefined): number[] | undefined {
   const out: number[] = [];
   for (const p of parts) {
     if (!/^[+-]?\d+$/.test(p) || Number(p) === 0)
-      throw new UsageError('--errors', `--errors: '${p}' is not a nonzero whole number (e.g. --errors -10,-5,5,10)`);
+      throw new UsageError(`--errors: '${p}' is not a nonzero whole number (e.g. --errors -10,-5,5,10)`, { option: '--errors' });
     const n = Number(p);
-    if (out.includes(n)) throw new UsageError('--errors', `--errors: ${n} is listed twice`);
+    if (out.includes(n)) throw new UsageError(`--errors: ${n} is listed twice`, { option: '--errors' });
     out.push(n);
   }
   return out;

@@ -45,21 +45,25 @@ interface ProbeFlags extends ModelFlags, ItemFlags {
 /** Items from --items FILE or --build N (ToolShed, or CodeRepair with --env coderepair --mbpp PATH), optionally --limit. */
 async function itemSource(f: ItemFlags): Promise<ItemSource> {
   if (!!f.items === !!f.build)
-    throw new UsageError('--items', 'give exactly one of --items <file> (probe items as JSON Lines) or --build <N> (build N items)');
+    throw new UsageError('give exactly one of --items <file> (probe items as JSON Lines) or --build <N> (build N items)', {
+      option: '--items',
+    });
   const limit = f.limit;
   if (f.items) {
-    if (f.env) throw new UsageError('--env', '--env applies to --build; an items file says its own environment');
-    if (f.mbpp) throw new UsageError('--mbpp', '--mbpp is for CodeRepair items built with --build N --env coderepair');
+    if (f.env) throw new UsageError('--env applies to --build; an items file says its own environment', { option: '--env' });
+    if (f.mbpp) throw new UsageError('--mbpp is for CodeRepair items built with --build N --env coderepair', { option: '--mbpp' });
     return { file: await inputPath(f.items, '--items', 'items.jsonl'), limit };
   }
   const env = f.env ?? 'toolshed';
-  if (env !== 'toolshed' && env !== 'coderepair') throw new UsageError('--env', `--env must be toolshed or coderepair (got "${env}")`);
+  if (env !== 'toolshed' && env !== 'coderepair')
+    throw new UsageError(`--env must be toolshed or coderepair (got "${env}")`, { option: '--env' });
   const mbpp = f.mbpp === undefined ? undefined : await inputPath(f.mbpp, '--mbpp', 'sanitized-mbpp.json');
   return { build: wholeNumber('--build', f.build!, { min: 1 }), env, mbpp, python: f.python, limit };
 }
 
 function requireModel(model: string | undefined): string {
-  if (!model) throw new UsageError('--model', '--model <spec> is required, e.g. --model gguf:./models/qwen2.5-0.5b-instruct-f16.gguf');
+  if (!model)
+    throw new UsageError('--model <spec> is required, e.g. --model gguf:./models/qwen2.5-0.5b-instruct-f16.gguf', { option: '--model' });
   return model;
 }
 
@@ -124,7 +128,8 @@ export function register(program: Command): void {
     // `probe` declares the same options; commander may hand them to the parent, so merge both.
     const f = cmd.optsWithGlobals() as ModelFlags & ItemFlags & { model?: string; n?: string; tolerance?: string; json?: boolean };
     const tolerance = numberFlag('--tolerance', f.tolerance ?? '0.001', { min: 0 })!;
-    if (!(tolerance > 0)) throw new UsageError('--tolerance', `--tolerance must be a positive number of nats (got "${f.tolerance}")`);
+    if (!(tolerance > 0))
+      throw new UsageError(`--tolerance must be a positive number of nats (got "${f.tolerance}")`, { option: '--tolerance' });
     const { probeVerify } = await import('../../app/probe.ts');
     const report = await probeVerify(
       {

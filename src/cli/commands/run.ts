@@ -266,8 +266,8 @@ function workersFlag(value: string): 0 | 1 {
   const n = wholeParser('--workers', { min: 0 })(value);
   if (n > 1)
     throw new UsageError(
-      '--workers',
       `--workers ${n}: this process is one worker; plan with --workers 0 and start \`revloop worker\` processes (as many as you like, on any machine; docs/workers.md)`,
+      { option: '--workers' },
     );
   return n as 0 | 1;
 }

@@ -46,7 +46,9 @@ async function releaseLockAction(store: string, runId: string, yes: boolean): Pr
       return true;
     }
     if (!process.stdin.isTTY)
-      throw new UsageError('--yes', `${warning}\nNo terminal to ask: run again with --yes once you are sure the holder is gone.`);
+      throw new UsageError(`${warning}\nNo terminal to ask: run again with --yes once you are sure the holder is gone.`, {
+        option: '--yes',
+      });
     const { createInterface } = await import('node:readline/promises');
     const rl = createInterface({ input: process.stdin, output: process.stderr });
     try {

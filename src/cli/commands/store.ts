@@ -32,10 +32,9 @@ export function register(program: Command): void {
     .action(async (opts: { from: string; to: string; run: string[]; expectHead: string[] }) => {
       for (const h of opts.expectHead)
         if (!/^\s*[0-9a-fA-F]{64}\s*$/.test(h))
-          throw new UsageError(
-            '--expect-head',
-            `--expect-head must be a 64-digit hex SHA-256 (a head printed by run, export or report), got '${h}'`,
-          );
+          throw new UsageError(`--expect-head must be a 64-digit hex SHA-256 (a head printed by run, export or report), got '${h}'`, {
+            option: '--expect-head',
+          });
       const { copyStore } = await import('../../app/store-copy.ts');
       const err = process.stderr;
       const checking = lineProgress(err, 'store copy: chains verified', { unit: ' runs/s' });

@@ -234,7 +234,7 @@ async function runSingle(opts: VerifyOptions): Promise<void> {
   // The text boundary: what is not UTF-8 text (or holds NUL) is refused, never verified as U+FFFD.
   const { textBytesFault } = await import('../../core/util/text-boundary.ts');
   const bad = textBytesFault(bytes);
-  if (bad) throw new InputError(fromFile ? opts.textFile! : '<standard input>', bad.line, 'text', bad.problem);
+  if (bad) throw new InputError(bad.problem, { file: fromFile ? opts.textFile! : '<standard input>', line: bad.line, field: 'text' });
   const text = textToVerify(built.family, bytes.toString('utf8'), rule);
   const state = built.family.verify(text, built.case);
   const feedback = opts.feedback ? built.family.feedback(state, built.case, variant as any) : undefined;

@@ -87,7 +87,7 @@ function openBrowser(url: string, err: { write(s: string): unknown }): void {
 async function viewAction(flags: ViewFlags): Promise<void> {
   const store = flags.store;
   const host = (flags.host ?? VIEWER_SERVER_DEFAULTS.host).trim();
-  if (!host) throw new UsageError('--host', 'view: --host needs an address (127.0.0.1, ::1, 0.0.0.0, …)');
+  if (!host) throw new UsageError('view: --host needs an address (127.0.0.1, ::1, 0.0.0.0, …)', { option: '--host' });
   const { startViewer } = await import('../../app/view.ts');
   const { unverifiedWarnings } = await import('../../app/verified.ts');
   const viewer = await startViewer({

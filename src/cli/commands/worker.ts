@@ -85,14 +85,13 @@ async function workerAction(flags: WorkerFlags, io = { out: fitted(process.stdou
   const { concurrency, leaseSeconds, maxConsecutiveFailures, reconnectSeconds } = flags;
   const modelOptions = modelOptionsFromFlags(flags);
   if (flags.oneRunAtATime && flags.run !== undefined)
-    throw new UsageError(
-      '--one-run-at-a-time',
-      'worker: --one-run-at-a-time is for a worker on every run; a worker with --run has one run already',
-    );
+    throw new UsageError('worker: --one-run-at-a-time is for a worker on every run; a worker with --run has one run already', {
+      option: '--one-run-at-a-time',
+    });
   if (!/^postgres(ql)?:\/\//i.test(store))
     throw new UsageError(
-      '--store',
       `worker: --store must be a PostgreSQL URL (postgres://user@host:port/db), got '${shown}'; a SQLite store has one writer per run (use \`revloop run\`)`,
+      { option: '--store' },
     );
   const { unattendedRuns, workCommand } = await import('../../app/worker.ts');
   let progress: ReturnType<typeof lineProgress> | undefined;

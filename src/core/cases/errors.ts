@@ -1,7 +1,7 @@
 // A whole file's row problems in one error: `file:line: field: problem` lines, at most a few of
 // each kind (a binary or wrong file repeats one problem on every line) and N in all, then counts of
 // the rest.
-import { InputError, formatLocation, printable } from '../errors.ts';
+import { InputError, formatLocation, markErrorClass, printable } from '../errors.ts';
 import type { CaseProblem } from './types.ts';
 
 export const DEFAULT_MAX_SHOWN = 20;
@@ -61,19 +61,26 @@ export function renderProblems(file: string, problems: CaseProblem[], maxShown =
 }
 
 /**
- * Thrown by `loadCaseSet` when a case file has problems: an `InputError` carrying every problem (`problems`), rendered `file:line: field:
- * problem`.
+ * Thrown by `loadCaseSet` when a case file has problems: an `InputError` carrying every problem
+ * (`problems`; `line`, `field` and `problem` are the first one's). Its message is `message` as
+ * given: `caseSetMessage` words it, a count and `file:line: field: problem` lines.
  */
 export class CaseSetError extends InputError {
-  constructor(
-    file: string,
-    readonly problems: CaseProblem[],
-    maxShown = DEFAULT_MAX_SHOWN,
-  ) {
-    const first = problems[0] ?? { line: null, field: null, problem: 'invalid case set' };
-    super(file, first.line, first.field, first.problem);
+  /** Whether `e` is a CaseSetError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<CaseSetError>(this, 'revloop.error.CaseSetError');
+  readonly problems: CaseProblem[];
+
+  constructor(message: string, options: { file: string; problems: CaseProblem[]; cause?: unknown }) {
+    const first = options.problems[0] ?? { line: null, field: null, problem: 'invalid case set' };
+    super(first.problem, { ...options, line: first.line, field: first.field });
+    this.problems = options.problems;
     this.name = 'CaseSetError';
-    const head = `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was loaded`;
-    this.message = `${head}\n${renderProblems(file, problems, maxShown)}`;
+    this.message = message;
   }
+}
+
+/** The message of a CaseSetError: how many problems `file` has, then at most `maxShown` of them (see renderProblems). */
+export function caseSetMessage(file: string, problems: CaseProblem[], maxShown = DEFAULT_MAX_SHOWN): string {
+  const head = `${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was loaded`;
+  return `${head}\n${renderProblems(file, problems, maxShown)}`;
 }

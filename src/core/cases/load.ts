@@ -8,7 +8,7 @@ import { readJsonlLines } from '../util/jsonl.ts';
 import { loadFamilies } from '../verify/registry.ts';
 import type { ConstraintCase } from '../verify/types.ts';
 import { FORMAT_HINTS, detectRowFormat } from './detect.ts';
-import { CaseSetError, DEFAULT_MAX_SHOWN } from './errors.ts';
+import { CaseSetError, caseSetMessage, DEFAULT_MAX_SHOWN } from './errors.ts';
 import { COLLIE_STRUCTURES, readCollieRow } from './formats/collie.ts';
 import type { Row, RowResult } from './formats/common.ts';
 import { readIfevalRow } from './formats/ifeval.ts';
@@ -54,7 +54,7 @@ export interface ValidationReport extends Partial<LoadedCaseSet> {
 
 export function parseFormat(name: string): CaseFormat {
   if ((CASE_FORMATS as readonly string[]).includes(name)) return name as CaseFormat;
-  throw new UsageError('format', `unknown case format '${name}'; formats: ${CASE_FORMATS.join(', ')}`);
+  throw new UsageError(`unknown case format '${name}'; formats: ${CASE_FORMATS.join(', ')}`, { option: 'format' });
 }
 
 /** Hashes the file's bytes and counts them (one streaming pass). */
@@ -74,9 +74,9 @@ export async function validateCaseFile(path: string, options: LoadOptions = {}):
   try {
     info = await stat(path);
   } catch {
-    throw new NotFoundError('file', path, `${path}: no such file`);
+    throw new NotFoundError(`${path}: no such file`, { kind: 'file', target: path });
   }
-  if (!info.isFile()) throw new InputError(path, null, null, 'not a file');
+  if (!info.isFile()) throw new InputError('not a file', { file: path });
 
   const problems: CaseProblem[] = [];
   const cases: ConstraintCase[] = [];
@@ -108,10 +108,8 @@ export async function validateCaseFile(path: string, options: LoadOptions = {}):
           'format',
           (n) =>
             new InputError(
-              path,
-              item.line,
-              null,
               `cannot tell the case format from the first row (fields: ${fields}); set ${n} to one of the formats (${formats})`,
+              { file: path, line: item.line },
             ),
         );
       }
@@ -175,7 +173,10 @@ function checkCaseFieldsOnly(c: ConstraintCase, format: CaseFormat): Array<[stri
 export async function loadCaseSet(path: string, options: LoadOptions = {}): Promise<LoadedCaseSet> {
   const report = await validateCaseFile(path, options);
   if (report.problems.length || !report.manifest || !report.format) {
-    throw new CaseSetError(path, report.problems, options.maxShown ?? DEFAULT_MAX_SHOWN);
+    throw new CaseSetError(caseSetMessage(path, report.problems, options.maxShown ?? DEFAULT_MAX_SHOWN), {
+      file: path,
+      problems: report.problems,
+    });
   }
   return { cases: report.cases!, manifest: report.manifest, format: report.format, unsupported: report.unsupported! };
 }

@@ -3,7 +3,7 @@
 import { writeFileAtomic } from '../util/atomic-file.ts';
 import { getFamily, hasFamily } from '../verify/registry.ts';
 import type { ConstraintCase } from '../verify/types.ts';
-import { CaseSetError } from './errors.ts';
+import { CaseSetError, caseSetMessage } from './errors.ts';
 import { nativeRow } from './formats/native.ts';
 import type { CaseProblem } from './types.ts';
 
@@ -33,7 +33,7 @@ export function caseProblems(cases: ConstraintCase[]): CaseProblem[] {
  */
 export async function writeCaseSet(path: string, cases: ConstraintCase[]): Promise<void> {
   const problems = caseProblems(cases);
-  if (problems.length) throw new CaseSetError(path, problems);
+  if (problems.length) throw new CaseSetError(caseSetMessage(path, problems), { file: path, problems });
   const body = cases.map((c) => JSON.stringify(nativeRow(c)) + '\n').join('');
   await writeFileAtomic(path, body);
 }

@@ -67,7 +67,10 @@ async function download(url: string, onProgress: FetchPunktOptions['onProgress']
   if (!/^https?:\/\//i.test(url)) {
     const path = url.startsWith('file:') ? fileURLToPath(url) : url;
     if (!existsSync(path))
-      throw new NotFoundError('file', path, `${url}: no such file (give an http(s) URL or the path of a downloaded punkt_tab.zip)`);
+      throw new NotFoundError(`${url}: no such file (give an http(s) URL or the path of a downloaded punkt_tab.zip)`, {
+        kind: 'file',
+        target: path,
+      });
     const data = readFileSync(path);
     onProgress?.(data.length, data.length);
     return data;
@@ -113,16 +116,14 @@ export function extractEnglish(zip: Buffer, label: string, expected: FetchPunktO
   const out: Record<string, Buffer> = {};
   for (const name of PUNKT_TAB_FILES) {
     const entry = entries.find((e) => e.name === `punkt_tab/english/${name}`);
-    if (!entry) throw new InputError(label, null, null, `punkt_tab/english/${name} is missing from the archive`);
+    if (!entry) throw new InputError(`punkt_tab/english/${name} is missing from the archive`, { file: label });
     const data = zipRead(zip, entry, label);
     const want = expected?.[name];
     if (want && (data.length !== want.bytes || sha256(data) !== want.sha256)) {
-      throw new InputError(
-        label,
-        null,
-        `punkt_tab/english/${name}`,
-        `${data.length} bytes, SHA-256 ${sha256(data)}; expected ${want.bytes} bytes, ${want.sha256}`,
-      );
+      throw new InputError(`${data.length} bytes, SHA-256 ${sha256(data)}; expected ${want.bytes} bytes, ${want.sha256}`, {
+        file: label,
+        field: `punkt_tab/english/${name}`,
+      });
     }
     out[name] = data;
   }
@@ -134,7 +135,10 @@ export async function fetchPunkt(options: FetchPunktOptions = {}): Promise<Fetch
   const url = options.url ?? PUNKT_TAB_URL;
   const wantSha = (options.sha256 ?? PUNKT_TAB_ZIP_SHA256).toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(wantSha))
-    throw namingOption('sha256', (n) => new UsageError(n, `${n}: expected 64 hex digits, got ${JSON.stringify(options.sha256)}`));
+    throw namingOption(
+      'sha256',
+      (n) => new UsageError(`${n}: expected 64 hex digits, got ${JSON.stringify(options.sha256)}`, { option: n }),
+    );
   const expectedFiles = options.files === undefined ? (options.sha256 ? null : PUNKT_TAB_ENGLISH_FILES) : options.files;
   const dataDir = options.dest ?? userDataDir();
   const zip = await download(url, options.onProgress, options.timeoutMs ?? 120_000);

@@ -37,7 +37,10 @@ class ObjectMap implements ReadonlyMap<string, number> {
     const v = this.store[key];
     if (typeof v === 'number' && Number.isInteger(v)) return v;
     if (v === undefined || !Object.prototype.hasOwnProperty.call(this.store, key)) return undefined;
-    throw new InputError(this.source, null, 'ortho_context', `${JSON.stringify(key)}: expected an integer, got ${JSON.stringify(v)}`);
+    throw new InputError(`${JSON.stringify(key)}: expected an integer, got ${JSON.stringify(v)}`, {
+      file: this.source,
+      field: 'ortho_context',
+    });
   }
   has(key: string): boolean {
     return this.get(key) !== undefined;
@@ -69,7 +72,7 @@ export function collocationKey(type1: string, type2: string): string {
 
 /** Loads Punkt parameters from an english.json-style file or a punkt_tab language folder. */
 export function loadPunktParams(path: string): PunktParams {
-  if (!existsSync(path)) throw new DataMissingError('punkt', `Punkt parameters not found: ${path}`);
+  if (!existsSync(path)) throw new DataMissingError(`Punkt parameters not found: ${path}`, { what: 'punkt' });
   if (statSync(path).isDirectory()) {
     // Accept both `.../punkt_tab/english` and `.../punkt_tab` (then English).
     const dir = existsSync(join(path, 'abbrev_types.txt')) || !existsSync(join(path, 'english')) ? path : join(path, 'english');
@@ -79,7 +82,8 @@ export function loadPunktParams(path: string): PunktParams {
 }
 
 function readText(path: string): string {
-  if (!existsSync(path)) throw new DataMissingError('punkt', `${path}: missing (a punkt_tab folder holds ${PUNKT_TAB_FILES.join(', ')})`);
+  if (!existsSync(path))
+    throw new DataMissingError(`${path}: missing (a punkt_tab folder holds ${PUNKT_TAB_FILES.join(', ')})`, { what: 'punkt' });
   return readFileSync(path, 'utf8');
 }
 
@@ -89,23 +93,23 @@ export function parsePunktJson(text: string, source: string): PunktParams {
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new InputError(source, null, null, `not valid JSON (${(e as Error).message})`);
+    throw new InputError(`not valid JSON (${(e as Error).message})`, { file: source });
   }
   const obj = data as Record<string, unknown>;
   const strings = (field: string): string[] => {
     const v = obj?.[field];
     if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
-      throw new InputError(source, null, field, 'expected a list of strings');
+      throw new InputError('expected a list of strings', { file: source, field });
     }
     return v as string[];
   };
   const colls = obj?.collocations;
   if (!Array.isArray(colls) || colls.some((c) => !Array.isArray(c) || c.length !== 2 || c.some((x) => typeof x !== 'string'))) {
-    throw new InputError(source, null, 'collocations', 'expected a list of [type, type] pairs');
+    throw new InputError('expected a list of [type, type] pairs', { file: source, field: 'collocations' });
   }
   const ortho = obj?.ortho_context;
   if (ortho === null || typeof ortho !== 'object' || Array.isArray(ortho)) {
-    throw new InputError(source, null, 'ortho_context', 'expected an object mapping types to integer flags');
+    throw new InputError('expected an object mapping types to integer flags', { file: source, field: 'ortho_context' });
   }
   // Values are checked as they are read (ObjectMap).
   const orthoContext = new ObjectMap(ortho as Record<string, unknown>, source);
@@ -132,13 +136,17 @@ export function parsePunktTab(read: (name: (typeof PUNKT_TAB_FILES)[number]) => 
   const pairs = (name: 'collocations.tab' | 'ortho_context.tab'): Array<[number, string, string]> =>
     lines(read(name)).map(([n, line]) => {
       const parts = line.split('\t');
-      if (parts.length !== 2) throw new InputError(join(source, name), n, null, 'expected two tab-separated fields');
+      if (parts.length !== 2) throw new InputError('expected two tab-separated fields', { file: join(source, name), line: n });
       return [n, parts[0], parts[1]];
     });
   const store: Record<string, number> = Object.create(null);
   for (const [n, type, flags] of pairs('ortho_context.tab')) {
     if (!/^\d+$/.test(flags))
-      throw new InputError(join(source, 'ortho_context.tab'), n, 'flags', `expected an integer, got ${JSON.stringify(flags)}`);
+      throw new InputError(`expected an integer, got ${JSON.stringify(flags)}`, {
+        file: join(source, 'ortho_context.tab'),
+        line: n,
+        field: 'flags',
+      });
     store[type] = Number(flags);
   }
   const orthoContext = new ObjectMap(store, join(source, 'ortho_context.tab'));

@@ -57,13 +57,13 @@ export const NO_PUNKT_MESSAGE = noPunktMessage('punkt');
 /** Resolves and loads Punkt parameters; `explicit` wins and is never silently replaced. */
 export function resolvePunkt(explicit?: string | null, where: PunktEnvironment = {}): PunktParams {
   const first = punktCandidates(explicit, where)[0];
-  if (!first) throw namingOption('punkt', (n) => new DataMissingError('punkt', noPunktMessage(n)));
+  if (!first) throw namingOption('punkt', (n) => new DataMissingError(noPunktMessage(n), { what: 'punkt' }));
   if (!existsSync(first.path)) {
     const notFound = (via: string) =>
       new DataMissingError(
-        'punkt',
         `Punkt parameters not found at ${first.path} (from ${via}). Give an existing english.json file or ` +
           'punkt_tab/english folder, or run `revloop data fetch punkt`.',
+        { what: 'punkt' },
       );
     throw first.origin === 'explicit' ? namingOption('punkt', notFound) : notFound('$REVLOOP_PUNKT');
   }

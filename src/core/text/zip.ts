@@ -18,7 +18,7 @@ const LOCAL = 0x04034b50;
 
 /** Lists the entries of a ZIP archive from its central directory. */
 export function zipEntries(zip: Buffer, label = 'archive'): ZipEntry[] {
-  const bad = (why: string): InputError => new InputError(label, null, null, `not a readable ZIP archive (${why})`);
+  const bad = (why: string): InputError => new InputError(`not a readable ZIP archive (${why})`, { file: label });
   let eocd = -1;
   for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 0xffff); i--) {
     if (zip.readUInt32LE(i) === EOCD) {
@@ -53,15 +53,15 @@ export function zipEntries(zip: Buffer, label = 'archive'): ZipEntry[] {
 /** The uncompressed bytes of one entry, checked against its recorded size (and CRC-32 where zlib has it). */
 export function zipRead(zip: Buffer, entry: ZipEntry, label = 'archive'): Buffer {
   const p = entry.localHeaderOffset;
-  if (p + 30 > zip.length || zip.readUInt32LE(p) !== LOCAL) throw new InputError(label, null, entry.name, 'bad local header');
+  if (p + 30 > zip.length || zip.readUInt32LE(p) !== LOCAL) throw new InputError('bad local header', { file: label, field: entry.name });
   const start = p + 30 + zip.readUInt16LE(p + 26) + zip.readUInt16LE(p + 28);
   const raw = zip.subarray(start, start + entry.compressedSize);
   let data: Buffer;
   if (entry.method === 0) data = Buffer.from(raw);
   else if (entry.method === 8) data = zlib().inflateRawSync(raw);
-  else throw new InputError(label, null, entry.name, `compression method ${entry.method} is not supported`);
-  if (data.length !== entry.size) throw new InputError(label, null, entry.name, `size ${data.length} ≠ recorded ${entry.size}`);
+  else throw new InputError(`compression method ${entry.method} is not supported`, { file: label, field: entry.name });
+  if (data.length !== entry.size) throw new InputError(`size ${data.length} ≠ recorded ${entry.size}`, { file: label, field: entry.name });
   const crc32 = (zlib() as unknown as { crc32?: (b: Buffer) => number }).crc32;
-  if (crc32 && crc32(data) >>> 0 !== entry.crc32) throw new InputError(label, null, entry.name, 'CRC-32 mismatch');
+  if (crc32 && crc32(data) >>> 0 !== entry.crc32) throw new InputError('CRC-32 mismatch', { file: label, field: entry.name });
   return data;
 }

@@ -121,7 +121,8 @@ export function requireOutputFolder(path: string): void {
   } catch {
     // missing: reported below
   }
-  if (!isDir) throw new NotFoundError('folder', dir, `cannot write ${path}: folder ${dir} does not exist (create it first)`);
+  if (!isDir)
+    throw new NotFoundError(`cannot write ${path}: folder ${dir} does not exist (create it first)`, { kind: 'folder', target: dir });
 }
 
 /** Writes `target` atomically (optionally fsynced before the rename). */

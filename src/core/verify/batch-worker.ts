@@ -4,7 +4,7 @@
 // no Punkt parameters) is sent back as fatal and stops the batch, as on the main thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import { getDefaultPunkt } from '../text/punkt-resolve.ts';
-import { isRevloopError } from '../errors.ts';
+import { RevloopError } from '../errors.ts';
 import { verifyChunk } from './batch.ts';
 import type { WorkerChunk, WorkerMessage, WorkerSetup } from './batch-threads.ts';
 import { loadFamilyPlugins } from './plugins.ts';
@@ -40,7 +40,7 @@ async function start(): Promise<void> {
     try {
       send({ type: 'result', seq: c.seq, result: verifyChunk(c.lines, c.firstLine, setup.request, c.invalid) });
     } catch (e) {
-      send({ type: 'fatal', seq: c.seq, message: (e as Error).message, code: isRevloopError(e) ? e.code : null });
+      send({ type: 'fatal', seq: c.seq, message: (e as Error).message, code: RevloopError.isInstance(e) ? e.code : null });
     }
   });
   send({ type: 'ready' });

@@ -31,14 +31,18 @@ export async function loadFamilyPlugins(paths: readonly string[] = []): Promise<
   const added: string[] = [];
   for (const p of paths) {
     const abs = resolve(p);
-    if (!existsSync(abs)) throw namingOption('plugins', (name) => new NotFoundError('file', p, `${name}: no such file: ${p}`));
+    if (!existsSync(abs))
+      throw namingOption('plugins', (name) => new NotFoundError(`${name}: no such file: ${p}`, { kind: 'file', target: p }));
     const before = new Set(familyNames());
     let mod: Record<string, unknown>;
     try {
       mod = await importPlugin(abs);
     } catch (e) {
       if (e instanceof UserError) throw e;
-      throw namingOption('plugins', (name) => new UsageError(name, `${name} ${p}: the module failed to load: ${(e as Error).message}`));
+      throw namingOption(
+        'plugins',
+        (name) => new UsageError(`${name} ${p}: the module failed to load: ${(e as Error).message}`, { option: name }),
+      );
     }
     const exported = new Set<unknown>([...Object.values(mod), ...Object.values((mod.default as Record<string, unknown>) ?? {})]);
     if (looksLikeFamily(mod.default)) exported.add(mod.default);
@@ -48,10 +52,9 @@ export async function loadFamilyPlugins(paths: readonly string[] = []): Promise<
       throw namingOption(
         'plugins',
         (name) =>
-          new UsageError(
-            name,
-            `${name} ${p}: the module registered no new family (call registerFamily(family) or export the Family object)`,
-          ),
+          new UsageError(`${name} ${p}: the module registered no new family (call registerFamily(family) or export the Family object)`, {
+            option: name,
+          }),
       );
     }
     added.push(...now);

@@ -114,7 +114,7 @@ export function getFamily(name: string): Family {
   const f = families.get(name);
   if (f) return f;
   if (loaderOf(name)) throw new Error(`built-in family '${name}' is not loaded: await loadFamilies(['${name}']) before using it`);
-  throw new NotFoundError('family', name, `unknown family '${name}'; known families: ${familyNames().join(', ')}`);
+  throw new NotFoundError(`unknown family '${name}'; known families: ${familyNames().join(', ')}`, { kind: 'family', target: name });
 }
 
 /** Whether a family of this name exists (a built-in, loaded or not, or a user family). */

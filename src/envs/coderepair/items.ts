@@ -30,15 +30,15 @@ export function loadMbpp(path: string): MbppProblem[] {
     const message = (option: string) =>
       `${path}: cannot read the MBPP file (${code === 'ENOENT' ? 'no such file' : (e as Error).message}). CodeRepair needs the sanitized MBPP split ` +
       `(sanitized-mbpp.json from google-research/mbpp), which revloop does not bundle; pass its path with ${option}.`;
-    throw namingOption('mbpp', (n) => (code === 'ENOENT' ? new DataMissingError('mbpp', message(n)) : new UserError(message(n))));
+    throw namingOption('mbpp', (n) => (code === 'ENOENT' ? new DataMissingError(message(n), { what: 'mbpp' }) : new UserError(message(n))));
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new InputError(path, null, null, `not valid JSON (${(e as Error).message}); expected the sanitized MBPP list`);
+    throw new InputError(`not valid JSON (${(e as Error).message}); expected the sanitized MBPP list`, { file: path });
   }
-  if (!Array.isArray(data)) throw new InputError(path, null, null, 'expected a JSON list of MBPP problems');
+  if (!Array.isArray(data)) throw new InputError('expected a JSON list of MBPP problems', { file: path });
   return data.map((p, i) => {
     const where = `${path}: problem ${i}`;
     const o = p as Record<string, unknown>;

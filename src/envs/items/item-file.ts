@@ -50,7 +50,7 @@ const STRING_FIELDS = ITEM_FIELDS.filter((f) => !OTHER_FIELDS.has(f));
 
 /** Validates one parsed line into a ProbeItem with fields in schema order. */
 function validateItem(value: unknown, file: string, line: number | null): ProbeItem {
-  const bad = (field: string | null, problem: string) => new InputError(file, line, field, problem);
+  const bad = (field: string | null, problem: string) => new InputError(problem, { file, line, field });
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw bad(null, 'each line must be a JSON object (one probe item)');
   const v = value as Record<string, unknown>;
   for (const f of STRING_FIELDS) {
@@ -127,16 +127,20 @@ export function parseItems(text: string, file: string): ProbeItem[] {
     try {
       value = JSON.parse(raw);
     } catch (e) {
-      throw new InputError(file, i + 1, null, `invalid JSON (${(e as Error).message})`);
+      throw new InputError(`invalid JSON (${(e as Error).message})`, { file, line: i + 1 });
     }
     const item = validateItem(value, file, i + 1);
     const first = seen.get(item.item_id);
     if (first !== undefined)
-      throw new InputError(file, i + 1, 'item_id', `"${item.item_id}" already appears on line ${first}; item ids must be unique`);
+      throw new InputError(`"${item.item_id}" already appears on line ${first}; item ids must be unique`, {
+        file,
+        line: i + 1,
+        field: 'item_id',
+      });
     seen.set(item.item_id, i + 1);
     items.push(item);
   });
-  if (!items.length) throw new InputError(file, null, null, 'no probe items (the file is empty)');
+  if (!items.length) throw new InputError('no probe items (the file is empty)', { file });
   return items;
 }
 
@@ -151,7 +155,7 @@ export function readItemsFile(path: string): { items: ProbeItem[]; sha256: strin
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const message = `${path}: cannot read the items file (${code === 'ENOENT' ? 'no such file' : (e as Error).message})`;
-    throw code === 'ENOENT' ? new NotFoundError('file', path, message) : new UserError(message);
+    throw code === 'ENOENT' ? new NotFoundError(message, { kind: 'file', target: path }) : new UserError(message);
   }
   return { items: parseItems(text, path), sha256: sha256Hex(text) };
 }

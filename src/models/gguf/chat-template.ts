@@ -56,8 +56,8 @@ export function resolveChatTemplate(
   }
   if (typeof ggufTemplate === 'string' && ggufTemplate.trim()) return { template: ggufTemplate, origin: 'gguf' };
   throw new DataMissingError(
-    'chat_template',
     `${modelPath}: the GGUF has no tokenizer.chat_template; pass a Jinja file with ?chatTemplate=<path> (or the chatTemplate option)`,
+    { what: 'chat_template' },
   );
 }
 

@@ -345,9 +345,9 @@ export class GgufModel
       ...(request.bannedTokenSequences ?? []).filter((s) => s.length > 0),
     ];
     const temperature = request.temperature ?? this.settings.temperature;
-    if (!(temperature >= 0)) throw new UsageError('temperature', `temperature must be >= 0, got ${temperature}`);
+    if (!(temperature >= 0)) throw new UsageError(`temperature must be >= 0, got ${temperature}`, { option: 'temperature' });
     if (!Number.isInteger(request.maxTokens) || request.maxTokens < 0)
-      throw new UsageError('maxTokens', `maxTokens must be a non-negative integer, got ${request.maxTokens}`);
+      throw new UsageError(`maxTokens must be a non-negative integer, got ${request.maxTokens}`, { option: 'maxTokens' });
     const res = await this.exclusive((r) =>
       r.generateTokens(prompt as Token[], {
         maxTokens: request.maxTokens,

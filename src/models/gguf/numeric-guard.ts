@@ -3,10 +3,18 @@
 // float32 probabilities, so a very unlikely token can underflow to exactly 0; that is clamped to
 // the log of the smallest positive float32 and counted, never silently turned into -Infinity.
 
-/** Thrown when the model produced a value no scorer may record (NaN, ±Infinity, log-prob > 0). */
-export class NumericGuardError extends Error {
-  constructor(message: string) {
-    super(message);
+import { markErrorClass, RevloopError } from '../../core/errors.ts';
+
+/**
+ * Thrown when the model produced a value no scorer may record (NaN, ±Infinity, log-prob > 0): a
+ * fault of the model's numerics (code `E_NUMERIC`), not of the request.
+ */
+export class NumericGuardError extends RevloopError {
+  /** Whether `e` is a NumericGuardError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<NumericGuardError>(this, 'revloop.error.NumericGuardError');
+
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, code: 'E_NUMERIC' });
     this.name = 'NumericGuardError';
   }
 }

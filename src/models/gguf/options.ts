@@ -91,7 +91,7 @@ const KEYS = [
 ] as const;
 
 function bad(spec: string, key: string, problem: string): UserError {
-  return new UsageError(key, `model spec ${spec}: ${key}: ${problem}`);
+  return new UsageError(`model spec ${spec}: ${key}: ${problem}`, { option: key });
 }
 
 function parseNumber(spec: string, key: string, raw: string, opts: { int?: boolean; min?: number; max?: number } = {}): number {
@@ -118,11 +118,11 @@ function parseGpu(spec: string, raw: string | boolean): GpuSetting {
 
 /** Splits `gguf:<path>?k=v&…` into the path and the query options (as strings). */
 export function parseGgufSpec(spec: string): { path: string; query: Record<string, string> } {
-  if (!spec.startsWith('gguf:')) throw new UsageError(null, `model spec ${spec}: expected gguf:<path>[?key=value&…]`);
+  if (!spec.startsWith('gguf:')) throw new UsageError(`model spec ${spec}: expected gguf:<path>[?key=value&…]`);
   const body = spec.slice('gguf:'.length);
   const q = body.indexOf('?');
   const rawPath = q >= 0 ? body.slice(0, q) : body;
-  if (!rawPath) throw new UsageError(null, `model spec ${spec}: missing the path of the .gguf file (gguf:<path>)`);
+  if (!rawPath) throw new UsageError(`model spec ${spec}: missing the path of the .gguf file (gguf:<path>)`);
   const query: Record<string, string> = {};
   if (q >= 0) {
     for (const [k, v] of new URLSearchParams(body.slice(q + 1))) {
@@ -139,8 +139,8 @@ export function parseGgufSpec(spec: string): { path: string; query: Record<strin
 /** Merges the spec's query with the options object (the object wins) and validates everything. */
 export function resolveGgufSettings(spec: string, options: GgufModelOptions = {}): GgufSettings {
   const { path, query } = parseGgufSpec(spec);
-  if (!existsSync(path)) throw new NotFoundError('file', path, `model spec ${spec}: file not found: ${path}`);
-  if (!statSync(path).isFile()) throw new NotFoundError('file', path, `model spec ${spec}: not a file: ${path}`);
+  if (!existsSync(path)) throw new NotFoundError(`model spec ${spec}: file not found: ${path}`, { kind: 'file', target: path });
+  if (!statSync(path).isFile()) throw new NotFoundError(`model spec ${spec}: not a file: ${path}`, { kind: 'file', target: path });
 
   const num = (key: keyof GgufModelOptions, o: { int?: boolean; min?: number; max?: number } = {}): number | undefined => {
     const v = options[key];

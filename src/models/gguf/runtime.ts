@@ -19,7 +19,7 @@
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaModel, Token, ControlledEvaluateInputItem } from 'node-llama-cpp';
-import { UserError } from '../../core/errors.ts';
+import { markErrorClass, UserError } from '../../core/errors.ts';
 import type { GgufSettings, GpuSetting } from './options.ts';
 import { checkDistribution, probabilityToLogprob, NumericGuardError } from './numeric-guard.ts';
 import { bannedNextTokens, endBanned, type TokenSeq } from '../ban.ts';
@@ -74,8 +74,11 @@ const DEFAULT_CONTEXT_CAP = 4096;
 
 /** The request does not fit in the context window (a per-request problem, with advice). */
 export class ContextOverflowError extends UserError {
-  constructor(message: string) {
-    super(message);
+  /** Whether `e` is a ContextOverflowError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<ContextOverflowError>(this, 'revloop.error.ContextOverflowError');
+
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options);
     this.name = 'ContextOverflowError';
   }
 }

@@ -178,10 +178,9 @@ export class OpenAICompatibleModel implements BackendInfoModel {
     // No limit at all (revise() with an AI SDK caller that set none) sends none.
     const maxTokens = options.maxTokens as number | undefined;
     if (maxTokens !== undefined && (!Number.isSafeInteger(maxTokens) || maxTokens < 0 || maxTokens > MAX_NEW_TOKENS_LIMIT))
-      throw new UsageError(
-        'maxTokens',
-        `${this.label}: max tokens must be a whole number from 0 to ${MAX_NEW_TOKENS_LIMIT}, got ${maxTokens}`,
-      );
+      throw new UsageError(`${this.label}: max tokens must be a whole number from 0 to ${MAX_NEW_TOKENS_LIMIT}, got ${maxTokens}`, {
+        option: 'maxTokens',
+      });
     const body: Record<string, unknown> = { model: c.model };
     if (maxTokens !== undefined) body[c.maxTokensField] = maxTokens;
     const temperature = options.temperature !== undefined ? options.temperature : c.temperature;

@@ -19,17 +19,20 @@ import type {
   VerifySample,
 } from '../capabilities.ts';
 import { scoreEach, scoreFromTokens, verifyByRescoring } from '../scoring.ts';
-import { ProviderError } from '../../core/errors.ts';
+import { markErrorClass, ProviderError } from '../../core/errors.ts';
 import { OpenAICompatibleModel, redactUrl, type HttpModelConfig } from './openai-compatible.ts';
 
 /** Scoring or tokenizing through the server failed; `attempts` are every provider call it made. */
 export class ScoreError extends ProviderError {
-  constructor(
-    message: string,
-    readonly attempts: AttemptRecord[] = [],
-    url: string | null = null,
-  ) {
-    super(message, attempts.at(-1)?.status ?? null, url);
+  /** Whether `e` is a ScoreError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<ScoreError>(this, 'revloop.error.ScoreError');
+  readonly attempts: AttemptRecord[];
+
+  /** The error's `status` is the last attempt's. */
+  constructor(message: string, options: { attempts?: AttemptRecord[]; url?: string | null; cause?: unknown } = {}) {
+    const attempts = options.attempts ?? [];
+    super(message, { ...options, status: attempts.at(-1)?.status ?? null });
+    this.attempts = attempts;
     this.name = 'ScoreError';
   }
 }
@@ -123,11 +126,10 @@ async function postJson(
   attempts.push(...result.attempts);
   if (!result.ok) {
     const e = result.record.error;
-    throw new ScoreError(
-      `${model.label}: ${what} failed after ${result.attempts.length} attempt(s): ${e?.kind}: ${e?.message}`,
+    throw new ScoreError(`${model.label}: ${what} failed after ${result.attempts.length} attempt(s): ${e?.kind}: ${e?.message}`, {
       attempts,
-      redactUrl(/^https?:\/\//.test(path) ? path : model.config.baseUrl + path),
-    );
+      url: redactUrl(/^https?:\/\//.test(path) ? path : model.config.baseUrl + path),
+    });
   }
   return result.parsed as Record<string, unknown>;
 }
@@ -135,7 +137,7 @@ async function postJson(
 function tokenIds(value: unknown, what: string, attempts: AttemptRecord[]): number[] {
   const tokens = (value as Record<string, unknown>)?.tokens;
   if (!Array.isArray(tokens) || !tokens.every((t) => Number.isInteger(t))) {
-    throw new ScoreError(`${what}: the /tokenize response has no integer "tokens" list`, attempts);
+    throw new ScoreError(`${what}: the /tokenize response has no integer "tokens" list`, { attempts });
   }
   return tokens as number[];
 }
@@ -179,7 +181,7 @@ export async function vllmScore(
   );
   const cont = tokenIds(contResp, 'continuation', attempts);
   if (!cont.length) return { ...scoreFromTokens([], 0, ctx.length), attempts };
-  if (!ctx.length) throw new ScoreError('the rendered context has no tokens; nothing to condition on', attempts);
+  if (!ctx.length) throw new ScoreError('the rendered context has no tokens; nothing to condition on', { attempts });
   const prompt = [...ctx, ...cont];
   const resp = await postJson(
     model,
@@ -201,7 +203,7 @@ export async function vllmScore(
   if (!Array.isArray(plp) || plp.length !== prompt.length) {
     throw new ScoreError(
       `scoring: expected prompt_logprobs with ${prompt.length} entries (is this a vLLM server?), got ${Array.isArray(plp) ? plp.length + ' entries' : typeof plp}`,
-      attempts,
+      { attempts },
     );
   }
   const tokenLogprobs: number[] = [];
@@ -212,14 +214,13 @@ export async function vllmScore(
     if (typeof lp !== 'number' || !Number.isFinite(lp)) {
       throw new ScoreError(
         `scoring: non-finite or missing log-probability for continuation token ${i - ctx.length} (id ${prompt[i]}); refusing to record scores`,
-        attempts,
+        { attempts },
       );
     }
     if (lp > 0)
-      throw new ScoreError(
-        `scoring: positive log-probability ${lp} at continuation token ${i - ctx.length}; refusing to record scores`,
+      throw new ScoreError(`scoring: positive log-probability ${lp} at continuation token ${i - ctx.length}; refusing to record scores`, {
         attempts,
-      );
+      });
     tokenLogprobs.push(lp);
     if (entry?.rank === 1) argmaxMatches++;
   }

@@ -178,9 +178,8 @@ export function resolveSim(
   const profile = SIM_PROFILES[profileName];
   if (!profile) {
     throw new NotFoundError(
-      'profile',
-      profileName,
       `unknown simulated profile "${profileName}" in ${JSON.stringify(spec)}; known profiles: ${Object.keys(SIM_PROFILES).join(', ')}`,
+      { kind: 'profile', target: profileName },
     );
   }
   const params: SimParams = { ...profile.params, ...defaults };
@@ -188,8 +187,8 @@ export function resolveSim(
   for (const [key, value] of Object.entries(query)) {
     if (!(key in PARAM_RANGES)) {
       throw new UsageError(
-        key,
         `invalid model spec ${JSON.stringify(spec)}: unknown sim parameter "${key}"; known: ${Object.keys(PARAM_RANGES).join(', ')}`,
+        { option: key },
       );
     }
     const k = key as keyof SimParams;

@@ -148,7 +148,7 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
     const spec = name.startsWith('sim:') ? name : `sim:${name}`;
     try {
       const parsed = parseSpec(spec);
-      if (parsed.scheme !== 'sim') throw new UsageError(null, `not a sim spec: ${name}`);
+      if (parsed.scheme !== 'sim') throw new UsageError(`not a sim spec: ${name}`);
       const resolved = { ...resolveSim(spec, parsed.target, parsed.params), modelId: spec };
       if (resolved.overrides.latency_ms === undefined && !resolved.profile.fixedLatency) resolved.params.latency_ms = defaultLatency;
       resolvedCache.set(name, resolved);

@@ -267,7 +267,12 @@ export class GroupCommit {
         if (lease) {
           const now = current.get(`${lease.caseIndex}\u0000${lease.runId}`);
           if (!now || now.worker !== lease.worker || now.epoch !== lease.epoch) {
-            outcomes.push(new LeaseLostError(lease));
+            outcomes.push(
+              new LeaseLostError(
+                `run '${lease.runId}' case #${lease.caseIndex + 1}: the lease (epoch ${lease.epoch}) was taken over; the write was refused`,
+                { lease },
+              ),
+            );
             rejected.set(lease.worker, (rejected.get(lease.worker) ?? 0) + 1);
             continue;
           }

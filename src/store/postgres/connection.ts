@@ -75,20 +75,25 @@ export function parsePostgresLocation(location: string): { connectionString: str
   try {
     url = new URL(location);
   } catch {
-    throw new StoreError(display, 'other', `${display}: not a valid PostgreSQL URL (expected postgres://user@host:port/database)`);
+    throw new StoreError(`${display}: not a valid PostgreSQL URL (expected postgres://user@host:port/database)`, {
+      location: display,
+      reason: 'other',
+    });
   }
   const schema = url.searchParams.get('schema') ?? 'revloop';
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
-    throw new StoreError(
-      display,
-      'other',
-      `${display}: schema '${schema}' must be lower-case letters, digits and _ (starting with a letter or _)`,
-    );
+    throw new StoreError(`${display}: schema '${schema}' must be lower-case letters, digits and _ (starting with a letter or _)`, {
+      location: display,
+      reason: 'other',
+    });
   url.searchParams.delete('schema');
   const poolParam = url.searchParams.get('pool');
   const pool = poolParam === null ? DEFAULT_POOL_SIZE : Number(poolParam);
   if (poolParam !== null && (!/^\d+$/.test(poolParam) || pool < 1 || pool > 64))
-    throw new StoreError(display, 'other', `${display}: pool '${poolParam}' must be a whole number of connections from 1 to 64`);
+    throw new StoreError(`${display}: pool '${poolParam}' must be a whole number of connections from 1 to 64`, {
+      location: display,
+      reason: 'other',
+    });
   url.searchParams.delete('pool');
   return { connectionString: url.toString(), schema, pool, display };
 }
@@ -98,35 +103,33 @@ export function connectionError(display: string, e: unknown): StoreError {
   const err = e as { code?: string; message?: string };
   const message = err.message ?? String(e);
   if (err.code === '3D000')
-    return new StoreError(display, 'missing', `${display}: the database does not exist (${message}); create it first (createdb)`, {
+    return new StoreError(`${display}: the database does not exist (${message}); create it first (createdb)`, {
+      location: display,
+      reason: 'missing',
       cause: e,
     });
   // node-postgres's words when the server asks for a password (SCRAM, MD5 or clear text) and none is configured.
   if (/password must be a (non-empty )?string|password must be a string/i.test(message))
     return new StoreError(
-      display,
-      'other',
       `${display}: PostgreSQL asks for a password for this user and none is configured: set PGPASSWORD, add the ` +
         'server to ~/.pgpass, or give it in the URL (postgres://user:password@host:port/db)',
-      { cause: e },
+      { location: display, reason: 'other', cause: e },
     );
   if (err.code === '28P01' || err.code === '28000')
-    return new StoreError(
-      display,
-      'other',
-      `${display}: PostgreSQL refused the login (${message}); check the user and PGPASSWORD or ~/.pgpass`,
-      { cause: e },
-    );
+    return new StoreError(`${display}: PostgreSQL refused the login (${message}); check the user and PGPASSWORD or ~/.pgpass`, {
+      location: display,
+      reason: 'other',
+      cause: e,
+    });
   // Before the generic case below: "too many connections" mentions connecting but is no unreachable server.
-  if (isOutOfConnections(e)) return new StoreError(display, 'other', `${display}: ${databaseTrouble(e)}`, { cause: e });
+  if (isOutOfConnections(e)) return new StoreError(`${display}: ${databaseTrouble(e)}`, { location: display, reason: 'other', cause: e });
   if (isConnectionLoss(e) || /connect|terminat/i.test(message))
-    return new StoreError(
-      display,
-      'unreachable',
-      `${display}: cannot reach PostgreSQL (${message}); is the server running? (docs/store.md)`,
-      { cause: e },
-    );
-  return new StoreError(display, 'other', `${display}: cannot open as a revloop store (${message})`, { cause: e });
+    return new StoreError(`${display}: cannot reach PostgreSQL (${message}); is the server running? (docs/store.md)`, {
+      location: display,
+      reason: 'unreachable',
+      cause: e,
+    });
+  return new StoreError(`${display}: cannot open as a revloop store (${message})`, { location: display, reason: 'other', cause: e });
 }
 
 /** A pool of pipelined connections to `schema` (read-only in the database too when `readonly`), and its settings. */

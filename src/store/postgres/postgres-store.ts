@@ -16,7 +16,7 @@ import type { NewEvent, RunPlannedPayload, StoredEvent } from '../events.ts';
 import { PlanCache } from '../plan-cache.ts';
 import type { ReducedRun } from '../reduce.ts';
 import {
-  RunExistsError,
+  runExists,
   type AppendOptions,
   type EventSummary,
   type LeaseSupport,
@@ -64,7 +64,9 @@ export async function openPostgresStore(location: string, options: BackendOption
     if (e instanceof UserError) throw e;
     const err = e as { code?: string; message?: string };
     if (err.code === '42501')
-      throw new StoreError(display, 'readonly', `${display}: not allowed to create or change schema '${schema}' (${err.message})`, {
+      throw new StoreError(`${display}: not allowed to create or change schema '${schema}' (${err.message})`, {
+        location: display,
+        reason: 'readonly',
         cause: e,
       });
     throw connectionError(display, e);
@@ -137,7 +139,7 @@ export class PostgresRunStore implements RunStore {
   async createRun(runId: string, planned: RunPlannedPayload, seed: readonly NewEvent[] = []): Promise<void> {
     checkNewRunId(runId);
     checkNewPlan(runId, planned);
-    if (await this.getPlanned(runId)) throw new RunExistsError(runId, this.location);
+    if (await this.getPlanned(runId)) throw runExists(runId, this.location);
     await this.append(runId, [{ type: 'run_planned', payload: planned }, ...seed]);
   }
 

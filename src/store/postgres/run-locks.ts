@@ -11,11 +11,9 @@ import { key31, type StoreConnection } from './connection.ts';
 /** A write to a run whose session lock this process no longer holds (its database session ended). */
 export function runLockLost(display: string, runId: string, lost: Error): StoreError {
   return new StoreError(
-    display,
-    'unreachable',
     `${display}: the database session that held run '${runId}' for this process has ended (${lost.message}); ` +
       'nothing more of the run is written from here, since another process may now hold it. Run the same command again to resume',
-    { cause: lost },
+    { location: display, reason: 'unreachable', cause: lost },
   );
 }
 
@@ -42,12 +40,11 @@ export class RunLocks {
         )
       ).rows[0];
       const who = row ? `process ${row.pid} on ${row.host} (since ${row.started_at})` : 'another process';
-      throw new RunLockedError(
+      throw new RunLockedError(`run '${runId}' is being written by ${who}; wait for it or stop it, then resume`, {
         runId,
-        row?.pid ?? 0,
-        row?.host ?? '',
-        `run '${runId}' is being written by ${who}; wait for it or stop it, then resume`,
-      );
+        pid: row?.pid ?? 0,
+        host: row?.host ?? '',
+      });
     }
     this.held.add(runId);
     await this.conn.pool.query(

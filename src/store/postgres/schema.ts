@@ -165,11 +165,10 @@ export async function prepareSchema(client: pg.PoolClient, schema: string, displ
   const version = await storeVersion(client, schema, display);
   if (readonly) {
     if (version === null)
-      throw new StoreError(
-        display,
-        'missing',
-        `${display}: no revloop store in schema '${schema}' (run \`revloop run --store … --workers 0\` first)`,
-      );
+      throw new StoreError(`${display}: no revloop store in schema '${schema}' (run \`revloop run --store … --workers 0\` first)`, {
+        location: display,
+        reason: 'missing',
+      });
   } else if (version !== SCHEMA_VERSION) {
     await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${ns ^ 2}, 1)`);
     try {
@@ -201,11 +200,10 @@ async function storeVersion(client: pg.PoolClient, schema: string, display: stri
     : new Map<string, string>();
   if (!meta.has(STORE_MARKER) || foreign.length) {
     const what = notAStoreReason(foreign);
-    throw new StoreError(
-      display,
-      'not_a_store',
-      `${display}: schema '${schema}' is not a revloop store (${what}); name another with ?schema=<name> in the URL`,
-    );
+    throw new StoreError(`${display}: schema '${schema}' is not a revloop store (${what}); name another with ?schema=<name> in the URL`, {
+      location: display,
+      reason: 'not_a_store',
+    });
   }
   const version = Number(meta.get('schema_version'));
   if (version > SCHEMA_VERSION) throw newerSchema(display, version, SCHEMA_VERSION);

@@ -32,7 +32,7 @@ import {
 } from '../tables.ts';
 import {
   eventSummary,
-  RunExistsError,
+  runExists,
   SimulatedCrash,
   splitAtCrash,
   type AppendOptions,
@@ -121,12 +121,10 @@ export function openReader(path: string): ReaderConnection {
     const message = (e as Error).message;
     if (/readonly|read-only|unable to open/i.test(message))
       throw new StoreError(
-        path,
-        'readonly',
         `${path}: cannot read the store through its ${path}-wal file (${message}); a writer left it: open the store once with write access to fold it in`,
-        { cause: e },
+        { location: path, reason: 'readonly', cause: e },
       );
-    throw new StoreError(path, 'other', `${path}: cannot open as a revloop store (${message})`, { cause: e });
+    throw new StoreError(`${path}: cannot open as a revloop store (${message})`, { location: path, reason: 'other', cause: e });
   }
 }
 
@@ -139,11 +137,9 @@ export function isDamaged(e: unknown): boolean {
 /** A store file SQLite finds damaged: said with the file's name (exit 2), never as a crash. */
 export function damagedStore(path: string, e: unknown): StoreError {
   return new StoreError(
-    path,
-    'other',
     `${path}: the store file is damaged (${(e as Error).message}); nothing was changed. Restore it from a copy, ` +
       `or save what SQLite can still read (\`sqlite3 ${path} .recover\`)`,
-    { cause: e },
+    { location: path, reason: 'other', cause: e },
   );
 }
 
@@ -164,9 +160,8 @@ function openReadOnly(path: string): ReaderConnection {
     reader.db.close();
     if (waited >= 2000)
       throw new StoreError(
-        path,
-        'not_a_store',
         `${path}: the file is an empty database, not a revloop store yet (start a run with \`revloop run --store ${path} …\`)`,
+        { location: path, reason: 'not_a_store' },
       );
     Atomics.wait(sleeper, 0, 0, 50);
   }
@@ -190,9 +185,8 @@ function storeVersion(db: Database.Database, path: string): number | null {
       'store',
       (n) =>
         new StoreError(
-          path,
-          'not_a_store',
           `${path}: not a revloop store (${what}); revloop only turns an empty or new file into a store. Use another ${n} path.`,
+          { location: path, reason: 'not_a_store' },
         ),
     );
   }
@@ -225,16 +219,16 @@ export const WRITER_CACHE_KIB = 4000;
 export function openSqliteStore(path: string, options: BackendOptions = {}): SqliteRunStore {
   const readonly = options.readonly ?? false;
   if (readonly && !existsSync(path))
-    throw new StoreError(path, 'missing', `${path}: no such store (run \`revloop run --store ${path} …\` first)`);
-  if (existsSync(path) && statSync(path).isDirectory()) throw new StoreError(path, 'other', `${path}: is a folder, not a store file`);
+    throw new StoreError(`${path}: no such store (run \`revloop run --store ${path} …\` first)`, { location: path, reason: 'missing' });
+  if (existsSync(path) && statSync(path).isDirectory())
+    throw new StoreError(`${path}: is a folder, not a store file`, { location: path, reason: 'other' });
   // Before SQLite reads the WAL (read-only or not; opened for writing, it would checkpoint what it could read into the file).
   const damage = walDamage(path);
   if (damage)
     throw new StoreError(
-      path,
-      'other',
       `${damage}. revloop will not open the store over it: keep a copy of ${path} and its -wal and -shm files (the lost commits are in the WAL); ` +
         `to open the store without them, as SQLite would, move ${path}-wal and ${path}-shm aside. \`revloop audit --expect-head\` with a head printed earlier tells what is missing.`,
+      { location: path, reason: 'other' },
     );
   if (readonly) {
     const reader = openReadOnly(path);
@@ -250,15 +244,22 @@ export function openSqliteStore(path: string, options: BackendOptions = {}): Sql
   if (existsSync(path) && !writable(path))
     throw namingOption(
       'store',
-      (n) => new StoreError(path, 'readonly', `${path}: the store file is read-only for you; make it writable or choose another ${n}`),
+      (n) =>
+        new StoreError(`${path}: the store file is read-only for you; make it writable or choose another ${n}`, {
+          location: path,
+          reason: 'readonly',
+        }),
     );
   try {
     mkdirSync(dirname(path), { recursive: true });
   } catch (e) {
-    throw new StoreError(path, 'other', `${path}: cannot create its folder (${(e as Error).message})`);
+    throw new StoreError(`${path}: cannot create its folder (${(e as Error).message})`, { location: path, reason: 'other' });
   }
   if (!existsSync(path) && !writable(dirname(path)))
-    throw new StoreError(path, 'readonly', `${path}: cannot create the store: the folder ${dirname(path)} is read-only for you`);
+    throw new StoreError(`${path}: cannot create the store: the folder ${dirname(path)} is read-only for you`, {
+      location: path,
+      reason: 'readonly',
+    });
   // A file that is already a database is looked at without side files first: a foreign one (WAL mode
   // included) is refused without a -wal or -shm ever appearing beside it.
   if (existsSync(path) && statSync(path).size > 0) {
@@ -275,7 +276,11 @@ export function openSqliteStore(path: string, options: BackendOptions = {}): Sql
   try {
     db = new Database(path);
   } catch (e) {
-    throw new StoreError(path, 'other', `${path}: cannot open as a revloop store (${(e as Error).message})`, { cause: e });
+    throw new StoreError(`${path}: cannot open as a revloop store (${(e as Error).message})`, {
+      location: path,
+      reason: 'other',
+      cause: e,
+    });
   }
   try {
     db.pragma('busy_timeout = 10000');
@@ -309,7 +314,7 @@ function openFailure(path: string, e: unknown): unknown {
   if (isDamaged(e)) return damagedStore(path, e);
   const message = (e as Error).message;
   if (/readonly|read-only/i.test(message)) return readOnlyForYou(path, message);
-  return new StoreError(path, 'other', `${path}: cannot open as a revloop store (${message})`, { cause: e });
+  return new StoreError(`${path}: cannot open as a revloop store (${message})`, { location: path, reason: 'other', cause: e });
 }
 
 /**
@@ -484,7 +489,11 @@ export class SqliteRunStore implements RunStore {
 
   /** SQLite has one writer per run and no leases: a leased write is a programming error. */
   private refuseLease(options?: AppendOptions): void {
-    if (options?.lease) throw new StoreError(this.location, 'other', `${this.location}: SQLite stores have no leases (one writer per run)`);
+    if (options?.lease)
+      throw new StoreError(`${this.location}: SQLite stores have no leases (one writer per run)`, {
+        location: this.location,
+        reason: 'other',
+      });
   }
 
   async appendRows(runId: string, rows: readonly EventRow[]): Promise<void> {
@@ -668,7 +677,7 @@ export class SqliteRunStore implements RunStore {
   async createRun(runId: string, planned: RunPlannedPayload, seed: readonly NewEvent[] = []): Promise<void> {
     checkNewRunId(runId);
     checkNewPlan(runId, planned);
-    if (this.getPlannedSync(runId)) throw new RunExistsError(runId, this.location);
+    if (this.getPlannedSync(runId)) throw runExists(runId, this.location);
     this.appendSync(runId, [{ type: 'run_planned', payload: planned }, ...seed]);
   }
 
@@ -681,10 +690,8 @@ export class SqliteRunStore implements RunStore {
           { pid: number; host: string; started_at: string } | undefined;
         if (row && processAlive(row.pid, row.host, row.started_at) && !(row.pid === process.pid && row.host === hostname())) {
           throw new RunLockedError(
-            runId,
-            row.pid,
-            row.host,
             `run '${runId}' is being written by process ${row.pid} on ${row.host} (since ${row.started_at}); wait for it or stop it, then resume`,
+            { runId, pid: row.pid, host: row.host },
           );
         }
         this.db

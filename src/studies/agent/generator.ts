@@ -16,7 +16,7 @@ import {
   hasBackendInfo,
   type TokenDecodingModel,
 } from '../../models/capabilities.ts';
-import { CapabilityError, UserError } from '../../core/errors.ts';
+import { CapabilityError, markErrorClass, UserError } from '../../core/errors.ts';
 
 /** One turn to generate: token limit, sampling, and the actions to ban. */
 export interface TurnRequest {
@@ -60,8 +60,11 @@ export interface TurnGenerator {
 
 /** Thrown when a turn could not be generated (the backend's attempts all failed). */
 export class TurnFailedError extends UserError {
-  constructor(message: string) {
-    super(message);
+  /** Whether `e` is a TurnFailedError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<TurnFailedError>(this, 'revloop.error.TurnFailedError');
+
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options);
     this.name = 'TurnFailedError';
   }
 }
@@ -75,8 +78,7 @@ export async function turnGeneratorFor(model: Model, options: { needsBan: boolea
     throw new CapabilityError(
       `${model.label}: this backend cannot ban token sequences during decoding, which the +ban harnesses need. ` +
         'Use a gguf:<path> model (per-step token bias in process) or a vllm:<url>#<model> server (bad_words), or a harness without +ban.',
-      'ban',
-      model.label,
+      { capability: 'ban', model: model.label },
     );
   }
   if (canDecodeTokens(model)) return tokenGenerator(model);

@@ -33,7 +33,7 @@ export function parseArm(spec: string): HistoryArm {
   if (s === 'full' || s === 'reset' || s === 'abstract' || s === 'ban') return { kind: s };
   const m = /^last:(\d+)$/.exec(s);
   if (m) return { kind: 'last', k: Number(m[1]) };
-  throw namingOption('arms', (n) => new UsageError(n, `${n}: unknown arm '${spec}'; use ${ARM_NAMES}`));
+  throw namingOption('arms', (n) => new UsageError(`${n}: unknown arm '${spec}'; use ${ARM_NAMES}`, { option: n }));
 }
 
 /** An arm as its spec string (`full`, `reset`, `last:K`, `abstract`, `ban`). */
@@ -47,10 +47,10 @@ export function parseArms(spec: string): HistoryArm[] {
     .split(',')
     .filter((s) => s.trim() !== '')
     .map(parseArm);
-  if (!arms.length) throw namingOption('arms', (n) => new UsageError(n, `${n}: no arm given; use ${ARM_NAMES}`));
+  if (!arms.length) throw namingOption('arms', (n) => new UsageError(`${n}: no arm given; use ${ARM_NAMES}`, { option: n }));
   const names = arms.map(formatArm);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
-  if (dup) throw namingOption('arms', (n) => new UsageError(n, `${n}: '${dup}' is listed twice`));
+  if (dup) throw namingOption('arms', (n) => new UsageError(`${n}: '${dup}' is listed twice`, { option: n }));
   return arms;
 }
 

@@ -344,23 +344,19 @@ export function buildSysid(
   const excluded: Array<{ state_id: string; target: number }> = [];
   set.cases.forEach((c, i) => {
     if (c.family !== 'exact-length')
-      throw new InputError(
-        set.path,
-        null,
-        `case ${i + 1} (${c.id}): family`,
-        `'${c.family}': system identification shifts a word-count target, so it takes exact-length cases only`,
-      );
+      throw new InputError(`'${c.family}': system identification shifts a word-count target, so it takes exact-length cases only`, {
+        file: set.path,
+        field: `case ${i + 1} (${c.id}): family`,
+      });
     const draft = draftOf(c, o.draftField);
     if (draft === undefined)
       throw namingOption(
         'draftField',
         (n) =>
-          new InputError(
-            set.path,
-            null,
-            `case ${i + 1} (${c.id}): ${o.draftField}`,
-            `no text in this field to use as the fixed draft (${n})`,
-          ),
+          new InputError(`no text in this field to use as the fixed draft (${n})`, {
+            file: set.path,
+            field: `case ${i + 1} (${c.id}): ${o.draftField}`,
+          }),
       );
     const split = splits.get(c.id)!;
     if (o.split !== 'both' && split !== o.split) return;

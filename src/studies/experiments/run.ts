@@ -153,10 +153,9 @@ export function reconcileStates(
       ['allowSubset', 'runId'],
       (subset, id) =>
         new PlanMismatchError(
-          runId,
-          [`states_sha256: stored ${storedSha}, requested ${given.sha256}`],
           `run '${runId}' was planned with another state selection (SHA-256 ${storedSha.slice(0, 12)}…; ${where} has ${given.sha256.slice(0, 12)}…).\n` +
             `Repeat the original command to resume, pass ${subset} to work on a subset of the run's states, or use a new ${id}.`,
+          { runId, differences: [`states_sha256: stored ${storedSha}, requested ${given.sha256}`] },
         ),
     );
   }
@@ -167,9 +166,8 @@ export function reconcileStates(
       'allowSubset',
       (n) =>
         new PlanMismatchError(
-          runId,
-          foreign.map((s) => `state ${s.state_id}: not in the run`),
           `${n}: ${foreign.length} state${foreign.length === 1 ? '' : 's'} of ${where} ${foreign.length === 1 ? 'is' : 'are'} not in run '${runId}' (e.g. ${foreign[0].state_id}); a subset must come from the run's own selection`,
+          { runId, differences: foreign.map((s) => `state ${s.state_id}: not in the run`) },
         ),
     );
   return {

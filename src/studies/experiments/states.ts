@@ -273,26 +273,34 @@ function typeProblem(v: unknown, type: (typeof TYPES)[keyof ExperimentState]): s
 export async function readStatesFile(path: string): Promise<{ states: ExperimentState[]; sha256: string }> {
   const states: ExperimentState[] = [];
   for await (const line of readJsonlLines(path)) {
-    if (line.error) throw new InputError(path, line.line, line.field ?? null, line.error);
+    if (line.error) throw new InputError(line.error, { file: path, line: line.line, field: line.field ?? null });
     const v = line.value as Record<string, unknown>;
     if (!v || typeof v !== 'object' || Array.isArray(v))
-      throw new InputError(path, line.line, null, 'expected a JSON object (one state per line)');
+      throw new InputError('expected a JSON object (one state per line)', { file: path, line: line.line });
     for (const k of KEYS) {
-      if (!(k in v)) throw new InputError(path, line.line, k, 'missing (write states files with `revloop experiment states`)');
+      if (!(k in v))
+        throw new InputError('missing (write states files with `revloop experiment states`)', { file: path, line: line.line, field: k });
       const p = typeProblem(v[k], TYPES[k]);
-      if (p) throw new InputError(path, line.line, k, p);
+      if (p) throw new InputError(p, { file: path, line: line.line, field: k });
     }
     if (!(STATE_DESIGNS as readonly string[]).includes(v.design as string))
-      throw new InputError(path, line.line, 'design', `unknown design '${String(v.design)}'; expected ${STATE_DESIGNS.join(', ')}`);
+      throw new InputError(`unknown design '${String(v.design)}'; expected ${STATE_DESIGNS.join(', ')}`, {
+        file: path,
+        line: line.line,
+        field: 'design',
+      });
     states.push(Object.fromEntries(KEYS.map((k) => [k, v[k]])) as unknown as ExperimentState);
   }
   const seen = new Map<string, number>();
   states.forEach((s, i) => {
     if (seen.has(s.state_id))
-      throw new InputError(path, null, 'state_id', `'${s.state_id}' is listed twice (states ${seen.get(s.state_id)! + 1} and ${i + 1})`);
+      throw new InputError(`'${s.state_id}' is listed twice (states ${seen.get(s.state_id)! + 1} and ${i + 1})`, {
+        file: path,
+        field: 'state_id',
+      });
     seen.set(s.state_id, i);
   });
-  if (!states.length) throw new InputError(path, null, null, 'the file holds no states');
+  if (!states.length) throw new InputError('the file holds no states', { file: path });
   // The file's own bytes are what a run freezes (a file rewritten by hand is a different selection).
   return { states, sha256: await sha256File(path) };
 }

@@ -40,10 +40,9 @@ export async function freezePredictionSpec(store: RunStore, runId: string): Prom
         'runId',
         (n) =>
           new PlanMismatchError(
-            runId,
-            ['prediction spec: the discovery curve recomputed now differs from the one frozen'],
             `run '${runId}': the frozen prediction spec (SHA-256 ${sha.slice(0, 12)}…) no longer matches its discovery rows ` +
               `(the estimator changed, or the log was altered); the confirmation states are not run. Audit the run, or start a new ${n}.`,
+            { runId, differences: ['prediction spec: the discovery curve recomputed now differs from the one frozen'] },
           ),
       );
     }

@@ -69,8 +69,7 @@ export async function probeScorerFor(model: Model): Promise<ProbeScorer> {
     throw new CapabilityError(
       `${model.label}: this backend cannot score a given continuation (teacher-forced log-probabilities), which the probe needs. ` +
         'Use a gguf:<path> model (in process) or a vllm:<base-url>#<model> server (prompt_logprobs); plain OpenAI-compatible chat APIs return log-probs of generated tokens only.',
-      'score',
-      model.label,
+      { capability: 'score', model: model.label },
     );
   }
   return {

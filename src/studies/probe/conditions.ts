@@ -3,7 +3,7 @@
 import type { ChatMessage } from '../../models/types.ts';
 import { abstractFailureNote, ABSTRACT_MIN_NOTE, NEGATIVE_INSTRUCTION, OBSERVATION_PREFIX } from '../../remedy/failure-record.ts';
 import { errorGloss } from '../../envs/toolshed/errors.ts';
-import { UserError } from '../../core/errors.ts';
+import { markErrorClass, UserError } from '../../core/errors.ts';
 import { DISTRACTOR_CONDITIONS, OWN_PASS_CONDITIONS, type CandidateName, type Condition, type ProbeItem } from './types.ts';
 
 interface ConditionOptions {
@@ -14,14 +14,22 @@ interface ConditionOptions {
 
 /** A condition that cannot be built for this item (e.g. `fail_other` without a distractor). */
 export class ConditionUnavailableError extends UserError {
-  constructor(
-    readonly itemId: string,
-    readonly condition: Condition,
-    reason: string,
-  ) {
-    super(`item ${itemId}: condition ${condition} ${reason}`);
+  /** Whether `e` is a ConditionUnavailableError, from any copy of revloop. */
+  static override readonly isInstance = markErrorClass<ConditionUnavailableError>(this, 'revloop.error.ConditionUnavailableError');
+  readonly itemId: string;
+  readonly condition: Condition;
+
+  constructor(message: string, options: { itemId: string; condition: Condition; cause?: unknown }) {
+    super(message, options);
+    this.itemId = options.itemId;
+    this.condition = options.condition;
     this.name = 'ConditionUnavailableError';
   }
+}
+
+/** Why `item` cannot take `condition` (`reason`: what the condition needs). */
+function unavailable(item: ProbeItem, condition: Condition, reason: string): ConditionUnavailableError {
+  return new ConditionUnavailableError(`item ${item.item_id}: condition ${condition} ${reason}`, { itemId: item.item_id, condition });
 }
 
 /**
@@ -69,8 +77,7 @@ export function buildConditionMessages(item: ProbeItem, condition: Condition, op
       pushFailure(item.obs_neutral);
       break;
     case 'neut_pad':
-      if (options.neutralPadded == null)
-        throw new ConditionUnavailableError(item.item_id, condition, 'needs a length-matched neutral observation');
+      if (options.neutralPadded == null) throw unavailable(item, condition, 'needs a length-matched neutral observation');
       pushFailure(options.neutralPadded);
       break;
     case 'abstract':
@@ -80,8 +87,7 @@ export function buildConditionMessages(item: ProbeItem, condition: Condition, op
       msgs.push({ role: 'user', content: ABSTRACT_MIN_NOTE });
       break;
     case 'fail_other': {
-      if (!item.distractors.length)
-        throw new ConditionUnavailableError(item.item_id, condition, 'needs a distractor action (the item has none)');
+      if (!item.distractors.length) throw unavailable(item, condition, 'needs a distractor action (the item has none)');
       msgs.push({ role: 'assistant', content: item.distractors[0] });
       msgs.push({ role: 'user', content: `${prefix}${item.obs_fail_other || item.obs_fail}` });
       break;

@@ -131,37 +131,38 @@ export function parseImportLines(
   const pairs = new Map<string, number>();
   for (const item of items) {
     if (item.error) {
-      errors.push(new InputError(file, item.line, item.field ?? null, item.error));
+      errors.push(new InputError(item.error, { file, line: item.line, field: item.field ?? null }));
       continue;
     }
     // The text boundary for lines that did not come through readJsonlLines (a converted COLLIE log).
     const bad = jsonTextFault(item.value);
     if (bad) {
-      errors.push(new InputError(file, item.line, bad.field, bad.fault.problem));
+      errors.push(new InputError(bad.fault.problem, { file, line: item.line, field: bad.field }));
       continue;
     }
     const { line, c, problems } = lineProblems(item.value, resolveFamily);
-    for (const [field, problem] of problems) errors.push(new InputError(file, item.line, field, problem));
+    for (const [field, problem] of problems) errors.push(new InputError(problem, { file, line: item.line, field }));
     if (!line || !c || problems.length) continue;
     const dupId = ids.get(line.id);
     if (dupId !== undefined)
-      errors.push(new InputError(file, item.line, 'id', `duplicate id ${JSON.stringify(line.id)} (first on line ${dupId})`));
+      errors.push(
+        new InputError(`duplicate id ${JSON.stringify(line.id)} (first on line ${dupId})`, { file, line: item.line, field: 'id' }),
+      );
     ids.set(line.id, item.line);
     const pair = `${line.controller}\u001f${line.case_id}`;
     const dupPair = pairs.get(pair);
     if (dupPair !== undefined)
       errors.push(
-        new InputError(
+        new InputError(`controller ${JSON.stringify(line.controller)} already has case ${JSON.stringify(line.case_id)} (line ${dupPair})`, {
           file,
-          item.line,
-          'case_id',
-          `controller ${JSON.stringify(line.controller)} already has case ${JSON.stringify(line.case_id)} (line ${dupPair})`,
-        ),
+          line: item.line,
+          field: 'case_id',
+        }),
       );
     pairs.set(pair, item.line);
     out.push({ line, c, lineNo: item.line });
   }
-  if (!items.length) errors.push(new InputError(file, null, null, 'the file has no lines'));
+  if (!items.length) errors.push(new InputError('the file has no lines', { file }));
   if (errors.length) {
     // Shown as case files' problems are: a few of each kind, at most 20, then counts.
     const shown = renderProblems(file, errors);

@@ -75,7 +75,7 @@ export function policyName(name: string, option = 'policy'): string {
   const canonical = ALIASES[name] ?? name;
   if (!Object.prototype.hasOwnProperty.call(POLICY_PRESETS, canonical)) {
     const names = [...Object.keys(POLICY_PRESETS), ...Object.keys(ALIASES)].join(', ');
-    throw namingOption(option, (n) => new UsageError(n, `${n}: unknown policy '${name}'; choose one of ${names}`));
+    throw namingOption(option, (n) => new UsageError(`${n}: unknown policy '${name}'; choose one of ${names}`, { option: n }));
   }
   return canonical;
 }
@@ -98,7 +98,9 @@ export function messagePolicyOf(
 ): RevisionMessagePolicy {
   const h = parseHistorySpec(policy.history);
   if (!REVISION_FEEDBACKS.includes(policy.feedback))
-    throw new UsageError('feedback', `unknown feedback mode '${String(policy.feedback)}'; use ${REVISION_FEEDBACKS.join(', ')}`);
+    throw new UsageError(`unknown feedback mode '${String(policy.feedback)}'; use ${REVISION_FEEDBACKS.join(', ')}`, {
+      option: 'feedback',
+    });
   return {
     feedback: policy.feedback,
     window: h.window.kind === 'full' && window ? window : h.window,

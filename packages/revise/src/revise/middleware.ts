@@ -57,16 +57,14 @@ function callOverrides(params: AiSdkCallOptions): {
   const own = all?.revloop;
   if (own === undefined) return { overrides: {}, providerOptions: all };
   if (!own || typeof own !== 'object' || Array.isArray(own))
-    throw new UsageError(
-      'providerOptions.revloop',
-      'providerOptions.revloop must be an object: { budget?, policy?, onFailure?, maxTokens? }',
-    );
+    throw new UsageError('providerOptions.revloop must be an object: { budget?, policy?, onFailure?, maxTokens? }', {
+      option: 'providerOptions.revloop',
+    });
   for (const k of Object.keys(own))
     if (!CALL_KEYS.has(k))
-      throw new UsageError(
-        `providerOptions.revloop.${k}`,
-        `providerOptions.revloop.${k} is not an option here; use budget, policy, onFailure or maxTokens`,
-      );
+      throw new UsageError(`providerOptions.revloop.${k} is not an option here; use budget, policy, onFailure or maxTokens`, {
+        option: `providerOptions.revloop.${k}`,
+      });
   const { revloop: _own, ...rest } = all!;
   return { overrides: own as ReviseCallOptions, providerOptions: Object.keys(rest).length ? rest : undefined };
 }
@@ -129,9 +127,9 @@ const num = (v: unknown): number =>
 export function reviseMiddleware(options: ReviseMiddlewareOptions): ReviseLanguageModelMiddleware {
   const { onFailure = 'best', banOption, onResult, stream = 'verify', toolCalls = 'passthrough', ...reviseOptions } = options;
   if (stream !== 'verify' && stream !== 'passthrough')
-    throw new UsageError('stream', `stream must be 'verify' or 'passthrough' (got ${String(stream)})`);
+    throw new UsageError(`stream must be 'verify' or 'passthrough' (got ${String(stream)})`, { option: 'stream' });
   if (toolCalls !== 'passthrough' && toolCalls !== 'repair')
-    throw new UsageError('toolCalls', `toolCalls must be 'passthrough' or 'repair' (got ${String(toolCalls)})`);
+    throw new UsageError(`toolCalls must be 'passthrough' or 'repair' (got ${String(toolCalls)})`, { option: 'toolCalls' });
   const verifyReady = (reviseOptions.verify as { ready?: () => Promise<void> }).ready;
 
   const generate = async ({
@@ -177,11 +175,11 @@ export function reviseMiddleware(options: ReviseMiddlewareOptions): ReviseLangua
     });
     onResult?.(r);
     if (r.status === 'aborted') throw abortError(abortSignal);
-    if (r.status !== 'ok' && (overrides.onFailure ?? onFailure) === 'throw') throw new RevisionFailedError(r);
+    if (r.status !== 'ok' && (overrides.onFailure ?? onFailure) === 'throw') throw revisionFailed(r);
     const chosen = r.status === 'ok' ? r.attempts.at(-1)! : r.attempts[r.best?.attempt ?? -1];
     const base: AiSdkGenerateResult | null | undefined =
       (chosen && adapter.results[chosen.index]) ?? adapter.results.filter((x) => x !== null).at(-1);
-    if (!base) throw new RevisionFailedError(r);
+    if (!base) throw revisionFailed(r);
     return {
       ...base,
       content: [{ type: 'text', text: chosen?.draft ?? '' }, ...base.content.filter((c) => c.type !== 'text')],
@@ -346,7 +344,7 @@ export type ToolCallRepairFunction = (args: {
  */
 export function repairToolCall(options: RepairToolCallOptions): ToolCallRepairFunction {
   const { onResult, model, ...reviseOptions } = options;
-  if (!model) throw new UsageError('model', 'repairToolCall: a model is required');
+  if (!model) throw new UsageError('repairToolCall: a model is required', { option: 'model' });
   return async (args) => {
     const { toolCall } = args;
     if (args.error?.name === 'AI_NoSuchToolError') return null;
@@ -369,3 +367,8 @@ export function repairToolCall(options: RepairToolCallOptions): ToolCallRepairFu
 }
 
 export type { AiSdkPromptMessage, Usage };
+
+/** The error of a revision whose caller wanted an error rather than the best draft. */
+function revisionFailed(result: ReviseResult): RevisionFailedError {
+  return new RevisionFailedError(`revloop: no draft passed verification (${result.status}: ${result.reason})`, { result });
+}

@@ -70,7 +70,7 @@ function checkVerifyResult(r: unknown): VerifyResult {
 function nonNegative(name: string, v: number | undefined, integer = false): void {
   if (v === undefined) return;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || (integer && !Number.isInteger(v)))
-    throw new UsageError(name, `${name} must be ${integer ? 'a whole number' : 'a number'} ≥ 0 (got ${String(v)})`);
+    throw new UsageError(`${name} must be ${integer ? 'a whole number' : 'a number'} ≥ 0 (got ${String(v)})`, { option: name });
 }
 
 /** A policy with its own feedback renderer split out, and the draft identity it runs with. */
@@ -92,7 +92,7 @@ export function resolvePolicy(policy: ReviseOptions['policy']): ResolvedPolicy {
   const feedbackFn = typeof p.feedback === 'function' ? p.feedback : null;
   const identity = policy?.identity ?? 'normalised';
   if (identity !== 'exact' && identity !== 'normalised')
-    throw new UsageError('policy.identity', `policy.identity must be 'exact' or 'normalised' (got ${String(identity)})`);
+    throw new UsageError(`policy.identity must be 'exact' or 'normalised' (got ${String(identity)})`, { option: 'policy.identity' });
   return {
     history: p.history,
     feedback: feedbackFn ? 'verbatim' : p.feedback,
@@ -110,13 +110,13 @@ function resolveVerify(o: ReviseOptions): { verify: PreparedVerifyFunction; prom
   if (o.verify && typeof o.verify === 'object' && o.verify.family !== undefined) {
     if (typeof o.verify.family === 'string')
       throw new UsageError(
-        'verify',
         `verify.family '${o.verify.family}' is a name: pass the family object (getFamily('${o.verify.family}') from 'revloop/core/verify'), or import revise from 'revloop/revise', which knows the registered families`,
+        { option: 'verify' },
       );
     const fv = familyVerifier(o.verify.family, o.verify.case);
     return { verify: fv, prompt: fv.initialPrompt, maxTokens: fv.maxTokens };
   }
-  throw new UsageError('verify', 'verify must be a function (draft) => { ok, violations } or { family, case }');
+  throw new UsageError('verify must be a function (draft) => { ok, violations } or { family, case }', { option: 'verify' });
 }
 
 const shapeOf = (vr: VerifyResult) => {
@@ -175,34 +175,31 @@ export async function runRevise(o: ReviseOptions, emit: (e: ReviseEvent) => void
   nonNegative('budget.ms', o.budget?.ms);
   nonNegative('maxTokens', o.maxTokens, true);
   if (o.budget?.usd !== undefined && !o.pricing)
-    throw new UsageError('budget.usd', 'budget.usd needs pricing: { inputPerMTok, outputPerMTok }');
+    throw new UsageError('budget.usd needs pricing: { inputPerMTok, outputPerMTok }', { option: 'budget.usd' });
   const verifier = resolveVerify(o);
   const maxTokens = o.maxTokens ?? verifier.maxTokens;
   const prompt = o.prompt ?? verifier.prompt;
-  if (prompt === undefined) throw new UsageError('prompt', 'prompt is required (a string or chat messages)');
+  if (prompt === undefined) throw new UsageError('prompt is required (a string or chat messages)', { option: 'prompt' });
   const initial: ChatMessage[] =
     typeof prompt === 'string' ? [{ role: 'user', content: prompt }] : prompt.map((m) => ({ role: m.role, content: m.content }));
   if (!initial.length || initial.some((m) => typeof m.content !== 'string'))
-    throw new UsageError('prompt', 'prompt messages must be { role, content: string } and at least one');
+    throw new UsageError('prompt messages must be { role, content: string } and at least one', { option: 'prompt' });
   const sdk = isAiSdkModel(o.model) ? o.model : null;
   const model: ReviseModel = sdk ? aiSdkModel(sdk, { retry: o.retry }) : (o.model as ReviseModel);
   if (!model || typeof model.generate !== 'function')
-    throw new UsageError(
-      'model',
-      'model must be a model with generate() (createModel(spec) from revloop/models) or an AI SDK LanguageModel',
-    );
+    throw new UsageError('model must be a model with generate() (createModel(spec) from revloop/models) or an AI SDK LanguageModel', {
+      option: 'model',
+    });
   const banning = banKindFor(policy.ban, { ban: modelCanBan(model), banAnswers: modelCanBanAnswers(model) });
   if (banning === 'failed-drafts' && !modelCanBan(model))
     throw new CapabilityError(
       `${model.label}: this backend cannot ban token sequences during decoding, so ban 'failed-drafts' is refused; use a vllm:, gguf: or sim: model (or an AI SDK model with banOption), or ban 'none'`,
-      'ban',
-      model.label,
+      { capability: 'ban', model: model.label },
     );
   if (banning === 'complete-repeats' && !modelCanBanAnswers(model))
     throw new CapabilityError(
       `${model.label}: this backend cannot ban complete answers, so ban 'complete-repeats' is refused; use a gguf: or sim: model, or ban 'auto' (complete repeats where the backend can)`,
-      'banAnswers',
-      model.label,
+      { capability: 'banAnswers', model: model.label },
     );
   // A verifier that needs an optional peer says so now, before anything is sent.
   await (verifier.verify as PreparedVerifyFunction).ready?.();

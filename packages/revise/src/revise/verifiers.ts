@@ -33,7 +33,7 @@ export interface ZodLike {
 /** Every issue Zod reports on the draft parsed as JSON, one violation each (code and path as Zod gives them). */
 export function zodVerifier(schema: ZodLike): VerifyFunction {
   if (!schema || typeof schema.safeParse !== 'function')
-    throw new UsageError('verify', 'zodVerifier: expected a Zod schema (an object with safeParse)');
+    throw new UsageError('zodVerifier: expected a Zod schema (an object with safeParse)', { option: 'verify' });
   return (draft) => {
     const parsed = parseJsonDraft(draft);
     if (!parsed.ok) return { ok: false, violations: [parsed.violation], score: Infinity };
@@ -68,7 +68,7 @@ export function jsonSchemaVerifier(schema: Record<string, unknown> | boolean): P
     try {
       mod = (await import(/* webpackIgnore: true */ /* @vite-ignore */ AJV)) as { default?: unknown };
     } catch {
-      throw new UsageError('verify', 'jsonSchemaVerifier needs the optional peer dependency ajv: npm install ajv@8');
+      throw new UsageError('jsonSchemaVerifier needs the optional peer dependency ajv: npm install ajv@8', { option: 'verify' });
     }
     const Ajv = ((mod.default as { default?: unknown })?.default ?? mod.default) as new (o: Record<string, unknown>) => {
       compile(s: unknown): Validate;
@@ -110,11 +110,11 @@ export function familyVerifier(family: FamilyLike, c: FamilyCase, variant = 'bas
   const f = family;
   if (!f || typeof f !== 'object' || typeof f.verify !== 'function')
     throw new UsageError(
-      'verify',
       "verify.family must be a family object (getFamily(name) from 'revloop/core/verify'), or import revise from 'revloop/revise' to name one",
+      { option: 'verify' },
     );
   const problems = f.validateCase(c);
-  if (problems.length) throw new UsageError('verify', `case ${c.id}: ${problems.map(([k, p]) => `${k}: ${p}`).join('; ')}`);
+  if (problems.length) throw new UsageError(`case ${c.id}: ${problems.map(([k, p]) => `${k}: ${p}`).join('; ')}`, { option: 'verify' });
   const fn = (draft: string): VerifyResult => {
     const state = f.verify(draft, c);
     const violations: Violation[] = [];

@@ -143,9 +143,9 @@ export function analyzeTrajectories(trajectories: readonly TrajectoryRecord[], o
   // Past the runs' budget every curve only repeats its last value: a cap there is a mistake, said.
   if (trajectories.length && budget > runsBudget)
     throw new UsageError(
-      'budget',
       `a largest revision cap of ${budget} is beyond the budget of the runs analysed (${runsBudget}): no trajectory goes past revision ${runsBudget}, ` +
         `so every curve would stay flat from there; ask for a cap of at most ${runsBudget}`,
+      { option: 'budget' },
     );
   const caps = Array.from({ length: budget + 1 }, (_, k) => k);
   const casePanels = panelsByCaseSet(trajectories, options.panels ?? {});
