@@ -19,10 +19,10 @@ export {
 export { PAPER_PROTOCOL, type ProtocolConfig } from './protocol.ts';
 export { parseHistoryWindow, formatHistoryWindow, type HistoryWindow, type Exchange } from '../remedy/history-window.ts';
 export {
-  verbatimPolicy,
-  messagePolicyNamed,
+  verbatimMessages,
+  messageBuilderNamed,
   banProviderNamed,
-  type MessagePolicy,
+  type MessageBuilder,
   type BanProvider,
   type RoundContext,
   type ExchangeRecord,

@@ -16,7 +16,7 @@ export {
   type AgentStep,
   type GlossLookup,
 } from './failure-record.ts';
-export { buildAgentMessages, FAILURE_POLICIES, type FailurePolicy, type AgentMessagePolicy } from './agent-messages.ts';
+export { buildAgentMessages, type AgentMessageOptions } from './agent-messages.ts';
 export { AGENT_HARNESSES, AGENT_HARNESS_NAMES, getAgentHarness, type AgentHarness, type AgentHarnessName } from './agent-harness.ts';
 export { banStrings, banTokenSequences, failedActions, type TokenSeq } from './ban.ts';
 export {
@@ -41,7 +41,7 @@ export {
   windowStart,
   REVISION_FEEDBACKS,
   type RevisionFeedback,
-  type RevisionMessagePolicy,
+  type MessageRules,
   type RevisionExchange,
 } from './revision-messages.ts';
 export {
@@ -50,7 +50,7 @@ export {
   policyName,
   policyPreset,
   parseHistorySpec,
-  messagePolicyOf,
+  messageRulesOf,
   banKindFor,
   type RevisionPolicy,
   type HistorySpec,

@@ -67,7 +67,7 @@ export type {
   ReviseEvent,
   ReviseStatus,
   ReviseBudget,
-  RevisePolicy,
+  FeedbackRenderer,
   Attempt,
   Violation,
   VerifyResult,

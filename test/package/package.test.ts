@@ -234,7 +234,7 @@ out.feedback = family.feedback(out.state, c);
 out.words = countWords(${JSON.stringify(TEXT)});
 out.sameModule = root.getFamily === getFamily && root.FailureLedger === FailureLedger;
 out.note = abstractFailureNote({ tool: 'read_file', errorType: 'file_not_found' }, 1);
-const ledger = new FailureLedger({ policy: 'abstract', ban: true });
+const ledger = new FailureLedger({ feedback: 'abstract', ban: true });
 ledger.record({ action: "read_file(path='notes/todo.txt')", ok: false, observation: "LookupError: no file matching 'notes/todo.txt'.", errorType: 'file_not_found' });
 out.context = ledger.messages('Reply with one call.', 'Read the to-do list.');
 out.banList = ledger.banList();

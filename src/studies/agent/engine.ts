@@ -104,8 +104,8 @@ export async function runToolShedRollout(
   const system = systemPrompt({ demo: true });
   // The remedy layer's agent side: the ledger builds each turn's context and ban list.
   const ledger = new FailureLedger({
-    policy: harness.policy.failurePolicy,
-    negativeInstruction: harness.policy.negativeInstruction,
+    feedback: harness.messages.feedback,
+    negativeInstruction: harness.messages.negativeInstruction,
     ban: harness.ban,
     gloss: errorGloss,
     toolOf: actionToolName,
