@@ -3,7 +3,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { agentTasks, runToolShedRollout, STUDY_SETTINGS } from '../../src/studies/agent/engine.ts';
+import { agentTasks, runToolShedRollout } from '../../src/studies/agent/engine.ts';
+import { STUDY_SETTINGS } from '../../src/studies/agent/defaults.ts';
 import { AGENT_HARNESSES as HARNESSES } from '../../src/remedy/agent-harness.ts';
 import { STUDY_HARNESSES } from '../../src/studies/agent/study-harnesses.ts';
 import { runAgentTasks } from '../../src/studies/agent/run.ts';
