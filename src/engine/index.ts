@@ -2,7 +2,7 @@
 // resume and store (executeRun), one trajectory without a store (runTrajectory), the protocol and
 // history policies, the harness hooks (message policies, bans), the replay audit of a stored run, and a
 // worker that shares a PostgreSQL run with others (runWorker).
-export { executeRun, type RunRequest, type RunResult, type RunProgress, type CaseSetInfo } from './run.ts';
+export { executeRun, type RunRequest, type RunResult, type RunProgress, type CaseSetInfo } from './trajectory-run.ts';
 export {
   runTrajectory,
   type TrajectoryJob,

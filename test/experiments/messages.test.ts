@@ -15,7 +15,7 @@ import { openStore } from '../../src/store/store.ts';
 import type { TrajectoryRunPlanned } from '../../src/store/events.ts';
 import { parseArms } from '../../src/studies/experiments/arms.ts';
 import { buildCrossover, buildHistory, buildPersist, buildSysid } from '../../src/studies/experiments/designs.ts';
-import { executeExperiment, loadSourceRun } from '../../src/studies/experiments/run.ts';
+import { executeExperiment, loadSourceRun } from '../../src/studies/experiments/experiment-run.ts';
 import { selectStates, statesSha256 } from '../../src/studies/experiments/states.ts';
 import { experimentsStudy } from '../../src/studies/experiments/study.ts';
 import type { ExperimentBuild } from '../../src/studies/experiments/designs.ts';

@@ -5,7 +5,7 @@
 // two copies in one process (an ESM and a CommonJS one, or two versions) still recognise each
 // other's errors: use `isRevloopError(e)` or `RevloopError.is(e)`.
 
-import type { ReviseResult } from './revise/types.ts';
+import type { ReviseResult } from './revise/revise-types.ts';
 
 const BRAND = Symbol.for('revloop.error');
 

@@ -56,7 +56,7 @@ export type {
   Usage,
   CycleReport,
   CycleOutcome,
-} from './revise/types.ts';
+} from './revise/revise-types.ts';
 
 // The kernel.
 export { runLoop, INITIAL_TOKENS_PER_CHAR, type LoopOptions, type LoopVerifier, type LoopPolicy, type LoopGuard } from './kernel/loop.ts';
@@ -91,7 +91,7 @@ export type {
   LoopNote,
   LoopSink,
   LoopOutcome,
-} from './kernel/types.ts';
+} from './kernel/loop-types.ts';
 export {
   modelCanBan,
   modelCanBanAnswers,

@@ -4,6 +4,6 @@ export { runToolShedRollout, agentTasks, type RolloutSettings, type RolloutRecor
 export { STUDY_SETTINGS } from './defaults.ts';
 export { STUDY_HARNESSES } from './study-harnesses.ts';
 export { turnGeneratorFor, TurnFailedError, type TurnGenerator, type TurnRequest, type TurnResult } from './generator.ts';
-export { AgentStore } from './store.ts';
-export { analyzeAgentStore, type AgentAnalysis, type AgentRunAnalysis, type AgentContrast, type MetricSummary } from './analyze.ts';
-export { renderAgentAnalysis } from './render.ts';
+export { AgentStore } from './agent-store.ts';
+export { analyzeAgentStore, type AgentAnalysis, type AgentRunAnalysis, type AgentContrast, type MetricSummary } from './agent-analysis.ts';
+export { renderAgentAnalysis } from './agent-tables.ts';

@@ -44,7 +44,7 @@ export {
   contextGuardFor,
   type ExperimentRunRequest,
   type Decoding,
-} from './run.ts';
+} from './experiment-run.ts';
 export {
   parseArm,
   parseArms,
@@ -56,8 +56,8 @@ export {
   type HistoryArm,
 } from './arms.ts';
 export { freezePredictionSpec } from './sysid-spec.ts';
-export { analyzeExperimentRuns } from './analysis/analyze.ts';
-export type * from './analysis/types.ts';
+export { analyzeExperimentRuns } from './analysis/experiment-analysis.ts';
+export type * from './analysis/experiment-analysis-types.ts';
 export { experimentsStudy } from './study.ts';
 
 // Every built-in family, registered before the library's user calls anything here (the registry

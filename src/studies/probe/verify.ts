@@ -7,7 +7,7 @@ import { VERIFY_TOLERANCE } from '../../models/scoring.ts';
 import { PROBE_VERIFY_DEFAULTS } from './defaults.ts';
 import type { ProbeScorer, VerifyInput, VerifyResult } from './backend.ts';
 import { buildConditionMessages } from './conditions.ts';
-import { CORE_CONDITIONS, type Condition, type ProbeItem } from './types.ts';
+import { CORE_CONDITIONS, type Condition, type ProbeItem } from './probe-types.ts';
 
 export { VERIFY_TOLERANCE };
 

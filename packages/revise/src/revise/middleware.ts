@@ -14,7 +14,7 @@ import type { PolicyName, RevisionPolicy } from '../policy/revision-policy.ts';
 import { aiSdkModel, fromAiSdkPrompt, type AiSdkModelOptions } from './ai-sdk.ts';
 import type { AiSdkCallOptions, AiSdkGenerateResult, AiSdkPromptMessage, LanguageModelLike } from './ai-sdk-types.ts';
 import { revise } from './revise.ts';
-import type { ReviseBudget, ReviseOptions, ReviseResult, FeedbackRenderer, Usage } from './types.ts';
+import type { ReviseBudget, ReviseOptions, ReviseResult, FeedbackRenderer, Usage } from './revise-types.ts';
 import { jsonSchemaVerifier, jsonText } from './verifiers.ts';
 
 /** Options of `reviseMiddleware`: the verifier, budget and policy applied to every generation of the wrapped model. */

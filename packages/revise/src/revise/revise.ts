@@ -18,7 +18,7 @@ import {
   stopOnSuccess,
   type StopCondition,
 } from '../kernel/stop.ts';
-import type { Generation, GenerationStart, LoopEnd, LoopRequest, LoopRound, LoopSink } from '../kernel/types.ts';
+import type { Generation, GenerationStart, LoopEnd, LoopRequest, LoopRound, LoopSink } from '../kernel/loop-types.ts';
 import { banStrings } from '../policy/ban.ts';
 import { violationSet, violationTag } from '../policy/recurrence.ts';
 import { planRevisionRequest, type RevisionExchange } from '../policy/revision-messages.ts';
@@ -45,7 +45,7 @@ import type {
   VerifyFunction,
   VerifyResult,
   Violation,
-} from './types.ts';
+} from './revise-types.ts';
 import type { DraftNormalisation } from '../policy/recurrence.ts';
 
 /** The report sent back after a failed draft (feedback `verbatim`), unless the verifier gives its own. */

@@ -1,9 +1,9 @@
 // Public API of the revision analyses (`revloop/analysis`, docs/analysis.md): every table and
 // model of the paper from TrajectoryRecord[], its terminal text and strict JSON, the IFEval
 // accuracies, synthetic trajectories for power analysis (SIMULATED), and the paper's tests.
-export { analyzeTrajectories } from './analyze.ts';
-export type { AnalysisOptions, AnalysisProgress, AnalysisResult } from './types.ts';
-export { renderAnalysis } from './render.ts';
+export { analyzeTrajectories } from './analyze-trajectories.ts';
+export type { AnalysisOptions, AnalysisProgress, AnalysisResult } from './analysis-types.ts';
+export { renderAnalysis } from './analysis-tables.ts';
 export type { TextOptions } from '../../kit/study.ts';
 export { analysisJson } from './json.ts';
 export { analyzeIfeval, renderIfeval, type IfevalAnalysis } from './ifeval.ts';

@@ -2,7 +2,7 @@
 import type { AttemptRecord, ChatMessage, ReviseModel } from '../model.ts';
 import type { CycleKind } from '../policy/recurrence.ts';
 import type { PolicyName, RevisionPolicy } from '../policy/revision-policy.ts';
-import type { LoopSink } from '../kernel/types.ts';
+import type { LoopSink } from '../kernel/loop-types.ts';
 import type { StopCondition, StopPredicate, Pricing } from '../kernel/stop.ts';
 import type { RetryPolicy } from './retry.ts';
 import type { ReviseTelemetry } from './telemetry.ts';
