@@ -10,13 +10,13 @@
 // it is also the fallback when ../shared/data is absent. Every trajectory is simulated; nothing
 // printed here describes a model.
 import { writeFileSync } from 'node:fs';
-import { analyzeTrajectories } from '../src/studies/revision/analysis/analyze.ts';
+import { analyzeTrajectories } from '../src/studies/revision/analysis/analyze-trajectories.ts';
 import { hazardAssociation } from '../src/studies/revision/analysis/association.ts';
 import { modelFamily, predictCapture } from '../src/studies/revision/analysis/capture-prediction.ts';
 import { landmarkRow, type RescueRow } from '../src/studies/revision/analysis/rescue.ts';
 import { fitThreeDomain, threeDomainRow, type ThreeDomainRow } from '../src/studies/revision/analysis/three-domain.ts';
 import { analysisJson } from '../src/studies/revision/analysis/json.ts';
-import { renderAnalysis } from '../src/studies/revision/analysis/render.ts';
+import { renderAnalysis } from '../src/studies/revision/analysis/analysis-tables.ts';
 import { paperShapedControllers, syntheticTrajectories } from '../src/studies/revision/synthetic.ts';
 import { openStore } from '../src/store/store.ts';
 import type { TrajectoryRecord } from '../src/store/types.ts';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { loadCaseSet } from '../src/core/cases/index.ts';
 import { runTrajectory, type TrajectorySink } from '../src/engine/loop.ts';
 import { PAPER_PROTOCOL } from '../src/engine/protocol.ts';
-import { executeRun } from '../src/engine/run.ts';
+import { executeRun } from '../src/engine/trajectory-run.ts';
 import { createModel } from '../src/models/index.ts';
 import { openStore } from '../src/store/store.ts';
 import { sharedDataFile } from '../src/core/util/shared-data.ts';

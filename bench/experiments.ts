@@ -15,13 +15,13 @@ import { getFamily } from '../src/core/verify/index.ts';
 import type { ConstraintCase } from '../src/core/verify/types.ts';
 import type { GenerationGuard } from '../src/engine/loop.ts';
 import { PAPER_PROTOCOL } from '../src/engine/protocol.ts';
-import { executeRun } from '../src/engine/run.ts';
+import { executeRun } from '../src/engine/trajectory-run.ts';
 import { canTokenize } from '../src/models/capabilities.ts';
 import { createModel } from '../src/models/index.ts';
 import { openStore } from '../src/store/store.ts';
 import { parseArms } from '../src/studies/experiments/arms.ts';
 import { buildCrossover, buildHistory, buildPersist, type ExperimentBuild } from '../src/studies/experiments/designs.ts';
-import { contextWindowGuard, executeExperiment, loadSourceRun } from '../src/studies/experiments/run.ts';
+import { contextWindowGuard, executeExperiment, loadSourceRun } from '../src/studies/experiments/experiment-run.ts';
 import { selectStates, statesSha256 } from '../src/studies/experiments/states.ts';
 import { timedFamilies, timedModel } from './timing.ts';
 

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { loadCaseSet } from '../src/core/cases/index.ts';
 import { PAPER_PROTOCOL } from '../src/engine/protocol.ts';
-import { executeRun } from '../src/engine/run.ts';
+import { executeRun } from '../src/engine/trajectory-run.ts';
 import { createModel } from '../src/models/index.ts';
 import { openStore } from '../src/store/store.ts';
 import { PROJECT_ROOT, sharedDataFile } from '../src/core/util/shared-data.ts';

@@ -14,7 +14,7 @@ import { probeScorerFor } from '../src/studies/probe/backend.ts';
 import { buildToolShedProbeItems } from '../src/studies/probe/build.ts';
 import { parseConditions } from '../src/app/probe.ts';
 import { runProbe } from '../src/studies/probe/runner.ts';
-import { ProbeStore } from '../src/studies/probe/store.ts';
+import { ProbeStore } from '../src/studies/probe/probe-store.ts';
 import { verifyProbeScoring } from '../src/studies/probe/verify.ts';
 
 function arg(name: string): string | undefined {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { analyzeTrajectories } from '../src/studies/revision/analysis/analyze.ts';
+import { analyzeTrajectories } from '../src/studies/revision/analysis/analyze-trajectories.ts';
 import { paperShapedControllers, syntheticTrajectories } from '../src/studies/revision/synthetic.ts';
 import { renderReportPage, revisionReportPage, writeReportFile } from '../src/report/index.ts';
 import { getFamily } from '../src/core/verify/index.ts';

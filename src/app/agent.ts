@@ -5,11 +5,12 @@ import { DEFAULT_SEED } from '../envs/toolshed/seeding.ts';
 import { createModel } from '../models/index.ts';
 import type { ModelOptions } from '../models/options.ts';
 import { openStore } from '../store/store.ts';
-import { STUDY_SETTINGS, type RolloutRecord, type RolloutSettings } from '../studies/agent/engine.ts';
+import type { RolloutRecord, RolloutSettings } from '../studies/agent/engine.ts';
+import { STUDY_SETTINGS } from '../studies/agent/defaults.ts';
 import { turnGeneratorFor, type TurnGenerator } from '../studies/agent/generator.ts';
 import type { AgentHarness } from '../remedy/agent-harness.ts';
-import { runAgentTasks, type AgentRunResult } from '../studies/agent/run.ts';
-import { AgentStore, defaultAgentRunId, earlierAgentRunId } from '../studies/agent/store.ts';
+import { runAgentTasks, type AgentRunResult } from '../studies/agent/agent-run.ts';
+import { AgentStore, defaultAgentRunId, earlierAgentRunId } from '../studies/agent/agent-store.ts';
 import { resumableRunId } from '../studies/kit/run-id.ts';
 
 /** The task seed of the study's agent tasks (generate_agent_tasks). */

@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../core/util/atomic-file.ts';
 import { loadCaseSet } from '../core/cases/load.ts';
 import { UserError } from '../core/errors.ts';
 import { getFamily } from '../core/verify/registry.ts';
-import type { RunProgress, RunResult } from '../engine/run.ts';
+import type { RunProgress, RunResult } from '../engine/trajectory-run.ts';
 import { requireBan } from '../models/capabilities.ts';
 import { createModel } from '../models/index.ts';
 import type { Model } from '../models/types.ts';
@@ -25,7 +25,13 @@ import {
   type StatesInput,
   type SysidSplit,
 } from '../studies/experiments/designs.ts';
-import { contextGuardFor, executeExperiment, loadSourceRun, reconcileStates, storedExperiment } from '../studies/experiments/run.ts';
+import {
+  contextGuardFor,
+  executeExperiment,
+  loadSourceRun,
+  reconcileStates,
+  storedExperiment,
+} from '../studies/experiments/experiment-run.ts';
 import {
   readStatesFile,
   selectStates,

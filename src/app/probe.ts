@@ -6,14 +6,21 @@ import { createModel } from '../models/index.ts';
 import type { ModelOptions } from '../models/options.ts';
 import type { Model } from '../models/types.ts';
 import { openStore } from '../store/store.ts';
-import { probeItemRecords, type ProbeItemRecord } from '../studies/probe/analyze.ts';
+import { probeItemRecords, type ProbeItemRecord } from '../studies/probe/probe-analysis.ts';
 import { probeScorerFor } from '../studies/probe/backend.ts';
 import { describeSizing, sizeProbeContext } from '../studies/probe/context.ts';
 import { itemsJsonl, readItemsFile } from '../studies/probe/items.ts';
 import { runProbe, type ProbeProgress, type ProbeSessionResult } from '../studies/probe/runner.ts';
-import { defaultProbeRunId, earlierProbeRunId, ProbeStore } from '../studies/probe/store.ts';
+import { defaultProbeRunId, earlierProbeRunId, ProbeStore } from '../studies/probe/probe-store.ts';
 import { resumableRunId } from '../studies/kit/run-id.ts';
-import { conditionsOf, CORE_CONDITIONS, isCondition, type Condition, type ConditionSet, type ProbeItem } from '../studies/probe/types.ts';
+import {
+  conditionsOf,
+  CORE_CONDITIONS,
+  isCondition,
+  type Condition,
+  type ConditionSet,
+  type ProbeItem,
+} from '../studies/probe/probe-types.ts';
 import { verifyProbeScoring, verifySample, type ProbeVerifyReport } from '../studies/probe/verify.ts';
 
 /** Where items come from: a file, or built (ToolShed, or CodeRepair from a user-supplied MBPP file). */

@@ -10,7 +10,7 @@ import { resumableRunId } from '../studies/kit/run-id.ts';
 import { getFamily } from '../core/verify/registry.ts';
 import { banKindFor, policyName, POLICY_PRESETS, type BanKind } from '@revloop/revise';
 import { PAPER_PROTOCOL, protocolName, type ProtocolConfig } from '../engine/protocol.ts';
-import { executeRun, prepareRun, type RunProgress, type RunRequest, type RunResult } from '../engine/run.ts';
+import { executeRun, prepareRun, type RunProgress, type RunRequest, type RunResult } from '../engine/trajectory-run.ts';
 import { createModel } from '../models/create.ts';
 import type { ModelOptions } from '../models/options.ts';
 import { parseSpec } from '../models/spec.ts';

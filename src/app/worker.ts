@@ -6,7 +6,7 @@
 import { PlanMismatchError, UserError, CapabilityError, NotFoundError } from '../core/errors.ts';
 import { getFamily } from '../core/verify/registry.ts';
 import { protocolFromSpec } from '../engine/protocol.ts';
-import { planRun } from '../engine/run.ts';
+import { planRun } from '../engine/trajectory-run.ts';
 import type { RunContext } from '../engine/trajectory-task.ts';
 import { runWorker, type WorkerProgress, type WorkerResult } from '../engine/worker.ts';
 import { createModel } from '../models/create.ts';

@@ -127,7 +127,7 @@ export function lineProgress(out: ProgressStream | null, label: string, options:
   };
 }
 
-/** What a revision run reports (engine/run.ts's RunProgress). */
+/** What a revision run reports (engine/trajectory-run.ts's RunProgress). */
 export interface TrajectoryProgress {
   total: number;
   skipped: number;

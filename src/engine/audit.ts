@@ -9,10 +9,10 @@ import { messagesSha256, toExchange, type AcceptedRound } from './loop.ts';
 import {
   banProviderNamed,
   cycleOfRounds,
-  messagePolicyNamed,
-  verbatimPolicy,
+  messageBuilderNamed,
+  verbatimMessages,
   type BanProvider,
-  type MessagePolicy,
+  type MessageBuilder,
   type RoundContext,
 } from './round-policy.ts';
 import { canonicalJson } from '../core/util/hash.ts';
@@ -71,7 +71,7 @@ function stateDiff(stored: unknown, replayed: unknown): { field: string; problem
 
 /** How the messages of a run that is not a plain verbatim `run` were built (an experiment's arms). */
 export interface AuditReplay {
-  messagePolicy: MessagePolicy;
+  messagePolicy: MessageBuilder;
   banProvider?: BanProvider;
   /** Compare each attempt's bans with the provider's (default true; an absent provider bans nothing). */
   checkBans?: boolean;
@@ -162,7 +162,7 @@ export async function auditRun(
     try {
       const p = planned.plan.protocol;
       replay = {
-        messagePolicy: p.message_policy === 'verbatim' ? verbatimPolicy : messagePolicyNamed(p.message_policy),
+        messagePolicy: p.message_policy === 'verbatim' ? verbatimMessages : messageBuilderNamed(p.message_policy),
         banProvider: banProviderNamed(p.ban_provider),
       };
     } catch {

@@ -2,7 +2,7 @@
 // resume and store (executeRun), one trajectory without a store (runTrajectory), the protocol and
 // message policies, the harness hooks (message policies, bans), the replay audit of a stored run, and a
 // worker that shares a PostgreSQL run with others (runWorker).
-export { executeRun, type RunRequest, type RunResult, type RunProgress, type CaseSetInfo } from './run.ts';
+export { executeRun, type RunRequest, type RunResult, type RunProgress, type CaseSetInfo } from './trajectory-run.ts';
 export {
   runTrajectory,
   type TrajectoryJob,
@@ -17,10 +17,10 @@ export {
 } from './loop.ts';
 export { PAPER_PROTOCOL, type ProtocolConfig } from './protocol.ts';
 export {
-  verbatimPolicy,
-  messagePolicyNamed,
+  verbatimMessages,
+  messageBuilderNamed,
   banProviderNamed,
-  type MessagePolicy,
+  type MessageBuilder,
   type BanProvider,
   type RoundContext,
   type ExchangeRecord,

@@ -23,13 +23,13 @@ import { ListHasher } from '../core/util/hash.ts';
 import type { ConstraintCase, Family, VerifierState } from '../core/verify/types.ts';
 import {
   banProviderNamed,
-  messagePolicyNamed,
-  verbatimPolicy,
+  messageBuilderNamed,
+  verbatimMessages,
   violationTags,
   type ExchangeRecord,
   type RoundContext,
 } from './round-policy.ts';
-import type { BanProvider, MessagePolicy } from './round-policy.ts';
+import type { BanProvider, MessageBuilder } from './round-policy.ts';
 import { stopsOnCycle, type ProtocolConfig } from './protocol.ts';
 
 export type { NumberedAttempt };
@@ -127,7 +127,7 @@ export interface TrajectoryJob {
  */
 export interface EngineOptions {
   protocol: ProtocolConfig;
-  messagePolicy?: MessagePolicy;
+  messagePolicy?: MessageBuilder;
   banProvider?: BanProvider;
   /** End a trajectory at a persistent cycle (default: the protocol's message policy decides). */
   stopOnCycle?: boolean;
@@ -200,7 +200,7 @@ export function runTrajectory(job: TrajectoryJob, model: Model, sink: Trajectory
   const { protocol, signal, guard } = options;
   const { family, case: c } = job;
   const policy =
-    options.messagePolicy ?? (protocol.messagePolicy === 'verbatim' ? verbatimPolicy : messagePolicyNamed(protocol.messagePolicy));
+    options.messagePolicy ?? (protocol.messagePolicy === 'verbatim' ? verbatimMessages : messageBuilderNamed(protocol.messagePolicy));
   const banProvider = options.banProvider ?? (protocol.banProvider ? banProviderNamed(protocol.banProvider) : undefined);
   const cycles = options.stopOnCycle ?? stopsOnCycle(protocol.messagePolicy);
   const initialPrompt = family.initialPrompt(c, protocol.variant);

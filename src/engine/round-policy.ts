@@ -3,7 +3,7 @@
 // this module binds them to the engine's round context, by name, so a run's plan names its harness
 // and a resumed run or an audit rebuilds exactly the same requests.
 //
-// - A MessagePolicy builds the message list sent for one revision. The default, `verbatim`, is the
+// - A MessageBuilder builds the message list sent for one revision. The default, `verbatim`, is the
 //   paper's: initial prompt, then the stripped drafts and verifier reports kept by the history
 //   window. A harness can instead replace failed drafts with abstracted failure records, drop them,
 //   or restart the window at recurrences; it sees every earlier exchange with its verifier state.
@@ -20,7 +20,7 @@ import type { ConstraintCase, Family, PromptVariant, VerifierState } from '../co
 import { namingOption, UsageError } from '../core/errors.ts';
 import { buildHistoryMessages, type Exchange, type HistoryWindow } from '../remedy/history-window.ts';
 import { buildRevisionMessages, type RevisionExchange } from '../remedy/revision-messages.ts';
-import { messagePolicyOf, policyName, POLICY_PRESETS } from '@revloop/revise';
+import { messageRulesOf, policyName, POLICY_PRESETS } from '@revloop/revise';
 import { banStrings } from '../remedy/ban.ts';
 import { cycleAt, draftKey, type AttemptShape, type CycleFinding } from '../remedy/recurrence.ts';
 
@@ -46,9 +46,9 @@ export interface RoundContext {
 
 /**
  * A harness hook: builds the message list of each revision from the round context. Its `name` is written into the run plan; the paper's
- * is `verbatimPolicy`.
+ * is `verbatimMessages`.
  */
-export interface MessagePolicy {
+export interface MessageBuilder {
   readonly name: string;
   build(ctx: RoundContext): ChatMessage[];
 }
@@ -66,7 +66,7 @@ export interface BanProvider {
 }
 
 /** The paper's messages: the history window applied to the verbatim drafts and reports. */
-export const verbatimPolicy: MessagePolicy = {
+export const verbatimMessages: MessageBuilder = {
   name: 'verbatim',
   build: (ctx) => buildHistoryMessages(ctx.initialPrompt, ctx.exchanges, ctx.history),
 };
@@ -110,10 +110,10 @@ const completeRepeatsBan: BanProvider = {
   sequences: (ctx) => banStrings(ctx.exchanges.map((e) => e.draft)),
 };
 
-/** The message policy of a named harness (`verbatim`, `abstract`, `drop`, `reset-on-recurrence`, `revloop-default`). */
-export function messagePolicyNamed(name: string): MessagePolicy {
+/** The message builder of a named policy (`verbatim`, `abstract`, `drop`, `reset-on-recurrence`, `revloop-default`). */
+export function messageBuilderNamed(name: string): MessageBuilder {
   const canonical = policyName(name, 'messagePolicy');
-  if (canonical === 'verbatim') return verbatimPolicy;
+  if (canonical === 'verbatim') return verbatimMessages;
   const preset = POLICY_PRESETS[canonical];
   return {
     name: canonical,
@@ -122,7 +122,7 @@ export function messagePolicyNamed(name: string): MessagePolicy {
         [{ role: 'user', content: ctx.initialPrompt }],
         // Object.assign, not a spread: docs/performance.md#hidden-classes
         ctx.exchanges.map((e): RevisionExchange => Object.assign({}, e, roundShape(e))),
-        messagePolicyOf(preset, ctx.history),
+        messageRulesOf(preset, ctx.history),
       ),
   };
 }

@@ -5,7 +5,7 @@ import type { Family } from '../core/verify/types.ts';
 import { runTrajectory, type AcceptedRound, type TrajectoryOutcome } from './loop.ts';
 import type { ProtocolConfig } from './protocol.ts';
 import type { StoreRecorder } from './recorder.ts';
-import type { RunRequest } from './run.ts';
+import type { RunRequest } from './trajectory-run.ts';
 
 /** What running a planned run's trajectories needs besides the store: model, protocol, families (a run request's). */
 export type RunContext = Pick<

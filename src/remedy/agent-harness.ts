@@ -4,12 +4,12 @@
 // thing in the lab and in your own agent. The study compared six; `drop+ban` is registered but was
 // not run.
 import { UserError } from '../core/errors.ts';
-import type { AgentMessagePolicy } from './agent-messages.ts';
+import type { AgentMessageOptions } from './agent-messages.ts';
 
-/** An agent harness: its message policy for failed steps, and whether earlier failed actions are banned at decoding. */
+/** An agent harness: how its messages show failed steps, and whether earlier failed actions are banned at decoding. */
 export interface AgentHarness {
   name: AgentHarnessName;
-  policy: AgentMessagePolicy;
+  messages: AgentMessageOptions;
   /** Ban previously failed actions at decoding time (needs the backend's `ban` capability). */
   ban: boolean;
 }
@@ -21,13 +21,13 @@ export type AgentHarnessName = (typeof AGENT_HARNESS_NAMES)[number];
 
 /** Every agent harness by name: how failed steps enter the context, and whether failed actions are banned at decoding. */
 export const AGENT_HARNESSES: Readonly<Record<AgentHarnessName, AgentHarness>> = {
-  verbatim: { name: 'verbatim', policy: { failurePolicy: 'verbatim' }, ban: false },
-  'verbatim+instr': { name: 'verbatim+instr', policy: { failurePolicy: 'verbatim', negativeInstruction: true }, ban: false },
-  abstract: { name: 'abstract', policy: { failurePolicy: 'abstract' }, ban: false },
-  drop: { name: 'drop', policy: { failurePolicy: 'drop' }, ban: false },
-  'verbatim+ban': { name: 'verbatim+ban', policy: { failurePolicy: 'verbatim' }, ban: true },
-  'abstract+ban': { name: 'abstract+ban', policy: { failurePolicy: 'abstract' }, ban: true },
-  'drop+ban': { name: 'drop+ban', policy: { failurePolicy: 'drop' }, ban: true },
+  verbatim: { name: 'verbatim', messages: { feedback: 'verbatim' }, ban: false },
+  'verbatim+instr': { name: 'verbatim+instr', messages: { feedback: 'verbatim', negativeInstruction: true }, ban: false },
+  abstract: { name: 'abstract', messages: { feedback: 'abstract' }, ban: false },
+  drop: { name: 'drop', messages: { feedback: 'drop' }, ban: false },
+  'verbatim+ban': { name: 'verbatim+ban', messages: { feedback: 'verbatim' }, ban: true },
+  'abstract+ban': { name: 'abstract+ban', messages: { feedback: 'abstract' }, ban: true },
+  'drop+ban': { name: 'drop+ban', messages: { feedback: 'drop' }, ban: true },
 };
 
 /** The agent harness of this name; throws a UserError naming the known ones for an unknown name. */

@@ -1,9 +1,9 @@
-// Turning an agent's steps into chat messages under a message policy (docs/harness.md §5.1). Successful
+// Turning an agent's steps into chat messages under a harness's message options (docs/harness.md §5.1). Successful
 // steps are always an assistant turn (the action) followed by a user turn with the observation.
-// Failed steps depend on the policy: `verbatim` keeps them like successful ones, `drop` deletes
+// Failed steps depend on the feedback form: `verbatim` keeps them like successful ones, `drop` deletes
 // them, `abstract` replaces each with one user message carrying the abstracted failure note.
 import type { ChatMessage } from '../models/types.ts';
-import { REVISION_FEEDBACKS, type RevisionFeedback } from '@revloop/revise';
+import type { RevisionFeedback } from '@revloop/revise';
 import {
   abstractFailureNote,
   defaultGloss,
@@ -14,18 +14,15 @@ import {
 } from './failure-record.ts';
 
 /**
- * How failed steps appear in the next turn's context: kept (`verbatim`), replaced by an abstract note
- * (`abstract`), or removed (`drop`): the revision loop's feedback forms (RevisionFeedback), applied to
- * an agent's failed steps.
+ * How an agent loop's context is built from its steps: an agent harness's message part (the revision
+ * loop's counterpart is `MessageRules`).
  */
-export type FailurePolicy = RevisionFeedback;
-
-/** The failure policies, in the study's order (the revision loop's feedback forms). */
-export const FAILURE_POLICIES: readonly FailurePolicy[] = REVISION_FEEDBACKS;
-
-/** How an agent loop's context is built from its steps (the revision loop's counterpart is `RevisionMessagePolicy`). */
-export interface AgentMessagePolicy {
-  failurePolicy: FailurePolicy;
+export interface AgentMessageOptions {
+  /**
+   * How failed steps appear in the next turn's context: kept (`verbatim`), replaced by an abstract
+   * note (`abstract`), or removed (`drop`): the revision loop's feedback forms, applied to an agent's failed steps.
+   */
+  feedback: RevisionFeedback;
   /** Append the do-not-repeat instruction to the system prompt (system + "\n" + instruction). */
   negativeInstruction?: boolean;
   /** Prefix of observation messages (default "Observation: "). */
@@ -39,26 +36,26 @@ export interface AgentMessagePolicy {
 }
 
 /**
- * Messages for the next model turn: system, user(goal), then the steps under the policy. The
+ * Messages for the next model turn: system, user(goal), then the steps under the options. The
  * failure counter of abstracted notes counts every kept failed step (1-based), as the reference's
  * does, so dropped or verbatim failures also advance it.
  */
-export function buildAgentMessages(system: string, goal: string, steps: readonly AgentStep[], policy: AgentMessagePolicy): ChatMessage[] {
-  const prefix = policy.observationPrefix ?? OBSERVATION_PREFIX;
-  const gloss = policy.gloss ?? defaultGloss;
-  const sys = policy.negativeInstruction ? `${system}\n${policy.instruction ?? NEGATIVE_INSTRUCTION}` : system;
+export function buildAgentMessages(system: string, goal: string, steps: readonly AgentStep[], options: AgentMessageOptions): ChatMessage[] {
+  const prefix = options.observationPrefix ?? OBSERVATION_PREFIX;
+  const gloss = options.gloss ?? defaultGloss;
+  const sys = options.negativeInstruction ? `${system}\n${options.instruction ?? NEGATIVE_INSTRUCTION}` : system;
   const messages: ChatMessage[] = [
     { role: 'system', content: sys },
     { role: 'user', content: goal },
   ];
-  const max = policy.maxHistorySteps;
+  const max = options.maxHistorySteps;
   const kept = max != null ? (max > 0 ? steps.slice(-max) : []) : steps;
   let failedSeen = 0;
   for (const step of kept) {
     if (!step.ok) {
       failedSeen++;
-      if (policy.failurePolicy === 'drop') continue;
-      if (policy.failurePolicy === 'abstract') {
+      if (options.feedback === 'drop') continue;
+      if (options.feedback === 'abstract') {
         messages.push({ role: 'user', content: abstractFailureNote(step, failedSeen, gloss) });
         continue;
       }

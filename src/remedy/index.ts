@@ -3,7 +3,7 @@
 // harness variants, and ban lists of failed actions as token sequences. The policies revision loops
 // share with revise() (failure records, history windows, revision messages, recurrence and cycles,
 // the named revision policies) are the app library's: import them from '@revloop/revise'.
-export { buildAgentMessages, FAILURE_POLICIES, type FailurePolicy, type AgentMessagePolicy } from './agent-messages.ts';
+export { buildAgentMessages, type AgentMessageOptions } from './agent-messages.ts';
 export { AGENT_HARNESSES, AGENT_HARNESS_NAMES, getAgentHarness, type AgentHarness, type AgentHarnessName } from './agent-harness.ts';
 export { banTokenSequences, failedActions, type TokenSeq } from './ban.ts';
 export {

@@ -8,20 +8,21 @@ import type { ChatMessage, GenerateOptions, GenerateResult, Model } from '../mod
 import { canBan } from '../models/capabilities.ts';
 import { CapabilityError } from '../core/errors.ts';
 import { abstractFailureNote, callName, defaultGloss, type AgentStep, type GlossLookup } from './failure-record.ts';
-import { buildAgentMessages, type FailurePolicy } from './agent-messages.ts';
+import type { RevisionFeedback } from '@revloop/revise';
+import { buildAgentMessages } from './agent-messages.ts';
 import { getAgentHarness, type AgentHarnessName } from './agent-harness.ts';
 import { normaliseDraft } from './recurrence.ts';
 import { banStrings, banTokenSequences, failedActions, type TokenSeq } from './ban.ts';
 
-/** Options of `FailureLedger`: the failure policy, bans, the gloss of abstracted notes, and how a tool name is read from an action. */
+/** Options of `FailureLedger`: the feedback form of failed steps, bans, the gloss of abstracted notes, and how a tool name is read from an action. */
 export interface LedgerOptions {
   /**
-   * A named agent harness (docs/harness.md §5.1), e.g. `abstract+ban`: sets policy, ban and
+   * A named agent harness (docs/harness.md §5.1), e.g. `abstract+ban`: sets feedback, ban and
    * instruction as the agent study runs them (settings given here as well win).
    */
   harness?: AgentHarnessName;
-  /** How failed steps appear in the next turn's context (default `abstract`). */
-  policy?: FailurePolicy;
+  /** How failed steps appear in the next turn's context: `verbatim`, `abstract` (the default) or `drop`. */
+  feedback?: RevisionFeedback;
   /** Ban previously failed actions at decoding time where the backend can (default true). */
   ban?: boolean;
   /** Append the do-not-repeat instruction to the system prompt (default false). */
@@ -37,7 +38,7 @@ export interface LedgerOptions {
   toolOf?: (action: string) => string | null;
 }
 
-/** A failed step as the model will see it under the abstract policy. */
+/** A failed step as the model will see it under `abstract` feedback. */
 export interface FailureRecord {
   /** 1-based count among failed steps. */
   index: number;
@@ -89,20 +90,20 @@ export function abstractFailures(steps: readonly AgentStep[], options: Pick<Ledg
 }
 
 /**
- * The remedy as one object (docs/remedy.md): record each agent step, then build the next turn's context under the failure policy (default
+ * The remedy as one object (docs/remedy.md): record each agent step, then build the next turn's context under its feedback form (default
  * `abstract`) and generate with previously failed actions banned where the backend can (default on).
  */
 export class FailureLedger {
   private readonly steps: AgentStep[] = [];
-  readonly policy: FailurePolicy;
+  readonly feedback: RevisionFeedback;
   readonly ban: boolean;
 
   private readonly options: LedgerOptions;
 
   constructor(options: LedgerOptions = {}) {
     const h = options.harness !== undefined ? getAgentHarness(options.harness) : null;
-    this.options = h ? { negativeInstruction: h.policy.negativeInstruction, ...options } : options;
-    this.policy = options.policy ?? h?.policy.failurePolicy ?? 'abstract';
+    this.options = h ? { negativeInstruction: h.messages.negativeInstruction, ...options } : options;
+    this.feedback = options.feedback ?? h?.messages.feedback ?? 'abstract';
     this.ban = options.ban ?? h?.ban ?? true;
   }
 
@@ -125,10 +126,10 @@ export class FailureLedger {
     return abstractFailures(this.steps, this.options);
   }
 
-  /** Messages for the next turn under the ledger's policy. */
+  /** Messages for the next turn under the ledger's feedback form. */
   messages(system: string, goal: string): ChatMessage[] {
     return buildAgentMessages(system, goal, this.steps, {
-      failurePolicy: this.policy,
+      feedback: this.feedback,
       negativeInstruction: this.options.negativeInstruction,
       observationPrefix: this.options.observationPrefix,
       gloss: this.options.gloss,
@@ -137,7 +138,7 @@ export class FailureLedger {
 
   /**
    * The ledger as the kernel's policy (`runLoop` from revloop/revise, docs/remedy.md): every
-   * request is the next turn's messages under the ledger's policy with its ban list (empty when
+   * request is the next turn's messages under the ledger's settings with its ban list (empty when
    * banning is off), so an agent loop is the kernel with your environment as its verifier, which
    * records each executed step here.
    */

@@ -8,7 +8,7 @@ export {
   buildRevisionMessages,
   planRevisionRequest,
   type RevisionFeedback,
-  type RevisionMessagePolicy,
+  type MessageRules,
   type RevisionExchange,
   type HistoryAction,
   type WindowPlan,

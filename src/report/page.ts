@@ -2,7 +2,7 @@
 // revision study's page for trajectories in hand (revisionReportPage, renderReport), and the atomic
 // file writer. The public part is re-exported by report/index.ts.
 import { writeFileAtomicSync } from '../core/util/atomic-file.ts';
-import type { AnalysisResult } from '../studies/revision/analysis/types.ts';
+import type { AnalysisResult } from '../studies/revision/analysis/analysis-types.ts';
 import type { RoundRecord, TrajectoryRecord } from '../store/types.ts';
 import type { Family } from '../core/verify/types.ts';
 import { DEFAULT_REPORT_TITLE, type ControllerInfo } from '../studies/kit/report-model.ts';

@@ -9,7 +9,7 @@ export type {
   ReviseEvent,
   ReviseStatus,
   ReviseBudget,
-  RevisePolicy,
+  FeedbackRenderer,
   Attempt,
   Violation,
   VerifyResult,

@@ -3,9 +3,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { analyzeAgentStore, pairedContrasts, summariseRollouts } from '../../src/studies/agent/analyze.ts';
-import { renderAgentAnalysis } from '../../src/studies/agent/render.ts';
-import { AgentStore } from '../../src/studies/agent/store.ts';
+import { analyzeAgentStore, pairedContrasts, summariseRollouts } from '../../src/studies/agent/agent-analysis.ts';
+import { renderAgentAnalysis } from '../../src/studies/agent/agent-tables.ts';
+import { AgentStore } from '../../src/studies/agent/agent-store.ts';
 import type { RolloutRecord } from '../../src/studies/agent/engine.ts';
 import type { AgentHarnessName as HarnessName } from '../../src/remedy/agent-harness.ts';
 import { analyzeStore, analysisDocument, analysisText } from '../../src/app/analyze.ts';

@@ -3,11 +3,12 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { agentTasks, runToolShedRollout, STUDY_SETTINGS } from '../../src/studies/agent/engine.ts';
+import { agentTasks, runToolShedRollout } from '../../src/studies/agent/engine.ts';
+import { STUDY_SETTINGS } from '../../src/studies/agent/defaults.ts';
 import { AGENT_HARNESSES as HARNESSES } from '../../src/remedy/agent-harness.ts';
 import { STUDY_HARNESSES } from '../../src/studies/agent/study-harnesses.ts';
-import { runAgentTasks } from '../../src/studies/agent/run.ts';
-import { AgentStore } from '../../src/studies/agent/store.ts';
+import { runAgentTasks } from '../../src/studies/agent/agent-run.ts';
+import { AgentStore } from '../../src/studies/agent/agent-store.ts';
 import { turnGeneratorFor } from '../../src/studies/agent/generator.ts';
 import { DEMO, NEGATIVE_INSTRUCTION } from '../../src/envs/toolshed/prompt.ts';
 import { CapabilityError } from '../../src/core/errors.ts';

@@ -2,9 +2,9 @@
 // hand in the comments, plus bootstrap properties that hold exactly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyzeTrajectories } from '../../src/studies/revision/analysis/analyze.ts';
+import { analyzeTrajectories } from '../../src/studies/revision/analysis/analyze-trajectories.ts';
 import { assertStrictJson } from '../../src/studies/revision/analysis/json.ts';
-import type { CellSummary } from '../../src/studies/revision/analysis/types.ts';
+import type { CellSummary } from '../../src/studies/revision/analysis/analysis-types.ts';
 import { traj } from './build.ts';
 
 const A = 'model-a';

@@ -19,7 +19,7 @@ import type { RescueRow } from '../../src/studies/revision/analysis/rescue.ts';
 import { fitL2Logistic, predictL2Logistic } from '../../src/core/stats/l2-logistic.ts';
 import { fitPreprocessor, type TabularRow } from '../../src/core/stats/preprocess.ts';
 import { auroc, brierScore, logLoss } from '../../src/core/stats/scores.ts';
-import { CAPTURE_FEATURE_SETS } from '../../src/studies/revision/analysis/types.ts';
+import { CAPTURE_FEATURE_SETS } from '../../src/studies/revision/analysis/analysis-types.ts';
 
 const fx = JSON.parse(readFileSync(new URL('../fixtures/stats/capture.json', import.meta.url), 'utf8'));
 const rows = fx.rows as RescueRow[];

@@ -2,7 +2,7 @@
 // the paper's case allocation, a few protocol-incomplete trajectories).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyzeTrajectories } from '../../src/studies/revision/analysis/analyze.ts';
+import { analyzeTrajectories } from '../../src/studies/revision/analysis/analyze-trajectories.ts';
 import { assertStrictJson } from '../../src/studies/revision/analysis/json.ts';
 import { paperShapedControllers, syntheticTrajectories } from '../../src/studies/revision/synthetic.ts';
 

@@ -5,12 +5,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { analyzeTrajectories } from '../../src/studies/revision/analysis/analyze.ts';
+import { analyzeTrajectories } from '../../src/studies/revision/analysis/analyze-trajectories.ts';
 import { assertStrictJson } from '../../src/studies/revision/analysis/json.ts';
 import { Xoshiro128 } from '../../src/core/stats/prng.ts';
 import { averageRanks } from '../../src/core/stats/ranks.ts';
 import { spearmanRho, spearmanTest, spearmanTests } from '../../src/core/stats/spearman.ts';
-import type { HazardAssociationRow } from '../../src/studies/revision/analysis/types.ts';
+import type { HazardAssociationRow } from '../../src/studies/revision/analysis/analysis-types.ts';
 import { traj } from './build.ts';
 
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/stats/spearman.json', import.meta.url), 'utf8'));

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { analyzeTrajectories } from '../../src/studies/revision/analysis/analyze.ts';
+import { analyzeTrajectories } from '../../src/studies/revision/analysis/analyze-trajectories.ts';
 import { assertStrictJson } from '../../src/studies/revision/analysis/json.ts';
 import { mantelHaenszel } from '../../src/core/stats/mantel-haenszel.ts';
 import { fitThreeDomain, roundEnergy, threeDomainRow, type ThreeDomainRow } from '../../src/studies/revision/analysis/three-domain.ts';

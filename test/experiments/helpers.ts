@@ -3,7 +3,7 @@
 // families' test cases (one per family, from the demo's own texts).
 import { exactLengthDemoCases, structuredDemoCases } from '../../src/app/demo/cases.ts';
 import { PAPER_PROTOCOL } from '../../src/engine/protocol.ts';
-import { executeRun } from '../../src/engine/run.ts';
+import { executeRun } from '../../src/engine/trajectory-run.ts';
 import { modelCapabilities } from '../../src/models/capabilities.ts';
 import type { AttemptRecord, ChatMessage, GenerateOptions, GenerateResult, Model } from '../../src/models/types.ts';
 import type { RunStore } from '../../src/store/store.ts';

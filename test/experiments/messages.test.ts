@@ -9,13 +9,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getFamily } from '../../src/core/verify/registry.ts';
 import { messagesSha256 } from '../../src/engine/loop.ts';
-import { verbatimPolicy } from '../../src/engine/round-policy.ts';
+import { verbatimMessages } from '../../src/engine/round-policy.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import { openStore } from '../../src/store/store.ts';
 import type { TrajectoryRunPlanned } from '../../src/store/events.ts';
 import { parseArms } from '../../src/studies/experiments/arms.ts';
 import { buildCrossover, buildHistory, buildPersist, buildSysid } from '../../src/studies/experiments/designs.ts';
-import { executeExperiment, loadSourceRun } from '../../src/studies/experiments/run.ts';
+import { executeExperiment, loadSourceRun } from '../../src/studies/experiments/experiment-run.ts';
 import { selectStates, statesSha256 } from '../../src/studies/experiments/states.ts';
 import { experimentsStudy } from '../../src/studies/experiments/study.ts';
 import type { ExperimentBuild } from '../../src/studies/experiments/designs.ts';
@@ -96,7 +96,7 @@ for (const structured of [false, true]) {
       const h = await firstRequests(store, 'h', history);
       // The audit re-derives with the run's own arms: with the verbatim policy instead, every
       // reduced arm's request and the ban arm's bans are reported.
-      const wrong = await auditRun(store, 'h', getFamily, { replay: () => ({ messagePolicy: verbatimPolicy }) });
+      const wrong = await auditRun(store, 'h', getFamily, { replay: () => ({ messagePolicy: verbatimMessages }) });
       const flagged = new Set(wrong.discrepancies.map((d) => `${d.field}:${d.caseId!.replace(/^.*__r\d+__/, '')}`));
       for (const arm of ['reset', 'last1', 'last2', 'abstract']) assert.ok(flagged.has(`messages:${arm}`), `audit flags ${arm}`);
       assert.ok(flagged.has('bans:ban'), 'audit flags the bans');

@@ -16,7 +16,7 @@ import {
   simulateCapture,
   type SysidRow,
 } from '../../src/studies/experiments/analysis/sysid.ts';
-import type { PredictionSpec } from '../../src/studies/experiments/analysis/types.ts';
+import type { PredictionSpec } from '../../src/studies/experiments/analysis/experiment-analysis-types.ts';
 
 const fx = JSON.parse(readFileSync(new URL('../fixtures/stats/response_curves.json', import.meta.url), 'utf8'));
 const close = (a: number, b: number, what: string) =>

@@ -15,6 +15,9 @@ import { RUN_DEFAULTS, VIEW_DEFAULTS, DEMO_DEFAULTS } from '../../src/app/defaul
 import { ANALYSIS_DEFAULTS } from '../../src/studies/revision/analysis/defaults.ts';
 import { DEFAULT_ARMS, DEFAULT_ERRORS, DESIGN_DEFAULTS } from '../../src/studies/experiments/defaults.ts';
 import { VIEWER_SERVER_DEFAULTS } from '../../src/viewer/defaults.ts';
+import { SIM_SERVER_DEFAULTS } from '../../src/models/sim/defaults.ts';
+import { STUDY_SETTINGS } from '../../src/studies/agent/defaults.ts';
+import { PROBE_VERIFY_DEFAULTS } from '../../src/studies/probe/defaults.ts';
 import { formatHistoryWindow } from '../../src/remedy/history-window.ts';
 import { buildProgram } from '../../src/cli/main.ts';
 
@@ -65,7 +68,10 @@ test('the paper’s budget and a run’s concurrency are never restated as liter
         /revisions \?\? 8\b/.test(l.line) ||
         /concurrency(Option\(| \?\? )\d/.test(l.line) ||
         /budgetOption\(\d/.test(l.line) ||
-        /\.default\((\d+|'runs\.db'|'baseline'|'strict'|'verbatim'|'full')\)/.test(l.line)),
+        /\.default\((\d+|'runs\.db'|'baseline'|'strict'|'verbatim'|'full')\)/.test(l.line) ||
+        // a command's option with a literal number or address as its default (`.option('--tasks <N>', '…', '24')`)
+        /\.option\('--[\w-]+ <[^>]+>',.*, '(\d[\d.]*|127\.0\.0\.1)'\)/.test(l.line) ||
+        /\?\? '127\.0\.0\.1'/.test(l.line)),
   );
   assert.deepEqual(
     restated.map((l) => `${l.at}: ${l.line.trim()}`),
@@ -112,4 +118,12 @@ test('the command line’s defaults are the library’s (flow down from their ho
   assert.equal(defaultOf('view', '--bootstrap'), VIEW_DEFAULTS.bootstrap);
   assert.equal(defaultOf('view', '--port'), String(VIEWER_SERVER_DEFAULTS.port));
   assert.equal(defaultOf('view', '--host'), VIEWER_SERVER_DEFAULTS.host);
+  assert.equal(defaultOf('agent', '--tasks'), String(STUDY_SETTINGS.nTasks));
+  assert.equal(defaultOf('agent', '--max-steps'), String(STUDY_SETTINGS.maxSteps));
+  assert.equal(defaultOf('agent', '--max-new-tokens'), String(STUDY_SETTINGS.maxNewTokens));
+  assert.equal(defaultOf('serve-sim', '--port'), String(SIM_SERVER_DEFAULTS.port));
+  assert.equal(defaultOf('serve-sim', '--host'), SIM_SERVER_DEFAULTS.host);
+  assert.equal(defaultOf('serve-sim', '--latency-ms'), String(SIM_SERVER_DEFAULTS.latencyMs));
+  assert.equal(defaultOf('probe verify', '--n'), String(PROBE_VERIFY_DEFAULTS.n));
+  assert.equal(defaultOf('probe verify', '--tolerance'), String(PROBE_VERIFY_DEFAULTS.tolerance));
 });

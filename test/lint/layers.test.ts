@@ -59,7 +59,7 @@ test('planted violations fail the lint, each message naming both files', () => {
   assert.match(config, /known: \[/);
   writeFileSync(
     join(tmp, 'eslint.config.js'),
-    config.replace('known: [', "known: [\n'src/core/cases/planted-upward.ts -> src/engine/run.ts',"),
+    config.replace('known: [', "known: [\n'src/core/cases/planted-upward.ts -> src/engine/trajectory-run.ts',"),
   );
 
   const { status, results, stderr } = lint(tmp, 'src');
@@ -77,7 +77,7 @@ test('planted violations fail the lint, each message naming both files', () => {
     JSON.stringify(upward),
   );
   assert.ok(
-    upward.some((m) => m.message.includes('"src/core/cases/planted-upward.ts -> src/engine/run.ts" no longer occurs')),
+    upward.some((m) => m.message.includes('"src/core/cases/planted-upward.ts -> src/engine/trajectory-run.ts" no longer occurs')),
     'stale entry',
   );
 

@@ -18,11 +18,11 @@ const ABOVE = [join(ROOT, 'src', 'cli'), join(ROOT, 'src', 'app')];
  */
 const RENDERED: ReadonlyArray<[file: string, text: string]> = [
   ['src/revise/compare.ts', '--wide and --json add an interval'],
-  ['src/studies/revision/analysis/render.ts', 'full list in --json'],
-  ['src/studies/revision/analysis/render.ts', 'per structure in --json'],
-  ['src/studies/revision/analysis/analyze.ts', 'Name panels yourself with --panel'],
-  ['src/studies/revision/analysis/analyze.ts', 'use --panel to group controllers'],
-  ['src/studies/revision/analysis/analyze.ts', 'assign families with --model-family'],
+  ['src/studies/revision/analysis/analysis-tables.ts', 'full list in --json'],
+  ['src/studies/revision/analysis/analysis-tables.ts', 'per structure in --json'],
+  ['src/studies/revision/analysis/analyze-trajectories.ts', 'Name panels yourself with --panel'],
+  ['src/studies/revision/analysis/analyze-trajectories.ts', 'use --panel to group controllers'],
+  ['src/studies/revision/analysis/analyze-trajectories.ts', 'assign families with --model-family'],
 ];
 
 function files(dir: string): string[] {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { runTrajectory, type AcceptedRound, type TrajectorySink } from '../../src/engine/loop.ts';
 import { PAPER_PROTOCOL, type ProtocolConfig } from '../../src/engine/protocol.ts';
-import { executeRun } from '../../src/engine/run.ts';
+import { executeRun } from '../../src/engine/trajectory-run.ts';
 import type { ChatMessage } from '../../src/models/types.ts';
 import { auditRun } from '../../src/engine/audit.ts';
 import { openStore } from '../../src/store/store.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { executeRun } from '../../src/engine/run.ts';
+import { executeRun } from '../../src/engine/trajectory-run.ts';
 import { PAPER_PROTOCOL } from '../../src/engine/protocol.ts';
 import { createModel } from '../../src/models/index.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';

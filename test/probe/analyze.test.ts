@@ -3,11 +3,11 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { analyzeProbeStore } from '../../src/studies/probe/analyze.ts';
-import { renderProbeAnalysis } from '../../src/studies/probe/render.ts';
+import { analyzeProbeStore } from '../../src/studies/probe/probe-analysis.ts';
+import { renderProbeAnalysis } from '../../src/studies/probe/probe-tables.ts';
 import { holmAdjust } from '../../src/core/stats/holm.ts';
-import { ProbeStore } from '../../src/studies/probe/store.ts';
-import type { ProbeItem } from '../../src/studies/probe/types.ts';
+import { ProbeStore } from '../../src/studies/probe/probe-store.ts';
+import type { ProbeItem } from '../../src/studies/probe/probe-types.ts';
 import { shortItems } from './fixtures.ts';
 import { tempDir } from '../tmp.ts';
 

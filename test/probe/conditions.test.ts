@@ -12,7 +12,13 @@ import {
 } from '../../src/studies/probe/conditions.ts';
 import { buildToolShedProbeItems } from '../../src/studies/probe/build.ts';
 import { paddedNeutral } from '../../src/studies/probe/padding.ts';
-import { ALL_CONDITIONS, CORE_CONDITIONS, EXTENDED_CONDITIONS, type Condition, type ProbeItem } from '../../src/studies/probe/types.ts';
+import {
+  ALL_CONDITIONS,
+  CORE_CONDITIONS,
+  EXTENDED_CONDITIONS,
+  type Condition,
+  type ProbeItem,
+} from '../../src/studies/probe/probe-types.ts';
 import { canonicalJson, sha256Hex } from '../../src/core/util/hash.ts';
 
 // ---- the golden example, written by hand from docs/harness.md §1.1, §1.3, §1.6, §1.7, §3.2 ----------

@@ -1,5 +1,5 @@
 // Small probe items written for the tests (our own sentences; short, so the tiny model is quick).
-import type { ProbeItem } from '../../src/studies/probe/types.ts';
+import type { ProbeItem } from '../../src/studies/probe/probe-types.ts';
 
 export function shortItems(): ProbeItem[] {
   const base = {

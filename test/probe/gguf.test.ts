@@ -10,13 +10,13 @@ import { createGgufModel, disposeAllGgufRuntimes } from '../../src/models/gguf/i
 import { ensureTinyModel } from '../../src/test/tiny-model.ts';
 import { probeScorerFor } from '../../src/studies/probe/backend.ts';
 import { runProbe } from '../../src/studies/probe/runner.ts';
-import { ProbeStore } from '../../src/studies/probe/store.ts';
-import { probeItemRecords, analyzeProbeStore } from '../../src/studies/probe/analyze.ts';
+import { ProbeStore } from '../../src/studies/probe/probe-store.ts';
+import { probeItemRecords, analyzeProbeStore } from '../../src/studies/probe/probe-analysis.ts';
 import { buildConditionMessages } from '../../src/studies/probe/conditions.ts';
 import { paddedNeutral } from '../../src/studies/probe/padding.ts';
 import { verifyProbeScoring } from '../../src/studies/probe/verify.ts';
 import { buildToolShedProbeItems } from '../../src/studies/probe/build.ts';
-import { conditionsOf } from '../../src/studies/probe/types.ts';
+import { conditionsOf } from '../../src/studies/probe/probe-types.ts';
 import { shortItems } from './fixtures.ts';
 import { tempDir } from '../tmp.ts';
 

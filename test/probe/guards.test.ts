@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { guardScore, type CandidateScore, type ProbeScorer } from '../../src/studies/probe/backend.ts';
 import { runProbe } from '../../src/studies/probe/runner.ts';
-import { ProbeStore } from '../../src/studies/probe/store.ts';
+import { ProbeStore } from '../../src/studies/probe/probe-store.ts';
 import { NumericGuardError } from '../../src/models/gguf/numeric-guard.ts';
 import { modelCapabilities } from '../../src/models/capabilities.ts';
 import { shortItems } from './fixtures.ts';

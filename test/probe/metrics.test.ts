@@ -3,7 +3,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { groupScores, itemMeasures, pRepeat } from '../../src/studies/probe/metrics.ts';
-import type { CandidateName, Condition, ScoreRecord } from '../../src/studies/probe/types.ts';
+import type { CandidateName, Condition, ScoreRecord } from '../../src/studies/probe/probe-types.ts';
 
 function rec(condition: Condition, candidate: CandidateName, logprob: number, extra: Partial<ScoreRecord> = {}): ScoreRecord {
   return { item_id: 'i', condition, candidate, logprob, n_tokens: 10, n_argmax_match: 0, is_greedy: false, ctx_tokens: 100, ...extra };

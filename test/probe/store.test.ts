@@ -2,8 +2,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ProbeStore, defaultProbeRunId, earlierProbeRunId } from '../../src/studies/probe/store.ts';
-import { defaultAgentRunId } from '../../src/studies/agent/store.ts';
+import { ProbeStore, defaultProbeRunId, earlierProbeRunId } from '../../src/studies/probe/probe-store.ts';
+import { defaultAgentRunId } from '../../src/studies/agent/agent-store.ts';
 import { probeCommand } from '../../src/app/probe.ts';
 import Database from 'better-sqlite3';
 import { openStore } from '../../src/store/store.ts';

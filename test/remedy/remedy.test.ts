@@ -51,18 +51,18 @@ test('abstract note: the reference text byte for byte (em dash, gloss, tool fall
 });
 
 test('history policies: verbatim keeps, drop deletes, abstract replaces failed steps; instruction after a newline', () => {
-  const verbatim = buildAgentMessages('SYS\n', 'GOAL', steps, { failurePolicy: 'verbatim' });
+  const verbatim = buildAgentMessages('SYS\n', 'GOAL', steps, { feedback: 'verbatim' });
   assert.equal(verbatim.length, 2 + 2 * steps.length);
   assert.deepEqual(verbatim[4], { role: 'assistant', content: "read_file(path='notes/x.md')" });
   assert.deepEqual(verbatim[5], { role: 'user', content: "Observation: LookupError: no file matching 'notes/x.md'." });
 
-  const drop = buildAgentMessages('SYS\n', 'GOAL', steps, { failurePolicy: 'drop' });
+  const drop = buildAgentMessages('SYS\n', 'GOAL', steps, { feedback: 'drop' });
   assert.deepEqual(
     drop.map((m) => m.role),
     ['system', 'user', 'assistant', 'user'],
   );
 
-  const abs = buildAgentMessages('SYS\n', 'GOAL', steps, { failurePolicy: 'abstract' });
+  const abs = buildAgentMessages('SYS\n', 'GOAL', steps, { feedback: 'abstract' });
   assert.deepEqual(
     abs.slice(4).map((m) => m.content),
     [
@@ -74,7 +74,7 @@ test('history policies: verbatim keeps, drop deletes, abstract replaces failed s
   assert.ok(abs.slice(4).every((m) => m.role === 'user'));
   assert.ok(!abs.some((m) => m.role === 'assistant' && m.content.includes('notes/x.md')), 'no failed call is echoed back under abstract');
 
-  const instr = buildAgentMessages('SYS\n', 'GOAL', [], { failurePolicy: 'verbatim', negativeInstruction: true });
+  const instr = buildAgentMessages('SYS\n', 'GOAL', [], { feedback: 'verbatim', negativeInstruction: true });
   assert.equal(instr[0].content, `SYS\n\n${NEGATIVE_INSTRUCTION}`);
   assert.equal(
     NEGATIVE_INSTRUCTION,
@@ -194,7 +194,7 @@ test('FailureLedger: abstracted context, ban where the backend can, repeat detec
   assert.equal(r2.repeat, true);
   await assert.rejects(ledger.generate(plain, 'SYS', 'GOAL', { maxTokens: 16, requireBan: true }), CapabilityError);
 
-  const verbatim = new FailureLedger({ policy: 'verbatim', ban: false });
+  const verbatim = new FailureLedger({ feedback: 'verbatim', ban: false });
   verbatim.record(steps[1]);
   const m = verbatim.messages('SYS', 'GOAL');
   assert.equal(m[2].content, "read_file(path='notes/x.md')");

@@ -10,7 +10,7 @@ import {
   buildRevisionMessages,
   cycleAt,
   draftKey,
-  messagePolicyOf,
+  messageRulesOf,
   normaliseDraft,
   policyPreset,
   recurrenceOf,
@@ -48,7 +48,7 @@ test('cycles: fixed point needs three equal drafts, period-p cycles 2p rounds wi
 });
 
 test('reset-on-recurrence restarts at the repeat, but never to replay an earlier request', () => {
-  const p = messagePolicyOf(policyPreset('reset-on-recurrence'));
+  const p = messageRulesOf(policyPreset('reset-on-recurrence'));
   assert.equal(windowStart([ex(0, 'a'), ex(1, 'b'), ex(2, 'c'), ex(3, 'b')], p), 3);
   assert.equal(windowStart([ex(0, 'a'), ex(1, 'b'), ex(2, 'a')], p), 0, 'a repeat of the first draft would replay request 1');
   // After a restart at d3 = d1, a later repeat of d1 would replay the request after the restart.
@@ -87,13 +87,13 @@ test('verbatim revision messages are the paper builder byte for byte under every
     ),
   );
   const exchanges = [ex(0, 'first failed draft'), ex(1, 'second failed draft')];
-  const abstract = buildRevisionMessages([{ role: 'user', content: 'P' }], exchanges, messagePolicyOf(policyPreset('abstract')));
+  const abstract = buildRevisionMessages([{ role: 'user', content: 'P' }], exchanges, messageRulesOf(policyPreset('abstract')));
   assert.equal(abstract.length, 2);
   assert.equal(
     abstract[1].content,
     '[attempt 1 failed; that draft is not repeatable]\nreport on first failed draft\n\n[attempt 2 failed; that draft is not repeatable]\nreport on second failed draft',
   );
-  const drop = buildRevisionMessages([{ role: 'user', content: 'P' }], exchanges, messagePolicyOf(policyPreset('drop')));
+  const drop = buildRevisionMessages([{ role: 'user', content: 'P' }], exchanges, messageRulesOf(policyPreset('drop')));
   assert.deepEqual(drop, [{ role: 'user', content: 'P' }]);
   assert.throws(() => policyPreset('bogus'), /unknown policy 'bogus'/);
 });
@@ -106,7 +106,7 @@ test('FailureLedger under a named agent harness builds exactly the agent study m
   for (const [name, h] of Object.entries(AGENT_HARNESSES)) {
     const ledger = new FailureLedger({ harness: h.name });
     for (const s of steps) ledger.record(s);
-    assert.deepEqual(ledger.messages('SYS', 'GOAL'), buildAgentMessages('SYS', 'GOAL', steps, h.policy), name);
+    assert.deepEqual(ledger.messages('SYS', 'GOAL'), buildAgentMessages('SYS', 'GOAL', steps, h.messages), name);
     assert.equal(ledger.ban, h.ban, name);
   }
 });

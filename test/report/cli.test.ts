@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/index.ts';
 import { importTrajectories, parseImportLines } from '../../src/studies/revision/import.ts';
-import { executeRun } from '../../src/engine/run.ts';
+import { executeRun } from '../../src/engine/trajectory-run.ts';
 import { PAPER_PROTOCOL } from '../../src/engine/protocol.ts';
 import { createModel } from '../../src/models/index.ts';
 import { getFamily } from '../../src/core/verify/index.ts';

@@ -11,7 +11,7 @@ import { comparePolicies } from '../../src/app/compare-policies.ts';
 import { renderComparison } from '../../src/revise/compare.ts';
 import { analyzeStore } from '../../src/app/analyze.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
-import { messagePolicyNamed, verbatimPolicy } from '../../src/engine/round-policy.ts';
+import { messageBuilderNamed, verbatimMessages } from '../../src/engine/round-policy.ts';
 import { openStore } from '../../src/store/store.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
 import { writeCaseSet } from '../../src/core/cases/index.ts';
@@ -78,9 +78,9 @@ test('run --harness: the harness and ban are in the plan, the audit rebuilds eve
           .slice(0, 2)
           .map((r) => ({ revision: r.revision, draft: r.text, feedback: r.feedback!, state: r.state, energy: r.energy, joint: r.joint })),
       };
-      const sent = JSON.stringify(messagePolicyNamed('abstract').build(ctx));
+      const sent = JSON.stringify(messageBuilderNamed('abstract').build(ctx));
       assert.ok(!sent.includes(JSON.stringify(t.rounds[0].text).slice(1, -1)));
-      assert.ok(JSON.stringify(verbatimPolicy.build(ctx)).includes(JSON.stringify(t.rounds[0].text).slice(1, -1)));
+      assert.ok(JSON.stringify(verbatimMessages.build(ctx)).includes(JSON.stringify(t.rounds[0].text).slice(1, -1)));
     } finally {
       await s.close();
     }

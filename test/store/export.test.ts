@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCaseSet } from '../../src/core/cases/index.ts';
-import { executeRun } from '../../src/engine/run.ts';
+import { executeRun } from '../../src/engine/trajectory-run.ts';
 import { PAPER_PROTOCOL } from '../../src/engine/protocol.ts';
 import { exportRun } from '../../src/app/export.ts';
 import { paperRow } from '../../src/studies/revision/export-paper.ts';

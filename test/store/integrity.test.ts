@@ -285,7 +285,7 @@ async function schemaExists(location: string): Promise<boolean> {
 eachBackend('a study run (probe, agent) has its runs row checked too', async (s) => {
   const { openStudyRun } = await import('../../src/store/study-runs.ts');
   // The probe study's module registers its run kind with the store.
-  const { PROBE_RUN_KIND } = await import('../../src/studies/probe/store.ts');
+  const { PROBE_RUN_KIND } = await import('../../src/studies/probe/probe-store.ts');
   const store = await openStore(s.location);
   await openStudyRun(store, {
     runId: 'probe-x',

@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
 import type { AcceptedRound } from '../../src/engine/loop.ts';
-import { executeRun } from '../../src/engine/run.ts';
+import { executeRun } from '../../src/engine/trajectory-run.ts';
 import { PAPER_PROTOCOL } from '../../src/engine/protocol.ts';
 import {
   copyRuns,

@@ -1,7 +1,7 @@
 // Helpers for store tests: run the toy family through the real engine and store, and compare
 // stores modulo what legitimately differs between sessions (timestamps, ids, session markers,
 // and attempts lost in flight at a crash).
-import { executeRun, type RunRequest, type RunResult } from '../../src/engine/run.ts';
+import { executeRun, type RunRequest, type RunResult } from '../../src/engine/trajectory-run.ts';
 import { PAPER_PROTOCOL, type ProtocolConfig } from '../../src/engine/protocol.ts';
 import type { StoredEvent } from '../../src/store/events.ts';
 import { openStore, type RunStore, type StoreOptions } from '../../src/store/store.ts';

@@ -19,8 +19,8 @@ import { parseHistoryWindow, policyName } from '@revloop/revise';
 import { parseArms } from '../../src/studies/experiments/arms.ts';
 import { openStudyRun } from '../../src/store/study-runs.ts';
 // The probe and agent studies register their run kinds with the store as they load.
-import '../../src/studies/probe/store.ts';
-import '../../src/studies/agent/store.ts';
+import '../../src/studies/probe/probe-store.ts';
+import '../../src/studies/agent/agent-store.ts';
 import { openStore } from '../../src/store/store.ts';
 import { tempDir } from '../tmp.ts';
 

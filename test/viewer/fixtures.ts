@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importRun } from '../../src/app/import.ts';
-import { executeRun } from '../../src/engine/run.ts';
+import { executeRun } from '../../src/engine/trajectory-run.ts';
 import { PAPER_PROTOCOL } from '../../src/engine/protocol.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
 import type { ConstraintCase } from '../../src/core/verify/types.ts';

@@ -3,7 +3,7 @@
 // run ending where a single SQLite process ends, and one plan per run however many planners.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { prepareRun, type RunRequest } from '../../src/engine/run.ts';
+import { prepareRun, type RunRequest } from '../../src/engine/trajectory-run.ts';
 import { runWorker } from '../../src/engine/worker.ts';
 import { PAPER_PROTOCOL } from '../../src/engine/protocol.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';

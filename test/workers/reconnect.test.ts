@@ -14,7 +14,7 @@ import { workCommand } from '../../src/app/worker.ts';
 import { StoreError } from '../../src/core/errors.ts';
 import { getFamily } from '../../src/core/verify/index.ts';
 import { auditRun, formatDiscrepancy } from '../../src/engine/audit.ts';
-import type { RunProgress } from '../../src/engine/run.ts';
+import type { RunProgress } from '../../src/engine/trajectory-run.ts';
 import type { WorkerProgress } from '../../src/engine/worker.ts';
 import { databaseTrouble, isConnectionLoss, isOutOfConnections } from '../../src/store/connection-loss.ts';
 import { reportError } from '../../src/cli/errors.ts';

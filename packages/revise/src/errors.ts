@@ -9,7 +9,7 @@
 // says yes for an instance of it or of a subclass from any copy (`StoreError.isInstance(e)`), and no
 // for any other error.
 
-import type { ReviseResult } from './revise/types.ts';
+import type { ReviseResult } from './revise/revise-types.ts';
 
 /** Stable error codes. New codes may be added; existing ones never change meaning. */
 export type ErrorCode =

@@ -43,7 +43,7 @@ export type {
   ReviseEvent,
   ReviseStatus,
   ReviseBudget,
-  RevisePolicy,
+  FeedbackRenderer,
   Attempt,
   Violation,
   VerifyResult,
@@ -56,7 +56,7 @@ export type {
   Usage,
   CycleReport,
   CycleOutcome,
-} from './revise/types.ts';
+} from './revise/revise-types.ts';
 
 // The kernel.
 export { runLoop, INITIAL_TOKENS_PER_CHAR, type LoopOptions, type LoopVerifier, type LoopPolicy, type LoopGuard } from './kernel/loop.ts';
@@ -91,7 +91,7 @@ export type {
   LoopNote,
   LoopSink,
   LoopOutcome,
-} from './kernel/types.ts';
+} from './kernel/loop-types.ts';
 export {
   modelCanBan,
   modelCanBanAnswers,
@@ -110,7 +110,7 @@ export {
   policyName,
   policyPreset,
   parseHistorySpec,
-  messagePolicyOf,
+  messageRulesOf,
   banKindFor,
   type RevisionPolicy,
   type HistorySpec,
@@ -127,7 +127,7 @@ export {
   windowStart,
   REVISION_FEEDBACKS,
   type RevisionFeedback,
-  type RevisionMessagePolicy,
+  type MessageRules,
   type RevisionExchange,
   type HistoryAction,
   type WindowPlan,

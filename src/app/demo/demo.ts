@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCaseSet, writeCaseSet } from '../../core/cases/index.ts';
 import { PAPER_PROTOCOL } from '../../engine/protocol.ts';
-import { executeRun, type RunProgress } from '../../engine/run.ts';
+import { executeRun, type RunProgress } from '../../engine/trajectory-run.ts';
 import { createModel } from '../../models/index.ts';
 import { openStore } from '../../store/store.ts';
 import type { TrajectoryRecord } from '../../store/types.ts';

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { fitText, outputWidth } from '../terminal.ts';
 import { simulatedPrefix } from '../../core/simulated.ts';
-import { REFERENCE_SEED } from '../../core/reference-seed.ts';
+import { STUDY_SETTINGS } from '../../studies/agent/defaults.ts';
 import { addModelOptions, modelOptionsFromFlags, wholeNumber, type ModelFlags } from '../flags.ts';
 import { jsonOption, modelOption, noProgressOption, runOption, storeOption } from '../options.ts';
 import { redactLocation } from '../../store/store.ts';
@@ -28,18 +28,18 @@ export function register(program: Command): void {
     .summary('agent rollouts on ToolShed tasks under harness variants (verbatim, +instr, drop, abstract, +ban)')
     .description(
       'Runs one rollout per ToolShed agent task (generate_agent_tasks, seed\n' +
-        `${REFERENCE_SEED}) under each harness and stores success, repeat rates, loops and\n` +
+        `${STUDY_SETTINGS.seed}) under each harness and stores success, repeat rates, loops and\n` +
         'token counts; repeating the command resumes by task. The +ban harnesses\n' +
         'need a backend that can ban token sequences: gguf:<path> (in process) or\n' +
-        'vllm:<url>#<model> (bad_words). Settings of record: 24 tasks, 6 steps,\n' +
-        '32 new tokens, greedy. `revloop analyze --store DB` shows the tables.\n' +
+        `vllm:<url>#<model> (bad_words). Settings of record: ${STUDY_SETTINGS.nTasks} tasks, ${STUDY_SETTINGS.maxSteps} steps,\n` +
+        `${STUDY_SETTINGS.maxNewTokens} new tokens, greedy. \`revloop analyze --store DB\` shows the tables.\n` +
         'See docs/agent.md.',
     )
     .addOption(modelOption({ what: 'the agent model (the +ban harnesses need one that can ban: gguf:, vllm:, sim:)' }))
     .option('--harness <names>', 'verbatim | verbatim+instr | drop | abstract | verbatim+ban | abstract+ban (comma-separated for several)')
-    .option('--tasks <N>', 'number of agent tasks', '24')
-    .option('--max-steps <n>', 'steps per rollout', '6')
-    .option('--max-new-tokens <n>', 'tokens per model turn', '32')
+    .option('--tasks <N>', 'number of agent tasks', String(STUDY_SETTINGS.nTasks))
+    .option('--max-steps <n>', 'steps per rollout', String(STUDY_SETTINGS.maxSteps))
+    .option('--max-new-tokens <n>', 'tokens per model turn', String(STUDY_SETTINGS.maxNewTokens))
     .addOption(storeOption())
     .addOption(runOption('run id (default: agent-toolshed-<label>-<harness>-t<temp>-s<seed>)'))
     .addOption(jsonOption('print each finished rollout as one JSON line on stdout'))

@@ -15,6 +15,9 @@ interface TryFlags extends ModelFlags {
   json?: boolean;
 }
 
+/** `revloop model try`'s token limit when --max-tokens is not given (its one home: no library function has this default). */
+const TRY_MAX_TOKENS = 256;
+
 export function register(program: Command): void {
   const model = program.command('model').description('inspect model specs, try a model, list simulated profiles');
 
@@ -37,7 +40,7 @@ export function register(program: Command): void {
       .description('send one prompt and print the reply and every attempt (retries included)')
       .option('--prompt <text>', 'the user message')
       .option('--prompt-file <file>', "read the user message from a file ('-' = standard input)")
-      .option('--max-tokens <n>', 'token limit', '256')
+      .option('--max-tokens <n>', 'token limit', String(TRY_MAX_TOKENS))
       .addOption(jsonOption('print the result and attempts as JSON')),
   ).action(async (spec: string, flags: TryFlags) => {
     if ((flags.prompt === undefined) === (flags.promptFile === undefined))

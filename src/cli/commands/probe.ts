@@ -2,6 +2,7 @@
 // (cached vs fresh scoring on a sample) and `revloop probe items`. Parses flags into app/probe.ts's
 // typed options; see docs/probe.md.
 import type { Command } from 'commander';
+import { PROBE_VERIFY_DEFAULTS } from '../../studies/probe/defaults.ts';
 import { fitText, outputWidth } from '../terminal.ts';
 import { dataOnStdout } from '../output.ts';
 import { UsageError } from '../../core/errors.ts';
@@ -120,8 +121,8 @@ export function register(program: Command): void {
     .option('--mbpp <path>', 'the sanitized MBPP JSON file (CodeRepair)')
     .option('--python <path>', 'Python 3 interpreter for CodeRepair')
     .addOption(limitOption('items'))
-    .option('--n <n>', 'items to sample (Python random.Random(0).sample)', '12')
-    .option('--tolerance <nats>', 'largest allowed |cached - fresh|', '0.001')
+    .option('--n <n>', `items to sample (Python random.Random(${PROBE_VERIFY_DEFAULTS.seed}).sample)`, String(PROBE_VERIFY_DEFAULTS.n))
+    .option('--tolerance <nats>', 'largest allowed |cached - fresh|', String(PROBE_VERIFY_DEFAULTS.tolerance))
     .addOption(jsonOption('print the report as JSON'));
   addModelOptions(verify);
   verify.action(async (_flags: unknown, cmd: Command) => {

@@ -2,6 +2,7 @@
 // demos and benchmarks. Everything it answers is marked as simulated.
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.ts';
+import { SIM_SERVER_DEFAULTS } from '../../models/sim/defaults.ts';
 
 interface ServeSimFlags {
   port: string;
@@ -13,9 +14,13 @@ export function register(program: Command): void {
   program
     .command('serve-sim')
     .description('serve the SIMULATED controllers (sim:<profile>) over an OpenAI-compatible HTTP API, with vLLM scoring/ban emulation')
-    .option('--port <port>', 'TCP port; 0 picks a free one and prints it', '0')
-    .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--latency-ms <ms>', "artificial latency per generation (a spec's latency_ms wins; sim:instant never waits)", '0')
+    .option('--port <port>', 'TCP port; 0 picks a free one and prints it', String(SIM_SERVER_DEFAULTS.port))
+    .option('--host <host>', 'interface to listen on', SIM_SERVER_DEFAULTS.host)
+    .option(
+      '--latency-ms <ms>',
+      "artificial latency per generation (a spec's latency_ms wins; sim:instant never waits)",
+      String(SIM_SERVER_DEFAULTS.latencyMs),
+    )
     .addHelpText(
       'after',
       `

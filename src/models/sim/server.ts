@@ -15,11 +15,12 @@ import { UsageError } from '../../core/errors.ts';
 import type { ChatMessage } from '../types.ts';
 import { parseSpec } from '../spec.ts';
 import { SIM_VERSION } from './controller.ts';
+import { SIM_SERVER_DEFAULTS } from './defaults.ts';
 import { resolveSim, SIM_PROFILES, type ResolvedSim } from './profiles.ts';
 import { simReply } from './model.ts';
 import { toyDecodeToken, toyDetokenize, toyPromptLogprobs, toyRenderChat, toyTokenize } from './toy-lm.ts';
 
-/** Options of `startSimServer`: port (default 0, any free one), host (default 127.0.0.1), default latency and body limit. */
+/** Options of `startSimServer`: port, host, default latency and body limit (defaults: SIM_SERVER_DEFAULTS, any free port on loopback). */
 export interface SimServerOptions {
   port?: number;
   host?: string;
@@ -135,9 +136,9 @@ function promptLogprobs(
  * a model (docs/models.md). Model names are `sim:` specs; every reply is a simulation.
  */
 export async function startSimServer(options: SimServerOptions = {}): Promise<SimServer> {
-  const host = options.host ?? '127.0.0.1';
-  const defaultLatency = options.latencyMs ?? 0;
-  const limit = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  const host = options.host ?? SIM_SERVER_DEFAULTS.host;
+  const defaultLatency = options.latencyMs ?? SIM_SERVER_DEFAULTS.latencyMs;
+  const limit = options.maxBodyBytes ?? SIM_SERVER_DEFAULTS.maxBodyBytes;
   const resolvedCache = new Map<string, ResolvedSim & { modelId: string }>();
   const stats = { requests: 0, byPath: {} as Record<string, number> };
 
@@ -339,7 +340,7 @@ export async function startSimServer(options: SimServerOptions = {}): Promise<Si
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
+    server.listen(options.port ?? SIM_SERVER_DEFAULTS.port, host, () => {
       server.off('error', reject);
       resolve();
     });

@@ -6,7 +6,6 @@
 import { runLoop, stopAfterRevisions, stopOnSuccess, stopWhen } from '@revloop/revise';
 import type { TurnResult } from './generator.ts';
 import { actionToolName } from '../../envs/toolshed/parse.ts';
-import { REFERENCE_SEED } from '../../core/reference-seed.ts';
 import { DEFAULT_SEED } from '../../envs/toolshed/seeding.ts';
 import {
   errorGloss,
@@ -29,15 +28,6 @@ export interface RolloutSettings {
   temperature: number;
   seed: number;
 }
-
-/** Settings of record of the reference study (docs/harness.md §5.2). */
-export const STUDY_SETTINGS: RolloutSettings & { nTasks: number } = {
-  nTasks: 24,
-  maxSteps: 6,
-  maxNewTokens: 32,
-  temperature: 0,
-  seed: REFERENCE_SEED,
-};
 
 type StopReason = 'solved' | 'finish_called' | 'step_limit';
 
@@ -104,8 +94,8 @@ export async function runToolShedRollout(
   const system = systemPrompt({ demo: true });
   // The remedy layer's agent side: the ledger builds each turn's context and ban list.
   const ledger = new FailureLedger({
-    policy: harness.policy.failurePolicy,
-    negativeInstruction: harness.policy.negativeInstruction,
+    feedback: harness.messages.feedback,
+    negativeInstruction: harness.messages.negativeInstruction,
     ban: harness.ban,
     gloss: errorGloss,
     toolOf: actionToolName,

@@ -2,9 +2,9 @@
 // paired contrasts against verbatim, as terminal text, JSON and report sections.
 import type { Study } from '../kit/study.ts';
 import { meanCell, simulatedMark, type Section } from '../kit/sections.ts';
-import { analyzeAgentStore, type AgentAnalysis, type MetricSummary } from './analyze.ts';
-import { renderAgentAnalysis } from './render.ts';
-import { AGENT_RUN_KIND, AgentStore } from './store.ts';
+import { analyzeAgentStore, type AgentAnalysis, type MetricSummary } from './agent-analysis.ts';
+import { renderAgentAnalysis } from './agent-tables.ts';
+import { AGENT_RUN_KIND, AgentStore } from './agent-store.ts';
 import { lastUpdate, sessionRunRow, shareOf, shortTime, studyRunStatus } from '../kit/run-status.ts';
 import { formatCount } from '../../core/util/count.ts';
 

@@ -15,8 +15,8 @@
 // tokens (and no report quoting it) stay in context. `ban` bans, at every round, the distinct
 // failed drafts accepted so far (frozen and new); it needs a backend with the `ban` capability.
 import { namingOption, UsageError } from '../../core/errors.ts';
-import type { BanProvider, ExchangeRecord, MessagePolicy, RoundContext } from '../../engine/round-policy.ts';
-import { verbatimPolicy } from '../../engine/round-policy.ts';
+import type { BanProvider, ExchangeRecord, MessageBuilder, RoundContext } from '../../engine/round-policy.ts';
+import { verbatimMessages } from '../../engine/round-policy.ts';
 import type { ChatMessage } from '../../models/types.ts';
 import { abstractFailureNote, glossTable } from '../../remedy/failure-record.ts';
 import type { ExperimentPlan } from './plan.ts';
@@ -110,8 +110,8 @@ function armsById(experiment: ExperimentPlan, caseIds: readonly string[]): Map<s
 export const HISTORY_POLICY_NAME = 'history-arms';
 export const BAN_PROVIDER_NAME = 'failed-drafts';
 
-/** The message policy of a history experiment: each trajectory's own arm. */
-export function historyArmsPolicy(experiment: ExperimentPlan, caseIds: readonly string[]): MessagePolicy {
+/** The message builder of a history experiment: each trajectory's own arm. */
+export function historyArmsMessages(experiment: ExperimentPlan, caseIds: readonly string[]): MessageBuilder {
   const byId = armsById(experiment, caseIds);
   return {
     name: HISTORY_POLICY_NAME,
@@ -138,11 +138,11 @@ export function historyBanProvider(experiment: ExperimentPlan, caseIds: readonly
 export function experimentPolicies(
   experiment: ExperimentPlan,
   caseIds: readonly string[],
-): { messagePolicy: MessagePolicy; banProvider?: BanProvider } {
-  if (experiment.design !== 'history') return { messagePolicy: verbatimPolicy };
+): { messagePolicy: MessageBuilder; banProvider?: BanProvider } {
+  if (experiment.design !== 'history') return { messagePolicy: verbatimMessages };
   const arms = experiment.trajectories.map((t) => parseArm(t.arm));
   return {
-    messagePolicy: historyArmsPolicy(experiment, caseIds),
+    messagePolicy: historyArmsMessages(experiment, caseIds),
     ...(arms.some((a) => a.kind === 'ban') ? { banProvider: historyBanProvider(experiment, caseIds) } : {}),
   };
 }

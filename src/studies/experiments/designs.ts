@@ -10,7 +10,7 @@ import { compareCodePoints } from '../../core/stats/bootstrap.ts';
 import { sha256Hex } from '../../core/util/hash.ts';
 import type { ConstraintCase, ExactLengthState, Family, PromptVariant } from '../../core/verify/types.ts';
 import type { AcceptedRound } from '../../engine/loop.ts';
-import type { CaseSetInfo } from '../../engine/run.ts';
+import type { CaseSetInfo } from '../../engine/trajectory-run.ts';
 import type { TrajectoryRunPlanned } from '../../store/events.ts';
 import { frozenTextsSha256 } from '../../store/plan.ts';
 import type { TrajectoryRecord } from '../../store/types.ts';

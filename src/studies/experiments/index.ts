@@ -34,11 +34,11 @@ export {
   type ExperimentKind,
   type ExperimentDesign,
 } from './plan.ts';
-export { executeExperiment, loadSourceRun, type ExperimentRunRequest, type Decoding } from './run.ts';
+export { executeExperiment, loadSourceRun, type ExperimentRunRequest, type Decoding } from './experiment-run.ts';
 export { parseArm, parseArms, formatArm, DEFAULT_ARMS, type HistoryArm } from './arms.ts';
 export { freezePredictionSpec } from './sysid-spec.ts';
-export { analyzeExperimentRuns } from './analysis/analyze.ts';
-export type * from './analysis/types.ts';
+export { analyzeExperimentRuns } from './analysis/experiment-analysis.ts';
+export type * from './analysis/experiment-analysis-types.ts';
 export { experimentsStudy } from './study.ts';
 
 // Every built-in family, registered before the library's user calls anything here (the registry

@@ -14,7 +14,7 @@ import type {
   PersistAnalysis,
   Rate,
   SysidAnalysis,
-} from './analysis/types.ts';
+} from './analysis/experiment-analysis-types.ts';
 
 const pct = (r: Rate, title?: string): NumberCell => ({ value: r.rate, percent: true, digits: 1, title: title ?? `${r.k}/${r.n}` });
 const num = (x: number | null, digits = 2, ci?: Interval): NumberCell => ({ value: x, digits, ...(ci ? { lo: ci.lo, hi: ci.hi } : {}) });

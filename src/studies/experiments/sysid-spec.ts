@@ -9,7 +9,7 @@ import { canonicalJson } from '../../core/util/hash.ts';
 import type { RunStore } from '../../store/store.ts';
 import { loadExperimentRuns } from './analysis/common.ts';
 import { frozenSpec, predictionSpec, SPEC_RECORD, specSha256, sysidRows } from './analysis/sysid.ts';
-import type { PredictionSpec } from './analysis/types.ts';
+import type { PredictionSpec } from './analysis/experiment-analysis-types.ts';
 
 export type FreezeOutcome =
   { status: 'frozen' | 'unchanged'; sha256: string; spec: PredictionSpec } | { status: 'waiting'; pending: number };

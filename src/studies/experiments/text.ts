@@ -5,7 +5,7 @@ import { markedName } from '../../core/simulated.ts';
 import type { Block, Cell, DataTable, Section } from '../kit/sections.ts';
 import type { TextOptions } from '../kit/study.ts';
 import { TextTable } from '../kit/text-table.ts';
-import type { ExperimentsAnalysis } from './analysis/types.ts';
+import type { ExperimentsAnalysis } from './analysis/experiment-analysis-types.ts';
 
 function cellText(c: Cell): string {
   if (c === null || c === undefined) return '—';

@@ -5,7 +5,7 @@
 import { buildToolshedItems, stratifiedSubsample, PAPER_TOOLSHED_OPTIONS } from '../../envs/toolshed/index.ts';
 import { sha256Hex } from '../../core/util/hash.ts';
 import { itemsJsonl } from './items.ts';
-import type { ProbeItem } from './types.ts';
+import type { ProbeItem } from './probe-types.ts';
 
 export const BUILD_MAX_PER_TASK = 3;
 

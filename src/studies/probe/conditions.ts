@@ -4,7 +4,7 @@ import type { ChatMessage } from '../../models/types.ts';
 import { abstractFailureNote, ABSTRACT_MIN_NOTE, NEGATIVE_INSTRUCTION, OBSERVATION_PREFIX } from '../../remedy/failure-record.ts';
 import { errorGloss } from '../../envs/toolshed/errors.ts';
 import { markErrorClass, UserError } from '../../core/errors.ts';
-import { DISTRACTOR_CONDITIONS, OWN_PASS_CONDITIONS, type CandidateName, type Condition, type ProbeItem } from './types.ts';
+import { DISTRACTOR_CONDITIONS, OWN_PASS_CONDITIONS, type CandidateName, type Condition, type ProbeItem } from './probe-types.ts';
 
 interface ConditionOptions {
   /** The length-matched neutral observation (required by `neut_pad`; computed per model). */

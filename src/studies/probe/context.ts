@@ -5,7 +5,7 @@ import type { ContextFit } from '../../models/capabilities.ts';
 import type { ProbeScorer } from './backend.ts';
 import { buildConditionMessages, candidatesFor, conditionAvailable } from './conditions.ts';
 import { lengthMatchedNeutral } from './padding.ts';
-import type { Condition, ProbeItem } from './types.ts';
+import type { Condition, ProbeItem } from './probe-types.ts';
 
 export interface ContextSizing {
   /** Tokens of the longest request (context + longest candidate). */

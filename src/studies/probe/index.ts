@@ -11,13 +11,19 @@ export {
   type CandidateName,
   type ScoreRecord,
   type ProbeItem,
-} from './types.ts';
+} from './probe-types.ts';
 export { readItemsFile, itemsJsonl } from '../../envs/items/item-file.ts';
 export { buildToolShedProbeItems, buildCodeRepairProbeItems } from './build.ts';
 export { buildConditionMessages, ConditionUnavailableError } from './conditions.ts';
 export { probeScorerFor, type ProbeScorer, type CandidateScore } from './backend.ts';
 export { runProbe, type RunProbeOptions, type ProbeProgress, type ProbeSessionResult } from './runner.ts';
-export { ProbeStore } from './store.ts';
+export { ProbeStore } from './probe-store.ts';
 export { verifyProbeScoring, type ProbeVerifyReport } from './verify.ts';
-export { analyzeProbeStore, type ProbeAnalysis, type ProbeAnalysisOptions, type ProbeRunAnalysis, type MeasureSummary } from './analyze.ts';
-export { renderProbeAnalysis } from './render.ts';
+export {
+  analyzeProbeStore,
+  type ProbeAnalysis,
+  type ProbeAnalysisOptions,
+  type ProbeRunAnalysis,
+  type MeasureSummary,
+} from './probe-analysis.ts';
+export { renderProbeAnalysis } from './probe-tables.ts';

@@ -2,7 +2,7 @@
 // lives with the item schema in src/envs/items/item-file.ts.
 import { sha256Hex } from '../../core/util/hash.ts';
 import { itemJsonLine } from '../../envs/items/item-file.ts';
-import type { ProbeItem } from './types.ts';
+import type { ProbeItem } from './probe-types.ts';
 
 export { parseItems, readItemsFile, itemJsonLine, itemsJsonl } from '../../envs/items/item-file.ts';
 

@@ -1,7 +1,7 @@
 // Item-level probe measures from teacher-forced scores (docs/harness.md §0, §4.6, §4.7). All log-probs
 // are summed over the candidate's tokens; every measure is a difference of the SAME string's
 // log-probability under two contexts. Missing scores give NaN (null in JSON), never 0.
-import { EXTENDED_CONDITIONS, type CandidateName, type Condition, type ScoreRecord } from './types.ts';
+import { EXTENDED_CONDITIONS, type CandidateName, type Condition, type ScoreRecord } from './probe-types.ts';
 
 /** The extended conditions measured against fail (G_X, delta_X): all but neut_pad, which has its own terms (copy_pad, sem_pad). */
 const EXTENDED_CONTRASTS = EXTENDED_CONDITIONS.filter(

@@ -5,7 +5,7 @@
 // the target. (ToolShed's own `lengthMatchedNeutral` does the same with a synchronous counter;
 // this one also serves tokenizers behind HTTP and reports the counts it chose by.)
 import { neutralObservation } from '../../envs/toolshed/counterfactual.ts';
-import type { ProbeItem } from './types.ts';
+import type { ProbeItem } from './probe-types.ts';
 
 const MAX_FILLER_UNITS = 23;
 

@@ -8,8 +8,8 @@ import type { ProbeScorer, ScoringCounters } from './backend.ts';
 import { guardScore } from './backend.ts';
 import { buildConditionMessages, candidatesFor, conditionAvailable, conditionPasses } from './conditions.ts';
 import { lengthMatchedNeutral } from './padding.ts';
-import { scoreKey, type ProbeStore } from './store.ts';
-import type { Condition, ProbeItem, ScoreRecord } from './types.ts';
+import { scoreKey, type ProbeStore } from './probe-store.ts';
+import type { Condition, ProbeItem, ScoreRecord } from './probe-types.ts';
 
 /** Progress of `runProbe`: the pass, items done of the total, and scores written. */
 export interface ProbeProgress {

@@ -2,10 +2,10 @@
 // decomposition, repetition readouts, manipulations) as terminal text, JSON and report sections.
 import type { Study } from '../kit/study.ts';
 import { meanCell, simulatedMark, type Section } from '../kit/sections.ts';
-import { analyzeProbeStore, type ProbeAnalysis } from './analyze.ts';
-import { MAIN_MEASURES, MANIPULATION_MEASURES, renderProbeAnalysis } from './render.ts';
-import { PROBE_RUN_KIND, ProbeStore } from './store.ts';
-import type { ScoreRecord } from './types.ts';
+import { analyzeProbeStore, type ProbeAnalysis } from './probe-analysis.ts';
+import { MAIN_MEASURES, MANIPULATION_MEASURES, renderProbeAnalysis } from './probe-tables.ts';
+import { PROBE_RUN_KIND, ProbeStore } from './probe-store.ts';
+import type { ScoreRecord } from './probe-types.ts';
 import { readRecords, recordKeys } from '../../store/study-runs.ts';
 import { lastUpdate, sessionRunRow, shortTime, studyRunStatus } from '../kit/run-status.ts';
 import { baseLabel } from '../../core/simulated.ts';

@@ -4,13 +4,12 @@
 // random.Random(0).sample(items, n), as the reference implementation draws it.
 import { PyRandom } from '../../core/py/random.ts';
 import { VERIFY_TOLERANCE } from '../../models/scoring.ts';
+import { PROBE_VERIFY_DEFAULTS } from './defaults.ts';
 import type { ProbeScorer, VerifyInput, VerifyResult } from './backend.ts';
 import { buildConditionMessages } from './conditions.ts';
-import { CORE_CONDITIONS, type Condition, type ProbeItem } from './types.ts';
+import { CORE_CONDITIONS, type Condition, type ProbeItem } from './probe-types.ts';
 
 export { VERIFY_TOLERANCE };
-const VERIFY_SAMPLE = 12;
-const VERIFY_SEED = 0;
 
 interface VerifyTriple {
   item_id: string;
@@ -23,7 +22,7 @@ export interface ProbeVerifyReport extends VerifyResult {
   triples: Array<VerifyTriple & { cached: number | null; fresh: number | null; diff: number | null; ok: boolean; problem?: string }>;
 }
 
-export function verifySample(items: readonly ProbeItem[], n: number, seed = VERIFY_SEED): ProbeItem[] {
+export function verifySample(items: readonly ProbeItem[], n: number, seed = PROBE_VERIFY_DEFAULTS.seed): ProbeItem[] {
   return new PyRandom(seed).sample(items, Math.min(n, items.length));
 }
 
@@ -36,8 +35,8 @@ export async function verifyProbeScoring(
   items: readonly ProbeItem[],
   options: { n?: number; tolerance?: number; seed?: number } = {},
 ): Promise<ProbeVerifyReport> {
-  const tolerance = options.tolerance ?? VERIFY_TOLERANCE;
-  const sample = verifySample(items, options.n ?? VERIFY_SAMPLE, options.seed ?? VERIFY_SEED);
+  const tolerance = options.tolerance ?? PROBE_VERIFY_DEFAULTS.tolerance;
+  const sample = verifySample(items, options.n ?? PROBE_VERIFY_DEFAULTS.n, options.seed ?? PROBE_VERIFY_DEFAULTS.seed);
   const inputs: VerifyInput[] = [];
   const triples: VerifyTriple[] = [];
   for (const item of sample) {

@@ -1,9 +1,9 @@
 // Public API of the revision study (`revloop/studies/revision`, docs/analysis.md): every table and
 // model of the paper from TrajectoryRecord[], its terminal text and strict JSON, the IFEval
 // accuracies, synthetic trajectories for power analysis (SIMULATED), and the paper's tests.
-export { analyzeTrajectories } from './analysis/analyze.ts';
-export type { AnalysisOptions, AnalysisProgress, AnalysisResult } from './analysis/types.ts';
-export { renderAnalysis } from './analysis/render.ts';
+export { analyzeTrajectories } from './analysis/analyze-trajectories.ts';
+export type { AnalysisOptions, AnalysisProgress, AnalysisResult } from './analysis/analysis-types.ts';
+export { renderAnalysis } from './analysis/analysis-tables.ts';
 export type { TextOptions } from '../kit/study.ts';
 export { analysisJson } from './analysis/json.ts';
 export { analyzeIfeval, renderIfeval, type IfevalAnalysis } from './analysis/ifeval.ts';

@@ -1,8 +1,8 @@
 // From an AnalysisResult (src/studies/revision/analysis) and the trajectories it was computed on to the report's
 // view model. Every number shown comes from the analysis; this module only selects, orders and
 // labels. Per-trajectory labels for the drill-down filters use the analysis's own classifier.
-import type { AnalysisResult, CellSummary } from './analysis/types.ts';
-import { EXACT_CATEGORIES, FAMILY_ORDER, REPEAT_CLASSES } from './analysis/types.ts';
+import type { AnalysisResult, CellSummary } from './analysis/analysis-types.ts';
+import { EXACT_CATEGORIES, FAMILY_ORDER, REPEAT_CLASSES } from './analysis/analysis-types.ts';
 import { trajectoryFacts } from './analysis/trajectory.ts';
 import type { TrajectoryRecord } from '../../store/types.ts';
 import type {

@@ -3,7 +3,7 @@
 import type { ReportModel } from '../kit/report-model.ts';
 import { simulatedMark, type DataTable, type NumberCell, type Section } from '../kit/sections.ts';
 import type { IfevalAccuracies, IfevalAnalysis, IfevalInstructionRow } from './analysis/ifeval.ts';
-import type { AnalysisResult, Interval } from './analysis/types.ts';
+import type { AnalysisResult, Interval } from './analysis/analysis-types.ts';
 import { formatCount } from '../../core/util/count.ts';
 
 export function revisionSections(model: ReportModel): Section[] {

@@ -3,9 +3,9 @@
    (/api/events) keeps every view live; it reconnects by itself and misses nothing. */
 import { listen, query } from './api.ts';
 import { clear, el, markOverflow, put } from './dom.ts';
-import { mountCompare } from './compare.ts';
-import { mountRun } from './run.ts';
-import { mountRuns } from './runs.ts';
+import { mountCompare } from './compare-page.ts';
+import { mountRun } from './run-page.ts';
+import { mountRuns } from './runs-page.ts';
 import type { Params, Shell, View } from './view.ts';
 
 const root = document.getElementById('view')!;

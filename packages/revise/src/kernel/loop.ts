@@ -31,7 +31,7 @@ import type {
   PriorRound,
   Projection,
   Verification,
-} from './types.ts';
+} from './loop-types.ts';
 
 /** Checks a draft, and renders the report sent back when the loop goes on. */
 export interface LoopVerifier<S> {
@@ -146,7 +146,7 @@ const describe = (v: unknown): string =>
   v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
 /**
- * Runs one trajectory to its end (kernel/types.ts `LoopEnd`), reporting every step to the sink.
+ * Runs one trajectory to its end (kernel/loop-types.ts `LoopEnd`), reporting every step to the sink.
  * One async function, its clean-up included: the lab's engine runs it on its hot path, where each
  * extra layer of promises delays the next trajectory's first write past the round it follows.
  */

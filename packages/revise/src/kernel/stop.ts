@@ -8,7 +8,7 @@
 //
 // `ms` also sets a deadline: the kernel ends the loop on time even when the model or the verifier
 // ignores its abort signal (their late answers are discarded; kernel/loop.ts).
-import type { LoopRound, LoopState, Projection } from './types.ts';
+import type { LoopRound, LoopState, Projection } from './loop-types.ts';
 
 /** Why a condition ended the loop: its name, and in words what held. */
 export interface StopVerdict {

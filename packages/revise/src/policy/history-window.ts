@@ -2,7 +2,7 @@
 // `full` is the paper's protocol (the whole conversation). `last:K` is the reference's tail_K
 // (docs/protocol.md §3.10): the initial prompt followed by the last K+1 exchanges. `reset` keeps only the
 // current draft and its feedback after the initial prompt. Every window is applied at every round.
-// (The agent loop's counterpart, which decides how failed steps appear, is `AgentMessagePolicy`.)
+// (The agent loop's counterpart, which decides how failed steps appear, is `AgentMessageOptions`.)
 import { namingOption, UserError } from '../errors.ts';
 import type { ChatMessage } from '../model.ts';
 

@@ -1,4 +1,4 @@
-// Message policies for revision loops (docs/revise.md §3): which earlier exchanges a revision
+// The message rules of revision policies (docs/revise.md §3): which earlier exchanges a revision
 // request carries (the history window, restarted at recurrences or cycles) and how each failed
 // draft appears in it. The lab's harnesses (src/engine/round-policy.ts) and `revise()` build their
 // requests here, so a policy name means the same messages in both.
@@ -19,8 +19,11 @@ export type RevisionFeedback = 'verbatim' | 'abstract' | 'drop';
 /** The feedback forms a revision loop can send: the verbatim report, or abstracted failure records. */
 export const REVISION_FEEDBACKS: readonly RevisionFeedback[] = ['verbatim', 'abstract', 'drop'];
 
-/** How a revision request is built from the failed attempts so far. */
-export interface RevisionMessagePolicy {
+/**
+ * The message rules of a revision policy (`messageRulesOf`): how a revision request is built from
+ * the failed attempts so far — the feedback form, the parsed history window and its restart rules.
+ */
+export interface MessageRules {
   feedback: RevisionFeedback;
   window: HistoryWindow;
   /** Restart the window at every draft recurrence (`reset-on-recurrence`). */
@@ -61,9 +64,9 @@ export interface WindowPlan {
  */
 export function planWindow(
   exchanges: readonly RevisionExchange[],
-  policy: Pick<RevisionMessagePolicy, 'resetOnRecurrence' | 'resetOnCycle'> & { feedback?: RevisionFeedback },
+  rules: Pick<MessageRules, 'resetOnRecurrence' | 'resetOnCycle'> & { feedback?: RevisionFeedback },
 ): WindowPlan {
-  if (!policy.resetOnRecurrence && !policy.resetOnCycle) return { start: 0, abstractHead: false, latest: null };
+  if (!rules.resetOnRecurrence && !rules.resetOnCycle) return { start: 0, abstractHead: false, latest: null };
   const keys = exchanges.map((e) => e.key);
   /** Keys of drafts that some request carried as the only exchange after the initial messages. */
   const alone = new Set<string>(keys.length ? [keys[0]] : []);
@@ -71,8 +74,8 @@ export function planWindow(
   let abstractHead = false;
   let latest: WindowPlan['latest'] = null;
   for (let i = 1; i < exchanges.length; i++) {
-    const cycle = policy.resetOnCycle && cycleAt(exchanges, i) !== null;
-    const recurrence = policy.resetOnRecurrence && recurrenceOf(keys, i) !== null;
+    const cycle = rules.resetOnCycle && cycleAt(exchanges, i) !== null;
+    const recurrence = rules.resetOnRecurrence && recurrenceOf(keys, i) !== null;
     latest = null;
     if (!cycle && !recurrence) continue;
     const cause = cycle ? 'cycle' : 'recurrence';
@@ -81,7 +84,7 @@ export function planWindow(
       abstractHead = false;
       alone.add(keys[i]);
       latest = { action: 'reset', cause };
-    } else if (cycle && policy.feedback !== 'drop') {
+    } else if (cycle && rules.feedback !== 'drop') {
       start = i;
       abstractHead = true;
       latest = { action: 'reset-abstract', cause };
@@ -93,14 +96,14 @@ export function planWindow(
 /** Where the window starts (see `planWindow`). */
 export function windowStart(
   exchanges: readonly RevisionExchange[],
-  policy: Pick<RevisionMessagePolicy, 'resetOnRecurrence' | 'resetOnCycle'> & { feedback?: RevisionFeedback },
+  rules: Pick<MessageRules, 'resetOnRecurrence' | 'resetOnCycle'> & { feedback?: RevisionFeedback },
 ): number {
-  return planWindow(exchanges, policy).start;
+  return planWindow(exchanges, rules).start;
 }
 
 /** The exchanges a request carries, oldest first. */
-export function keptExchanges<T extends RevisionExchange>(exchanges: readonly T[], policy: RevisionMessagePolicy): T[] {
-  return selectExchanges(exchanges.slice(windowStart(exchanges, policy)), policy.window);
+export function keptExchanges<T extends RevisionExchange>(exchanges: readonly T[], rules: MessageRules): T[] {
+  return selectExchanges(exchanges.slice(windowStart(exchanges, rules)), rules.window);
 }
 
 /**
@@ -111,22 +114,22 @@ export function keptExchanges<T extends RevisionExchange>(exchanges: readonly T[
 export function buildRevisionMessages(
   initial: readonly ChatMessage[],
   exchanges: readonly RevisionExchange[],
-  policy: RevisionMessagePolicy,
+  rules: MessageRules,
 ): ChatMessage[] {
-  return planRevisionRequest(initial, exchanges, policy).messages;
+  return planRevisionRequest(initial, exchanges, rules).messages;
 }
 
 /** The next request's messages, and what the restart rules did at the latest failed attempt (`planWindow`). */
 export function planRevisionRequest(
   initial: readonly ChatMessage[],
   exchanges: readonly RevisionExchange[],
-  policy: RevisionMessagePolicy,
+  rules: MessageRules,
 ): { messages: ChatMessage[]; latest: WindowPlan['latest'] } {
   const messages: ChatMessage[] = initial.map((m) => ({ role: m.role, content: m.content }));
-  const plan = planWindow(exchanges, policy);
-  if (policy.feedback === 'drop') return { messages, latest: plan.latest };
-  const kept = selectExchanges(exchanges.slice(plan.start), policy.window);
-  if (policy.feedback === 'abstract') {
+  const plan = planWindow(exchanges, rules);
+  if (rules.feedback === 'drop') return { messages, latest: plan.latest };
+  const kept = selectExchanges(exchanges.slice(plan.start), rules.window);
+  if (rules.feedback === 'abstract') {
     if (kept.length) messages.push({ role: 'user', content: kept.map((e) => abstractDraftNote(e.revision + 1, e.feedback)).join('\n\n') });
     return { messages, latest: plan.latest };
   }

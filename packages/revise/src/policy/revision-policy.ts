@@ -4,9 +4,13 @@
 // `revloop compare-policies --policies …`), so a name means the same loop everywhere.
 import { namingOption, UsageError } from '../errors.ts';
 import { parseHistoryWindow, type HistoryWindow } from './history-window.ts';
-import { REVISION_FEEDBACKS, type RevisionFeedback, type RevisionMessagePolicy } from './revision-messages.ts';
+import { REVISION_FEEDBACKS, type RevisionFeedback, type MessageRules } from './revision-messages.ts';
+import type { DraftNormalisation } from './recurrence.ts';
 
-/** `full`, `last:K` and `reset` are windows; `reset-on-recurrence` is `full` restarted at each recurrence. */
+/**
+ * A policy's `history` as written: a history window (`full`, `last:K`, `reset`; parsed into a
+ * `HistoryWindow`), or `reset-on-recurrence`, the `full` window restarted at each recurrence.
+ */
 export type HistorySpec = 'full' | `last:${number}` | 'reset' | 'reset-on-recurrence';
 /**
  * How earlier failed drafts are banned at decoding (docs/revise.md §2):
@@ -31,12 +35,24 @@ export type CycleAction = 'continue' | 'reset' | 'stop';
  */
 export const PAPER_BUDGET = 8;
 
-/** A named revision policy: history window, feedback form, ban of failed drafts and cycle action. */
-export interface RevisionPolicy {
+/**
+ * A revision policy (docs/glossary.md): how a revision loop treats its own history. The named
+ * policies (POLICY_PRESETS, the lab's `--harness`) set the history, feedback, ban and cycle action;
+ * `revise()` takes any part of one (`Partial<RevisionPolicy<FeedbackRenderer>>`: unset fields take
+ * `revloop-default`'s), its `feedback` also open to your own renderer `R` of the violations.
+ */
+export interface RevisionPolicy<R = never> {
   history: HistorySpec;
-  feedback: RevisionFeedback;
+  /** `verbatim`, `abstract`, `drop`, or (in `revise()`) your own rendering of the violations, sent after the draft. */
+  feedback: RevisionFeedback | R;
   ban: BanSpec;
   onCycle: CycleAction;
+  /**
+   * How drafts are compared for recurrences and cycles: `normalised` (NFC, whitespace runs
+   * collapsed: a reflowed repeat is a repeat; `revise()`'s default for a policy object) or `exact`
+   * (the stripped text, the paper's and the lab's; the default for a policy given by name).
+   */
+  identity?: DraftNormalisation;
 }
 
 /**
@@ -91,11 +107,8 @@ export function parseHistorySpec(spec: string): { window: HistoryWindow; resetOn
   return { window: parseHistoryWindow(spec), resetOnRecurrence: false };
 }
 
-/** The message policy of a revision policy (a window given apart, e.g. the lab's --history, replaces `full`). */
-export function messagePolicyOf(
-  policy: Pick<RevisionPolicy, 'history' | 'feedback' | 'onCycle'>,
-  window?: HistoryWindow,
-): RevisionMessagePolicy {
+/** The message rules of a revision policy (a window given apart, e.g. the lab's --history, replaces `full`). */
+export function messageRulesOf(policy: Pick<RevisionPolicy, 'history' | 'feedback' | 'onCycle'>, window?: HistoryWindow): MessageRules {
   const h = parseHistorySpec(policy.history);
   if (!REVISION_FEEDBACKS.includes(policy.feedback))
     throw new UsageError(`unknown feedback mode '${String(policy.feedback)}'; use ${REVISION_FEEDBACKS.join(', ')}`, {

@@ -10,11 +10,11 @@
 import { RevisionFailedError, UsageError } from '../errors.ts';
 import type { ChatMessage, ReviseModel } from '../model.ts';
 import { abstractFailureNote } from '../policy/failure-record.ts';
-import type { PolicyName } from '../policy/revision-policy.ts';
+import type { PolicyName, RevisionPolicy } from '../policy/revision-policy.ts';
 import { aiSdkModel, fromAiSdkPrompt, type AiSdkModelOptions } from './ai-sdk.ts';
 import type { AiSdkCallOptions, AiSdkGenerateResult, AiSdkPromptMessage, LanguageModelLike } from './ai-sdk-types.ts';
 import { revise } from './revise.ts';
-import type { ReviseBudget, ReviseOptions, ReviseResult, RevisePolicy, Usage } from './types.ts';
+import type { ReviseBudget, ReviseOptions, ReviseResult, FeedbackRenderer, Usage } from './revise-types.ts';
 import { jsonSchemaVerifier, jsonText } from './verifiers.ts';
 
 /** Options of `reviseMiddleware`: the verifier, budget and policy applied to every generation of the wrapped model. */
@@ -41,7 +41,7 @@ export interface ReviseMiddlewareOptions extends Omit<ReviseOptions, 'model' | '
 /** What one call may override through `providerOptions: { revloop: { … } }`. */
 export interface ReviseCallOptions {
   budget?: ReviseBudget;
-  policy?: RevisePolicy | PolicyName;
+  policy?: Partial<RevisionPolicy<FeedbackRenderer>> | PolicyName;
   onFailure?: 'best' | 'throw';
   maxTokens?: number;
 }

@@ -18,13 +18,13 @@ import {
   stopOnSuccess,
   type StopCondition,
 } from '../kernel/stop.ts';
-import type { Generation, GenerationStart, LoopEnd, LoopRequest, LoopRound, LoopSink } from '../kernel/types.ts';
+import type { Generation, GenerationStart, LoopEnd, LoopRequest, LoopRound, LoopSink } from '../kernel/loop-types.ts';
 import { banStrings } from '../policy/ban.ts';
 import { violationSet, violationTag } from '../policy/recurrence.ts';
 import { planRevisionRequest, type RevisionExchange } from '../policy/revision-messages.ts';
 import {
   banKindFor,
-  messagePolicyOf,
+  messageRulesOf,
   PAPER_BUDGET,
   policyPreset,
   REVLOOP_DEFAULT_POLICY,
@@ -36,6 +36,7 @@ import { withTelemetry } from './telemetry.ts';
 import type {
   Attempt,
   CycleOutcome,
+  FeedbackRenderer,
   CycleReport,
   ReviseEvent,
   ReviseOptions,
@@ -44,7 +45,7 @@ import type {
   VerifyFunction,
   VerifyResult,
   Violation,
-} from './types.ts';
+} from './revise-types.ts';
 import type { DraftNormalisation } from '../policy/recurrence.ts';
 
 /** The report sent back after a failed draft (feedback `verbatim`), unless the verifier gives its own. */
@@ -75,7 +76,7 @@ function nonNegative(name: string, v: number | undefined, integer = false): void
 
 /** A policy with its own feedback renderer split out, and the draft identity it runs with. */
 export interface ResolvedPolicy extends RevisionPolicy {
-  feedbackFn: ((v: Violation[], a: Attempt) => string) | null;
+  feedbackFn: FeedbackRenderer | null;
   identity: DraftNormalisation;
   /** The preset's name when the policy was given by name. */
   name: string | null;
@@ -167,7 +168,7 @@ const LIMITS = new Set(['revisions', 'tokens', 'usd', 'ms']);
 /** Runs the loop; `emit` receives every event in order; `pace` (the stream's) may hold the next generation back. */
 export async function runRevise(o: ReviseOptions, emit: (e: ReviseEvent) => void, pace?: () => Promise<void>): Promise<ReviseResult> {
   const policy = resolvePolicy(o.policy);
-  const messagePolicy = messagePolicyOf(policy);
+  const messageRules = messageRulesOf(policy);
   const revisions = o.budget?.revisions ?? PAPER_BUDGET;
   nonNegative('budget.revisions', revisions, true);
   nonNegative('budget.tokens', o.budget?.tokens, true);
@@ -239,7 +240,7 @@ export async function runRevise(o: ReviseOptions, emit: (e: ReviseEvent) => void
         violations: r.violations,
         measure: r.measure,
       }));
-      const planned = planRevisionRequest(initial, exchanges, messagePolicy);
+      const planned = planRevisionRequest(initial, exchanges, messageRules);
       const banned = banning ? banStrings(rounds.map((r) => r.draft)) : [];
       const bans = banned.length ? banned : undefined;
       const last = rounds[rounds.length - 1];

@@ -5,8 +5,8 @@
 // `gen_ai.response.finish_reasons` …) and revloop's own (`revloop.status`, `revloop.attempt`,
 // `revloop.cycle.kind`, `revloop.policy.action` …). Spans go to whatever tracer provider the app
 // registered (none registered: the API's no-op tracer). Without the package, nothing happens.
-import type { GenerationStart, LoopRound, Generation } from '../kernel/types.ts';
-import type { ReviseResult, VerifyResult } from './types.ts';
+import type { GenerationStart, LoopRound, Generation } from '../kernel/loop-types.ts';
+import type { ReviseResult, VerifyResult } from './revise-types.ts';
 
 /** The parts of `@opentelemetry/api` used here (structural: the package is an optional peer). */
 interface SpanLike {

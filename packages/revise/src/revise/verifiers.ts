@@ -4,7 +4,7 @@
 // this package takes a family object. `zod` and `ajv` are optional peer dependencies: nothing here
 // imports them until asked, and a verifier that needs one says so before any model call (`ready`).
 import { UsageError } from '../errors.ts';
-import type { FamilyCase, FamilyLike, VerifyFunction, VerifyResult, Violation } from './types.ts';
+import type { FamilyCase, FamilyLike, VerifyFunction, VerifyResult, Violation } from './revise-types.ts';
 
 /** The JSON text of a draft: the draft itself, or the inside of one surrounding code fence. */
 export function jsonText(draft: string): string {

@@ -7,7 +7,7 @@ import type { TrajectoryRunPlanned } from '../../../store/events.ts';
 import { experimentOf, type ExperimentPlan, type ExperimentTrajectory } from '../plan.ts';
 import type { RunStore, RunSummary } from '../../../store/store.ts';
 import type { TrajectoryRecord } from '../../../store/types.ts';
-import type { Interval, Rate } from './types.ts';
+import type { Interval, Rate } from './experiment-analysis-types.ts';
 
 export interface ExperimentRunData {
   runId: string;

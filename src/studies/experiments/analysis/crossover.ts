@@ -13,7 +13,7 @@ import { holmAdjust } from '../../../core/stats/holm.ts';
 import type { RunStore } from '../../../store/store.ts';
 import type { TrajectoryRecord } from '../../../store/types.ts';
 import { rate, type ExperimentRunData } from './common.ts';
-import type { CrossoverAnalysis, CrossoverCell, CrossoverPair, CrossoverTest } from './types.ts';
+import type { CrossoverAnalysis, CrossoverCell, CrossoverPair, CrossoverTest } from './experiment-analysis-types.ts';
 
 interface CellData {
   planner: string;

@@ -15,7 +15,7 @@ import {
   wordErrorOf,
   type ExperimentRunData,
 } from './common.ts';
-import type { HistoryAnalysis, HistoryArmSummary, HistoryContrast, HistoryOutcome } from './types.ts';
+import type { HistoryAnalysis, HistoryArmSummary, HistoryContrast, HistoryOutcome } from './experiment-analysis-types.ts';
 
 const sign = (x: number) => (x > 0 ? 1 : x < 0 ? -1 : 0);
 

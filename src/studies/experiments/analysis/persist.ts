@@ -4,7 +4,7 @@
 // rescue share by revision cap, from the source budget to the new one.
 import { median } from '../../../core/stats/summary.ts';
 import { cumulativeSuccess, finiteOrNull, rate, specOf, successRevision, type ExperimentRunData } from './common.ts';
-import type { PersistAnalysis, PersistRegionRow } from './types.ts';
+import type { PersistAnalysis, PersistRegionRow } from './experiment-analysis-types.ts';
 import { terminalRegion } from '../states.ts';
 
 export function analyzePersist(run: ExperimentRunData): PersistAnalysis {

@@ -15,7 +15,14 @@ import type { ExactLengthState } from '../../../core/verify/types.ts';
 import type { RunStore } from '../../../store/store.ts';
 import type { TrajectoryRecord } from '../../../store/types.ts';
 import { finiteOrNull, intervalOf, meanOrNull, rateOf, specOf, streamFor, type ExperimentRunData } from './common.ts';
-import type { PredictionSpec, SysidAnalysis, SysidCommandRow, SysidPrediction, SysidSlope, SysidTransfer } from './types.ts';
+import type {
+  PredictionSpec,
+  SysidAnalysis,
+  SysidCommandRow,
+  SysidPrediction,
+  SysidSlope,
+  SysidTransfer,
+} from './experiment-analysis-types.ts';
 
 /** One system-identification state with its single generated revision. */
 export interface SysidRow {

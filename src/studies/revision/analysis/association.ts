@@ -5,7 +5,13 @@
 import { compareCodePoints } from '../../../core/stats/bootstrap.ts';
 import { Xoshiro128 } from '../../../core/stats/prng.ts';
 import { EXACT_MAX_N, spearmanTests, spearmanUndefinedReason } from '../../../core/stats/spearman.ts';
-import { HAZARD_PREDICTORS, type CellSummary, type HazardAssociation, type HazardAssociationRow, type HazardPredictor } from './types.ts';
+import {
+  HAZARD_PREDICTORS,
+  type CellSummary,
+  type HazardAssociation,
+  type HazardAssociationRow,
+  type HazardPredictor,
+} from './analysis-types.ts';
 
 export const DEFAULT_PERMUTATIONS = 100_000;
 const MIN_ASSOCIATION_CONTROLLERS = 3;

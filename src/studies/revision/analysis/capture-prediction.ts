@@ -20,7 +20,7 @@ import {
   type CapturePredictionFamily,
   type CapturePredictionSet,
   type Interval,
-} from './types.ts';
+} from './analysis-types.ts';
 
 /** scikit-learn's C (inverse L2 strength) of the reference model. */
 const CAPTURE_C = 1;

@@ -6,7 +6,7 @@ import type { TrajectoryRecord } from '../../../store/types.ts';
 import { landmarkDesign } from '../../../core/stats/design.ts';
 import { fitClusteredLogit, waldOddsRatio, type LogisticFit } from '../../../core/stats/logistic.ts';
 import { exactRound, stateIds } from './trajectory.ts';
-import type { RescueFit } from './types.ts';
+import type { RescueFit } from './analysis-types.ts';
 
 /** B0 (current state) then B1 extras (action history), in the reference's column order. */
 export const RESCUE_COVARIATES = [

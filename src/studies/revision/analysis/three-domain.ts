@@ -11,7 +11,7 @@ import { landmarkDesign } from '../../../core/stats/design.ts';
 import { fitClusteredLogit } from '../../../core/stats/logistic.ts';
 import { mantelHaenszel, type TwoByTwo } from '../../../core/stats/mantel-haenszel.ts';
 import { exactRound, stateIds } from './trajectory.ts';
-import { aggregateOf, type ThreeDomainFit } from './types.ts';
+import { aggregateOf, type ThreeDomainFit } from './analysis-types.ts';
 
 const ENERGY_COVARIATES = [
   'current_energy',

@@ -3,7 +3,7 @@
 // (docs/protocol.md §3.1: hashing the UTF-8 bytes gives the same partition; the exact-length state tuple
 // (hash, error, missing) is a function of the text for a fixed case).
 import type { RoundRecord, TrajectoryRecord } from '../../../store/types.ts';
-import type { ExactCategory, RepeatClass } from './types.ts';
+import type { ExactCategory, RepeatClass } from './analysis-types.ts';
 
 export interface TrajectoryFacts {
   /** Smallest `revision` with joint success; null if none (capture = ∞). */

@@ -7,7 +7,7 @@ import { namingOption, PlanMismatchError, UserError } from '../../core/errors.ts
 import type { Family } from '../../core/verify/types.ts';
 import type { GenerationGuard } from '../../engine/loop.ts';
 import type { ProtocolConfig } from '../../engine/protocol.ts';
-import { executeRun, type RunProgress, type RunResult } from '../../engine/run.ts';
+import { executeRun, type RunProgress, type RunResult } from '../../engine/trajectory-run.ts';
 import { canTokenize, tokenizerRefusal, type TokenizingModel } from '../../models/capabilities.ts';
 import type { Model } from '../../models/types.ts';
 import type { TrajectoryRunPlanned } from '../../store/events.ts';

@@ -1,7 +1,7 @@
 // Terminal tables of a probe analysis: the main measures, repetition readouts and, where the
 // extended conditions were scored, the paired manipulation deltas. Mean [95% CI] in nats.
 import { baseLabel, markedName } from '../../core/simulated.ts';
-import type { MeasureSummary, ProbeAnalysis, ProbeRunAnalysis } from './analyze.ts';
+import type { MeasureSummary, ProbeAnalysis, ProbeRunAnalysis } from './probe-analysis.ts';
 import { formatCount } from '../../core/util/count.ts';
 
 export const MAIN_MEASURES = [

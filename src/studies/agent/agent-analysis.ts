@@ -7,7 +7,7 @@ import { BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, clusterBootstrap, type Estimate } 
 import type { AgentHarnessName } from '../../remedy/agent-harness.ts';
 import { STUDY_HARNESSES } from './study-harnesses.ts';
 import type { RolloutRecord } from './engine.ts';
-import type { AgentRunRow, AgentStore } from './store.ts';
+import type { AgentRunRow, AgentStore } from './agent-store.ts';
 
 const AGENT_ANALYSIS_SCHEMA = 'revloop.agent-analysis/1';
 

@@ -4,7 +4,15 @@ import { baseLabel, markedName } from '../../../core/simulated.ts';
 import { TextTable } from '../../kit/text-table.ts';
 import type { TextOptions } from '../../kit/study.ts';
 import { formatMeanSd } from '../../../core/stats/summary.ts';
-import { ASSAYS, EXACT_CATEGORIES, FAMILY_ORDER, REPEAT_CLASSES, type AnalysisResult, type CellSummary, type Interval } from './types.ts';
+import {
+  ASSAYS,
+  EXACT_CATEGORIES,
+  FAMILY_ORDER,
+  REPEAT_CLASSES,
+  type AnalysisResult,
+  type CellSummary,
+  type Interval,
+} from './analysis-types.ts';
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '—' : (100 * v).toFixed(1));
 const ci = (i: Interval) => (i.low === null || i.high === null ? '' : ` [${pct(i.low)}, ${pct(i.high)}]`);

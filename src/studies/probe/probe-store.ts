@@ -20,7 +20,7 @@ import { openStore, type RunStore, type StoreOptions } from '../../store/store.t
 import { registerRunKind } from '../../store/run-kinds.ts';
 import { recordsRunKind } from '../kit/run-kind.ts';
 import { itemSha256 } from './items.ts';
-import type { CandidateName, Condition, ProbeItem, ScoreRecord } from './types.ts';
+import type { CandidateName, Condition, ProbeItem, ScoreRecord } from './probe-types.ts';
 
 /** The store's run kind of probe runs, registered with the store (one per model and environment). */
 export const PROBE_RUN_KIND = 'probe';

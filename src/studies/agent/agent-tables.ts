@@ -1,7 +1,7 @@
 // Terminal tables of the agent study: success, loops and repeat rates per harness, the cost
 // columns, and the paired contrasts against verbatim (percentage points for rates).
 import { baseLabel, markedName } from '../../core/simulated.ts';
-import type { AgentAnalysis, MetricSummary } from './analyze.ts';
+import type { AgentAnalysis, MetricSummary } from './agent-analysis.ts';
 import { formatCount } from '../../core/util/count.ts';
 
 function cell(m: MetricSummary | undefined, digits: number): string {

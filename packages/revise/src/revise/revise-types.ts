@@ -1,9 +1,8 @@
 // The public types of `revise()` (docs/revise.md §1).
 import type { AttemptRecord, ChatMessage, ReviseModel } from '../model.ts';
-import type { CycleKind, DraftNormalisation } from '../policy/recurrence.ts';
+import type { CycleKind } from '../policy/recurrence.ts';
 import type { PolicyName, RevisionPolicy } from '../policy/revision-policy.ts';
-import type { RevisionFeedback } from '../policy/revision-messages.ts';
-import type { LoopSink } from '../kernel/types.ts';
+import type { LoopSink } from '../kernel/loop-types.ts';
 import type { StopCondition, StopPredicate, Pricing } from '../kernel/stop.ts';
 import type { RetryPolicy } from './retry.ts';
 import type { ReviseTelemetry } from './telemetry.ts';
@@ -85,21 +84,8 @@ export interface ReviseBudget {
   ms?: number;
 }
 
-/**
- * How `revise()` revises: a named policy's fields (RevisionPolicy), each optional (unset fields take
- * `revloop-default`'s), with the feedback form also open to your own rendering of the violations,
- * and the draft identity the recurrence rules compare.
- */
-export interface RevisePolicy extends Partial<Omit<RevisionPolicy, 'feedback'>> {
-  /** `verbatim`, `abstract`, `drop`, or your own rendering of the violations (sent after the draft). */
-  feedback?: RevisionFeedback | ((violations: Violation[], attempt: Attempt) => string);
-  /**
-   * How drafts are compared for recurrences and cycles: `normalised` (NFC, whitespace runs
-   * collapsed: a reflowed repeat is a repeat; the default for a policy object) or `exact` (the
-   * stripped text, the paper's and the lab's; the default for a policy given by name).
-   */
-  identity?: DraftNormalisation;
-}
+/** Your own feedback of a policy (`RevisionPolicy.feedback` in `revise()`): the text sent back after a failed draft, from its violations. */
+export type FeedbackRenderer = (violations: Violation[], attempt: Attempt) => string;
 
 /** Token usage summed over every provider attempt, failed ones included. */
 export interface Usage {
@@ -204,7 +190,7 @@ export interface ReviseOptions {
   verify: VerifyFunction | FamilyVerify;
   budget?: ReviseBudget;
   /** A policy object (every field optional: the default, docs/revise.md §5) or a named policy (the lab's harness names). */
-  policy?: RevisePolicy | PolicyName;
+  policy?: Partial<RevisionPolicy<FeedbackRenderer>> | PolicyName;
   /** More stop conditions (kernel/stop.ts, or predicates over the loop so far), after the built-in ones. */
   stopWhen?:
     StopCondition<VerifyResult> | StopPredicate<VerifyResult> | ReadonlyArray<StopCondition<VerifyResult> | StopPredicate<VerifyResult>>;

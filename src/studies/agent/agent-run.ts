@@ -4,7 +4,7 @@ import { UserError } from '../../core/errors.ts';
 import { agentTasks, runToolShedRollout, type RolloutRecord, type RolloutSettings } from './engine.ts';
 import { TurnFailedError, type TurnGenerator } from './generator.ts';
 import type { AgentHarness } from '../../remedy/agent-harness.ts';
-import type { AgentStore } from './store.ts';
+import type { AgentStore } from './agent-store.ts';
 
 export interface AgentRunResult {
   runId: string;

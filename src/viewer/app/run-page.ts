@@ -22,7 +22,7 @@ import {
   type Child,
   type Labels,
 } from './dom.ts';
-import { sizeBars } from './runs.ts';
+import { sizeBars } from './runs-page.ts';
 import { timeline } from './timeline.ts';
 import type { Params, Shell, View } from './view.ts';
 

@@ -35,7 +35,7 @@ import {
   type RescueAnalysis,
   type RescueFit,
   type ThreeDomainAnalysis,
-} from './types.ts';
+} from './analysis-types.ts';
 import { baseLabel, markedName } from '../../../core/simulated.ts';
 import { PAPER_PROTOCOL } from '../../../engine/protocol.ts';
 import { ANALYSIS_DEFAULTS } from './defaults.ts';

@@ -6,7 +6,7 @@ import { analyzeCrossover } from './crossover.ts';
 import { analyzeHistory } from './history.ts';
 import { analyzePersist } from './persist.ts';
 import { analyzeSysid } from './sysid.ts';
-import type { ExperimentRunInfo, ExperimentsAnalysis } from './types.ts';
+import type { ExperimentRunInfo, ExperimentsAnalysis } from './experiment-analysis-types.ts';
 
 export interface ExperimentsOptions {
   bootstrap: number;

@@ -11,8 +11,8 @@ import {
 } from '../../core/stats/cluster-bootstrap.ts';
 import { holmAdjust } from '../../core/stats/holm.ts';
 import { PRNG_NAME } from '../../core/stats/prng.ts';
-import type { ProbeStore } from './store.ts';
-import type { ProbeItem, ScoreRecord } from './types.ts';
+import type { ProbeStore } from './probe-store.ts';
+import type { ProbeItem, ScoreRecord } from './probe-types.ts';
 
 const PROBE_ANALYSIS_SCHEMA = 'revloop.probe-analysis/1';
 
