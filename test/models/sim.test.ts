@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { createModel } from '../../src/models/index.ts';
 import type { ChatMessage } from '../../src/models/types.ts';
 import { parseTask } from '../../src/models/sim/task.ts';
-import { parseReport, readPyValue } from '../../src/models/sim/report.ts';
+import { parseReport, readPyValue } from '../../src/models/sim/report-reader.ts';
 import { simulate, countPlanWords, memoryScale } from '../../src/models/sim/controller.ts';
 import { SIM_PROFILES } from '../../src/models/sim/profiles.ts';
 import { UserError } from '../../src/core/errors.ts';

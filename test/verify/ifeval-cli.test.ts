@@ -199,7 +199,7 @@ test(
 );
 
 test('sim: an IFEval report makes the controller fix the listed instructions of its last draft', { skip: punkt.skip }, async () => {
-  const { reviseIfeval, parseIfevalReport } = await import('../../src/models/sim/ifeval.ts');
+  const { reviseIfeval, parseIfevalReport } = await import('../../src/models/sim/ifeval-controller.ts');
   const { stream } = await import('../../src/models/sim/rng.ts');
   const { SIM_PROFILES } = await import('../../src/models/sim/profiles.ts');
   const { getFamily } = await import('../../src/core/verify/index.ts');

@@ -165,7 +165,7 @@ export {
   type GlossLookup,
 } from './policy/failure-record.ts';
 export { banStrings } from './policy/ban.ts';
-export { pyStrip, isPySpaceCode } from './text.ts';
+export { pyStrip, isPySpaceCode } from './py-strip.ts';
 export {
   RevloopError,
   UserError,

@@ -9,8 +9,8 @@
 import { canonicalJson, sha256Hex } from '../../core/util/hash.ts';
 import type { ChatMessage } from '../types.ts';
 import type { SimParams } from './profiles.ts';
-import { reviseIfeval } from './ifeval.ts';
-import { parseReport, type ExactReport, type StructuredReport } from './report.ts';
+import { reviseIfeval } from './ifeval-controller.ts';
+import { parseReport, type ExactReport, type StructuredReport } from './report-reader.ts';
 import { HashRng, stream } from './rng.ts';
 import { parseTask, type SimTask } from './task.ts';
 import { FillerStream, capitalize } from './vocabulary.ts';

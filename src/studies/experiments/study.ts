@@ -12,8 +12,8 @@ import type { ExperimentsAnalysis } from './analysis/experiment-analysis-types.t
 import { experimentPolicies } from './arms.ts';
 import { EXPERIMENT_KINDS, experimentOf } from './plan.ts';
 import { experimentExportFields } from './export.ts';
-import { experimentSections } from './sections.ts';
-import { renderExperimentsText } from './text.ts';
+import { experimentSections } from './experiment-sections.ts';
+import { renderExperimentsText } from './experiment-tables.ts';
 
 export interface ExperimentsStudyAnalysis {
   result: ExperimentsAnalysis;

@@ -16,7 +16,7 @@ import { renderAnalysis } from './analysis/analysis-tables.ts';
 import type { AnalysisResult } from './analysis/analysis-types.ts';
 import { loadRevisionInputs, type RevisionInputs } from './from-store.ts';
 import { buildReportModel, drilldownLabels, labelTrajectory } from './report-model.ts';
-import { ifevalSections, landmarkSections, revisionSections } from './sections.ts';
+import { ifevalSections, landmarkSections, revisionSections } from './revision-sections.ts';
 
 export interface RevisionAnalysis extends RevisionInputs {
   result: AnalysisResult;

@@ -14,7 +14,7 @@
 import { UserError } from '../errors.ts';
 import type { AttemptRecord, ReviseModel } from '../model.ts';
 import { cycleAt, draftKey, recurrenceOf } from '../policy/recurrence.ts';
-import { pyStrip } from '../text.ts';
+import { pyStrip } from '../py-strip.ts';
 import { stopConditions, type StopCondition, type StopPredicate } from './stop.ts';
 import type {
   Generation,

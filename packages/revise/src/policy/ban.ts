@@ -1,7 +1,7 @@
 // Ban lists from failed outputs (docs/harness.md §6): every earlier failed draft or action,
 // stripped, empty ones skipped, each once. Backends that take strings (vLLM `bad_words`, a
 // revloop model's `bannedSequences`) add the leading-space variant themselves.
-import { pyStrip } from '../text.ts';
+import { pyStrip } from '../py-strip.ts';
 
 /** Stripped, non-empty, de-duplicated strings to ban (first occurrence order). */
 export function banStrings(actions: readonly string[]): string[] {

@@ -12,7 +12,7 @@
 //   violation set is the same stall in the verifier's terms: the last three attempts violated the
 //   same set of constraints (by code and path) by the same measure (score, else count), so the
 //   verifier said the same thing three times while the drafts changed.
-import { pyStrip } from '../text.ts';
+import { pyStrip } from '../py-strip.ts';
 
 /** How drafts are normalised before they are compared for recurrence (`whitespace`: the former name of `normalised`). */
 export type DraftNormalisation = 'exact' | 'normalised' | 'whitespace';

@@ -1,10 +1,10 @@
 // The eight COLLIE structures the paper does not use, as `Family` objects. Prompts are COLLIE's own
 // task text wrapped exactly as the paper wraps c05…c12 (collieTaskFamily); feedback is the
-// report (text.ts) plus the paper's closing instruction; token limits follow c07/c09/c12.
+// report (feedback-text.ts) plus the paper's closing instruction; token limits follow c07/c09/c12.
 import { describe, intProblem, stringListProblem, textProblem } from '../checks.ts';
 import { collieTaskFamily, witnessSizedTokens } from '../structured/families.ts';
 import type { Family, VerifierState } from '../types.ts';
-import { reportC01, reportC02, reportC03, reportC04, reportC06a, reportC08, reportC11, reportC14 } from './text.ts';
+import { reportC01, reportC02, reportC03, reportC04, reportC06a, reportC08, reportC11, reportC14 } from './feedback-text.ts';
 import type { CollieCode } from './types.ts';
 import { verifyC01, verifyC02, verifyC03, verifyC04, verifyC06a, verifyC08, verifyC11, verifyC14 } from './verifiers.ts';
 

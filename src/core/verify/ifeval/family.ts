@@ -5,7 +5,7 @@
 // what was measured and what is required; the wording is revloop's own (docs/verify.md).
 import { describe, problems, textProblem } from '../checks.ts';
 import { stateEnergy } from '../energy.ts';
-import { structuredSuffix } from '../structured/text.ts';
+import { structuredSuffix } from '../structured/prompt-feedback-text.ts';
 import type { ConstraintCase, Family, PromptVariant, VerifierState } from '../types.ts';
 import {
   IFEVAL_MODES,

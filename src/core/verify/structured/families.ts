@@ -5,7 +5,15 @@ import { stateEnergy } from '../energy.ts';
 import { pyInt } from '../../py/values.ts';
 import type { ConstraintCase, Family, PromptVariant, VerifierState } from '../types.ts';
 import { corruptionChecks, type StructureCode } from './corruption.ts';
-import { reportC05, reportC07, reportC09, reportC10, reportC12, structuredInitialPrompt, structuredSuffix } from './text.ts';
+import {
+  reportC05,
+  reportC07,
+  reportC09,
+  reportC10,
+  reportC12,
+  structuredInitialPrompt,
+  structuredSuffix,
+} from './prompt-feedback-text.ts';
 import { words } from './units.ts';
 import { verifyC05, verifyC07, verifyC09, verifyC10, verifyC12 } from './verifiers.ts';
 

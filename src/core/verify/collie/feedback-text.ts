@@ -2,8 +2,8 @@
 // for them; this is revloop's own, written in the paper's exact-feedback style: the same header,
 // one "- key: observed=…, target=…" line per measured quantity, Python repr() for texts
 // (`<missing>` for None), lower-case booleans, and the paper's closing instruction per variant
-// (structured/text.ts). docs/verify.md shows an example of each.
-import { display } from '../structured/text.ts';
+// (structured/prompt-feedback-text.ts). docs/verify.md shows an example of each.
+import { display } from '../structured/prompt-feedback-text.ts';
 import type { C01State, C02State, C03State, C04State, C06aState, C08State, C11State, C14State } from './types.ts';
 
 const HEADER = 'DETERMINISTIC VERIFIER REPORT\n';
