@@ -21,6 +21,11 @@ export interface PunktParams {
 /** The four files of an NLTK punkt_tab language folder. */
 export const PUNKT_TAB_FILES = ['abbrev_types.txt', 'collocations.tab', 'ortho_context.tab', 'sent_starters.txt'] as const;
 
+/** The InputError of an ortho_context value that is not an integer. */
+function notAnInteger(source: string, key: string, v: unknown): never {
+  throw new InputError(`${JSON.stringify(key)}: expected an integer, got ${JSON.stringify(v)}`, { file: source, field: 'ortho_context' });
+}
+
 /**
  * A read-only map over the object JSON.parse built, used as it is, with nothing done to it at load
  * time (docs/performance.md#text). So a value is checked when it is read (an integer, or an
@@ -37,10 +42,7 @@ class ObjectMap implements ReadonlyMap<string, number> {
     const v = this.store[key];
     if (typeof v === 'number' && Number.isInteger(v)) return v;
     if (v === undefined || !Object.prototype.hasOwnProperty.call(this.store, key)) return undefined;
-    throw new InputError(`${JSON.stringify(key)}: expected an integer, got ${JSON.stringify(v)}`, {
-      file: this.source,
-      field: 'ortho_context',
-    });
+    return notAnInteger(this.source, key, v); // out of line: get() is on the sent_tokenize hot path (docs/performance.md#text)
   }
   has(key: string): boolean {
     return this.get(key) !== undefined;
