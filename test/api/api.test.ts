@@ -23,6 +23,22 @@ const differences = reportDifferences as (a: Map<string, string>, b: Map<string,
 const tmp = mkdtempSync(join(tmpdir(), 'revloop-api-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
+/** The build configuration of every planted project: the project's own settings, sources in src/. */
+const PLANTED_TSCONFIG = JSON.stringify({
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    declaration: true,
+    rewriteRelativeImportExtensions: true,
+    rootDir: 'src',
+    outDir: 'dist',
+    types: [],
+  },
+  include: ['src'],
+});
+
 test('api/*.api.md is what the sources export (run `npm run api` after a deliberate change), and every export has JSDoc', async () => {
   const { reports, exports, undocumented, duplicates } = generate();
   assert.deepEqual(
@@ -100,20 +116,7 @@ test('a name exported twice fails the report, naming both subpaths; only declare
     'packages/app/dist/index.js': 'export function run() {}\nexport function help() {}\n',
     'packages/app/dist/index.d.ts':
       '/** Runs. */\nexport declare function run(): void;\n/** Helps. */\nexport declare function help(): void;\n',
-    'tsconfig.build.json': JSON.stringify({
-      compilerOptions: {
-        target: 'ES2022',
-        module: 'NodeNext',
-        moduleResolution: 'NodeNext',
-        strict: true,
-        declaration: true,
-        rewriteRelativeImportExtensions: true,
-        rootDir: 'src',
-        outDir: 'dist',
-        types: [],
-      },
-      include: ['src'],
-    }),
+    'tsconfig.build.json': PLANTED_TSCONFIG,
     'src/lib.ts':
       "/** A. */\nexport const shared = 1;\n/** B. */\nexport const solo = 2;\n/** The lab's help. */\nexport function help(): void {}\n",
     'src/index.ts': "export { solo } from './lib.ts';\n",
@@ -153,20 +156,7 @@ test('the generator lists names, kinds and declarations per subpath, finds a mis
         './package.json': './package.json',
       },
     }),
-    'tsconfig.build.json': JSON.stringify({
-      compilerOptions: {
-        target: 'ES2022',
-        module: 'NodeNext',
-        moduleResolution: 'NodeNext',
-        strict: true,
-        declaration: true,
-        rewriteRelativeImportExtensions: true,
-        rootDir: 'src',
-        outDir: 'dist',
-        types: [],
-      },
-      include: ['src'],
-    }),
+    'tsconfig.build.json': PLANTED_TSCONFIG,
     'src/lib.ts': [
       '/** Adds two numbers. */',
       'export function add(a: number, b: number): number {',
