@@ -113,7 +113,11 @@ eachBackend('the sliced check finds what the whole-run check finds, clean and af
     await db.run(
       "INSERT INTO trajectories (run_id, case_index, case_id, status, n_rounds, attempts_started, attempts_finished, attempts_failed) VALUES ('toy', 30, 'extra', 'pending', 0, 0, 0, 0)",
     );
-    await same('rows removed and added (one past the plan)');
+    // Far past the plan: the ranges jump to it (walking 3 cases at a time there would not end).
+    await db.run(
+      "INSERT INTO trajectories (run_id, case_index, case_id, status, n_rounds, attempts_started, attempts_finished, attempts_failed) VALUES ('toy', 2000000000, 'far', 'pending', 0, 0, 0, 0)",
+    );
+    await same('rows removed and added (past the plan, and far past it)');
     const [{ seq: draft }] = await db.all<{ seq: number }>(
       "SELECT seq FROM events WHERE run_id = 'toy' AND type = 'draft_accepted' AND case_index = 6 ORDER BY seq LIMIT 1",
     );

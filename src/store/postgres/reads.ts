@@ -147,7 +147,7 @@ export class PostgresReader {
   async scanRunRows(runId: string, visit: RunRowsVisitor, o: ScanOptions = {}): Promise<void> {
     const pageSize = o.logPage ?? SCAN_LOG_PAGE;
     const caseRange = o.caseRange ?? SCAN_CASE_RANGE;
-    const range = 'run_id = $1 AND case_index >= $2 AND case_index < $3';
+    const range = 'run_id = $1 AND case_index >= $2::bigint AND case_index < $3::bigint';
     // One REPEATABLE READ transaction: every slice comes from the same snapshot.
     await this.conn.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
       visit.run((await client.query<RunRowValues>('SELECT * FROM runs WHERE run_id = $1', [runId])).rows[0] ?? null);
@@ -165,17 +165,18 @@ export class PostgresReader {
         if (rows.length < pageSize) break;
         after = rows[rows.length - 1].seq;
       }
-      const { lo, hi } = (
-        await client.query<{ lo: number | null; hi: number | null }>(
-          `SELECT min(lo)::int AS lo, max(hi)::int AS hi FROM (
-             SELECT min(case_index) AS lo, max(case_index) AS hi FROM events WHERE run_id = $1 AND case_index IS NOT NULL
-             UNION ALL SELECT min(case_index), max(case_index) FROM trajectories WHERE run_id = $1
-             UNION ALL SELECT min(case_index), max(case_index) FROM rounds WHERE run_id = $1) AS b`,
-          [runId],
-        )
-      ).rows[0];
-      if (lo === null || hi === null) return;
-      for (let from = lo; from <= hi; from += caseRange) {
+      // Ranges start at the next case index any row names, so a forged far-off index costs one range, not a walk to it.
+      const next = async (at: number) =>
+        (
+          await client.query<{ c: number | null }>(
+            `SELECT min(c) AS c FROM (
+               SELECT min(case_index) AS c FROM events WHERE run_id = $1 AND case_index >= $2::bigint
+               UNION ALL SELECT min(case_index) FROM trajectories WHERE run_id = $1 AND case_index >= $2::bigint
+               UNION ALL SELECT min(case_index) FROM rounds WHERE run_id = $1 AND case_index >= $2::bigint) AS b`,
+            [runId, at],
+          )
+        ).rows[0].c;
+      for (let from = await next(Number.MIN_SAFE_INTEGER); from !== null; from = await next(from + caseRange)) {
         const to = from + caseRange;
         const args = [runId, from, to];
         visit.cases({

@@ -814,27 +814,26 @@ export class SqliteRunStore implements RunStore {
     // One read transaction: every slice comes from the same snapshot.
     this.db.transaction(() => {
       visit.run((this.db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRowValues | undefined) ?? null);
-      const first = this.db.prepare(`SELECT ${raw} FROM events WHERE run_id = ? ORDER BY seq LIMIT ?`);
-      const next = this.db.prepare(`SELECT ${raw} FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`);
+      const firstPage = this.db.prepare(`SELECT ${raw} FROM events WHERE run_id = ? ORDER BY seq LIMIT ?`);
+      const nextPage = this.db.prepare(`SELECT ${raw} FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`);
       for (let after: number | null = null; ;) {
-        const rows = (after === null ? first.all(runId, pageSize) : next.all(runId, after, pageSize)) as RawEventRow[];
+        const rows = (after === null ? firstPage.all(runId, pageSize) : nextPage.all(runId, after, pageSize)) as RawEventRow[];
         if (rows.length) visit.log(rows);
         if (rows.length < pageSize) break;
         after = rows[rows.length - 1].seq;
       }
-      const { lo, hi } = this.db
-        .prepare(
-          `SELECT min(lo) AS lo, max(hi) AS hi FROM (
-             SELECT min(case_index) AS lo, max(case_index) AS hi FROM events WHERE run_id = ? AND case_index IS NOT NULL
-             UNION ALL SELECT min(case_index), max(case_index) FROM trajectories WHERE run_id = ?
-             UNION ALL SELECT min(case_index), max(case_index) FROM rounds WHERE run_id = ?)`,
-        )
-        .get(runId, runId, runId) as { lo: number | null; hi: number | null };
-      if (lo === null || hi === null) return;
+      // Ranges start at the next case index any row names, so a forged far-off index costs one range, not a walk to it.
+      const nextCase = this.db.prepare(
+        `SELECT min(c) AS c FROM (
+           SELECT min(case_index) AS c FROM events WHERE run_id = ? AND case_index >= ?
+           UNION ALL SELECT min(case_index) FROM trajectories WHERE run_id = ? AND case_index >= ?
+           UNION ALL SELECT min(case_index) FROM rounds WHERE run_id = ? AND case_index >= ?)`,
+      );
+      const next = (at: number) => (nextCase.get(runId, at, runId, at, runId, at) as { c: number | null }).c;
       const events = this.db.prepare(`SELECT ${raw} FROM events WHERE ${range} ORDER BY seq`);
       const trajectories = this.db.prepare(`SELECT * FROM trajectories WHERE ${range} ORDER BY case_index`);
       const rounds = this.db.prepare(`SELECT * FROM rounds WHERE ${range} ORDER BY case_index, revision`);
-      for (let from = lo; from <= hi; from += caseRange) {
+      for (let from = next(Number.MIN_SAFE_INTEGER); from !== null; from = next(from + caseRange)) {
         const to = from + caseRange;
         visit.cases({
           from,
