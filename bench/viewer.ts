@@ -9,7 +9,9 @@
 //     from choosing a filter to the updated table; the first filter of a run (which builds its index)
 //     is reported apart;
 //   - server memory: resident set size at start, after each phase and at its peak, against the store's
-//     size and against loading every trajectory into one process (what an unpaged viewer would hold).
+//     size and against loading every trajectory into one process (what an unpaged viewer would hold);
+//     each figure split into anonymous (held by the process), file-backed (the store's pages as read)
+//     and shared memory, with the largest anonymous share seen.
 // Then the same 27,360 trajectories as ONE imported run with 19 controllers (a paper-size import): its
 // first listing (which builds the run's index), filters, text search, opening and paging.
 // A static file's latency is measured alongside as the baseline of the machine's current speed.
@@ -56,11 +58,48 @@ function quantiles(xs: number[]): string {
   return `median ${q(0.5).toFixed(1)} ms, p95 ${q(0.95).toFixed(1)} ms, max ${s[s.length - 1].toFixed(1)} ms (n = ${s.length})`;
 }
 
-function memory(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+/**
+ * The server's resident memory (MiB) from /proc: VmRSS and its peak VmHWM, split as the kernel counts
+ * them: anonymous pages (the JS heaps, SQLite's page caches, malloc's arenas: memory the process
+ * holds) and file-backed and shared pages (the store file and its -shm as read or mapped: page
+ * cache the kernel can take back). VmHWM has no split; the largest anonymous share seen is kept.
+ */
+interface Mem {
+  rss: number;
+  peak: number;
+  anon: number;
+  file: number;
+  shmem: number;
+  anonPeak: number;
 }
+function readMemory(pid: number): Omit<Mem, 'anonPeak'> {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM'), anon: kb('RssAnon'), file: kb('RssFile'), shmem: kb('RssShmem') };
+}
+// The largest anonymous share seen, sampled every 100 ms (the kernel keeps no peak of it).
+let anonPeak = 0;
+let sampled = 0;
+const sampler = setInterval(() => {
+  try {
+    anonPeak = Math.max(anonPeak, readMemory(sampled).anon);
+  } catch {
+    // the server is between processes
+  }
+}, 100);
+function memory(pid: number): Mem {
+  const m = readMemory(pid);
+  if (sampled !== pid) {
+    sampled = pid;
+    anonPeak = 0;
+  }
+  anonPeak = Math.max(anonPeak, m.anon);
+  return { ...m, anonPeak };
+}
+
+const split = (m: Mem) =>
+  `${m.rss.toFixed(0)} = anonymous ${m.anon.toFixed(0)} + file ${m.file.toFixed(0)} + shared ${m.shmem.toFixed(0)} ` +
+  `(peak so far ${m.peak.toFixed(0)}; anonymous peak ${m.anonPeak.toFixed(0)})`;
 
 // ---- the viewer, as its own process ------------------------------------------------------------
 interface Server {
@@ -100,7 +139,7 @@ async function startServer(store: string): Promise<Server> {
 let server = await startServer(path);
 let base = server.base;
 let pid = server.pid;
-const mem: Array<[string, { rss: number; peak: number }]> = [['started', memory(pid)]];
+const mem: Array<[string, Mem]> = [['started', memory(pid)]];
 let requests = 0;
 
 async function timed(path: string): Promise<{ ms: number; body: any }> {
@@ -283,7 +322,7 @@ try {
   server = await startServer(big.path);
   base = server.base;
   pid = server.pid;
-  const bigMem: Array<[string, { rss: number; peak: number }]> = [['started', memory(pid)]];
+  const bigMem: Array<[string, Mem]> = [['started', memory(pid)]];
   const bigRequests0 = requests;
   const bigFirst = await timed('/api/runs/panel-import/trajectories?limit=100');
   bigMem.push(['after its first listing (index of 27,360)', memory(pid)]);
@@ -351,7 +390,10 @@ try {
   console.log(`run analysis with sections and HTML (B = 200): ${analyses.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')}`);
   console.log(`soak (3 rounds of opens, filters and compares over all runs): ${quantiles(soak)}`);
   console.log(`server memory (resident, MiB) over ${bigRequests0.toLocaleString('en')} requests:`);
-  for (const [label, m] of mem) console.log(`  ${label}: ${m.rss.toFixed(0)} (peak so far ${m.peak.toFixed(0)})`);
+  console.log(
+    '  (resident = anonymous + file-backed + shared; anonymous is what the process holds, file-backed is page cache of the store)',
+  );
+  for (const [label, m] of mem) console.log(`  ${label}: ${split(m)}`);
   const last = mem[mem.length - 1][1];
   console.log(
     `  peak / store size: ${((last.peak * 2 ** 20) / storeBytes).toFixed(3)}; peak / start: ${(last.peak / mem[0][1].rss).toFixed(2)}; ` +
@@ -365,7 +407,8 @@ try {
   console.log(`  text search over every draft of the run: ${quantiles(bigText)}; within one controller: ${quantiles(bigTextNarrow)}`);
   console.log(`  open a trajectory: ${quantiles(bigOpens)}`);
   console.log(`  page through it (100 rows): ${quantiles(bigPages)}`);
-  for (const [label, m] of bigMem) console.log(`  memory ${label}: ${m.rss.toFixed(0)} MiB (peak so far ${m.peak.toFixed(0)})`);
+  for (const [label, m] of bigMem) console.log(`  memory ${label} (MiB): ${split(m)}`);
 } finally {
+  clearInterval(sampler);
   await server.stop();
 }

@@ -58,10 +58,21 @@ export class SearchWorker {
   private next = 1;
   private readonly pending = new Map<number, { resolve: (r: Result) => void; reject: (e: unknown) => void; timer?: NodeJS.Timeout }>();
 
+  /**
+   * `closeWhenIdle`: the thread ends when it has answered everything asked (started again on the next
+   * request). The viewer's checker does: each run is checked once, and the heap the checks grew
+   * would otherwise stay with the server for as long as it runs.
+   */
   constructor(
     private readonly location: string,
     private readonly timeoutMs = SEARCH_TIMEOUT_MS,
+    private readonly closeWhenIdle = false,
   ) {}
+
+  /** Whether a thread is running (tests). */
+  get running(): boolean {
+    return this.worker !== null;
+  }
 
   private start(): Worker {
     const worker = new Worker(new URL('./view-search-worker.mjs', import.meta.url), { workerData: { location: this.location } });
@@ -73,6 +84,10 @@ export class SearchWorker {
       clearTimeout(p.timer);
       if (reply.ok) p.resolve(reply.result);
       else p.reject(reply.user ? new UserError(reply.message) : new Error(reply.message));
+      if (this.closeWhenIdle && this.pending.size === 0 && this.worker === worker) {
+        this.worker = null;
+        void worker.terminate();
+      }
     });
     const fail = (e: unknown) => this.drop(worker, e);
     worker.on('error', fail);

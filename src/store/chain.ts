@@ -115,6 +115,57 @@ export interface ChainProblem {
   problem: string;
 }
 
+/** A run's chain checked one row at a time (in seq order): what `verifyChain` does, for a reader that holds no more than a page of rows. */
+export interface ChainVerifier {
+  /** Every problem found so far. */
+  readonly problems: ChainProblem[];
+  /** Checks the next row; its event (null when `toEvent` makes none or its payload is not JSON). */
+  push(r: RawEventRow): StoredEvent | null;
+}
+
+/** A ChainVerifier; `toEvent` makes the events (null: this row's event is not wanted, and its payload is not parsed here). */
+export function chainVerifier(toEvent: (r: RawEventRow) => StoredEvent | null = rowToEvent): ChainVerifier {
+  const problems: ChainProblem[] = [];
+  let prev = GENESIS_HASH;
+  let expectSeq = 1;
+  return {
+    problems,
+    push(r) {
+      const at = { seq: r.seq, type: r.type, caseIndex: r.case_index, revision: r.revision };
+      if (r.seq !== expectSeq)
+        problems.push({
+          ...at,
+          caseIndex: null,
+          revision: null,
+          problem: `event${r.seq - expectSeq === 1 ? '' : 's'} seq ${expectSeq}${r.seq - 1 > expectSeq ? `–${r.seq - 1}` : ''} missing (deleted from the log)`,
+        });
+      if (r.prev_hash !== prev && r.seq === expectSeq)
+        problems.push({ ...at, problem: `event seq ${r.seq} (${r.type}) does not link to its predecessor` });
+      if (eventHash(r.prev_hash, r.run_id, r.seq, r.type, r.case_index, r.revision, r.at, r.payload) !== r.hash)
+        problems.push({ ...at, problem: `event seq ${r.seq} (${r.type}) was modified after it was written (hash mismatch)` });
+      prev = r.hash;
+      expectSeq = r.seq + 1;
+      try {
+        return toEvent(r);
+      } catch {
+        problems.push(payloadProblem(r));
+        return null;
+      }
+    },
+  };
+}
+
+/** The problem of an event whose payload does not parse. */
+export function payloadProblem(r: RawEventRow): ChainProblem {
+  return {
+    seq: r.seq,
+    type: r.type,
+    caseIndex: r.case_index,
+    revision: r.revision,
+    problem: `event seq ${r.seq} (${r.type}) has a payload that is not JSON`,
+  };
+}
+
 /**
  * Checks a run's rows (in seq order): contiguous sequence numbers from 1, each linked to its
  * predecessor, each hash recomputing, each payload parseable. Returns the parsed events and every
@@ -124,32 +175,13 @@ export function verifyChain(
   rows: readonly RawEventRow[],
   toEvent: (r: RawEventRow) => StoredEvent = rowToEvent,
 ): { events: StoredEvent[]; problems: ChainProblem[] } {
-  const problems: ChainProblem[] = [];
+  const chain = chainVerifier(toEvent);
   const events: StoredEvent[] = [];
-  let prev = GENESIS_HASH;
-  let expectSeq = 1;
   for (const r of rows) {
-    const at = { seq: r.seq, type: r.type, caseIndex: r.case_index, revision: r.revision };
-    if (r.seq !== expectSeq)
-      problems.push({
-        ...at,
-        caseIndex: null,
-        revision: null,
-        problem: `event${r.seq - expectSeq === 1 ? '' : 's'} seq ${expectSeq}${r.seq - 1 > expectSeq ? `–${r.seq - 1}` : ''} missing (deleted from the log)`,
-      });
-    if (r.prev_hash !== prev && r.seq === expectSeq)
-      problems.push({ ...at, problem: `event seq ${r.seq} (${r.type}) does not link to its predecessor` });
-    if (eventHash(r.prev_hash, r.run_id, r.seq, r.type, r.case_index, r.revision, r.at, r.payload) !== r.hash)
-      problems.push({ ...at, problem: `event seq ${r.seq} (${r.type}) was modified after it was written (hash mismatch)` });
-    prev = r.hash;
-    expectSeq = r.seq + 1;
-    try {
-      events.push(toEvent(r));
-    } catch {
-      problems.push({ ...at, problem: `event seq ${r.seq} (${r.type}) has a payload that is not JSON` });
-    }
+    const e = chain.push(r);
+    if (e) events.push(e);
   }
-  return { events, problems };
+  return { events, problems: chain.problems };
 }
 
 /**

@@ -32,7 +32,12 @@ export { verifyChain, type EventRow, type RawEventRow, type ChainProblem } from 
 export { copyRuns, type CopiedRun, type CopyOptions, type CopyDestination } from './copy.ts';
 export {
   checkRunIntegrity,
+  checkRunSlices,
   type IntegrityReport,
+  type ReadCheck,
+  type RunRowsVisitor,
+  type CaseRows,
+  type ScanOptions,
   type LogHead,
   type TableProblem,
   type RunRows,

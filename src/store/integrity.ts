@@ -3,8 +3,8 @@
 // (derive.ts, the same owner that writes them). The audit runs it as its first and last steps;
 // `analyze`, `report`, `export` and `view` run it on every run they read and refuse a run that
 // fails (docs/store.md, "Readers verify what they read"). The verifier replay is the audit's alone.
-import { rowToEvent, verifyChain, type ChainProblem, type RawEventRow } from './chain.ts';
-import { deriveChanges, plannedRun } from './derive.ts';
+import { chainVerifier, payloadProblem, rowToEvent, verifyChain, type ChainProblem, type RawEventRow } from './chain.ts';
+import { deriveChanges, plannedRun, type PlannedRun } from './derive.ts';
 import type { RunPlannedPayload, StoredEvent } from './events.ts';
 import type { RunStore, RunSummary } from './store.ts';
 import { decodeColumn } from './text-codec.ts';
@@ -56,6 +56,34 @@ export interface DerivedRows {
   rounds: RoundRowValues[];
 }
 
+/** The derived rows of the cases `from` ≤ case_index < `to` (case order; rounds by revision) and those cases' event rows (seq order). */
+export interface CaseRows {
+  from: number;
+  to: number;
+  events: RawEventRow[];
+  trajectories: TrajectoryRowValues[];
+  rounds: RoundRowValues[];
+}
+
+/** What `RunStore.scanRunRows` hands over, in this order: the run's row, its log page by page, its cases range by range. */
+export interface RunRowsVisitor {
+  run(row: RunRowValues | null): void;
+  /** The next page of the run's event rows (seq order; payloads as strings or their stored bytes). */
+  log(rows: RawEventRow[]): void;
+  /** The next range of cases; the ranges cover every case index a row of the run names, lowest first. */
+  cases(slice: CaseRows): void;
+}
+
+/** Rows per page of a run's log, and cases per range, that `scanRunRows` reads at a time (by default). */
+export const SCAN_LOG_PAGE = 1000;
+export const SCAN_CASE_RANGE = 128;
+
+/** Slice sizes of `scanRunRows` (tests use small ones to cross many boundaries). */
+export interface ScanOptions {
+  logPage?: number;
+  caseRange?: number;
+}
+
 /** A run's event rows (seq order; payloads as strings or their stored bytes) and derived rows from one snapshot (`RunStore.runRows`). */
 export interface RunRows extends DerivedRows {
   events: RawEventRow[];
@@ -68,10 +96,14 @@ export function flagValue(v: unknown): unknown {
   return v;
 }
 
-/** The derived rows a run's events give (decoded: as the events hold the values). */
-function expectedRows(events: readonly StoredEvent[]): DerivedRows {
+/**
+ * The derived rows a run's events give (decoded: as the events hold the values). A reader that goes
+ * through a run a range of cases at a time gives the run's plan (`plan`, found in its log) and the
+ * range (`from` ≤ case index < `to`): the trajectories are those of the range.
+ */
+function expectedRows(events: readonly StoredEvent[], o: { plan?: PlannedRun | null; from?: number; to?: number } = {}): DerivedRows {
   const c = deriveChanges(events);
-  const plan = c.plans[0];
+  const plan = o.plan !== undefined ? o.plan : c.plans[0];
   const run: RunRowValues | null = plan
     ? {
         kind: decodeColumn(plan.kind),
@@ -87,20 +119,25 @@ function expectedRows(events: readonly StoredEvent[]): DerivedRows {
         position: plan.position,
       }
     : null;
-  const trajectories: TrajectoryRowValues[] = (plan?.caseIds ?? []).map((id, i) => ({
-    case_index: i,
-    case_id: decodeColumn(id),
-    status: 'pending',
-    reason: null,
-    n_rounds: 0,
-    final_joint: null,
-    attempts_started: 0,
-    attempts_finished: 0,
-    attempts_failed: 0,
-  }));
+  const caseIds = plan?.caseIds ?? [];
+  const lo = Math.max(o.from ?? 0, 0);
+  const hi = Math.min(o.to ?? caseIds.length, caseIds.length);
+  const trajectories: TrajectoryRowValues[] = [];
+  for (let i = lo; i < hi; i++)
+    trajectories.push({
+      case_index: i,
+      case_id: decodeColumn(caseIds[i]),
+      status: 'pending',
+      reason: null,
+      n_rounds: 0,
+      final_joint: null,
+      attempts_started: 0,
+      attempts_finished: 0,
+      attempts_failed: 0,
+    });
   const [dRun, dCase, started, finished, failed, rounds, finalJoint, status, reason] = c.deltas;
   for (let i = 0; i < dRun.length; i++) {
-    const t = trajectories[dCase[i]];
+    const t = dCase[i] >= lo && dCase[i] < hi ? trajectories[dCase[i] - lo] : undefined;
     if (!t) continue; // an event naming a case outside the plan: the audit reports it
     t.attempts_started = (t.attempts_started as number) + started[i];
     t.attempts_finished = (t.attempts_finished as number) + finished[i];
@@ -156,38 +193,52 @@ export interface TableProblem {
   problem: string;
 }
 
-/** Every difference between the stored derived rows and what the events give (values decoded). */
-export function compareDerived(events: readonly StoredEvent[], stored: DerivedRows): TableProblem[] {
-  const want = expectedRows(events);
-  const out: TableProblem[] = [];
-  const differ = (caseIndex: number | null, revision: number | null, column: string, expected: unknown, actual: unknown) =>
+type Differ = (caseIndex: number | null, revision: number | null, column: string, expected: unknown, actual: unknown) => void;
+const differ =
+  (out: TableProblem[]): Differ =>
+  (caseIndex, revision, column, expected, actual) =>
     out.push({ caseIndex, revision, problem: `${column}: the events say ${show(expected)}, the table holds ${show(actual)}` });
-  const text = (v: unknown) => (typeof v === 'string' ? decodeColumn(v) : v);
+const text = (v: unknown) => (typeof v === 'string' ? decodeColumn(v) : v);
 
-  if (want.run && !stored.run) out.push({ caseIndex: null, revision: null, problem: 'runs: the run has no row' });
-  if (!want.run && stored.run) out.push({ caseIndex: null, revision: null, problem: 'runs: a row for a run without a plan event' });
-  if (want.run && stored.run) {
-    const s = stored.run;
+/** The run's row against its plan; `eventAt(t)`: whether one of the run's events has time `t`. */
+function compareRunRow(
+  want: RunRowValues | null,
+  stored: RunRowValues | null,
+  eventAt: (t: unknown) => boolean,
+  out: TableProblem[],
+): void {
+  if (want && !stored) out.push({ caseIndex: null, revision: null, problem: 'runs: the run has no row' });
+  if (!want && stored) out.push({ caseIndex: null, revision: null, problem: 'runs: a row for a run without a plan event' });
+  if (want && stored) {
+    const s = stored;
     const cols: Array<[string, unknown, unknown]> = [
-      ['kind', want.run.kind, text(s.kind)],
-      ['controller', want.run.controller, text(s.controller)],
-      ['model_spec', want.run.model_spec, text(s.model_spec)],
-      ['simulated', want.run.simulated, flagValue(s.simulated)],
-      ['budget', want.run.budget, s.budget],
-      ['protocol', want.run.protocol, text(s.protocol)],
-      ['plan_sha256', want.run.plan_sha256, s.plan_sha256],
-      ['n_cases', want.run.n_cases, s.n_cases],
-      ['created_at', want.run.created_at, s.created_at],
+      ['kind', want.kind, text(s.kind)],
+      ['controller', want.controller, text(s.controller)],
+      ['model_spec', want.model_spec, text(s.model_spec)],
+      ['simulated', want.simulated, flagValue(s.simulated)],
+      ['budget', want.budget, s.budget],
+      ['protocol', want.protocol, text(s.protocol)],
+      ['plan_sha256', want.plan_sha256, s.plan_sha256],
+      ['n_cases', want.n_cases, s.n_cases],
+      ['created_at', want.created_at, s.created_at],
     ];
-    if (s.position !== undefined) cols.push(['position', want.run.position, s.position]);
-    for (const [col, a, b] of cols) if (!sameStoredValue(a, b)) differ(null, null, `runs.${col}`, a, b);
+    if (s.position !== undefined) cols.push(['position', want.position, s.position]);
+    for (const [col, a, b] of cols) if (!sameStoredValue(a, b)) differ(out)(null, null, `runs.${col}`, a, b);
     // Older SQLite stores rewrote updated_at on each commit: it is the time of one of the run's events.
-    if (s.updated_at !== s.created_at && !events.some((e) => e.at === s.updated_at))
-      differ(null, null, 'runs.updated_at', 'the planning time or an event time', s.updated_at);
+    if (s.updated_at !== s.created_at && !eventAt(s.updated_at))
+      differ(out)(null, null, 'runs.updated_at', 'the planning time or an event time', s.updated_at);
   }
+}
 
-  const rows = new Map(stored.trajectories.map((r) => [r.case_index, r]));
-  for (const t of want.trajectories) {
+/** Trajectory rows against what the events give: differences to `out`, rows the plan does not have to `extra`. */
+function compareTrajectoryRows(
+  want: readonly TrajectoryRowValues[],
+  stored: readonly TrajectoryRowValues[],
+  out: TableProblem[],
+  extra: TableProblem[],
+): void {
+  const rows = new Map(stored.map((r) => [r.case_index, r]));
+  for (const t of want) {
     const s = rows.get(t.case_index);
     rows.delete(t.case_index);
     if (!s) {
@@ -204,13 +255,21 @@ export function compareDerived(events: readonly StoredEvent[], stored: DerivedRo
       ['attempts_finished', t.attempts_finished, s.attempts_finished],
       ['attempts_failed', t.attempts_failed, s.attempts_failed],
     ];
-    for (const [col, a, b] of cols) if (!sameStoredValue(a, b)) differ(t.case_index, null, `trajectories.${col}`, a, b);
+    for (const [col, a, b] of cols) if (!sameStoredValue(a, b)) differ(out)(t.case_index, null, `trajectories.${col}`, a, b);
   }
-  for (const extra of rows.keys())
-    out.push({ caseIndex: extra, revision: null, problem: 'trajectories: a row for a case the plan does not have' });
+  for (const extraCase of rows.keys())
+    extra.push({ caseIndex: extraCase, revision: null, problem: 'trajectories: a row for a case the plan does not have' });
+}
 
-  const rounds = new Map(stored.rounds.map((r) => [`${r.case_index}:${r.revision}`, r]));
-  for (const r of want.rounds) {
+/** Round rows against the accepted drafts: differences to `out`, rows without a draft to `extra`. */
+function compareRoundRows(
+  want: readonly RoundRowValues[],
+  stored: readonly RoundRowValues[],
+  out: TableProblem[],
+  extra: TableProblem[],
+): void {
+  const rounds = new Map(stored.map((r) => [`${r.case_index}:${r.revision}`, r]));
+  for (const r of want) {
     const key = `${r.case_index}:${r.revision}`;
     const s = rounds.get(key);
     rounds.delete(key);
@@ -225,11 +284,21 @@ export function compareDerived(events: readonly StoredEvent[], stored: DerivedRo
       ['joint', r.joint, flagValue(s.joint)],
       ['feedback', r.feedback, text(s.feedback)],
     ];
-    for (const [col, a, b] of cols) if (!sameStoredValue(a, b)) differ(r.case_index, r.revision, `rounds.${col}`, a, b);
+    for (const [col, a, b] of cols) if (!sameStoredValue(a, b)) differ(out)(r.case_index, r.revision, `rounds.${col}`, a, b);
   }
   for (const s of rounds.values())
-    out.push({ caseIndex: s.case_index, revision: s.revision, problem: 'rounds: a row with no accepted draft in the events' });
-  return out;
+    extra.push({ caseIndex: s.case_index, revision: s.revision, problem: 'rounds: a row with no accepted draft in the events' });
+}
+
+/** Every difference between the stored derived rows and what the events give (values decoded). */
+export function compareDerived(events: readonly StoredEvent[], stored: DerivedRows): TableProblem[] {
+  const want = expectedRows(events);
+  const run: TableProblem[] = [];
+  compareRunRow(want.run, stored.run, (t) => events.some((e) => e.at === t), run);
+  const [trajectories, extraTrajectories, rounds, extraRounds]: TableProblem[][] = [[], [], [], []];
+  compareTrajectoryRows(want.trajectories, stored.trajectories, trajectories, extraTrajectories);
+  compareRoundRows(want.rounds, stored.rounds, rounds, extraRounds);
+  return [...run, ...trajectories, ...extraTrajectories, ...rounds, ...extraRounds];
 }
 
 /** A run's head: its last event's place and hash (what `export` and `report` print, `audit --expect-head` checks). */
@@ -293,8 +362,70 @@ export async function checkRunIntegrity(store: RunStore, runId: string, o: { ful
   };
 }
 
+/** What a reader's check of one run found (`checkRunSlices`): an IntegrityReport without the rows and events. */
+export type ReadCheck = Omit<IntegrityReport, 'rows' | 'events'>;
+
+/**
+ * The readers' check (`checkRunIntegrity` without `full`: the same problems, in the same order)
+ * holding one slice of the run at a time (`RunStore.scanRunRows`): a page of its log, then a range of
+ * cases with their events and derived rows. Read whole, a paper-size run (27,360 trajectories) took
+ * about 1 GB in the viewer's checker thread; here its plan and a slice.
+ */
+export async function checkRunSlices(store: RunStore, runId: string, o: ScanOptions = {}): Promise<ReadCheck> {
+  let stored: RunRowValues | null = null;
+  let plan: PlannedRun | null = null;
+  let updatedAtSeen = false;
+  let head: LogHead | null = null;
+  // The log pass hashes every row and parses only the events without a case (the plan); a case's
+  // events are parsed with its range, where a payload that does not parse is found.
+  const chain = chainVerifier((r) => (r.case_index !== null && r.type !== 'run_planned' ? null : derivingEvent(r)));
+  const unparsed: ChainProblem[] = [];
+  const caseless: StoredEvent[] = [];
+  const [trajectories, extraTrajectories, rounds, extraRounds]: TableProblem[][] = [[], [], [], []];
+  await store.scanRunRows(
+    runId,
+    {
+      run(row) {
+        stored = row;
+      },
+      log(rows) {
+        for (const r of rows) {
+          const e = chain.push(r);
+          if (stored && r.at === stored.updated_at) updatedAtSeen = true;
+          head = { seq: r.seq, hash: r.hash };
+          if (e?.type === 'run_planned') plan ??= plannedRun(e);
+          // An event of a trajectory without a case (a forged log's): its round is compared after the ranges.
+          else if (e && DERIVING.has(e.type)) caseless.push(e);
+        }
+      },
+      cases(slice) {
+        const events: StoredEvent[] = [];
+        for (const r of slice.events) {
+          if (r.type === 'run_planned') continue; // parsed (or found unparseable) in the log pass
+          try {
+            events.push(derivingEvent(r));
+          } catch {
+            unparsed.push(payloadProblem(r));
+          }
+        }
+        const want = expectedRows(events, { plan, from: slice.from, to: slice.to });
+        compareTrajectoryRows(want.trajectories, slice.trajectories, trajectories, extraTrajectories);
+        compareRoundRows(want.rounds, slice.rounds, rounds, extraRounds);
+      },
+    },
+    o,
+  );
+  if (caseless.length) compareRoundRows(expectedRows(caseless, { plan, from: 0, to: 0 }).rounds, [], rounds, extraRounds);
+  const run: TableProblem[] = [];
+  compareRunRow(expectedRows([], { plan, from: 0, to: 0 }).run, stored, () => updatedAtSeen, run);
+  // In log order, as verifyChain lists them (a stable sort: a row's payload problem after its others).
+  const problems = [...chain.problems, ...unparsed].sort((a, b) => a.seq - b.seq);
+  const tables = [...run, ...trajectories, ...extraTrajectories, ...rounds, ...extraRounds];
+  return { runId, chain: problems, tables, head, ok: problems.length === 0 && tables.length === 0 };
+}
+
 /** One line per problem of a report (case numbers 1-based, as the audit prints them), at most `max`. */
-export function integrityLines(r: IntegrityReport, max = 5): string[] {
+export function integrityLines(r: Pick<IntegrityReport, 'chain' | 'tables'>, max = 5): string[] {
   const where = (caseIndex: number | null, revision: number | null) =>
     [caseIndex !== null ? `case #${caseIndex + 1}` : null, revision !== null ? `revision ${revision}` : null].filter(Boolean).join(' ');
   const all = [

@@ -9,7 +9,7 @@
 import { markErrorClass, RevloopError, UserError } from '../core/errors.ts';
 import type { NewEvent, RunPlannedPayload, StoredEvent } from './events.ts';
 import type { EventRow } from './chain.ts';
-import type { RunRows } from './integrity.ts';
+import type { RunRows, RunRowsVisitor, ScanOptions } from './integrity.ts';
 import type { AttemptCounts, ReducedRun } from './reduce.ts';
 import type { TrajectoryRecord, TrajectoryStatus } from './types.ts';
 
@@ -408,6 +408,12 @@ export interface RunStore {
    * (integrity.ts compares them; a run being written never shows a round ahead of its events).
    */
   runRows(runId: string): Promise<RunRows>;
+  /**
+   * What `runRows` reads, from one snapshot, handed to `visit` a slice at a time so that a reader
+   * holds one slice, not the run (a paper-size run is hundreds of MB): the run's row, its event rows
+   * in seq order page by page, then its derived rows and their events case range by case range.
+   */
+  scanRunRows(runId: string, visit: RunRowsVisitor, options?: ScanOptions): Promise<void>;
   /** A fresh reduction of the run's events (ignores the derived tables). */
   reduce(runId: string): Promise<ReducedRun | null>;
   /**

@@ -33,7 +33,7 @@ import {
 import type { TrajectoryRecord } from '../types.ts';
 import { checkNewRunId } from '../run-id.ts';
 import { checkNewPlan } from '../run-kinds.ts';
-import type { RunRows } from '../integrity.ts';
+import type { RunRows, RunRowsVisitor, ScanOptions } from '../integrity.ts';
 import { GroupCommit } from './appends.ts';
 import { connectionError, createPool, key31, parsePostgresLocation, StoreConnection } from './connection.ts';
 import { leaseSupport } from './leases.ts';
@@ -197,6 +197,10 @@ export class PostgresRunStore implements RunStore {
 
   runRows(runId: string): Promise<RunRows> {
     return this.reads.runRows(runId);
+  }
+
+  scanRunRows(runId: string, visit: RunRowsVisitor, options?: ScanOptions): Promise<void> {
+    return this.reads.scanRunRows(runId, visit, options);
   }
 
   reduce(runId: string): Promise<ReducedRun | null> {

@@ -19,7 +19,16 @@ import {
 } from '../store.ts';
 import type { TrajectoryRecord } from '../types.ts';
 import { encodeColumn } from '../text-codec.ts';
-import type { RoundRowValues, RunRows, RunRowValues, TrajectoryRowValues } from '../integrity.ts';
+import {
+  SCAN_CASE_RANGE,
+  SCAN_LOG_PAGE,
+  type RoundRowValues,
+  type RunRows,
+  type RunRowsVisitor,
+  type ScanOptions,
+  type RunRowValues,
+  type TrajectoryRowValues,
+} from '../integrity.ts';
 import {
   foldTables,
   runSummary,
@@ -132,6 +141,53 @@ export class PostgresReader {
       const rounds = (await client.query<RoundRowValues>('SELECT * FROM rounds WHERE run_id = $1 ORDER BY case_index, revision', [runId]))
         .rows;
       return { events, run, trajectories, rounds };
+    });
+  }
+
+  async scanRunRows(runId: string, visit: RunRowsVisitor, o: ScanOptions = {}): Promise<void> {
+    const pageSize = o.logPage ?? SCAN_LOG_PAGE;
+    const caseRange = o.caseRange ?? SCAN_CASE_RANGE;
+    const range = 'run_id = $1 AND case_index >= $2::bigint AND case_index < $3::bigint';
+    // One REPEATABLE READ transaction: every slice comes from the same snapshot.
+    await this.conn.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
+      visit.run((await client.query<RunRowValues>('SELECT * FROM runs WHERE run_id = $1', [runId])).rows[0] ?? null);
+      for (let after: number | null = null; ;) {
+        const rows: EventRow[] = (
+          after === null
+            ? await client.query<EventRow>('SELECT * FROM events WHERE run_id = $1 ORDER BY seq LIMIT $2', [runId, pageSize])
+            : await client.query<EventRow>('SELECT * FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [
+                runId,
+                after,
+                pageSize,
+              ])
+        ).rows.map(stripKey);
+        if (rows.length) visit.log(rows);
+        if (rows.length < pageSize) break;
+        after = rows[rows.length - 1].seq;
+      }
+      // Ranges start at the next case index any row names, so a forged far-off index costs one range, not a walk to it.
+      const next = async (at: number) =>
+        (
+          await client.query<{ c: number | null }>(
+            `SELECT min(c) AS c FROM (
+               SELECT min(case_index) AS c FROM events WHERE run_id = $1 AND case_index >= $2::bigint
+               UNION ALL SELECT min(case_index) FROM trajectories WHERE run_id = $1 AND case_index >= $2::bigint
+               UNION ALL SELECT min(case_index) FROM rounds WHERE run_id = $1 AND case_index >= $2::bigint) AS b`,
+            [runId, at],
+          )
+        ).rows[0].c;
+      for (let from = await next(Number.MIN_SAFE_INTEGER); from !== null; from = await next(from + caseRange)) {
+        const to = from + caseRange;
+        const args = [runId, from, to];
+        visit.cases({
+          from,
+          to,
+          events: (await client.query<EventRow>(`SELECT * FROM events WHERE ${range} ORDER BY seq`, args)).rows.map(stripKey),
+          trajectories: (await client.query<TrajectoryRowValues>(`SELECT * FROM trajectories WHERE ${range} ORDER BY case_index`, args))
+            .rows,
+          rounds: (await client.query<RoundRowValues>(`SELECT * FROM rounds WHERE ${range} ORDER BY case_index, revision`, args)).rows,
+        });
+      }
     });
   }
 

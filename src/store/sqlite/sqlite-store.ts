@@ -18,7 +18,16 @@ import { deriveChanges } from '../derive.ts';
 import { encodeColumn } from '../text-codec.ts';
 import { checkNewRunId } from '../run-id.ts';
 import { checkNewPlan } from '../run-kinds.ts';
-import type { RoundRowValues, RunRows, RunRowValues, TrajectoryRowValues } from '../integrity.ts';
+import {
+  SCAN_CASE_RANGE,
+  SCAN_LOG_PAGE,
+  type RoundRowValues,
+  type RunRows,
+  type RunRowsVisitor,
+  type ScanOptions,
+  type RunRowValues,
+  type TrajectoryRowValues,
+} from '../integrity.ts';
 import {
   foldTables,
   runSummary,
@@ -795,6 +804,46 @@ export class SqliteRunStore implements RunStore {
       trajectories: this.db.prepare('SELECT * FROM trajectories WHERE run_id = ? ORDER BY case_index').all(runId) as TrajectoryRowValues[],
       rounds: this.db.prepare('SELECT * FROM rounds WHERE run_id = ? ORDER BY case_index, revision').all(runId) as RoundRowValues[],
     }))();
+  }
+
+  async scanRunRows(runId: string, visit: RunRowsVisitor, o: ScanOptions = {}): Promise<void> {
+    const pageSize = o.logPage ?? SCAN_LOG_PAGE;
+    const caseRange = o.caseRange ?? SCAN_CASE_RANGE;
+    const raw = 'id, run_id, seq, type, case_index, revision, at, CAST(payload AS BLOB) AS payload, prev_hash, hash';
+    const range = 'run_id = ? AND case_index >= ? AND case_index < ?';
+    // One read transaction: every slice comes from the same snapshot.
+    this.db.transaction(() => {
+      visit.run((this.db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRowValues | undefined) ?? null);
+      const firstPage = this.db.prepare(`SELECT ${raw} FROM events WHERE run_id = ? ORDER BY seq LIMIT ?`);
+      const nextPage = this.db.prepare(`SELECT ${raw} FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`);
+      for (let after: number | null = null; ;) {
+        const rows = (after === null ? firstPage.all(runId, pageSize) : nextPage.all(runId, after, pageSize)) as RawEventRow[];
+        if (rows.length) visit.log(rows);
+        if (rows.length < pageSize) break;
+        after = rows[rows.length - 1].seq;
+      }
+      // Ranges start at the next case index any row names, so a forged far-off index costs one range, not a walk to it.
+      const nextCase = this.db.prepare(
+        `SELECT min(c) AS c FROM (
+           SELECT min(case_index) AS c FROM events WHERE run_id = ? AND case_index >= ?
+           UNION ALL SELECT min(case_index) FROM trajectories WHERE run_id = ? AND case_index >= ?
+           UNION ALL SELECT min(case_index) FROM rounds WHERE run_id = ? AND case_index >= ?)`,
+      );
+      const next = (at: number) => (nextCase.get(runId, at, runId, at, runId, at) as { c: number | null }).c;
+      const events = this.db.prepare(`SELECT ${raw} FROM events WHERE ${range} ORDER BY seq`);
+      const trajectories = this.db.prepare(`SELECT * FROM trajectories WHERE ${range} ORDER BY case_index`);
+      const rounds = this.db.prepare(`SELECT * FROM rounds WHERE ${range} ORDER BY case_index, revision`);
+      for (let from = next(Number.MIN_SAFE_INTEGER); from !== null; from = next(from + caseRange)) {
+        const to = from + caseRange;
+        visit.cases({
+          from,
+          to,
+          events: events.all(runId, from, to) as RawEventRow[],
+          trajectories: trajectories.all(runId, from, to) as TrajectoryRowValues[],
+          rounds: rounds.all(runId, from, to) as RoundRowValues[],
+        });
+      }
+    })();
   }
 
   async reduce(runId: string): Promise<ReducedRun | null> {
