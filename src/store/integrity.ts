@@ -56,7 +56,11 @@ export interface DerivedRows {
   rounds: RoundRowValues[];
 }
 
-/** The derived rows of the cases `from` ≤ case_index < `to` (case order; rounds by revision) and those cases' event rows (seq order). */
+/**
+ * The derived rows of the cases `from` ≤ case_index < `to` (case order; rounds by revision) and those
+ * cases' event rows (seq order). SQLite's last slice may have `from` = `to` = Infinity: the rows whose
+ * case index is not a whole number within ±2^53, which only a forged row has (no plan has such a case).
+ */
 export interface CaseRows {
   from: number;
   to: number;

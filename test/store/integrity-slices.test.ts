@@ -5,13 +5,14 @@
 // bounds, the sliced check finds exactly what the whole-run check finds on a clean run and after
 // each kind of tampering, and the readers never read a run whole.
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { openStore, type RunStore } from '../../src/store/store.ts';
 import { checkRunIntegrity, checkRunSlices, type CaseRows } from '../../src/store/integrity.ts';
 import type { RawEventRow } from '../../src/store/chain.ts';
 import { verifyRuns } from '../../src/app/verified.ts';
 import { toyCases } from '../loop/fakes.ts';
 import { toyRun } from './toy-run.ts';
-import { eachBackend, rawDb } from './backends.ts';
+import { eachBackend, rawDb, testStore } from './backends.ts';
 
 const SMALL = { logPage: 7, caseRange: 3 };
 
@@ -153,3 +154,40 @@ eachBackend('readers check a run a slice at a time, never reading it whole', asy
     await store.close();
   }
 });
+
+// SQLite keeps what a forged row holds even in an INTEGER column: a text, a blob, a real, an integer
+// past 2^53 (where adding a range's width no longer moves a double). Each must end the scan (the
+// range loop once never ended on them) and fail the check with the rows named as the whole-run
+// check names them (in its own order: those rows sort apart).
+test(
+  '[sqlite] case indexes only tampering makes (text, blob, real, past 2^53) end the scan and fail the check as the whole-run check does',
+  { timeout: 60_000 },
+  async () => {
+    const s = testStore('sqlite');
+    try {
+      await toyRun(s.location, { cases: toyCases(6) });
+      const db = await rawDb(s.location);
+      try {
+        await db.liftGuard();
+        const forge = (index: string) =>
+          db.run(
+            `INSERT INTO trajectories (run_id, case_index, case_id, status, n_rounds, attempts_started, attempts_finished, attempts_failed) VALUES ('toy', ${index}, 'forged', 'pending', 0, 0, 0, 0)`,
+          );
+        for (const index of ["'x'", "X'00ff'", '2.5', '1e300', '4611686018427387904', '-4611686018427387904']) await forge(index);
+        await db.run(
+          `UPDATE events SET case_index = 'y' WHERE run_id = 'toy' AND seq = (SELECT max(seq) FROM events WHERE run_id = 'toy')`,
+        );
+      } finally {
+        await db.close();
+      }
+      const { whole, sliced, byDefault } = await bothChecks(s.location);
+      assert.equal(whole.ok, false);
+      const sorted = (r: typeof whole) => ({ ...r, tables: [...r.tables].map((t) => JSON.stringify(t)).sort() });
+      assert.deepEqual(sorted(sliced), sorted(whole));
+      assert.deepEqual(sorted(byDefault), sorted(whole));
+      assert.equal(sliced.tables.filter((t) => /a row for a case the plan does not have/.test(t.problem)).length, 6);
+    } finally {
+      await s.cleanup();
+    }
+  },
+);

@@ -823,26 +823,41 @@ export class SqliteRunStore implements RunStore {
         after = rows[rows.length - 1].seq;
       }
       // Ranges start at the next case index any row names, so a forged far-off index costs one range, not a walk to it.
+      // They walk whole numbers within ±2^53 only: an INTEGER column keeps whatever a forged row holds
+      // (a text, a blob, a real, an integer where adding the range's width no longer moves a double),
+      // and on those the walk would not end. Such rows come last, as one slice of their own.
+      const whole = `typeof(case_index) = 'integer' AND case_index BETWEEN ${-Number.MAX_SAFE_INTEGER} AND ${Number.MAX_SAFE_INTEGER}`;
       const nextCase = this.db.prepare(
         `SELECT min(c) AS c FROM (
-           SELECT min(case_index) AS c FROM events WHERE run_id = ? AND case_index >= ?
-           UNION ALL SELECT min(case_index) FROM trajectories WHERE run_id = ? AND case_index >= ?
-           UNION ALL SELECT min(case_index) FROM rounds WHERE run_id = ? AND case_index >= ?)`,
+           SELECT min(case_index) AS c FROM events WHERE run_id = ? AND case_index >= ? AND ${whole}
+           UNION ALL SELECT min(case_index) FROM trajectories WHERE run_id = ? AND case_index >= ? AND ${whole}
+           UNION ALL SELECT min(case_index) FROM rounds WHERE run_id = ? AND case_index >= ? AND ${whole})`,
       );
       const next = (at: number) => (nextCase.get(runId, at, runId, at, runId, at) as { c: number | null }).c;
-      const events = this.db.prepare(`SELECT ${raw} FROM events WHERE ${range} ORDER BY seq`);
-      const trajectories = this.db.prepare(`SELECT * FROM trajectories WHERE ${range} ORDER BY case_index`);
-      const rounds = this.db.prepare(`SELECT * FROM rounds WHERE ${range} ORDER BY case_index, revision`);
-      for (let from = next(Number.MIN_SAFE_INTEGER); from !== null; from = next(from + caseRange)) {
+      const slice = (where: string) => ({
+        events: this.db.prepare(`SELECT ${raw} FROM events WHERE ${where} ORDER BY seq`),
+        trajectories: this.db.prepare(`SELECT * FROM trajectories WHERE ${where} ORDER BY case_index`),
+        rounds: this.db.prepare(`SELECT * FROM rounds WHERE ${where} ORDER BY case_index, revision`),
+      });
+      const inRange = slice(`${range} AND ${whole}`);
+      for (let from = next(-Number.MAX_SAFE_INTEGER); from !== null; from = next(from + caseRange)) {
         const to = from + caseRange;
         visit.cases({
           from,
           to,
-          events: events.all(runId, from, to) as RawEventRow[],
-          trajectories: trajectories.all(runId, from, to) as TrajectoryRowValues[],
-          rounds: rounds.all(runId, from, to) as RoundRowValues[],
+          events: inRange.events.all(runId, from, to) as RawEventRow[],
+          trajectories: inRange.trajectories.all(runId, from, to) as TrajectoryRowValues[],
+          rounds: inRange.rounds.all(runId, from, to) as RoundRowValues[],
         });
       }
+      const odd = slice(`run_id = ? AND case_index IS NOT NULL AND NOT (${whole})`);
+      const rest = {
+        events: odd.events.all(runId) as RawEventRow[],
+        trajectories: odd.trajectories.all(runId) as TrajectoryRowValues[],
+        rounds: odd.rounds.all(runId) as RoundRowValues[],
+      };
+      if (rest.events.length + rest.trajectories.length + rest.rounds.length > 0)
+        visit.cases({ from: Number.POSITIVE_INFINITY, to: Number.POSITIVE_INFINITY, ...rest });
     })();
   }
 
