@@ -7,8 +7,18 @@ import { setFlagsFromString } from 'node:v8';
 
 export const BATCH_V8_FLAGS = ['--interrupt-budget=300000', '--max-inlined-bytecode-size-cumulative=400'] as const;
 
-/** Applies BATCH_V8_FLAGS unless REVLOOP_V8_TUNING=0; call before the batch's code first runs. */
+/**
+ * The flags for the V8 of `v8Version` (process.versions.v8): they were measured on Node 20's V8 11,
+ * and V8 12 (Node 22) has no `--interrupt-budget` any more, where setting it prints an error on
+ * standard error at every start. Other versions keep V8's defaults.
+ */
+export function batchV8Flags(v8Version: string): readonly string[] {
+  return Number(v8Version.split('.')[0]) === 11 ? BATCH_V8_FLAGS : [];
+}
+
+/** Applies the batch flags for this V8 unless REVLOOP_V8_TUNING=0; call before the batch's code first runs. */
 export function tuneV8ForBatch(): void {
   if (process.env.REVLOOP_V8_TUNING === '0') return;
-  setFlagsFromString(BATCH_V8_FLAGS.join(' '));
+  const flags = batchV8Flags(process.versions.v8);
+  if (flags.length > 0) setFlagsFromString(flags.join(' '));
 }

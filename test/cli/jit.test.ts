@@ -67,3 +67,11 @@ test('run, worker and verify --jsonl make V8 optimise later; REVLOOP_V8_TUNING=0
     assert.ok(untuned < 1.5 * defaults, `${name} with REVLOOP_V8_TUNING=0: ${untuned} calls, V8's defaults ${defaults}`);
   }
 });
+
+test("the batch flags are set only on the V8 they were measured on (Node 20's V8 11): Node 22's has no --interrupt-budget", async () => {
+  const { batchV8Flags, BATCH_V8_FLAGS } = await import('../../src/cli/jit.ts');
+  assert.deepEqual(batchV8Flags('11.3.244.8-node.33'), BATCH_V8_FLAGS);
+  // Node 22.23's V8: setting the flags there printed "Error: unrecognized flag --interrupt-budget=300000" at every start.
+  assert.deepEqual(batchV8Flags('12.4.254.21-node.33'), []);
+  assert.deepEqual(batchV8Flags('13.6.233.10-node.18'), []);
+});
