@@ -58,16 +58,22 @@ export class SearchWorker {
   private next = 1;
   private readonly pending = new Map<number, { resolve: (r: Result) => void; reject: (e: unknown) => void; timer?: NodeJS.Timeout }>();
 
+  private readonly timeoutMs: number;
+  private readonly closeWhenIdle: boolean;
+
   /**
+   * `timeoutMs`: how long a search may run before its thread is replaced (SEARCH_TIMEOUT_MS).
    * `closeWhenIdle`: the thread ends when it has answered everything asked (started again on the next
    * request). The viewer's checker does: each run is checked once, and the heap the checks grew
    * would otherwise stay with the server for as long as it runs.
    */
   constructor(
     private readonly location: string,
-    private readonly timeoutMs = SEARCH_TIMEOUT_MS,
-    private readonly closeWhenIdle = false,
-  ) {}
+    o: { timeoutMs?: number; closeWhenIdle?: boolean } = {},
+  ) {
+    this.timeoutMs = o.timeoutMs ?? SEARCH_TIMEOUT_MS;
+    this.closeWhenIdle = o.closeWhenIdle ?? false;
+  }
 
   /** Whether a thread is running (tests). */
   get running(): boolean {

@@ -50,7 +50,7 @@ export async function startViewer(o: ViewOptions): Promise<ViewerHandle> {
   const search = isPostgresLocation(o.store) ? undefined : new SearchWorker(o.store);
   // Checking a run hashes every event: in a worker of its own, so no request waits behind it; each run
   // is checked once, so the thread ends when it has checked every run asked for (its heap with it).
-  const checker = new SearchWorker(o.store, undefined, true);
+  const checker = new SearchWorker(o.store, { closeWhenIdle: true });
   try {
     const backend = viewerBackend(store, { ...o, worker, search, checker });
     const server = await startViewerServer({

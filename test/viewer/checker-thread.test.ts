@@ -14,7 +14,7 @@ test('the checker thread ends once every check asked of it is answered; the sear
   const location = join(tempDir(), 'store.db');
   await toyRun(location, { cases: toyCases(3) });
   await toyRun(location, { cases: toyCases(2), runId: 'toy-2' });
-  const checker = new SearchWorker(location, undefined, true);
+  const checker = new SearchWorker(location, { closeWhenIdle: true });
   const search = new SearchWorker(location);
   try {
     assert.equal(checker.running, false, 'started on first use');

@@ -135,7 +135,7 @@ describe('viewer server under load', () => {
     const long = await fetch(`${base}/api/runs/big/trajectories?q=${'x'.repeat(201)}`);
     assert.equal(long.status, 400);
     assert.match(((await long.json()) as any).error, /query parameter q: at most 200 characters/);
-    const worker = new SearchWorker(fx.store, 1);
+    const worker = new SearchWorker(fx.store, { timeoutMs: 1 });
     try {
       await assert.rejects(worker.search('big', { text: 'b' }), /the text search took longer than 0\.001 s and was stopped/);
       // The next search gets a fresh worker.
